@@ -1,0 +1,267 @@
+"""Strict RFC 3629 decoding: the public entry points over the state machine in grammar.py.
+
+Input that CPython's C codec accepts is well-formed by RFC 3629 §4 (the test-suite proves
+the two agree on every short input and on random ones), so valid input costs exactly one
+``bytes.decode``.  Anything CPython rejects is handed to this project's own machine from
+the first byte CPython could not take: the C runner (``_speedups``) when it is built, else
+the pure-Python reference (``_machine``).  Set ``SANITIZER_PURE_PYTHON=1`` to force the
+reference.  Every entry point is linear in the input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Literal
+
+from . import _machine
+from .errors import BomError, EncodeError, Utf8Error
+from .grammar import BOM, is_tail, lax_length, machine
+
+_runner: ModuleType = _machine
+if not os.environ.get("SANITIZER_PURE_PYTHON"):
+    try:
+        from . import _speedups  # type: ignore[attr-defined]
+
+        _runner = _speedups
+    except ImportError:  # no C compiler at install time: stay on the reference runner
+        pass
+
+BACKEND: str = "c" if _runner is not _machine else "python"
+
+Errors = Literal["strict", "replace"]
+BomMode = Literal["keep", "strip", "reject"]
+_ERRORS = ("strict", "replace")
+_BOMS = ("keep", "strip", "reject")
+
+
+def _as_bytes(data: object, where: str) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
+
+
+def _check(errors: str, bom: str) -> None:
+    if errors not in _ERRORS:
+        raise ValueError(f"errors must be 'strict' or 'replace', not {errors!r}")
+    if bom not in _BOMS:
+        raise ValueError(f"bom must be 'keep', 'strip' or 'reject', not {bom!r}")
+
+
+def _first_bad(data: bytes) -> int:
+    """Offset up to which CPython's codec accepts ``data`` (len(data) if all of it)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return len(data)
+
+
+def decode(
+    data: bytes | bytearray | memoryview,
+    *,
+    errors: Errors = "strict",
+    bom: BomMode = "keep",
+    allow_overlong_nul: bool = False,
+) -> str:
+    """Decode UTF-8 strictly by RFC 3629.
+
+    ``errors="strict"`` raises ``Utf8Error`` for the first ill-formed subpart;
+    ``errors="replace"`` puts one U+FFFD per maximal subpart (Unicode §3.9), exactly as
+    ``bytes.decode("utf-8", "replace")``.  ``bom``: ``"keep"`` an initial EF BB BF as
+    U+FEFF (RFC 3629 §6), ``"strip"`` it, or ``"reject"`` it with ``BomError``.
+    ``allow_overlong_nul`` accepts exactly ``C0 80`` as U+0000 (Java's Modified UTF-8,
+    HOWTO §5.9.4); nothing else is relaxed.
+    """
+    try:
+        text: str = data.decode("utf-8")  # type: ignore[union-attr]
+    except (UnicodeDecodeError, AttributeError):
+        return _decode_slow(data, errors, bom, allow_overlong_nul)
+    if bom == "keep" and errors == "strict":
+        return text
+    _check(errors, bom)
+    return _apply_bom(text, data, bom)
+
+
+def _apply_bom(text: str, data: object, bom: str) -> str:
+    if bom != "keep" and text[:1] == "\ufeff":  # only EF BB BF decodes to U+FEFF
+        if bom == "reject":
+            raise BomError()
+        return text[1:]
+    return text
+
+
+def _decode_slow(data: object, errors: str, bom: str, allow_overlong_nul: bool) -> str:
+    raw = _as_bytes(data, "decode")
+    _check(errors, bom)
+    if bom == "reject" and raw.startswith(BOM):
+        raise BomError()
+    good = _first_bad(raw)
+    m = machine(allow_overlong_nul)
+    if errors == "strict":
+        spans = _runner.spans(raw, m.table, m.nclasses, good, 1)
+        if spans:
+            raise Utf8Error("utf-8", raw, spans[0], spans[1], "")
+    text = raw[:good].decode("utf-8") + _runner.replace(raw, m.table, m.nclasses, good, None)
+    return _apply_bom(text, raw, bom)
+
+
+def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
+    """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
+    raw = _as_bytes(data, "is_valid")
+    good = _first_bad(raw)
+    if good == len(raw):
+        return True
+    m = machine(allow_overlong_nul)
+    return not _runner.spans(raw, m.table, m.nclasses, good, 1)
+
+
+def find_errors(
+    data: bytes | bytearray | memoryview,
+    *,
+    limit: int | None = None,
+    allow_overlong_nul: bool = False,
+) -> list[Utf8Error]:
+    """Every ill-formed maximal subpart in order, one per U+FFFD that replace mode inserts.
+
+    ``limit`` stops after that many errors.
+    """
+    raw = _as_bytes(data, "find_errors")
+    if limit is not None and limit < 0:
+        raise ValueError("limit must be None or >= 0")
+    if limit == 0:
+        return []
+    good = _first_bad(raw)
+    if good == len(raw):
+        return []
+    m = machine(allow_overlong_nul)
+    spans = _runner.spans(raw, m.table, m.nclasses, good, -1 if limit is None else limit)
+    return [Utf8Error("utf-8", raw, spans[i], spans[i + 1], "") for i in range(0, len(spans), 2)]
+
+
+def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
+    """Group errors the way a human reads them: each with the errors that follow it inside
+    the bytes a lax decoder would have swallowed (``C0 AE`` is one overlong '.', and
+    ``FC 80 80 80 80 AF`` one overlong '/', though each is several maximal subparts)."""
+    groups: list[list[Utf8Error]] = []
+    reach = -1
+    for err in errors:
+        if groups and err.start < reach:
+            groups[-1].append(err)
+            reach = max(reach, err.end)
+        else:
+            groups.append([err])
+            reach = err.naive_end
+    return [tuple(g) for g in groups]
+
+
+def encode(text: str) -> bytes:
+    """Encode ``text`` as UTF-8; a lone surrogate raises ``EncodeError`` naming its index."""
+    if not isinstance(text, str):
+        raise TypeError(f"encode() takes a str, not {type(text).__name__}")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError("utf-8", text, exc.start, exc.start + 1, "lone surrogate") from None
+
+
+class IncrementalDecoder(codecs.IncrementalDecoder):
+    """Strict decoding of a stream in chunks, in bounded memory.
+
+    For every way of splitting an input, the text and errors (with absolute byte offsets in
+    ``start``/``end``) equal one-shot decoding.  A sequence split across chunks is held
+    until the next chunk or ``final=True``; at most 5 bytes are ever held (an RFC 2279
+    6-byte form less one), so that even ``naive`` readings match one-shot decoding.
+
+    ``decode`` follows the ``codecs`` protocol (strict raises the first error; call
+    ``reset()`` before reuse).  ``feed`` never raises for content: it returns the text with
+    U+FFFD per error and the errors themselves.
+    """
+
+    def __init__(
+        self,
+        errors: str = "strict",
+        *,
+        bom: BomMode = "keep",
+        allow_overlong_nul: bool = False,
+    ) -> None:
+        _check(errors, bom)
+        super().__init__(errors)
+        self.bom = bom
+        self.allow_overlong_nul = allow_overlong_nul
+        self._pending = b""
+        self._base = 0  # stream offset of _pending[0]
+
+    @property
+    def position(self) -> int:
+        """Bytes consumed so far, not counting the ones held back."""
+        return self._base
+
+    def decode(self, input: bytes, final: bool = False) -> str:  # noqa: A002 (codecs API)
+        if self.errors == "strict":
+            text, errs = self._step(input, final, stop_at_first=True)
+            if errs:
+                raise errs[0]
+            return text
+        return self._step(input, final, stop_at_first=False)[0]
+
+    def feed(self, chunk: bytes, final: bool = False) -> tuple[str, list[Utf8Error]]:
+        """Decode ``chunk``; return its text (U+FFFD per error) and its errors."""
+        return self._step(chunk, final, stop_at_first=False)
+
+    def _step(self, chunk: bytes, final: bool, stop_at_first: bool) -> tuple[str, list[Utf8Error]]:
+        buf = self._pending + _as_bytes(chunk, "decode")
+        base = self._base
+        cut = len(buf) if final else _hold_point(buf)
+        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
+            raise BomError()
+        view = memoryview(buf)[:cut]
+        good = _first_bad(buf[:cut]) if cut < len(buf) else _first_bad(buf)
+        spans: list[int] = []
+        if good == cut:
+            text = bytes(view).decode("utf-8") if cut < len(buf) else buf.decode("utf-8")
+        else:
+            m = machine(self.allow_overlong_nul)
+            if stop_at_first:
+                spans = _runner.spans(view, m.table, m.nclasses, good, 1)
+                text = ""
+            else:
+                text = buf[:good].decode("utf-8")
+                text += _runner.replace(view, m.table, m.nclasses, good, spans)
+        errs = []
+        for i in range(0, len(spans), 2):
+            err = Utf8Error("utf-8", buf, base + spans[i], base + spans[i + 1], "")
+            err.base = base
+            err.final = final
+            errs.append(err)
+        if base == 0 and self.bom == "strip" and buf.startswith(BOM) and cut >= 3:
+            text = text[1:]
+        self._pending = buf[cut:]
+        self._base = base + cut
+        return text, errs
+
+    def reset(self) -> None:
+        self._pending = b""
+        self._base = 0
+
+    def getstate(self) -> tuple[bytes, int]:
+        return self._pending, self._base
+
+    def setstate(self, state: tuple[bytes, int]) -> None:
+        self._pending, self._base = state
+
+
+def _hold_point(buf: bytes) -> int:
+    """Where the held-back tail starts: the last lead whose lax sequence (RFC 2279 §2) the
+    buffer ends inside of, or len(buf).  Cutting before a non-continuation byte never
+    splits a maximal subpart, so spans match one-shot decoding."""
+    n = len(buf)
+    for p in range(n - 1, max(n - 6, -1), -1):
+        if is_tail(buf[p]):
+            continue
+        return p if lax_length(buf[p]) > n - p else n
+    return n
