@@ -23,12 +23,16 @@ typedef struct {
     const unsigned char *trans;
     Py_ssize_t ntrans;
     int nclasses;
+    int ascii_ok; /* every byte < 0x80 is a whole character in ACCEPT */
 } machine_t;
 
+/* Check the table once per call so the inner loop needs no bounds checks: every class is
+ * < nclasses and every transition is REJECT or a state whose row exists. */
 static int
 load_machine(Py_buffer *tb, int nclasses, machine_t *m)
 {
-    if (nclasses <= 0 || tb->len < 512 + nclasses) {
+    if (nclasses <= 0 || nclasses > 255 || tb->len < 512 + nclasses ||
+        (tb->len - 512) % nclasses != 0) {
         PyErr_SetString(PyExc_ValueError, "malformed machine table");
         return -1;
     }
@@ -37,7 +41,21 @@ load_machine(Py_buffer *tb, int nclasses, machine_t *m)
     m->trans = m->classes + 512;
     m->ntrans = tb->len - 512;
     m->nclasses = nclasses;
+    Py_ssize_t nstates = m->ntrans / nclasses;
+    for (int b = 0; b < 256; b++) {
+        if (m->classes[b] >= nclasses) goto bad;
+    }
+    for (Py_ssize_t k = 0; k < m->ntrans; k++) {
+        if (m->trans[k] != REJECT && m->trans[k] >= nstates) goto bad;
+    }
+    m->ascii_ok = 1;
+    for (int b = 0; b < 0x80; b++) {
+        if (m->trans[m->classes[b]] != ACCEPT) m->ascii_ok = 0;
+    }
     return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "malformed machine table");
+    return -1;
 }
 
 /* Append (start, end) to a Python list; -1 on error. */
@@ -66,22 +84,21 @@ run(const machine_t *m, const unsigned char *s, Py_ssize_t n, Py_ssize_t pos,
     Py_ssize_t limit, PyObject *spans, Py_UCS4 *out)
 {
     const unsigned char *classes = m->classes, *masks = m->masks, *trans = m->trans;
-    const int nc = m->nclasses;
+    const int nc = m->nclasses, ascii_ok = m->ascii_ok;
     Py_ssize_t i = pos, start = pos, w = 0, found = 0;
     unsigned int state = ACCEPT;
     Py_UCS4 cp = 0;
 
     while (i < n) {
         unsigned char byte = s[i];
-        if (state == ACCEPT && byte < 0x80 && trans[classes[byte]] == ACCEPT) {
-            /* ASCII run: the common case, one comparison a byte. */
+        if (state == ACCEPT && byte < 0x80 && ascii_ok) {
+            /* ASCII: the common case, one comparison a byte. */
             if (out != NULL) out[w] = byte;
             w++;
             i++;
             continue;
         }
-        Py_ssize_t idx = (Py_ssize_t)state * nc + classes[byte];
-        unsigned int nxt = idx < m->ntrans ? trans[idx] : REJECT;
+        unsigned int nxt = trans[(Py_ssize_t)state * nc + classes[byte]];
         if (nxt != REJECT) {
             if (state == ACCEPT) {
                 start = i;
@@ -182,7 +199,92 @@ done:
     return result;
 }
 
+/*
+ * decode(data, /, **kw): the package's public decode() with its fast path in C.  Exact
+ * bytes and no keywords: CPython's strict codec, and its text is the answer when it
+ * accepts (valid input costs one bytes.decode).  Anything else goes to the Python
+ * implementation registered with set_decode_fallback(), which runs the state machine.
+ */
+static PyObject *decode_fallback = NULL;
+static PyObject *default_table = NULL; /* bytes: grammar.MACHINE.table */
+static int default_nclasses = 0;
+
+static PyObject *
+replace_all(PyObject *bytes)
+{
+    Py_buffer data, table;
+    machine_t m;
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(bytes, &data, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(default_table, &table, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    Py_UCS4 *out = NULL;
+    if (load_machine(&table, default_nclasses, &m) == 0) {
+        out = PyMem_Malloc((size_t)(data.len > 0 ? data.len : 1) * sizeof(Py_UCS4));
+        if (out == NULL) {
+            PyErr_NoMemory();
+        } else {
+            Py_ssize_t w = run(&m, (const unsigned char *)data.buf, data.len, 0, -1, NULL, out);
+            if (w >= 0) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, w);
+        }
+    }
+    PyMem_Free(out);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyObject *
+speedups_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 1 && PyBytes_CheckExact(args[0])) {
+        if (kwnames == NULL) {
+            PyObject *text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(args[0]),
+                                                  PyBytes_GET_SIZE(args[0]), NULL);
+            if (text != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
+            PyErr_Clear();
+        } else if (default_table != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
+                   PyUnicode_Check(args[1]) &&
+                   PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "errors") == 0 &&
+                   PyUnicode_CompareWithASCIIString(args[1], "replace") == 0) {
+            /* errors="replace" alone: the state machine straight away. */
+            return replace_all(args[0]);
+        }
+    }
+    if (decode_fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "decode fallback not registered");
+        return NULL;
+    }
+    return PyObject_Vectorcall(decode_fallback, args, (size_t)nargs, kwnames);
+}
+
+static PyObject *
+speedups_set_decode_fallback(PyObject *self, PyObject *args)
+{
+    PyObject *fn, *table;
+    int nclasses;
+    if (!PyArg_ParseTuple(args, "OSi:set_decode_fallback", &fn, &table, &nclasses)) return NULL;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    Py_INCREF(fn);
+    Py_XSETREF(decode_fallback, fn);
+    Py_INCREF(table);
+    Py_XSETREF(default_table, table);
+    default_nclasses = nclasses;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef speedups_methods[] = {
+    {"decode", (PyCFunction)(void (*)(void))speedups_decode, METH_FASTCALL | METH_KEYWORDS,
+     "decode($module, data, /, *, errors='strict', bom='keep', allow_overlong_nul=False)\n--\n\n"
+     "Decode UTF-8 strictly by RFC 3629 (see sanitizer.decoder.decode_py for details)."},
+    {"set_decode_fallback", speedups_set_decode_fallback, METH_VARARGS,
+     "set_decode_fallback(fn, table, nclasses): the Python decode() that non-trivial calls\n"
+     "go to, and the default machine table for errors='replace'."},
     {"spans", speedups_spans, METH_VARARGS,
      "spans(data, table, nclasses, pos, limit) -> flat list of maximal-subpart offsets"},
     {"replace", speedups_replace, METH_VARARGS,

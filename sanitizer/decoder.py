@@ -61,7 +61,7 @@ def _first_bad(data: bytes) -> int:
     return len(data)
 
 
-def decode(
+def decode_py(
     data: bytes | bytearray | memoryview,
     *,
     errors: Errors = "strict",
@@ -87,6 +87,15 @@ def decode(
     return _apply_bom(text, data, bom)
 
 
+# The public entry point: with the C runner built, a C function that does the fast path
+# (CPython's codec for plain bytes and no keywords) without a Python frame, and hands
+# everything else to decode_py.  Same signature, same behaviour; tests run both.
+decode = decode_py
+if BACKEND == "c":
+    _runner.set_decode_fallback(decode_py, machine().table, machine().nclasses)
+    decode = _runner.decode
+
+
 def _apply_bom(text: str, data: object, bom: str) -> str:
     if bom != "keep" and text[:1] == "\ufeff":  # only EF BB BF decodes to U+FEFF
         if bom == "reject":
@@ -106,7 +115,9 @@ def _decode_slow(data: object, errors: str, bom: str, allow_overlong_nul: bool) 
         spans = _runner.spans(raw, m.table, m.nclasses, good, 1)
         if spans:
             raise Utf8Error("utf-8", raw, spans[0], spans[1], "")
-    text = raw[:good].decode("utf-8") + _runner.replace(raw, m.table, m.nclasses, good, None)
+    text = _runner.replace(raw, m.table, m.nclasses, good, None)
+    if good:
+        text = raw[:good].decode("utf-8") + text
     return _apply_bom(text, raw, bom)
 
 

@@ -11,6 +11,7 @@ costs little more than creating the exception objects.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any
 
 from .charinfo import describe
@@ -61,6 +62,7 @@ KIND_RULES: tuple[tuple[tuple[int, int], tuple[int, int] | None, ErrorKind], ...
 )
 
 
+@functools.lru_cache(maxsize=None)  # at most 256 * 65 * 2 keys
 def classify(first: int, second: int | None, at_end: bool) -> ErrorKind:
     """Kind of a subpart starting with ``first``; ``second`` only if it is a continuation."""
     for (lo, hi), rng, kind in KIND_RULES:
@@ -119,7 +121,10 @@ class Utf8Error(UnicodeDecodeError):
         return classify(obj[rel], second, self.final and self.end - self.base >= len(obj))
 
     def _lax(self) -> tuple[int | None, int]:
-        return lax_read(self.object, self.start - self.base)
+        cached: tuple[int | None, int] | None = self.__dict__.get("_lax_cache")
+        if cached is None:
+            cached = self.__dict__["_lax_cache"] = lax_read(self.object, self.start - self.base)
+        return cached
 
     @property
     def naive(self) -> int | None:

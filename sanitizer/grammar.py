@@ -76,12 +76,14 @@ SURROGATES: ByteRange = (0xD800, 0xDFFF)  # RFC 3629 §3: MUST NOT be encoded
 BOM = b"\xef\xbb\xbf"  # RFC 3629 §6: U+FEFF as a signature
 
 
+_LAX_BY_BYTE = bytes(
+    next((n for (lo, hi), n in LAX_LENGTH if lo <= byte <= hi), 0) for byte in range(256)
+)
+
+
 def lax_length(lead: int) -> int:
     """Sequence length an RFC 2279 decoder infers from ``lead``; 0 if it cannot start one."""
-    for (lo, hi), n in LAX_LENGTH:
-        if lo <= lead <= hi:
-            return n
-    return 0
+    return _LAX_BY_BYTE[lead]
 
 
 def is_tail(byte: int) -> bool:
@@ -129,10 +131,7 @@ class Machine:
     transitions: bytes
     nclasses: int
     nstates: int
-
-    @property
-    def table(self) -> bytes:
-        return self.classes + self.masks + self.transitions
+    table: bytes  # classes + masks + transitions, packed once
 
 
 def _compile(table_rows: tuple[Row, ...]) -> Machine:
@@ -172,7 +171,8 @@ def _compile(table_rows: tuple[Row, ...]) -> Machine:
         for cls in range(nclasses):
             if covers(suffix[0], cls):
                 transitions[state * nclasses + cls] = suffixes[suffix[1:]]
-    return Machine(bytes(classes), bytes(masks), bytes(transitions), nclasses, nstates)
+    packed = bytes(classes + masks + transitions)
+    return Machine(bytes(classes), bytes(masks), bytes(transitions), nclasses, nstates, packed)
 
 
 MACHINE = _compile(UTF8_CHAR)

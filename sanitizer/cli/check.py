@@ -1,9 +1,278 @@
-"""Placeholder: ``sanitizer check`` (lead developer)."""
+"""``sanitizer check``: scan files, folders and stdin for ill-formed UTF-8, in bounded memory.
+
+An adapter: it reads bytes and prints what the core reports.  Files stream through
+``IncrementalDecoder.feed`` in fixed-size chunks; errors are grouped as a person reads them
+(``group_errors``: ``C0 AE`` is one overlong '.', not two stray bytes) and printed as soon
+as each group is complete, one line each::
+
+    PATH:OFFSET: HEX  KIND  REASON
+
+``--json`` prints the same as JSON Lines, then one summary object.  With ``--policy`` the
+decoded text is also checked against a profile (see ``sanitizer.profiles``).  Exit 0 when
+everything is clean, 1 when anything was found, 2 on usage or I/O errors.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..decoder import IncrementalDecoder
+from ..errors import Utf8Error
+
+CHUNK = 1 << 16
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
 
 def register(sub: Any) -> None:
-    del sub
+    p = sub.add_parser(
+        "check",
+        help="report ill-formed UTF-8 (and, with --policy, unwanted characters)",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file, folder (recursive) or -")
+    p.add_argument("--json", action="store_true", help="JSON Lines output for machines")
+    p.add_argument(
+        "--policy",
+        metavar="PROFILE",
+        help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE)",
+    )
+    p.add_argument(
+        "--allow-overlong-nul",
+        action="store_true",
+        help="accept exactly C0 80 as U+0000 (Java Modified UTF-8, HOWTO §5.9.4)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="report at most N findings per file (0: all)",
+    )
+    p.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only when stderr is a terminal)",
+    )
+    p.set_defaults(func=run)
+
+
+@dataclass
+class _Totals:
+    files: int = 0
+    bytes: int = 0
+    findings: int = 0
+    dirty_files: int = 0
+    io_errors: int = 0
+    dirty: list[str] = field(default_factory=list)
+
+
+class _Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 0
+        self._last = 0.0
+
+    def advance(self, n: int, label: str) -> None:
+        self.done += n
+        now = time.monotonic()
+        if not self.enabled or now - self._last < 0.1:
+            return
+        self._last = now
+        frac = min(1.0, self.done / self.total)
+        bar = "#" * int(frac * 30)
+        name = label if len(label) <= 40 else "..." + label[-37:]
+        sys.stderr.write(f"\r[{bar:<30}] {frac:6.1%} {_size(self.done)} {name:<40}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 92 + "\r")
+            sys.stderr.flush()
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def _expand(paths: list[str], totals: _Totals) -> Iterator[str]:
+    """Files to scan, in order: folders walked recursively and sorted; '-' is stdin."""
+    for path in paths:
+        if path == "-" or os.path.isfile(path):
+            yield path
+        elif os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    full = os.path.join(root, name)
+                    if os.path.isfile(full):
+                        yield full
+        else:
+            _io_error(path, "No such file or directory", totals)
+
+
+def _io_error(path: str, message: str, totals: _Totals) -> None:
+    print(f"sanitizer check: {path}: {message}", file=sys.stderr)
+    totals.io_errors += 1
+
+
+def _scan_stream(
+    stream: IO[bytes], decoder: IncrementalDecoder, progress: _Progress, label: str
+) -> Iterator[tuple[Utf8Error, ...]]:
+    """Yield groups of errors as soon as no later error can join them."""
+    open_group: list[Utf8Error] = []
+    reach = -1
+    while True:
+        chunk = stream.read(CHUNK)
+        final = not chunk
+        _, errors = decoder.feed(chunk, final=final)
+        progress.advance(len(chunk), label)
+        for err in errors:
+            if open_group and err.start < reach:
+                open_group.append(err)
+                reach = max(reach, err.end)
+                continue
+            if open_group:
+                yield tuple(open_group)
+            open_group = [err]
+            reach = err.naive_end
+        if open_group and (final or decoder.position >= reach):
+            yield tuple(open_group)
+            open_group = []
+        if final:
+            return
+
+
+def _group_record(path: str, group: tuple[Utf8Error, ...]) -> dict[str, Any]:
+    head = group[0]
+    record = {"path": path, **head.as_dict()}
+    record["end"] = group[-1].end
+    record["bytes"] = " ".join(err.hex for err in group)
+    record["subparts"] = len(group)
+    return record
+
+
+def _emit(record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        line = json.dumps(record, ensure_ascii=False)
+    else:
+        where = f"{record['path']}:{record['start']}"
+        line = f"{where}: {record['bytes']}  {record['kind']}  {record['reason']}"
+    sys.stdout.write(line + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    totals = _Totals()
+    policy = None
+    if args.policy:
+        from .. import profiles  # policy layer: only loaded when asked for
+
+        try:
+            policy = profiles.get(args.policy)
+        except ValueError as exc:
+            print(f"sanitizer check: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.limit < 0:
+        print("sanitizer check: --limit must be >= 0", file=sys.stderr)
+        return EXIT_USAGE
+    files = list(_expand(args.paths, totals))
+    total_size = sum(os.path.getsize(f) for f in files if f != "-")
+    enabled = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    progress = _Progress(total_size, enabled)
+    try:
+        for path in files:
+            _check_one(path, args, policy, totals, progress)
+    finally:
+        progress.close()
+    if args.json:
+        summary = {
+            "files": totals.files,
+            "bytes": totals.bytes,
+            "findings": totals.findings,
+            "files_with_findings": totals.dirty_files,
+            "io_errors": totals.io_errors,
+        }
+        print(json.dumps({"summary": summary}))
+    else:
+        print(
+            f"sanitizer check: {totals.files} file(s), {_size(totals.bytes)}: "
+            f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
+            + (f", {totals.io_errors} unreadable" if totals.io_errors else ""),
+            file=sys.stderr,
+        )
+    if totals.io_errors:
+        return EXIT_USAGE
+    return EXIT_FOUND if totals.findings else EXIT_OK
+
+
+def _check_one(
+    path: str,
+    args: argparse.Namespace,
+    policy: Any,
+    totals: _Totals,
+    progress: _Progress,
+) -> None:
+    label = "<stdin>" if path == "-" else path
+    try:
+        stream: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        _io_error(path, exc.strerror or str(exc), totals)
+        return
+    found = 0
+    try:
+        if policy is not None:
+            data = stream.read()
+            progress.advance(len(data), label)
+            totals.bytes += len(data)
+            found = _apply_policy(label, data, policy, args)
+        else:
+            decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
+            for group in _scan_stream(stream, decoder, progress, label):
+                found += 1
+                if not args.limit or found <= args.limit:
+                    _emit(_group_record(label, group), args.json)
+            totals.bytes += decoder.position
+            if args.limit and found > args.limit and not args.json:
+                print(f"{label}: ... {found - args.limit} more finding(s) not shown")
+    except OSError as exc:
+        _io_error(path, exc.strerror or str(exc), totals)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    totals.files += 1
+    totals.findings += found
+    totals.dirty_files += bool(found)
+
+
+def _apply_policy(label: str, data: bytes, policy: Any, args: argparse.Namespace) -> int:
+    from .. import inspect  # type: ignore[attr-defined]
+
+    report = inspect(data, policy)
+    shown = 0
+    for finding in report.findings:
+        shown += 1
+        if args.limit and shown > args.limit:
+            continue
+        record = {"path": label, **finding.as_dict()}
+        if args.json:
+            print(json.dumps(record, ensure_ascii=False))
+        else:
+            print(
+                f"{label}:{record['start']}: {record.get('bytes') or record.get('code_point', '')}"
+                f"  {record['category']}  {record['action']}  {record.get('reason', '')}"
+            )
+    return len(report.findings)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Decoder throughput as ratios against CPython's ``bytes.decode``, measured in the same run.
+
+    python bench/bench_decode.py            # full run, prints a markdown table
+    python bench/bench_decode.py --quick    # fewer repeats (for CI smoke runs)
+
+Ratios are throughput(sanitizer) / throughput(CPython): 1.00 means as fast, higher is
+faster.  Goals (issue #2): valid input >= 0.95x at 1 MiB, >= 0.8x at 4 KiB, and at most 2x
+the time (>= 0.5x) at 64 B; ``decode(errors="replace")`` >= 0.9x CPython's replace on
+error-dense input; ``find_errors`` on 1 MiB of random bytes under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import timeit
+from collections.abc import Callable
+
+import sanitizer
+
+SIZES = {"64 B": 64, "4 KiB": 4096, "1 MiB": 1 << 20}
+SAMPLES = {
+    "ASCII": "The quick brown fox jumps over the lazy dog; 0123456789. ",
+    "Latin": "Příliš žluťoučký kůň úpěl ďábelské ódy. Größe, Straße, naïve café. ",
+    "CJK": "日本語のテキストと中文文本，한국어 텍스트도 있습니다。",
+    "emoji": "🙂👍🏽👩‍💻🇺🇳🎉 ok ",
+}
+
+
+def text_of(sample: str, size: int) -> bytes:
+    """``size`` bytes of ``sample`` repeated, cut back to a character boundary."""
+    raw = (sample.encode() * (size // len(sample.encode()) + 1))[:size]
+    while True:
+        try:
+            raw.decode("utf-8")
+            return raw
+        except UnicodeDecodeError:
+            raw = raw[:-1]
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    """Seconds per call: the minimum over ``repeat`` rounds of an auto-ranged loop."""
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat=repeat, number=number)) / number
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args(argv)
+    repeat = 3 if args.quick else 7
+    print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {sys.version.split()[0]}")
+    print()
+    print("| input | size | bytes.decode | sanitizer.decode | ratio |")
+    print("|---|---|---|---|---|")
+    for kind, sample in SAMPLES.items():
+        for label, size in SIZES.items():
+            data = text_of(sample, size)
+            base = best(lambda d=data: d.decode("utf-8"), repeat)  # type: ignore[misc]
+            ours = best(lambda d=data: sanitizer.decode(d), repeat)  # type: ignore[misc]
+            print(f"| {kind} | {label} | {_t(base)} | {_t(ours)} | {base / ours:.2f}x |")
+    print()
+    rng = random.Random(2003)  # RFC 3629's year: a fixed seed, so runs compare
+    print("| error-dense (random bytes) | size | CPython replace | sanitizer replace | ratio |")
+    print("|---|---|---|---|---|")
+    for label, size in SIZES.items():
+        data = bytes(rng.getrandbits(8) for _ in range(size))
+        base = best(lambda d=data: d.decode("utf-8", "replace"), repeat)  # type: ignore[misc]
+        ours = best(lambda d=data: sanitizer.decode(d, errors="replace"), repeat)  # type: ignore[misc]
+        print(f"| random | {label} | {_t(base)} | {_t(ours)} | {base / ours:.2f}x |")
+    print()
+    data = bytes(rng.getrandbits(8) for _ in range(1 << 20))
+    count = len(sanitizer.find_errors(data))
+    secs = best(lambda: sanitizer.find_errors(data), max(1, repeat // 2))
+    print(f"find_errors, 1 MiB of random bytes: {count} errors in {secs:.3f} s (goal < 1 s)")
+    return 0
+
+
+def _t(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} µs"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
