@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else 7
-    print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {sys.version.split()[0]}")
+    python = sys.version.split()[0]
+    print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {python}")
     print()
     print("| input | size | bytes.decode | sanitizer.decode | ratio |")
     print("|---|---|---|---|---|")

@@ -28,9 +28,7 @@ def spans(data: bytes, table: bytes, nclasses: int, pos: int, limit: int) -> lis
     return out
 
 
-def replace(
-    data: bytes, table: bytes, nclasses: int, pos: int, out_spans: list[int] | None
-) -> str:
+def replace(data: bytes, table: bytes, nclasses: int, pos: int, out_spans: list[int] | None) -> str:
     chars: list[str] = []
     _run(data, table, nclasses, pos, -1, out_spans, chars)
     return "".join(chars)

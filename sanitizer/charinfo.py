@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata2
 
-UNICODE_VERSION: str = unicodedata2.unidata_version
+UNICODE_VERSION: str = str(unicodedata2.unidata_version)
 
 # Unicode has no names for controls, only aliases; these are the usual abbreviations.
 _C0 = (
@@ -38,7 +38,7 @@ def label(cp: int) -> str:
     if cp > 0x10FFFF:
         return "<beyond U+10FFFF>"
     char = chr(cp)
-    name = unicodedata2.name(char, "")
+    name = str(unicodedata2.name(char, ""))
     if name:
         return name
     category = unicodedata2.category(char)

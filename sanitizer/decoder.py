@@ -14,7 +14,10 @@ import codecs
 import os
 from collections.abc import Iterable
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 from . import _machine
 from .errors import BomError, EncodeError, Utf8Error
@@ -40,8 +43,11 @@ _BOMS = ("keep", "strip", "reject")
 def _as_bytes(data: object, where: str) -> bytes:
     if isinstance(data, bytes):
         return data
-    if isinstance(data, (bytearray, memoryview)):
-        return bytes(data)
+    if not isinstance(data, str):
+        try:
+            return memoryview(data).tobytes()  # type: ignore[arg-type]
+        except TypeError:
+            pass
     raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
 
 
@@ -212,7 +218,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         """Bytes consumed so far, not counting the ones held back."""
         return self._base
 
-    def decode(self, input: bytes, final: bool = False) -> str:  # noqa: A002 (codecs API)
+    def decode(self, input: ReadableBuffer, final: bool = False) -> str:
         if self.errors == "strict":
             text, errs = self._step(input, final, stop_at_first=True)
             if errs:
@@ -220,11 +226,13 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
             return text
         return self._step(input, final, stop_at_first=False)[0]
 
-    def feed(self, chunk: bytes, final: bool = False) -> tuple[str, list[Utf8Error]]:
+    def feed(self, chunk: ReadableBuffer, final: bool = False) -> tuple[str, list[Utf8Error]]:
         """Decode ``chunk``; return its text (U+FFFD per error) and its errors."""
         return self._step(chunk, final, stop_at_first=False)
 
-    def _step(self, chunk: bytes, final: bool, stop_at_first: bool) -> tuple[str, list[Utf8Error]]:
+    def _step(
+        self, chunk: ReadableBuffer, final: bool, stop_at_first: bool
+    ) -> tuple[str, list[Utf8Error]]:
         buf = self._pending + _as_bytes(chunk, "decode")
         base = self._base
         cut = len(buf) if final else _hold_point(buf)

@@ -62,12 +62,13 @@ KIND_RULES: tuple[tuple[tuple[int, int], tuple[int, int] | None, ErrorKind], ...
 )
 
 
-@functools.lru_cache(maxsize=None)  # at most 256 * 65 * 2 keys
+@functools.cache  # at most 256 * 65 * 2 keys
 def classify(first: int, second: int | None, at_end: bool) -> ErrorKind:
     """Kind of a subpart starting with ``first``; ``second`` only if it is a continuation."""
     for (lo, hi), rng, kind in KIND_RULES:
-        if lo <= first <= hi and (rng is None or (second is not None and
-                                                  rng[0] <= second <= rng[1])):
+        if lo <= first <= hi and (
+            rng is None or (second is not None and rng[0] <= second <= rng[1])
+        ):
             return kind
     return ErrorKind.INCOMPLETE if at_end else ErrorKind.TRUNCATED
 
@@ -136,7 +137,7 @@ class Utf8Error(UnicodeDecodeError):
         """End offset of the bytes a lax decoder swallows here (>= ``end``)."""
         return max(self.end, self.start + self._lax()[1])
 
-    @property  # type: ignore[override]
+    @property
     def reason(self) -> str:
         return self.__dict__.get("_reason") or _explain(self)
 
@@ -181,7 +182,10 @@ def _explain(err: Utf8Error) -> str:
     if kind is ErrorKind.OVERLONG:
         if naive is not None:
             return f"overlong {length}-byte encoding of {describe(naive)}"
-        return f"overlong {length}-byte form {seen} cut short (lead 0x{lead:02X} only starts overlongs)"
+        return (
+            f"overlong {length}-byte form {seen} cut short "
+            f"(lead 0x{lead:02X} only starts overlongs)"
+        )
     if kind is ErrorKind.SURROGATE:
         if naive is not None:
             return f"encoded surrogate {describe(naive)} (CESU-8/WTF-8; RFC 3629 §3 forbids it)"
@@ -216,6 +220,5 @@ class EncodeError(UnicodeEncodeError):
     def __str__(self) -> str:
         cp = ord(self.object[self.start])
         return (
-            f"cannot encode lone surrogate U+{cp:04X} at index {self.start} as UTF-8 "
-            "(RFC 3629 §3)"
+            f"cannot encode lone surrogate U+{cp:04X} at index {self.start} as UTF-8 (RFC 3629 §3)"
         )

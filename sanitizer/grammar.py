@@ -20,6 +20,7 @@ RFC 3629 §4 (ABNF, RFC 2234)::
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 ByteRange = tuple[int, int]  # inclusive, like ABNF's %xLO-HI
@@ -46,7 +47,8 @@ UTF8_CHAR: tuple[Row, ...] = (
     Row((0xEE, 0xEF), (TAIL, TAIL), "UTF8-3 = %xEE-EF 2( UTF8-tail )"),
     Row((0xF0, 0xF0), ((0x90, 0xBF), TAIL, TAIL), "UTF8-4 = %xF0 %x90-BF 2( UTF8-tail )"),
     Row((0xF1, 0xF3), (TAIL, TAIL, TAIL), "UTF8-4 = %xF1-F3 3( UTF8-tail )"),
-    Row((0xF4, 0xF4), ((0x80, 0x8F), TAIL, TAIL), "UTF8-4 = %xF4 %x80-8F 2( UTF8-tail )"),  # <= 10FFFF
+    # F4 80..8F: nothing beyond U+10FFFF (RFC 3629 §3)
+    Row((0xF4, 0xF4), ((0x80, 0x8F), TAIL, TAIL), "UTF8-4 = %xF4 %x80-8F 2( UTF8-tail )"),
 )
 
 # Secure Programming HOWTO §5.9.4: Java's "Modified UTF-8" writes U+0000 as C0 80.  Only
@@ -142,7 +144,7 @@ def _compile(table_rows: tuple[Row, ...]) -> Machine:
             cuts.update((lo, hi + 1))
     bounds = sorted(cuts)
     classes = bytearray(256)
-    for index, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+    for index, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         for byte in range(lo, hi):
             classes[byte] = index
     nclasses = len(bounds) - 1

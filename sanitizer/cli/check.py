@@ -228,7 +228,7 @@ def _check_one(
 ) -> None:
     label = "<stdin>" if path == "-" else path
     try:
-        stream: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+        stream: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
         _io_error(path, exc.strerror or str(exc), totals)
         return
