@@ -24,7 +24,8 @@ REPLACEMENT = "\ufffd"
 
 def spans(data: bytes, table: bytes, nclasses: int, pos: int, limit: int) -> list[int]:
     out: list[int] = []
-    _run(data, table, nclasses, pos, limit, out, None)
+    if limit != 0:  # at most ``limit`` subparts: none for 0 (as the C runner)
+        _run(data, table, nclasses, pos, limit, out, None)
     return out
 
 

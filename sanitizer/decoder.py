@@ -248,7 +248,8 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
             if stop_at_first:
                 spans = _runner.spans(view, m.table, m.nclasses, good, 1)
                 text = ""
-            else:
+            if not stop_at_first or not spans:  # strict: no error when C0 80 was allowed
+                spans = []
                 text = buf[:good].decode("utf-8")
                 text += _runner.replace(view, m.table, m.nclasses, good, spans)
         errs = []

@@ -1,0 +1,163 @@
+"""Shared fixtures and independent oracles for the decoder-core tests.
+
+The oracles here deliberately do not import anything from ``sanitizer.grammar`` or
+``sanitizer.errors``: CPython's codec is the reference for verdicts, text and error spans,
+and the RFC 2279 lax decoder and the kind table below are written from the issue's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from sanitizer import _machine, decoder
+from sanitizer.errors import ErrorKind
+
+try:
+    from sanitizer import _speedups  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - the C runner is optional
+    _speedups = None
+
+RUNNERS: dict[str, ModuleType] = {"python": _machine}
+if _speedups is not None:
+    RUNNERS["c"] = _speedups
+
+# The boundary bytes of the issue: both ends of every range RFC 3629 §4 / RFC 2279 mention.
+BOUNDARY = bytes.fromhex(
+    "00 7F 80 8F 90 9F A0 BF C0 C1 C2 DF E0 E1 EC ED EE EF F0 F1 F3 F4 F5 F7 F8 FB FC FD FE FF"
+)
+
+
+def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
+    return (bytes(p) for p in itertools.product(alphabet, repeat=length))
+
+
+# -- backends ---------------------------------------------------------------------------
+
+
+@pytest.fixture(params=sorted(RUNNERS))
+def runner(request: pytest.FixtureRequest) -> ModuleType:
+    """A runner module (``spans``/``replace``), once per available implementation."""
+    return RUNNERS[request.param]
+
+
+# A backend: the runner behind the public entry points, and the ``decode`` entry point.
+# With the C runner built, ``sanitizer.decode`` is a C function (``_speedups.decode``)
+# that handles the fast path and ``errors="replace"`` itself and calls ``decode_py`` for
+# the rest; ``decode_py`` is the Python implementation, tested on both runners.
+BACKENDS: dict[str, tuple[ModuleType, Callable[..., str]]] = {
+    "python": (_machine, decoder.decode_py),
+}
+if _speedups is not None:
+    # the public C entry point is wired up only when the package chose the C runner
+    BACKENDS["c"] = (_speedups, decoder.decode if decoder.BACKEND == "c" else decoder.decode_py)
+    BACKENDS["c+decode_py"] = (_speedups, decoder.decode_py)
+
+
+@contextlib.contextmanager
+def use_backend(name: str) -> Iterator[ModuleType]:
+    """Run the public entry points (decode, find_errors, ...) on backend ``name``."""
+    saved = decoder._runner, decoder.decode
+    decoder._runner, decoder.decode = BACKENDS[name]
+    try:
+        yield decoder._runner
+    finally:
+        decoder._runner, decoder.decode = saved
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def backend(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
+    """The public API switched to one backend for the duration of the test; the runner."""
+    with use_backend(request.param) as module:
+        yield module
+
+
+def decode(data: object, **options: Any) -> str:
+    """``decode`` of the active backend (tests import this instead of sanitizer.decode)."""
+    return decoder.decode(data, **options)  # type: ignore[arg-type]
+
+
+# -- CPython as the reference -------------------------------------------------------------
+
+
+def cpython_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every error CPython reports, decoding again after each one."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        try:
+            data[pos:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            spans.append((pos + exc.start, pos + exc.end))
+            pos += exc.end
+        else:
+            return spans
+
+
+def cpython_first_error(data: bytes) -> UnicodeDecodeError | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc
+    return None
+
+
+# -- an independent RFC 2279 lax decoder -------------------------------------------------
+
+# RFC 2279 §2: the smallest value each sequence length is meant for.
+MIN_FOR_LENGTH = {1: 0, 2: 0x80, 3: 0x800, 4: 0x10000, 5: 0x200000, 6: 0x4000000}
+
+
+def lax_decode(data: bytes, start: int) -> tuple[int | None, int, int]:
+    """What an RFC 2279 decoder reads at ``data[start]``: (value or None, bytes taken,
+    announced length).  The lead's count of leading 1 bits gives the length (0 -> 1 byte,
+    2..6 -> that many); 10xxxxxx, 1111111x start nothing."""
+    lead = data[start]
+    ones = 0
+    while ones < 8 and lead & (0x80 >> ones):
+        ones += 1
+    if ones == 0:
+        return lead, 1, 1
+    if ones == 1 or ones > 6:
+        return None, 1, 0
+    value = lead & ((1 << (7 - ones)) - 1)
+    for k in range(1, ones):
+        if start + k >= len(data) or data[start + k] >> 6 != 0b10:
+            return None, k, ones
+        value = (value << 6) | (data[start + k] & 0x3F)
+    return value, ones, ones
+
+
+# -- the issue's kind table --------------------------------------------------------------
+
+_OVERLONG_SECOND = {0xE0: (0x80, 0x9F), 0xF0: (0x80, 0x8F), 0xF8: (0x80, 0x87), 0xFC: (0x80, 0x83)}
+
+
+def expected_kind(data: bytes, start: int, end: int) -> ErrorKind:
+    """The kind of the error ``data[start:end]``, from its first byte and the byte after
+    it (when present and a continuation byte)."""
+    first = data[start]
+    nxt = data[start + 1] if start + 1 < len(data) else None
+    second = nxt if nxt is not None and 0x80 <= nxt <= 0xBF else None
+    if 0x80 <= first <= 0xBF:
+        return ErrorKind.UNEXPECTED_CONTINUATION
+    if first in (0xFE, 0xFF):
+        return ErrorKind.INVALID_BYTE
+    if first in (0xC0, 0xC1):
+        return ErrorKind.OVERLONG
+    rng = _OVERLONG_SECOND.get(first)
+    if rng is not None and second is not None and rng[0] <= second <= rng[1]:
+        return ErrorKind.OVERLONG
+    if first == 0xED and second is not None and second >= 0xA0:
+        return ErrorKind.SURROGATE
+    if first == 0xF4 and second is not None and second >= 0x90:
+        return ErrorKind.OUT_OF_RANGE
+    if 0xF5 <= first <= 0xFD:
+        return ErrorKind.OUT_OF_RANGE
+    assert 0xC2 <= first <= 0xF4, f"{first:02X} cannot start an error"
+    return ErrorKind.INCOMPLETE if end == len(data) else ErrorKind.TRUNCATED
