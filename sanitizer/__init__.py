@@ -7,6 +7,8 @@ comparison build on it; the CLI, web middleware and fuzz targets are thin adapte
 
 from __future__ import annotations
 
+from . import profiles
+from .chardata import Category
 from .charinfo import UNICODE_VERSION, describe
 from .decoder import (
     BACKEND,
@@ -18,21 +20,34 @@ from .decoder import (
     is_valid,
 )
 from .errors import BomError, EncodeError, ErrorKind, Utf8Error
+from .identifiers import identifiers_equal, normalize_identifier
+from .policy import Action, Finding, Policy, PolicyError, Report, inspect, sanitize
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BACKEND",
     "UNICODE_VERSION",
+    "Action",
     "BomError",
+    "Category",
     "EncodeError",
     "ErrorKind",
+    "Finding",
     "IncrementalDecoder",
+    "Policy",
+    "PolicyError",
+    "Report",
     "Utf8Error",
     "decode",
     "describe",
     "encode",
     "find_errors",
     "group_errors",
+    "identifiers_equal",
+    "inspect",
     "is_valid",
+    "normalize_identifier",
+    "profiles",
+    "sanitize",
 ]

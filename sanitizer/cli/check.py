@@ -259,7 +259,7 @@ def _check_one(
 
 
 def _apply_policy(label: str, data: bytes, policy: Any, args: argparse.Namespace) -> int:
-    from .. import inspect  # type: ignore[attr-defined]
+    from .. import inspect
 
     report = inspect(data, policy)
     shown = 0

@@ -1,14 +1,121 @@
-"""Placeholder: filled in by the identifiers work (see docs/contract.md)."""
+"""``sanitizer normalize`` and ``sanitizer compare``: identifiers from the command line.
+
+An adapter over ``sanitizer.identifiers``: it reads arguments or stdin (strict UTF-8,
+RFC 3629: ill-formed input is a one-line error, exit 2), normalizes, and prints.
+``compare`` exits 0 when two identifiers are equal under the form, 1 when not, and then
+shows both normal forms and the code points where they differ (``describe``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+from ..chardata import NORMAL_FORMS
+from ..charinfo import describe
+from ..decoder import decode
+from ..errors import Utf8Error
+from ..identifiers import identifiers_equal, normalize_identifier
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
+MAX_SHOWN = 10  # differing positions listed by compare
 
 
 def register(sub: Any) -> None:
-    del sub
+    """Add ``normalize`` and ``compare`` to an argparse subparsers object."""
+    p = sub.add_parser(
+        "normalize",
+        help="print identifiers in a normal form (NFC, NFKC, NFKC_CASEFOLD)",
+        description="Print each TEXT (or each line of stdin) in the normal form.",
+    )
+    p.add_argument("text", nargs="*", metavar="TEXT", help="identifiers (default: stdin lines)")
+    _form_option(p)
+    p.add_argument("--codepoints", action="store_true", help="also list the code points")
+    p.set_defaults(func=_normalize)
+
+    c = sub.add_parser(
+        "compare",
+        help="exit 0 if two identifiers are equal under a normal form, 1 if not",
+        description="Compare A and B after normalization; show where they differ.",
+    )
+    c.add_argument("a", metavar="A")
+    c.add_argument("b", metavar="B")
+    _form_option(c)
+    c.set_defaults(func=_compare)
 
 
-def _unused(args: argparse.Namespace) -> int:
-    return 0
+def _form_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--form",
+        default="NFC",
+        type=str.upper,
+        choices=NORMAL_FORMS,
+        help="normal form (default NFC)",
+    )
+
+
+def _codepoints(text: str) -> str:
+    return " ".join(f"U+{ord(c):04X}" for c in text)
+
+
+def _read_stdin() -> list[str] | None:
+    data = sys.stdin.buffer.read()
+    try:
+        text = decode(data, bom="strip")
+    except Utf8Error as exc:
+        print(f"sanitizer normalize: stdin: {exc}", file=sys.stderr)
+        return None
+    return text.splitlines()
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    items: list[str] | None = args.text or _read_stdin()
+    if items is None:
+        return EXIT_USAGE
+    for item in items:
+        if not _encodable(item, "normalize"):
+            return EXIT_USAGE
+        out = normalize_identifier(item, form=args.form)
+        print(out)
+        if args.codepoints:
+            print(f"  {_codepoints(out)}")
+    return EXIT_OK
+
+
+def _encodable(text: str, cmd: str) -> bool:
+    """Arguments that were not UTF-8 reach Python as lone surrogates (PEP 383)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        print(f"sanitizer {cmd}: argument is not valid UTF-8 at index {exc.start}", file=sys.stderr)
+        return False
+    return True
+
+
+def _compare(args: argparse.Namespace) -> int:
+    a, b, form = args.a, args.b, args.form
+    if not (_encodable(a, "compare") and _encodable(b, "compare")):
+        return EXIT_USAGE
+    na = normalize_identifier(a, form=form)
+    nb = normalize_identifier(b, form=form)
+    equal = identifiers_equal(a, b, form=form)
+    print(f"A ({form}): {na!r}  {_codepoints(na)}")
+    print(f"B ({form}): {nb!r}  {_codepoints(nb)}")
+    if equal:
+        print("equal")
+        return EXIT_OK
+    print("different:")
+    shown = 0
+    for i in range(max(len(na), len(nb))):
+        ca = na[i] if i < len(na) else None
+        cb = nb[i] if i < len(nb) else None
+        if ca != cb:
+            shown += 1
+            if shown > MAX_SHOWN:
+                print("  ...")
+                break
+            left = describe(ord(ca)) if ca is not None else "(end)"
+            right = describe(ord(cb)) if cb is not None else "(end)"
+            print(f"  at {i}: {left}  vs  {right}")
+    return EXIT_DIFFERENT

@@ -1,0 +1,167 @@
+"""Benchmark: policies and identifier comparison against bytes.decode and other libraries.
+
+Why: the policy layer sits on every request, so its cost is stated against the cheapest
+thing a server must do anyway (``bytes.decode``), and against two libraries that clean
+text (boundaryguard 0.1.4, disarm 0.17.2) and one that compares identifiers
+(precis-i18n).  Prints markdown tables; a script, not a test.
+
+Setup (the comparison libraries are not dependencies of this project)::
+
+    python -m venv bench/.venv
+    bench/.venv/bin/pip install -e . boundaryguard==0.1.4 disarm==0.17.2 precis-i18n
+    bench/.venv/bin/python bench/bench_policy.py [--quick]
+
+A library that is not installed gets "not installed" in its column.  What each column
+runs (on the same bytes; the libraries take str, so their time includes the decode):
+
+- sanitize: ``sanitizer.sanitize(data, profiles.TEXT)`` (strict decode, every check, NFC)
+- boundaryguard: ``boundaryguard.sanitize(data.decode(), "preserve_rtl")``
+- disarm: ``disarm.strip_format(data.decode())``
+- identifiers: ``identifiers_equal(a, b, form="NFKC_CASEFOLD")`` against precis-i18n's
+  ``get_profile("UsernameCaseMapped")``: enforce both (a refused value is "not equal")
+  and compare.
+
+Goals (issue 3): sanitize >= 0.5x the throughput of bytes.decode at 1 MiB; at most 10x
+its time at 64 B; identifiers >= 10x faster than precis-i18n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sanitizer import UNICODE_VERSION, identifiers_equal, profiles, sanitize
+
+UNITS = {
+    "ASCII": "The quick brown fox jumps over the lazy dog; 0123456789.\n",
+    "Latin": "Falsches Üben von Xylophonmusik quält jeden größeren Zwerg. Ça été très élevé.\n",
+    "CJK": "我能吞下玻璃而不伤身体。私はガラスを食べられます。나는 유리를 먹을 수 있어요.\n",
+    "emoji": "Nice 👍🏽 👩🏾\u200d💻 👨\u200d👩\u200d👧\u200d👦 ❤\ufe0f\u200d🔥 🇯🇵 😀 ok\n",
+}
+SIZES = {"64 B": 64, "4 KiB": 4096, "1 MiB": 1 << 20}
+PAIRS = [
+    ("ＡＤＭＩＮ", "admin"),
+    ("Ångström", "A\u030angstro\u0308m"),
+    ("alice", "Alice"),
+    ("bob_1984", "bob_1984"),
+    ("δοκιμή", "ΔΟΚΙΜΉ"),
+    ("用户名", "用户名"),
+    ("ﬁle", "file"),
+    ("Zoë", "zoe"),
+]
+
+
+def make(unit: str, size: int) -> bytes:
+    """``size`` bytes of ``unit`` repeated, cut at a character boundary."""
+    raw = unit.encode() * (size // len(unit.encode()) + 1)
+    return raw[:size].decode("utf-8", "ignore").encode()
+
+
+def best(fn: Callable[[], object], quick: bool, size: int) -> float:
+    """Seconds per call: min over repeats of timeit (each repeat ~>= 20 ms)."""
+    number = 1
+    while True:
+        t = timeit.timeit(fn, number=number)
+        if t >= (0.005 if quick else 0.02) or number >= 1 << 20:
+            break
+        number *= 4
+    runs = timeit.repeat(fn, number=number, repeat=3 if quick else 7)
+    return min(runs) / number
+
+
+def optional(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def cleaners() -> dict[str, Callable[[bytes], object] | None]:
+    bg = optional("boundaryguard")
+    dm = optional("disarm")
+    return {
+        "sanitize (TEXT)": lambda d: sanitize(d, profiles.TEXT),
+        "boundaryguard": (lambda d: bg.sanitize(d.decode(), "preserve_rtl")) if bg else None,
+        "disarm": (lambda d: dm.strip_format(d.decode())) if dm else None,
+    }
+
+
+def bench_text(quick: bool) -> None:
+    libs = cleaners()
+    print(
+        f"### sanitize vs bytes.decode (Unicode {UNICODE_VERSION}, Python {sys.version.split()[0]})"
+    )
+    print()
+    head = ["input", "size", "decode µs"] + [f"{n} µs (xdecode)" for n in libs]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    sizes = {k: v for k, v in SIZES.items() if not quick or v != 1 << 20}
+    if quick:
+        sizes["256 KiB"] = 1 << 18
+    for uname, unit in UNITS.items():
+        for sname, size in sizes.items():
+            data = make(unit, size)
+            t_dec = best(lambda d=data: d.decode("utf-8"), quick, size)  # type: ignore[misc]
+            cells = [uname, sname, f"{t_dec * 1e6:.2f}"]
+            for fn in libs.values():
+                if fn is None:
+                    cells.append("not installed")
+                    continue
+                t = best(lambda d=data, f=fn: f(d), quick, size)  # type: ignore[misc]
+                cells.append(f"{t * 1e6:.1f} ({t / t_dec:.1f}x; {t_dec / t:.2f} thr)")
+            print("| " + " | ".join(cells) + " |")
+    print()
+    print("(x = time relative to bytes.decode; thr = throughput ratio decode/this)")
+    print()
+
+
+def bench_identifiers(quick: bool) -> None:
+    precis = optional("precis_i18n")
+    print("### identifiers_equal(NFKC_CASEFOLD) vs precis-i18n UsernameCaseMapped")
+    print()
+    ours = best(lambda: [identifiers_equal(a, b, form="NFKC_CASEFOLD") for a, b in PAIRS], quick, 0)
+    per = ours / len(PAIRS)
+    if precis is None:
+        print("| identifiers_equal µs/pair | precis-i18n |\n|---|---|")
+        print(f"| {per * 1e6:.2f} | not installed |")
+        print()
+        return
+    profile = precis.get_profile("UsernameCaseMapped")
+
+    def precis_equal(a: str, b: str) -> bool:
+        try:
+            return bool(profile.enforce(a) == profile.enforce(b))
+        except UnicodeEncodeError:
+            return False
+
+    theirs = best(lambda: [precis_equal(a, b) for a, b in PAIRS], quick, 0) / len(PAIRS)
+    print("| identifiers_equal µs/pair | precis-i18n µs/pair | speed-up |")
+    print("|---|---|---|")
+    print(f"| {per * 1e6:.2f} | {theirs * 1e6:.2f} | {theirs / per:.1f}x |")
+    print()
+    agree = sum(
+        identifiers_equal(a, b, form="NFKC_CASEFOLD") == precis_equal(a, b) for a, b in PAIRS
+    )
+    print(f"(verdicts agree on {agree}/{len(PAIRS)} pairs; PRECIS maps case with toLower and")
+    print(" refuses some characters, NFKC_Casefold folds: they are not the same relation)")
+    print()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="short run (no 1 MiB inputs)")
+    args = parser.parse_args()
+    bench_text(args.quick)
+    bench_identifiers(args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,258 @@
+"""Generate ``sanitizer/_chartables.py``: the character data policies and identifiers need.
+
+Why a generated table: unicodedata2 (the only source of character data at run time) has
+general categories, bidi classes and normalization, but no Default_Ignorable_Code_Point,
+White_Space, Bidi_Control, Ideographic, Script or NFKC_Casefold.  Computing sets over all
+1,114,112 code points at import would cost a second, so this script does it once.
+
+Sources, both pinned to the same Unicode version (checked below):
+- unicodedata2 (general category, normalization);
+- ucdinfo 0.3 (PyPI), which ships the Unicode Character Database in its XML form
+  (UAX #42, ``ucd.all.flat.xml``) for the binary properties and NFKC_Casefold.  ucdinfo
+  omits reserved code points, so the reserved ranges of Default_Ignorable_Code_Point
+  (PropList.txt, Other_Default_Ignorable_Code_Point; UAX #44 §5.7.2) are listed here.
+
+Run: ``python tools/gen_chartables.py`` (rewrites the file) or ``--check`` (exit 1 when
+the file is stale).  ``tests/test_chardata.py`` regenerates in memory and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable
+from importlib.metadata import version as _dist_version
+from pathlib import Path
+from typing import Any
+
+import unicodedata2
+
+TARGET = Path(__file__).resolve().parent.parent / "sanitizer" / "_chartables.py"
+MAX_CP = 0x10FFFF
+
+# Reserved (unassigned) code points that are Default_Ignorable (PropList.txt ODI, UAX #44).
+RESERVED_DEFAULT_IGNORABLE = ((0x2065, 0x2065), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
+LINE_BREAKS = (0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029)  # UAX #14 BK, CR, LF, NL
+BIDI_MARKS = (0x061C, 0x200E, 0x200F)  # ALM, LRM, RLM: Bidi_Control without scope
+PATH_SEPARATORS = (0x2F, 0x5C)  # '/' and '\\'
+# Emoji that are not So/Sm (keycap bases, two punctuation and one dash emoji).
+EXTRA_EMOJI = (0x23, 0x2A, *range(0x30, 0x3A), 0x203C, 0x2049, 0x3030, 0x303D)
+EMOJI_MODIFIERS = (0x1F3FB, 0x1F3FF)  # UTS #51 §2.4 skin tones (gc Sk)
+
+
+def load_ucd() -> Any:
+    """ucdinfo's bundled UCD, refusing any version other than unicodedata2's."""
+    try:
+        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as exc:  # pragma: no cover - tool dependency
+        raise SystemExit("gen_chartables needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
+    data = ucd._get_local_ucd()
+    version = data.metadata.get("ucdversion")
+    if version != unicodedata2.unidata_version:
+        raise SystemExit(
+            f"ucdinfo has Unicode {version}, unicodedata2 {unicodedata2.unidata_version}"
+        )
+    return data
+
+
+def prop(data: Any, cp: int, key: str) -> Any:
+    """A property of ``cp`` from ucdinfo, or None for reserved code points it omits."""
+    try:
+        return data.get(cp, key)
+    except (KeyError, IndexError):
+        return None
+
+
+def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    out: list[list[int]] = []
+    for cp in sorted(set(cps)):
+        if out and out[-1][1] == cp - 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return tuple((lo, hi) for lo, hi in out)
+
+
+def expand(rngs: Iterable[tuple[int, int]]) -> set[int]:
+    return {cp for lo, hi in rngs for cp in range(lo, hi + 1)}
+
+
+def build(data: Any) -> dict[str, Any]:
+    """Every table, as plain Python values."""
+    gc = [unicodedata2.category(chr(cp)) for cp in range(MAX_CP + 1)]
+
+    def where(pred: Callable[[int], bool]) -> set[int]:
+        return {cp for cp in range(MAX_CP + 1) if pred(cp)}
+
+    keys = ("DI", "WSpace", "Bidi_C", "Join_C", "VS", "NChar", "Ideo", "CWKCF")
+    ucd_flag: dict[str, set[int]] = {k: set() for k in keys}
+    mongolian: set[int] = set()
+    for cp in range(MAX_CP + 1):
+        if gc[cp] in ("Cn", "Cs"):
+            continue  # ucdinfo omits these; reserved defaults are added below
+        for key in keys:
+            if prop(data, cp, key):
+                ucd_flag[key].add(cp)
+        if prop(data, cp, "sc") == "Mong":
+            mongolian.add(cp)
+    ucd_flag["DI"] |= expand(RESERVED_DEFAULT_IGNORABLE)
+    # NChar: ucdinfo omits reserved code points, and noncharacters are reserved.
+    nonchars = set(range(0xFDD0, 0xFDF0)) | {p | 0xFFFE for p in range(0, MAX_CP, 0x10000)}
+    nonchars |= {p | 0xFFFF for p in range(0, MAX_CP, 0x10000)}
+    ucd_flag["NChar"] |= nonchars
+
+    # Disjoint categories, first match wins (the order is documented in chardata.Category).
+    taken: set[int] = set()
+    cats: dict[str, tuple[tuple[int, int], ...]] = {}
+
+    def claim(name: str, cps: set[int]) -> None:
+        mine = cps - taken
+        taken.update(mine)
+        cats[name] = ranges(mine)
+
+    claim("NUL", {0})
+    claim("LINE_BREAK", set(LINE_BREAKS))
+    claim("CONTROL", where(lambda cp: gc[cp] == "Cc") - {0x09})
+    claim("PATH_SEPARATOR", set(PATH_SEPARATORS))
+    claim("BIDI_CONTROL", ucd_flag["Bidi_C"] - set(BIDI_MARKS))
+    claim("BIDI_MARK", set(BIDI_MARKS))
+    claim("TAG", set(range(0xE0000, 0xE0080)))
+    claim("VARIATION_SELECTOR", ucd_flag["VS"])
+    claim("BOM", {0xFEFF})
+    claim("JOINER", ucd_flag["Join_C"])
+    claim("NONCHARACTER", ucd_flag["NChar"])
+    claim("PRIVATE_USE", where(lambda cp: gc[cp] == "Co"))
+    claim("SURROGATE", where(lambda cp: gc[cp] == "Cs"))
+    claim("INVISIBLE", ucd_flag["DI"])
+    claim("FORMAT", where(lambda cp: gc[cp] == "Cf"))
+    claim("UNASSIGNED", where(lambda cp: gc[cp] == "Cn"))
+    claim("WHITESPACE", ucd_flag["WSpace"])
+
+    # Cross-checks of the two sources (UAX #44 derivations).
+    derived_ws = where(lambda cp: gc[cp] in ("Zs", "Zl", "Zp")) | {*range(9, 14), 0x85}
+    assert derived_ws == ucd_flag["WSpace"], "White_Space differs from Zs|Zl|Zp|TAB..CR|NEL"
+    assert ucd_flag["Bidi_C"] == {
+        cp
+        for cp in range(0x2100)
+        if unicodedata2.bidirectional(chr(cp))
+        in ("LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI")
+    } | set(BIDI_MARKS)
+
+    marks = where(lambda cp: gc[cp][0] == "M")
+    graphic = where(lambda cp: gc[cp][0] in "LNPS")
+    emoji = where(lambda cp: gc[cp] in ("So", "Sm")) | set(EXTRA_EMOJI)
+    emoji |= expand([EMOJI_MODIFIERS])
+
+    # NFKC_Casefold (UAX #44 DerivedNormalizationProps): every CWKCF code point; the
+    # Default_Ignorable ones map to "", stored as ranges to keep the table small.
+    nfkc_cf: dict[int, str] = {}
+    for cp in sorted(ucd_flag["CWKCF"]):
+        nfkc_cf[cp] = prop(data, cp, "NFKC_CF") or ""
+    erased = {cp for cp, v in nfkc_cf.items() if v == ""} | expand(RESERVED_DEFAULT_IGNORABLE)
+    assert ucd_flag["DI"] <= erased, "NFKC_Casefold must erase every Default_Ignorable"
+    pairs = {cp: v for cp, v in nfkc_cf.items() if v != ""}
+
+    def nf_len(form: str) -> int:
+        cps = (cp for cp in range(MAX_CP + 1) if gc[cp] != "Cs")
+        return max(len(unicodedata2.normalize(form, chr(cp))) for cp in cps)
+
+    return {
+        "categories": cats,
+        "marks": ranges(marks),
+        "graphic": ranges(graphic),
+        "emoji": ranges(emoji),
+        "ideographic": ranges(ucd_flag["Ideo"]),
+        "mongolian": ranges(mongolian),
+        "default_ignorable": ranges(ucd_flag["DI"]),
+        "nfkc_cf_erased": ranges(erased),
+        "nfkc_cf_pairs": pairs,
+        "max_nfd": nf_len("NFD"),
+        "max_nfkd": nf_len("NFKD"),
+        "max_nfkc_cf": max(len(v) for v in pairs.values()),
+    }
+
+
+def _fmt_ranges(rngs: tuple[tuple[int, int], ...], indent: str = "    ") -> str:
+    items = [f"(0x{lo:04X}, 0x{hi:04X})," for lo, hi in rngs]
+    lines, line = [], indent
+    for item in items:
+        if len(line) + len(item) + 1 > 96:
+            lines.append(line.rstrip())
+            line = indent
+        line += item + " "
+    lines.append(line.rstrip())
+    return "(\n" + "\n".join(x for x in lines if x.strip()) + "\n" + indent[:-4] + ")"
+
+
+def render(tables: dict[str, Any]) -> str:
+    out = [
+        '"""Character tables for policies and identifiers. GENERATED: do not edit.',
+        "",
+        f"Unicode {unicodedata2.unidata_version}. Generated by tools/gen_chartables.py from",
+        f"unicodedata2 {_dist_version('unicodedata2')} (general categories, normalization) and",
+        "ucdinfo 0.3's UCD XML (UAX #42: DI, White_Space, Bidi_Control, Join_Control,",
+        "Variation_Selector, Noncharacter_Code_Point, Ideographic, Script, NFKC_Casefold).",
+        '"""',
+        "",
+        "# fmt: off",
+        "from __future__ import annotations",
+        "",
+        f'UNICODE_VERSION = "{unicodedata2.unidata_version}"',
+        "",
+        "Ranges = tuple[tuple[int, int], ...]",
+        "",
+        "# Disjoint character categories, in priority order (first match wins).",
+        "CATEGORIES: dict[str, Ranges] = {",
+    ]
+    for name, rngs in tables["categories"].items():
+        out.append(f'    "{name}": {_fmt_ranges(rngs, "        ")},')
+    out.append("}")
+    for key, comment in (
+        ("marks", "General_Category M (Mn, Mc, Me): what a combining run is made of."),
+        ("graphic", "General_Category L, N, P, S: bases of standardized variation sequences."),
+        ("emoji", "So, Sm, keycaps, emoji punctuation, skin tones: emoji ZWJ context (derived)."),
+        ("ideographic", "Ideographic: bases of ideographic variation sequences (UTS #37)."),
+        ("mongolian", "Script=Mongolian: bases of Mongolian free variation selectors."),
+        ("default_ignorable", "Default_Ignorable_Code_Point (DerivedCoreProperties)."),
+        ("nfkc_cf_erased", "Code points NFKC_Casefold maps to the empty string."),
+    ):
+        out += ["", f"# {comment}", f"{key.upper()}: Ranges = {_fmt_ranges(tables[key])}"]
+    pairs = tables["nfkc_cf_pairs"]
+    packed = ";".join(
+        f"{cp:X}:{' '.join(f'{ord(c):X}' for c in v)}" for cp, v in sorted(pairs.items())
+    )
+    chunks = [packed[i : i + 88] for i in range(0, len(packed), 88)]
+    out += [
+        "",
+        "# NFKC_Casefold for the other CWKCF code points, 'CP:HEX HEX;...' (parsed lazily).",
+        "NFKC_CF_PACKED = (",
+        *[f'    "{c}"' for c in chunks],
+        ")",
+        "",
+        "# Longest single-code-point expansions (bounds for cheap length checks).",
+        f"MAX_NFD_EXPANSION = {tables['max_nfd']}",
+        f"MAX_NFKD_EXPANSION = {tables['max_nfkd']}",
+        f"MAX_NFKC_CF_EXPANSION = {tables['max_nfkc_cf']}",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    args = parser.parse_args(argv)
+    text = render(build(load_ucd()))
+    if args.check:
+        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+        if current != text:
+            print(f"{TARGET} is stale: run tools/gen_chartables.py", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    print(f"wrote {TARGET} ({len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
