@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""OSS-Fuzz-style atheris target: strict UTF-8 decoding, differentially.
+
+Run (from the repository root)::
+
+    python fuzz/fuzz_decode.py corpus/decode -dict=corpus/utf8.dict -max_total_time=60
+    python fuzz/fuzz_decode.py crash-<sha1>            # replay one finding
+    SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py corpus/decode
+
+Asserts ``sanitizer.fuzzing.checks.check_decode``: both runners of the RFC 3629 §4 table
+(C and pure Python) give CPython's maximal subparts (Unicode §3.9) and replace text;
+``decode``/``is_valid``/``find_errors``/``group_errors``/``encode`` agree with CPython;
+CPython's and this project's incremental decoders, fed a chunking derived from the input,
+equal one-shot decoding; every error kind matches the classification table.  With
+``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION``, the candidate's verdict, text and error
+offsets must equal the strict reference.  A violation raises ``Divergence`` (a report
+with the input in hex); libFuzzer saves the input as ``crash-*``.
+
+The code under test (``sanitizer``'s core) is imported inside ``instrument_imports`` so
+libFuzzer gets coverage; the oracle (``sanitizer.fuzzing``) is not instrumented, which
+keeps the per-input cost down.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import atheris
+
+with atheris.instrument_imports(
+    include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
+):
+    import sanitizer  # noqa: F401 (instrumented: decoder, errors, grammar, _machine, ...)
+
+from sanitizer.fuzzing.candidate import load
+from sanitizer.fuzzing.checks import check_decode
+
+_SPEC = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
+_CANDIDATE = load(_SPEC) if _SPEC else None
+
+
+def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
+    check_decode(data, _CANDIDATE)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

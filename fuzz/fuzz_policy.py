@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""OSS-Fuzz-style atheris target: the policy layer on hostile bytes.
+
+Run (from the repository root)::
+
+    python fuzz/fuzz_policy.py corpus/policy -dict=corpus/utf8.dict -max_total_time=60
+
+Asserts ``sanitizer.fuzzing.checks.check_policy`` for every profile in
+``sanitizer.profiles.PROFILES``: ``inspect`` never raises for content; ``ok`` holds iff no
+finding is a rejection, and ``sanitize`` then returns ``report.text`` (else raises
+``PolicyError``); findings lie inside the input; ill-formed UTF-8 always yields an
+ILL_FORMED finding (RFC 3629 §10); the output is well-formed text that the same policy
+returns unchanged (idempotence); well-formed bytes and their decoded str get the same
+verdict and text.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports(
+    include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
+):
+    import sanitizer  # noqa: F401 (instrumented: policy, chardata, decoder, ...)
+
+from sanitizer.fuzzing.checks import check_policy
+
+
+def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
+    check_policy(data)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""``python -m sanitizer.fuzzing TARGET [libFuzzer args...]``: run a target without the
+source tree (an installed wheel has no ``fuzz/`` directory).
+
+``TARGET`` is one of ``checks.TARGETS`` (decode, policy, identifiers);
+``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION`` works as for ``fuzz/fuzz_decode.py``.
+
+``python -m`` imports ``sanitizer`` before this module runs, and atheris only instruments
+modules imported inside ``instrument_imports()``.  Rather than ``atheris.instrument_all()``
+(which rewrites every loaded module, stdlib included, and takes tens of seconds to start),
+this drops the already-imported ``sanitizer`` modules from ``sys.modules`` and imports the
+package again inside ``instrument_imports()``, exactly as ``fuzz/fuzz_*.py`` do: the core
+is instrumented, the oracle (``sanitizer.fuzzing``) is not.  Exit codes are libFuzzer's;
+2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+
+USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
+
+
+def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
+    import atheris
+
+    for name in [n for n in sys.modules if n == "sanitizer" or n.startswith("sanitizer.")]:
+        if name != __name__:
+            del sys.modules[name]
+    with atheris.instrument_imports(
+        include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
+    ):
+        importlib.import_module("sanitizer")
+    checks = importlib.import_module("sanitizer.fuzzing.checks")
+    check: Callable[[bytes], None] = checks.TARGETS[target]
+    spec = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
+    if target == "decode" and spec:
+        candidate = importlib.import_module("sanitizer.fuzzing.candidate").load(spec)
+
+        def check(data: bytes) -> None:
+            checks.check_decode(data, candidate)
+
+    return check
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    from .checks import TARGETS
+
+    if not args or args[0] not in TARGETS:
+        print(f"{USAGE}\nTARGET: one of {', '.join(TARGETS)}", file=sys.stderr)
+        return 2
+    try:
+        import atheris
+    except ImportError:
+        print("atheris is not installed: pip install 'utf8-sanitizer[fuzz]'", file=sys.stderr)
+        return 2
+    try:
+        check = _fresh_instrumented_check(args[0])
+    except ValueError as exc:  # a bad SANITIZER_FUZZ_CANDIDATE
+        print(f"sanitizer.fuzzing: {exc}", file=sys.stderr)
+        return 2
+    atheris.Setup([sys.argv[0], *args[1:]], check)
+    atheris.Fuzz()
+    return 0  # pragma: no cover - atheris.Fuzz() exits the process
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Load a third-party decoder to fuzz against the strict reference: "MODULE:FUNCTION".
+
+The function takes ``bytes`` and returns ``str``, raising ``UnicodeDecodeError`` (or any
+``ValueError``) for ill-formed input.  ``check_decode(data, candidate=...)`` compares its
+verdict, text and error offsets with CPython's strict codec (RFC 3629 §4).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import cast
+
+__all__ = ["load"]
+
+
+def load(spec: str) -> Callable[[bytes], str]:
+    """Import ``MODULE:FUNCTION`` (``FUNCTION`` may be dotted, e.g. ``mod:Class.method``),
+    with the current directory on ``sys.path``, and return the callable.
+
+    Raises ValueError with a one-line reason for a malformed spec, a module that cannot
+    be imported, a missing attribute or a non-callable.
+    """
+    module_name, sep, attr_path = spec.partition(":")
+    module_name, attr_path = module_name.strip(), attr_path.strip()
+    if not sep or not module_name or not attr_path:
+        raise ValueError(f"candidate must be MODULE:FUNCTION (e.g. mydecoder:decode), not {spec!r}")
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(
+            f"candidate {spec!r}: cannot import module {module_name!r}: {exc}"
+        ) from exc
+    except Exception as exc:  # the module itself failed while importing
+        raise ValueError(
+            f"candidate {spec!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    for part in attr_path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(
+                f"candidate {spec!r}: {type(obj).__name__} {getattr(obj, '__name__', obj)!r} "
+                f"has no attribute {part!r}"
+            ) from None
+    if not callable(obj):
+        raise ValueError(f"candidate {spec!r}: {attr_path} is a {type(obj).__name__}, not callable")
+    return cast(Callable[[bytes], str], obj)

@@ -1,0 +1,603 @@
+"""The invariants each fuzz target asserts, as plain functions of the input bytes.
+
+A fuzz target is only as good as its oracle.  These checks are shared by the atheris
+scripts in ``fuzz/``, ``python -m sanitizer.fuzzing``, the campaign runner and the plain
+pytest regression replay, so a finding reproduces everywhere with the same bytes.  Every
+check is deterministic in ``data`` (chunkings are derived from the bytes themselves), which
+is what libFuzzer's reproduction (``fuzz_decode.py crash-...``) and ``-minimize_crash``
+need.  A violated invariant raises ``Divergence``, whose text is the finding report.
+
+``check_decode`` is differential: this project's decoder (both runners of the
+``grammar.MACHINE`` table, every public entry point) against CPython's codec, one-shot and
+incremental, and the error kinds against an independent reading of the classification
+table.  ``check_policy`` and ``check_identifiers`` assert the policy layer's own promises
+(never crash on hostile bytes, idempotence, consistency between entry points).
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import unicodedata2
+
+import sanitizer
+from sanitizer import _machine
+from sanitizer.chardata import NORMAL_FORMS
+from sanitizer.errors import ErrorKind
+from sanitizer.grammar import BOM, MACHINE
+
+__all__ = [
+    "INCREMENTAL_LIMIT",
+    "PY_RUNNER_LIMIT",
+    "TARGETS",
+    "Candidate",
+    "Divergence",
+    "check_decode",
+    "check_identifiers",
+    "check_policy",
+    "chunk_sizes",
+    "cpython_spans",
+    "expected_kind",
+    "split_pair",
+]
+
+Candidate = Callable[[bytes], str]
+Span = tuple[int, int]
+
+# The pure-Python runner and the incremental decoders cost micro-seconds per byte or per
+# error; past these many bytes they are checked on a prefix (itself a valid input), while
+# CPython, the C runner and the one-shot API still see everything.  libFuzzer's default
+# -max_len is 4096: long inputs stay cheap, short ones (most of them) are checked in full.
+PY_RUNNER_LIMIT = 1024
+INCREMENTAL_LIMIT = 256
+# How many errors are re-derived by restarting CPython's codec after each one.
+RESTARTS = 4
+# Error kinds are checked for at most this many errors per input.
+KINDS = 8
+_HEX_SHOWN = 512
+
+_C_RUNNER: ModuleType | None
+try:
+    _C_RUNNER = importlib.import_module("sanitizer._speedups")
+except ImportError:  # pragma: no cover - only without a C compiler
+    _C_RUNNER = None
+
+_TABLE = MACHINE.table
+_NCLASSES = MACHINE.nclasses
+
+
+class Divergence(AssertionError):
+    """A violated invariant.  ``str()`` is the finding report: what differs, the input in
+    hex, and each implementation's answer, one per line."""
+
+    def __init__(self, what: str, data: bytes, answers: Sequence[tuple[str, object]] = ()):
+        self.what = what
+        self.data = bytes(data)
+        self.answers = list(answers)
+        super().__init__(self._report())
+
+    def _report(self) -> str:
+        shown = self.data[:_HEX_SHOWN].hex(" ").upper()
+        more = len(self.data) - _HEX_SHOWN
+        if more > 0:
+            shown += f" ... ({more} more bytes)"
+        lines = [self.what, f"  input ({len(self.data)} bytes): {shown or '(empty)'}"]
+        width = max((len(name) for name, _ in self.answers), default=0)
+        for name, answer in self.answers:
+            lines.append(f"  {name.ljust(width)} : {_show(answer)}")
+        return "\n".join(lines)
+
+
+def _show(answer: object) -> str:
+    if isinstance(answer, BaseException):
+        extra = ""
+        if isinstance(answer, UnicodeDecodeError):
+            extra = f" [start={answer.start}, end={answer.end}]"
+        return f"raises {type(answer).__name__}: {answer}{extra}"
+    text = ascii(answer)  # escapes bidi controls and invisibles: a report must not lie
+    return text if len(text) <= 600 else text[:600] + f"... ({len(text)} chars)"
+
+
+# -- helpers shared with tests and strategies ----------------------------------------------
+
+_recorded: list[Span] = []
+
+
+def _record(exc: UnicodeError) -> tuple[str, int]:
+    assert isinstance(exc, UnicodeDecodeError)
+    _recorded.append((exc.start, exc.end))
+    return "\ufffd", exc.end
+
+
+codecs.register_error("sanitizer.fuzzing.record", _record)
+
+
+def cpython_spans(data: bytes) -> tuple[str, list[Span]]:
+    """CPython's replace-mode text and the (start, end) of every maximal subpart, as its
+    codec reports them to an error handler (Unicode §3.9 "U+FFFD substitution")."""
+    _recorded.clear()
+    text = data.decode("utf-8", "sanitizer.fuzzing.record")
+    spans = list(_recorded)
+    _recorded.clear()
+    return text, spans
+
+
+def chunk_sizes(data: bytes) -> list[int]:
+    """A chunking of ``data`` derived from its own bytes (seeded by the first byte and the
+    length), so replaying an input replays its chunking: 2..4 chunks cut at pseudo-random
+    offsets (equal cuts give empty chunks).  The sizes sum to ``len(data)``."""
+    n = len(data)
+    if not n:
+        return []
+    state = data[0] * 2654435761 + n * 40503
+    cuts = []
+    for _ in range(1 + data[0] % 3):
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        cuts.append((state >> 8) % (n + 1))
+    bounds = [0, *sorted(cuts), n]
+    return [bounds[i + 1] - bounds[i] for i in range(len(bounds) - 1)]
+
+
+def _chunks(data: bytes) -> list[bytes]:
+    out = []
+    pos = 0
+    for size in chunk_sizes(data):
+        out.append(data[pos : pos + size])
+        pos += size
+    return out or [b""]
+
+
+def expected_kind(data: bytes, start: int, end: int) -> ErrorKind:
+    """The kind of the subpart ``data[start:end]``, recomputed from its first two bytes
+    independently of ``sanitizer.errors.classify`` (same semantics as ``KIND_RULES``)."""
+    first = data[start]
+    second = data[start + 1] if start + 1 < len(data) else -1
+    if 0x80 <= first <= 0xBF:
+        return ErrorKind.UNEXPECTED_CONTINUATION  # Kuhn UTF-8-test §3.1
+    if first >= 0xFE:
+        return ErrorKind.INVALID_BYTE  # RFC 3629 §1, Kuhn §3.5
+    overlong_second = {0xE0: 0x9F, 0xF0: 0x8F, 0xF8: 0x87, 0xFC: 0x83}
+    if first in (0xC0, 0xC1) or 0x80 <= second <= overlong_second.get(first, -1):
+        return ErrorKind.OVERLONG  # RFC 3629 §3 shortest form, Kuhn §4
+    if first == 0xED and 0xA0 <= second <= 0xBF:
+        return ErrorKind.SURROGATE  # RFC 3629 §3, Kuhn §5
+    if (first == 0xF4 and 0x90 <= second <= 0xBF) or 0xF5 <= first <= 0xFD:
+        return ErrorKind.OUT_OF_RANGE  # RFC 3629 §3 "U+10FFFF", RFC 2279 5/6-byte forms
+    return ErrorKind.INCOMPLETE if end == len(data) else ErrorKind.TRUNCATED
+
+
+# -- decode ------------------------------------------------------------------------------
+
+
+def check_decode(data: bytes, candidate: Candidate | None = None) -> None:
+    """Differential check of strict decoding; with ``candidate``, also check that one.
+
+    Asserts: the C and pure-Python runners of ``grammar.MACHINE`` give CPython's maximal
+    subparts and replace text; ``decode`` (strict, replace, BOM modes, Modified UTF-8 NUL),
+    ``is_valid``, ``find_errors``, ``group_errors`` and ``encode`` agree with CPython;
+    CPython's and this project's incremental decoders, fed a chunking derived from
+    ``data``, give the one-shot result; every error's kind matches ``expected_kind``.
+    """
+    data = bytes(data)
+    ref_text, ref_spans = cpython_spans(data)
+    strict: str | UnicodeDecodeError
+    try:
+        strict = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        strict = exc
+    _check_cpython_self(data, strict, ref_text, ref_spans)
+    _check_runners(data, ref_text, ref_spans)
+    errors = _check_public(data, strict, ref_text, ref_spans)
+    if len(data) <= INCREMENTAL_LIMIT:
+        _check_incremental(data, ref_text, ref_spans, errors)
+    else:
+        head = data[:INCREMENTAL_LIMIT]
+        head_text, head_spans = cpython_spans(head)
+        _check_incremental(head, head_text, head_spans, sanitizer.find_errors(head, limit=KINDS))
+    if candidate is not None:
+        _check_candidate(data, candidate, strict, ref_spans)
+
+
+def _check_cpython_self(
+    data: bytes, strict: str | UnicodeDecodeError, ref_text: str, ref_spans: list[Span]
+) -> None:
+    if isinstance(strict, str):
+        if ref_spans or strict != ref_text:
+            _fail("CPython: strict and replace decoding disagree", data, strict, ref_text)
+        return
+    # Restarting the codec after each error must find the same subparts (self-sync).
+    restarted = [(strict.start, strict.end)]
+    pos = strict.end
+    while len(restarted) < RESTARTS:
+        try:
+            data[pos:].decode("utf-8")
+            break
+        except UnicodeDecodeError as exc:
+            restarted.append((pos + exc.start, pos + exc.end))
+            pos += exc.end
+    if restarted != ref_spans[: len(restarted)]:
+        _fail("CPython: restarting after each error disagrees", data, ref_spans, restarted)
+
+
+def _fail(what: str, data: bytes, *answers: object, names: tuple[str, ...] = ()) -> None:
+    names = names or ("reference", "sanitizer", "third")
+    raise Divergence(what, data, list(zip(names, answers, strict=False)))
+
+
+_RUNNER_NAMES = ("cpython", "spans()", "replace()")
+
+
+def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span]) -> None:
+    flat = [x for span in ref_spans for x in span]
+    if _C_RUNNER is not None:
+        c_spans = _C_RUNNER.spans(data, _TABLE, _NCLASSES, 0, -1)
+        c_out: list[int] = []
+        c_text = _C_RUNNER.replace(data, _TABLE, _NCLASSES, 0, c_out)
+        if c_spans != flat or c_out != flat:
+            _fail("C runner spans != CPython", data, flat, c_spans, c_out, names=_RUNNER_NAMES)
+        if c_text != ref_text:
+            _fail("C runner replace text != CPython", data, ref_text, c_text, names=_RUNNER_NAMES)
+    # The reference runner, on a prefix for long inputs (compared with CPython on it):
+    # one full pass, plus spans() stopping at the first subpart (its ``limit`` path).
+    head = data[:PY_RUNNER_LIMIT]
+    if len(head) < len(data):
+        ref_text, ref_spans = cpython_spans(head)
+        flat = [x for span in ref_spans for x in span]
+    py_out: list[int] = []
+    py_text = _machine.replace(head, _TABLE, _NCLASSES, 0, py_out)
+    py_first = _machine.spans(head, _TABLE, _NCLASSES, 0, 1)
+    if py_out != flat or py_first != flat[:2]:
+        _fail("Python runner spans != CPython", head, flat, py_first, py_out, names=_RUNNER_NAMES)
+    if py_text != ref_text:
+        _fail("Python runner replace text != CPython", head, ref_text, py_text)
+
+
+def _check_public(
+    data: bytes, strict: str | UnicodeDecodeError, ref_text: str, ref_spans: list[Span]
+) -> list[sanitizer.Utf8Error]:
+    mine: str | BaseException
+    try:
+        mine = sanitizer.decode(data)
+    except sanitizer.Utf8Error as exc:
+        mine = exc
+    if isinstance(strict, str) or isinstance(mine, str):
+        if strict != mine:
+            _fail("decode(strict) != CPython", data, strict, mine)
+    elif (strict.start, strict.end) != (mine.start, mine.end):
+        _fail("decode(strict) error offsets != CPython", data, strict, mine)
+    replaced = sanitizer.decode(data, errors="replace")
+    if replaced != ref_text:
+        _fail("decode(errors='replace') != CPython", data, ref_text, replaced)
+    if sanitizer.is_valid(data) != (not ref_spans):
+        _fail("is_valid != CPython verdict", data, not ref_spans, sanitizer.is_valid(data))
+    errors = sanitizer.find_errors(data)
+    spans = [(e.start, e.end) for e in errors]
+    if spans != ref_spans:
+        _fail("find_errors spans != CPython", data, ref_spans, spans)
+    if errors:
+        _check_kinds("find_errors", data, errors)
+        str(errors[0])  # the report sentence must render (e.g. TRUNCATED's cutting byte)
+        if errors[0].sequence != data[spans[0][0] : spans[0][1]]:
+            _fail(".sequence is not the subpart's bytes", data, spans[0], errors[0].sequence)
+        head = errors[:KINDS]
+        flat = [e for group in sanitizer.group_errors(head) for e in group]
+        if flat != head:
+            _fail("group_errors lost or reordered errors", data, head, flat)
+    elif isinstance(strict, str):
+        encoded = sanitizer.encode(strict)
+        if encoded != data:
+            _fail("encode(decode(x)) != x", data, data, encoded)
+    if data[:1] == b"\xef":
+        _check_bom(data, strict)
+    if b"\xc0" in data:
+        _check_modified_nul(data)
+    return errors
+
+
+def _check_kinds(where: str, data: bytes, errors: Sequence[sanitizer.Utf8Error]) -> None:
+    for err in errors[:KINDS]:
+        want = expected_kind(data, err.start, err.end)
+        if err.kind is not want:
+            _fail(
+                f"{where}: error kind differs from the classification table",
+                data,
+                (err.start, err.end),
+                want,
+                err.kind,
+                names=("error", "expected", "kind"),
+            )
+
+
+def _check_bom(data: bytes, strict: str | UnicodeDecodeError) -> None:
+    # RFC 3629 §6: EF BB BF at the start is U+FEFF, kept, stripped or rejected on request.
+    has_bom = data.startswith(BOM)
+    stripped: str | BaseException
+    try:
+        stripped = sanitizer.decode(data, bom="strip")
+    except ValueError as exc:
+        stripped = exc
+    if isinstance(strict, str) and stripped != strict[has_bom:]:
+        _fail("decode(bom='strip')", data, strict[has_bom:], stripped)
+    try:
+        sanitizer.decode(data, errors="replace", bom="reject")
+        rejected = False
+    except sanitizer.BomError:
+        rejected = True
+    if rejected != has_bom:
+        _fail("decode(bom='reject') verdict", data, has_bom, rejected)
+
+
+def _check_modified_nul(data: bytes) -> None:
+    # HOWTO §5.9.4: with allow_overlong_nul exactly C0 80 reads as U+0000, nothing else.
+    as_nul = data.replace(b"\xc0\x80", b"\x00")
+    want = as_nul.decode("utf-8", "replace")
+    got = sanitizer.decode(data, errors="replace", allow_overlong_nul=True)
+    if got != want:
+        _fail("decode(allow_overlong_nul=True, errors='replace')", data, want, got)
+    valid = sanitizer.is_valid(data, allow_overlong_nul=True)
+    if valid != sanitizer.is_valid(as_nul):
+        _fail("is_valid(allow_overlong_nul=True)", data, not valid, valid)
+
+
+def _check_incremental(
+    data: bytes, ref_text: str, ref_spans: list[Span], errors: list[sanitizer.Utf8Error]
+) -> None:
+    chunks = _chunks(data)
+    last = len(chunks) - 1
+    sizes = [len(c) for c in chunks]
+    names = ("chunk sizes", "one-shot", "incremental")
+    # CPython's own incremental decoder must match its one-shot decoding.
+    cp_dec = codecs.getincrementaldecoder("utf-8")("replace")
+    cp_text = "".join([cp_dec.decode(c, i == last) for i, c in enumerate(chunks)])
+    if cp_text != ref_text:
+        _fail(
+            "CPython incremental (replace) != one-shot", data, sizes, ref_text, cp_text, names=names
+        )
+    # This project's, through feed() (never raises; absolute offsets).
+    dec = sanitizer.IncrementalDecoder()
+    parts: list[str] = []
+    inc_errors: list[sanitizer.Utf8Error] = []
+    for i, chunk in enumerate(chunks):
+        text, errs = dec.feed(chunk, i == last)
+        parts.append(text)
+        inc_errors += errs
+    text = "".join(parts)
+    if text != ref_text:
+        _fail("IncrementalDecoder.feed text != one-shot", data, sizes, ref_text, text, names=names)
+    spans = [(e.start, e.end) for e in inc_errors]
+    if spans != ref_spans:
+        _fail(
+            "IncrementalDecoder.feed errors != one-shot", data, sizes, ref_spans, spans, names=names
+        )
+    if dec.position != len(data):
+        _fail("IncrementalDecoder.position != input length", data, len(data), dec.position)
+    for err, one in zip(inc_errors[:KINDS], errors, strict=False):
+        if err.kind is not one.kind:
+            _fail(
+                "IncrementalDecoder.feed error kind != one-shot", data, sizes, one, err, names=names
+            )
+    if inc_errors and inc_errors[0].base:
+        str(inc_errors[0])  # the sentence for an error held across chunks (``base`` > 0)
+    if not ref_spans:
+        return  # well-formed: the strict protocol path is the same as feed()
+    # ... and through the codecs protocol, strict: raises the first error, absolute offsets.
+    strict_dec = sanitizer.IncrementalDecoder()
+    got: list[str] = []
+    raised: tuple[int, int] | None = None
+    try:
+        for i, chunk in enumerate(chunks):
+            got.append(strict_dec.decode(chunk, i == last))
+    except sanitizer.Utf8Error as exc:
+        raised = (exc.start, exc.end)
+    if raised != ref_spans[0]:
+        _fail(
+            "IncrementalDecoder.decode (strict) first error",
+            data,
+            sizes,
+            ref_spans[0],
+            raised,
+            names=names,
+        )
+    joined = "".join(got)
+    if not ref_text.startswith(joined):
+        _fail("IncrementalDecoder.decode (strict) text", data, sizes, ref_text, joined, names=names)
+
+
+def _check_candidate(
+    data: bytes, candidate: Candidate, strict: str | UnicodeDecodeError, ref_spans: list[Span]
+) -> None:
+    name = getattr(candidate, "__qualname__", repr(candidate))
+    try:
+        got: Any = candidate(data)
+    except UnicodeDecodeError as exc:
+        if isinstance(strict, str):
+            raise Divergence(
+                f"candidate {name} rejects well-formed UTF-8",
+                data,
+                [("strict", strict), (name, exc)],
+            ) from exc
+        if (exc.start, exc.end) != ref_spans[0]:
+            raise Divergence(
+                f"candidate {name} reports the wrong error offsets",
+                data,
+                [("strict", strict), (name, exc)],
+            ) from exc
+        return
+    except ValueError as exc:
+        if isinstance(strict, str):
+            raise Divergence(
+                f"candidate {name} rejects well-formed UTF-8",
+                data,
+                [("strict", strict), (name, exc)],
+            ) from exc
+        return
+    except Exception as exc:
+        raise Divergence(
+            f"candidate {name} crashed (only str or UnicodeDecodeError/ValueError are answers)",
+            data,
+            [("strict", strict), (name, exc)],
+        ) from exc
+    if not isinstance(got, str):
+        raise Divergence(
+            f"candidate {name} returned {type(got).__name__}, not str",
+            data,
+            [("strict", strict), (name, got)],
+        )
+    if isinstance(strict, UnicodeDecodeError):
+        raise Divergence(
+            f"candidate {name} accepts ill-formed UTF-8", data, [("strict", strict), (name, got)]
+        )
+    if got != strict:
+        raise Divergence(
+            f"candidate {name} decodes to different text", data, [("strict", strict), (name, got)]
+        )
+
+
+# -- policy and identifiers ---------------------------------------------------------------
+
+
+def split_pair(data: bytes) -> tuple[bytes, bytes]:
+    """Two inputs from one: split at the first FF byte, which never occurs in UTF-8
+    (RFC 3629 §1), so no well-formed text is lost to the separator."""
+    left, _, right = data.partition(b"\xff")
+    return left, right
+
+
+def check_policy(data: bytes) -> None:
+    """Invariants of ``inspect``/``sanitize`` under every profile in ``profiles.PROFILES``.
+
+    Never an exception other than ``PolicyError`` for content; ``ok`` iff no finding is a
+    rejection, and then ``sanitize`` returns ``report.text`` (else raises ``PolicyError``);
+    findings lie inside the input; ill-formed bytes (RFC 3629 §10) are never accepted
+    silently; the output is well-formed text that the same policy accepts unchanged
+    (idempotence); well-formed bytes and their decoded str get the same verdict and text.
+    """
+    data = bytes(data)
+    valid = sanitizer.is_valid(data)
+    profiles = sanitizer.profiles.PROFILES
+    via_sanitize = len(data) % len(profiles)  # sanitize() is inspect() again: one per input
+    for index, (name, policy) in enumerate(profiles.items()):
+        report = _inspect(name, data, policy)
+        _check_report(name, data, data, report, valid, index == via_sanitize)
+        if valid:
+            text_in = data.decode("utf-8")
+            as_str = _inspect(name, data, policy, text_in)
+            _check_report(name, data, text_in, as_str, True, False)
+            if (as_str.ok, as_str.text) != (report.ok, report.text):
+                _fail(
+                    f"profile {name!r}: bytes and str input disagree",
+                    data,
+                    (report.ok, report.text),
+                    (as_str.ok, as_str.text),
+                    names=("bytes", "str"),
+                )
+        if report.text is not None:
+            again = _inspect(name, data, policy, report.text)
+            if again.text != report.text:
+                _fail(
+                    f"profile {name!r}: sanitize is not idempotent",
+                    data,
+                    report.text,
+                    again.text,
+                    again.findings,
+                    names=("first pass", "second pass", "second findings"),
+                )
+
+
+def _inspect(
+    name: str, data: bytes, policy: sanitizer.Policy, subject: bytes | str | None = None
+) -> sanitizer.Report:
+    subject = data if subject is None else subject
+    try:
+        return sanitizer.inspect(subject, policy)
+    except Exception as exc:
+        raise Divergence(
+            f"profile {name!r}: inspect() raised (it must never raise for content)",
+            data,
+            [("subject", subject), ("exception", exc)],
+        ) from exc
+
+
+def _check_report(
+    name: str,
+    data: bytes,
+    subject: bytes | str,
+    report: sanitizer.Report,
+    valid: bool,
+    via_sanitize: bool,
+) -> None:
+    rejected = any(f.action is sanitizer.Action.REJECT for f in report.findings)
+    if report.ok == rejected or report.ok != (report.text is not None):
+        _fail(f"profile {name!r}: ok/text/rejections inconsistent", data, report, names=("report",))
+    for finding in report.findings:
+        if not 0 <= finding.start <= finding.end <= len(subject):
+            _fail(f"profile {name!r}: finding outside the input", data, finding, len(subject))
+    if report.findings:
+        str(report.findings[0])  # the log line must render
+    if not valid and not any(f.category is sanitizer.Category.ILL_FORMED for f in report.findings):
+        _fail(f"profile {name!r}: ill-formed input without an ILL_FORMED finding", data, report)
+    if via_sanitize:
+        try:
+            out: str | BaseException = sanitizer.sanitize(subject, report.policy)
+        except sanitizer.PolicyError as exc:
+            out = exc
+        if report.text is None and not isinstance(out, sanitizer.PolicyError):
+            _fail(f"profile {name!r}: sanitize() accepts what inspect() rejects", data, out)
+        if report.text is not None and out != report.text:
+            _fail(f"profile {name!r}: sanitize() != inspect().text", data, report.text, out)
+    if report.text is None:
+        return
+    try:
+        report.text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        _fail(f"profile {name!r}: output holds a lone surrogate", data, report.text, exc)
+
+
+def check_identifiers(data: bytes) -> None:
+    """Invariants of ``normalize_identifier``/``identifiers_equal`` on the two identifiers
+    ``split_pair(data)`` (decoded with surrogateescape, so lone surrogates occur too).
+
+    For each normal form: normalization is idempotent and, for NFC/NFKC, equals
+    ``unicodedata2.normalize`` (UAX #15); equality is reflexive, symmetric and the same as
+    comparing normal forms; NFC-equal implies NFKC-equal implies NFKC_CASEFOLD-equal.
+    """
+    left, right = (x.decode("utf-8", "surrogateescape") for x in split_pair(bytes(data)))
+    equal_before = False
+    for form in NORMAL_FORMS:
+        norms = []
+        for side in (left, right):
+            norm = sanitizer.normalize_identifier(side, form=form)  # type: ignore[arg-type]
+            twice = sanitizer.normalize_identifier(norm, form=form)  # type: ignore[arg-type]
+            if twice != norm:
+                _fail(f"{form}: normalize_identifier is not idempotent", data, side, norm, twice)
+            if form in ("NFC", "NFKC") and norm != unicodedata2.normalize(form, side):
+                want = unicodedata2.normalize(form, side)
+                _fail(f"{form}: normalize_identifier != unicodedata2", data, want, norm)
+            norms.append(norm)
+        equal = sanitizer.identifiers_equal(left, right, form=form)  # type: ignore[arg-type]
+        mirrored = sanitizer.identifiers_equal(right, left, form=form)  # type: ignore[arg-type]
+        if not equal == mirrored == (norms[0] == norms[1]):
+            _fail(
+                f"{form}: identifiers_equal",
+                data,
+                norms,
+                equal,
+                mirrored,
+                names=("normal forms", "equal(a, b)", "equal(b, a)"),
+            )
+        if not sanitizer.identifiers_equal(left, left, form=form):  # type: ignore[arg-type]
+            _fail(f"{form}: identifiers_equal is not reflexive", data, left)
+        if equal_before and not equal:
+            _fail(f"{form}: equal under a weaker form but not under {form}", data, left, right)
+        equal_before = equal
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "decode": check_decode,
+    "policy": check_policy,
+    "identifiers": check_identifiers,
+}

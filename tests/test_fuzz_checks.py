@@ -1,0 +1,235 @@
+"""Regression replay of the fuzz targets in plain pytest, and the oracle's own behaviour.
+
+Every seed in corpus/<target>/ and every saved finding in fuzz/findings/<target>/ goes
+through the target's check (no atheris needed), so a fixed bug stays fixed.  The rest
+shows that check_decode does flag broken decoders, with a report a human can read.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sanitizer
+from sanitizer.fuzzing import checks
+from sanitizer.fuzzing.checks import TARGETS, Divergence, check_decode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _inputs(kind: str) -> list[Path]:
+    paths = []
+    for target in TARGETS:
+        base = ROOT / ("corpus" if kind == "corpus" else "fuzz/findings") / target
+        paths += sorted(p for p in base.glob("*") if p.is_file() and not p.name.startswith("."))
+    return paths
+
+
+def _target_of(path: Path) -> str:
+    return path.parent.name
+
+
+@pytest.mark.parametrize("path", _inputs("corpus"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_replays_clean(path: Path) -> None:
+    TARGETS[_target_of(path)](path.read_bytes())
+
+
+FINDINGS = _inputs("findings")
+
+
+@pytest.mark.skipif(not FINDINGS, reason="no saved findings yet (fuzz/findings/ is empty)")
+@pytest.mark.parametrize("path", FINDINGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_saved_findings_stay_fixed(path: Path) -> None:
+    TARGETS[_target_of(path)](path.read_bytes())
+
+
+def test_targets_interface() -> None:
+    assert set(TARGETS) == {"decode", "policy", "identifiers"}
+    assert TARGETS["decode"] is check_decode
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00", bytes(range(256)), b"\xf4\x8f\xbf\xbf" * 300, b"\xc0\x80" * 2500, b"a" * 9000],
+)
+def test_check_decode_passes_on_edge_inputs(data: bytes) -> None:
+    check_decode(data)  # includes inputs longer than PY_RUNNER_LIMIT
+
+
+def test_chunking_is_deterministic_and_covers_input() -> None:
+    data = bytes(range(200))
+    assert list(checks.chunk_sizes(data)) == list(checks.chunk_sizes(data))
+    assert sum(checks.chunk_sizes(data)) == len(data)
+    assert checks.chunk_sizes(b"") == []
+    assert all(2 <= len(checks.chunk_sizes(bytes([b]) * 50)) <= 4 for b in range(256))
+
+
+def test_cpython_spans_matches_replace() -> None:
+    data = b"a\xf1\x80\x80\xe1\x80\xc2b\x80c\x80\xbfd"  # Unicode §3.9, Table 3-8
+    text, spans = checks.cpython_spans(data)
+    assert text == data.decode("utf-8", "replace")
+    assert spans == [(1, 4), (4, 6), (6, 7), (8, 9), (10, 11), (11, 12)]
+
+
+def test_expected_kind_reads_first_two_bytes() -> None:
+    k = sanitizer.ErrorKind
+    assert checks.expected_kind(b"\xc0\xae", 0, 1) is k.OVERLONG
+    assert checks.expected_kind(b"\xe0\x9f\xbf", 0, 1) is k.OVERLONG
+    assert checks.expected_kind(b"\xed\xa0\x80", 0, 1) is k.SURROGATE
+    assert checks.expected_kind(b"\xf4\x90\x80\x80", 0, 1) is k.OUT_OF_RANGE
+    assert checks.expected_kind(b"\xf8\x88", 0, 1) is k.OUT_OF_RANGE
+    assert checks.expected_kind(b"\xf8\x80", 0, 1) is k.OVERLONG
+    assert checks.expected_kind(b"\xe1\x80", 0, 2) is k.INCOMPLETE
+    assert checks.expected_kind(b"\xe1\x80A", 0, 2) is k.TRUNCATED
+    assert checks.expected_kind(b"\x80", 0, 1) is k.UNEXPECTED_CONTINUATION
+    assert checks.expected_kind(b"\xff", 0, 1) is k.INVALID_BYTE
+
+
+def test_split_pair_uses_ff() -> None:
+    assert checks.split_pair(b"abc\xffdef\xffx") == (b"abc", b"def\xffx")
+    assert checks.split_pair(b"abc") == (b"abc", b"")
+
+
+# -- the oracle flags broken candidates, readably -------------------------------------------
+
+
+def _lenient(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def test_divergence_for_accepting_candidate_is_readable() -> None:
+    with pytest.raises(Divergence) as info:
+        check_decode(b"/\xc0\xae./", candidate=_lenient)
+    report = str(info.value)
+    assert "accepts ill-formed UTF-8" in report
+    assert "input (5 bytes): 2F C0 AE 2E 2F" in report
+    assert "strict" in report and "UnicodeDecodeError" in report and "[start=1, end=2]" in report
+    assert "_lenient" in report and "'/\\ufffd\\ufffd./'" in report
+    assert report.count("\n") >= 3  # multi-line: what, input, one line per answer
+    assert info.value.data == b"/\xc0\xae./"
+
+
+def test_divergence_for_rejecting_candidate() -> None:
+    def refuses_euro(data: bytes) -> str:
+        if b"\xe2\x82\xac" in data:
+            raise ValueError("no euros")
+        return data.decode("utf-8")
+
+    with pytest.raises(Divergence, match="rejects well-formed UTF-8"):
+        check_decode("5 €".encode(), candidate=refuses_euro)
+
+
+def test_divergence_for_wrong_offset_and_text() -> None:
+    def late(data: bytes) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UnicodeDecodeError("utf-8", data, exc.start + 1, exc.end, "x") from None
+
+    with pytest.raises(Divergence, match="wrong error offsets"):
+        check_decode(b"ab\xff", candidate=late)
+    with pytest.raises(Divergence, match="different text"):
+        check_decode(b"abc", candidate=lambda b: b.decode("utf-8").upper())
+
+
+def test_candidate_crash_is_a_finding() -> None:
+    def crashes(data: bytes) -> str:
+        return data.decode("utf-8")[5]
+
+    with pytest.raises(Divergence, match="crashed") as info:
+        check_decode(b"ab", candidate=crashes)
+    assert "IndexError" in str(info.value)
+    with pytest.raises(Divergence, match="returned bytes, not str"):
+        check_decode(b"ab", candidate=lambda b: b)  # type: ignore[arg-type,return-value]
+
+
+def test_correct_candidates_pass() -> None:
+    for data in (b"", b"abc", b"\xc0\xae", "€𝄞".encode(), b"\xed\xa0\x80"):
+        check_decode(data, candidate=lambda b: b.decode("utf-8"))
+        check_decode(data, candidate=sanitizer.decode)
+
+
+def test_project_divergence_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A broken find_errors (drops the last error) must be caught, not only candidates.
+    real = sanitizer.find_errors
+    monkeypatch.setattr(sanitizer, "find_errors", lambda data, **kw: real(data, **kw)[:-1])
+    with pytest.raises(Divergence, match="find_errors spans != CPython"):
+        check_decode(b"\xc0\xae")
+
+
+def test_incremental_divergence_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Forgetful(sanitizer.IncrementalDecoder):
+        """Drops a held-back tail at final=True."""
+
+        def feed(self, chunk: Any, final: bool = False) -> tuple[str, list[sanitizer.Utf8Error]]:
+            return super().feed(chunk, False)
+
+    monkeypatch.setattr(sanitizer, "IncrementalDecoder", Forgetful)
+    with pytest.raises(Divergence, match="IncrementalDecoder"):
+        check_decode(b"ab\xe2\x82")
+
+
+def test_record_handler_is_registered() -> None:
+    assert codecs.lookup_error("sanitizer.fuzzing.record") is not None
+
+
+def test_policy_and_identifier_checks_flag_violations(monkeypatch: pytest.MonkeyPatch) -> None:
+    checks.check_policy(b"ok text")
+    checks.check_identifiers(b"file\xff\xef\xac\x81le")
+    monkeypatch.setattr(sanitizer, "identifiers_equal", lambda a, b, form="NFC": a != b)
+    with pytest.raises(Divergence, match="identifiers_equal"):
+        checks.check_identifiers(b"abc\xffabd")
+
+
+# -- candidate loading ----------------------------------------------------------------------
+
+
+def test_load_candidate_from_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sanitizer.fuzzing.candidate import load
+
+    (tmp_path / "my_fuzz_candidate.py").write_text(
+        "class Codec:\n"
+        "    @staticmethod\n"
+        "    def decode(b):\n"
+        "        return b.decode('utf-8')\n"
+        "NOT_CALLABLE = 3\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", ".")])
+    func = load("my_fuzz_candidate:Codec.decode")
+    assert func(b"ok") == "ok"
+    check_decode(b"\xc0\xae", candidate=func)
+    with pytest.raises(ValueError, match="not callable"):
+        load("my_fuzz_candidate:NOT_CALLABLE")
+    with pytest.raises(ValueError, match="has no attribute 'missing'"):
+        load("my_fuzz_candidate:missing")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_colon", "MODULE:FUNCTION"),
+        (":decode", "MODULE:FUNCTION"),
+        ("sanitizer:", "MODULE:FUNCTION"),
+        ("surely_not_a_module_xyz:decode", "cannot import module 'surely_not_a_module_xyz'"),
+        ("sanitizer:no_such_function", "has no attribute 'no_such_function'"),
+        ("sanitizer:BACKEND", "not callable"),
+    ],
+)
+def test_load_candidate_errors(spec: str, message: str) -> None:
+    from sanitizer.fuzzing.candidate import load
+
+    with pytest.raises(ValueError, match=message):
+        load(spec)
+
+
+def test_load_candidate_builtin_spec() -> None:
+    from sanitizer.fuzzing.candidate import load
+
+    assert load("sanitizer:decode") is sanitizer.decode
+    assert load("sanitizer.fuzzing.mutants:modified_utf8")(b"\xc0\x80") == "\x00"
