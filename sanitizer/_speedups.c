@@ -9,6 +9,8 @@
  *
  *   spans(data, table, nclasses, pos, limit) -> list[int]   (flat start/end pairs)
  *   replace(data, table, nclasses, pos, out_spans) -> str    (U+FFFD per maximal subpart)
+ *
+ * It also runs the policy fast path over class tables (scan, clean; see below).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -208,6 +210,46 @@ done:
 static PyObject *decode_fallback = NULL;
 static PyObject *default_table = NULL; /* bytes: grammar.MACHINE.table */
 static int default_nclasses = 0;
+static PyObject *error_class = NULL; /* sanitizer.Utf8Error */
+
+/*
+ * Strict decoding failed in CPython's codec at `good` (everything before it is valid):
+ * find the first maximal subpart with the machine and raise Utf8Error for it.  Returns 1
+ * when the error is set, 0 when the machine found nothing (the caller then falls back).
+ */
+static int
+raise_first_error(PyObject *bytes, Py_ssize_t good)
+{
+    Py_buffer table;
+    machine_t m;
+    int rc = -1;
+    if (PyObject_GetBuffer(default_table, &table, PyBUF_SIMPLE) < 0) return -1;
+    if (load_machine(&table, default_nclasses, &m) == 0) {
+        PyObject *spans = PyList_New(0);
+        if (spans != NULL) {
+            if (run(&m, (const unsigned char *)PyBytes_AS_STRING(bytes),
+                    PyBytes_GET_SIZE(bytes), good, 1, spans, NULL) >= 0) {
+                rc = 0;
+                if (PyList_GET_SIZE(spans) == 2) {
+                    PyObject *exc = PyObject_CallFunction(
+                        error_class, "sOOOs", "utf-8", bytes, PyList_GET_ITEM(spans, 0),
+                        PyList_GET_ITEM(spans, 1), "");
+                    if (exc != NULL) {
+                        PyErr_SetObject(error_class, exc);
+                        Py_DECREF(exc);
+                        rc = 1;
+                    }
+                    else {
+                        rc = -1;
+                    }
+                }
+            }
+            Py_DECREF(spans);
+        }
+    }
+    PyBuffer_Release(&table);
+    return rc;
+}
 
 static PyObject *
 replace_all(PyObject *bytes)
@@ -244,6 +286,20 @@ speedups_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
             PyObject *text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(args[0]),
                                                   PyBytes_GET_SIZE(args[0]), NULL);
             if (text != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
+            if (default_table != NULL && error_class != NULL) {
+                /* Only the offset CPython accepted up to is reused; the machine decides. */
+                PyObject *type, *value, *tb;
+                PyErr_Fetch(&type, &value, &tb);
+                PyErr_NormalizeException(&type, &value, &tb);
+                Py_ssize_t good = 0;
+                int ok = value != NULL && PyUnicodeDecodeError_GetStart(value, &good) == 0;
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                if (!ok) return NULL;
+                int rc = raise_first_error(args[0], good);
+                if (rc != 0) return NULL; /* Utf8Error raised, or a real failure */
+            }
             PyErr_Clear();
         } else if (default_table != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
                    PyUnicode_Check(args[1]) &&
@@ -263,9 +319,10 @@ speedups_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
 static PyObject *
 speedups_set_decode_fallback(PyObject *self, PyObject *args)
 {
-    PyObject *fn, *table;
+    PyObject *fn, *table, *errcls;
     int nclasses;
-    if (!PyArg_ParseTuple(args, "OSi:set_decode_fallback", &fn, &table, &nclasses)) return NULL;
+    if (!PyArg_ParseTuple(args, "OSiO:set_decode_fallback", &fn, &table, &nclasses, &errcls))
+        return NULL;
     if (!PyCallable_Check(fn)) {
         PyErr_SetString(PyExc_TypeError, "fallback must be callable");
         return NULL;
@@ -275,7 +332,290 @@ speedups_set_decode_fallback(PyObject *self, PyObject *args)
     Py_INCREF(table);
     Py_XSETREF(default_table, table);
     default_nclasses = nclasses;
+    Py_INCREF(errcls);
+    Py_XSETREF(error_class, errcls);
     Py_RETURN_NONE;
+}
+
+/*
+ * Policy fast path: scan(text, stage1, stage2, tables, max_run, start) -> int and
+ * clean(data, stage1, stage2, tables, max_run) -> str | None.
+ *
+ * Like the decoder runner this holds no Unicode knowledge: Python hands it a two-stage
+ * class table (sanitizer/_classtable.py: code point -> uint8 class) and a policy's tables
+ * indexed by class (policy._c_tables), and it only looks them up.  The pure-Python
+ * statement is _classtable.scan_reference; the tests check that the two agree.
+ *
+ * tables: flags[256] (bit 0: interesting, bit 1: mark), rule[256] (0: none, else 1..R),
+ * prefilter[8] (T, number of extras <= 4, 4 extra byte values, 2 unused), then per rule
+ * prev_ok[257] and next_ok[257] (entry 256 stands for "no previous / next character").
+ * Prefilter for 1-byte strings: every byte b whose class is flagged is < T, one of the
+ * extras, or >= 0x7F; other bytes are skipped without a lookup.
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <stdint.h>
+#include <string.h>
+
+#define STAGE1_ENTRIES 0x1100
+#define T_FLAGS 0
+#define T_RULE 256
+#define T_PREFILTER 512
+#define T_RULES 520
+#define RULE_SIZE 514
+
+typedef struct {
+    const uint16_t *stage1;
+    const unsigned char *stage2;
+    const unsigned char *flags;
+    const unsigned char *rule;
+    const unsigned char *rules;
+    unsigned char threshold;
+    unsigned char extras[4];
+} scan_tables_t;
+
+/* Validation is done once per distinct table object: bytes are immutable, so holding a
+ * reference to a validated object makes re-validation unnecessary (policies cache their
+ * tables, so the common call costs a pointer comparison, not a 4,352-entry check). */
+#define VALID_CACHE 8
+static PyObject *valid_stage1 = NULL, *valid_stage2 = NULL;
+static PyObject *valid_tables[VALID_CACHE];
+static int valid_next = 0;
+
+static int
+malformed(const char *what)
+{
+    PyErr_Format(PyExc_ValueError, "malformed %s table", what);
+    return -1;
+}
+
+static int
+load_scan_tables(PyObject *stage1, PyObject *stage2, PyObject *tables, scan_tables_t *t)
+{
+    if (!PyBytes_CheckExact(stage1) || !PyBytes_CheckExact(stage2) ||
+        !PyBytes_CheckExact(tables)) {
+        PyErr_SetString(PyExc_TypeError, "class tables must be bytes");
+        return -1;
+    }
+    const char *s1 = PyBytes_AS_STRING(stage1);
+    Py_ssize_t n2 = PyBytes_GET_SIZE(stage2), nt = PyBytes_GET_SIZE(tables);
+    if (stage1 != valid_stage1 || stage2 != valid_stage2) {
+        if (PyBytes_GET_SIZE(stage1) != 2 * STAGE1_ENTRIES || ((uintptr_t)s1 & 1) != 0 ||
+            n2 < 256 || n2 % 256 != 0)
+            return malformed("class");
+        Py_ssize_t nblocks = n2 / 256;
+        for (int k = 0; k < STAGE1_ENTRIES; k++) {
+            if (((const uint16_t *)s1)[k] >= nblocks) return malformed("class");
+        }
+        Py_INCREF(stage1);
+        Py_XSETREF(valid_stage1, stage1);
+        Py_INCREF(stage2);
+        Py_XSETREF(valid_stage2, stage2);
+        for (int k = 0; k < VALID_CACHE; k++) Py_CLEAR(valid_tables[k]);
+    }
+    t->stage1 = (const uint16_t *)s1;
+    t->stage2 = (const unsigned char *)PyBytes_AS_STRING(stage2);
+    const unsigned char *tb = (const unsigned char *)PyBytes_AS_STRING(tables);
+    int known = 0;
+    for (int k = 0; k < VALID_CACHE; k++) {
+        if (valid_tables[k] == tables) known = 1;
+    }
+    if (!known) {
+        if (nt < T_RULES || (nt - T_RULES) % RULE_SIZE != 0) return malformed("policy");
+        Py_ssize_t nrules = (nt - T_RULES) / RULE_SIZE;
+        if (tb[T_PREFILTER] > 0x7F || tb[T_PREFILTER + 1] > 4) return malformed("policy");
+        for (int c = 0; c < 256; c++) {
+            if (tb[T_RULE + c] > nrules) return malformed("policy");
+        }
+        /* The prefilter must let every flagged Latin-1 character through. */
+        const unsigned char *blk0 = t->stage2 + ((size_t)t->stage1[0] << 8);
+        for (int b = 0; b < 0x7F; b++) {
+            int extra = 0;
+            for (int k = 0; k < tb[T_PREFILTER + 1]; k++) {
+                if (tb[T_PREFILTER + 2 + k] == b) extra = 1;
+            }
+            if (tb[T_FLAGS + blk0[b]] && b >= tb[T_PREFILTER] && !extra)
+                return malformed("policy prefilter");
+        }
+        Py_INCREF(tables);
+        Py_XSETREF(valid_tables[valid_next], tables);
+        valid_next = (valid_next + 1) % VALID_CACHE;
+    }
+    t->flags = tb + T_FLAGS;
+    t->rule = tb + T_RULE;
+    t->rules = tb + T_RULES;
+    t->threshold = tb[T_PREFILTER];
+    for (int k = 0; k < 4; k++) {
+        /* Unused extras repeat 0x7F, which is a candidate anyway. */
+        t->extras[k] = k < tb[T_PREFILTER + 1] ? tb[T_PREFILTER + 2 + k] : 0x7F;
+    }
+    return 0;
+}
+
+#if PY_VERSION_HEX < 0x030C0000
+#define READY(o) PyUnicode_READY(o)
+#else
+#define READY(o) 0 /* every str is ready since 3.12 */
+#endif
+
+#define CLASS_OF(t, ch) ((t)->stage2[((size_t)(t)->stage1[(ch) >> 8] << 8) | ((ch) & 0xFF)])
+
+typedef struct {
+    Py_ssize_t run_start, mark_end, max_run;
+} run_state_t;
+
+/* A flagged character at i (flags f, class c): 1 when the scan stops there. */
+static int
+flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+        unsigned int c, unsigned int f, run_state_t *rs)
+{
+    if (f & 1) {
+        unsigned int r = t->rule[c];
+        if (r == 0) return 1;
+        const unsigned char *rule = t->rules + (size_t)(r - 1) * RULE_SIZE;
+        unsigned int prev = 256, next = 256;
+        if (i > 0) prev = CLASS_OF(t, PyUnicode_READ(kind, data, i - 1));
+        if (i + 1 < n) next = CLASS_OF(t, PyUnicode_READ(kind, data, i + 1));
+        if (!rule[prev] || !rule[257 + next]) return 1;
+    }
+    if ((f & 2) && rs->max_run >= 0) {
+        if (i != rs->mark_end) rs->run_start = i;
+        rs->mark_end = i + 1;
+        if (rs->mark_end - rs->run_start > rs->max_run) return 1;
+    }
+    return 0;
+}
+
+#define SCAN_WIDE(NAME, TYPE, KIND)                                                     \
+    static Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s, Py_ssize_t n,          \
+                           Py_ssize_t i, run_state_t *rs)                                \
+    {                                                                                    \
+        const unsigned char *flags = t->flags;                                           \
+        for (; i < n; i++) {                                                             \
+            Py_UCS4 ch = s[i];                                                           \
+            unsigned int c = CLASS_OF(t, ch);                                            \
+            unsigned int f = flags[c];                                                   \
+            if (f && flagged(t, KIND, s, n, i, c, f, rs)) return i;                      \
+        }                                                                                \
+        return n;                                                                        \
+    }
+
+SCAN_WIDE(scan_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
+SCAN_WIDE(scan_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
+
+static Py_ssize_t
+scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
+          run_state_t *rs)
+{
+    const unsigned char *flags = t->flags;
+    const unsigned char *blk0 = t->stage2 + ((size_t)t->stage1[0] << 8);
+#if defined(__SSE2__)
+    const __m128i vt = _mm_set1_epi8((char)t->threshold);
+    const __m128i v7f = _mm_set1_epi8(0x7F);
+    const __m128i e0 = _mm_set1_epi8((char)t->extras[0]);
+    const __m128i e1 = _mm_set1_epi8((char)t->extras[1]);
+    const __m128i e2 = _mm_set1_epi8((char)t->extras[2]);
+    const __m128i e3 = _mm_set1_epi8((char)t->extras[3]);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        /* signed compare: bytes >= 0x80 are negative, so they are candidates too */
+        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, vt), _mm_cmpeq_epi8(v, v7f));
+        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, e0), _mm_cmpeq_epi8(v, e1)));
+        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
+        unsigned int mask = (unsigned int)_mm_movemask_epi8(m);
+        while (mask) {
+            Py_ssize_t j = i + __builtin_ctz(mask);
+            mask &= mask - 1;
+            unsigned int c = blk0[s[j]];
+            unsigned int f = flags[c];
+            if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) return j;
+        }
+        i += 16;
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned int c = blk0[s[i]];
+        unsigned int f = flags[c];
+        if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, i, c, f, rs)) return i;
+    }
+    return n;
+}
+
+static Py_ssize_t
+scan_text(const scan_tables_t *t, PyObject *text, Py_ssize_t start, Py_ssize_t max_run)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, max_run};
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        return scan_ucs1(t, (const Py_UCS1 *)data, n, start, &rs);
+    case PyUnicode_2BYTE_KIND:
+        return scan_ucs2(t, (const Py_UCS2 *)data, n, start, &rs);
+    default:
+        return scan_ucs4(t, (const Py_UCS4 *)data, n, start, &rs);
+    }
+}
+
+static PyObject *
+speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "scan(text, stage1, stage2, tables, max_run, start) takes 6 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "scan() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(args[1], args[2], args[3], &t) < 0) return NULL;
+    Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
+    if (max_run == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[5]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (READY(args[0]) < 0) return NULL;
+    if (start < 0 || start > PyUnicode_GET_LENGTH(args[0])) {
+        PyErr_SetString(PyExc_ValueError, "start out of range");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(scan_text(&t, args[0], start, max_run));
+}
+
+static PyObject *
+speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "clean(data, stage1, stage2, tables, max_run) takes 5 arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(args[1], args[2], args[3], &t) < 0) return NULL;
+    Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
+    if (max_run == -1 && PyErr_Occurred()) return NULL;
+    PyObject *data = args[0], *text;
+    if (PyBytes_Check(data)) {
+        text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), NULL);
+        if (text == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    } else if (PyUnicode_Check(data)) {
+        if (READY(data) < 0) return NULL;
+        Py_INCREF(data);
+        text = data;
+    } else {
+        Py_RETURN_NONE; /* other types: the caller's full path decides */
+    }
+    if (scan_text(&t, text, 0, max_run) != PyUnicode_GET_LENGTH(text)) {
+        Py_DECREF(text);
+        Py_RETURN_NONE;
+    }
+    return text;
 }
 
 static PyMethodDef speedups_methods[] = {
@@ -283,12 +623,18 @@ static PyMethodDef speedups_methods[] = {
      "decode($module, data, /, *, errors='strict', bom='keep', allow_overlong_nul=False)\n--\n\n"
      "Decode UTF-8 strictly by RFC 3629 (see sanitizer.decoder.decode_py for details)."},
     {"set_decode_fallback", speedups_set_decode_fallback, METH_VARARGS,
-     "set_decode_fallback(fn, table, nclasses): the Python decode() that non-trivial calls\n"
-     "go to, and the default machine table for errors='replace'."},
+     "set_decode_fallback(fn, table, nclasses, error_class): the Python decode() that\n"
+     "non-trivial calls go to, the default machine table, and the class to raise."},
     {"spans", speedups_spans, METH_VARARGS,
      "spans(data, table, nclasses, pos, limit) -> flat list of maximal-subpart offsets"},
     {"replace", speedups_replace, METH_VARARGS,
      "replace(data, table, nclasses, pos, out_spans) -> text with U+FFFD per subpart"},
+    {"scan", (PyCFunction)(void (*)(void))speedups_scan, METH_FASTCALL,
+     "scan(text, stage1, stage2, tables, max_run, start) -> index of the first character\n"
+     "the policy tables flag (see sanitizer._classtable.scan_reference), or len(text)"},
+    {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
+     "clean(data, stage1, stage2, tables, max_run) -> str | None: data (bytes: strictly\n"
+     "decoded) when it decodes and scan() flags nothing, else None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -29,18 +29,28 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
     for name in [n for n in sys.modules if n == "sanitizer" or n.startswith("sanitizer.")]:
         if name != __name__:
             del sys.modules[name]
-    with atheris.instrument_imports(
-        include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
-    ):
+    if target == "decode":  # as fuzz/fuzz_decode.py: the decoder's Python layer only
+        scope = {
+            "include": [
+                "sanitizer.decoder",
+                "sanitizer.errors",
+                "sanitizer.grammar",
+                "sanitizer.charinfo",
+            ]
+        }
+    else:
+        scope = {"include": ["sanitizer"], "exclude": ["sanitizer.fuzzing", "sanitizer._machine"]}
+    with atheris.instrument_imports(**scope):
         importlib.import_module("sanitizer")
     checks = importlib.import_module("sanitizer.fuzzing.checks")
     check: Callable[[bytes], None] = checks.TARGETS[target]
-    spec = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
-    if target == "decode" and spec:
-        candidate = importlib.import_module("sanitizer.fuzzing.candidate").load(spec)
+    if target == "decode":
+        spec = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
+        load = importlib.import_module("sanitizer.fuzzing.candidate").load
+        candidate = load(spec) if spec else None
 
         def check(data: bytes) -> None:
-            checks.check_decode(data, candidate)
+            checks.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
 
     return check
 
