@@ -1,14 +1,188 @@
-"""Placeholder: filled in by the fuzz work (see docs/contract.md)."""
+"""``sanitizer fuzz``: run a fuzzing campaign from the command line.
+
+The campaign logic lives in ``sanitizer.fuzzing.runner``; this module only turns arguments
+into a ``CampaignConfig``, checks what can be checked before spawning anything (atheris
+installed, target known, candidate importable, corpus present) so that mistakes end in a
+one-line message and exit status 2, and maps the outcome to 0 (no finding) or 1.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+TARGET_CHOICES = ("decode", "policy", "identifiers", "all")
 
 
 def register(sub: Any) -> None:
-    del sub
+    parser = sub.add_parser(
+        "fuzz",
+        help="run a libFuzzer/atheris campaign against a target",
+        description=(
+            "Fuzz TARGET with N libFuzzer workers for a time budget: live progress, each "
+            "crash minimized with a report next to it, new corpus entries merged back. "
+            "Exit 0 if no finding, 1 if any, 2 on usage errors. Flags after '--' go to "
+            "libFuzzer unchanged (e.g. -- -max_len=64)."
+        ),
+    )
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="decode (differential, accepts --candidate), policy, identifiers, or all",
+    )
+    parser.add_argument(
+        "--max-time",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="fuzzing time budget in seconds (split between targets for 'all'; default 60)",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="parallel workers (default 1)"
+    )
+    parser.add_argument(
+        "--candidate",
+        metavar="MODULE:FUNCTION",
+        default=None,
+        help="a decoder of yours (bytes -> str, raising UnicodeDecodeError/ValueError) to "
+        "check against the strict reference (decode target; default: "
+        "$SANITIZER_FUZZ_CANDIDATE)",
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="working corpus directory (must exist; new entries are merged into it; "
+        "default .sanitizer-fuzz/corpus/TARGET seeded from the bundled corpus)",
+    )
+    parser.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        type=Path,
+        default=Path(".sanitizer-fuzz/artifacts"),
+        help="where crashing inputs, minimized inputs and reports go "
+        "(default .sanitizer-fuzz/artifacts)",
+    )
+    parser.add_argument(
+        "--stop-on-first",
+        action="store_true",
+        help="stop the campaign at the first finding instead of restarting the worker",
+    )
+    parser.add_argument(
+        "--minimize-time",
+        type=int,
+        default=20,
+        metavar="S",
+        help="time limit for minimizing each finding (default 20)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no live progress on stderr")
+    parser.set_defaults(func=run, libfuzzer_args=[])
+    # Everything after "--" is libFuzzer's: split it off before argparse sees "-flag=value".
+    parser.__class__ = type("FuzzParser", (_SplitLibFuzzerArgs, type(parser)), {})
 
 
-def _unused(args: argparse.Namespace) -> int:
-    return 0
+class _SplitLibFuzzerArgs(argparse.ArgumentParser):
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        items = list(sys.argv[1:] if args is None else args)
+        extra: list[str] = []
+        if "--" in items:
+            cut = items.index("--")
+            items, extra = items[:cut], items[cut + 1 :]
+        ns, rest = super().parse_known_args(items, namespace)
+        ns.libfuzzer_args = extra
+        return ns, rest
+
+
+def _fail(message: str) -> int:
+    print(f"sanitizer fuzz: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def have_atheris() -> bool:
+    try:
+        importlib.import_module("atheris")
+    except ImportError:
+        return False
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    from sanitizer.fuzzing import runner
+    from sanitizer.fuzzing.progress import Progress
+
+    target: str = args.target
+    if target not in TARGET_CHOICES:
+        return _fail(f"unknown target {target!r} (choose from {', '.join(TARGET_CHOICES)})")
+    extra = list(args.libfuzzer_args)
+    if any(not a.startswith("-") for a in extra):
+        bad = next(a for a in extra if not a.startswith("-"))
+        return _fail(
+            f"unexpected argument {bad!r} after '--': only -flag=value libFuzzer flags "
+            "go there (use --corpus DIR for a corpus)"
+        )
+    spawning = [a for a in extra if a.split("=", 1)[0] in ("-jobs", "-workers", "-fork")]
+    if spawning:
+        return _fail(f"{spawning[0]}: use --jobs N (the campaign runs its own workers)")
+    targets = list(runner.TARGET_NAMES) if target == "all" else [target]
+    candidate = args.candidate
+    if candidate is None and "decode" in targets:
+        candidate = os.environ.get(runner.CANDIDATE_ENV) or None
+    if candidate is not None:
+        if "decode" not in targets:
+            return _fail("--candidate only applies to the decode target")
+        from sanitizer.fuzzing.candidate import load
+
+        try:
+            load(candidate)
+        except ValueError as exc:
+            return _fail(str(exc))
+    if not have_atheris():
+        print(f"sanitizer fuzz: {runner.INSTALL_HINT}", file=sys.stderr)
+        return EXIT_USAGE
+    config = runner.CampaignConfig(
+        targets=targets,
+        max_time=args.max_time,
+        jobs=args.jobs,
+        candidate=candidate,
+        corpus=args.corpus,
+        artifacts=args.artifacts,
+        extra_args=extra,
+        stop_on_first=args.stop_on_first,
+        minimize_time=args.minimize_time,
+    )
+    try:
+        config.validate()
+    except runner.UsageError as exc:
+        return _fail(str(exc))
+    layout = runner.detect_layout()
+    for name in targets:
+        if layout.script(name) is None and not _in_package(name):
+            return _fail(f"no fuzz target for {name!r} in this installation")
+    progress = Progress(sys.stderr, enabled=not args.no_progress)
+    try:
+        results = runner.run_campaign(config, progress)
+    except runner.UsageError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+    print(runner.format_summary(results))
+    return EXIT_FOUND if any(r.findings for r in results) else EXIT_OK
+
+
+def _in_package(target: str) -> bool:
+    """Whether ``python -m sanitizer.fuzzing TARGET`` exists (installed without fuzz/)."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("sanitizer.fuzzing.__main__") is not None
+    except (ImportError, ValueError):
+        return False

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Fuzzing benchmarks: how fast the targets run and how fast they catch known bugs.
+
+A harness is worth what it finds, so two figures matter: executions per second of each
+target (goal: fuzz_decode >= 20,000 exec/s), and, for every deliberately broken decoder in
+``sanitizer.fuzzing.mutants``, the time and executions libFuzzer needs to flag it, starting
+from the seed corpus (goal < 5 s) and from an empty corpus (goal < 120 s; each run is
+capped and misses are reported as such).  Mutants are plugged in like any user decoder:
+``SANITIZER_FUZZ_CANDIDATE=sanitizer.fuzzing.mutants:<function>``.
+
+Every run is one plain ``fuzz/fuzz_<target>.py`` process (the dictionary included), timed
+from process start to exit, so times include interpreter start-up (~0.5 s).  Prints
+markdown tables.  ``--quick`` shortens every cap; ``--parallel`` runs that many fuzzers at
+once (default 2: mind the cores, exec/s is measured one target at a time regardless).
+
+    python bench/bench_fuzz.py --quick
+    python bench/bench_fuzz.py --mutants accepts-surrogates,modified-utf8
+    python bench/bench_fuzz.py --no-dict     # also: empty corpus *and* no dictionary
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sanitizer.fuzzing.runner import (  # noqa: E402
+    CANDIDATE_ENV,
+    RunStats,
+    detect_layout,
+    extract_failure,
+    format_table,
+    fuzzer_command,
+    headline,
+)
+
+EXEC_GOAL = 20_000
+SEED_GOAL = 5.0
+EMPTY_GOAL = 120.0
+
+
+@dataclass
+class Run:
+    flagged: bool
+    seconds: float
+    execs: int
+    exec_per_sec: int
+    failure: str
+    error: str = ""
+
+
+def run_fuzzer(
+    target: str,
+    *,
+    corpus: Path | None,
+    cap: float,
+    candidate: str | None = None,
+    extra: Sequence[str] = (),
+    use_dict: bool = True,
+) -> Run:
+    """One libFuzzer process: until its first crash or ``cap`` seconds."""
+    layout = detect_layout(ROOT / "sanitizer")
+    with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp_name:
+        tmp = Path(tmp_name)
+        work = tmp / "corpus"
+        work.mkdir()
+        if corpus is not None:
+            for path in corpus.iterdir():
+                if path.is_file():
+                    shutil.copyfile(path, work / path.name)
+        cmd = [
+            *fuzzer_command(target, layout),
+            f"-max_total_time={max(1, int(cap))}",
+            f"-artifact_prefix={tmp}{os.sep}",
+            "-print_final_stats=1",
+            *extra,
+        ]
+        dictionary = layout.dictionary()
+        if dictionary is not None and use_dict:
+            cmd.append(f"-dict={dictionary}")
+        cmd.append(str(work))
+        env = {k: v for k, v in os.environ.items() if k != CANDIDATE_ENV}
+        if candidate:
+            env[CANDIDATE_ENV] = candidate
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+        stats = RunStats(started=time.monotonic())
+        start = time.monotonic()
+        try:
+            proc = subprocess.run(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                env=env,
+                timeout=cap + 60,
+            )
+            output = proc.stdout
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout
+            output = out.decode(errors="replace") if isinstance(out, bytes) else (out or "")
+        seconds = time.monotonic() - start
+        for line in output.splitlines():
+            stats.feed(line, time.monotonic())
+        crashed = any(Path(p).name.startswith("crash-") for p in stats.artifacts)
+        rate = 0
+        if not crashed and stats.final_execs is not None:
+            rate = int(stats.final_execs / max(seconds, 1e-9))
+        error = ""
+        if not stats.inited and not crashed:
+            tail = [line for line in output.splitlines() if line.strip()][-1:]
+            error = tail[0] if tail else "no output"
+        return Run(
+            flagged=crashed,
+            seconds=seconds,
+            execs=stats.total_execs,
+            exec_per_sec=rate,
+            failure=headline(extract_failure(output.splitlines())),
+            error=error,
+        )
+
+
+def bench_exec_rate(seconds: float) -> str:
+    layout = detect_layout(ROOT / "sanitizer")
+    rows = []
+    for target in ("decode", "policy", "identifiers"):
+        if layout.script(target) is None:
+            rows.append([target, "-", "-", "-", "-", "no fuzz script"])
+            continue
+        run = run_fuzzer(target, corpus=layout.seeds(target), cap=seconds)
+        goal = f">= {EXEC_GOAL:,}" if target == "decode" else "-"
+        note = run.error or (f"CRASHED: {run.failure}" if run.flagged else "")
+        if target == "decode" and not run.flagged:
+            note = note or ("met" if run.exec_per_sec >= EXEC_GOAL else "MISSED")
+        rows.append(
+            [
+                target,
+                f"{run.seconds:.1f}",
+                f"{run.execs:,}",
+                f"{run.exec_per_sec:,}",
+                goal,
+                note,
+            ]
+        )
+    headers = ["target", "wall s", "execs", "exec/s", "goal", "note"]
+    return format_table(headers, rows)
+
+
+def mutant_specs(selected: Sequence[str]) -> list[tuple[str, str]]:
+    from sanitizer.fuzzing import mutants
+
+    names = sorted(mutants.MUTANTS)
+    if selected:
+        unknown = [n for n in selected if n not in mutants.MUTANTS]
+        if unknown:
+            raise SystemExit(f"unknown mutant(s): {', '.join(unknown)}")
+        names = list(selected)
+    out = []
+    for name in names:
+        attr = name.replace("-", "_")
+        if getattr(mutants, attr, None) is not mutants.MUTANTS[name]:
+            raise SystemExit(f"mutant {name} is not importable as mutants:{attr}")
+        out.append((name, f"sanitizer.fuzzing.mutants:{attr}"))
+    return out
+
+
+def _cell(run: Run | None, goal: float) -> tuple[str, str, bool]:
+    if run is None:
+        return "n/a", "n/a", False
+    if run.error:
+        return "error", run.error[:40], False
+    if not run.flagged:
+        return f"miss (>{run.seconds:.0f})", f"{run.execs:,}", False
+    return f"{run.seconds:.1f}", f"{run.execs:,}", run.seconds < goal
+
+
+def bench_mutants(
+    selected: Sequence[str], seed_cap: float, empty_cap: float, parallel: int, bare: bool
+) -> str:
+    layout = detect_layout(ROOT / "sanitizer")
+    seeds = layout.seeds("decode")
+    if seeds is not None and not any(seeds.iterdir()):
+        seeds = None
+    specs = mutant_specs(selected)
+    # (name, spec, mode): mode "seeds", "empty" (with the dictionary) or "bare" (neither).
+    jobs: list[tuple[str, str, str]] = []
+    for name, spec in specs:
+        if seeds is not None:
+            jobs.append((name, spec, "seeds"))
+        jobs.append((name, spec, "empty"))
+        if bare:
+            jobs.append((name, spec, "bare"))
+
+    def one(job: tuple[str, str, str]) -> tuple[str, str, Run]:
+        name, spec, mode = job
+        run = run_fuzzer(
+            "decode",
+            corpus=seeds if mode == "seeds" else None,
+            cap=seed_cap if mode == "seeds" else empty_cap,
+            candidate=spec,
+            use_dict=mode != "bare",
+        )
+        return name, mode, run
+
+    results: dict[tuple[str, str], Run] = {}
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        for name, mode, run in pool.map(one, jobs):
+            results[(name, mode)] = run
+            verdict = f"{run.seconds:.1f}s" if run.flagged else "miss"
+            print(f"  {name} ({mode}): {verdict}", file=sys.stderr, flush=True)
+    rows = []
+    seed_ok = empty_ok = bare_ok = 0
+    for name, _ in specs:
+        s_time, s_execs, s_ok = _cell(results.get((name, "seeds")), SEED_GOAL)
+        e_time, e_execs, e_ok = _cell(results.get((name, "empty")), EMPTY_GOAL)
+        b_time, b_execs, b_ok = _cell(results.get((name, "bare")), EMPTY_GOAL)
+        seed_ok += s_ok
+        empty_ok += e_ok
+        bare_ok += b_ok
+        first = results.get((name, "seeds")) or results.get((name, "empty"))
+        row = [name, s_time, s_execs, e_time, e_execs]
+        if bare:
+            row += [b_time, b_execs]
+        rows.append([*row, first.failure.removeprefix("Divergence: ")[:55] if first else ""])
+    headers = ["mutant", "seeds: s", "seeds: execs", "empty: s", "empty: execs"]
+    if bare:
+        headers += ["no dict: s", "no dict: execs"]
+    headers.append("first failure")
+    n = len(specs)
+    seed_line = (
+        f"flagged from the seed corpus in < {SEED_GOAL:.0f} s: {seed_ok}/{n}"
+        if seeds is not None
+        else "seed corpus: corpus/decode is missing or empty (not measured)"
+    )
+    lines = [
+        format_table(headers, rows),
+        "",
+        seed_line,
+        f"flagged from an empty corpus in < {EMPTY_GOAL:.0f} s "
+        f"(cap {empty_cap:.0f} s): {empty_ok}/{n}",
+    ]
+    if bare:
+        lines.append(
+            f"flagged from an empty corpus without the dictionary in < {EMPTY_GOAL:.0f} s "
+            f"(cap {empty_cap:.0f} s): {bare_ok}/{n}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short caps (a few minutes)")
+    parser.add_argument("--mutants", default="", help="comma-separated mutant names")
+    parser.add_argument("--parallel", type=int, default=2, help="fuzzers at once (default 2)")
+    parser.add_argument("--rate-seconds", type=float, default=None)
+    parser.add_argument("--seed-cap", type=float, default=None)
+    parser.add_argument("--empty-cap", type=float, default=None)
+    parser.add_argument("--skip-rate", action="store_true")
+    parser.add_argument("--skip-mutants", action="store_true")
+    parser.add_argument(
+        "--no-dict",
+        action="store_true",
+        help="also time each mutant from an empty corpus without the dictionary",
+    )
+    args = parser.parse_args(argv)
+    try:
+        import atheris  # noqa: F401
+    except ImportError:
+        print("bench_fuzz needs atheris: pip install 'utf8-sanitizer[fuzz]'", file=sys.stderr)
+        return 2
+    rate_seconds = args.rate_seconds or (5.0 if args.quick else 20.0)
+    seed_cap = args.seed_cap or (10.0 if args.quick else 30.0)
+    empty_cap = args.empty_cap or (30.0 if args.quick else EMPTY_GOAL)
+    cpus = os.cpu_count() or 1
+    print(f"# Fuzzing benchmark ({'quick' if args.quick else 'full'})\n")
+    print(f"Python {sys.version.split()[0]}, {cpus} CPU(s), parallel runs: {args.parallel}\n")
+    if not args.skip_rate:
+        print(f"## Executions per second ({rate_seconds:.0f} s per target, seed corpus)\n")
+        print(bench_exec_rate(rate_seconds))
+        print()
+    if not args.skip_mutants:
+        selected = [m for m in args.mutants.split(",") if m]
+        print(
+            f"## Time to flag each mutant (seeds: cap {seed_cap:.0f} s, goal < {SEED_GOAL:.0f} s;"
+            f" empty corpus: cap {empty_cap:.0f} s, goal < {EMPTY_GOAL:.0f} s)\n"
+        )
+        print(bench_mutants(selected, seed_cap, empty_cap, max(1, args.parallel), args.no_dict))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,640 @@
+"""Unit tests of the campaign runner: libFuzzer output parsing, commands, reports, and the
+worker loop driven by a fake libFuzzer (no atheris needed, a few seconds in all).
+
+The parsers are tested against output captured from atheris 3.0.0 runs, so a change in
+libFuzzer's format shows up here rather than as a silently frozen progress line.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sanitizer.fuzzing import runner
+from sanitizer.fuzzing.progress import Progress, human_count
+from sanitizer.fuzzing.runner import (
+    Artifact,
+    CampaignConfig,
+    CrashStart,
+    Done,
+    FinalStat,
+    Finding,
+    Layout,
+    PythonException,
+    RunStats,
+    Status,
+    TargetResult,
+    UsageError,
+    extract_failure,
+    parse_line,
+    parse_size,
+)
+
+# Captured from `python fuzz_x.py corp -max_total_time=20 -artifact_prefix=art/
+# -print_final_stats=1` with atheris 3.0.0 (stdout and stderr merged).
+CRASH_LOG = """\
+INFO: Using built-in libfuzzer
+WARNING: Failed to find function "__sanitizer_acquire_crash_state".
+INFO: Running with entropic power schedule (0xFF, 100).
+INFO: Seed: 683223028
+INFO:        0 files found in corp
+INFO: -max_len is not provided; libFuzzer will not generate inputs larger than 4096 bytes
+INFO: A corpus is not provided, starting from an empty corpus
+#2\tINITED cov: 2 ft: 2 corp: 1/1b exec/s: 0 rss: 40Mb
+#36\tNEW    cov: 4 ft: 4 corp: 2/5b lim: 4 exec/s: 0 rss: 40Mb L: 4/4 MS: 4 CopyPart-InsertByte-
+#2743\tREDUCE cov: 6 ft: 6 corp: 3/11b lim: 29 exec/s: 0 rss: 40Mb L: 6/6 MS: 1 EraseBytes-
+#16384\tpulse  cov: 8 ft: 9 corp: 4/13b lim: 163 exec/s: 8192 rss: 40Mb
+
+ === Uncaught Python exception: ===
+Divergence: candidate decode accepts ill-formed UTF-8
+  input (3 bytes): ED A0 80
+  strict : raises UnicodeDecodeError: invalid continuation byte [start=0, end=1]
+  decode : '\\ud800'
+Traceback (most recent call last):
+  File "/work/main/fuzz/fuzz_decode.py", line 36, in TestOneInput
+    check_decode(data, _CANDIDATE)
+Divergence: candidate decode accepts ill-formed UTF-8
+
+==4942== ERROR: libFuzzer: fuzz target exited
+SUMMARY: libFuzzer: fuzz target exited
+MS: 1 InsertByte-; base unit: e2b14aadfb935c825be17c1b951cdb58b2f38e19
+0xed,0xa0,0x80,
+\\355\\240\\200
+artifact_prefix='art/'; Test unit written to art/crash-456362760c19dc4a3166041bb0fa38ac036d69d1
+Base64: 7aCA
+stat::number_of_executed_units: 22059
+stat::average_exec_per_sec:     0
+stat::new_units_added:          9
+stat::slowest_unit_time_sec:    0
+stat::peak_rss_mb:              40
+"""
+
+CLEAN_LOG = """\
+#2\tINITED cov: 105 ft: 105 corp: 1/1b exec/s: 0 rss: 43Mb
+#4096\tpulse  cov: 326 ft: 837 corp: 98/452b lim: 8 exec/s: 1365 rss: 43Mb
+#9686\tDONE   cov: 334 ft: 1007 corp: 147/1234Kb lim: 17 exec/s: 880 rss: 43Mb
+Done 9686 runs in 11 second(s)
+stat::number_of_executed_units: 9686
+stat::average_exec_per_sec:     880
+"""
+
+
+# -- parsing ----------------------------------------------------------------------------
+
+
+def test_parse_status_new() -> None:
+    line = "#1234\tNEW    cov: 56 ft: 78 corp: 9/100b lim: 4 exec/s: 2000 rss: 40Mb L: 4/4"
+    assert parse_line(line) == Status(
+        execs=1234,
+        kind="NEW",
+        cov=56,
+        ft=78,
+        corpus_units=9,
+        corpus_bytes=100,
+        exec_per_sec=2000,
+    )
+
+
+def test_parse_status_without_coverage() -> None:
+    # An uninstrumented target prints no cov/ft fields.
+    event = parse_line("#4194304\tpulse  corp: 1/1b lim: 4096 exec/s: 1398101 rss: 42Mb")
+    assert isinstance(event, Status)
+    assert (event.kind, event.execs, event.cov, event.exec_per_sec) == (
+        "pulse",
+        4194304,
+        None,
+        1398101,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("100b", 100), ("45Kb", 45 * 1024), ("3Mb", 3 << 20), ("1.5Kb", 1536)],
+)
+def test_parse_size(text: str, size: int) -> None:
+    assert parse_size(text) == size
+
+
+def test_parse_size_rejects_garbage() -> None:
+    with pytest.raises(ValueError):
+        parse_size("lots")
+
+
+@pytest.mark.parametrize(
+    ("line", "event"),
+    [
+        ("==4942== ERROR: libFuzzer: fuzz target exited", CrashStart("fuzz target exited")),
+        ("==77== ERROR: libFuzzer: deadly signal", CrashStart("deadly signal")),
+        (
+            "==9== ERROR: libFuzzer: timeout after 25 seconds",
+            CrashStart("timeout after 25 seconds"),
+        ),
+        (" === Uncaught Python exception: ===", PythonException()),
+        (
+            "artifact_prefix='a/'; Test unit written to a/crash-0123abcd",
+            Artifact("a/crash-0123abcd"),
+        ),
+        ("stat::number_of_executed_units: 22059", FinalStat("number_of_executed_units", 22059)),
+        ("stat::average_exec_per_sec:     880", FinalStat("average_exec_per_sec", 880)),
+        ("Done 13767957 runs in 11 second(s)", Done(13767957, 11)),
+        ("INFO: Seed: 683223028", None),
+        ("MS: 1 InsertByte-; base unit: e2b14aadfb935c825be17c1b951cdb58b2f38e19", None),
+        ("", None),
+    ],
+)
+def test_parse_other_lines(line: str, event: object) -> None:
+    assert parse_line(line) == event
+
+
+def test_run_stats_crash_log() -> None:
+    run = RunStats(started=0.0)
+    for line in CRASH_LOG.splitlines(keepends=True):
+        run.feed(line, 1.0)
+    assert run.inited
+    assert (run.execs, run.final_execs, run.total_execs) == (16384, 22059, 22059)
+    assert (run.cov, run.ft, run.corpus_units, run.corpus_bytes) == (8, 9, 4, 13)
+    assert run.exec_per_sec == 8192
+    assert run.crash_reason == "fuzz target exited"
+    assert run.artifacts == ["art/crash-456362760c19dc4a3166041bb0fa38ac036d69d1"]
+
+
+def test_run_stats_clean_log() -> None:
+    run = RunStats(started=0.0)
+    for line in CLEAN_LOG.splitlines():
+        run.feed(line, 2.0)
+    assert run.total_execs == 9686
+    assert run.corpus_bytes == 1234 * 1024
+    assert run.crash_reason is None and run.artifacts == []
+
+
+def test_run_stats_estimate_extrapolates() -> None:
+    run = RunStats(started=0.0)
+    run.feed("#1000\tpulse  cov: 1 ft: 1 corp: 1/1b exec/s: 500 rss: 1Mb", 2.0)
+    assert run.estimate(4.0) == 2000  # 1000 + 500/s * 2 s
+    run.feed("stat::number_of_executed_units: 1800", 5.0)
+    assert run.estimate(10.0) == 1800
+
+
+def test_extract_failure_python_exception() -> None:
+    text = extract_failure(CRASH_LOG.splitlines())
+    assert text.startswith("Divergence: candidate decode accepts ill-formed UTF-8")
+    assert "input (3 bytes): ED A0 80" in text
+    assert "Traceback" in text
+    assert "ERROR: libFuzzer" not in text
+    assert runner.headline(text) == "Divergence: candidate decode accepts ill-formed UTF-8"
+
+
+def test_extract_failure_native_crash() -> None:
+    log = [
+        "#5\tNEW cov: 1 ft: 1 corp: 1/1b exec/s: 0 rss: 1Mb",
+        "==12== ERROR: libFuzzer: deadly signal",
+        "    #0 0x4f5 in __sanitizer_print_stack_trace",
+        "SUMMARY: libFuzzer: deadly signal",
+        "artifact_prefix='./'; Test unit written to ./crash-00",
+    ]
+    text = extract_failure(log)
+    assert text.splitlines()[0] == "==12== ERROR: libFuzzer: deadly signal"
+    assert "Test unit written" not in text
+
+
+def test_extract_failure_none() -> None:
+    assert extract_failure(CLEAN_LOG.splitlines()) == ""
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+def _source_tree(tmp_path: Path) -> Layout:
+    (tmp_path / "fuzz").mkdir(parents=True)
+    (tmp_path / "fuzz" / "fuzz_decode.py").write_text("print('x')\n")
+    (tmp_path / "corpus" / "decode").mkdir(parents=True)
+    (tmp_path / "corpus" / "utf8.dict").write_text('"\\xC0\\xAE"\n')
+    (tmp_path / "sanitizer").mkdir()
+    layout = runner.detect_layout(tmp_path / "sanitizer")
+    assert layout.source_root == tmp_path
+    return layout
+
+
+def test_fuzzer_command_source_tree(tmp_path: Path) -> None:
+    layout = _source_tree(tmp_path)
+    assert runner.fuzzer_command("decode", layout, "py") == [
+        "py",
+        str(tmp_path / "fuzz" / "fuzz_decode.py"),
+    ]
+    assert layout.seeds("decode") == tmp_path / "corpus" / "decode"
+    assert layout.dictionary() == tmp_path / "corpus" / "utf8.dict"
+    # No script for this target in the tree: fall back to the in-package entry.
+    assert runner.fuzzer_command("policy", layout, "py") == [
+        "py",
+        "-m",
+        "sanitizer.fuzzing",
+        "policy",
+    ]
+
+
+def test_fuzzer_command_installed(tmp_path: Path) -> None:
+    (tmp_path / "site" / "sanitizer").mkdir(parents=True)
+    layout = runner.detect_layout(tmp_path / "site" / "sanitizer")
+    assert layout.source_root is None
+    assert layout.script("decode") is None and layout.seeds("decode") is None
+    assert runner.fuzzer_command("identifiers", layout, "py") == [
+        "py",
+        "-m",
+        "sanitizer.fuzzing",
+        "identifiers",
+    ]
+
+
+def test_shim_sources_compile(tmp_path: Path) -> None:
+    layout = _source_tree(tmp_path)
+    script_shim = runner.shim_source("decode", layout, "/opt/py/bin/python")
+    assert script_shim.startswith("#!/opt/py/bin/python\n")
+    assert str(tmp_path / "fuzz" / "fuzz_decode.py") in script_shim
+    compile(script_shim, "shim", "exec")
+    module_shim = runner.shim_source("policy", Layout(None), "/opt/py/bin/python")
+    assert "run_module('sanitizer.fuzzing'" in module_shim and "'policy'" in module_shim
+    compile(module_shim, "shim", "exec")
+    path = runner.write_shim(tmp_path, "decode", layout, "/opt/py/bin/python")
+    assert os.access(path, os.X_OK)
+
+
+def test_worker_command(tmp_path: Path) -> None:
+    cmd = runner.worker_command(
+        ["py", "fuzz_decode.py"],
+        max_time=29.7,
+        artifacts=tmp_path / "art",
+        corpus_dirs=[tmp_path / "new", tmp_path / "corpus"],
+        dictionary=tmp_path / "utf8.dict",
+        extra=["-max_len=64"],
+    )
+    assert cmd == [
+        "py",
+        "fuzz_decode.py",
+        "-max_total_time=29",
+        f"-artifact_prefix={tmp_path / 'art'}{os.sep}",
+        "-print_final_stats=1",
+        f"-dict={tmp_path / 'utf8.dict'}",
+        "-max_len=64",
+        str(tmp_path / "new"),
+        str(tmp_path / "corpus"),
+    ]
+    # Never -max_total_time=0 (which means "no limit" to libFuzzer).
+    short = runner.worker_command(["py"], max_time=0.4, artifacts=tmp_path, corpus_dirs=[])
+    assert "-max_total_time=1" in short and not any(c.startswith("-dict") for c in short)
+
+
+def test_minimize_merge_reproduce_commands(tmp_path: Path) -> None:
+    shim = tmp_path / "fuzz_decode"
+    art = tmp_path / "crash-ab"
+    assert runner.minimize_command(shim, art, tmp_path / "crash-ab.min", runs=10, max_time=5) == [
+        str(shim),
+        "-minimize_crash=1",
+        "-runs=10",
+        "-max_total_time=5",
+        f"-exact_artifact_path={tmp_path / 'crash-ab.min'}",
+        str(art),
+    ]
+    assert runner.merge_command(shim, tmp_path / "c", [tmp_path / "n0"], tmp_path / "x") == [
+        str(shim),
+        "-merge=1",
+        f"-artifact_prefix={tmp_path / 'x'}{os.sep}",
+        str(tmp_path / "c"),
+        str(tmp_path / "n0"),
+    ]
+    repro = runner.reproduce_command(["python", "fuzz/fuzz_decode.py"], Path("a b"), "m:f")
+    assert repro == "SANITIZER_FUZZ_CANDIDATE=m:f python fuzz/fuzz_decode.py 'a b'"
+    assert runner.reproduce_command(["python"], Path("x"), None) == "python x"
+
+
+# -- results ------------------------------------------------------------------------------
+
+
+def test_format_duration() -> None:
+    assert runner.format_duration(5.04) == "5.0s"
+    assert runner.format_duration(125) == "2m05s"
+    assert runner.format_duration(3725) == "1h02m05s"
+
+
+def test_format_table_is_markdown() -> None:
+    table = runner.format_table(["a", "bb"], [["1", "22222"]])
+    assert table.splitlines() == ["| a | bb    |", "|---|-------|", "| 1 | 22222 |"]
+
+
+def test_format_summary(tmp_path: Path) -> None:
+    finding = Finding(
+        "decode",
+        tmp_path / "crash-ab",
+        minimized=tmp_path / "crash-ab.min",
+        report=tmp_path / "crash-ab.txt",
+        failure="Divergence: candidate decode accepts ill-formed UTF-8\n  input",
+        size=7,
+        minimized_size=3,
+        duplicates=[tmp_path / "duplicates" / "crash-cd"],
+    )
+    results = [
+        TargetResult("decode", 2, 20.0, 40_000, 335, 958, 10, 42, findings=[finding]),
+        TargetResult("policy", 2, 20.0, 1_000, 3, 4, 5, 5),
+    ]
+    text = runner.format_summary(results, cwd=tmp_path)
+    lines = text.splitlines()
+    assert [c.strip() for c in lines[0].split("|")[1:-1]] == [
+        "target",
+        "jobs",
+        "time",
+        "execs",
+        "exec/s",
+        "cov",
+        "ft",
+        "corpus",
+        "findings",
+    ]
+    assert (
+        "| decode | 2    | 20.0s | 40,000 | 2,000  | 335 | 958 | 10 -> 42 | 1 (+1 dup) |" in lines
+    )
+    assert "finding (decode): Divergence: candidate decode accepts ill-formed UTF-8" in text
+    assert "minimized: crash-ab.min (3 bytes)" in text
+    assert "report:    crash-ab.txt" in text
+    assert lines[-1] == "1 finding(s)"
+    clean = runner.format_summary(results[1:], cwd=tmp_path)
+    assert clean.splitlines()[-1].startswith("no findings")
+
+
+def test_format_report(tmp_path: Path) -> None:
+    finding = Finding(
+        "decode",
+        tmp_path / "crash-ab",
+        minimized=tmp_path / "crash-ab.min",
+        failure="Divergence: x differs\n  input (3 bytes): ED A0 80",
+    )
+    text = runner.format_report(
+        finding,
+        data=b"\xed\xa0\x80",
+        original=b"AB\xed\xa0\x80",
+        candidate="examples.my_decoder:decode",
+        reproduce="python fuzz/fuzz_decode.py crash-ab.min",
+        original_failure="Divergence: something else",
+    )
+    assert "input hex (3 bytes): ED A0 80" in text
+    assert "original hex (5 bytes): 41 42 ED A0 80" in text
+    assert "candidate: examples.my_decoder:decode" in text
+    assert "--- reproduce ---\npython fuzz/fuzz_decode.py crash-ab.min" in text
+    assert "Divergence: x differs" in text
+    assert "failure of the original (unminimized) input ---\nDivergence: something else" in text
+
+
+def test_config_validation(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="unknown target 'nope'"):
+        CampaignConfig(targets=["nope"]).validate()
+    with pytest.raises(UsageError, match="corpus directory not found"):
+        CampaignConfig(targets=["decode"], corpus=tmp_path / "missing").validate()
+    with pytest.raises(UsageError, match="only applies to the decode"):
+        CampaignConfig(targets=["policy"], candidate="m:f").validate()
+    with pytest.raises(UsageError, match="--jobs"):
+        CampaignConfig(targets=["decode"], jobs=0).validate()
+    with pytest.raises(UsageError, match="--max-time"):
+        CampaignConfig(targets=["decode"], max_time=0).validate()
+    CampaignConfig(targets=["decode"], corpus=tmp_path, candidate="m:f").validate()
+
+
+# -- progress -----------------------------------------------------------------------------
+
+
+def test_progress_plain_lines_are_periodic() -> None:
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress(out, interactive=False, interval=10, clock=lambda: now[0])
+    for t in (0.0, 1.0, 9.0, 10.5, 12.0, 21.0):
+        now[0] = t
+        progress.update(f"t={t}")
+    progress.note("finding!")
+    progress.update("final", force=True)
+    progress.close()
+    assert out.getvalue().splitlines() == ["t=0.0", "t=10.5", "t=21.0", "finding!", "final"]
+
+
+def test_progress_tty_rewrites_one_line() -> None:
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress(out, interactive=True, min_redraw=0, clock=lambda: now[0])
+    progress.update("one")
+    progress.update("two")
+    progress.note("note")
+    progress.close()
+    assert out.getvalue() == "\r\x1b[2Kone\r\x1b[2Ktwo\r\x1b[2Knote\ntwo\n"
+
+
+def test_progress_disabled_and_counts() -> None:
+    out = io.StringIO()
+    progress = Progress(out, interactive=True, enabled=False)
+    progress.update("x")
+    progress.note("y")
+    progress.close()
+    assert out.getvalue() == ""
+    assert [human_count(n) for n in (5, 1234, 2_500_000, 3e9)] == ["5", "1.23k", "2.5M", "3G"]
+
+
+# -- the worker loop, against a fake libFuzzer ---------------------------------------------
+
+FAKE_FUZZER = textwrap.dedent(
+    '''\
+    """Speaks enough libFuzzer for the runner: fuzzing, replay, minimize, merge."""
+    import hashlib, os, shutil, sys, time
+    args = sys.argv[1:]
+    flags = dict(a[1:].split("=", 1) for a in args if a.startswith("-") and "=" in a)
+    paths = [a for a in args if not a.startswith("-")]
+    mode = os.environ.get("FAKE_MODE", "clean")
+    BUG = b"\\xed\\xa0\\x80XYZ"
+
+    def fail(data):
+        print(" === Uncaught Python exception: ===")
+        print("Divergence: candidate decode accepts ill-formed UTF-8")
+        print("  input (%d bytes): %s" % (len(data), data.hex(" ").upper()), flush=True)
+        print("==1== ERROR: libFuzzer: fuzz target exited", file=sys.stderr, flush=True)
+
+    if flags.get("merge") == "1":
+        dest, *srcs = paths
+        for src in srcs:
+            for name in os.listdir(src):
+                shutil.copy(os.path.join(src, name), os.path.join(dest, name))
+        print("MERGE-OUTER: 1 new files with 1 new features added")
+        sys.exit(0)
+    if flags.get("minimize_crash") == "1":
+        with open(paths[0], "rb") as f:
+            data = f.read()
+        with open(flags["exact_artifact_path"], "wb") as f:
+            f.write(data[:3])
+        sys.exit(0)
+    if paths and os.path.isfile(paths[0]):
+        with open(paths[0], "rb") as f:
+            data = f.read()
+        if data.startswith(BUG[:3]):
+            fail(data)
+            sys.exit(1)
+        sys.exit(0)
+    err = sys.stderr
+    print("#2\\tINITED cov: 10 ft: 12 corp: 1/1b exec/s: 0 rss: 40Mb", file=err, flush=True)
+    with open(os.path.join(paths[0], "0" * 40), "wb") as f:
+        f.write(b"new unit")
+    print("#100\\tNEW    cov: 11 ft: 13 corp: 2/9b exec/s: 100 rss: 40Mb", file=err, flush=True)
+    if mode == "crash":
+        prefix = flags["artifact_prefix"]
+        path = prefix + "crash-" + hashlib.sha1(BUG).hexdigest()
+        with open(path, "wb") as f:
+            f.write(BUG)
+        fail(BUG)
+        print("artifact_prefix='%s'; Test unit written to %s" % (prefix, path), file=err)
+        print("stat::number_of_executed_units: 150", file=err)
+        sys.exit(1)
+    time.sleep(min(float(flags["max_total_time"]), 1.0))
+    print("#500\\tDONE   cov: 11 ft: 13 corp: 2/9b exec/s: 500 rss: 40Mb", file=err)
+    print("Done 500 runs in 1 second(s)", file=err)
+    print("stat::number_of_executed_units: 500", file=err)
+    '''
+)
+
+
+@pytest.fixture
+def fake_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
+    layout = _source_tree(tmp_path / "src")
+    (tmp_path / "src" / "fuzz" / "fuzz_decode.py").write_text(FAKE_FUZZER)
+    (tmp_path / "src" / "corpus" / "decode" / "seed-ascii").write_bytes(b"abc")
+    monkeypatch.chdir(tmp_path)
+    return layout
+
+
+def _config(layout: Layout, tmp_path: Path, **kw: object) -> CampaignConfig:
+    base: dict[str, object] = {
+        "targets": ["decode"],
+        "max_time": 2.0,
+        "jobs": 2,
+        "artifacts": tmp_path / "art",
+        "state_dir": tmp_path / "state",
+        "layout": layout,
+        "python": sys.executable,
+        "minimize_time": 5,
+    }
+    base.update(kw)
+    return CampaignConfig(**base)  # type: ignore[arg-type]
+
+
+def test_campaign_clean(fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_MODE", "clean")
+    out = io.StringIO()
+    results = runner.run_campaign(
+        _config(fake_tree, tmp_path), Progress(out, interactive=False, interval=0)
+    )
+    (result,) = results
+    assert result.findings == [] and result.errors == []
+    assert result.execs == 1000  # 2 workers x 500
+    assert (result.cov, result.ft) == (11, 13)
+    working = tmp_path / "state" / "corpus" / "decode"
+    assert result.corpus_before == 1  # the seed, copied in
+    assert sorted(p.name for p in working.iterdir()) == ["0" * 40, "seed-ascii"]
+    assert result.corpus_after == 2
+    assert "[decode]" in out.getvalue()
+
+
+def test_campaign_crash_minimize_report_restart(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    out = io.StringIO()
+    results = runner.run_campaign(
+        _config(fake_tree, tmp_path, max_time=3.0, jobs=1, candidate="m:f"),
+        Progress(out, interactive=False),
+    )
+    (result,) = results
+    (finding,) = result.findings
+    assert result.restarts >= 1  # the crashed worker was restarted while time remained
+    assert finding.artifact.read_bytes() == b"\xed\xa0\x80XYZ"
+    assert finding.minimized is not None and finding.minimized.read_bytes() == b"\xed\xa0\x80"
+    assert finding.report is not None
+    report = finding.report.read_text()
+    assert finding.report.name == finding.artifact.name + ".txt"
+    assert "input hex (3 bytes): ED A0 80" in report
+    assert "Divergence: candidate decode accepts ill-formed UTF-8" in report
+    assert "SANITIZER_FUZZ_CANDIDATE=m:f" in report
+    assert "finding: Divergence" in out.getvalue()
+
+
+def test_campaign_stop_on_first(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    results = runner.run_campaign(
+        _config(fake_tree, tmp_path, max_time=30.0, jobs=1, stop_on_first=True),
+        Progress(io.StringIO(), enabled=False),
+    )
+    (result,) = results
+    assert len(result.findings) == 1 and result.restarts == 0
+    assert result.seconds < 20
+
+
+def test_campaign_worker_that_cannot_start(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "src" / "fuzz" / "fuzz_decode.py"
+    script.write_text("import sys\nprint('ImportError: no module named boom')\nsys.exit(3)\n")
+    results = runner.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1), Progress(io.StringIO(), enabled=False)
+    )
+    (result,) = results
+    assert result.findings == []
+    assert result.errors and "failed to start" in result.errors[0]
+    assert "no module named boom" in result.errors[0]
+
+
+# -- helpers: shrink and screen ----------------------------------------------------------
+
+
+def test_shrink_keeps_the_failure() -> None:
+    def fails(data: bytes) -> bool:
+        return b"\xed\xa0" in data
+
+    assert runner.shrink(b"hello \xed\xa0\x80 world", fails) == b"\xed\xa0"
+    assert runner.shrink(b"anything", lambda d: True) == b""
+    assert runner.shrink(b"abc", lambda d: d == b"abc") == b"abc"
+
+
+def test_shrink_respects_budget() -> None:
+    calls = []
+
+    def fails(data: bytes) -> bool:
+        calls.append(data)
+        return b"x" in data
+
+    runner.shrink(b"a" * 500 + b"x" + b"b" * 500, fails, budget=10)
+    assert len(calls) <= 10
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_helper_screen_and_shrink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv(runner.CANDIDATE_ENV, "examples.my_decoder:decode")
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    (pool / "ok").write_bytes("caf\u00e9".encode())
+    (pool / "bad").write_bytes(b"A\xed\xa0\x80Z")
+    assert runner._helper_main(["screen", "decode", str(pool)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    item = json.loads(line)
+    assert item["path"] == str(pool / "bad")
+    assert item["failure"].startswith("Divergence: candidate decode accepts ill-formed UTF-8")
+    assert "Traceback" in item["failure"]
+    wanted = "Divergence: candidate decode accepts ill-formed UTF-8"
+    out = tmp_path / "min"
+    assert runner._helper_main(["shrink", "decode", str(pool / "bad"), str(out), wanted]) == 0
+    assert out.read_bytes() == b"\xed\xa0\x80"
+    # An input that does not fail that way is left alone.
+    assert runner._helper_main(["shrink", "decode", str(pool / "ok"), str(out), wanted]) == 1
