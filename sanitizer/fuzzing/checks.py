@@ -70,6 +70,7 @@ try:
 except ImportError:  # pragma: no cover - only without a C compiler
     _C_RUNNER = None
 
+_DROPPING = frozenset({sanitizer.Action.REJECT, sanitizer.Action.STRIP, sanitizer.Action.REPLACE})
 _TABLE = MACHINE.table
 _NCLASSES = MACHINE.nclasses
 
@@ -546,6 +547,19 @@ def check_policy(data: bytes) -> None:
                 )
         if report.text is not None:
             again = _inspect(name, data, policy, report.text)
+            dropped = [
+                f
+                for f in again.findings
+                if f.action in _DROPPING and f.category is not sanitizer.Category.TOO_LONG
+            ]
+            if dropped:
+                _fail(
+                    f"profile {name!r}: output holds what the policy rejects or strips",
+                    data,
+                    report.text,
+                    dropped,
+                    names=("output", "findings on the output"),
+                )
             if again.text != report.text:
                 _fail(
                     f"profile {name!r}: sanitize is not idempotent",
@@ -585,6 +599,7 @@ def _check_report(
     for finding in report.findings:
         if not 0 <= finding.start <= finding.end <= len(subject):
             _fail(f"profile {name!r}: finding outside the input", data, finding, len(subject))
+        _check_points_at(name, data, subject, finding)
     if report.findings:
         str(report.findings[0])  # the log line must render
     if not valid and not any(f.category is sanitizer.Category.ILL_FORMED for f in report.findings):
@@ -604,6 +619,28 @@ def _check_report(
         report.text.encode("utf-8")
     except UnicodeEncodeError as exc:
         _fail(f"profile {name!r}: output holds a lone surrogate", data, report.text, exc)
+
+
+def _check_points_at(name: str, data: bytes, subject: bytes | str, f: sanitizer.Finding) -> None:
+    """A finding names what lies at its offsets: the ill-formed bytes themselves, or the one
+    character (as UTF-8 for bytes input) whose code point it reports."""
+    here = subject[f.start : f.end]
+    if f.raw is not None:
+        want: bytes | str = f.raw
+    elif f.codepoint is not None:
+        char = chr(f.codepoint)
+        want = char.encode("utf-8", "surrogatepass") if isinstance(subject, bytes) else char
+    else:
+        return  # whole-input findings (limits, dot segments) and runs of marks
+    if here != want:
+        _fail(
+            f"profile {name!r}: finding does not point at what it names",
+            data,
+            f,
+            want,
+            here,
+            names=("finding", "names", "at its offsets"),
+        )
 
 
 def check_identifiers(data: bytes) -> None:
