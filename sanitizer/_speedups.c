@@ -347,10 +347,15 @@ speedups_set_decode_fallback(PyObject *self, PyObject *args)
  * statement is _classtable.scan_reference; the tests check that the two agree.
  *
  * tables: flags[256] (bit 0: interesting, bit 1: mark), rule[256] (0: none, else 1..R),
- * prefilter[8] (T, number of extras <= 4, 4 extra byte values, 2 unused), then per rule
- * prev_ok[257] and next_ok[257] (entry 256 stands for "no previous / next character").
- * Prefilter for 1-byte strings: every byte b whose class is flagged is < T, one of the
- * extras, or >= 0x7F; other bytes are skipped without a lookup.
+ * prefilter[16], then per rule prev_ok[257] and next_ok[257] (entry 256 stands for "no
+ * previous / next character").
+ *
+ * prefilter: T (<= 0x7F), number of extras (<= 4), 4 extras, number of skips (<= 4),
+ * 4 skips, 5 unused.  A byte b is a candidate when (b < T or b >= 0x7F) and b is not a
+ * skip, or b is an extra.  Skips are bytes below T that no class flags (e.g. LF, TAB),
+ * so common whitespace does not stop the vector loop.  Every byte whose class is
+ * flagged must be a candidate (checked when the tables are validated); candidates are
+ * then looked up exactly, other bytes are skipped 64 at a time.
  */
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -362,7 +367,7 @@ speedups_set_decode_fallback(PyObject *self, PyObject *args)
 #define T_FLAGS 0
 #define T_RULE 256
 #define T_PREFILTER 512
-#define T_RULES 520
+#define T_RULES 528
 #define RULE_SIZE 514
 
 typedef struct {
@@ -371,9 +376,23 @@ typedef struct {
     const unsigned char *flags;
     const unsigned char *rule;
     const unsigned char *rules;
-    unsigned char threshold;
-    unsigned char extras[4];
+    const unsigned char *blk0; /* classes of U+0000..00FF */
+    int threshold, nextra, nskip;
+    unsigned char extras[4], skips[4];
 } scan_tables_t;
+
+static int
+is_candidate(const scan_tables_t *t, unsigned int b)
+{
+    int c = (b < (unsigned int)t->threshold || b >= 0x7F);
+    for (int k = 0; k < t->nskip; k++) {
+        if (b == t->skips[k]) c = 0;
+    }
+    for (int k = 0; k < t->nextra; k++) {
+        if (b == t->extras[k]) c = 1;
+    }
+    return c;
+}
 
 /* Validation is done once per distinct table object: bytes are immutable, so holding a
  * reference to a validated object makes re-validation unnecessary (policies cache their
@@ -416,39 +435,43 @@ load_scan_tables(PyObject *stage1, PyObject *stage2, PyObject *tables, scan_tabl
     }
     t->stage1 = (const uint16_t *)s1;
     t->stage2 = (const unsigned char *)PyBytes_AS_STRING(stage2);
+    t->blk0 = t->stage2 + ((size_t)t->stage1[0] << 8);
     const unsigned char *tb = (const unsigned char *)PyBytes_AS_STRING(tables);
     int known = 0;
     for (int k = 0; k < VALID_CACHE; k++) {
         if (valid_tables[k] == tables) known = 1;
     }
+    if (!known && (nt < T_RULES || (nt - T_RULES) % RULE_SIZE != 0)) return malformed("policy");
+    const unsigned char *pre = tb + T_PREFILTER;
+    t->flags = tb + T_FLAGS;
+    t->rule = tb + T_RULE;
+    t->rules = tb + T_RULES;
+    t->threshold = pre[0];
+    t->nextra = pre[1];
+    t->nskip = pre[6];
+    if (t->threshold > 0x7F || t->nextra > 4 || t->nskip > 4) return malformed("policy");
+    for (int k = 0; k < 4; k++) {
+        /* Unused slots repeat values that change nothing: 0x7F is a candidate anyway,
+         * T is not below T (the vector loop only runs for T <= 0x7E). */
+        t->extras[k] = k < t->nextra ? pre[2 + k] : 0x7F;
+        t->skips[k] = k < t->nskip ? pre[7 + k] : (unsigned char)t->threshold;
+    }
     if (!known) {
-        if (nt < T_RULES || (nt - T_RULES) % RULE_SIZE != 0) return malformed("policy");
         Py_ssize_t nrules = (nt - T_RULES) / RULE_SIZE;
-        if (tb[T_PREFILTER] > 0x7F || tb[T_PREFILTER + 1] > 4) return malformed("policy");
         for (int c = 0; c < 256; c++) {
             if (tb[T_RULE + c] > nrules) return malformed("policy");
         }
-        /* The prefilter must let every flagged Latin-1 character through. */
-        const unsigned char *blk0 = t->stage2 + ((size_t)t->stage1[0] << 8);
-        for (int b = 0; b < 0x7F; b++) {
-            int extra = 0;
-            for (int k = 0; k < tb[T_PREFILTER + 1]; k++) {
-                if (tb[T_PREFILTER + 2 + k] == b) extra = 1;
-            }
-            if (tb[T_FLAGS + blk0[b]] && b >= tb[T_PREFILTER] && !extra)
+        for (int k = 0; k < t->nskip; k++) {
+            if (t->skips[k] >= t->threshold) return malformed("policy prefilter");
+        }
+        /* The prefilter must let every flagged 1-byte character through. */
+        for (int b = 0; b < 256; b++) {
+            if (t->flags[t->blk0[b]] && !is_candidate(t, (unsigned int)b))
                 return malformed("policy prefilter");
         }
         Py_INCREF(tables);
         Py_XSETREF(valid_tables[valid_next], tables);
         valid_next = (valid_next + 1) % VALID_CACHE;
-    }
-    t->flags = tb + T_FLAGS;
-    t->rule = tb + T_RULE;
-    t->rules = tb + T_RULES;
-    t->threshold = tb[T_PREFILTER];
-    for (int k = 0; k < 4; k++) {
-        /* Unused extras repeat 0x7F, which is a candidate anyway. */
-        t->extras[k] = k < tb[T_PREFILTER + 1] ? tb[T_PREFILTER + 2 + k] : 0x7F;
     }
     return 0;
 }
@@ -504,34 +527,84 @@ flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssi
 SCAN_WIDE(scan_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND)
 SCAN_WIDE(scan_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND)
 
+#if defined(__SSE2__)
+typedef struct {
+    __m128i one, t1, extra[4], skip[4];
+    int nextra, nskip;
+} vec_prefilter_t;
+
+static void
+vec_prefilter(const scan_tables_t *t, vec_prefilter_t *v)
+{
+    v->one = _mm_set1_epi8(1);
+    v->t1 = _mm_set1_epi8((char)(t->threshold + 1));
+    for (int k = 0; k < 4; k++) {
+        v->extra[k] = _mm_set1_epi8((char)t->extras[k]);
+        v->skip[k] = _mm_set1_epi8((char)t->skips[k]);
+    }
+    v->nextra = t->nextra;
+    v->nskip = t->nskip;
+}
+
+/* Candidate mask of 16 bytes.  (b + 1) as a signed byte is < T + 1 exactly when b < T or
+ * b >= 0x7F (0x7F..0xFE become negative, 0xFF becomes 0), for T <= 0x7E. */
+static inline unsigned int
+candidates16(const vec_prefilter_t *p, __m128i v)
+{
+    __m128i m = _mm_cmplt_epi8(_mm_add_epi8(v, p->one), p->t1);
+    if (p->nskip) {
+        __m128i s = _mm_or_si128(_mm_cmpeq_epi8(v, p->skip[0]), _mm_cmpeq_epi8(v, p->skip[1]));
+        s = _mm_or_si128(s, _mm_or_si128(_mm_cmpeq_epi8(v, p->skip[2]),
+                                          _mm_cmpeq_epi8(v, p->skip[3])));
+        m = _mm_andnot_si128(s, m);
+    }
+    if (p->nextra) {
+        __m128i e = _mm_or_si128(_mm_cmpeq_epi8(v, p->extra[0]), _mm_cmpeq_epi8(v, p->extra[1]));
+        e = _mm_or_si128(e, _mm_or_si128(_mm_cmpeq_epi8(v, p->extra[2]),
+                                          _mm_cmpeq_epi8(v, p->extra[3])));
+        m = _mm_or_si128(m, e);
+    }
+    return (unsigned int)_mm_movemask_epi8(m);
+}
+
+/* Candidate mask of 64 bytes at s; when dst is not NULL the bytes are copied there. */
+static inline uint64_t
+candidates64(const vec_prefilter_t *p, const unsigned char *s, unsigned char *dst)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)s);
+    __m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(s + 48));
+    if (dst != NULL) {
+        _mm_storeu_si128((__m128i *)dst, a);
+        _mm_storeu_si128((__m128i *)(dst + 16), b);
+        _mm_storeu_si128((__m128i *)(dst + 32), c);
+        _mm_storeu_si128((__m128i *)(dst + 48), d);
+    }
+    return (uint64_t)candidates16(p, a) | ((uint64_t)candidates16(p, b) << 16) |
+           ((uint64_t)candidates16(p, c) << 32) | ((uint64_t)candidates16(p, d) << 48);
+}
+#endif
+
 static Py_ssize_t
 scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
           run_state_t *rs)
 {
-    const unsigned char *flags = t->flags;
-    const unsigned char *blk0 = t->stage2 + ((size_t)t->stage1[0] << 8);
+    const unsigned char *flags = t->flags, *blk0 = t->blk0;
 #if defined(__SSE2__)
-    const __m128i vt = _mm_set1_epi8((char)t->threshold);
-    const __m128i v7f = _mm_set1_epi8(0x7F);
-    const __m128i e0 = _mm_set1_epi8((char)t->extras[0]);
-    const __m128i e1 = _mm_set1_epi8((char)t->extras[1]);
-    const __m128i e2 = _mm_set1_epi8((char)t->extras[2]);
-    const __m128i e3 = _mm_set1_epi8((char)t->extras[3]);
-    while (i + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
-        /* signed compare: bytes >= 0x80 are negative, so they are candidates too */
-        __m128i m = _mm_or_si128(_mm_cmplt_epi8(v, vt), _mm_cmpeq_epi8(v, v7f));
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, e0), _mm_cmpeq_epi8(v, e1)));
-        m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, e2), _mm_cmpeq_epi8(v, e3)));
-        unsigned int mask = (unsigned int)_mm_movemask_epi8(m);
-        while (mask) {
-            Py_ssize_t j = i + __builtin_ctz(mask);
-            mask &= mask - 1;
-            unsigned int c = blk0[s[j]];
-            unsigned int f = flags[c];
-            if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) return j;
+    if (t->threshold <= 0x7E) {
+        vec_prefilter_t p;
+        vec_prefilter(t, &p);
+        for (; i + 64 <= n; i += 64) {
+            uint64_t mask = candidates64(&p, s + i, NULL);
+            while (mask) {
+                Py_ssize_t j = i + __builtin_ctzll(mask);
+                mask &= mask - 1;
+                unsigned int c = blk0[s[j]];
+                unsigned int f = flags[c];
+                if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) return j;
+            }
         }
-        i += 16;
     }
 #endif
     for (; i < n; i++) {
@@ -556,6 +629,44 @@ scan_text(const scan_tables_t *t, PyObject *text, Py_ssize_t start, Py_ssize_t m
     default:
         return scan_ucs4(t, (const Py_UCS4 *)data, n, start, &rs);
     }
+}
+
+/*
+ * ASCII bytes with no flagged byte: the str, built in the same pass that checks it (the
+ * strict decoding of ASCII is a copy).  NULL without an exception means "not that case":
+ * a byte >= 0x80 or any flagged byte (rules and runs are left to the general path).
+ */
+static PyObject *
+clean_ascii(const scan_tables_t *t, const unsigned char *s, Py_ssize_t n)
+{
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out == NULL) return NULL;
+    unsigned char *dst = PyUnicode_1BYTE_DATA(out);
+    const unsigned char *flags = t->flags, *blk0 = t->blk0;
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    if (t->threshold <= 0x7E) {
+        vec_prefilter_t p;
+        vec_prefilter(t, &p);
+        for (; i + 64 <= n; i += 64) {
+            uint64_t mask = candidates64(&p, s + i, dst + i);
+            while (mask) {
+                unsigned int b = s[i + __builtin_ctzll(mask)];
+                mask &= mask - 1;
+                if (b >= 0x80 || flags[blk0[b]]) goto other;
+            }
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned int b = s[i];
+        if (b >= 0x80 || flags[blk0[b]]) goto other;
+        dst[i] = (unsigned char)b;
+    }
+    return out;
+other:
+    Py_DECREF(out);
+    return NULL;
 }
 
 static PyObject *
@@ -598,7 +709,12 @@ speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (max_run == -1 && PyErr_Occurred()) return NULL;
     PyObject *data = args[0], *text;
     if (PyBytes_Check(data)) {
-        text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), NULL);
+        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+        Py_ssize_t n = PyBytes_GET_SIZE(data);
+        text = clean_ascii(&t, s, n);
+        if (text != NULL) return text;
+        if (PyErr_Occurred()) return NULL;
+        text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
         if (text == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
             PyErr_Clear();

@@ -7,7 +7,8 @@ returns the cleaned text or raises ``PolicyError``.  Order of work, cheapest fir
 limits before costly steps (HOWTO §5.9.5; UAX #15 §13): byte limit, strict decoding
 (RFC 3629 §10: ill-formed bytes are findings, never silently decoded), one regex scan per
 policy, combining-run limit, a code-point bound, normalization, then the same checks again
-on what normalization produced (CWE-180: NFKC turns U+FF0F into '/').
+on what normalization produced (CWE-180: NFKC turns U+FF0F into '/').  Clean input is
+decided first by one C pass over class tables (see "the C fast path" below).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from .chardata import (
     utf8_pattern,
 )
 from .charinfo import describe
-from .decoder import find_errors
+from .decoder import BACKEND, _runner, find_errors
 from .errors import Utf8Error
 
 if TYPE_CHECKING:
@@ -141,6 +142,9 @@ class Policy:
     _scanned: frozenset[Category] = field(init=False, repr=False, compare=False)
     _strict: frozenset[Category] = field(init=False, repr=False, compare=False)
     _fast: _FastPath = field(init=False, repr=False, compare=False)
+    # The C fast path's arguments for sanitize and for inspect, prepared on first use.
+    _cfast: tuple[Any, ...] | None = field(init=False, repr=False, compare=False)
+    _cinspect: tuple[Any, ...] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         merged = dict(BASELINE)
@@ -173,6 +177,8 @@ class Policy:
                 frozenset(v for v, c in refused.items() if merged[c] is not Action.IGNORE),
             ),
         )
+        object.__setattr__(self, "_cfast", None)
+        object.__setattr__(self, "_cinspect", None)
         for form in (self.normalization, self.also_check):
             if form is not None and form not in NORMAL_FORMS:
                 raise ValueError(f"normalization must be None or one of {NORMAL_FORMS}")
@@ -567,13 +573,41 @@ def _utf8_length(text: str, limit: int) -> int:
 def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> Report:
     """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content."""
     if policy is None:
-        from .profiles import TEXT
-
-        policy = TEXT
-    text = _fast_ascii(data, policy)
+        policy = _default_policy()
+    args, plain = policy._cinspect or _prepare_fast(policy, report=True)
+    if plain:
+        text = _clean(data, *args)
+    elif args is not None:
+        text = _clean_checked(data, policy, args)
+    else:
+        text = None
+    if text is None:
+        text = _fast_ascii(data, policy)
     if text is not None:
         return Report(True, text, (), policy)
     return _Run(data, policy).report()
+
+
+def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:
+    """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
+    if policy is None:
+        policy = _default_policy()
+    args, plain = policy._cfast or _prepare_fast(policy)
+    if plain:  # one C call decides clean input (see _prepare_fast)
+        text = _clean(data, *args)
+        if text is not None:
+            return text  # type: ignore[no-any-return]
+    elif args is not None:
+        text = _clean_checked(data, policy, args)
+        if text is not None:
+            return text
+    text = _fast_ascii(data, policy)
+    if text is not None:
+        return text
+    report = _Run(data, policy).report()
+    if report.text is None:
+        raise PolicyError(report)
+    return report.text
 
 
 def _fast_ascii(data: object, policy: Policy) -> str | None:
@@ -598,12 +632,124 @@ def _fast_ascii(data: object, policy: Policy) -> str | None:
     return text.lower() if policy.normalization == "NFKC_CASEFOLD" else text
 
 
-def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:
-    """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
-    report = inspect(data, policy)
-    if report.text is None:
-        raise PolicyError(report)
-    return report.text
+_DEFAULT: list[Policy] = []
+
+
+def _default_policy() -> Policy:
+    if not _DEFAULT:
+        from .profiles import TEXT
+
+        _DEFAULT.append(TEXT)
+    return _DEFAULT[0]
+
+
+# -- the C fast path ---------------------------------------------------------------------
+# Most input breaks no rule.  For it, the answer is the input itself: no finding, no
+# edit, and normalization changes nothing when no character is normalization-sensitive
+# (UAX #15 §9: a string whose characters all have Quick_Check=Yes and ccc=0 is in that
+# form).  So one C pass (_speedups.clean: strict decode, then a class-table scan, see
+# _classtable) decides whether a value is clean; anything it flags takes _Run, which
+# decides everything again.  The C code only indexes tables built here from the policy.
+
+_clean: Any = getattr(_runner, "clean", None) if BACKEND == "c" else None
+_RULE_SIZE = 514  # prev_ok[257] + next_ok[257]
+
+
+def _c_tables(policy: Policy, report: bool) -> tuple[bytes, int]:
+    """The policy as tables over character classes (layout in _classtable.scan_reference)
+    and the mark-run limit (-1: none).  ``report``: flag every scanned category (inspect
+    lists ALLOW findings); else only the ones that change or refuse text (sanitize
+    returns the same text whether or not an ALLOW finding was made)."""
+    from . import _classtable as ct
+
+    info = ct.class_table().info
+    forms = {policy.normalization, policy.also_check}
+    sensitive = set()
+    if "NFC" in forms:
+        sensitive.add(ct.NFC)
+    if "NFKC" in forms:
+        sensitive.add(ct.NFKC)
+    if "NFKC_CASEFOLD" in forms:
+        sensitive |= {ct.NFKC, ct.CASEFOLD}
+    scanned = policy._scanned if report else policy._strict
+    runs = policy.max_combining is not None and _C.COMBINING_RUN in scanned
+    # Sequence rules (as _in_sequence): the flag a character has, its category, and what
+    # the previous / next character must be (None: anything, even nothing).
+    rule_defs: list[tuple[str, Category, frozenset[str], frozenset[str] | None]] = [
+        (ct.ZWJ, _C.JOINER, frozenset({ct.EMOJI, ct.VS16, ct.TAG_END}), frozenset({ct.EMOJI})),
+        (ct.VS_STANDARD, _C.VARIATION_SELECTOR, frozenset({ct.GRAPHIC}), None),
+        (ct.VS_IDEOGRAPHIC, _C.VARIATION_SELECTOR, frozenset({ct.IDEOGRAPHIC}), None),
+        (ct.VS_MONGOLIAN, _C.VARIATION_SELECTOR, frozenset({ct.MONGOLIAN}), None),
+    ]
+    flags = bytearray(256)
+    rule = bytearray(256)
+    for c, (cat, fl) in enumerate(info):
+        by_category = cat in scanned
+        by_form = bool(fl & sensitive)
+        flags[c] = (by_category or by_form) | (2 if runs and ct.MARK in fl else 0)
+        if by_category and not by_form and policy.allow_sequences:
+            for r, (flag, rcat, _, _) in enumerate(rule_defs, 1):
+                if cat is rcat and flag in fl:
+                    rule[c] = r
+                    break
+    rules = bytearray()
+    for _, _, prev, nxt in rule_defs:
+        prev_ok = bytes(bool(fl & prev) for _, fl in info).ljust(256, b"\0") + b"\0"
+        if nxt is None:
+            next_ok = b"\1" * 257
+        else:
+            next_ok = bytes(bool(fl & nxt) for _, fl in info).ljust(256, b"\0") + b"\0"
+        rules += prev_ok + next_ok
+    assert len(rules) == len(rule_defs) * _RULE_SIZE
+    table = ct.class_table()
+    prefilter = ct.prefilter([b for b in range(0x7F) if flags[table.class_of(b)]])
+    max_run = policy.max_combining if runs and policy.max_combining is not None else -1
+    return bytes(flags + rule + prefilter + rules), max_run
+
+
+def _prepare_fast(policy: Policy, report: bool = False) -> tuple[Any, ...]:
+    """(C arguments, plain) for ``policy``, cached on it (``_cinspect`` when ``report``,
+    else ``_cfast``); plain means no whole-value check applies (no byte or code-point
+    limit, EMPTY and DOT_SEGMENT ignored)."""
+    if _clean is None:
+        fast: tuple[Any, ...] = (None, False)
+    else:
+        from ._classtable import class_table
+
+        table = class_table()
+        tables, max_run = _c_tables(policy, report)
+        plain = (
+            policy.max_bytes is None
+            and policy.max_code_points is None
+            and not policy._fast.refused_values
+        )
+        fast = ((table.stage1, table.stage2, tables, max_run), plain)
+    object.__setattr__(policy, "_cinspect" if report else "_cfast", fast)
+    return fast
+
+
+def _clean_checked(data: object, policy: Policy, args: tuple[Any, ...]) -> str | None:
+    """The C fast path plus the whole-value checks _Run would make on clean text: the
+    byte limit first, then '' / '.' / '..' (a clean text is its own NFC and NFKC, so
+    also_check cannot make it '..') and the code-point limit."""
+    limit = policy.max_bytes
+    if limit is not None:
+        if isinstance(data, bytes):
+            if len(data) > limit:
+                return None
+        elif isinstance(data, str):
+            if _utf8_length(data, limit) > limit:
+                return None
+        else:
+            return None
+    text: str | None = _clean(data, *args)
+    if text is None:
+        return None
+    if len(text) <= 2 and text.encode("utf-8", "surrogatepass") in policy._fast.refused_values:
+        return None
+    if policy.max_code_points is not None and len(text) > policy.max_code_points:
+        return None
+    return text
 
 
 class _Run:

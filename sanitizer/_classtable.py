@@ -1,0 +1,225 @@
+"""Every code point's *class*: a small id for its (character category, flags) combination.
+
+Why a class table: the policy fast path (``policy._clean``, run in C by ``_speedups.scan``)
+must decide for each character, in a few instructions, whether a policy could care about
+it.  Everything a policy can ask about a single character -- its ``Category``, whether it
+is an emoji / graphic / ideographic / Mongolian base for a sequence, a joiner or variation
+selector with a sequence rule, sensitive to a normal form, changed by NFKC_Casefold, a
+combining mark -- is a property of the character alone, and the code points fall into
+few distinct combinations (asserted <= 256).  So one lookup in a two-stage table (256-code
+point blocks, identical blocks shared) gives a uint8 class, and a policy becomes a few
+256-entry tables indexed by class (see ``policy._c_tables``).  The C code holds no Unicode
+knowledge at all: it only indexes these tables.
+
+The table is built on first use from the generated range data (``_chartables``) by
+painting whole segments between range boundaries -- never a Python loop over all
+1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from array import array
+from dataclasses import dataclass
+
+from . import _chartables as _t
+from .chardata import CHARACTER_CATEGORIES, Category, Ranges, nfkc_casefold_table
+
+MAX_CP = 0x10FFFF
+BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
+
+# Flags (names used in CLASS_INFO).  The sequence flags mirror policy._ZWJ_BEFORE and
+# policy._VS_BASES; tests/test_policy_fastpath.py checks them against those sets.
+EMOJI = "emoji"  # chardata.EMOJI: what a ZWJ may join
+GRAPHIC = "graphic"  # base of a standardized variation sequence
+IDEOGRAPHIC = "ideographic"  # base of an ideographic variation sequence (UTS #37)
+MONGOLIAN = "mongolian"  # base of a Mongolian free variation selector
+ZWJ = "zwj"  # U+200D
+VS16 = "vs16"  # U+FE0F (may end the left side of an emoji ZWJ sequence)
+VS_STANDARD = "vs-standard"  # U+FE00..FE0F
+VS_IDEOGRAPHIC = "vs-ideographic"  # U+E0100..E01EF
+VS_MONGOLIAN = "vs-mongolian"  # U+180B..180F
+TAG_END = "tag-end"  # U+E007F CANCEL TAG
+NFC = "nfc"  # NFC_Quick_Check != Yes or ccc != 0: NFC may change text holding it
+NFKC = "nfkc"  # NFKC_Quick_Check != Yes or ccc != 0
+CASEFOLD = "casefold"  # changed by the NFKC_Casefold mapping (a key of its table)
+MARK = "mark"  # General_Category M: counted in combining runs
+
+FLAGS: tuple[str, ...] = (
+    EMOJI,
+    GRAPHIC,
+    IDEOGRAPHIC,
+    MONGOLIAN,
+    ZWJ,
+    VS16,
+    VS_STANDARD,
+    VS_IDEOGRAPHIC,
+    VS_MONGOLIAN,
+    TAG_END,
+    NFC,
+    NFKC,
+    CASEFOLD,
+    MARK,
+)
+
+
+def _points(*cps: int) -> Ranges:
+    return tuple((cp, cp) for cp in cps)
+
+
+def _key_ranges(keys: list[int]) -> Ranges:
+    out: list[list[int]] = []
+    for cp in sorted(keys):
+        if out and out[-1][1] == cp - 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return tuple((lo, hi) for lo, hi in out)
+
+
+@dataclass(frozen=True)
+class ClassTable:
+    """``stage1``: 0x1100 native-endian uint16 block numbers; ``stage2``: the distinct
+    256-byte blocks of class ids; ``info[c]`` = (category or None, flags) of class c."""
+
+    stage1: bytes
+    stage2: bytes
+    info: tuple[tuple[Category | None, frozenset[str]], ...]
+
+    def class_of(self, cp: int) -> int:
+        block = array("H", self.stage1[2 * (cp >> 8) : 2 * (cp >> 8) + 2])[0]
+        return self.stage2[(block << 8) | (cp & 0xFF)]
+
+
+@functools.lru_cache(maxsize=1)
+def class_table() -> ClassTable:
+    """The class table, built once (lazily: importing the package does not pay for it)."""
+    # Internal sources: (name, ranges).  NFC and NFKC each combine two sources.
+    sources: list[tuple[str, Ranges]] = [
+        (EMOJI, _t.EMOJI),
+        (GRAPHIC, _t.GRAPHIC),
+        (IDEOGRAPHIC, _t.IDEOGRAPHIC),
+        (MONGOLIAN, _t.MONGOLIAN),
+        (ZWJ, _points(0x200D)),
+        (VS16, _points(0xFE0F)),
+        (VS_STANDARD, ((0xFE00, 0xFE0F),)),
+        (VS_IDEOGRAPHIC, ((0xE0100, 0xE01EF),)),
+        (VS_MONGOLIAN, ((0x180B, 0x180F),)),
+        (TAG_END, _points(0xE007F)),
+        ("nfc-qc", _t.NFC_QC_NOT_YES),
+        ("nfkc-qc", _t.NFKC_QC_NOT_YES),
+        ("ccc", _t.CCC_NONZERO),
+        (CASEFOLD, _key_ranges(list(nfkc_casefold_table()))),
+        (MARK, _t.MARKS),
+    ]
+    # Sweep: at each range boundary add or remove a source bit / a category number.
+    # Ranges within one source are disjoint, and categories are disjoint, so sums work.
+    delta: dict[int, list[int]] = {0: [0, 0], MAX_CP + 1: [0, 0]}
+    for bit, (_, rngs) in enumerate(sources):
+        for lo, hi in rngs:
+            delta.setdefault(lo, [0, 0])[0] += 1 << bit
+            delta.setdefault(hi + 1, [0, 0])[0] -= 1 << bit
+    for number, cat in enumerate(CHARACTER_CATEGORIES, 1):
+        for lo, hi in cat.ranges:
+            delta.setdefault(lo, [0, 0])[1] += number
+            delta.setdefault(hi + 1, [0, 0])[1] -= number
+    names = [name for name, _ in sources]
+    nfc, nfkc, ccc = (1 << names.index(n) for n in ("nfc-qc", "nfkc-qc", "ccc"))
+    classes: dict[tuple[int, int], int] = {}
+    info: list[tuple[Category | None, frozenset[str]]] = []
+    flat = bytearray(MAX_CP + 1)
+    bits = number = 0
+    points = sorted(delta)
+    for lo, hi in itertools.pairwise(points):
+        d_bits, d_number = delta[lo]
+        bits += d_bits
+        number += d_number
+        key = (bits, number)
+        cid = classes.get(key)
+        if cid is None:
+            cid = classes[key] = len(info)
+            flags = {n for i, n in enumerate(names) if bits >> i & 1 and n in FLAGS}
+            if bits & (nfc | ccc):
+                flags.add(NFC)
+            if bits & (nfkc | ccc):
+                flags.add(NFKC)
+            category = CHARACTER_CATEGORIES[number - 1] if number else None
+            info.append((category, frozenset(flags)))
+        if cid:
+            flat[lo:hi] = bytes((cid,)) * (hi - lo)
+    if len(info) > 256:  # pragma: no cover - would need a wider class id
+        raise AssertionError(f"{len(info)} character classes: more than a uint8 holds")
+    blocks: dict[bytes, int] = {}
+    stage1 = array("H")
+    for b in range(BLOCKS):
+        blk = bytes(flat[b << 8 : (b + 1) << 8])
+        stage1.append(blocks.setdefault(blk, len(blocks)))
+    return ClassTable(stage1.tobytes(), b"".join(blocks), tuple(info))
+
+
+# Bytes most text has many of: a prefilter should not make them candidates.
+_COMMON = (0x0A, 0x20, 0x09, 0x0D)
+
+
+def prefilter(flagged: list[int]) -> bytes:
+    """The 16-byte prefilter for 1-byte strings (layout in _speedups.c): threshold T,
+    up to 4 extras (flagged bytes >= T) and up to 4 skips (common bytes below T that are
+    not flagged).  ``flagged`` = the bytes < 0x7F whose class a policy flags; bytes >=
+    0x7F are always candidates.  Chosen to keep common bytes out and compares few."""
+    marked = set(flagged)
+    best: tuple[int, bytes] | None = None
+    wasted = 0  # printable bytes below t that are not flagged: candidates for nothing
+    for t in range(0x80):
+        if t > 0x20 and t - 1 not in marked:
+            wasted += 1
+        extras = [b for b in sorted(marked) if b >= t]
+        if len(extras) > 4:
+            continue
+        skips = [b for b in _COMMON if b < t and b not in marked]
+        cost = 10 * wasted + len(extras) + len(skips)
+        if best is None or cost < best[0]:
+            pre = bytes([t, len(extras), *extras]).ljust(6, b"\0")
+            pre += bytes([len(skips), *skips]).ljust(5, b"\0")
+            best = (cost, pre.ljust(16, b"\0"))
+    assert best is not None  # t = 0x7F always qualifies
+    return best[1]
+
+
+def scan_reference(
+    text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int = 0
+) -> int:
+    """Pure-Python statement of ``_speedups.scan`` (the C code must agree with it): the
+    index of the first character that the tables flag as interesting and whose context
+    rule does not exempt it, or at which a run of mark-flagged characters gets longer
+    than ``max_run`` (< 0: no limit); ``len(text)`` when there is none.  The run count
+    starts at ``start``.  Layout of ``tables`` (see policy._c_tables): flags[256] (bit 0
+    interesting, bit 1 mark), rule[256], prefilter[16], then per rule prev_ok[257] and
+    next_ok[257] (entry 256: no previous / next character)."""
+    s1 = array("H", stage1)
+
+    def cls(i: int) -> int:
+        cp = ord(text[i])
+        return stage2[(s1[cp >> 8] << 8) | (cp & 0xFF)]
+
+    n = len(text)
+    run_start = mark_end = -1
+    for i in range(start, n):
+        c = cls(i)
+        f = tables[c]
+        if f & 1:
+            r = tables[256 + c]
+            if r == 0:
+                return i
+            base = 528 + (r - 1) * 514
+            prev = cls(i - 1) if i > 0 else 256
+            nxt = cls(i + 1) if i + 1 < n else 256
+            if not tables[base + prev] or not tables[base + 257 + nxt]:
+                return i
+        if f & 2 and max_run >= 0:
+            if i != mark_end:
+                run_start = i
+            mark_end = i + 1
+            if mark_end - run_start > max_run:
+                return i
+    return n

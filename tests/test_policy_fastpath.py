@@ -1,0 +1,359 @@
+"""The policy fast path (class table + C scan) never answers differently from _Run.
+
+- the class table reproduces ``category_of`` and every flag for all code points;
+- the C ``scan`` agrees with ``_classtable.scan_reference`` on random text of all three
+  str kinds, with the real policy tables and with random ones;
+- whenever the fast path returns text, it is exactly what ``_Run`` returns with no
+  finding, for every profile and some variants, on text built from the characters that
+  matter (controls, emoji sequences, selectors, tags, marks, NFD, compatibility chars);
+- the fast path does return text for the benchmark's clean inputs (the speed-up is real);
+- malformed tables raise ValueError.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+from typing import Any
+
+import pytest
+import unicodedata2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sanitizer import _chartables, decoder, profiles
+from sanitizer._classtable import (
+    CASEFOLD,
+    EMOJI,
+    FLAGS,
+    GRAPHIC,
+    IDEOGRAPHIC,
+    MARK,
+    MAX_CP,
+    MONGOLIAN,
+    NFC,
+    NFKC,
+    TAG_END,
+    VS16,
+    VS_IDEOGRAPHIC,
+    VS_MONGOLIAN,
+    VS_STANDARD,
+    ZWJ,
+    class_table,
+    prefilter,
+    scan_reference,
+)
+from sanitizer.chardata import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
+from sanitizer.policy import (
+    _VS_BASES,
+    _ZWJ_BEFORE,
+    Action,
+    Policy,
+    _clean_checked,
+    _prepare_fast,
+    _Run,
+)
+
+C = Category
+A = Action
+needs_c = pytest.mark.skipif(decoder.BACKEND != "c", reason="needs the C extension")
+
+
+def _flat() -> bytes:
+    """The class of every code point, as one bytes object (index = code point)."""
+    t = class_table()
+    s1 = array("H", t.stage1)
+    return b"".join(t.stage2[b << 8 : (b + 1) << 8] for b in s1)
+
+
+def _painted(ranges: Any) -> bytes:
+    out = bytearray(MAX_CP + 1)
+    for lo, hi in ranges:
+        out[lo : hi + 1] = b"\1" * (hi - lo + 1)
+    return bytes(out)
+
+
+def _expanded(flag: str, flat: bytes) -> bytes:
+    info = class_table().info
+    return flat.translate(bytes(int(flag in fl) for _, fl in info).ljust(256, b"\0"))
+
+
+def test_class_table_reproduces_categories() -> None:
+    info = class_table().info
+    assert len(info) <= 256
+    flat = _flat()
+    numbers = {cat: i for i, cat in enumerate(CHARACTER_CATEGORIES, 1)}
+    expected = bytes(numbers.get(category_of(cp), 0) for cp in range(MAX_CP + 1))  # type: ignore[arg-type]
+    actual = flat.translate(bytes(numbers[c] if c else 0 for c, _ in info).ljust(256, b"\0"))
+    assert actual == expected
+
+
+def test_class_table_reproduces_flags() -> None:
+    flat = _flat()
+    union = _chartables
+    sources = {
+        EMOJI: union.EMOJI,
+        GRAPHIC: union.GRAPHIC,
+        IDEOGRAPHIC: union.IDEOGRAPHIC,
+        MONGOLIAN: union.MONGOLIAN,
+        ZWJ: ((0x200D, 0x200D),),
+        VS16: ((0xFE0F, 0xFE0F),),
+        TAG_END: ((0xE007F, 0xE007F),),
+        MARK: union.MARKS,
+        NFC: union.NFC_QC_NOT_YES + union.CCC_NONZERO,
+        NFKC: union.NFKC_QC_NOT_YES + union.CCC_NONZERO,
+        CASEFOLD: [(cp, cp) for cp in nfkc_casefold_table()],
+    }
+    vs = {VS_STANDARD: 0xFE00, VS_IDEOGRAPHIC: 0xE0100, VS_MONGOLIAN: 0x180B}
+    for flag, lo in vs.items():
+        sources[flag] = [(a, b) for a, b, _ in _VS_BASES if a == lo]
+    assert set(sources) == set(FLAGS)
+    for flag, ranges in sources.items():
+        assert _expanded(flag, flat) == _painted(ranges), flag
+    # the sequence flags are what policy._in_sequence uses
+    zwj_before = bytes(
+        a | b | c
+        for a, b, c in zip(
+            _expanded(EMOJI, flat), _expanded(VS16, flat), _expanded(TAG_END, flat), strict=True
+        )
+    )
+    assert zwj_before == _painted(_ZWJ_BEFORE)
+    bases = {VS_STANDARD: GRAPHIC, VS_IDEOGRAPHIC: IDEOGRAPHIC, VS_MONGOLIAN: MONGOLIAN}
+    for lo, _, ranges in _VS_BASES:
+        flag = next(f for f, start in vs.items() if start == lo)
+        assert _expanded(bases[flag], flat) == _painted(ranges)
+
+
+def test_insensitive_characters_are_normalized() -> None:
+    """A character without the nfc (nfkc) flag is its own NFC (NFKC) and has ccc 0."""
+    flat = _flat()
+    info = class_table().info
+    for flag, form in ((NFC, "NFC"), (NFKC, "NFKC")):
+        quiet = [c for c, (_, fl) in enumerate(info) if flag not in fl]
+        table = bytes(int(c in quiet) for c in range(256))
+        mask = flat.translate(table)
+        for cp in range(0, MAX_CP + 1):
+            if mask[cp] and not 0xD800 <= cp <= 0xDFFF:
+                ch = chr(cp)
+                assert unicodedata2.combining(ch) == 0, hex(cp)
+                assert unicodedata2.normalize(form, ch) == ch, (form, hex(cp))
+
+
+# -- C scan against the reference ----------------------------------------------------------
+
+KIND_SAMPLES = {
+    1: "abc\t\n\r \x00\x1b\x7f\x85\xa0\xad\xe9/\\.",
+    2: "abc\u0301\u0327\u200d\u200c\ufe0f\ufe0e\u180b\u1820\u200b\u202e\u3042\u1161\uff0f",
+    4: "a\u0301\u200d\ufe0f\U0001f469\U0001f4bb\U0001f3fb\U000e0100\u845b"
+    "\U000e0067\U000e007f\U0001f3f4\U0001fffe\U0001d15e\u0308",
+}
+
+
+def _tables_for(policy: Policy) -> tuple[bytes, bytes, bytes, int]:
+    args, _ = _prepare_fast(policy)
+    assert args is not None
+    return args  # type: ignore[no-any-return]
+
+
+def _random_tables(rng: random.Random) -> tuple[bytes, int]:
+    n = len(class_table().info)
+    flags = bytearray(rng.choice([0, 0, 0, 1, 2, 3]) for _ in range(n)).ljust(256, b"\0")
+    nrules = rng.randrange(0, 4)
+    rule = bytearray(rng.randrange(nrules + 1) if flags[c] & 1 else 0 for c in range(256))
+    rules = b"".join(bytes(rng.randrange(2) for _ in range(514)) for _ in range(nrules))
+    t = class_table()
+    pre = prefilter([b for b in range(0x7F) if flags[t.class_of(b)]])
+    return bytes(flags + rule + pre + rules), rng.choice([-1, 0, 1, 2, 5])
+
+
+@needs_c
+def test_scan_matches_reference() -> None:
+    scan = decoder._runner.scan
+    t = class_table()
+    rng = random.Random(1234)
+    policies = [*profiles.PROFILES.values(), profiles.TEXT.replace(normalization="NFKC_CASEFOLD")]
+    for trial in range(1500):
+        if trial % 3 == 0:
+            tables, max_run = _random_tables(rng)
+        else:
+            _, _, tables, max_run = _tables_for(rng.choice(policies))
+        kind = rng.choice([1, 2, 4])
+        alphabet = "".join(KIND_SAMPLES[k] for k in KIND_SAMPLES if k <= kind)
+        n = rng.choice([0, 1, 2, 15, 16, 17, 40, 100])
+        if rng.random() < 0.5:  # mostly clean text with rare specials (exercises SIMD)
+            text = "".join(rng.choice(alphabet) if rng.random() < 0.05 else "x" for _ in range(n))
+        else:
+            text = "".join(rng.choice(alphabet) for _ in range(n))
+        start = rng.randrange(len(text) + 1)
+        got = scan(text, t.stage1, t.stage2, tables, max_run, start)
+        assert got == scan_reference(text, t.stage1, t.stage2, tables, max_run, start), (
+            text,
+            start,
+        )
+
+
+@needs_c
+def test_malformed_tables() -> None:
+    run = decoder._runner
+    t = class_table()
+    _, _, tables, _ = _tables_for(profiles.TEXT)
+    bad_s1 = array("H", t.stage1)
+    bad_s1[5] = len(t.stage2) // 256
+    cases = [
+        (t.stage1[:-2], t.stage2, tables),
+        (bad_s1.tobytes(), t.stage2, tables),
+        (t.stage1, t.stage2[:-1], tables),
+        (t.stage1, b"", tables),
+        (t.stage1, t.stage2, tables[:-1]),
+        (t.stage1, t.stage2, tables[:519]),
+        (t.stage1, t.stage2, tables[:256] + bytes([200]) + tables[257:]),  # rule id
+        (t.stage1, t.stage2, tables[:512] + b"\x80" + tables[513:]),  # threshold
+        (t.stage1, t.stage2, tables[:513] + b"\x05" + tables[514:]),  # extras
+        (t.stage1, t.stage2, tables[:512] + b"\x00\x00" + tables[514:]),  # misses NUL
+        (t.stage1, t.stage2, tables[:518] + b"\x05" + tables[519:]),  # skips
+        (t.stage1, t.stage2, tables[:518] + b"\x01\x00" + tables[520:]),  # skips NUL
+        (t.stage1, t.stage2, tables[:518] + b"\x01\x7e" + tables[520:]),  # skip >= T
+    ]
+    for s1, s2, tb in cases:
+        with pytest.raises(ValueError, match="malformed"):
+            run.scan("abc", s1, s2, tb, -1, 0)
+        with pytest.raises(ValueError, match="malformed"):
+            run.clean(b"abc", s1, s2, tb, -1)
+    with pytest.raises(TypeError):
+        run.scan("abc", bytearray(t.stage1), t.stage2, tables, -1, 0)
+    with pytest.raises(ValueError):
+        run.scan("abc", t.stage1, t.stage2, tables, -1, 4)
+    assert run.clean(bytearray(b"abc"), t.stage1, t.stage2, tables, -1) is None
+    assert run.clean(b"\xff", t.stage1, t.stage2, tables, -1) is None
+    assert run.scan("abc", t.stage1, t.stage2, tables, -1, 0) == 3  # still works
+
+
+# -- the fast path against _Run ------------------------------------------------------------
+
+PIECES = [
+    "a", "Z", "0", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\xa0", "\xad",
+    "é", "ß", "Ü", ".", "..", "/", "\\", "我", "ガ", "가", "👍", "🏽", "👩", "💻", "❤",
+    "\u200d", "\u200c", "\ufe0f", "\ufe0e", "\ufe00", "🔥", "🇯", "🇵", "\U000e0100", "葛",
+    "\u1820", "\u180b", "\u180f", "\u180e", "🏴", "\U000e0067", "\U000e0062", "\U000e007f",
+    "\U000e0041", "\u0301", "\u0327", "\u0308", "\u0301" * 9, "\u0301" * 31, "e\u0301",
+    "\u1100", "\u1161", "\u11a8", "\u2025", "\uff0f", "\uff0e", "\u200b", "\u202e", "\u200e",
+    "\ufeff", "\ufdd0", "\ue000", "\U0001fffe", "\u0378", "\U000f0000", "ﬁ", "Ａ", "\u2126",
+    "\u0344", "\u09be", "\u09c7", "\u0958", "\U0001d15e", "A", "İ", "\u3099", "\u0345",
+    "👩\u200d💻", "👨\u200d👩\u200d👧", "❤\ufe0f\u200d🔥", "👍🏽",
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+    "1\ufe0f\u20e3", "\u845b\U000e0100", "\u1820\u180b",
+]  # fmt: skip
+SURROGATES = ["\ud800", "\udc00", "\udfff"]
+
+POLICIES = [
+    *profiles.PROFILES.values(),
+    profiles.TEXT.replace(normalization="NFKC_CASEFOLD"),
+    profiles.TEXT.replace(normalization="NFKC", name="nfkc"),
+    profiles.TEXT.replace(normalization=None, also_check="NFKC"),
+    profiles.TEXT.replace(allow_sequences=False),
+    profiles.TEXT.replace(max_combining=None),
+    profiles.TEXT.replace(max_combining=0),
+    profiles.IDENTIFIER.replace(normalization="NFKC_CASEFOLD"),
+    profiles.FILENAME.with_actions(COMBINING_RUN=A.IGNORE, UNASSIGNED=A.IGNORE),
+    profiles.FILENAME.replace(max_code_points=3, max_bytes=12),
+    Policy(),
+    Policy(actions={C.SURROGATE: A.IGNORE}, normalization="NFC"),
+    Policy(actions={C.JOINER: A.STRIP, C.VARIATION_SELECTOR: A.REPLACE}, allow_sequences=True),
+    Policy(normalization="NFC", also_check="NFKC_CASEFOLD", max_code_points=5),
+]
+
+
+def _fast(data: bytes | str, policy: Policy, report: bool = False) -> str | None:
+    """What sanitize (inspect, with ``report``) takes from the C fast path."""
+    cached = policy._cinspect if report else policy._cfast
+    args, plain = cached or _prepare_fast(policy, report)
+    if plain:
+        return decoder._runner.clean(data, *args)  # type: ignore[no-any-return]
+    return _clean_checked(data, policy, args)
+
+
+def _check_agrees(data: bytes | str, policy: Policy) -> bool:
+    """Both fast paths agree with _Run when they answer; True if sanitize's answered."""
+    full = _Run(data, policy).report()
+    for_inspect = _fast(data, policy, report=True)
+    if for_inspect is not None:
+        assert full.findings == (), (data, policy.name)
+        assert full.ok and full.text == for_inspect, (data, policy.name)
+    for_sanitize = _fast(data, policy)
+    if for_sanitize is None:
+        assert for_inspect is None
+        return False
+    assert full.ok, (data, policy.name, full.findings)
+    assert all(f.action is A.ALLOW for f in full.findings), (data, policy.name)
+    assert full.text == for_sanitize, (data, policy.name)
+    return True
+
+
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.characters(codec="utf-8")), max_size=40).map(
+    "".join
+)
+
+
+@needs_c
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, st.sampled_from(POLICIES), st.booleans())
+def test_fast_path_agrees_with_full_path(text: str, policy: Policy, as_bytes: bool) -> None:
+    _check_agrees(text.encode() if as_bytes else text, policy)
+
+
+@needs_c
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES + SURROGATES + ["abc"] * 20), max_size=30).map("".join),
+    st.sampled_from(POLICIES),
+)
+def test_fast_path_agrees_on_str_with_surrogates(text: str, policy: Policy) -> None:
+    _check_agrees(text, policy)
+
+
+@needs_c
+def test_fast_path_agrees_on_many_random_texts() -> None:
+    """Mostly-clean texts (where the fast path answers) from the pieces, deterministic."""
+    rng = random.Random(99)
+    clean_pieces = [p for p in PIECES if len(p) == 1 and ord(p) >= 0x20] + ["abc", "de "] * 10
+    answered = 0
+    for _ in range(3000):
+        parts = [rng.choice(clean_pieces if rng.random() < 0.9 else PIECES) for _ in range(8)]
+        text = "".join(parts)
+        policy = rng.choice(POLICIES)
+        answered += _check_agrees(text.encode() if rng.random() < 0.5 else text, policy)
+    assert answered > 300  # the comparison is not vacuous
+
+
+BENCH_UNITS = [
+    "The quick brown fox jumps over the lazy dog; 0123456789.\n",
+    "Falsches Üben von Xylophonmusik quält jeden größeren Zwerg. Ça été très élevé.\n",
+    "我能吞下玻璃而不伤身体。私はガラスを食べられます。나는 유리를 먹을 수 있어요.\n",
+    "Nice 👍🏽 👩🏾\u200d💻 👨\u200d👩\u200d👧\u200d👦 ❤\ufe0f\u200d🔥 🇯🇵 😀 ok\n",
+]
+
+
+@needs_c
+@pytest.mark.parametrize("unit", BENCH_UNITS, ids=["ascii", "latin", "cjk", "emoji"])
+@pytest.mark.parametrize("size", [64, 4096, 1 << 20])
+def test_fast_path_answers_clean_bench_inputs(unit: str, size: int) -> None:
+    raw = (unit.encode() * (size // len(unit.encode()) + 1))[:size]
+    data = raw.decode("utf-8", "ignore").encode()
+    for policy in (profiles.TEXT, profiles.SINGLE_LINE.replace(max_combining=30)):
+        if policy is not profiles.TEXT and b"\n" in data:
+            continue
+        assert _fast(data, policy) == data.decode()
+        assert _check_agrees(data, policy)
+        assert _check_agrees(data.decode(), policy)
+        if not data.endswith("\u200d".encode()):  # a ZWJ there is an ALLOW finding
+            assert _fast(data, policy, report=True) == data.decode()
+
+
+@needs_c
+def test_fast_path_answers_names() -> None:
+    for name in ("alice", "Zoë", "用户名", "δοκιμή"):
+        assert _check_agrees(name, profiles.IDENTIFIER)
+    for name in ("report.pdf", ".bashrc", "été 2024.txt", "❤\ufe0f.png"):
+        assert _check_agrees(name.encode(), profiles.FILENAME)
+    for refused in ("", ".", "..", "a/b", "\u2025", "x" * 300):
+        assert _fast(refused, profiles.FILENAME) is None
