@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from sanitizer.fuzzing.runner import (  # noqa: E402
     CANDIDATE_ENV,
+    DEFAULT_MAX_LEN,
     RunStats,
     detect_layout,
     extract_failure,
@@ -58,6 +59,7 @@ class Run:
     exec_per_sec: int
     failure: str
     error: str = ""
+    libfuzzer_rate: int = 0  # the exec/s libFuzzer itself last reported
 
 
 def run_fuzzer(
@@ -86,6 +88,8 @@ def run_fuzzer(
             "-print_final_stats=1",
             *extra,
         ]
+        if not any(flag.startswith("-max_len=") for flag in extra):
+            cmd.append(f"-max_len={DEFAULT_MAX_LEN}")  # as a campaign runs (runner.py)
         dictionary = layout.dictionary()
         if dictionary is not None and use_dict:
             cmd.append(f"-dict={dictionary}")
@@ -129,6 +133,7 @@ def run_fuzzer(
             exec_per_sec=rate,
             failure=headline(extract_failure(output.splitlines())),
             error=error,
+            libfuzzer_rate=stats.exec_per_sec,
         )
 
 
@@ -143,18 +148,21 @@ def bench_exec_rate(seconds: float) -> str:
         goal = f">= {EXEC_GOAL:,}" if target == "decode" else "-"
         note = run.error or (f"CRASHED: {run.failure}" if run.flagged else "")
         if target == "decode" and not run.flagged:
-            note = note or ("met" if run.exec_per_sec >= EXEC_GOAL else "MISSED")
+            note = note or ("met" if run.libfuzzer_rate >= EXEC_GOAL else "MISSED")
         rows.append(
             [
                 target,
                 f"{run.seconds:.1f}",
                 f"{run.execs:,}",
+                f"{run.libfuzzer_rate:,}",
                 f"{run.exec_per_sec:,}",
                 goal,
                 note,
             ]
         )
-    headers = ["target", "wall s", "execs", "exec/s", "goal", "note"]
+    # libFuzzer's own exec/s is the usual figure (and the goal's); the wall-clock one also
+    # counts interpreter start-up and loading the corpus.
+    headers = ["target", "wall s", "execs", "exec/s (libFuzzer)", "exec/s (wall)", "goal", "note"]
     return format_table(headers, rows)
 
 

@@ -30,14 +30,7 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
         if name != __name__:
             del sys.modules[name]
     if target == "decode":  # as fuzz/fuzz_decode.py: the decoder's Python layer only
-        scope = {
-            "include": [
-                "sanitizer.decoder",
-                "sanitizer.errors",
-                "sanitizer.grammar",
-                "sanitizer.charinfo",
-            ]
-        }
+        scope = {"include": ["sanitizer.decoder", "sanitizer.errors"]}
     else:
         scope = {"include": ["sanitizer"], "exclude": ["sanitizer.fuzzing", "sanitizer._machine"]}
     with atheris.instrument_imports(**scope):
