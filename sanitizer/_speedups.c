@@ -208,9 +208,9 @@ done:
  * implementation registered with set_decode_fallback(), which runs the state machine.
  */
 static PyObject *decode_fallback = NULL;
-static PyObject *default_table = NULL; /* bytes: grammar.MACHINE.table */
-static int default_nclasses = 0;
-static PyObject *error_class = NULL; /* sanitizer.Utf8Error */
+static PyObject *default_table = NULL; /* bytes: grammar.MACHINE.table, kept alive */
+static machine_t default_machine;      /* loaded and validated once, at registration */
+static PyObject *error_class = NULL;   /* sanitizer.Utf8Error */
 
 /*
  * Strict decoding failed in CPython's codec at `good` (everything before it is valid):
@@ -220,61 +220,46 @@ static PyObject *error_class = NULL; /* sanitizer.Utf8Error */
 static int
 raise_first_error(PyObject *bytes, Py_ssize_t good)
 {
-    Py_buffer table;
-    machine_t m;
+    PyObject *spans = PyList_New(0);
+    if (spans == NULL) return -1;
     int rc = -1;
-    if (PyObject_GetBuffer(default_table, &table, PyBUF_SIMPLE) < 0) return -1;
-    if (load_machine(&table, default_nclasses, &m) == 0) {
-        PyObject *spans = PyList_New(0);
-        if (spans != NULL) {
-            if (run(&m, (const unsigned char *)PyBytes_AS_STRING(bytes),
-                    PyBytes_GET_SIZE(bytes), good, 1, spans, NULL) >= 0) {
-                rc = 0;
-                if (PyList_GET_SIZE(spans) == 2) {
-                    PyObject *exc = PyObject_CallFunction(
-                        error_class, "sOOOs", "utf-8", bytes, PyList_GET_ITEM(spans, 0),
-                        PyList_GET_ITEM(spans, 1), "");
-                    if (exc != NULL) {
-                        PyErr_SetObject(error_class, exc);
-                        Py_DECREF(exc);
-                        rc = 1;
-                    }
-                    else {
-                        rc = -1;
-                    }
-                }
+    if (run(&default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes),
+            PyBytes_GET_SIZE(bytes), good, 1, spans, NULL) >= 0) {
+        rc = 0;
+        if (PyList_GET_SIZE(spans) == 2) {
+            PyObject *exc = PyObject_CallFunction(error_class, "sOOOs", "utf-8", bytes,
+                                                  PyList_GET_ITEM(spans, 0),
+                                                  PyList_GET_ITEM(spans, 1), "");
+            if (exc != NULL) {
+                PyErr_SetObject(error_class, exc);
+                Py_DECREF(exc);
+                rc = 1;
             }
-            Py_DECREF(spans);
+            else {
+                rc = -1;
+            }
         }
     }
-    PyBuffer_Release(&table);
+    Py_DECREF(spans);
     return rc;
 }
 
+/* decode(bytes, errors="replace") with the default machine; short inputs use the stack. */
 static PyObject *
 replace_all(PyObject *bytes)
 {
-    Py_buffer data, table;
-    machine_t m;
+    Py_ssize_t n = PyBytes_GET_SIZE(bytes);
+    Py_UCS4 small[256];
+    Py_UCS4 *out = small;
+    if (n > (Py_ssize_t)(sizeof(small) / sizeof(small[0]))) {
+        out = PyMem_Malloc((size_t)n * sizeof(Py_UCS4));
+        if (out == NULL) return PyErr_NoMemory();
+    }
     PyObject *result = NULL;
-    if (PyObject_GetBuffer(bytes, &data, PyBUF_SIMPLE) < 0) return NULL;
-    if (PyObject_GetBuffer(default_table, &table, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&data);
-        return NULL;
-    }
-    Py_UCS4 *out = NULL;
-    if (load_machine(&table, default_nclasses, &m) == 0) {
-        out = PyMem_Malloc((size_t)(data.len > 0 ? data.len : 1) * sizeof(Py_UCS4));
-        if (out == NULL) {
-            PyErr_NoMemory();
-        } else {
-            Py_ssize_t w = run(&m, (const unsigned char *)data.buf, data.len, 0, -1, NULL, out);
-            if (w >= 0) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, w);
-        }
-    }
-    PyMem_Free(out);
-    PyBuffer_Release(&table);
-    PyBuffer_Release(&data);
+    Py_ssize_t w =
+        run(&default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes), n, 0, -1, NULL, out);
+    if (w >= 0) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, w);
+    if (out != small) PyMem_Free(out);
     return result;
 }
 
@@ -327,11 +312,18 @@ speedups_set_decode_fallback(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "fallback must be callable");
         return NULL;
     }
+    /* Validate once; the machine then points into `table`, which stays referenced. */
+    Py_buffer view;
+    machine_t m;
+    if (PyObject_GetBuffer(table, &view, PyBUF_SIMPLE) < 0) return NULL;
+    int bad = load_machine(&view, nclasses, &m);
+    PyBuffer_Release(&view);
+    if (bad) return NULL;
     Py_INCREF(fn);
     Py_XSETREF(decode_fallback, fn);
     Py_INCREF(table);
     Py_XSETREF(default_table, table);
-    default_nclasses = nclasses;
+    default_machine = m;
     Py_INCREF(errcls);
     Py_XSETREF(error_class, errcls);
     Py_RETURN_NONE;

@@ -164,19 +164,20 @@ def _best_time(func: Callable[[bytes], object], data: bytes, repeat: int = 1) ->
 def test_linear_time(name: str) -> None:
     """T(4n) < 8 * T(n) for every adversarial input and entry point: linear is 4x,
     quadratic would be 16x.  The C runner at n = 64 KiB (the public C ``decode`` and
-    ``decode_py`` both), the pure-Python one at n = 16 KiB."""
+    ``decode_py`` both), the pure-Python one at n = 16 KiB.  Best of three runs each, and
+    one re-measurement before failing: a shared machine's noise, not the code, is what a
+    single timing mostly shows."""
     small = MIB // 64 if name == "python" else MIB // 16
     small_inputs, big_inputs = _adversarial(small), _adversarial(4 * small)
     failures = []
     with use_backend(name):
         for entry, func in ENTRY_POINTS.items():
             for kind, data in small_inputs.items():
-                t_small = max(_best_time(func, data), 1e-4)
-                t_big = _best_time(func, big_inputs[kind])
-                if t_big > 8 * t_small and t_big > 0.01:
-                    # re-measure once before failing: the machine may be busy
+                for _attempt in range(2):
                     t_small = max(_best_time(func, data, 3), 1e-4)
                     t_big = _best_time(func, big_inputs[kind], 3)
-                    if t_big > 8 * t_small and t_big > 0.01:
-                        failures.append((entry, kind, t_small, t_big))
+                    if t_big <= 8 * t_small or t_big <= 0.01:
+                        break
+                else:
+                    failures.append((entry, kind, t_small, t_big))
     assert not failures
