@@ -183,7 +183,7 @@ def expected_kind(data: bytes, start: int, end: int) -> ErrorKind:
 # DEEP_EVERY, chosen by the input's CRC-32 so that replaying or minimizing an input repeats
 # its tier.  The lean checks that run on every input keep a campaign above 20,000 exec/s;
 # pytest's replay of the corpus and of saved findings always runs everything.
-DEEP_EVERY = 32
+DEEP_EVERY = 64
 
 
 def check_decode(
