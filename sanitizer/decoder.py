@@ -159,15 +159,23 @@ def find_errors(
         return []
     m = machine(allow_overlong_nul)
     spans = _runner.spans(raw, m.table, m.nclasses, good, -1 if limit is None else limit)
-    # map() builds the errors without a Python-level loop.  Exceptions are GC-tracked and
-    # building a million of them would set off collections that traverse all the earlier
-    # ones (superlinear); they form no cycles, so the collector is paused meanwhile.
+    return _errors(raw, spans)
+
+
+def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> list[Utf8Error]:
+    """``Utf8Error``s for flat ``spans`` (offsets into ``raw``, which starts at stream offset
+    ``base``).  ``map`` builds them without a Python-level loop.  Exceptions are GC-tracked:
+    building thousands at once sets off collections that traverse the whole heap each time,
+    which made the cost grow faster than the input; they form no cycles, so the collector
+    is paused meanwhile."""
     n = len(spans) // 2
-    pause = n > 10_000 and gc.isenabled()
+    if base:
+        spans = [base + x for x in spans]
+    pause = n > 1000 and gc.isenabled()
     if pause:
         gc.disable()
     try:
-        return list(
+        errors = list(
             map(
                 Utf8Error,
                 repeat("utf-8", n),
@@ -177,6 +185,11 @@ def find_errors(
                 repeat("", n),
             )
         )
+        if base or not final:
+            for err in errors:
+                err.base = base
+                err.final = final
+        return errors
     finally:
         if pause:
             gc.enable()
@@ -274,12 +287,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
                 spans = []
                 text = buf[:good].decode("utf-8")
                 text += _runner.replace(view, m.table, m.nclasses, good, spans)
-        errs = []
-        for i in range(0, len(spans), 2):
-            err = Utf8Error("utf-8", buf, base + spans[i], base + spans[i + 1], "")
-            err.base = base
-            err.final = final
-            errs.append(err)
+        errs = _errors(buf, spans, base, final)
         if base == 0 and self.bom == "strip" and buf.startswith(BOM) and cut >= 3:
             text = text[1:]
         self._pending = buf[cut:]
