@@ -56,13 +56,20 @@ def _expected_text(ch: str, action: Action) -> str | None:
     }[action]
 
 
-@pytest.mark.parametrize("kind", ["str", "bytes"])
-@pytest.mark.parametrize("action", ACTIONS, ids=lambda a: a.value)
-@pytest.mark.parametrize("category", list(SAMPLES), ids=lambda c: c.value)
+# A surrogate cannot be in well-formed UTF-8, so SURROGATE has no bytes case here (see
+# test_encoded_surrogate for ED A0 80).
+CASES = [
+    pytest.param(category, action, kind, id=f"{category.value}-{action.value}-{kind}")
+    for category in SAMPLES
+    for action in ACTIONS
+    for kind in ("str", "bytes")
+    if not (category is Category.SURROGATE and kind == "bytes")
+]
+
+
+@pytest.mark.parametrize(("category", "action", "kind"), CASES)
 def test_character_category(category: Category, action: Action, kind: str) -> None:
     ch = SAMPLES[category]
-    if category is Category.SURROGATE and kind == "bytes":
-        pytest.skip("a surrogate cannot be in well-formed UTF-8: see test_encoded_surrogate")
     policy = Policy(actions={category: action})
     text = PREFIX + ch + SUFFIX
     data: str | bytes = text if kind == "str" else text.encode("utf-8")
