@@ -21,7 +21,6 @@ import importlib
 import zlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
 
 import unicodedata2
 
@@ -461,50 +460,38 @@ def _check_candidate(
     data: bytes, candidate: Candidate, strict: str | UnicodeDecodeError, ref_spans: list[Span]
 ) -> None:
     name = getattr(candidate, "__qualname__", repr(candidate))
+    got: object
     try:
-        got: Any = candidate(data)
-    except UnicodeDecodeError as exc:
-        if isinstance(strict, str):
-            raise Divergence(
-                f"candidate {name} rejects well-formed UTF-8",
-                data,
-                [("strict", strict), (name, exc)],
-            ) from exc
-        if (exc.start, exc.end) != ref_spans[0]:
-            raise Divergence(
-                f"candidate {name} reports the wrong error offsets",
-                data,
-                [("strict", strict), (name, exc)],
-            ) from exc
-        return
-    except ValueError as exc:
-        if isinstance(strict, str):
-            raise Divergence(
-                f"candidate {name} rejects well-formed UTF-8",
-                data,
-                [("strict", strict), (name, exc)],
-            ) from exc
-        return
-    except Exception as exc:
+        got = candidate(data)
+    except Exception as exc:  # an answer (ValueError) or itself a finding: judged below
+        got = exc
+    problem = _candidate_problem(got, strict, ref_spans)
+    if problem is not None:
+        cause = got if isinstance(got, BaseException) else None
         raise Divergence(
-            f"candidate {name} crashed (only str or UnicodeDecodeError/ValueError are answers)",
-            data,
-            [("strict", strict), (name, exc)],
-        ) from exc
+            f"candidate {name} {problem}", data, [("strict", strict), (name, got)]
+        ) from cause
+
+
+def _candidate_problem(
+    got: object, strict: str | UnicodeDecodeError, ref_spans: list[Span]
+) -> str | None:
+    """What is wrong with a candidate's answer (text, or the exception it raised)."""
+    if isinstance(got, ValueError):  # UnicodeDecodeError included: a rejection
+        if isinstance(strict, str):
+            return "rejects well-formed UTF-8"
+        if isinstance(got, UnicodeDecodeError) and (got.start, got.end) != ref_spans[0]:
+            return "reports the wrong error offsets"
+        return None
+    if isinstance(got, BaseException):
+        return "crashed (only str or UnicodeDecodeError/ValueError are answers)"
     if not isinstance(got, str):
-        raise Divergence(
-            f"candidate {name} returned {type(got).__name__}, not str",
-            data,
-            [("strict", strict), (name, got)],
-        )
+        return f"returned {type(got).__name__}, not str"
     if isinstance(strict, UnicodeDecodeError):
-        raise Divergence(
-            f"candidate {name} accepts ill-formed UTF-8", data, [("strict", strict), (name, got)]
-        )
+        return "accepts ill-formed UTF-8"
     if got != strict:
-        raise Divergence(
-            f"candidate {name} decodes to different text", data, [("strict", strict), (name, got)]
-        )
+        return "decodes to different text"
+    return None
 
 
 # -- policy and identifiers ---------------------------------------------------------------

@@ -746,6 +746,19 @@ class _Target:
 
     # -- workers --
 
+    def _popen(self, cmd: Sequence[str]) -> subprocess.Popen[str]:
+        """A libFuzzer process in its own session (killed as a group), output merged."""
+        return subprocess.Popen(
+            list(cmd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            env=self.env,
+            start_new_session=True,
+        )
+
     def _spawn(self, index: int, generation: int, remaining: float, new_dir: Path) -> None:
         cmd = worker_command(
             self.base,
@@ -755,16 +768,7 @@ class _Target:
             dictionary=self.layout.dictionary(),
             extra=self.config.extra_args,
         )
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            env=self.env,
-            start_new_session=True,
-        )
+        proc = self._popen(cmd)
         key = (index, generation)
         now = time.monotonic()
         self.runs[key] = RunStats(started=now)
@@ -1048,16 +1052,7 @@ class _Target:
 
     def _helper(self, cmd: Sequence[str], timeout: float) -> str:
         """Run a helper (minimize, replay, merge); its merged output, "" on timeout."""
-        proc = subprocess.Popen(
-            [self.config.python, *cmd] if cmd[0] == str(self.shim) else list(cmd),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            env=self.env,
-            start_new_session=True,
-        )
+        proc = self._popen([self.config.python, *cmd] if cmd[0] == str(self.shim) else cmd)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
