@@ -3,15 +3,17 @@
 
 Run (from the repository root)::
 
-    python fuzz/fuzz_decode.py corpus/decode -dict=corpus/utf8.dict -max_total_time=60
+    mkdir -p work && python fuzz/fuzz_decode.py work/ corpus/decode -dict=corpus/utf8.dict -max_total_time=60
     python fuzz/fuzz_decode.py crash-<sha1>            # replay one finding
-    SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py corpus/decode
+    mkdir -p work && SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py work/ corpus/decode
 
 Asserts ``sanitizer.fuzzing.checks.check_decode``: both runners of the RFC 3629 §4 table
 (C and pure Python) give CPython's maximal subparts (Unicode §3.9) and replace text;
 ``decode``/``is_valid``/``find_errors``/``group_errors``/``encode`` agree with CPython;
 CPython's and this project's incremental decoders, fed a chunking derived from the input,
-equal one-shot decoding; every error kind matches the classification table.  With
+equal one-shot decoding; every error kind matches the classification table.  A cheap
+tier of these runs on every input and the rest on one input in 64, chosen by the input's
+CRC-32 (``checks.DEEP_EVERY``), so a replay repeats exactly what was checked.  With
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION``, the candidate's verdict, text and error
 offsets must equal the strict reference.  A violation raises ``Divergence`` (a report
 with the input in hex); libFuzzer saves the input as ``crash-*``.

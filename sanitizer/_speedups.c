@@ -729,7 +729,14 @@ speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef speedups_methods[] = {
     {"decode", (PyCFunction)(void (*)(void))speedups_decode, METH_FASTCALL | METH_KEYWORDS,
      "decode($module, data, /, *, errors='strict', bom='keep', allow_overlong_nul=False)\n--\n\n"
-     "Decode UTF-8 strictly by RFC 3629 (see sanitizer.decoder.decode_py for details)."},
+     "Decode UTF-8 strictly by RFC 3629.\n\n"
+     "errors='strict' raises sanitizer.Utf8Error for the first ill-formed subpart;\n"
+     "errors='replace' puts one U+FFFD per maximal subpart (Unicode 3.9), exactly as\n"
+     "bytes.decode('utf-8', 'replace').  bom: 'keep' an initial EF BB BF as U+FEFF\n"
+     "(RFC 3629 section 6), 'strip' it, or 'reject' it with BomError.\n"
+     "allow_overlong_nul accepts exactly C0 80 as U+0000 (Java's Modified UTF-8);\n"
+     "nothing else is relaxed.  This is the C entry point of sanitizer.decoder.decode_py,\n"
+     "with the same behaviour."},
     {"set_decode_fallback", speedups_set_decode_fallback, METH_VARARGS,
      "set_decode_fallback(fn, table, nclasses, error_class): the Python decode() that\n"
      "non-trivial calls go to, the default machine table, and the class to raise."},
