@@ -159,3 +159,26 @@ def test_progress_bar_only_when_asked_or_tty(tree: Path) -> None:
     assert b"\r[" in proc.stderr
     proc = run_cli(str(tree))  # stderr is a pipe here: no bar
     assert b"\r[" not in proc.stderr
+
+
+def test_policy_mode_is_bounded_by_max_bytes(tmp_path: Path) -> None:
+    """A policy needs the whole text, so --policy reads at most --max-bytes of a file;
+    a larger one is a too-long finding (exit 1), not a memory problem."""
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"a" * 5000)
+    proc = run_cli("--policy", "TEXT", "--max-bytes", "4096", "--json", str(path))
+    assert proc.returncode == 1
+    record = json.loads(proc.stdout.splitlines()[0])
+    assert record["category"] == "too-long" and record["end"] == 4097
+    assert run_cli("--policy", "TEXT", "--max-bytes", "5000", str(path)).returncode == 0
+
+
+def test_policy_findings_lines(tmp_path: Path) -> None:
+    path = tmp_path / "header.txt"
+    path.write_bytes("x\u202ey\r\n".encode())
+    proc = run_cli("--policy", "single_line", str(path))
+    assert proc.returncode == 1
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0] == f"{path}:1: U+202E  bidi-control  reject  U+202E RIGHT-TO-LEFT OVERRIDE"
+    assert [line.split(":")[1] for line in lines] == ["1", "5", "6"]
+    assert run_cli("--policy", "NOPE", str(path)).returncode == 2

@@ -44,6 +44,14 @@ def register(sub: Any) -> None:
         help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE)",
     )
     p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=64 << 20,
+        metavar="N",
+        help="with --policy: files larger than N bytes are reported too-long, not loaded "
+        "(default 64 MiB; strict UTF-8 checking streams and has no limit)",
+    )
+    p.add_argument(
         "--allow-overlong-nul",
         action="store_true",
         help="accept exactly C0 80 as U+0000 (Java Modified UTF-8, HOWTO §5.9.4)",
@@ -186,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"sanitizer check: {exc}", file=sys.stderr)
             return EXIT_USAGE
-    if args.limit < 0:
-        print("sanitizer check: --limit must be >= 0", file=sys.stderr)
+    if args.limit < 0 or args.max_bytes < 0:
+        print("sanitizer check: --limit and --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
     files = list(_expand(args.paths, totals))
     total_size = sum(os.path.getsize(f) for f in files if f != "-")
@@ -235,10 +243,22 @@ def _check_one(
     found = 0
     try:
         if policy is not None:
-            data = stream.read()
+            data = stream.read(args.max_bytes + 1)  # a policy needs the whole text: bounded
             progress.advance(len(data), label)
             totals.bytes += len(data)
-            found = _apply_policy(label, data, policy, args)
+            if len(data) > args.max_bytes:
+                found = 1
+                record = {
+                    "path": label,
+                    "category": "too-long",
+                    "start": 0,
+                    "end": len(data),
+                    "action": "reject",
+                    "reason": f"larger than --max-bytes {args.max_bytes}: policy not applied",
+                }
+                _emit_policy(record, args.json)
+            else:
+                found = _apply_policy(label, data, policy, args)
         else:
             decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
             for group in _scan_stream(stream, decoder, progress, label):
@@ -267,12 +287,17 @@ def _apply_policy(label: str, data: bytes, policy: Any, args: argparse.Namespace
         shown += 1
         if args.limit and shown > args.limit:
             continue
-        record = {"path": label, **finding.as_dict()}
-        if args.json:
-            print(json.dumps(record, ensure_ascii=False))
-        else:
-            print(
-                f"{label}:{record['start']}: {record.get('bytes') or record.get('code_point', '')}"
-                f"  {record['category']}  {record['action']}  {record.get('reason', '')}"
-            )
+        _emit_policy({"path": label, **finding.as_dict()}, args.json)
     return len(report.findings)
+
+
+def _emit_policy(record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        line = json.dumps(record, ensure_ascii=False)
+    else:
+        what = record.get("bytes") or record.get("code_point", "")
+        line = (
+            f"{record['path']}:{record['start']}: {what}  {record['category']}  "
+            f"{record['action']}  {record.get('reason', '')}"
+        )
+    sys.stdout.write(line + "\n")
