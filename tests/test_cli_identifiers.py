@@ -39,14 +39,17 @@ def test_compare_equal_and_different(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["compare", "ＡＤＭＩＮ", "admin", "--form", "NFKC"]) == 1
     out = capsys.readouterr().out
     assert "different" in out
-    assert "at 0: U+0041 LATIN CAPITAL LETTER A 'A'  vs  U+0061 LATIN SMALL LETTER A 'a'" in out
+    assert "A[0:5] U+0041 LATIN CAPITAL LETTER A 'A', " in out
+    assert "vs  B[0:5] U+0061 LATIN SMALL LETTER A 'a', " in out
     assert main(["compare", "ＡＤＭＩＮ", "admin", "--form", "NFKC_CASEFOLD"]) == 0
 
 
 def test_compare_lengths_differ(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the inserted code point is reported: the rest is aligned, not shifted."""
     assert main(["compare", "ad\u200bmin", "admin"]) == 1
     out = capsys.readouterr().out
-    assert "U+200B ZERO WIDTH SPACE" in out and "(end)" in out
+    diff = [line for line in out.splitlines() if line.startswith("  ")]
+    assert diff == ["  A[2:3] U+200B ZERO WIDTH SPACE  vs  B[2:2] (nothing)"]
 
 
 def test_subprocess_stdin() -> None:

@@ -9,6 +9,7 @@ shows both normal forms and the code points where they differ (``describe``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Any
 
@@ -106,16 +107,18 @@ def _compare(args: argparse.Namespace) -> int:
         print("equal")
         return EXIT_OK
     print("different:")
+    # Align the two forms (difflib) so one extra or missing code point does not make
+    # everything after it look different.
+    matcher = difflib.SequenceMatcher(a=na, b=nb, autojunk=False)
     shown = 0
-    for i in range(max(len(na), len(nb))):
-        ca = na[i] if i < len(na) else None
-        cb = nb[i] if i < len(nb) else None
-        if ca != cb:
-            shown += 1
-            if shown > MAX_SHOWN:
-                print("  ...")
-                break
-            left = describe(ord(ca)) if ca is not None else "(end)"
-            right = describe(ord(cb)) if cb is not None else "(end)"
-            print(f"  at {i}: {left}  vs  {right}")
+    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        shown += 1
+        if shown > MAX_SHOWN:
+            print("  ...")
+            break
+        left = ", ".join(describe(ord(c)) for c in na[a0:a1]) or "(nothing)"
+        right = ", ".join(describe(ord(c)) for c in nb[b0:b1]) or "(nothing)"
+        print(f"  A[{a0}:{a1}] {left}  vs  B[{b0}:{b1}] {right}")
     return EXIT_DIFFERENT
