@@ -3,9 +3,10 @@
 
 Run (from the repository root)::
 
-    mkdir -p work && python fuzz/fuzz_decode.py work/ corpus/decode -dict=corpus/utf8.dict -max_total_time=60
+    mkdir -p work      # new inputs go here; the reviewed seeds stay as they are
+    python fuzz/fuzz_decode.py work/ corpus/decode -dict=corpus/utf8.dict -max_total_time=60
     python fuzz/fuzz_decode.py crash-<sha1>            # replay one finding
-    mkdir -p work && SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py work/ corpus/decode
+    SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py work/ corpus/decode
 
 Asserts ``sanitizer.fuzzing.checks.check_decode``: both runners of the RFC 3629 §4 table
 (C and pure Python) give CPython's maximal subparts (Unicode §3.9) and replace text;

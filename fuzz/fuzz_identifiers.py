@@ -3,7 +3,9 @@
 
 Run (from the repository root)::
 
-    mkdir -p work && python fuzz/fuzz_identifiers.py work/ corpus/identifiers -dict=corpus/utf8.dict -max_total_time=60
+    mkdir -p work      # new inputs go here; the reviewed seeds stay as they are
+    python fuzz/fuzz_identifiers.py work/ corpus/identifiers -dict=corpus/utf8.dict \
+        -max_total_time=60
 
 The input holds two identifiers separated by an FF byte (never part of UTF-8, RFC 3629
 §1), each decoded with surrogateescape.  Asserts

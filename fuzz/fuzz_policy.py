@@ -3,7 +3,8 @@
 
 Run (from the repository root)::
 
-    mkdir -p work && python fuzz/fuzz_policy.py work/ corpus/policy -dict=corpus/utf8.dict -max_total_time=60
+    mkdir -p work      # new inputs go here; the reviewed seeds stay as they are
+    python fuzz/fuzz_policy.py work/ corpus/policy -dict=corpus/utf8.dict -max_total_time=60
 
 Asserts ``sanitizer.fuzzing.checks.check_policy`` for every profile in
 ``sanitizer.profiles.PROFILES``: ``inspect`` never raises for content; ``ok`` holds iff no
