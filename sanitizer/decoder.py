@@ -60,13 +60,18 @@ def _check(errors: str, bom: str) -> None:
         raise ValueError(f"bom must be 'keep', 'strip' or 'reject', not {bom!r}")
 
 
+def _accepted(data: bytes) -> tuple[str | None, int]:
+    """CPython's text for ``data`` when its codec accepts all of it, else None and the
+    offset up to which it accepted (the only thing taken from a refusal)."""
+    try:
+        return data.decode("utf-8"), len(data)
+    except UnicodeDecodeError as exc:
+        return None, exc.start
+
+
 def _first_bad(data: bytes) -> int:
     """Offset up to which CPython's codec accepts ``data`` (len(data) if all of it)."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.start
-    return len(data)
+    return _accepted(data)[1]
 
 
 def decode_py(
@@ -87,7 +92,9 @@ def decode_py(
     """
     try:
         text: str = data.decode("utf-8")  # type: ignore[union-attr]
-    except (UnicodeDecodeError, AttributeError):
+    except UnicodeDecodeError as exc:  # bytes or bytearray: keep where CPython stopped
+        return _decode_slow(data, errors, bom, allow_overlong_nul, exc.start)
+    except AttributeError:  # memoryview, other buffers, or not bytes at all
         return _decode_slow(data, errors, bom, allow_overlong_nul)
     if bom == "keep" and errors == "strict":
         return text
@@ -112,12 +119,16 @@ def _apply_bom(text: str, data: object, bom: str) -> str:
     return text
 
 
-def _decode_slow(data: object, errors: str, bom: str, allow_overlong_nul: bool) -> str:
+def _decode_slow(
+    data: object, errors: str, bom: str, allow_overlong_nul: bool, good: int | None = None
+) -> str:
+    """``good``: the offset CPython's codec already accepted up to, when it was asked."""
     raw = _as_bytes(data, "decode")
     _check(errors, bom)
     if bom == "reject" and raw.startswith(BOM):
         raise BomError()
-    good = _first_bad(raw)
+    if good is None:
+        good = _first_bad(raw)
     m = machine(allow_overlong_nul)
     if errors == "strict":
         spans = _runner.spans(raw, m.table, m.nclasses, good, 1)
@@ -273,20 +284,20 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         cut = len(buf) if final else _hold_point(buf)
         if base == 0 and self.bom == "reject" and buf.startswith(BOM):
             raise BomError()
-        view = memoryview(buf)[:cut]
-        good = _first_bad(buf[:cut]) if cut < len(buf) else _first_bad(buf)
+        head = buf if cut == len(buf) else buf[:cut]
+        accepted, good = _accepted(head)  # one decode: its text is the answer when valid
         spans: list[int] = []
-        if good == cut:
-            text = bytes(view).decode("utf-8") if cut < len(buf) else buf.decode("utf-8")
+        if accepted is not None:
+            text = accepted
         else:
             m = machine(self.allow_overlong_nul)
             if stop_at_first:
-                spans = _runner.spans(view, m.table, m.nclasses, good, 1)
+                spans = _runner.spans(head, m.table, m.nclasses, good, 1)
                 text = ""
             if not stop_at_first or not spans:  # strict: no error when C0 80 was allowed
                 spans = []
-                text = buf[:good].decode("utf-8")
-                text += _runner.replace(view, m.table, m.nclasses, good, spans)
+                text = head[:good].decode("utf-8")
+                text += _runner.replace(head, m.table, m.nclasses, good, spans)
         errs = _errors(buf, spans, base, final)
         if base == 0 and self.bom == "strip" and buf.startswith(BOM) and cut >= 3:
             text = text[1:]
