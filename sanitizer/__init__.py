@@ -12,6 +12,7 @@ from .chardata import Category
 from .charinfo import UNICODE_VERSION, describe
 from .decoder import (
     BACKEND,
+    ErrorGrouper,
     IncrementalDecoder,
     decode,
     encode,
@@ -32,6 +33,7 @@ __all__ = [
     "BomError",
     "Category",
     "EncodeError",
+    "ErrorGrouper",
     "ErrorKind",
     "Finding",
     "IncrementalDecoder",

@@ -206,20 +206,43 @@ def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> 
             gc.enable()
 
 
+class ErrorGrouper:
+    """Groups errors the way a human reads them, as they arrive: each error with the
+    errors that follow it inside the bytes a lax RFC 2279 decoder would have swallowed
+    (``C0 AE`` is one overlong '.', ``FC 80 80 80 80 AF`` one overlong '/', though each is
+    several maximal subparts).  ``add`` returns a group once a later error cannot join it;
+    ``close`` returns the open group when nothing at or after ``position`` can join it
+    (``position=None``: the input has ended).  ``group_errors`` is this over a list; the
+    CLI uses it on a stream, with ``IncrementalDecoder.position``."""
+
+    def __init__(self) -> None:
+        self._open: list[Utf8Error] = []
+        self._reach = -1  # errors starting before this offset join the open group
+
+    def add(self, err: Utf8Error) -> tuple[Utf8Error, ...] | None:
+        if self._open and err.start < self._reach:
+            self._open.append(err)
+            self._reach = max(self._reach, err.end)
+            return None
+        done = tuple(self._open) or None
+        self._open = [err]
+        self._reach = err.naive_end
+        return done
+
+    def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:
+        if not self._open or (position is not None and position < self._reach):
+            return None
+        done = tuple(self._open)
+        self._open = []
+        return done
+
+
 def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
-    """Group errors the way a human reads them: each with the errors that follow it inside
-    the bytes a lax decoder would have swallowed (``C0 AE`` is one overlong '.', and
-    ``FC 80 80 80 80 AF`` one overlong '/', though each is several maximal subparts)."""
-    groups: list[list[Utf8Error]] = []
-    reach = -1
-    for err in errors:
-        if groups and err.start < reach:
-            groups[-1].append(err)
-            reach = max(reach, err.end)
-        else:
-            groups.append([err])
-            reach = err.naive_end
-    return [tuple(g) for g in groups]
+    """All ``errors`` grouped as ``ErrorGrouper`` does (``C0 AE`` is one group)."""
+    grouper = ErrorGrouper()
+    groups = [group for group in map(grouper.add, errors) if group is not None]
+    last = grouper.close()
+    return groups if last is None else [*groups, last]
 
 
 def encode(text: str) -> bytes:

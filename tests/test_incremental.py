@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from sanitizer import (
     BomError,
+    ErrorGrouper,
     ErrorKind,
     IncrementalDecoder,
     Utf8Error,
@@ -226,3 +227,39 @@ def test_invalid_options() -> None:
         IncrementalDecoder().decode("text")  # type: ignore[arg-type]
     dec = IncrementalDecoder()
     assert dec.decode(bytearray(b"\xc3")) + dec.decode(memoryview(b"\xa9"), final=True) == "é"
+
+
+@SETTINGS
+@given(streams, st.lists(st.integers(0, 200), max_size=6))
+def test_grouping_a_stream_equals_grouping_one_shot(data: bytes, cuts: list[int]) -> None:
+    """ErrorGrouper over a stream (closing a group once the decoder's position has passed
+    its reach, as ``sanitizer check`` does) gives group_errors of the one-shot errors, and
+    never emits a group that a later error would have joined."""
+    dec = IncrementalDecoder("replace")
+    grouper = ErrorGrouper()
+    streamed: list[tuple[Utf8Error, ...]] = []
+    chunks = split(data, cuts)
+    for i, chunk in enumerate([*chunks, b""]):
+        final = i == len(chunks)
+        for err in dec.feed(chunk, final=final)[1]:
+            done = grouper.add(err)
+            if done is not None:
+                streamed.append(done)
+        last = grouper.close(None if final else dec.position)
+        if last is not None:
+            streamed.append(last)
+    want = group_errors(find_errors(data))
+    assert [[(e.start, e.end) for e in g] for g in streamed] == [
+        [(e.start, e.end) for e in g] for g in want
+    ]
+
+
+def test_grouper_keeps_a_group_open_until_its_reach_is_passed() -> None:
+    head, tail = find_errors(b"\xe0\x80")  # a lax decoder reads E0 80 as one (cut) form
+    assert head.naive_end == 2
+    grouper = ErrorGrouper()
+    assert grouper.add(head) is None
+    assert grouper.close(position=1) is None  # the 80 at offset 1 can still join
+    assert grouper.add(tail) is None  # ... and does
+    assert grouper.close(position=2) == (head, tail)
+    assert grouper.close() is None

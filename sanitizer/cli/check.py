@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..decoder import IncrementalDecoder
+from ..decoder import ErrorGrouper, IncrementalDecoder
 from ..errors import Utf8Error
 
 CHUNK = 1 << 16
@@ -141,26 +141,20 @@ def _io_error(path: str, message: str, totals: _Totals) -> None:
 def _scan_stream(
     stream: IO[bytes], decoder: IncrementalDecoder, progress: _Progress, label: str
 ) -> Iterator[tuple[Utf8Error, ...]]:
-    """Yield groups of errors as soon as no later error can join them."""
-    open_group: list[Utf8Error] = []
-    reach = -1
+    """Yield groups of errors (``ErrorGrouper``) as soon as no later error can join them."""
+    grouper = ErrorGrouper()
     while True:
         chunk = stream.read(CHUNK)
         final = not chunk
         _, errors = decoder.feed(chunk, final=final)
         progress.advance(len(chunk), label)
         for err in errors:
-            if open_group and err.start < reach:
-                open_group.append(err)
-                reach = max(reach, err.end)
-                continue
-            if open_group:
-                yield tuple(open_group)
-            open_group = [err]
-            reach = err.naive_end
-        if open_group and (final or decoder.position >= reach):
-            yield tuple(open_group)
-            open_group = []
+            done = grouper.add(err)
+            if done is not None:
+                yield done
+        last = grouper.close(None if final else decoder.position)
+        if last is not None:
+            yield last
         if final:
             return
 
