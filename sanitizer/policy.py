@@ -574,15 +574,7 @@ def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content."""
     if policy is None:
         policy = _default_policy()
-    args, plain = policy._cinspect or _prepare_fast(policy, report=True)
-    if plain:
-        text = _clean(data, *args)
-    elif args is not None:
-        text = _clean_checked(data, policy, args)
-    else:
-        text = None
-    if text is None:
-        text = _fast_ascii(data, policy)
+    text = _fast_text(data, policy, policy._cinspect or _prepare_fast(policy, report=True))
     if text is not None:
         return Report(True, text, (), policy)
     return _Run(data, policy).report()
@@ -592,22 +584,26 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
     if policy is None:
         policy = _default_policy()
-    args, plain = policy._cfast or _prepare_fast(policy)
-    if plain:  # one C call decides clean input (see _prepare_fast)
-        text = _clean(data, *args)
-        if text is not None:
-            return text  # type: ignore[no-any-return]
-    elif args is not None:
-        text = _clean_checked(data, policy, args)
-        if text is not None:
-            return text
-    text = _fast_ascii(data, policy)
+    text = _fast_text(data, policy, policy._cfast or _prepare_fast(policy))
     if text is not None:
         return text
     report = _Run(data, policy).report()
     if report.text is None:
         raise PolicyError(report)
     return report.text
+
+
+def _fast_text(data: object, policy: Policy, fast: tuple[Any, ...]) -> str | None:
+    """The answer for input the fast paths can decide (no finding, nothing to change), or
+    None for "take _Run".  ``fast`` is the policy's cached C arguments and whether no
+    whole-value check applies (``plain``): then one C call decides (see _prepare_fast)."""
+    args, plain = fast
+    text: str | None = None
+    if plain:
+        text = _clean(data, *args)
+    elif args is not None:
+        text = _clean_checked(data, policy, args)
+    return text if text is not None else _fast_ascii(data, policy)
 
 
 def _fast_ascii(data: object, policy: Policy) -> str | None:
