@@ -16,7 +16,10 @@ from typing import Any
 import pytest
 
 from sanitizer import _machine, decoder
-from sanitizer.errors import ErrorKind
+
+# The issue's kind table, read independently of sanitizer.errors.KIND_RULES: one reading
+# serves these tests and the fuzz targets alike.
+from sanitizer.fuzzing.checks import expected_kind as expected_kind
 
 try:
     from sanitizer import _speedups  # type: ignore[attr-defined]
@@ -131,33 +134,3 @@ def lax_decode(data: bytes, start: int) -> tuple[int | None, int, int]:
             return None, k, ones
         value = (value << 6) | (data[start + k] & 0x3F)
     return value, ones, ones
-
-
-# -- the issue's kind table --------------------------------------------------------------
-
-_OVERLONG_SECOND = {0xE0: (0x80, 0x9F), 0xF0: (0x80, 0x8F), 0xF8: (0x80, 0x87), 0xFC: (0x80, 0x83)}
-
-
-def expected_kind(data: bytes, start: int, end: int) -> ErrorKind:
-    """The kind of the error ``data[start:end]``, from its first byte and the byte after
-    it (when present and a continuation byte)."""
-    first = data[start]
-    nxt = data[start + 1] if start + 1 < len(data) else None
-    second = nxt if nxt is not None and 0x80 <= nxt <= 0xBF else None
-    if 0x80 <= first <= 0xBF:
-        return ErrorKind.UNEXPECTED_CONTINUATION
-    if first in (0xFE, 0xFF):
-        return ErrorKind.INVALID_BYTE
-    if first in (0xC0, 0xC1):
-        return ErrorKind.OVERLONG
-    rng = _OVERLONG_SECOND.get(first)
-    if rng is not None and second is not None and rng[0] <= second <= rng[1]:
-        return ErrorKind.OVERLONG
-    if first == 0xED and second is not None and second >= 0xA0:
-        return ErrorKind.SURROGATE
-    if first == 0xF4 and second is not None and second >= 0x90:
-        return ErrorKind.OUT_OF_RANGE
-    if 0xF5 <= first <= 0xFD:
-        return ErrorKind.OUT_OF_RANGE
-    assert 0xC2 <= first <= 0xF4, f"{first:02X} cannot start an error"
-    return ErrorKind.INCOMPLETE if end == len(data) else ErrorKind.TRUNCATED

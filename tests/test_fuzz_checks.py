@@ -88,6 +88,11 @@ def test_expected_kind_reads_first_two_bytes() -> None:
     assert checks.expected_kind(b"\xff", 0, 1) is k.INVALID_BYTE
 
 
+def test_expected_kind_refuses_a_span_no_subpart_can_have() -> None:
+    with pytest.raises(Divergence, match="a subpart cannot start with 41"):
+        checks.expected_kind(b"A", 0, 1)
+
+
 def test_split_pair_uses_ff() -> None:
     assert checks.split_pair(b"abc\xffdef\xffx") == (b"abc", b"def\xffx")
     assert checks.split_pair(b"abc") == (b"abc", b"")

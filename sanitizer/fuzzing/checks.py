@@ -171,6 +171,8 @@ def expected_kind(data: bytes, start: int, end: int) -> ErrorKind:
         return ErrorKind.SURROGATE  # RFC 3629 §3, Kuhn §5
     if (first == 0xF4 and 0x90 <= second <= 0xBF) or 0xF5 <= first <= 0xFD:
         return ErrorKind.OUT_OF_RANGE  # RFC 3629 §3 "U+10FFFF", RFC 2279 5/6-byte forms
+    if not 0xC2 <= first <= 0xF4:  # ASCII never starts an ill-formed subpart
+        raise Divergence(f"a subpart cannot start with {first:02X}", data, [("span", (start, end))])
     return ErrorKind.INCOMPLETE if end == len(data) else ErrorKind.TRUNCATED
 
 
