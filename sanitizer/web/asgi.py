@@ -1,0 +1,155 @@
+"""ASGI 3 middleware: translates an ASGI request into ``checks``/``bodies`` calls.
+
+The head (path, query, headers, cookies) is judged before the app is called.  The body is
+checked as it streams: each ``http.request`` chunk reaches the app only after it passed,
+and the last one only after the end of the body passed, so the app never holds a
+complete body that fails.  On a failure the app's next ``receive()`` gets
+``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
+If the app had already started its response, the client gets that response instead:
+the app still never saw the refused chunk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .bodies import body_check
+from .checks import DEFAULT, WebPolicy, check_head
+from .problem import PROBLEM_CONTENT_TYPE, Problem
+from .report import ProblemCallback, Reporter
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class ASGIMiddleware:
+    """Refuse ill-formed and dangerous input before an ASGI app sees it.
+
+    ``ASGIMiddleware(app)`` uses ``WebPolicy()``; pass a ``policy`` and/or any of its
+    fields as keywords (``ASGIMiddleware(app, json=None, max_body_size=1 << 20)``).
+    ``on_problem(problem, scope)`` is called for every refusal (or, in report-only
+    mode, every would-be refusal); records also go to ``logger`` ("sanitizer.web").
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: WebPolicy | None = None,
+        *,
+        on_problem: ProblemCallback | None = None,
+        logger: logging.Logger | None = None,
+        **changes: Any,
+    ) -> None:
+        policy = policy or DEFAULT
+        self.app = app
+        self.policy = policy.replace(**changes) if changes else policy
+        self.reporter = Reporter(self.policy.report_only, on_problem, logger)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind != "http" and kind != "websocket":
+            await self.app(scope, receive, send)  # lifespan and extensions
+            return
+        raw_path: bytes | None = scope.get("raw_path")
+        decoded = raw_path is None  # the server gave only the percent-decoded str
+        if raw_path is None:
+            raw_path = scope.get("path", "").encode("utf-8", "surrogatepass")
+        query = scope.get("query_string", b"")
+        problem, head = check_head(
+            self.policy, raw_path, query, scope.get("headers", ()), path_decoded=decoded
+        )
+        if problem is not None:
+            self._report(problem, scope, raw_path, query)
+            if not self.policy.report_only:
+                if kind == "websocket":
+                    await _refuse_websocket(receive, send)
+                else:
+                    await _respond(send, problem, close=head.has_body)
+                return
+        if kind == "websocket":
+            await self.app(scope, receive, send)
+            return
+        await _Exchange(self, scope, receive, send, body_check(self.policy, head)).run()
+
+    def _report(self, problem: Problem, scope: Scope, path: bytes, query: bytes) -> None:
+        client = scope.get("client")
+        self.reporter(
+            problem,
+            scope,
+            scope.get("method", "WEBSOCKET"),
+            path + b"?" + query if query else path,
+            None if not client else f"{client[0]}:{client[1]}",
+        )
+
+
+class _Exchange:
+    """One request: the app's receive and send, wrapped."""
+
+    def __init__(
+        self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, body: Any
+    ) -> None:
+        self.mw, self.scope, self.receive, self.send, self.body = mw, scope, receive, send, body
+        self.refused: Problem | None = None  # set when the body failed (not in report-only)
+        self.started = False  # the app sent http.response.start (to the client)
+        self.done = False  # the whole body passed
+
+    async def run(self) -> None:
+        try:
+            await self.mw.app(self.scope, self._receive, self._send)
+        except Exception:
+            if self.refused is None or self.started:
+                raise
+            # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
+        if self.refused is not None and not self.started:
+            await _respond(self.send, self.refused, close=True)
+
+    async def _receive(self) -> Message:
+        if self.refused is not None:
+            return {"type": "http.disconnect"}
+        message = await self.receive()
+        if message["type"] != "http.request" or self.done:
+            return message
+        body = self.body
+        more = message.get("more_body", False)
+        problem = body.feed(message.get("body", b""))
+        if problem is None and not more:
+            problem = body.close()
+            self.done = problem is None
+        if problem is not None:
+            raw_path = self.scope.get("raw_path") or b""
+            self.mw._report(problem, self.scope, raw_path, self.scope.get("query_string", b""))
+            if not self.mw.policy.report_only:
+                self.refused = problem
+                return {"type": "http.disconnect"}
+        return message
+
+    async def _send(self, message: Message) -> None:
+        if self.refused is not None and not self.started:
+            return  # the app's answer to a refused request is replaced by the 400
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
+
+
+async def _respond(send: Send, problem: Problem, close: bool) -> None:
+    body = problem.body()
+    headers = [
+        (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:  # the rest of the request body was not read: don't reuse the connection
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": problem.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse_websocket(receive: Receive, send: Send) -> None:
+    """Close the handshake (the server answers HTTP 403); 1008 = policy violation."""
+    message = await receive()
+    if message["type"] == "websocket.connect":
+        await send({"type": "websocket.close", "code": 1008})

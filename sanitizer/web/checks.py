@@ -1,0 +1,360 @@
+"""What the web middleware checks in a request, decided without I/O (sans-IO, like h11).
+
+The ASGI and WSGI adapters only translate: they hand ``check_head`` the raw path, query
+string and headers before the app runs, and feed the body through the ``BodyCheck`` it
+returns as the body streams.  Every verdict is a ``Problem`` or None.  Nothing here
+rewrites input: a request is let through exactly as sent, or refused.
+
+Order: the request line and headers first (a refusal there costs the app nothing), then
+the body.  Each value is strictly decoded (RFC 3629 §3: ill-formed sequences are errors,
+never "fixed") before its part's ``Policy`` looks at the characters -- after
+percent-decoding, since ``%C0%AF`` is the overlong '/' of the 2001 IIS traversal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+from ..policy import Policy, inspect
+from ..profiles import FILENAME, SINGLE_LINE, TEXT
+from .problem import Problem, from_finding
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class WebPolicy:
+    """Which ``Policy`` applies to each part of a request; None turns a check off.
+
+    Defaults: TEXT for free-text values (query values, form fields, JSON strings, text
+    bodies), SINGLE_LINE for values that must stay on one line (path, names, headers,
+    cookies), FILENAME for multipart filenames.  A policy *rejects* a request only with
+    its REJECT findings; what it would strip, replace or merely report is left for the
+    app (``sanitizer.sanitize``), since the middleware never rewrites.
+    """
+
+    path: Policy | None = SINGLE_LINE
+    names: Policy | None = SINGLE_LINE  # query, form and multipart field names, cookie names
+    query: Policy | None = TEXT  # query parameter values (forms sent by GET hold textareas)
+    headers: Policy | None = SINGLE_LINE
+    cookies: Policy | None = SINGLE_LINE  # cookie values, after percent-decoding
+    form: Policy | None = TEXT  # urlencoded values and multipart fields without a filename
+    filenames: Policy | None = FILENAME  # multipart filename= and filename*=
+    json: Policy | None = TEXT  # every JSON string, keys included, escapes resolved
+    text: Policy | None = TEXT  # text/* bodies
+    # Declared charsets accepted (lower case; "utf8" means "utf-8").  Any other charset
+    # parameter is refused: the client must not choose how a document is read
+    # (HOWTO §5.9.1, §5.9.5; charset=utf-7 spells '<' as "+ADw-").
+    charsets: frozenset[str] = frozenset({"utf-8"})
+    max_body_size: int | None = 16 * MiB  # any request body; over it answers 413
+    dot_segments: bool = False  # allow '.' and '..' path segments (after percent-decoding)
+    # How to read a body that has no Content-Type, e.g. "application/json" for frameworks
+    # that parse such bodies as JSON anyway (FastAPI does).  None: pass it unchecked.
+    untyped_body: str | None = None
+    report_only: bool = False  # let everything through; only log and call back
+
+    def __post_init__(self) -> None:
+        for name in POLICY_FIELDS:
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Policy):
+                raise TypeError(f"{name} must be a sanitizer.Policy or None, not {value!r}")
+        limit = self.max_body_size
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"max_body_size must be None or an int >= 0, not {limit!r}")
+        charsets = frozenset(_charset_label(c) for c in self.charsets)
+        object.__setattr__(self, "charsets", charsets)
+        if self.untyped_body is not None and _kind_of_media(self.untyped_body) is None:
+            raise ValueError(f"untyped_body {self.untyped_body!r} is not a checked media type")
+
+    def replace(self, **changes: Any) -> WebPolicy:
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+POLICY_FIELDS = (
+    *("path", "names", "query", "headers", "cookies"),
+    *("form", "filenames", "json", "text"),
+)
+
+
+# -- one value -----------------------------------------------------------------------------
+
+
+def value_problem(
+    raw: bytes | str, policy: Policy | None, part: str, where: str, base: int = 0
+) -> Problem | None:
+    """The first REJECT finding of ``policy`` on ``raw`` as a Problem, or None."""
+    if policy is None:
+        return None
+    report = inspect(raw, policy)
+    if report.ok:
+        return None
+    return from_finding(report.rejections[0], part, where, base)
+
+
+# A name is shown in a problem only if it is short, plain ASCII (and passed its policy).
+_SHOWABLE = re.compile(rb"[A-Za-z0-9_.\-\[\]]{1,64}\Z")
+
+
+def showable(name: bytes) -> str | None:
+    return name.decode("ascii") if _SHOWABLE.match(name) else None
+
+
+def field_problem(
+    name: bytes,
+    value: bytes,
+    number: int,
+    what: str,
+    policy: WebPolicy,
+    values: Policy | None,
+    part: str,
+) -> Problem | None:
+    """Check one decoded name and value (``what``: "query parameter", "form field")."""
+    problem = value_problem(name, policy.names, part, f"name of {what} #{number}")
+    if problem is not None:
+        return problem
+    shown = showable(name)
+    where = f"{what} '{shown}'" if shown is not None else f"{what} #{number}"
+    return value_problem(value, values, part, where)
+
+
+def pairs_problem(
+    data: bytes, policy: WebPolicy, values: Policy | None, what: str, part: str, first: int = 1
+) -> tuple[Problem | None, int]:
+    """Check application/x-www-form-urlencoded ``data`` (a query string or body): each
+    name and value after '+' and percent-decoding (WHATWG URL §5.1).  Returns the problem
+    and the number of the next field."""
+    number = first
+    for field in data.split(b"&"):
+        if not field:
+            continue
+        name, _, value = field.partition(b"=")
+        problem = field_problem(
+            _form_unquote(name), _form_unquote(value), number, what, policy, values, part
+        )
+        if problem is not None:
+            return problem, number
+        number += 1
+    return None, number
+
+
+def _form_unquote(raw: bytes) -> bytes:
+    if b"+" in raw:
+        raw = raw.replace(b"+", b" ")
+    return unquote_to_bytes(raw) if b"%" in raw else raw
+
+
+# -- request line and headers -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Head:
+    """What ``check_head`` learnt from the headers that the body check needs."""
+
+    media: str | None = None  # "form", "multipart", "json", "text" or None (unchecked)
+    boundary: bytes = b""
+    content_length: int | None = None
+    has_body: bool = False
+
+
+def check_head(
+    policy: WebPolicy,
+    path: bytes,
+    query: bytes,
+    headers: Iterable[tuple[bytes, bytes]],
+    *,
+    path_decoded: bool = False,
+) -> tuple[Problem | None, Head]:
+    """Judge the request target and headers.  ``path`` is the raw path as sent (no query);
+    ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
+    are (name, value) pairs of bytes as received, names in any case."""
+    problem = _path_problem(policy, path, path_decoded)
+    if problem is None and query and (policy.names or policy.query):
+        problem = pairs_problem(query, policy, policy.query, "query parameter", "query")[0]
+    content_types: list[bytes] = []
+    encoding = b""
+    length: int | None = None
+    has_body = False
+    for raw_name, value in headers:
+        name = raw_name.lower()
+        if problem is None:
+            problem = _header_problem(policy, name, value)
+        if name == b"content-type":
+            content_types.append(value)
+        elif name == b"content-length":
+            length = _content_length(value)
+            has_body = has_body or length != 0
+        elif name == b"transfer-encoding":
+            has_body = True
+        elif name == b"content-encoding":
+            encoding = value.strip().lower()
+        elif name == b"cookie" and problem is None:
+            problem = _cookie_problem(policy, value)
+    head = Head(content_length=length, has_body=has_body)
+    if problem is not None:
+        return problem, head
+    limit = policy.max_body_size
+    if limit is not None and length is not None and length > limit:
+        return too_large(limit), head
+    if len(content_types) > 1:
+        return malformed("header", "Content-Type", "more than one Content-Type header"), head
+    media, params = parse_media_type(content_types[0]) if content_types else ("", {})
+    problem = charset_problem(policy, params, "Content-Type", "header")
+    if problem is not None:
+        return problem, head
+    kind = _kind_of_media(media) if media else None
+    if not content_types and policy.untyped_body is not None:
+        kind = _kind_of_media(policy.untyped_body)
+    if kind is not None and encoding not in (b"", b"identity"):
+        return (
+            Problem(
+                400,
+                "content-encoding",
+                "content-encoding",
+                "header",
+                "Content-Encoding",
+                "a checked body must be sent without content coding",
+            ),
+            head,
+        )
+    boundary = b""
+    if kind == "multipart":
+        boundary = params.get("boundary", "").encode("latin-1")
+        if not boundary or len(boundary) > 70:  # RFC 2046 §5.1.1: 1 to 70 characters
+            return malformed("header", "Content-Type", "multipart without a valid boundary"), head
+    return None, Head(kind, boundary, length, has_body)
+
+
+def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | None:
+    problem = value_problem(path, policy.path, "path", "request path")
+    if problem is not None or decoded or b"%" not in path:
+        plain = path
+    else:
+        plain = unquote_to_bytes(path)
+        problem = value_problem(plain, policy.path, "path", "request path (percent-decoded)")
+    if problem is None and not policy.dot_segments and b"." in plain:
+        segments = plain.replace(b"\\", b"/").split(b"/")
+        if b".." in segments or b"." in segments:
+            problem = Problem(
+                400,
+                "malformed",
+                "dot-segment",
+                "path",
+                "request path",
+                "'.' or '..' segment, a path traversal (RFC 3986 §3.3)",
+            )
+    return problem
+
+
+def _header_problem(policy: WebPolicy, name: bytes, value: bytes) -> Problem | None:
+    if not _TOKEN.match(name):
+        return malformed("header", "a header name", "not an RFC 9110 token")
+    shown = showable(name)
+    where = f"header '{shown}'" if shown is not None else "a header"
+    return value_problem(value, policy.headers, "header", where)
+
+
+_TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")  # RFC 9110 §5.1, §5.6.2
+
+
+def _cookie_problem(policy: WebPolicy, header: bytes) -> Problem | None:
+    """Cookie pairs (RFC 6265 §4.2.1), values percent-decoded as most frameworks do."""
+    for number, pair in enumerate(header.split(b";"), 1):
+        pair = pair.strip(b" \t")
+        if not pair:
+            continue
+        name, _, value = pair.partition(b"=")
+        value = value.strip(b" \t")
+        if len(value) >= 2 and value[:1] == value[-1:] == b'"':
+            value = value[1:-1]
+        if b"%" in value:
+            value = unquote_to_bytes(value)
+        problem = field_problem(
+            name.strip(b" \t"), value, number, "cookie", policy, policy.cookies, "cookie"
+        )
+        if problem is not None:
+            return problem
+    return None
+
+
+def _content_length(value: bytes) -> int | None:
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+def too_large(limit: int) -> Problem:
+    return Problem(
+        413, "too-large", "too-large", "body", "request body", f"larger than {limit} bytes"
+    )
+
+
+def malformed(part: str, where: str, summary: str) -> Problem:
+    return Problem(400, "malformed", "malformed", part, where, summary)
+
+
+# -- media types and charsets -----------------------------------------------------------
+
+_PARAM = re.compile(
+    r'\s*;\s*([!#$%&\'*+\-.^_`|~0-9A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re.DOTALL
+)
+
+
+def parse_params(value: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split ``type; a=1; b="x"`` (RFC 9110 §5.6.6, quoted-string §5.6.4) into the lower-case
+    first item and the (lower-case name, unquoted value) pairs, duplicates kept."""
+    first, sep, rest = value.partition(";")
+    params: list[tuple[str, str]] = []
+    for m in _PARAM.finditer(sep + rest):
+        raw = m.group(2).strip()
+        if raw[:1] == '"':
+            raw = re.sub(r"\\(.)", r"\1", raw[1:-1], flags=re.DOTALL)
+        params.append((m.group(1).lower(), raw))
+    return first.strip().lower(), params
+
+
+def parse_media_type(value: bytes) -> tuple[str, dict[str, str]]:
+    media, params = parse_params(value.decode("latin-1"))
+    return media, dict(params)
+
+
+def _charset_label(label: str) -> str:
+    label = label.strip().strip('"').lower()
+    return "utf-8" if label == "utf8" else label
+
+
+def charset_problem(
+    policy: WebPolicy, params: dict[str, str], where: str, part: str
+) -> Problem | None:
+    charset = params.get("charset")
+    if charset is None or _charset_label(charset) in policy.charsets:
+        return None
+    return Problem(
+        400,
+        "charset",
+        "charset",
+        part,
+        where,
+        "declares a charset other than UTF-8; the client must not choose how input is read",
+    )
+
+
+def _kind_of_media(media: str) -> str | None:
+    """Which body check applies to a media type (lower case, no parameters)."""
+    media = media.strip().lower().partition(";")[0].strip()
+    if media == "application/x-www-form-urlencoded":
+        return "form"
+    if media == "multipart/form-data":
+        return "multipart"
+    if media == "application/json" or (media[:12] == "application/" and media[-5:] == "+json"):
+        return "json"  # RFC 8259 §8.1, RFC 6839 §3.1
+    if media.startswith("text/"):
+        return "text"
+    return None
+
+
+DEFAULT = WebPolicy()

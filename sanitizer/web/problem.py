@@ -1,0 +1,154 @@
+"""Why a request was refused: one ``Problem`` value, rendered as RFC 9457 problem+json.
+
+A problem names the part of the request (``"query parameter 'q'"``) and the kind of attack
+(``overlong``, ``bidi-control``, ``charset``, ...) and never echoes what the client sent:
+the response holds only text written here.  The bytes themselves, the code point and what
+a lax decoder would have read go to ``evidence``, which is logged, never sent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..chardata import Category
+from ..errors import ErrorKind
+from ..policy import Finding
+
+# RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
+PROBLEM_TYPE_BASE = "urn:utf8-sanitizer:problem:"
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# Problem types (the "type" member) and their titles; ``kind`` refines the type.
+TITLES: dict[str, str] = {
+    "ill-formed-utf8": "Ill-formed UTF-8",  # RFC 3629 §3, §10
+    "refused-text": "Text refused by policy",  # the part's Policy rejected the value
+    "charset": "Charset other than UTF-8",  # HOWTO §5.9.1, §5.9.5
+    "content-encoding": "Unsupported content encoding on a checked body",
+    "malformed": "Malformed request part",
+    "too-large": "Content too large",  # RFC 9110 §15.5.14
+}
+
+_STATUS_REASON = {400: "Bad Request", 413: "Content Too Large"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason to refuse a request.
+
+    ``status`` is 400, or 413 for the size limit.  ``type`` is a key of ``TITLES``;
+    ``kind`` is the precise finding (an ``ErrorKind`` or ``Category`` value, or the type
+    itself).  ``part`` is the request part (``path``, ``query``, ``header``, ``cookie``,
+    ``form``, ``multipart``, ``json``, ``text``, ``body``) and ``where`` says which one
+    in words safe to show.  ``offset`` is a byte offset into the value (a character index
+    for JSON strings, whose escapes are resolved first).  ``evidence`` is for logs only.
+    """
+
+    status: int
+    type: str
+    kind: str
+    part: str
+    where: str
+    summary: str
+    offset: int | None = None
+    evidence: str = ""
+
+    @property
+    def title(self) -> str:
+        return TITLES[self.type]
+
+    @property
+    def detail(self) -> str:
+        at = "" if self.offset is None else f" at {self._unit} {self.offset}"
+        return f"{self.where}{at}: {self.kind} ({self.summary})"
+
+    @property
+    def _unit(self) -> str:
+        return "character" if self.part == "json" and self.type != "ill-formed-utf8" else "byte"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The RFC 9457 members plus ``part``, ``kind`` and ``offset`` (extension members)."""
+        out: dict[str, Any] = {
+            "type": PROBLEM_TYPE_BASE + self.type,
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "part": self.part,
+            "kind": self.kind,
+        }
+        if self.offset is not None:
+            out["offset"] = self.offset
+        return out
+
+    def body(self) -> bytes:
+        return json.dumps(self.as_dict(), ensure_ascii=True).encode("ascii")
+
+    def status_line(self) -> str:
+        return f"{self.status} {_STATUS_REASON.get(self.status, 'Bad Request')}"
+
+    def log_fields(self) -> dict[str, Any]:
+        """``as_dict`` plus the evidence: the structured record for logging."""
+        return {**self.as_dict(), "evidence": self.evidence}
+
+
+def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Problem:
+    """The problem for a policy's rejecting ``finding`` in a value of ``part``."""
+    err = finding.error
+    if err is not None:
+        kind = err.kind
+        return Problem(
+            400,
+            "ill-formed-utf8",
+            kind.value,
+            part,
+            where,
+            _KIND_SUMMARY[kind],
+            base + finding.start,
+            f"{err.hex}: {err.reason}",
+        )
+    cat = finding.category
+    whole = cat in (Category.TOO_LONG, Category.EMPTY, Category.DOT_SEGMENT)
+    return Problem(
+        400,
+        "refused-text",
+        cat.value,
+        part,
+        where,
+        _CATEGORY_SUMMARY.get(cat, cat.value.replace("-", " ")),
+        None if whole else base + finding.start,
+        finding.reason(),
+    )
+
+
+def too_long(part: str, where: str) -> Problem:
+    """A streamed value over its policy's max_bytes or max_code_points."""
+    return Problem(
+        400, "refused-text", "too-long", part, where, _CATEGORY_SUMMARY[Category.TOO_LONG]
+    )
+
+
+_KIND_SUMMARY = {k: k.description for k in ErrorKind}
+_CATEGORY_SUMMARY = {
+    Category.TOO_LONG: "value longer than the policy allows",
+    Category.NUL: "NUL character, which truncates C strings",
+    Category.LINE_BREAK: "line break, which splits headers and forges log lines",
+    Category.CONTROL: "control character, such as a terminal escape",
+    Category.PATH_SEPARATOR: "path separator",
+    Category.BIDI_CONTROL: "bidi embedding, override or isolate (Trojan Source)",
+    Category.BIDI_MARK: "bidi mark",
+    Category.TAG: "tag character, an invisible copy of ASCII",
+    Category.VARIATION_SELECTOR: "variation selector",
+    Category.BOM: "byte order mark",
+    Category.JOINER: "zero-width joiner or non-joiner",
+    Category.NONCHARACTER: "noncharacter",
+    Category.PRIVATE_USE: "private-use character",
+    Category.SURROGATE: "lone surrogate",
+    Category.INVISIBLE: "invisible character",
+    Category.FORMAT: "format character",
+    Category.UNASSIGNED: "unassigned code point",
+    Category.WHITESPACE: "whitespace",
+    Category.COMBINING_RUN: "too many combining marks in a row",
+    Category.DOT_SEGMENT: "'.' or '..' as a whole value",
+    Category.EMPTY: "empty value",
+}

@@ -1,0 +1,73 @@
+"""Where problems go besides the response: the ``logging`` module and a callback.
+
+Shared by both adapters so that a refusal is logged the same way under ASGI and WSGI.
+Records are structured: the message is one readable line and ``record.sanitizer`` holds
+``Problem.log_fields()`` plus the method, target and client (for JSON log formatters).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .problem import Problem
+
+LOGGER = logging.getLogger("sanitizer.web")
+
+# Called with the problem and the request as the framework gave it (ASGI scope or WSGI
+# environ); its return value is ignored and its exceptions are logged, not raised.
+ProblemCallback = Callable[[Problem, Mapping[str, Any]], None]
+
+
+def printable(raw: bytes, limit: int = 200) -> str:
+    """Bytes for a log line: printable ASCII kept, everything else as \\xNN (no log
+    forging with CR/LF, no terminal escapes; CWE-117)."""
+    text = raw[:limit].decode("ascii", "backslashreplace")
+    out = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" for c in text)
+    return out + ("..." if len(raw) > limit else "")
+
+
+class Reporter:
+    """Logs each problem once and calls the user's callback."""
+
+    def __init__(
+        self,
+        report_only: bool,
+        on_problem: ProblemCallback | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.report_only = report_only
+        self.on_problem = on_problem
+        self.logger = logger or LOGGER
+
+    def __call__(
+        self,
+        problem: Problem,
+        request: Mapping[str, Any],
+        method: str,
+        target: bytes,
+        client: str | None,
+    ) -> None:
+        verb = "would refuse" if self.report_only else "refused"
+        fields = {
+            **problem.log_fields(),
+            "method": method,
+            "target": printable(target),
+            "client": client,
+            "action": "reported" if self.report_only else "refused",
+        }
+        self.logger.warning(
+            "%s %s %s: %s [%s]",
+            verb,
+            printable(method.encode("latin-1", "replace"), 20),
+            fields["target"],
+            problem.detail,
+            problem.evidence,
+            extra={"sanitizer": fields},
+        )
+        if self.on_problem is not None:
+            try:
+                self.on_problem(problem, request)
+            except Exception:
+                self.logger.exception("sanitizer.web: the on_problem callback raised")

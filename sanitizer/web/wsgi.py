@@ -1,0 +1,285 @@
+"""WSGI (PEP 3333) middleware: translates a WSGI environ into ``checks``/``bodies`` calls.
+
+The head is judged before the app is called.  ``wsgi.input`` is wrapped so the body is
+checked as the app reads it: bytes are handed over only after they passed, and the last
+bytes only after the end of the body passed.  A failure raises ``RequestRejected`` (an
+``OSError``, which frameworks treat as a broken client stream) inside the app's read; the
+middleware then discards the app's response and answers 400 (or 413).  The app's
+``start_response`` is held back until its first body chunk, so nothing reaches the client
+before that decision.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import IO, Any, Protocol
+
+from .bodies import BodyCheck, body_check
+from .checks import DEFAULT, WebPolicy, check_head
+from .problem import PROBLEM_CONTENT_TYPE, Problem
+from .report import ProblemCallback, Reporter
+
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+Write = Callable[[bytes], object]
+
+
+class StartResponse(Protocol):
+    def __call__(
+        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = ..., /
+    ) -> Write: ...
+
+
+WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+class RequestRejected(OSError):
+    """Raised by the wrapped ``wsgi.input`` when the body fails; ``.problem`` says why."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.detail)
+        self.problem = problem
+
+
+class WSGIMiddleware:
+    """Refuse ill-formed and dangerous input before a WSGI app sees it.
+
+    ``WSGIMiddleware(app)`` uses ``WebPolicy()``; pass a ``policy`` and/or any of its
+    fields as keywords.  ``on_problem(problem, environ)`` is called for every refusal (or,
+    in report-only mode, every would-be refusal); records also go to ``logger``.
+    """
+
+    def __init__(
+        self,
+        app: WSGIApp,
+        policy: WebPolicy | None = None,
+        *,
+        on_problem: ProblemCallback | None = None,
+        logger: logging.Logger | None = None,
+        **changes: Any,
+    ) -> None:
+        policy = policy or DEFAULT
+        self.app = app
+        self.policy = policy.replace(**changes) if changes else policy
+        self.reporter = Reporter(self.policy.report_only, on_problem, logger)
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")  # gunicorn, waitress...
+        if raw:
+            path, _, _ = raw.encode("latin-1").partition(b"?")
+            decoded = False
+        else:  # PEP 3333: SCRIPT_NAME and PATH_INFO are percent-decoded, as latin-1 str
+            path = (environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")).encode("latin-1")
+            decoded = True
+        query = environ.get("QUERY_STRING", "").encode("latin-1")
+        headers = _headers(environ)
+        problem, head = check_head(self.policy, path, query, headers, path_decoded=decoded)
+        if problem is not None:
+            self._report(problem, environ, path, query)
+            if not self.policy.report_only:
+                return _respond(start_response, problem)
+        exchange = _Exchange(self, environ, path, query)
+        length = head.content_length
+        if length is None and not environ.get("wsgi.input_terminated"):
+            length = 0  # PEP 3333: without CONTENT_LENGTH the app must not read
+        environ["wsgi.input"] = CheckedInput(
+            environ["wsgi.input"], body_check(self.policy, head), length, exchange.failed
+        )
+        return exchange.run(start_response)
+
+    def _report(self, problem: Problem, environ: dict[str, Any], path: bytes, query: bytes) -> None:
+        host, port = environ.get("REMOTE_ADDR"), environ.get("REMOTE_PORT")
+        self.reporter(
+            problem,
+            environ,
+            environ.get("REQUEST_METHOD", "GET"),
+            path + b"?" + query if query else path,
+            None if not host else f"{host}:{port}" if port else host,
+        )
+
+
+def _headers(environ: dict[str, Any]) -> Iterator[tuple[bytes, bytes]]:
+    """The request headers back as bytes (PEP 3333: HTTP_* and CONTENT_*, latin-1 str)."""
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            name = key[5:]
+        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            name = key
+        else:
+            continue
+        if isinstance(value, str):
+            yield name.replace("_", "-").lower().encode("latin-1"), value.encode("latin-1")
+
+
+class _Exchange:
+    """One request: holds the app's start_response until the body verdict is known."""
+
+    def __init__(
+        self, mw: WSGIMiddleware, environ: dict[str, Any], path: bytes, query: bytes
+    ) -> None:
+        self.mw, self.environ, self.path, self.query = mw, environ, path, query
+        self.refused: Problem | None = None
+        self.pending: tuple[str, list[tuple[str, str]], ExcInfo | None] | None = None
+        self.started = False
+
+    def failed(self, problem: Problem) -> bool:
+        """Called by CheckedInput; True if the app must not get the rest of the body."""
+        self.mw._report(problem, self.environ, self.path, self.query)
+        if self.mw.policy.report_only:
+            return False
+        if not self.started:  # else the response is under way: the app's read just fails
+            self.refused = problem
+        return True
+
+    def run(self, start_response: StartResponse) -> Iterable[bytes]:
+        def held_start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None
+        ) -> Write:
+            self.pending = (status, headers, exc_info)
+            return write
+
+        def write(data: bytes) -> object:  # PEP 3333's legacy write(): starts for real
+            return self._start(start_response)(data)
+
+        try:
+            result = self.mw.app(self.environ, held_start_response)
+        except RequestRejected:
+            if self.refused is None:
+                raise
+            return _respond(start_response, self.refused)
+        try:
+            chunks = iter(result)
+            first = next(chunks, None)  # runs a generator app up to its first chunk
+        except RequestRejected:
+            first = None
+            if self.refused is None:
+                _close(result)
+                raise
+        if self.refused is not None:
+            _close(result)
+            return _respond(start_response, self.refused)
+        self._start(start_response)
+        return _Response(first, chunks, result)
+
+    def _start(self, start_response: StartResponse) -> Write:
+        if self.pending is None:
+            raise RuntimeError("the WSGI app returned without calling start_response")
+        status, headers, exc_info = self.pending
+        self.started = True
+        return (
+            start_response(status, headers, exc_info)
+            if exc_info
+            else start_response(status, headers)
+        )
+
+
+class _Response:
+    """The app's iterable with its first chunk put back; close() is passed on (PEP 3333)."""
+
+    def __init__(self, first: bytes | None, rest: Iterator[bytes], result: Iterable[bytes]) -> None:
+        self._first, self._rest, self._result = first, rest, result
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self._first is not None:
+            yield self._first
+        yield from self._rest
+
+    def close(self) -> None:
+        _close(self._result)
+
+
+def _close(result: Iterable[bytes]) -> None:
+    close = getattr(result, "close", None)
+    if close is not None:
+        close()
+
+
+def _respond(start_response: StartResponse, problem: Problem) -> list[bytes]:
+    # No "Connection: close" here: PEP 3333 leaves hop-by-hop headers to the server, which
+    # drains or closes on a body the app did not read.
+    body = problem.body()
+    headers = [("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(body)))]
+    start_response(problem.status_line(), headers)
+    return [body]
+
+
+class CheckedInput:
+    """``wsgi.input`` that checks bytes before handing them over (read, readline,
+    readlines, iteration).  Reads stop at CONTENT_LENGTH, as PEP 3333 asks of apps."""
+
+    def __init__(
+        self,
+        stream: IO[bytes],
+        check: BodyCheck,
+        length: int | None,
+        failed: Callable[[Problem], bool],
+    ) -> None:
+        self._stream = stream
+        self._check = check
+        self._left = length  # None: read to EOF (wsgi.input_terminated: chunked bodies)
+        self._failed = failed
+        self._problem: Problem | None = None
+        self._eof = False
+        self._buffer = b""  # checked bytes not yet handed over (readline)
+
+    def _fail(self, problem: Problem) -> None:
+        if self._failed(problem):
+            self._problem = problem
+            raise RequestRejected(problem)
+
+    def _pull(self, size: int) -> bytes:
+        """Up to ``size`` checked bytes (-1: all) from the stream, b"" at the end."""
+        if self._problem is not None:
+            raise RequestRejected(self._problem)
+        if self._eof:
+            return b""
+        want = size if self._left is None or 0 <= size <= self._left else self._left
+        data = self._stream.read(want) if want != 0 else b""
+        if self._left is not None:
+            self._left -= len(data)
+        problem = self._check.feed(data)
+        if problem is not None:
+            self._fail(problem)
+        if not data or self._left == 0 or size < 0:
+            self._eof = True
+            problem = self._check.close()
+            if problem is not None:
+                self._fail(problem)
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        size = -1 if size is None else size
+        if self._buffer:
+            if 0 <= size <= len(self._buffer):
+                out, self._buffer = self._buffer[:size], self._buffer[size:]
+                return out
+            out, self._buffer = self._buffer, b""
+            return out + self._pull(size - len(out) if size >= 0 else -1)
+        return self._pull(size)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        size = -1 if size is None else size
+        while b"\n" not in self._buffer and not self._eof:
+            if 0 <= size <= len(self._buffer):
+                break
+            self._buffer += self._pull(8192)
+        end = self._buffer.find(b"\n") + 1 or len(self._buffer)
+        if size >= 0:
+            end = min(end, size)
+        out, self._buffer = self._buffer[:end], self._buffer[end:]
+        return out
+
+    def readlines(self, hint: int | None = -1) -> list[bytes]:
+        lines: list[bytes] = []
+        total = 0
+        while line := self.readline():
+            lines.append(line)
+            total += len(line)
+            if hint is not None and 0 < hint <= total:
+                break
+        return lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        while line := self.readline():
+            yield line
