@@ -290,28 +290,31 @@ class MultipartBody(BodyCheck):
     def _headers_finished(self) -> None:
         policy, number = self._policy, self._number
         disposition: str | None = None
-        params: dict[str, str] = {}
+        params: dict[str, bytes] = {}  # Content-Disposition parameters, raw bytes
+        later: list[tuple[bytes, str]] = []  # whole header values, checked last
         for raw_name, raw_value in self._headers:
             name = raw_name.strip().lower()
             where = f"header of multipart part #{number}"
-            self._stop(value_problem(raw_value, policy.headers, "multipart", where))
-            value = raw_value.decode("utf-8")  # strictly valid: checked just above
+            later.append((raw_value, where))
+            # Parameters are read from the raw bytes (as latin-1, byte for byte) so that a
+            # problem names the parameter; the whole header is checked after them.
+            value = raw_value.decode("latin-1")
             if name == b"content-disposition":
                 disposition, pairs = parse_params(value)
                 for key, val in pairs:
                     if key in params:
                         self._stop(malformed("multipart", where, f"repeated {key} parameter"))
-                    params[key] = val
+                    params[key] = val.encode("latin-1")
             elif name == b"content-type":
-                params_ = dict(parse_params(value)[1])
-                self._stop(charset_problem(policy, params_, where, "multipart"))
+                found = dict(parse_params(value)[1])
+                self._stop(charset_problem(policy, found, where, "multipart"))
         if disposition != "form-data" or "name" not in params:
             self._stop(
                 malformed(
                     "multipart", f"multipart part #{number}", "no form-data name (RFC 7578 §4.2)"
                 )
             )
-        name = params["name"].encode("utf-8")
+        name = params["name"]
         what = "multipart field"
         self._stop(field_problem(name, b"", number, what, policy, None, "multipart"))
         shown = showable(name)
@@ -320,12 +323,14 @@ class MultipartBody(BodyCheck):
         for key in ("filename", "filename*", "name*"):
             if key not in params:
                 continue
-            given: bytes | str = params[key]
+            given = params[key]
             if key.endswith("*"):
-                given = self._extended(params[key], label)
+                given = self._extended(given.decode("latin-1"), label)
             check = policy.names if key == "name*" else policy.filenames
             is_file = is_file or key.startswith("filename")
             self._stop(value_problem(given, check, "multipart", f"{key} of {label}"))
+        for raw_value, where in later:
+            self._stop(value_problem(raw_value, policy.headers, "multipart", where))
         if not is_file and policy.form is not None:
             self._text = TextStream(policy.form, "multipart", label)
 

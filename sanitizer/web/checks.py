@@ -183,7 +183,10 @@ def check_head(
     for raw_name, value in headers:
         name = raw_name.lower()
         if problem is None:
-            problem = _header_problem(policy, name, value)
+            if name == b"cookie":  # pairs first, so the problem names the cookie
+                problem = _cookie_problem(policy, value)
+            if problem is None:
+                problem = _header_problem(policy, name, value)
         if name == b"content-type":
             content_types.append(value)
         elif name == b"content-length":
@@ -193,41 +196,34 @@ def check_head(
             has_body = True
         elif name == b"content-encoding":
             encoding = value.strip().lower()
-        elif name == b"cookie" and problem is None:
-            problem = _cookie_problem(policy, value)
-    head = Head(content_length=length, has_body=has_body)
-    if problem is not None:
-        return problem, head
-    limit = policy.max_body_size
-    if limit is not None and length is not None and length > limit:
-        return too_large(limit), head
-    if len(content_types) > 1:
-        return malformed("header", "Content-Type", "more than one Content-Type header"), head
     media, params = parse_media_type(content_types[0]) if content_types else ("", {})
-    problem = charset_problem(policy, params, "Content-Type", "header")
-    if problem is not None:
-        return problem, head
     kind = _kind_of_media(media) if media else None
     if not content_types and policy.untyped_body is not None:
         kind = _kind_of_media(policy.untyped_body)
-    if kind is not None and encoding not in (b"", b"identity"):
-        return (
-            Problem(
-                400,
-                "content-encoding",
-                "content-encoding",
-                "header",
-                "Content-Encoding",
-                "a checked body must be sent without content coding",
-            ),
-            head,
+    boundary = params.get("boundary", "").encode("latin-1") if kind == "multipart" else b""
+    limit = policy.max_body_size
+    if problem is not None:
+        pass  # the first problem wins; the Head is still complete (report-only goes on)
+    elif limit is not None and length is not None and length > limit:
+        problem = too_large(limit)
+    elif len(content_types) > 1:
+        problem = malformed("header", "Content-Type", "more than one Content-Type header")
+    elif (problem := charset_problem(policy, params, "Content-Type", "header")) is not None:
+        pass
+    elif kind is not None and encoding not in (b"", b"identity"):
+        problem = Problem(
+            400,
+            "content-encoding",
+            "content-encoding",
+            "header",
+            "Content-Encoding",
+            "a checked body must be sent without content coding",
         )
-    boundary = b""
-    if kind == "multipart":
-        boundary = params.get("boundary", "").encode("latin-1")
-        if not boundary or len(boundary) > 70:  # RFC 2046 §5.1.1: 1 to 70 characters
-            return malformed("header", "Content-Type", "multipart without a valid boundary"), head
-    return None, Head(kind, boundary, length, has_body)
+    elif kind == "multipart" and not 0 < len(boundary) <= 70:  # RFC 2046 §5.1.1
+        problem = malformed("header", "Content-Type", "multipart without a valid boundary")
+    if kind == "multipart" and not 0 < len(boundary) <= 70:
+        kind = None  # report-only: nothing to parse with
+    return problem, Head(kind, boundary, length, has_body)
 
 
 def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | None:

@@ -1,0 +1,457 @@
+"""The web checks without a server: head verdicts, and body checks that give the same
+verdict for every way the body is split into chunks.
+
+Oracles are independent of sanitizer.web: the stdlib's json and urllib.parse read the
+body, and ``sanitizer.inspect`` on each whole value says what the verdict must be.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from urllib.parse import quote_from_bytes, unquote_to_bytes
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from sanitizer import inspect, profiles
+from sanitizer.strategies import attack_bytes, chunkings
+from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
+from sanitizer.web.report import Reporter, printable
+
+P = DEFAULT
+
+
+def head(
+    path: bytes = b"/", query: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
+) -> Problem | None:
+    return check_head(P, path, query, headers or [])[0]
+
+
+def body(content_type: bytes, chunks: list[bytes], policy: WebPolicy = P) -> Problem | None:
+    problem, found = check_head(policy, b"/", b"", [(b"content-type", content_type)])
+    assert problem is None, problem
+    check = body_check(policy, found)
+    for chunk in chunks:
+        problem = check.feed(chunk)
+        if problem is not None:
+            return problem
+    return check.close()
+
+
+# -- the request line and headers -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "kind", "offset"),
+    [
+        (b"/..%c0%af../..%c0%af../winnt/system32", "overlong", 3),  # IIS, 2001
+        (b"/%C0%AE%C0%AE/", "overlong", 1),
+        (b"/%ED%A0%80", "surrogate", 1),
+        (b"/%F4%90%80%80", "out-of-range", 1),
+        (b"/%F8%88%80%80%80", "out-of-range", 1),
+        (b"/%E6%97", "incomplete", 1),
+        (b"/a\xc0\xaf", "overlong", 2),  # raw, not percent-encoded
+        (b"/%00", "nul", 1),
+        (b"/%0d%0aSet-Cookie:", "line-break", 1),
+        (b"/%E2%80%AE", "bidi-control", 1),
+        (b"/%2e%2e/secret", "dot-segment", None),
+        (b"/a/./b", "dot-segment", None),
+        (b"/..%5csecret", "dot-segment", None),
+    ],
+)
+def test_path_attacks(path: bytes, kind: str, offset: int | None) -> None:
+    problem = head(path)
+    assert problem is not None
+    assert (problem.part, problem.kind, problem.offset, problem.status) == (
+        "path",
+        kind,
+        offset,
+        400,
+    )
+
+
+@pytest.mark.parametrize(
+    "path", [b"/", b"/caf%C3%A9/%E6%97%A5%E6%9C%AC", "/ελληνικά/😀".encode(), b"/a.b/.well-known"]
+)
+def test_benign_paths(path: bytes) -> None:
+    assert head(path) is None
+
+
+def test_path_already_decoded_is_not_decoded_twice() -> None:
+    # WSGI's PATH_INFO is percent-decoded: "%25C0%25AF" arrives as "%C0%AF", literally.
+    assert check_head(P, b"/%C0%AF", b"", [], path_decoded=True)[0] is None
+    assert check_head(P, b"/\xc0\xaf", b"", [], path_decoded=True)[0] is not None
+
+
+def test_dot_segments_can_be_allowed() -> None:
+    assert check_head(P.replace(dot_segments=True), b"/%2e%2e/x", b"", [])[0] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "where", "kind"),
+    [
+        (b"q=%C0%AE", "query parameter 'q'", "overlong"),
+        (b"a=1&q=%ED%A0%80", "query parameter 'q'", "surrogate"),
+        (b"%C0%AE=1", "name of query parameter #1", "overlong"),
+        (b"a=1&%E2%80%AE=1", "name of query parameter #2", "bidi-control"),
+        (b"q=\xc0\xae", "query parameter 'q'", "overlong"),
+        (b"q=%E6%97", "query parameter 'q'", "incomplete"),
+        (b"q=%F4%90%80%80", "query parameter 'q'", "out-of-range"),
+        (b"x=%00", "query parameter 'x'", "nul"),
+        (b"%3Cscript%3E=%00", "query parameter #1", "nul"),  # a name never shown unless plain
+    ],
+)
+def test_query_attacks(query: bytes, where: str, kind: str) -> None:
+    problem = head(query=query)
+    assert problem is not None
+    assert (problem.part, problem.where, problem.kind) == ("query", where, kind)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [b"q=a+b", b"q=%E6%97%A5%E6%9C%AC&x=%F0%9F%98%80", b"a&&b=", b"text=line1%0D%0Aline2", b""],
+)
+def test_benign_queries(query: bytes) -> None:
+    assert head(query=query) is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "part", "kind"),
+    [
+        ([(b"x-name", b"\xc0\xae")], "header", "overlong"),
+        ([(b"user-agent", b"a\xed\xa0\x80")], "header", "surrogate"),
+        ([(b"x-a", b"a\x1b[31m")], "header", "control"),
+        ([(b"x\xc3\xa9", b"1")], "header", "malformed"),
+        ([(b"cookie", b"sid=1; name=%C0%AE")], "cookie", "overlong"),
+        ([(b"cookie", b'name="%E2%80%AE"')], "cookie", "bidi-control"),
+        ([(b"cookie", b"\xed\xa0\x80=1")], "cookie", "surrogate"),  # names: not decoded
+        ([(b"cookie", b"a=\xc0\xae")], "cookie", "overlong"),
+        ([(b"content-type", b"text/plain; charset=utf-7")], "header", "charset"),
+        ([(b"content-type", b"application/json; charset=UTF-16")], "header", "charset"),
+        (
+            [(b"content-type", b"text/plain"), (b"content-type", b"text/html")],
+            "header",
+            "malformed",
+        ),
+        ([(b"content-type", b"multipart/form-data")], "header", "malformed"),
+        (
+            [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")],
+            "header",
+            "content-encoding",
+        ),
+        ([(b"content-length", b"16777217")], "body", "too-large"),
+    ],
+)
+def test_header_attacks(headers: list[tuple[bytes, bytes]], part: str, kind: str) -> None:
+    problem = head(headers=headers)
+    assert problem is not None
+    assert (problem.part, problem.kind) == (part, kind)
+    assert problem.status == (413 if kind == "too-large" else 400)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [(b"x-name", b"caf\xc3\xa9")],
+        [(b"user-agent", b"Mozilla/5.0 (X11; Linux x86_64)\tfoo")],
+        [(b"cookie", b'a=caf%C3%A9; b="quoted"; c=')],
+        [(b"content-type", b'text/plain; charset="UTF-8"')],
+        [(b"content-type", b"application/json; charset=utf8")],
+        [(b"content-type", b"application/octet-stream"), (b"content-encoding", b"gzip")],
+        [(b"content-length", b"16777216")],
+    ],
+)
+def test_benign_headers(headers: list[tuple[bytes, bytes]]) -> None:
+    assert head(headers=headers) is None
+
+
+def test_other_charsets_can_be_allowed() -> None:
+    policy = P.replace(charsets={"UTF-8", "US-ASCII"})
+    assert policy.charsets == frozenset({"utf-8", "us-ascii"})
+    headers = [(b"content-type", b"text/plain; charset=us-ascii")]
+    assert check_head(policy, b"/", b"", headers)[0] is None
+
+
+def test_a_part_can_be_switched_off() -> None:
+    policy = P.replace(query=None, names=None)
+    assert check_head(policy, b"/", b"q=%C0%AE", [])[0] is None
+
+
+def test_web_policy_validates() -> None:
+    with pytest.raises(TypeError, match="query must be a sanitizer"):
+        WebPolicy(query="text")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_body_size"):
+        WebPolicy(max_body_size=-1)
+    with pytest.raises(ValueError, match="untyped_body"):
+        WebPolicy(untyped_body="image/png")
+
+
+# -- problems never echo the input ------------------------------------------------------
+
+
+def test_problem_is_rfc9457_and_echoes_nothing() -> None:
+    problem = head(query=b"%3Cscript%3E=%C0%AE")
+    assert problem is not None
+    doc = json.loads(problem.body())
+    assert doc["type"] == "urn:utf8-sanitizer:problem:ill-formed-utf8"
+    assert doc["status"] == 400 and doc["title"] == "Ill-formed UTF-8"
+    assert doc["part"] == "query" and doc["kind"] == "overlong" and doc["offset"] == 0
+    assert doc["detail"].startswith("query parameter #1 at byte 0: overlong")
+    for needle in (b"script", b"C0", b"%3C", b"\xc0"):
+        assert needle not in problem.body()
+    assert "C0" in problem.evidence  # the log gets the bytes, the client does not
+
+
+def test_reporter_logs_structured_and_calls_back(caplog: pytest.LogCaptureFixture) -> None:
+    seen: list[Problem] = []
+
+    def boom(problem: Problem, request: object) -> None:
+        seen.append(problem)
+        raise RuntimeError("callback bug")
+
+    problem = head(query=b"q=%C0%AE")
+    assert problem is not None
+    with caplog.at_level(logging.WARNING, logger="sanitizer.web"):
+        Reporter(False, boom)(problem, {}, "GET", b"/x?q=%C0%AE\r\n\x1b", "127.0.0.1:1")
+    assert seen == [problem]
+    record = caplog.records[0]
+    assert record.sanitizer["kind"] == "overlong"  # type: ignore[attr-defined]
+    assert record.sanitizer["action"] == "refused"  # type: ignore[attr-defined]
+    assert "\r" not in record.getMessage() and "\x1b" not in record.getMessage()
+    assert "callback bug" in caplog.text  # logged, not raised
+
+
+def test_printable() -> None:
+    assert printable(b"/a\r\n\x1b\xc0") == "/a\\x0d\\x0a\\x1b\\xc0"
+    assert printable(b"x" * 300, 10) == "x" * 10 + "..."
+
+
+# -- bodies: examples -------------------------------------------------------------------
+
+JSON = b"application/json"
+FORM = b"application/x-www-form-urlencoded"
+TEXT = b"text/plain; charset=utf-8"
+
+
+@pytest.mark.parametrize(
+    ("content_type", "data", "kind"),
+    [
+        (JSON, b'{"a": "caf\xc0\xa9"}', "overlong"),
+        (JSON, b'{"a": "\xed\xa0\x80"}', "surrogate"),
+        (JSON, b'{"a": "\\ud800"}', "lone-surrogate-escape"),
+        (JSON, b'{"a": "\\udc00"}', "lone-surrogate-escape"),
+        (JSON, b'{"a": "\\ud800\\u0041"}', "lone-surrogate-escape"),
+        (JSON, b'{"a": "\\ud800', "lone-surrogate-escape"),  # cut off at the end of the body
+        (JSON, b'{"\\u202e": 1}', "bidi-control"),  # keys too
+        (JSON, b'{"a": "\\udb40\\udc41"}', "tag"),  # an escaped pair is one character
+        (JSON, b'{"a": "\\u0000"}', "nul"),
+        (JSON, b'{"a": "\\b"}', "control"),  # an escaped control is still a control
+        (JSON, '{"a": 1}'.encode("utf-16-le"), "control"),
+        (JSON, b'{"a": 1}\x00', "control"),
+        (FORM, b"a=1&b=%C0%AE", "overlong"),
+        (FORM, b"a=1&%ED%A0%80=2", "surrogate"),
+        (FORM, b"a=%E6%97", "incomplete"),
+        (TEXT, b"hello \xe2\x80\xae world", "bidi-control"),
+        (TEXT, b"hello \xe2\x80", "incomplete"),
+        (TEXT, b"\x1b]0;title\x07", "control"),
+    ],
+)
+def test_body_attacks(content_type: bytes, data: bytes, kind: str) -> None:
+    for chunks in ([data], [bytes([b]) for b in data]):
+        problem = body(content_type, chunks)
+        assert problem is not None and problem.kind == kind, (chunks, problem)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "data"),
+    [
+        (JSON, json.dumps({"ελληνικά": ["日本語", "😀", "a\u200db"]}, ensure_ascii=False).encode()),
+        (JSON, json.dumps({"e": "😀\u0301\n\t", "k": [1, 2.5, None, True]}).encode()),
+        (JSON, b'{"pair": "\\ud83d\\ude00", "esc": "\\"\\\\\\/\\f\\n\\r\\t"}'),
+        (JSON, b"\xef\xbb\xbf[]"),
+        (FORM, b"name=%E6%97%A5%E6%9C%AC&bio=line1%0D%0Aline2&empty=&flag"),
+        (TEXT, "Ünïcödé text\r\nwith lines\tand tabs, 日本語, עברית".encode()),
+    ],
+)
+def test_benign_bodies(content_type: bytes, data: bytes) -> None:
+    for chunks in ([data], [bytes([b]) for b in data]):
+        assert body(content_type, chunks) is None
+
+
+def test_body_size_limit_counts_every_body() -> None:
+    policy = P.replace(max_body_size=10)
+    problem = body(b"application/octet-stream", [b"x" * 6, b"y" * 6], policy)
+    assert problem is not None and (problem.status, problem.kind) == (413, "too-large")
+    assert body(b"application/octet-stream", [b"x" * 10], policy) is None
+
+
+def test_untyped_body_can_be_read_as_json() -> None:
+    data = b'{"a": "\\ud800"}'
+    problem, found = check_head(P, b"/", b"", [(b"content-length", b"15")])
+    assert problem is None and body_check(P, found).feed(data) is None
+    policy = P.replace(untyped_body="application/json")
+    problem, found = check_head(policy, b"/", b"", [(b"content-length", b"15")])
+    problem = body_check(policy, found).feed(data)
+    assert problem is not None and problem.kind == "lone-surrogate-escape"
+
+
+def test_first_problem_is_reported_once() -> None:
+    _, found = check_head(P, b"/", b"", [(b"content-type", TEXT)])
+    check = body_check(P, found)
+    assert check.feed(b"\xc0\xae ") is not None
+    assert check.feed(b"\xc0\xae ") is None and check.close() is None
+
+
+# -- multipart --------------------------------------------------------------------------
+
+BOUNDARY = b"----sanitizer7MA4YWxk"
+MULTIPART = b"multipart/form-data; boundary=" + BOUNDARY
+
+
+def multipart(*parts: tuple[bytes, bytes]) -> bytes:
+    """Parts as (header lines, content)."""
+    out = b""
+    for headers, content in parts:
+        out += b"--" + BOUNDARY + b"\r\n" + headers + b"\r\n\r\n" + content + b"\r\n"
+    return out + b"--" + BOUNDARY + b"--\r\n"
+
+
+def disposition(params: bytes) -> bytes:
+    return b"Content-Disposition: form-data; " + params
+
+
+@pytest.mark.parametrize(
+    ("parts", "kind", "where"),
+    [
+        (
+            [(disposition(b'name="f"; filename="a\xc0\xafb"'), b"x")],
+            "overlong",
+            "filename of multipart field 'f'",
+        ),
+        (
+            [(disposition(b'name="f"; filename="../../etc/passwd"'), b"x")],
+            "path-separator",
+            "filename of multipart field 'f'",
+        ),
+        ([(disposition(b'name="f"; filename=".."'), b"x")], "dot-segment", "filename of"),
+        (
+            [(disposition(b'name="f"; filename="\xef\xbc\x8f\xef\xbc\x8e\xef\xbc\x8e"'), b"x")],
+            "path-separator",
+            "filename of",
+        ),  # U+FF0F under NFKC (CWE-180)
+        (
+            [(disposition(b"name=\"f\"; filename*=UTF-8''%C0%AE%C0%AE"), b"x")],
+            "overlong",
+            "filename* of",
+        ),
+        ([(disposition(b"name=\"f\"; filename*=ISO-8859-1''%E9"), b"x")], "charset", "multipart"),
+        ([(disposition(b'name="t"'), b"hi \xed\xa0\x80")], "surrogate", "multipart field 't'"),
+        ([(disposition(b'name="t"'), b"\xe2\x80\xaeevil")], "bidi-control", "multipart field"),
+        ([(disposition(b'name="\xe2\x80\xae"'), b"x")], "bidi-control", "name of multipart"),
+        (
+            [(disposition(b'name="t"') + b"\r\nContent-Type: text/plain; charset=utf-7", b"+ADw-")],
+            "charset",
+            "header of",
+        ),
+        ([(b"Content-Disposition: attachment", b"x")], "malformed", "multipart part #1"),
+    ],
+)
+def test_multipart_attacks(parts: list[tuple[bytes, bytes]], kind: str, where: str) -> None:
+    data = multipart(*parts)
+    for chunks in ([data], [data[i : i + 3] for i in range(0, len(data), 3)]):
+        problem = body(MULTIPART, chunks)
+        assert problem is not None and problem.kind == kind, (chunks, problem)
+        assert problem.part == "multipart" and where in problem.where
+
+
+def test_multipart_files_pass_untouched_and_text_fields_pass() -> None:
+    data = multipart(
+        (disposition(b'name="bio"'), "日本語のテキスト\r\nzweite Zeile".encode()),
+        (disposition('name="f"; filename="résumé 2024.pdf"'.encode()), bytes(range(256)) * 4),
+        (disposition(b'name="g"; filename="x.bin"') + b"\r\nContent-Type: image/png", b"\xc0\xaf"),
+    )
+    for size in (len(data), 1, 5, 64):
+        assert body(MULTIPART, [data[i : i + size] for i in range(0, len(data), size)]) is None
+
+
+def test_truncated_multipart_is_refused() -> None:
+    data = multipart((disposition(b'name="a"'), b"1"))
+    problem = body(MULTIPART, [data[:-10]])
+    assert problem is not None and problem.kind == "malformed"
+    problem = body(MULTIPART, [b"garbage without any boundary"])
+    assert problem is not None and problem.kind == "malformed"
+
+
+# -- properties: chunking never changes the verdict, and the verdict is the oracle's ------
+
+_texts = st.text(
+    st.characters(codec=None, exclude_categories=()),
+    max_size=12,
+)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | _texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_texts, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *_strings(v)]]
+    return []
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(value=_json_values, ascii_only=st.booleans(), data=st.data())
+def test_json_verdict_is_json_loads_then_inspect(
+    value: object, ascii_only: bool, data: st.DataObject
+) -> None:
+    """Oracle: the stdlib parses the body; the body passes iff every string (keys too)
+    passes the TEXT policy -- lone surrogates from escapes included -- whatever the
+    chunking."""
+    if not ascii_only:
+        assume(not any(0xD800 <= ord(c) <= 0xDFFF for s in _strings(value) for c in s))
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    expected = all(inspect(s, profiles.TEXT).ok for s in _strings(json.loads(raw)))
+    chunks = data.draw(chunkings(raw))
+    problem = body(JSON, chunks)
+    assert (problem is None) == expected, (raw, problem)
+
+
+@settings(max_examples=300)
+@given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
+def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
+    raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))
+    report = inspect(raw, profiles.TEXT)
+    problem = body(TEXT, data.draw(chunkings(raw)))
+    assert (problem is None) == report.ok
+    if problem is not None:
+        assert problem.offset == report.rejections[0].start
+
+
+_fields = st.lists(
+    st.tuples(st.binary(max_size=6) | attack_bytes(2), st.binary(max_size=6) | attack_bytes(2)),
+    max_size=5,
+)
+
+
+@settings(max_examples=300)
+@given(fields=_fields, data=st.data())
+def test_form_body_verdict_is_per_field_inspect(
+    fields: list[tuple[bytes, bytes]], data: st.DataObject
+) -> None:
+    raw = "&".join(f"{quote_from_bytes(k)}={quote_from_bytes(v)}" for k, v in fields).encode()
+    expected = all(
+        inspect(unquote_to_bytes(k), profiles.SINGLE_LINE).ok
+        and inspect(unquote_to_bytes(v), profiles.TEXT).ok
+        for k, v in fields
+    )
+    problem = body(FORM, data.draw(chunkings(raw)))
+    assert (problem is None) == expected, (raw, problem)
+    assert (head(query=raw) is None) == expected  # the query string: same reading
