@@ -81,7 +81,7 @@ async def reading_app(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-JSON = [(b"content-type", b"application/json")]
+JSON = [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]
 
 
 def status_of(sent: list[dict[str, Any]]) -> int:
@@ -345,3 +345,9 @@ def test_wsgi_report_only_passes_body_unchanged() -> None:
 
 def test_request_rejected_is_an_oserror() -> None:
     assert issubclass(RequestRejected, OSError)
+
+
+def test_asgi_http2_body_without_length_is_still_watched() -> None:
+    scope = {**http_scope(headers=[(b"content-type", b"application/json")]), "http_version": "2"}
+    got, sent = run_asgi(reading_app, scope, [b'"\xc0\xae"'])
+    assert got == [{"type": "http.disconnect"}] and status_of(sent) == 400

@@ -27,6 +27,11 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+# HTTP/1.x: without Content-Length or Transfer-Encoding a request has no body (RFC 9112
+# §6.3).  HTTP/2 and 3 may send one without either, so those requests are always watched.
+_FRAMED_BY_HEADERS = ("1.0", "1.1")
+
+
 class ASGIMiddleware:
     """Refuse ill-formed and dangerous input before an ASGI app sees it.
 
@@ -71,8 +76,10 @@ class ASGIMiddleware:
                 else:
                     await _respond(send, problem, close=head.has_body)
                 return
-        if kind == "websocket":
-            await self.app(scope, receive, send)
+        if kind == "websocket" or (
+            not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
+        ):
+            await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
         await _Exchange(self, scope, receive, send, body_check(self.policy, head)).run()
 
