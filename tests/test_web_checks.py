@@ -455,3 +455,31 @@ def test_form_body_verdict_is_per_field_inspect(
     problem = body(FORM, data.draw(chunkings(raw)))
     assert (problem is None) == expected, (raw, problem)
     assert (head(query=raw) is None) == expected  # the query string: same reading
+
+
+_part_values = st.binary(max_size=8) | attack_bytes(2) | st.text(max_size=6).map(str.encode)
+
+
+@settings(max_examples=200)
+@given(
+    fields=st.lists(
+        st.tuples(_part_values, st.none() | _part_values, _part_values), min_size=1, max_size=3
+    ),
+    data=st.data(),
+)
+def test_multipart_verdict_does_not_depend_on_chunking(
+    fields: list[tuple[bytes, bytes | None, bytes]], data: st.DataObject
+) -> None:
+    parts = []
+    for name, filename, content in fields:
+        params = b'name="' + name.replace(b'"', b"") + b'"'
+        if filename is not None:
+            params += b'; filename="' + filename.replace(b'"', b"") + b'"'
+        parts.append((disposition(params.replace(b"\r", b"").replace(b"\n", b"")), content))
+    raw = multipart(*parts)
+    assume(BOUNDARY not in b"".join(c for _, _, c in fields))
+    whole = body(MULTIPART, [raw])
+    split = body(MULTIPART, data.draw(chunkings(raw)))
+    assert (whole is None) == (split is None), (raw, whole, split)
+    if whole is not None and split is not None:
+        assert (whole.kind, whole.where, whole.offset) == (split.kind, split.where, split.offset)

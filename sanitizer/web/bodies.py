@@ -259,7 +259,7 @@ class MultipartBody(BodyCheck):
         return self._found
 
     def _close(self) -> Problem | None:
-        if not self._ended:
+        if not self._ended and self.size:  # an empty body holds no form to misread
             return malformed("multipart", "multipart body", "ends before its closing boundary")
         return None
 
