@@ -351,3 +351,22 @@ def test_asgi_http2_body_without_length_is_still_watched() -> None:
     scope = {**http_scope(headers=[(b"content-type", b"application/json")]), "http_version": "2"}
     got, sent = run_asgi(reading_app, scope, [b'"\xc0\xae"'])
     assert got == [{"type": "http.disconnect"}] and status_of(sent) == 400
+
+
+def test_wsgi_app_that_reraises_its_own_error_still_gets_the_400() -> None:
+    """Django with DEBUG_PROPAGATE_EXCEPTIONS turns the OSError into UnreadablePostError."""
+
+    def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        try:
+            environ["wsgi.input"].read()
+        except OSError as e:
+            raise ConnectionError(*e.args) from e
+        start_response("200 OK", [])
+        return [b"ok"]
+
+    status, _, out = call_wsgi(WSGIMiddleware(app), environ_for(body=b'{"t": "\xc0\xae"}'))
+    assert status == "400 Bad Request" and json.loads(out)["part"] == "json"
+    with pytest.raises(ConnectionError):  # an error of the app's own is not hidden
+        call_wsgi(
+            WSGIMiddleware(lambda e, s: (_ for _ in ()).throw(ConnectionError())), environ_for()
+        )

@@ -1,13 +1,16 @@
 """Real servers for the web tests, and raw HTTP/1.1 over a socket.
 
 ``serve("asgi", "webapps:asgi")`` starts uvicorn, ``serve("wsgi", "webapps:wsgi")``
-waitress, each in a child process listening on 127.0.0.1 on a free port.  ``send``
-writes the request bytes exactly as given -- no client library normalises the attack --
-and parses the response.
+waitress, each in a child process listening on 127.0.0.1 on a free port; ``start`` runs
+any command that listens on a given port (the examples/ scripts).  ``send`` writes the
+request bytes exactly as given -- no client library normalises the attack -- and parses
+the response.  ``send_many`` does the same for many requests at once from asyncio, over
+keep-alive connections (the load test).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -15,10 +18,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
 HOST = "127.0.0.1"
@@ -44,16 +47,35 @@ def serve(kind: str, app: str, cwd: Path = HERE, timeout: float = 30.0) -> Itera
     or waitress ("wsgi") on 127.0.0.1; yields the port once it accepts connections."""
     port = free_port()
     code = _COMMANDS[kind].format(host=HOST, port=port)
-    env = {
+    with start([sys.executable, "-c", code, app], port, cwd=cwd, timeout=timeout):
+        yield port
+
+
+@contextlib.contextmanager
+def start(
+    command: Sequence[str],
+    port: int,
+    *,
+    cwd: Path = HERE,
+    env: Mapping[str, str] | None = None,
+    output: IO[bytes] | None = None,
+    timeout: float = 30.0,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``command``, a server that will listen on 127.0.0.1:``port``, in ``cwd`` with
+    ``cwd`` first on PYTHONPATH and ``env`` added to the environment; its stdout and stderr
+    go to ``output`` (default: inherited).  Yields the process once the port accepts
+    connections; terminates it on exit (killed after 10 s)."""
+    environ = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(cwd), os.environ.get("PYTHONPATH", "")]),
+        **(env or {}),
     }
-    proc = subprocess.Popen([sys.executable, "-c", code, app], cwd=cwd, env=env)
+    proc = subprocess.Popen(command, cwd=cwd, env=environ, stdout=output, stderr=output)
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"{kind} server for {app} exited with {proc.returncode}")
+                raise RuntimeError(f"{command} exited with {proc.returncode}")
             try:
                 socket.create_connection((HOST, port), timeout=1).close()
                 break
@@ -61,7 +83,7 @@ def serve(kind: str, app: str, cwd: Path = HERE, timeout: float = 30.0) -> Itera
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        yield port
+        yield proc
     finally:
         proc.terminate()
         try:
@@ -146,8 +168,10 @@ def http(
     body: bytes = b"",
     *,
     chunked: bool = False,
+    close: bool = True,
 ) -> bytes:
-    """A raw HTTP/1.1 request; ``target`` and header values are sent byte for byte."""
+    """A raw HTTP/1.1 request; ``target`` and header values are sent byte for byte.
+    ``close=False`` leaves out ``Connection: close`` (keep-alive, for ``send_many``)."""
     lines = [method.encode() + b" " + target + b" HTTP/1.1", b"Host: 127.0.0.1"]
     lines += [name + b": " + value for name, value in headers or []]
     if chunked:
@@ -163,5 +187,95 @@ def http(
         if body or method in ("POST", "PUT", "PATCH"):
             lines.append(b"Content-Length: " + str(len(body)).encode())
         payload = body
-    lines.append(b"Connection: close")
+    if close:
+        lines.append(b"Connection: close")
     return b"\r\n".join(lines) + b"\r\n\r\n" + payload
+
+
+# -- many requests at once (asyncio) ------------------------------------------------------
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[Response, bool]:
+    """Read exactly one HTTP/1.1 response (Content-Length, chunked, or up to EOF) and
+    return it with whether the connection may carry another request.  A connection that
+    ends before a complete response raises ``asyncio.IncompleteReadError``."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    response = parse(head)  # headers only: the body is read below
+    headers = response.headers
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        raw = bytearray()
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            raw += size_line
+            size = int(size_line.split(b";")[0], 16)
+            if size == 0:
+                while (line := await reader.readuntil(b"\r\n")) != b"\r\n":
+                    raw += line  # trailer fields
+                raw += b"\r\n"
+                break
+            raw += await reader.readexactly(size + 2)
+        body = _dechunk(bytes(raw))
+        reusable = True
+    elif "content-length" in headers:
+        body = await reader.readexactly(int(headers["content-length"]))
+        reusable = True
+    else:
+        body, reusable = await reader.read(), False  # delimited by the end of the connection
+    version = head.split(b" ", 1)[0]
+    if "close" in headers.get("connection", "").lower() or version == b"HTTP/1.0":
+        reusable = False
+    return Response(response.status, headers, body), reusable
+
+
+async def send_many(
+    port: int, requests: Sequence[bytes], concurrency: int, timeout: float = 30.0
+) -> list[Response | Exception]:
+    """Send every request verbatim, at most ``concurrency`` at a time (an
+    ``asyncio.Semaphore``), each on a kept-alive connection from a pool, or a new one.
+    The requests must not carry ``Connection: close`` (``http(..., close=False)``).  A
+    connection is reused only if its last response allowed it (Content-Length or chunked,
+    no ``Connection: close``); one the server closes is replaced, never retried on.
+
+    Returns, in request order, each ``Response`` or the exception that stands for it
+    (reset, EOF before a complete response, more than ``timeout`` seconds): the caller
+    decides what counts as a failure -- no request is retried."""
+    semaphore = asyncio.Semaphore(concurrency)
+    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    opened: list[asyncio.StreamWriter] = []
+
+    async def one(request: bytes) -> Response | Exception:
+        async with semaphore:
+            connection: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+            async def exchange() -> tuple[Response, bool]:
+                if idle:
+                    connection.append(idle.pop())
+                else:
+                    connection.append(await asyncio.open_connection(HOST, port))
+                    opened.append(connection[0][1])
+                reader, writer = connection[0]
+                writer.write(request)
+                await writer.drain()
+                return await read_response(reader)
+
+            try:
+                response, reusable = await asyncio.wait_for(exchange(), timeout)
+            except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as e:
+                if connection:
+                    connection[0][1].close()
+                return e
+            reader, writer = connection[0]
+            if reusable and not reader.at_eof():
+                idle.append((reader, writer))
+            else:
+                writer.close()
+            return response
+
+    try:
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+    finally:
+        for writer in opened:
+            writer.close()
+        for writer in opened:
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()

@@ -44,6 +44,7 @@ class ASGIMiddleware:
     def __init__(
         self,
         app: ASGIApp,
+        /,
         policy: WebPolicy | None = None,
         *,
         on_problem: ProblemCallback | None = None,

@@ -58,12 +58,12 @@ class Reporter:
             "action": "reported" if self.report_only else "refused",
         }
         self.logger.warning(
-            "%s %s %s: %s [%s]",
+            "%s %s %s: %s%s",
             verb,
             printable(method.encode("latin-1", "replace"), 20),
             fields["target"],
             problem.detail,
-            problem.evidence,
+            f" [{problem.evidence}]" if problem.evidence else "",
             extra={"sanitizer": fields},
         )
         if self.on_problem is not None:

@@ -13,25 +13,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from types import TracebackType
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from .bodies import BodyCheck, body_check
 from .checks import DEFAULT, WebPolicy, check_head
 from .problem import PROBLEM_CONTENT_TYPE, Problem
 from .report import ProblemCallback, Reporter
 
-ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
-Write = Callable[[bytes], object]
+if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
+    from _typeshed import OptExcInfo
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
-
-class StartResponse(Protocol):
-    def __call__(
-        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = ..., /
-    ) -> Write: ...
-
-
-WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+    Write = Callable[[bytes], object]
 
 
 class RequestRejected(OSError):
@@ -52,7 +45,8 @@ class WSGIMiddleware:
 
     def __init__(
         self,
-        app: WSGIApp,
+        app: WSGIApplication,
+        /,
         policy: WebPolicy | None = None,
         *,
         on_problem: ProblemCallback | None = None,
@@ -64,7 +58,7 @@ class WSGIMiddleware:
         self.policy = policy.replace(**changes) if changes else policy
         self.reporter = Reporter(self.policy.report_only, on_problem, logger)
 
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")  # gunicorn, waitress...
         if raw:
             path, _, _ = raw.encode("latin-1").partition(b"?")
@@ -88,7 +82,9 @@ class WSGIMiddleware:
         )
         return exchange.run(start_response)
 
-    def _report(self, problem: Problem, environ: dict[str, Any], path: bytes, query: bytes) -> None:
+    def _report(
+        self, problem: Problem, environ: WSGIEnvironment, path: bytes, query: bytes
+    ) -> None:
         host, port = environ.get("REMOTE_ADDR"), environ.get("REMOTE_PORT")
         self.reporter(
             problem,
@@ -99,7 +95,7 @@ class WSGIMiddleware:
         )
 
 
-def _headers(environ: dict[str, Any]) -> Iterator[tuple[bytes, bytes]]:
+def _headers(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bytes]]:
     """The request headers back as bytes (PEP 3333: HTTP_* and CONTENT_*, latin-1 str)."""
     for key, value in environ.items():
         if key.startswith("HTTP_"):
@@ -116,11 +112,11 @@ class _Exchange:
     """One request: holds the app's start_response until the body verdict is known."""
 
     def __init__(
-        self, mw: WSGIMiddleware, environ: dict[str, Any], path: bytes, query: bytes
+        self, mw: WSGIMiddleware, environ: WSGIEnvironment, path: bytes, query: bytes
     ) -> None:
         self.mw, self.environ, self.path, self.query = mw, environ, path, query
         self.refused: Problem | None = None
-        self.pending: tuple[str, list[tuple[str, str]], ExcInfo | None] | None = None
+        self.pending: tuple[str, list[tuple[str, str]], OptExcInfo | None] | None = None
         self.started = False
 
     def failed(self, problem: Problem) -> bool:
@@ -134,7 +130,7 @@ class _Exchange:
 
     def run(self, start_response: StartResponse) -> Iterable[bytes]:
         def held_start_response(
-            status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None
+            status: str, headers: list[tuple[str, str]], exc_info: OptExcInfo | None = None
         ) -> Write:
             self.pending = (status, headers, exc_info)
             return write
@@ -142,20 +138,22 @@ class _Exchange:
         def write(data: bytes) -> object:  # PEP 3333's legacy write(): starts for real
             return self._start(start_response)(data)
 
+        # Whatever the app raises after a refusal -- RequestRejected, or the framework's own
+        # error made from it (Django's UnreadablePostError) -- the answer is the 400.
         try:
             result = self.mw.app(self.environ, held_start_response)
-        except RequestRejected:
+        except Exception:
             if self.refused is None:
                 raise
             return _respond(start_response, self.refused)
         try:
             chunks = iter(result)
             first = next(chunks, None)  # runs a generator app up to its first chunk
-        except RequestRejected:
-            first = None
+        except Exception:
+            _close(result)
             if self.refused is None:
-                _close(result)
                 raise
+            return _respond(start_response, self.refused)
         if self.refused is not None:
             _close(result)
             return _respond(start_response, self.refused)
