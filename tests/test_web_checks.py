@@ -142,6 +142,20 @@ def test_benign_queries(query: bytes) -> None:
             "content-encoding",
         ),
         ([(b"content-length", b"16777217")], "body", "too-large"),
+        # ambiguous Content-Types that Django or Werkzeug read differently
+        (
+            [(b"content-type", b"text/plain; charset=utf-8; charset*=utf-8''utf-7")],
+            "header",
+            "malformed",
+        ),
+        (
+            [(b"content-type", b"multipart/form-data; boundary=a; boundary*=utf-8''b")],
+            "header",
+            "malformed",
+        ),
+        ([(b"content-type", b"multipart/form-data; boundary=a b")], "header", "malformed"),
+        ([(b"content-type", b"text/plain; charset=utf-8; charset=utf-7")], "header", "malformed"),
+        ([(b"content-type", b"application/octet-stream, text/plain")], "header", "malformed"),
     ],
 )
 def test_header_attacks(headers: list[tuple[bytes, bytes]], part: str, kind: str) -> None:
@@ -356,6 +370,11 @@ def disposition(params: bytes) -> bytes:
             "header of",
         ),
         ([(b"Content-Disposition: attachment", b"x")], "malformed", "multipart part #1"),
+        (
+            [(disposition(b'name="q"') + b"\r\nContent-Transfer-Encoding: base64", b"eOKArnk=")],
+            "malformed",
+            "header of",
+        ),  # RFC 7578 §4.7; Django decodes it
     ],
 )
 def test_multipart_attacks(parts: list[tuple[bytes, bytes]], kind: str, where: str) -> None:
@@ -371,6 +390,7 @@ def test_multipart_files_pass_untouched_and_text_fields_pass() -> None:
         (disposition(b'name="bio"'), "日本語のテキスト\r\nzweite Zeile".encode()),
         (disposition('name="f"; filename="résumé 2024.pdf"'.encode()), bytes(range(256)) * 4),
         (disposition(b'name="g"; filename="x.bin"') + b"\r\nContent-Type: image/png", b"\xc0\xaf"),
+        (disposition(b'name="h"; filename=""'), b""),  # a file input left empty
     )
     for size in (len(data), 1, 5, 64):
         assert body(MULTIPART, [data[i : i + size] for i in range(0, len(data), size)]) is None

@@ -113,12 +113,16 @@ class Response:
         }
 
 
-def send(port: int, request: bytes, timeout: float = 10.0) -> Response:
-    """Send ``request`` verbatim on a new connection, read the response to EOF."""
+def send(port: int, request: bytes, timeout: float = 10.0, *, half_close: bool = True) -> Response:
+    """Send ``request`` verbatim on a new connection, read the response to EOF.
+    ``half_close=False`` keeps our side open after the request, so the server cannot take
+    EOF for the end of a body it still waits for: it must answer without it (or time out,
+    which raises ``TimeoutError``)."""
     with socket.create_connection((HOST, port), timeout=timeout) as sock:
         sock.sendall(request)
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_WR)
+        if half_close:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_WR)
         chunks = []
         while True:
             try:
@@ -190,6 +194,32 @@ def http(
     if close:
         lines.append(b"Connection: close")
     return b"\r\n".join(lines) + b"\r\n\r\n" + payload
+
+
+def converse(port: int, requests: Sequence[bytes], timeout: float = 10.0) -> list[Response]:
+    """Send ``requests`` one after the other on one kept-alive connection, each once the
+    previous response is complete (``http(..., close=False)``).  Stops early when a
+    response ends the connection (``Connection: close``, no length): the responses
+    received, one per request sent."""
+
+    async def run() -> list[Response]:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        responses: list[Response] = []
+        try:
+            for request in requests:
+                writer.write(request)
+                await writer.drain()
+                response, reusable = await asyncio.wait_for(read_response(reader), timeout)
+                responses.append(response)
+                if not reusable:
+                    break
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+        return responses
+
+    return asyncio.run(run())
 
 
 # -- many requests at once (asyncio) ------------------------------------------------------

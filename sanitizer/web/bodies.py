@@ -23,6 +23,7 @@ from .checks import (
     field_problem,
     malformed,
     pairs_problem,
+    parse_media_type,
     parse_params,
     showable,
     too_large,
@@ -306,8 +307,15 @@ class MultipartBody(BodyCheck):
                         self._stop(malformed("multipart", where, f"repeated {key} parameter"))
                     params[key] = val.encode("latin-1")
             elif name == b"content-type":
-                found = dict(parse_params(value)[1])
-                self._stop(charset_problem(policy, found, where, "multipart"))
+                parsed = parse_media_type(raw_value)
+                if parsed is None:
+                    self._stop(malformed("multipart", where, "ambiguous Content-Type"))
+                else:
+                    self._stop(charset_problem(policy, parsed[1], where, "multipart"))
+            elif name == b"content-transfer-encoding" and value.strip().lower() not in (
+                *("7bit", "8bit", "binary"),
+            ):  # RFC 7578 §4.7: not to be used; Django still decodes base64 and q-p parts
+                self._stop(malformed("multipart", where, "Content-Transfer-Encoding"))
         if disposition != "form-data" or "name" not in params:
             self._stop(
                 malformed(
@@ -324,6 +332,8 @@ class MultipartBody(BodyCheck):
             if key not in params:
                 continue
             given = params[key]
+            if key == "filename" and not given:
+                continue  # what browsers send for a file input left empty (HTML §4.10.21.8)
             if key.endswith("*"):
                 given = self._extended(given.decode("latin-1"), label)
             check = policy.names if key == "name*" else policy.filenames

@@ -213,18 +213,19 @@ def check_head(
             has_body = True
         elif name == b"content-encoding":
             encoding = value.strip().lower()
-    media, params = parse_media_type(content_types[0]) if content_types else ("", {})
+    parsed = parse_media_type(content_types[0]) if content_types else ("", {})
+    media, params = parsed or ("", {})
     kind = _kind_of_media(media) if media else None
     if not content_types and policy.untyped_body is not None:
         kind = _kind_of_media(policy.untyped_body)
-    boundary = params.get("boundary", "").encode("latin-1") if kind == "multipart" else b""
+    boundary = params.get("boundary", "") if kind == "multipart" else ""
     limit = policy.max_body_size
     if problem is not None:
         pass  # the first problem wins; the Head is still complete (report-only goes on)
     elif limit is not None and length is not None and length > limit:
         problem = too_large(limit)
-    elif len(content_types) > 1:
-        problem = malformed("header", "Content-Type", "more than one Content-Type header")
+    elif len(content_types) > 1 or parsed is None:
+        problem = malformed("header", "Content-Type", _AMBIGUOUS)
     elif (problem := charset_problem(policy, params, "Content-Type", "header")) is not None:
         pass
     elif kind is not None and encoding not in (b"", b"identity"):
@@ -236,11 +237,14 @@ def check_head(
             "Content-Encoding",
             "a checked body must be sent without content coding",
         )
-    elif kind == "multipart" and not 0 < len(boundary) <= 70:  # RFC 2046 §5.1.1
+    elif kind == "multipart" and not _BOUNDARY.match(boundary):
         problem = malformed("header", "Content-Type", "multipart without a valid boundary")
-    if kind == "multipart" and not 0 < len(boundary) <= 70:
+    if kind == "multipart" and not _BOUNDARY.match(boundary):
         kind = None  # report-only: nothing to parse with
-    return problem, Head(kind, boundary, length, has_body)
+    return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
+
+
+_AMBIGUOUS = "ambiguous Content-Type: one type/subtype, each parameter once, no name*= forms"
 
 
 def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | None:
@@ -314,27 +318,61 @@ def malformed(part: str, where: str, summary: str) -> Problem:
 
 # -- media types and charsets -----------------------------------------------------------
 
-_PARAM = re.compile(
-    r'\s*;\s*([!#$%&\'*+\-.^_`|~0-9A-Za-z]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re.DOTALL
+_TOKEN_RE = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_PARAM = re.compile(rf'\s*;\s*({_TOKEN_RE})\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re.DOTALL)
+_STRICT_PARAM = re.compile(
+    rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})=("(?:[^"\\]|\\.)*"|{_TOKEN_RE})[ \t]*)?'
 )
+_MEDIA_TYPE = re.compile(rf"{_TOKEN_RE}/{_TOKEN_RE}\Z")
+# RFC 2046 §5.1.1 bchars, without the space it allows but no browser sends (and parsers
+# disagree on: Werkzeug stops an unquoted boundary at a space).
+_BOUNDARY = re.compile(r"[0-9A-Za-z'()+_,\-./:=?]{1,70}\Z")
 
 
 def parse_params(value: str) -> tuple[str, list[tuple[str, str]]]:
     """Split ``type; a=1; b="x"`` (RFC 9110 §5.6.6, quoted-string §5.6.4) into the lower-case
-    first item and the (lower-case name, unquoted value) pairs, duplicates kept."""
+    first item and the (lower-case name, unquoted value) pairs, duplicates kept.  Lenient
+    (unquoted values may hold spaces), as Content-Disposition in the wild needs."""
     first, sep, rest = value.partition(";")
     params: list[tuple[str, str]] = []
     for m in _PARAM.finditer(sep + rest):
         raw = m.group(2).strip()
         if raw[:1] == '"':
-            raw = re.sub(r"\\(.)", r"\1", raw[1:-1], flags=re.DOTALL)
+            raw = _unquote(raw)
         params.append((m.group(1).lower(), raw))
     return first.strip().lower(), params
 
 
-def parse_media_type(value: bytes) -> tuple[str, dict[str, str]]:
-    media, params = parse_params(value.decode("latin-1"))
-    return media, dict(params)
+def _unquote(quoted: str) -> str:
+    return re.sub(r"\\(.)", r"\1", quoted[1:-1], flags=re.DOTALL)
+
+
+def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
+    """A Content-Type parsed strictly (RFC 9110 §8.3.1), or None when it is ambiguous:
+    not ``type/subtype``, a repeated parameter, an RFC 8187 ``name*`` parameter (a second
+    ``charset*`` or ``boundary*`` that some parsers prefer to the plain one), or text that
+    is not a parameter.  Different parsers read such a header differently, so the
+    middleware cannot know what the app will read."""
+    text = value.decode("latin-1")
+    first, sep, rest = text.partition(";")
+    media = first.strip(" \t").lower()
+    if not _MEDIA_TYPE.match(media):
+        return None
+    params: dict[str, str] = {}
+    rest = sep + rest
+    pos = 0
+    while pos < len(rest):
+        m = _STRICT_PARAM.match(rest, pos)
+        if m is None or m.end() == pos:
+            return None
+        pos = m.end()
+        if m.group(1) is None:
+            continue
+        name, raw = m.group(1).lower(), m.group(2)
+        if "*" in name or name in params:
+            return None
+        params[name] = _unquote(raw) if raw[:1] == '"' else raw
+    return media, params
 
 
 def _charset_label(label: str) -> str:
