@@ -1,0 +1,640 @@
+#!/usr/bin/env python3
+"""Web middleware overhead: uvicorn with and without ``ASGIMiddleware``, same client, same run.
+
+    python bench/bench_web.py                  # full run (about 3 minutes), markdown tables
+    python bench/bench_web.py --quick          # fewer, shorter rounds (CI smoke runs)
+    python bench/bench_web.py --client python  # the asyncio client even if wrk is installed
+    python bench/bench_web.py --profile        # also cProfile the middleware in process
+
+What it measures (every figure against a baseline measured in the same run):
+
+- small requests/s: a minimal ASGI app (a fixed 2-byte body; it does not read the request
+  body) under uvicorn, as is and wrapped in ``ASGIMiddleware``, for a GET with a short
+  query and User-Agent, Accept and Cookie headers, and for a ~200 B JSON POST.  Both
+  servers run side by side; each round measures one then the other (the order alternates
+  between rounds) and the table gives the medians over the rounds, and the median of the
+  per-round ratios (with / without).  Goal: >= 0.9x; when it is missed (or with
+  ``--profile``) the middleware is profiled in process on the same requests.
+- 1 MiB JSON latency: an app that reads the whole body; a valid 1 MiB JSON document
+  (records with strings in many scripts, escapes, numbers) POSTed on one kept-alive
+  connection, one request at a time, alternating between the two servers: median time per
+  request each, and the difference.
+- in-process cost, no server: ``check_head`` plus the 1 MiB body fed through
+  ``body_check`` in 64 KiB chunks (against ``json.loads`` of the same body, which the app
+  pays anyway), and the time the middleware adds to one small request driven through
+  ASGI messages in memory.
+
+Load generator: ``wrk`` if it is on PATH (Debian: ``apt-get install wrk``), with a Lua
+script for each request; otherwise an asyncio keep-alive client in this process (the
+output says which client ran).  Against uvicorn with h11 both clients outrun the server,
+so both give the same figures; against a faster server (httptools) the asyncio client
+could become the bottleneck, which would push the ratio towards 1.  uvicorn runs one
+worker with ``--no-access-log --log-level warning``; with ``taskset`` and two cores or
+more, the servers are pinned to core 0 and the client to core 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+import sanitizer  # noqa: E402
+from sanitizer.web import DEFAULT, ASGIMiddleware, body_check, check_head  # noqa: E402
+from sanitizer.web.asgi import Message, Receive, Scope, Send  # noqa: E402
+
+HOST = "127.0.0.1"
+GOAL = 0.9  # small requests: req/s with the middleware / without
+
+# -- the apps uvicorn serves (imported by the server as bench_web:NAME) -------------------
+
+_ANSWER = [(b"content-type", b"text/plain"), (b"content-length", b"2")]
+
+
+async def fixed(scope: Scope, receive: Receive, send: Send) -> None:
+    """Answers 200 "ok" without reading the request body."""
+    await send({"type": "http.response.start", "status": 200, "headers": _ANSWER})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def reading(scope: Scope, receive: Receive, send: Send) -> None:
+    """Reads the whole request body (like Starlette's ``request.body()``), answers "ok"."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        if not message.get("more_body", False):
+            break
+    await fixed(scope, receive, send)
+
+
+plain = fixed
+checked = ASGIMiddleware(fixed)
+reader = reading
+reader_checked = ASGIMiddleware(reading)
+
+# -- the requests -------------------------------------------------------------------------
+
+USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+GET_TARGET = "/search?q=caf%C3%A9+cr%C3%A8me&page=2&sort=recent"
+GET_HEADERS = [
+    ("User-Agent", USER_AGENT),
+    ("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"),
+    ("Cookie", "session=3f2a9c1e7b5d4e0fa1c2; theme=dark; lang=fr"),
+]
+POST_TARGET = "/api/comments"
+POST_BODY = json.dumps(
+    {
+        "author": {"name": "Zoë Müller", "id": 48213},
+        "text": "Très bien ! 日本語のコメントも大丈夫です。Ελληνικά 👍",
+        "tags": ["review", "i18n"],
+        "reply_to": None,
+        "rating": 4.5,
+    },
+    ensure_ascii=False,
+).encode()
+POST_HEADERS = [
+    ("User-Agent", USER_AGENT),
+    ("Accept", "application/json"),
+    ("Content-Type", "application/json"),
+]
+
+
+@dataclass(frozen=True)
+class Request:
+    label: str
+    method: str
+    target: str
+    headers: list[tuple[str, str]]
+    body: bytes = b""
+
+    def raw(self) -> bytes:
+        lines = [f"{self.method} {self.target} HTTP/1.1", f"Host: {HOST}"]
+        lines += [f"{k}: {v}" for k, v in self.headers]
+        if self.body or self.method == "POST":
+            lines.append(f"Content-Length: {len(self.body)}")
+        return "\r\n".join(lines).encode("latin-1") + b"\r\n\r\n" + self.body
+
+
+SMALL = [
+    Request("GET, 3-field query, UA + Accept + Cookie", "GET", GET_TARGET, GET_HEADERS),
+    Request(f"POST JSON ({len(POST_BODY)} B)", "POST", POST_TARGET, POST_HEADERS, POST_BODY),
+]
+
+WORDS = [
+    "日本語のテキストと中文文本",
+    "한국어 텍스트도 있습니다",
+    "Ελληνικά κείμενα",
+    "русский текст",
+    "العربية",
+    "עברית",
+    "हिन्दी",
+    "Größe, Straße, naïve café",
+    "Příliš žluťoučký kůň",
+    "emoji 👍🏽 👩\u200d💻 🇯🇵",
+    "plain ASCII words, the most common case",
+]
+
+
+def big_json(size: int = 1 << 20, seed: int = 3629) -> bytes:
+    """A valid JSON document of about ``size`` bytes: an API-style list of records with
+    multilingual strings, line breaks, quotes and \\u escapes, numbers, nulls, nesting."""
+    rng = random.Random(seed)
+    records: list[object] = []
+    total = 0
+    while total < size:
+        words = [rng.choice(WORDS) for _ in range(rng.randrange(3, 12))]
+        record = {
+            "id": len(records),
+            "user": {"name": rng.choice(WORDS)[:12], "locale": rng.choice(["ja", "el", "ar"])},
+            "title": " ".join(words[:2]),
+            "body": "\n".join(words) + ' "quoted" \\ back\u00a0slash',
+            "tags": words[:3],
+            "score": round(rng.random() * 100, 3),
+            "parent": None if rng.random() < 0.5 else rng.randrange(10**6),
+            "flags": {"pinned": rng.random() < 0.1, "edited": rng.random() < 0.3},
+        }
+        records.append(record)
+        total += len(json.dumps(record, ensure_ascii=False).encode()) + 2
+    return json.dumps({"items": records, "count": len(records)}, ensure_ascii=False).encode()
+
+
+# -- servers ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pinning:
+    server: list[str]  # command prefix for the servers
+    client: list[str]  # command prefix for wrk
+    client_core: int | None  # for the in-process client (os.sched_setaffinity)
+    text: str
+
+
+def pinning() -> Pinning:
+    taskset = shutil.which("taskset")
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if taskset is None or len(cores) < 2:
+        why = "taskset not found" if taskset is None else "fewer than 2 cores"
+        return Pinning([], [], None, f"not pinned ({why})")
+    server, client = cores[0], cores[1]
+    return Pinning(
+        [taskset, "-c", str(server)],
+        [taskset, "-c", str(client)],
+        client,
+        f"servers on core {server}, client on core {client} (taskset)",
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def uvicorn(app: str, pin: Pinning, http: str, loop: str) -> Iterator[int]:
+    """uvicorn serving ``bench_web:<app>`` (one worker, no access log); yields its port."""
+    port = free_port()
+    command = [
+        *pin.server,
+        *(sys.executable, "-m", "uvicorn", f"bench_web:{app}", "--host", HOST),
+        *("--port", str(port), "--workers", "1", "--no-access-log"),
+        *("--log-level", "warning", "--lifespan", "off", "--http", http, "--loop", loop),
+    ]
+    path = os.pathsep.join([str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    proc = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"uvicorn for {app} exited with {proc.returncode}")
+            try:
+                socket.create_connection((HOST, port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# -- clients ------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    rps: float
+    bad: int  # non-2xx responses plus socket errors: must be 0
+
+
+def lua_string(data: bytes) -> str:
+    """A Lua string literal for ``data`` (decimal escapes: any bytes, any quotes)."""
+    return '"' + "".join(f"\\{b:03d}" for b in data) + '"'
+
+
+class Wrk:
+    def __init__(self, pin: Pinning, connections: int) -> None:
+        path = shutil.which("wrk")
+        assert path is not None
+        self.path = path
+        self.pin = pin
+        self.connections = connections
+        out = subprocess.run([path, "-v"], capture_output=True, text=True).stdout
+        self.name = out.split("Copyright")[0].strip() or "wrk"
+        self._dir = tempfile.TemporaryDirectory(prefix="bench_web_")
+
+    def describe(self) -> str:
+        return f"{self.name}, 1 thread, {self.connections} connections"
+
+    def run(self, port: int, request: Request, seconds: float) -> Run:
+        script = Path(self._dir.name) / (re.sub(r"\W+", "_", request.label) + ".lua")
+        lines = [f"wrk.method = {lua_string(request.method.encode())}"]
+        for name, value in request.headers:
+            lines.append(f"wrk.headers[{lua_string(name.encode())}] = {lua_string(value.encode())}")
+        if request.body:
+            lines.append(f"wrk.body = {lua_string(request.body)}")
+        script.write_text("\n".join(lines) + "\n")
+        command = [
+            *self.pin.client,
+            *(self.path, "-t1", f"-c{self.connections}", f"-d{max(1, round(seconds))}s"),
+            *("--timeout", "10s", "-s", str(script), f"http://{HOST}:{port}{request.target}"),
+        ]
+        out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        rps = re.search(r"Requests/sec:\s*([\d.]+)", out)
+        if rps is None:
+            raise RuntimeError(f"unexpected wrk output:\n{out}")
+        bad = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses:\s*(\d+)", out))
+        errors = re.search(
+            r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out
+        )
+        if errors is not None:
+            bad += sum(int(n) for n in errors.groups())
+        return Run(float(rps.group(1)), bad)
+
+
+async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    m = re.search(rb"\r\ncontent-length:\s*(\d+)", head, re.IGNORECASE)
+    if m is None:
+        raise RuntimeError(f"response without Content-Length: {head!r}")
+    return status, await reader.readexactly(int(m.group(1)))
+
+
+class PythonClient:
+    """asyncio, keep-alive: ``connections`` connections each sending one request after the
+    other for the whole duration (this process, pinned to the client core)."""
+
+    name = "python asyncio keep-alive client"
+
+    def __init__(self, pin: Pinning, connections: int, why: str) -> None:
+        self.connections = connections
+        self.why = why
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.why}), {self.connections} connections"
+
+    def run(self, port: int, request: Request, seconds: float) -> Run:
+        return asyncio.run(self._run(port, request.raw(), seconds))
+
+    async def _run(self, port: int, raw: bytes, seconds: float) -> Run:
+        done = [0, 0]  # responses, bad ones
+
+        async def connection(deadline: float) -> None:
+            reader, writer = await asyncio.open_connection(HOST, port)
+            try:
+                while time.perf_counter() < deadline:
+                    writer.write(raw)
+                    status, _ = await _response(reader)
+                    done[0] += 1
+                    done[1] += not 200 <= status < 300
+            finally:
+                writer.close()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(connection(start + seconds) for _ in range(self.connections)))
+        return Run(done[0] / (time.perf_counter() - start), done[1])
+
+
+Client = Wrk | PythonClient
+
+
+def once(port: int, raw: bytes) -> tuple[int, bytes]:
+    """One request on a new connection: the sanity check before measuring."""
+
+    async def go() -> tuple[int, bytes]:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        writer.write(raw)
+        try:
+            return await _response(reader)
+        finally:
+            writer.close()
+
+    return asyncio.run(go())
+
+
+# -- (a) small requests -------------------------------------------------------------------
+
+
+def bench_small(client: Client, ports: dict[str, int], rounds: int, seconds: float) -> bool:
+    """Prints the req/s table; returns True if every ratio meets the goal."""
+    print(f"### Small requests: req/s, median of {rounds} rounds of {seconds:g} s per server")
+    print()
+    print("| request | without req/s | with req/s | ratio (with/without) | ratios per round |")
+    print("|---|---|---|---|---|")
+    met = True
+    for request in SMALL:
+        for port in ports.values():
+            status, body = once(port, request.raw())
+            assert (status, body) == (200, b"ok"), (request.label, status, body)
+            client.run(port, request, 1)  # warm-up
+        rates: dict[str, list[float]] = {"plain": [], "checked": []}
+        for r in range(rounds):
+            order = ["plain", "checked"] if r % 2 == 0 else ["checked", "plain"]
+            for name in order:
+                run = client.run(ports[name], request, seconds)
+                if run.bad:
+                    raise RuntimeError(f"{name}, {request.label}: {run.bad} bad responses")
+                rates[name].append(run.rps)
+        ratios = [c / p for c, p in zip(rates["checked"], rates["plain"], strict=True)]
+        ratio = statistics.median(ratios)
+        met = met and ratio >= GOAL
+        without, with_ = statistics.median(rates["plain"]), statistics.median(rates["checked"])
+        each = " ".join(f"{x:.2f}" for x in ratios)
+        print(f"| {request.label} | {without:,.0f} | {with_:,.0f} | {ratio:.2f}x | {each} |")
+    print()
+    return met
+
+
+# -- (b) 1 MiB JSON latency ---------------------------------------------------------------
+
+
+def bench_big(ports: dict[str, int], body: bytes, repeats: int) -> None:
+    request = Request(
+        f"POST JSON ({len(body) / (1 << 20):.2f} MiB)",
+        "POST",
+        "/api/import",
+        [("Content-Type", "application/json")],
+        body,
+    )
+    raw = request.raw()
+
+    async def measure() -> dict[str, list[float]]:
+        times: dict[str, list[float]] = {"reader": [], "reader_checked": []}
+        conns = {name: await asyncio.open_connection(HOST, port) for name, port in ports.items()}
+        try:
+            for name, (reader, writer) in conns.items():  # warm-up and sanity check
+                writer.write(raw)
+                assert await _response(reader) == (200, b"ok"), name
+            for r in range(repeats):
+                order = list(conns) if r % 2 == 0 else list(reversed(conns))
+                for name in order:
+                    reader, writer = conns[name]
+                    start = time.perf_counter()
+                    writer.write(raw)
+                    await writer.drain()
+                    status, _ = await _response(reader)
+                    times[name].append(time.perf_counter() - start)
+                    assert status == 200, (name, status)
+        finally:
+            for _, writer in conns.values():
+                writer.close()
+        return times
+
+    times = asyncio.run(measure())
+    without, with_ = (statistics.median(times[n]) for n in ("reader", "reader_checked"))
+    print(f"### {request.label}, app reads the whole body: median of {repeats} requests each")
+    print()
+    print("| without ms | with ms | added ms | ratio (time with/without) |")
+    print("|---|---|---|---|")
+    print(
+        f"| {without * 1e3:.1f} | {with_ * 1e3:.1f} | {(with_ - without) * 1e3:+.1f} |"
+        f" {with_ / without:.2f}x |"
+    )
+    print()
+
+
+# -- (c) in-process -----------------------------------------------------------------------
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    """Seconds per call: the minimum over ``repeat`` rounds of an auto-ranged loop."""
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat=repeat, number=number)) / number
+
+
+def check_whole(body: bytes, chunk: int = 1 << 16) -> None:
+    """What the middleware does for the 1 MiB request: check_head, then body_check."""
+    headers = [
+        (b"host", b"127.0.0.1"),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    problem, head = check_head(DEFAULT, b"/api/import", b"", headers)
+    assert problem is None
+    check = body_check(DEFAULT, head)
+    for i in range(0, len(body), chunk):
+        assert check.feed(body[i : i + chunk]) is None
+    assert check.close() is None
+
+
+def scope_of(request: Request) -> Scope:
+    path, _, query = request.target.partition("?")
+    headers = [(b"host", HOST.encode())]
+    headers += [(k.lower().encode(), v.encode()) for k, v in request.headers]
+    if request.method == "POST":
+        headers.append((b"content-length", str(len(request.body)).encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "headers": headers,
+        "client": (HOST, 50000),
+        "server": (HOST, 8000),
+    }
+
+
+def in_memory(
+    app: Callable[[Scope, Receive, Send], Awaitable[None]], request: Request
+) -> Callable[[], None]:
+    """One call runs ``app`` on ``request`` through ASGI messages in memory."""
+    loop = asyncio.new_event_loop()
+    message: Message = {"type": "http.request", "body": request.body, "more_body": False}
+
+    async def receive() -> Message:
+        return message
+
+    async def send(message: Message) -> None:
+        pass
+
+    async def call() -> None:
+        await app(scope_of(request), receive, send)
+
+    return lambda: loop.run_until_complete(call())
+
+
+def bench_in_process(body: bytes, repeat: int) -> None:
+    print("### In-process, no server")
+    print()
+    print("| what | time | against |")
+    print("|---|---|---|")
+    t_loads = best(lambda: json.loads(body), repeat)
+    t_check = best(lambda: check_whole(body), repeat)
+    mib = len(body) / (1 << 20)
+    print(
+        f"| check_head + body_check, {mib:.2f} MiB JSON in 64 KiB chunks | {t_check * 1e3:.2f} ms"
+        f" ({mib / t_check:.0f} MiB/s) | json.loads {t_loads * 1e3:.2f} ms:"
+        f" {t_check / t_loads:.2f}x its time |"
+    )
+    for request in SMALL:
+        t_plain = best(in_memory(fixed, request), repeat)
+        t_checked = best(in_memory(checked, request), repeat)
+        print(
+            f"| middleware on one request: {request.label} | +{(t_checked - t_plain) * 1e6:.1f} µs"
+            f" | the bare app through ASGI in memory: {t_plain * 1e6:.1f} µs |"
+        )
+    print()
+
+
+def profile(title: str, run: Callable[[], None], calls: int, top: int = 15) -> None:
+    """cProfile ``calls`` calls of ``run``: the ``top`` functions of sanitizer/ by own time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(calls):
+        run()
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
+    stats.print_stats(r"sanitizer/", top)  # only functions in the package
+    text = out.getvalue().replace(str(ROOT) + os.sep, "")
+    print(f"### cProfile: {calls} x {title}")
+    print()
+    print("```")
+    print(text[text.find("   ncalls") :].rstrip())
+    print("```")
+    print()
+
+
+def profile_small(calls: int = 20000) -> None:
+    for request in SMALL:
+        run = in_memory(checked, request)
+        profile(f"{request.label} through ASGIMiddleware (in memory)", run, calls)
+
+
+def profile_big(body: bytes, calls: int = 3) -> None:
+    mib = len(body) / (1 << 20)
+    profile(f"check_head + body_check, {mib:.2f} MiB JSON", lambda: check_whole(body), calls)
+
+
+# -- main ---------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
+    parser.add_argument("--client", choices=["auto", "wrk", "python"], default="auto")
+    parser.add_argument("--connections", type=int, default=32, help="client connections")
+    parser.add_argument("--rounds", type=int, help="rounds per small request (default 5)")
+    parser.add_argument("--seconds", type=float, help="seconds per measurement (default 5)")
+    parser.add_argument("--http", default="auto", help="uvicorn --http (auto, h11, ...)")
+    parser.add_argument("--loop", default="auto", help="uvicorn --loop (auto, asyncio, ...)")
+    parser.add_argument("--profile", action="store_true", help="cProfile small requests")
+    args = parser.parse_args(argv)
+    rounds = args.rounds or (3 if args.quick else 5)
+    seconds = args.seconds or (2.0 if args.quick else 5.0)
+    repeats = 10 if args.quick else 30
+    pin = pinning()
+    if pin.client_core is not None:  # this process is a client too (latency, python client)
+        os.sched_setaffinity(0, {pin.client_core})
+    client: Client
+    if args.client == "wrk" or (args.client == "auto" and shutil.which("wrk")):
+        client = Wrk(pin, args.connections)
+    else:
+        why = "asked for" if args.client == "python" else "wrk not found"
+        client = PythonClient(pin, args.connections, why)
+
+    import uvicorn as uv
+
+    http = args.http
+    if http == "auto":
+        http = "httptools" if _importable("httptools") else "h11"
+    loop = args.loop
+    if loop == "auto":
+        loop = "uvloop" if _importable("uvloop") else "asyncio"
+    python = sys.version.split()[0]
+    print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {python}")
+    print(f"uvicorn {uv.__version__} (--http {http}, --loop {loop}), one worker, no access log")
+    print(f"client: {client.describe()}")
+    print(f"pinning: {pin.text}")
+    print()
+
+    with contextlib.ExitStack() as stack:
+        ports = {
+            name: stack.enter_context(uvicorn(name, pin, http, loop))
+            for name in ("plain", "checked")
+        }
+        met = bench_small(client, ports, rounds, seconds)
+    body = big_json()
+    with contextlib.ExitStack() as stack:
+        ports = {
+            name: stack.enter_context(uvicorn(name, pin, http, loop))
+            for name in ("reader", "reader_checked")
+        }
+        bench_big(ports, body, repeats)
+    bench_in_process(body, 3 if args.quick else 7)
+    print(
+        f"Goal (small requests >= {GOAL}x without the middleware): " + ("met" if met else "MISSED")
+    )
+    print()
+    if args.profile or not met:
+        profile_small()
+    if args.profile:
+        profile_big(body)
+    return 0
+
+
+def _importable(name: str) -> bool:
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
