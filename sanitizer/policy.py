@@ -188,7 +188,12 @@ class Policy:
                 raise ValueError(f"{limit} must be None or an int >= 0, not {value!r}")
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # Computed once: policies key caches (lru_cache), and _key() sorts every action.
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(self._key())
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def _key(self) -> tuple[Any, ...]:
         acts = tuple(sorted((c.name, a.name) for c, a in self.actions.items()))

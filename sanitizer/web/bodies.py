@@ -10,6 +10,7 @@ string, a partial multipart header.  Bodies of other types are only counted.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ from ..policy import Policy, inspect
 from .checks import (
     Head,
     WebPolicy,
+    bulk_passes,
     charset_problem,
     field_problem,
     malformed,
@@ -207,6 +209,10 @@ class FormBody(BodyCheck):
 
     def _fields(self, data: bytes) -> Problem | None:
         policy = self._policy
+        if bulk_passes(data, policy._form_bulk):
+            fields = data.split(b"&")
+            self._number += len(fields) - fields.count(b"")
+            return None
         problem, self._number = pairs_problem(
             data, policy, policy.form, "form field", "form", self._number
         )
@@ -371,24 +377,39 @@ class _Stop(Exception):
 
 
 # -- application/json ---------------------------------------------------------------------
+# The lexer only follows string boundaries; all scanning and unescaping is done by ``re``
+# and the stdlib's JSON decoder in C, a chunk at a time, so a body full of escapes costs
+# about what json.loads costs (Python work per string would be a denial of service).
 
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/"}
-_STRING_SPECIAL = re.compile(r'["\\]')
-# RFC 8259 §2: only these four whitespace characters may appear between tokens; a NUL or
-# other control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's
-# json.loads would accept from bytes).
+# RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
+# control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's json.loads
+# would accept from bytes).
 _BAD_BETWEEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
-_LOW_ESCAPE = re.compile(r"\\u([dD][c-fC-F][0-9A-Fa-f]{2})")
-_LOW_PREFIX = re.compile(r"\\(?:u(?:[dD](?:[c-fC-F][0-9A-Fa-f]?)?)?)?")
+# Written as "unrolled loops" (runs of plain characters consumed in one step), which makes
+# ``re`` several times faster than the alternation (?:[^"\\]|\\.)* on long strings.
+_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)  # one complete string (§7)
+# The longest run of text outside strings and complete strings: one anchored match, linear
+# (a search for _STRING inside an unterminated string could be quadratic).
+_COMPLETE = re.compile(r'[^"]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"]*)*', re.DOTALL)
+# String content made of characters and *valid* escapes; it stops at the closing quote, at
+# an escape cut by the end of the chunk, or at an invalid escape.
+_CONTENT = re.compile(r'[^"\\]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\]*)*')
+_PARTIAL_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SEPARATOR = "a"  # joins strings for one bulk check: ASCII, never scanned, a starter
 
 
 @functools.lru_cache(maxsize=64)
 def _flagged_ascii(policy: Policy) -> re.Pattern[str]:
     """Matches any character ``policy`` might report: non-ASCII, or an ASCII character in
-    a scanned category.  A string with no match needs no ``inspect``."""
+    a scanned category.  Text with no match needs no ``inspect``."""
     ok = policy._fast.ascii_allowed  # ASCII bytes in no scanned category
     return re.compile("[^" + re.escape(ok.decode("ascii")) + "]")
+
+
+def _unescape(content: str) -> str:
+    """JSON string content (valid escapes only) to text; lone surrogates are kept."""
+    return str(json.loads('"' + content + '"', strict=False))
 
 
 class JSONBody(BodyCheck):
@@ -401,21 +422,24 @@ class JSONBody(BodyCheck):
         super().__init__(limit)
         self._policy = policy
         self._flagged = _flagged_ascii(policy)
+        # Strings can be checked together when no check looks at a whole value.
+        fast = policy._fast
+        self._batch = not fast.refused_values and policy.max_bytes is None
+        self._batch = self._batch and policy.max_code_points is None
         self._decoder = IncrementalDecoder()
-        self._pos = 0  # characters processed before _carry
+        self._pos = 0  # character offset of the text _lex gets next (its carry included)
         self._carry = ""  # an escape cut by the chunk boundary
         self._in_string = False
-        self._start = 0  # character index of the current string's opening quote
-        self._parts: list[str] = []
-        self._high: int | None = None  # a high-surrogate escape waiting for its low half
+        self._start = 0  # character offset of the open string's opening quote
+        self._parts: list[str] = []  # the open string's text so far
 
     def _feed(self, chunk: bytes) -> Problem | None:
         return self._decoded(chunk, final=False)
 
     def _close(self) -> Problem | None:
         problem = self._decoded(b"", final=True)
-        if problem is None and self._high is not None:
-            problem = self._lone_surrogate(0)
+        if problem is None and self._in_string:  # cut short: check what there is anyway
+            problem = self._string_problem("".join(self._parts), self._start)
         return problem
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
@@ -436,107 +460,122 @@ class JSONBody(BodyCheck):
 
     def _lex(self, text: str) -> Problem | None:
         if self._carry:
-            self._pos -= len(self._carry)
-            text = self._carry + text
-            self._carry = ""
-        if (
-            (not self._in_string or not self._parts)
-            and self._high is None
-            and "\\" not in text
-            and self._flagged.search(text) is None
-            and _BAD_BETWEEN.search(text) is None
-        ):
-            return self._plain(text)  # clean ASCII, no escapes: only the string state matters
-        i, n = 0, len(text)
-        while i < n:
-            if not self._in_string:
-                j = text.find('"', i)
-                bad = _BAD_BETWEEN.search(text, i, n if j < 0 else j)
-                if bad is not None:
-                    return Problem(
-                        400,
-                        "refused-text",
-                        "control",
-                        "json",
-                        "JSON body",
-                        "control character between JSON tokens (RFC 8259 §2): not JSON in UTF-8",
-                        self._pos + bad.start(),
-                    )
-                if j < 0:
-                    break
-                self._in_string, self._start, self._parts = True, self._pos + j, []
-                i = j + 1
-            elif self._high is not None:  # RFC 8259 §7: a high surrogate needs a low one next
-                m = _LOW_ESCAPE.match(text, i)
-                if m is None:
-                    if _LOW_PREFIX.fullmatch(text, i):
-                        self._carry = text[i:]  # may still become a low surrogate
-                        break
-                    return self._lone_surrogate(i)
-                low = int(m.group(1), 16)
-                self._parts.append(chr(0x10000 + ((self._high - 0xD800) << 10) + low - 0xDC00))
-                self._high = None
-                i = m.end()
+            text, self._carry = self._carry + text, ""
+        base, i, problem = self._pos, 0, None
+        if self._in_string:
+            i, problem = self._string_run(text, 0, base)
+        while i >= 0 and problem is None:
+            end = _COMPLETE.match(text, i).end()  # type: ignore[union-attr]  # matches ""
+            problem = self._region(text[i:end], base + i)
+            if problem is not None:
+                break
+            if end == len(text):
+                self._pos = base + end
+                break
+            self._in_string, self._start, self._parts = True, base + end, []
+            i, problem = self._string_run(text, end + 1, base)  # usually runs out: i = -1
+        return problem
+
+    def _string_run(self, text: str, i: int, base: int) -> tuple[int, Problem | None]:
+        """Go on with the open string from text[i]: (index after its closing quote, or -1
+        when the text ends first, and the problem found)."""
+        n = len(text)
+        while True:
+            k = _CONTENT.match(text, i).end()  # type: ignore[union-attr]
+            if k > i:
+                run = text[i:k]
+                self._parts.append(_unescape(run) if "\\" in run else run)
+            if k < n and text[k] == '"':
+                self._in_string = False
+                value, self._parts = "".join(self._parts), []
+                return k + 1, self._string_problem(value, self._start)
+            if k == n:
+                self._pos = base + n
+                return -1, None
+            if _PARTIAL_ESCAPE.fullmatch(text, k):  # cut by the chunk: wait for the rest
+                self._carry = text[k:]
+                self._pos = base + k
+                return -1, None
+            i = k + 2  # an invalid escape: not JSON, the app's parser will refuse it
+
+    def _region(self, region: str, base: int) -> Problem | None:
+        """Text outside strings and complete strings: everything checked at once in C;
+        string by string only when that fails, to say where."""
+        if not region:
+            return None
+        pieces = _STRING.split(region)  # between, content, between, content, ..., between
+        between, contents = pieces[0::2], pieces[1::2]
+        if _BAD_BETWEEN.search("".join(between)) is None and contents:
+            joined = _SEPARATOR.join(contents)
+            if "\\" in joined:
+                try:
+                    values = json.loads('["' + '","'.join(contents) + '"]', strict=False)
+                except ValueError:  # an invalid escape: take the slow path
+                    values = None
+                joined = _SEPARATOR.join(values) if values is not None else ""
             else:
-                m = _STRING_SPECIAL.search(text, i)
-                if m is None:
-                    self._parts.append(text[i:])
-                    break
-                j = m.start()
-                self._parts.append(text[i:j])
-                if text[j] == '"':
-                    self._in_string = False
-                    problem = self._string_done()
-                    if problem is not None:
-                        return problem
-                    i = j + 1
-                    continue
-                if n - j < 2 or (text[j + 1] == "u" and n - j < 6):
-                    self._carry = text[j:]
-                    break
-                c = text[j + 1]
-                if c == "u" and _HEX4.match(text, j + 2):
-                    cp = int(text[j + 2 : j + 6], 16)
-                    if 0xDC00 <= cp <= 0xDFFF:
-                        return self._lone_surrogate(j)
-                    if 0xD800 <= cp <= 0xDBFF:
-                        self._high = cp
-                    else:
-                        self._parts.append(chr(cp))
-                    i = j + 6
-                else:
-                    self._parts.append(_SIMPLE_ESCAPES.get(c, c))
-                    i = j + 2
-        self._pos += n - len(self._carry)
-        return None
+                values = contents
+            if values is not None and _SURROGATE.search(joined) is None:
+                if self._batch:
+                    if self._flagged.search(joined) is None or inspect(joined, self._policy).ok:
+                        return None
+                elif all(self._string_problem(v, 0) is None for v in values):
+                    return None
+        elif not contents and _BAD_BETWEEN.search(region) is None:
+            return None
+        return self._region_slowly(region, base)
 
-    def _plain(self, text: str) -> Problem | None:
-        quotes = text.count('"')
-        if quotes:
-            self._start = self._pos + text.rindex('"')
-        if quotes % 2:
-            self._in_string = not self._in_string
-        self._pos += len(text)
-        return None
+    def _region_slowly(self, region: str, base: int) -> Problem | None:
+        at = 0
+        for m in _STRING.finditer(region):
+            problem = self._between(region, at, m.start(), base)
+            if problem is not None:
+                return problem
+            content = m.group(1)
+            if "\\" in content:
+                k = _CONTENT.match(content).end()  # type: ignore[union-attr]
+                if k < len(content):
+                    at = m.end()
+                    continue  # an invalid escape: not JSON, the app's parser refuses it
+                content = _unescape(content)
+            problem = self._string_problem(content, base + m.start())
+            if problem is not None:
+                return problem
+            at = m.end()
+        return self._between(region, at, len(region), base)
 
-    def _string_done(self) -> Problem | None:
-        value = "".join(self._parts)
-        self._parts = []
+    @staticmethod
+    def _between(region: str, start: int, end: int, base: int) -> Problem | None:
+        bad = _BAD_BETWEEN.search(region, start, end)
+        if bad is None:
+            return None
+        return Problem(
+            400,
+            "refused-text",
+            "control",
+            "json",
+            "JSON body",
+            "control character between JSON tokens (RFC 8259 §2): not JSON in UTF-8",
+            base + bad.start(),
+        )
+
+    def _string_problem(self, value: str, start: int) -> Problem | None:
+        if _SURROGATE.search(value):  # escapes of a pair are one character (RFC 8259 §7)
+            try:
+                value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+            except UnicodeDecodeError:
+                return Problem(
+                    400,
+                    "refused-text",
+                    "lone-surrogate-escape",
+                    "json",
+                    f"JSON string at character {start}",
+                    "\\u escape that leaves a lone surrogate (RFC 8259 §8.2)",
+                )
         if self._flagged.search(value) is None:
             return None
         report = inspect(value, self._policy)
         if report.ok:
             return None
-        where = f"JSON string at character {self._start}"
+        where = f"JSON string at character {start}"
         return replace(from_finding(report.rejections[0], "json", where), offset=None)
-
-    def _lone_surrogate(self, i: int) -> Problem:
-        return Problem(
-            400,
-            "refused-text",
-            "lone-surrogate-escape",
-            "json",
-            "JSON body",
-            "\\u escape that leaves a lone surrogate (RFC 8259 §8.2)",
-            self._pos + i,
-        )

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from ..policy import Policy, inspect
+from ..policy import Action, Policy, inspect
 from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from .problem import Problem, from_finding
 
@@ -56,6 +56,12 @@ class WebPolicy:
     # that parse such bodies as JSON anyway (FastAPI does).  None: pass it unchecked.
     untyped_body: str | None = None
     report_only: bool = False  # let everything through; only log and call back
+    # Derived: the ASCII bytes that pass every policy of a group of values at once (see
+    # _bulk_allowed), or None when a policy of the group checks whole values.
+    _query_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
+    _cookie_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
+    _header_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
+    _form_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         for name in POLICY_FIELDS:
@@ -69,6 +75,10 @@ class WebPolicy:
         object.__setattr__(self, "charsets", charsets)
         if self.untyped_body is not None and _kind_of_media(self.untyped_body) is None:
             raise ValueError(f"untyped_body {self.untyped_body!r} is not a checked media type")
+        object.__setattr__(self, "_query_bulk", _bulk(self.names, self.query))
+        object.__setattr__(self, "_cookie_bulk", _bulk(self.names, self.cookies))
+        object.__setattr__(self, "_header_bulk", _bulk(self.headers))
+        object.__setattr__(self, "_form_bulk", _bulk(self.names, self.form))
 
     def replace(self, **changes: Any) -> WebPolicy:
         from dataclasses import replace
@@ -110,6 +120,61 @@ def _plain(raw: bytes, policy: Policy) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Bulk:
+    """How to pass a run of form-encoded values (names, values, '&', '=') at once: it
+    passes every policy of the group if, after '+' and percent-decoding, it holds only
+    ``allowed`` ASCII bytes (one bytes.translate), or else if each policy passes the whole
+    run.  Valid because the separators are ASCII: cutting text before an ASCII byte never
+    changes a verdict (see bodies.TextStream), and none of these policies judges whole
+    values.  When the run fails, values are checked one by one to name the culprit."""
+
+    allowed: bytes
+    policies: tuple[Policy, ...]
+
+    def passes(self, data: bytes) -> bool:
+        if b"+" in data:
+            data = data.replace(b"+", b" ")
+        if b"%" in data:
+            data = unquote_to_bytes(data)
+        if not data.translate(None, self.allowed):
+            return True
+        return all(inspect(data, policy).ok for policy in self.policies)
+
+
+def _bulk(*group: Policy | None) -> Bulk | None:
+    """The Bulk check for a group of policies, or None if one of them judges whole values
+    (limits, '.', ''): then values must be checked one by one."""
+    policies = tuple(dict.fromkeys(p for p in group if p is not None))
+    # One inspect suffices where one policy is stricter than the other (SINGLE_LINE, TEXT).
+    policies = tuple(p for p in policies if not any(_stricter(q, p) for q in policies))
+    allowed = set(range(0x80))
+    for policy in policies:
+        fast = policy._fast
+        if fast.refused_values or policy.max_bytes is not None:
+            return None
+        if policy.max_code_points is not None:
+            return None
+        allowed &= set(fast.ascii_allowed)
+    return Bulk(bytes(sorted(allowed)), policies)
+
+
+def _stricter(a: Policy, b: Policy) -> bool:
+    """``a`` differs from ``b`` only by refusing more categories, so text ``a`` passes
+    ``b`` passes too: with no character of those categories, both run alike."""
+    return (
+        a is not b
+        and (a.max_combining, a.normalization, a.also_check, a.allow_sequences)
+        == (b.max_combining, b.normalization, b.also_check, b.allow_sequences)
+        and all(act is b.actions[c] or act is Action.REJECT for c, act in a.actions.items())
+        and a.actions != b.actions
+    )
+
+
+def bulk_passes(data: bytes, bulk: Bulk | None) -> bool:
+    return bulk is not None and bulk.passes(data)
+
+
 # A name is shown in a problem only if it is short, plain ASCII (and passed its policy).
 _SHOWABLE = re.compile(rb"[A-Za-z0-9_.\-\[\]]{1,64}\Z")
 
@@ -147,10 +212,10 @@ def pairs_problem(
     name and value after '+' and percent-decoding (WHATWG URL §5.1).  Returns the problem
     and the number of the next field."""
     number = first
-    for field in data.split(b"&"):
-        if not field:
+    for pair in data.split(b"&"):
+        if not pair:
             continue
-        name, _, value = field.partition(b"=")
+        name, _, value = pair.partition(b"=")
         problem = field_problem(
             _form_unquote(name), _form_unquote(value), number, what, policy, values, part
         )
@@ -191,19 +256,18 @@ def check_head(
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
     problem = _path_problem(policy, path, path_decoded)
-    if problem is None and query and (policy.names or policy.query):
+    if problem is None and query and not bulk_passes(query, policy._query_bulk):
         problem = pairs_problem(query, policy, policy.query, "query parameter", "query")[0]
+    headers = headers if isinstance(headers, list) else list(headers)
     content_types: list[bytes] = []
     encoding = b""
     length: int | None = None
     has_body = False
+    cookies: list[bytes] = []
     for raw_name, value in headers:
+        if raw_name[:1] not in _INTERESTING:
+            continue
         name = raw_name.lower()
-        if problem is None:
-            if name == b"cookie":  # pairs first, so the problem names the cookie
-                problem = _cookie_problem(policy, value)
-            if problem is None:
-                problem = _header_problem(policy, name, value)
         if name == b"content-type":
             content_types.append(value)
         elif name == b"content-length":
@@ -213,6 +277,23 @@ def check_head(
             has_body = True
         elif name == b"content-encoding":
             encoding = value.strip().lower()
+        elif name == b"cookie":
+            cookies.append(value)
+    if problem is None:  # all at once first; one by one only to name what failed
+        bulk = policy._header_bulk
+        if (
+            bulk is None
+            or b"".join([n for n, _ in headers]).translate(None, _TOKEN)
+            or not all([n for n, _ in headers])
+            or not _headers_pass(bulk, [v for _, v in headers])
+        ):
+            problem = _headers_problem(policy, headers)
+        else:
+            for value in cookies:
+                if not bulk_passes(value, policy._cookie_bulk):
+                    problem = _cookie_problem(policy, value)
+                    if problem is not None:
+                        break
     parsed = parse_media_type(content_types[0]) if content_types else ("", {})
     media, params = parsed or ("", {})
     kind = _kind_of_media(media) if media else None
@@ -244,6 +325,7 @@ def check_head(
     return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
 
 
+_INTERESTING = (b"c", b"C", b"t", b"T")  # first letters of the headers check_head reads
 _AMBIGUOUS = "ambiguous Content-Type: one type/subtype, each parameter once, no name*= forms"
 
 
@@ -266,6 +348,25 @@ def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | No
                 "'.' or '..' segment, a path traversal (RFC 3986 §3.3)",
             )
     return problem
+
+
+def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
+    """All header values at once (no percent-decoding here: header values are literal)."""
+    if not b"".join(values).translate(None, bulk.allowed):
+        return True
+    joined = b"\t".join(values)  # TAB: ASCII, and a header value may hold it (RFC 9110 §5.5)
+    return all(inspect(joined, policy).ok for policy in bulk.policies)
+
+
+def _headers_problem(policy: WebPolicy, headers: list[tuple[bytes, bytes]]) -> Problem | None:
+    for name, value in headers:
+        problem = None
+        if name.lower() == b"cookie":  # pairs first, so the problem names the cookie
+            problem = _cookie_problem(policy, value)
+        problem = problem or _header_problem(policy, name, value)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _header_problem(policy: WebPolicy, name: bytes, value: bytes) -> Problem | None:
