@@ -585,6 +585,16 @@ def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     return _Run(data, policy).report()
 
 
+def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> bool:
+    """``inspect(data, policy).ok`` without building a Report when the fast path can
+    decide: for callers that only need the verdict, many times a request (sanitizer.web)."""
+    if policy is None:
+        policy = _default_policy()
+    if _fast_text(data, policy, policy._cfast or _prepare_fast(policy)) is not None:
+        return True  # nothing to refuse, strip or replace
+    return _Run(data, policy).report().ok
+
+
 def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:
     """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
     if policy is None:

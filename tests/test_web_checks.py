@@ -503,3 +503,16 @@ def test_multipart_verdict_does_not_depend_on_chunking(
     assert (whole is None) == (split is None), (raw, whole, split)
     if whole is not None and split is not None:
         assert (whole.kind, whole.where, whole.offset) == (split.kind, split.where, split.offset)
+
+
+@given(
+    st.binary()
+    | st.lists(st.sampled_from([b"%", b"\\", b"x", b"4", b"1", b"F", b"g", b"\xff"])).map(b"".join)
+)
+def test_percent_decode_is_unquote_to_bytes(data: bytes) -> None:
+    from sanitizer.web import checks
+
+    assert checks.percent_decode(data) == unquote_to_bytes(data)
+    assert checks._percent_decode_py(data) == unquote_to_bytes(data)  # without the C runner
+    form = unquote_to_bytes(data.replace(b"+", b" "))
+    assert checks.form_decode(data) == form == checks._form_decode_py(data)

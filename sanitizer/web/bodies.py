@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..decoder import IncrementalDecoder
-from ..policy import Policy, inspect
+from ..policy import Policy, accepts, inspect
 from .checks import (
     Head,
     WebPolicy,
@@ -139,6 +139,8 @@ class TextStream:
         if policy.max_bytes is not None and self._base > policy.max_bytes:
             return too_long(self.part, self.where)
         if not piece:
+            return None
+        if policy.max_code_points is None and accepts(piece, self._piece_policy):
             return None
         report = inspect(piece, self._piece_policy)
         if not report.ok:
@@ -517,7 +519,7 @@ class JSONBody(BodyCheck):
                 values = contents
             if values is not None and _SURROGATE.search(joined) is None:
                 if self._batch:
-                    if self._flagged.search(joined) is None or inspect(joined, self._policy).ok:
+                    if self._flagged.search(joined) is None or accepts(joined, self._policy):
                         return None
                 elif all(self._string_problem(v, 0) is None for v in values):
                     return None
@@ -572,7 +574,7 @@ class JSONBody(BodyCheck):
                     f"JSON string at character {start}",
                     "\\u escape that leaves a lone surrogate (RFC 8259 §8.2)",
                 )
-        if self._flagged.search(value) is None:
+        if self._flagged.search(value) is None or accepts(value, self._policy):
             return None
         report = inspect(value, self._policy)
         if report.ok:

@@ -14,12 +14,13 @@ percent-decoding, since ``%C0%AF`` is the overlong '/' of the 2001 IIS traversal
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote_to_bytes
 
-from ..policy import Action, Policy, inspect
+from ..decoder import _runner
+from ..policy import Action, Policy, accepts, inspect
 from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from .problem import Problem, from_finding
 
@@ -99,7 +100,7 @@ def value_problem(
     raw: bytes | str, policy: Policy | None, part: str, where: str, base: int = 0
 ) -> Problem | None:
     """The first REJECT finding of ``policy`` on ``raw`` as a Problem, or None."""
-    if policy is None or (type(raw) is bytes and _plain(raw, policy)):
+    if policy is None or (type(raw) is bytes and _plain(raw, policy)) or accepts(raw, policy):
         return None
     report = inspect(raw, policy)
     if report.ok:
@@ -133,13 +134,43 @@ class Bulk:
     policies: tuple[Policy, ...]
 
     def passes(self, data: bytes) -> bool:
-        if b"+" in data:
-            data = data.replace(b"+", b" ")
-        if b"%" in data:
-            data = unquote_to_bytes(data)
+        data = form_decode(data)
         if not data.translate(None, self.allowed):
             return True
-        return all(inspect(data, policy).ok for policy in self.policies)
+        for policy in self.policies:
+            if not accepts(data, policy):
+                return False
+        return True
+
+
+def _percent_decode_py(data: bytes) -> bytes:
+    """``urllib.parse.unquote_to_bytes`` through a C codec for well-formed input: each %XX
+    becomes a \\xXX escape for unicode_escape (backslashes doubled first, raw bytes pass as
+    Latin-1).  A malformed escape ("%zz", a "%" at the end) takes the stdlib's route."""
+    if b"%" not in data:
+        return data
+    try:
+        escaped = data.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
+        return escaped.decode("unicode_escape").encode("latin-1")
+    except UnicodeDecodeError:
+        return unquote_to_bytes(data)
+
+
+def _form_decode_py(data: bytes) -> bytes:
+    return _percent_decode_py(data.replace(b"+", b" ") if b"+" in data else data)
+
+
+_c_unquote: Callable[[bytes, bool], bytes] | None = getattr(_runner, "unquote", None)
+
+
+def percent_decode(data: bytes) -> bytes:
+    """%XX decoded exactly as ``urllib.parse.unquote_to_bytes`` does (in C when built)."""
+    return _c_unquote(data, False) if _c_unquote is not None else _percent_decode_py(data)
+
+
+def form_decode(data: bytes) -> bytes:
+    """A form-encoded name or value: '+' is a space, then %XX (WHATWG URL §5.1)."""
+    return _c_unquote(data, True) if _c_unquote is not None else _form_decode_py(data)
 
 
 def _bulk(*group: Policy | None) -> Bulk | None:
@@ -217,7 +248,7 @@ def pairs_problem(
             continue
         name, _, value = pair.partition(b"=")
         problem = field_problem(
-            _form_unquote(name), _form_unquote(value), number, what, policy, values, part
+            form_decode(name), form_decode(value), number, what, policy, values, part
         )
         if problem is not None:
             return problem, number
@@ -225,17 +256,10 @@ def pairs_problem(
     return None, number
 
 
-def _form_unquote(raw: bytes) -> bytes:
-    if b"+" in raw:
-        raw = raw.replace(b"+", b" ")
-    return unquote_to_bytes(raw) if b"%" in raw else raw
-
-
 # -- request line and headers -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Head:
+class Head(NamedTuple):
     """What ``check_head`` learnt from the headers that the body check needs."""
 
     media: str | None = None  # "form", "multipart", "json", "text" or None (unchecked)
@@ -281,10 +305,11 @@ def check_head(
             cookies.append(value)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = policy._header_bulk
+        names = [n for n, _ in headers]
         if (
             bulk is None
-            or b"".join([n for n, _ in headers]).translate(None, _TOKEN)
-            or not all([n for n, _ in headers])
+            or b"".join(names).translate(None, _TOKEN)
+            or not all(names)
             or not _headers_pass(bulk, [v for _, v in headers])
         ):
             problem = _headers_problem(policy, headers)
@@ -334,7 +359,7 @@ def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | No
     if problem is not None or decoded or b"%" not in path:
         plain = path
     else:
-        plain = unquote_to_bytes(path)
+        plain = percent_decode(path)
         problem = value_problem(plain, policy.path, "path", "request path (percent-decoded)")
     if problem is None and not policy.dot_segments and b"." in plain:
         segments = plain.replace(b"\\", b"/").split(b"/")
@@ -355,7 +380,7 @@ def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
     if not b"".join(values).translate(None, bulk.allowed):
         return True
     joined = b"\t".join(values)  # TAB: ASCII, and a header value may hold it (RFC 9110 §5.5)
-    return all(inspect(joined, policy).ok for policy in bulk.policies)
+    return all(accepts(joined, policy) for policy in bulk.policies)
 
 
 def _headers_problem(policy: WebPolicy, headers: list[tuple[bytes, bytes]]) -> Problem | None:
@@ -393,7 +418,7 @@ def _cookie_problem(policy: WebPolicy, header: bytes) -> Problem | None:
         if len(value) >= 2 and value[:1] == value[-1:] == b'"':
             value = value[1:-1]
         if b"%" in value:
-            value = unquote_to_bytes(value)
+            value = percent_decode(value)
         problem = field_problem(
             name.strip(b" \t"), value, number, "cookie", policy, policy.cookies, "cookie"
         )
