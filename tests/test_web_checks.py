@@ -516,3 +516,28 @@ def test_percent_decode_is_unquote_to_bytes(data: bytes) -> None:
     assert checks._percent_decode_py(data) == unquote_to_bytes(data)  # without the C runner
     form = unquote_to_bytes(data.replace(b"+", b" "))
     assert checks.form_decode(data) == form == checks._form_decode_py(data)
+
+
+@settings(max_examples=300)
+@given(raw=attack_bytes() | st.text(max_size=12).map(str.encode), data=st.data())
+def test_utf8_stream_is_one_shot_decoding(raw: bytes, data: st.DataObject) -> None:
+    """Chunked, the JSON body's decoder gives the text, or the first error with the same
+    offset and kind, that decoding the whole body at once gives."""
+    from sanitizer import find_errors
+    from sanitizer.web.bodies import Utf8Stream
+
+    stream, text, error = Utf8Stream(), "", None
+    chunks = data.draw(chunkings(raw))
+    for i, chunk in enumerate(chunks):
+        piece, error = stream.feed(chunk, final=i == len(chunks) - 1)
+        text += piece
+        if error is not None:
+            break
+    if not chunks:
+        text, error = stream.feed(b"", final=True)
+    errors = find_errors(raw)
+    if not errors:
+        assert error is None and text == raw.decode("utf-8")
+    else:
+        assert error is not None
+        assert (error.start, error.kind) == (errors[0].start, errors[0].kind)

@@ -15,7 +15,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..decoder import IncrementalDecoder
+from ..decoder import find_errors
+from ..errors import Utf8Error
 from ..policy import Policy, accepts, inspect
 from .checks import (
     Head,
@@ -414,6 +415,37 @@ def _unescape(content: str) -> str:
     return str(json.loads('"' + content + '"', strict=False))
 
 
+class Utf8Stream:
+    """Strict decoding of a byte stream for checks that need its text: CPython's codec
+    takes what it accepts (RFC 3629 §4 and CPython accept the same strings) and a chunk's
+    last 1-3 bytes wait for the next when they may begin a character; anything it refuses
+    is judged by the machine (``find_errors``), with offsets into the whole stream.  For
+    one small body, this is a single ``bytes.decode``."""
+
+    def __init__(self) -> None:
+        self._held = b""
+        self._base = 0  # stream offset of _held[0]
+
+    def feed(self, chunk: bytes, final: bool) -> tuple[str, Utf8Error | None]:
+        data = self._held + chunk if self._held else chunk
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            cut = exc.start
+            if final or exc.end != len(data) or len(data) - cut > 3:
+                error = find_errors(data)[0]
+                error.start += self._base
+                error.end += self._base
+                error.base = self._base
+                return "", error
+            text = data[:cut].decode("utf-8")
+        else:
+            cut = len(data)
+        self._held = data[cut:]
+        self._base += cut
+        return text, None
+
+
 class JSONBody(BodyCheck):
     """RFC 8259: the body must be UTF-8 (§8.1); every string, keys included, is checked
     with its escapes resolved -- ``\\u202e`` is a bidi override however it is spelt --
@@ -428,7 +460,7 @@ class JSONBody(BodyCheck):
         fast = policy._fast
         self._batch = not fast.refused_values and policy.max_bytes is None
         self._batch = self._batch and policy.max_code_points is None
-        self._decoder = IncrementalDecoder()
+        self._utf8 = Utf8Stream()
         self._pos = 0  # character offset of the text _lex gets next (its carry included)
         self._carry = ""  # an escape cut by the chunk boundary
         self._in_string = False
@@ -445,9 +477,8 @@ class JSONBody(BodyCheck):
         return problem
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
-        text, errors = self._decoder.feed(chunk, final)
-        if errors:
-            err = errors[0]
+        text, err = self._utf8.feed(chunk, final)
+        if err is not None:
             return Problem(
                 400,
                 "ill-formed-utf8",
