@@ -15,8 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .bodies import body_check
-from .checks import DEFAULT, WebPolicy, check_head
+from .bodies import BodyCheck, body_check
+from .checks import DEFAULT, Head, WebPolicy, check_head
 from .problem import PROBLEM_CONTENT_TYPE, Problem
 from .report import ProblemCallback, Reporter
 
@@ -82,7 +82,7 @@ class ASGIMiddleware:
         ):
             await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
-        await _Exchange(self, scope, receive, send, body_check(self.policy, head)).run()
+        await _Exchange(self, scope, receive, send, head).run()
 
     def _report(self, problem: Problem, scope: Scope, path: bytes, query: bytes) -> None:
         client = scope.get("client")
@@ -99,9 +99,10 @@ class _Exchange:
     """One request: the app's receive and send, wrapped."""
 
     def __init__(
-        self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, body: Any
+        self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, head: Head
     ) -> None:
-        self.mw, self.scope, self.receive, self.send, self.body = mw, scope, receive, send, body
+        self.mw, self.scope, self.receive, self.send, self.head = mw, scope, receive, send, head
+        self.body: BodyCheck | None = None  # made on the first receive(): many apps never call it
         self.refused: Problem | None = None  # set when the body failed (not in report-only)
         self.started = False  # the app sent http.response.start (to the client)
         self.done = False  # the whole body passed
@@ -123,6 +124,8 @@ class _Exchange:
         if message["type"] != "http.request" or self.done:
             return message
         body = self.body
+        if body is None:
+            body = self.body = body_check(self.mw.policy, self.head)
         more = message.get("more_body", False)
         problem = body.feed(message.get("body", b""))
         if problem is None and not more:

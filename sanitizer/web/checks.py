@@ -13,9 +13,11 @@ percent-decoding, since ``%C0%AF`` is the overlong '/' of the 2001 IIS traversal
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 from urllib.parse import unquote_to_bytes
 
@@ -473,7 +475,8 @@ def _unquote(quoted: str) -> str:
     return re.sub(r"\\(.)", r"\1", quoted[1:-1], flags=re.DOTALL)
 
 
-def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
+@functools.lru_cache(maxsize=256)  # a few values (application/json, ...) recur all day
+def parse_media_type(value: bytes) -> tuple[str, Mapping[str, str]] | None:
     """A Content-Type parsed strictly (RFC 9110 §8.3.1), or None when it is ambiguous:
     not ``type/subtype``, a repeated parameter, an RFC 8187 ``name*`` parameter (a second
     ``charset*`` or ``boundary*`` that some parsers prefer to the plain one), or text that
@@ -498,7 +501,7 @@ def parse_media_type(value: bytes) -> tuple[str, dict[str, str]] | None:
         if "*" in name or name in params:
             return None
         params[name] = _unquote(raw) if raw[:1] == '"' else raw
-    return media, params
+    return media, MappingProxyType(params)
 
 
 def _charset_label(label: str) -> str:
@@ -507,7 +510,7 @@ def _charset_label(label: str) -> str:
 
 
 def charset_problem(
-    policy: WebPolicy, params: dict[str, str], where: str, part: str
+    policy: WebPolicy, params: Mapping[str, str], where: str, part: str
 ) -> Problem | None:
     charset = params.get("charset")
     if charset is None or _charset_label(charset) in policy.charsets:
