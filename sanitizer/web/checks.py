@@ -281,7 +281,10 @@ def check_head(
     """Judge the request target and headers.  ``path`` is the raw path as sent (no query);
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
-    problem = _path_problem(policy, path, path_decoded)
+    problem = None
+    check = policy.path
+    if check is None or b"%" in path or b"." in path or not _plain(path, check):
+        problem = _path_problem(policy, path, path_decoded)
     if problem is None and query and not bulk_passes(query, policy._query_bulk):
         problem = pairs_problem(query, policy, policy.query, "query parameter", "query")[0]
     headers = headers if isinstance(headers, list) else list(headers)
@@ -321,13 +324,20 @@ def check_head(
                     problem = _cookie_problem(policy, value)
                     if problem is not None:
                         break
+    limit = policy.max_body_size
+    if (
+        not content_types
+        and problem is None
+        and policy.untyped_body is None
+        and (limit is None or length is None or length <= limit)
+    ):
+        return None, Head(None, b"", length, has_body)  # most GETs: nothing more to decide
     parsed = parse_media_type(content_types[0]) if content_types else ("", {})
     media, params = parsed or ("", {})
     kind = _kind_of_media(media) if media else None
     if not content_types and policy.untyped_body is not None:
         kind = _kind_of_media(policy.untyped_body)
     boundary = params.get("boundary", "") if kind == "multipart" else ""
-    limit = policy.max_body_size
     if problem is not None:
         pass  # the first problem wins; the Head is still complete (report-only goes on)
     elif limit is not None and length is not None and length > limit:
