@@ -98,6 +98,8 @@ class ASGIMiddleware:
 class _Exchange:
     """One request: the app's receive and send, wrapped."""
 
+    __slots__ = ("body", "done", "head", "mw", "receive", "refused", "scope", "send", "started")
+
     def __init__(
         self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, head: Head
     ) -> None:
@@ -140,10 +142,10 @@ class _Exchange:
         return message
 
     async def _send(self, message: Message) -> None:
-        if self.refused is not None and not self.started:
-            return  # the app's answer to a refused request is replaced by the 400
-        if message["type"] == "http.response.start":
-            self.started = True
+        if not self.started:
+            if self.refused is not None:
+                return  # the app's answer to a refused request is replaced by the 400
+            self.started = message["type"] == "http.response.start"
         await self.send(message)
 
 
