@@ -535,6 +535,7 @@ def charset_problem(
     )
 
 
+@functools.lru_cache(maxsize=64)
 def _kind_of_media(media: str) -> str | None:
     """Which body check applies to a media type (lower case, no parameters)."""
     media = media.strip().lower().partition(";")[0].strip()
