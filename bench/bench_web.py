@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import functools
 import io
 import json
 import os
@@ -508,6 +509,17 @@ def in_memory(
     return lambda: loop.run_until_complete(call())
 
 
+# Valid JSON built to cost a checker the most per byte (escapes, tiny strings): the check
+# must stay linear and near json.loads, or one client could stall the event loop.
+_MiB = 1 << 20
+HOSTILE_JSON = [
+    ("one-escape strings", b"[" + b'"\\u00e9",' * (_MiB // 9) + b'"x"]'),
+    ("\\n escapes in one string", b'["' + b"\\n" * (_MiB // 2) + b'"]'),
+    ("escaped surrogate pairs", b'["' + b"\\ud83d\\ude00" * (_MiB // 12) + b'"]'),
+    ("empty strings", b"[" + b'"",' * (_MiB // 3) + b'""]'),
+]
+
+
 def bench_in_process(body: bytes, repeat: int) -> None:
     print("### In-process, no server")
     print()
@@ -521,6 +533,13 @@ def bench_in_process(body: bytes, repeat: int) -> None:
         f" ({mib / t_check:.0f} MiB/s) | json.loads {t_loads * 1e3:.2f} ms:"
         f" {t_check / t_loads:.2f}x its time |"
     )
+    for label, hostile in HOSTILE_JSON:
+        t_loads = best(functools.partial(json.loads, hostile), repeat)
+        t_check = best(functools.partial(check_whole, hostile), repeat)
+        print(
+            f"| the same, 1 MiB of {label} | {t_check * 1e3:.2f} ms"
+            f" | json.loads {t_loads * 1e3:.2f} ms: {t_check / t_loads:.2f}x its time |"
+        )
     for request in SMALL:
         t_plain = best(in_memory(fixed, request), repeat)
         t_checked = best(in_memory(checked, request), repeat)
