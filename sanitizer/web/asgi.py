@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from .bodies import BodyCheck, body_check
-from .checks import DEFAULT, Head, WebPolicy, check_head
+from .checks import Head, WebPolicy, check_head
 from .problem import PROBLEM_CONTENT_TYPE, Problem
-from .report import ProblemCallback, Reporter
+from .report import ProblemCallback, configure
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,10 +51,8 @@ class ASGIMiddleware:
         logger: logging.Logger | None = None,
         **changes: Any,
     ) -> None:
-        policy = policy or DEFAULT
         self.app = app
-        self.policy = policy.replace(**changes) if changes else policy
-        self.reporter = Reporter(self.policy.report_only, on_problem, logger)
+        self.policy, self.reporter = configure(policy, changes, on_problem, logger)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]

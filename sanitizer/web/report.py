@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .checks import DEFAULT, WebPolicy
 from .problem import Problem
 
 LOGGER = logging.getLogger("sanitizer.web")
@@ -71,3 +72,15 @@ class Reporter:
                 self.on_problem(problem, request)
             except Exception:
                 self.logger.exception("sanitizer.web: the on_problem callback raised")
+
+
+def configure(
+    policy: WebPolicy | None,
+    changes: Mapping[str, Any],
+    on_problem: ProblemCallback | None,
+    logger: logging.Logger | None,
+) -> tuple[WebPolicy, Reporter]:
+    """Both middleware constructors: ``policy`` (default ``WebPolicy()``) with any of its
+    fields given as keywords, and the Reporter for it."""
+    resolved = (policy or DEFAULT).replace(**changes) if changes else (policy or DEFAULT)
+    return resolved, Reporter(resolved.report_only, on_problem, logger)

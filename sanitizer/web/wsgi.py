@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from .bodies import BodyCheck, body_check
-from .checks import DEFAULT, WebPolicy, check_head
+from .checks import WebPolicy, check_head
 from .problem import PROBLEM_CONTENT_TYPE, Problem
-from .report import ProblemCallback, Reporter
+from .report import ProblemCallback, configure
 
 if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
     from _typeshed import OptExcInfo
@@ -53,10 +53,8 @@ class WSGIMiddleware:
         logger: logging.Logger | None = None,
         **changes: Any,
     ) -> None:
-        policy = policy or DEFAULT
         self.app = app
-        self.policy = policy.replace(**changes) if changes else policy
-        self.reporter = Reporter(self.policy.report_only, on_problem, logger)
+        self.policy, self.reporter = configure(policy, changes, on_problem, logger)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")  # gunicorn, waitress...
