@@ -541,3 +541,105 @@ def test_utf8_stream_is_one_shot_decoding(raw: bytes, data: st.DataObject) -> No
     else:
         assert error is not None
         assert (error.start, error.kind) == (errors[0].start, errors[0].kind)
+
+
+# -- the C fast path of check_head passes nothing the full check refuses ------------------
+
+_bits = st.sampled_from(
+    [
+        b"a",
+        b"Z",
+        b"0",
+        b" ",
+        b"+",
+        b"%",
+        b"%41",
+        b"%C3%A9",
+        b"%C0%AE",
+        b"%E2%80%AE",
+        b"%0A",
+        b"&",
+        b"=",
+        b";",
+        b'"',
+        b".",
+        b"/",
+        b"\t",
+        b"\x00",
+        b"\x1b",
+        "é".encode(),
+        b"\xc0\xae",
+        b"\xed\xa0\x80",
+        "\u202e".encode(),
+        "\u200b".encode(),
+        "\ufeff".encode(),
+        b"\xff",
+    ]
+)
+_values = st.lists(_bits | attack_bytes(1), max_size=6).map(b"".join)
+_header_names = st.sampled_from(
+    [
+        b"user-agent",
+        b"accept",
+        b"cookie",
+        b"Cookie",
+        b"content-type",
+        b"Content-Type",
+        b"content-length",
+        b"transfer-encoding",
+        b"content-encoding",
+        b"x-a",
+        b"bad name",
+        b"",
+    ]
+)
+_content_types = st.sampled_from(
+    [
+        b"application/json",
+        b"text/plain; charset=utf-8",
+        b"text/plain; charset=utf-7",
+        b"multipart/form-data; boundary=abc",
+        b"application/x-www-form-urlencoded",
+        b"image/png",
+        b"text/plain; charset*=utf-8''x",
+        b"a, b",
+        b"application/problem+json",
+    ]
+)
+
+
+@settings(max_examples=1500)
+@given(
+    path=st.lists(_bits, max_size=5).map(lambda p: b"/" + b"".join(p)),
+    query=_values,
+    headers=st.lists(
+        st.tuples(_header_names, _values | _content_types | st.sampled_from([b"12", b"0"])),
+        max_size=5,
+    ),
+    report_only=st.booleans(),
+)
+def test_fast_head_passes_only_what_the_full_check_passes(
+    path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], report_only: bool
+) -> None:
+    from sanitizer.web import checks
+
+    policy = P.replace(report_only=report_only)
+    fast = checks._fast_head(policy, path, query, headers)
+    full = checks._check_head_fully(policy, path, query, headers, False)
+    if fast is not None:
+        assert full == (None, fast), (path, query, headers)
+
+
+def test_fast_head_is_taken_for_ordinary_requests() -> None:
+    from sanitizer.web import checks
+
+    if checks._c_clean is None:
+        pytest.skip("no C runner: the fast path is off")
+    headers = [
+        (b"user-agent", b"Mozilla/5.0"),
+        (b"cookie", b"a=caf%C3%A9"),
+        (b"content-type", b"application/json"),
+        (b"content-length", b"12"),
+    ]
+    fast = checks._fast_head(P, b"/search", b"q=caf%C3%A9+cr%C3%A8me", headers)
+    assert fast == checks.Head("json", b"", 12, True)

@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote_to_bytes
 
 from ..decoder import _runner
-from ..policy import Action, Policy, accepts, inspect
+from ..policy import Action, Policy, _prepare_fast, accepts, inspect
+from ..policy import _clean as _c_clean
 from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from .problem import Problem, from_finding
 
@@ -65,6 +66,7 @@ class WebPolicy:
     _cookie_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
     _header_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
     _form_bulk: Bulk | None = field(init=False, repr=False, compare=False, default=None)
+    _fast_args: tuple[Any, ...] | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         for name in POLICY_FIELDS:
@@ -123,7 +125,19 @@ def _plain(raw: bytes, policy: Policy) -> bool:
     )
 
 
-@dataclass(frozen=True)
+def _c_args(policies: tuple[Policy, ...]) -> tuple[tuple[Any, ...], ...] | None:
+    if _c_clean is None:
+        return None
+    out = []
+    for policy in policies:
+        args, plain = policy._cfast or _prepare_fast(policy)
+        if not plain:
+            return None
+        out.append(args)
+    return tuple(out)
+
+
+@dataclass
 class Bulk:
     """How to pass a run of form-encoded values (names, values, '&', '=') at once: it
     passes every policy of the group if, after '+' and percent-decoding, it holds only
@@ -134,6 +148,12 @@ class Bulk:
 
     allowed: bytes
     policies: tuple[Policy, ...]
+
+    @functools.cached_property
+    def c_args(self) -> tuple[tuple[Any, ...], ...] | None:
+        """The C fast path's arguments for each policy (policy._prepare_fast), or None
+        without the C runner."""
+        return _c_args(self.policies)
 
     def passes(self, data: bytes) -> bool:
         data = form_decode(data)
@@ -270,6 +290,95 @@ class Head(NamedTuple):
     has_body: bool = False
 
 
+def _fast_head(
+    policy: WebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
+) -> Head | None:
+    """The common case in a few C calls: every value clean under every policy of its group
+    (_speedups.clean: strictly decoded, nothing to refuse, strip or replace), no
+    percent-escape or '.' in the path, an unambiguous Content-Type.  None means "not
+    sure": check_head then decides everything again, so this may only ever pass what
+    check_head passes (a property test holds it to that)."""
+    fast = policy._fast_args
+    if fast is None:
+        fast = _fast_args(policy)
+        object.__setattr__(policy, "_fast_args", fast)
+    if not fast or b"%" in path or b"." in path:
+        return None
+    clean = _c_clean
+    path_args, query_args, header_args, cookie_args = fast
+    for args in path_args:
+        if clean(path, *args) is None:
+            return None
+    if query:
+        data = form_decode(query)
+        for args in query_args:
+            if clean(data, *args) is None:
+                return None
+    names = [n for n, _ in headers]
+    if b"".join(names).translate(None, _TOKEN) or not all(names):
+        return None
+    values = b"\t".join([v for _, v in headers])
+    for args in header_args:
+        if clean(values, *args) is None:
+            return None
+    content_type: bytes | None = None
+    length: int | None = None
+    has_body = False
+    for raw_name, value in headers:
+        if raw_name[:1] not in _INTERESTING:
+            continue
+        name = raw_name.lower()
+        if name == b"content-type":
+            if content_type is not None:
+                return None
+            content_type = value
+        elif name == b"content-length":
+            length = _content_length(value)
+            has_body = has_body or length != 0
+        elif name == b"transfer-encoding":
+            has_body = True
+        elif name == b"content-encoding":
+            if value.strip().lower() not in (b"", b"identity"):
+                return None
+        elif name == b"cookie":
+            data = percent_decode(value)
+            for args in cookie_args:
+                if clean(data, *args) is None:
+                    return None
+    limit = policy.max_body_size
+    if limit is not None and length is not None and length > limit:
+        return None
+    kind = None
+    if content_type is not None:
+        parsed = parse_media_type(content_type)
+        if parsed is None or "charset" in parsed[1]:
+            return None
+        kind = _kind_of_media(parsed[0])
+        if kind == "multipart":
+            return None
+    return Head(kind, b"", length, has_body)
+
+
+def _fast_args(policy: WebPolicy) -> tuple[tuple[tuple[Any, ...], ...], ...] | tuple[()]:
+    """The C arguments _fast_head needs, per group; () when it cannot apply (no C runner,
+    a part switched off, a policy that judges whole values, untyped_body)."""
+    groups = (
+        _bulk(policy.path) if policy.path is not None else None,
+        policy._query_bulk,
+        policy._header_bulk,
+        policy._cookie_bulk,
+    )
+    if policy.untyped_body is not None or any(g is None or not g.policies for g in groups):
+        return ()
+    out = []
+    for group in groups:
+        args = group.c_args if group is not None else None
+        if args is None:
+            return ()
+        out.append(args)
+    return tuple(out)
+
+
 def check_head(
     policy: WebPolicy,
     path: bytes,
@@ -281,6 +390,20 @@ def check_head(
     """Judge the request target and headers.  ``path`` is the raw path as sent (no query);
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
+    headers = headers if isinstance(headers, list) else list(headers)
+    fast = _fast_head(policy, path, query, headers)
+    if fast is not None:
+        return None, fast
+    return _check_head_fully(policy, path, query, headers, path_decoded)
+
+
+def _check_head_fully(
+    policy: WebPolicy,
+    path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+    path_decoded: bool,
+) -> tuple[Problem | None, Head]:
     problem = None
     check = policy.path
     if check is None or b"%" in path or b"." in path or not _plain(path, check):
