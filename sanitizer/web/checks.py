@@ -290,6 +290,36 @@ class Head(NamedTuple):
     has_body: bool = False
 
 
+# content types, content length, has a body, content encoding, cookies
+_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes]]
+
+
+def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
+    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), and the cookies
+    (a plain tuple: this runs on every request)."""
+    content_types: list[bytes] = []
+    cookies: list[bytes] = []
+    encoding = b""
+    length: int | None = None
+    has_body = False
+    for raw_name, value in headers:
+        if raw_name[:1] not in _INTERESTING:
+            continue
+        name = raw_name.lower()
+        if name == b"content-type":
+            content_types.append(value)
+        elif name == b"content-length":
+            length = _content_length(value)
+            has_body = has_body or length != 0
+        elif name == b"transfer-encoding":
+            has_body = True
+        elif name == b"content-encoding":
+            encoding = value.strip().lower()
+        elif name == b"cookie":
+            cookies.append(value)
+    return content_types, length, has_body, encoding, cookies
+
+
 def _fast_head(
     policy: WebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
 ) -> Head | None:
@@ -321,30 +351,15 @@ def _fast_head(
     for args in header_args:
         if clean(values, *args) is None:
             return None
-    content_type: bytes | None = None
-    length: int | None = None
-    has_body = False
-    for raw_name, value in headers:
-        if raw_name[:1] not in _INTERESTING:
-            continue
-        name = raw_name.lower()
-        if name == b"content-type":
-            if content_type is not None:
+    content_types, length, has_body, encoding, cookies = _framing(headers)
+    if len(content_types) > 1 or encoding not in (b"", b"identity"):
+        return None
+    for value in cookies:
+        data = percent_decode(value)
+        for args in cookie_args:
+            if clean(data, *args) is None:
                 return None
-            content_type = value
-        elif name == b"content-length":
-            length = _content_length(value)
-            has_body = has_body or length != 0
-        elif name == b"transfer-encoding":
-            has_body = True
-        elif name == b"content-encoding":
-            if value.strip().lower() not in (b"", b"identity"):
-                return None
-        elif name == b"cookie":
-            data = percent_decode(value)
-            for args in cookie_args:
-                if clean(data, *args) is None:
-                    return None
+    content_type = content_types[0] if content_types else None
     limit = policy.max_body_size
     if limit is not None and length is not None and length > limit:
         return None
@@ -411,26 +426,7 @@ def _check_head_fully(
     if problem is None and query and not bulk_passes(query, policy._query_bulk):
         problem = pairs_problem(query, policy, policy.query, "query parameter", "query")[0]
     headers = headers if isinstance(headers, list) else list(headers)
-    content_types: list[bytes] = []
-    encoding = b""
-    length: int | None = None
-    has_body = False
-    cookies: list[bytes] = []
-    for raw_name, value in headers:
-        if raw_name[:1] not in _INTERESTING:
-            continue
-        name = raw_name.lower()
-        if name == b"content-type":
-            content_types.append(value)
-        elif name == b"content-length":
-            length = _content_length(value)
-            has_body = has_body or length != 0
-        elif name == b"transfer-encoding":
-            has_body = True
-        elif name == b"content-encoding":
-            encoding = value.strip().lower()
-        elif name == b"cookie":
-            cookies.append(value)
+    content_types, length, has_body, encoding, cookies = _framing(headers)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = policy._header_bulk
         names = [n for n, _ in headers]
