@@ -643,3 +643,13 @@ def test_fast_head_is_taken_for_ordinary_requests() -> None:
     ]
     fast = checks._fast_head(P, b"/search", b"q=caf%C3%A9+cr%C3%A8me", headers)
     assert fast == checks.Head("json", b"", 12, True)
+
+
+def test_bytearray_values_are_read_like_bytes() -> None:
+    headers = [(b"cookie", bytearray(b"a=%C0%AE"))]
+    problem = check_head(P, bytearray(b"/a%41"), bytearray(b"q=%41"), headers)[0]  # type: ignore[arg-type]
+    assert problem is not None and (problem.part, problem.kind) == ("cookie", "overlong")
+    assert check_head(P, bytearray(b"/a%41"), bytearray(b"q=%41"), [])[0] is None  # type: ignore[arg-type]
+    headers = [(b"content-type", bytearray(b"application/json")), (b"x", memoryview(b"\xc0"))]
+    problem = check_head(P, b"/", b"", headers)[0]  # type: ignore[arg-type]
+    assert problem is not None and problem.kind == "overlong"  # C0 only starts overlongs

@@ -187,11 +187,13 @@ _c_unquote: Callable[[bytes, bool], bytes] | None = getattr(_runner, "unquote", 
 
 def percent_decode(data: bytes) -> bytes:
     """%XX decoded exactly as ``urllib.parse.unquote_to_bytes`` does (in C when built)."""
+    data = data if type(data) is bytes else bytes(data)  # a server may hand a bytearray
     return _c_unquote(data, False) if _c_unquote is not None else _percent_decode_py(data)
 
 
 def form_decode(data: bytes) -> bytes:
     """A form-encoded name or value: '+' is a space, then %XX (WHATWG URL §5.1)."""
+    data = data if type(data) is bytes else bytes(data)
     return _c_unquote(data, True) if _c_unquote is not None else _form_decode_py(data)
 
 
@@ -406,10 +408,17 @@ def check_head(
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
     headers = headers if isinstance(headers, list) else list(headers)
-    fast = _fast_head(policy, path, query, headers)
-    if fast is not None:
-        return None, fast
-    return _check_head_fully(policy, path, query, headers, path_decoded)
+    try:
+        fast = _fast_head(policy, path, query, headers)
+        if fast is not None:
+            return None, fast
+        return _check_head_fully(policy, path, query, headers, path_decoded)
+    except TypeError:  # a server that hands bytearray or memoryview (ASGI says bytes)
+        values = [path, query, *(x for pair in headers for x in pair)]
+        if all(type(x) is bytes for x in values):
+            raise  # a bug of ours: let it show
+        pairs = [(bytes(name), bytes(value)) for name, value in headers]
+        return check_head(policy, bytes(path), bytes(query), pairs, path_decoded=path_decoded)
 
 
 def _check_head_fully(
