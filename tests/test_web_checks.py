@@ -363,6 +363,11 @@ def disposition(params: bytes) -> bytes:
         ([(disposition(b"name=\"f\"; filename*=ISO-8859-1''%E9"), b"x")], "charset", "multipart"),
         ([(disposition(b'name="t"'), b"hi \xed\xa0\x80")], "surrogate", "multipart field 't'"),
         ([(disposition(b'name="t"'), b"\xe2\x80\xaeevil")], "bidi-control", "multipart field"),
+        (
+            [(disposition(b'name="t"') + b"\r\nContent-Type: text/plain", b"\xc0\xae")],
+            "overlong",
+            "multipart field 't'",
+        ),
         ([(disposition(b'name="\xe2\x80\xae"'), b"x")], "bidi-control", "name of multipart"),
         (
             [(disposition(b'name="t"') + b"\r\nContent-Type: text/plain; charset=utf-7", b"+ADw-")],
@@ -391,6 +396,7 @@ def test_multipart_files_pass_untouched_and_text_fields_pass() -> None:
         (disposition('name="f"; filename="résumé 2024.pdf"'.encode()), bytes(range(256)) * 4),
         (disposition(b'name="g"; filename="x.bin"') + b"\r\nContent-Type: image/png", b"\xc0\xaf"),
         (disposition(b'name="h"; filename=""'), b""),  # a file input left empty
+        (disposition(b'name="blob"') + b"\r\nContent-Type: application/octet-stream", b"\xc0\xaf"),
     )
     for size in (len(data), 1, 5, 64):
         assert body(MULTIPART, [data[i : i + size] for i in range(0, len(data), size)]) is None

@@ -301,6 +301,7 @@ class MultipartBody(BodyCheck):
         policy, number = self._policy, self._number
         disposition: str | None = None
         params: dict[str, bytes] = {}  # Content-Disposition parameters, raw bytes
+        media: str | None = None  # the part's Content-Type, without parameters
         later: list[tuple[bytes, str]] = []  # whole header values, checked last
         for raw_name, raw_value in self._headers:
             name = raw_name.strip().lower()
@@ -321,6 +322,7 @@ class MultipartBody(BodyCheck):
                     self._stop(malformed("multipart", where, "ambiguous Content-Type"))
                 else:
                     self._stop(charset_problem(policy, parsed[1], where, "multipart"))
+                    media = parsed[0]
             elif name == b"content-transfer-encoding" and value.strip().lower() not in (
                 *("7bit", "8bit", "binary"),
             ):  # RFC 7578 §4.7: not to be used; Django still decodes base64 and q-p parts
@@ -350,7 +352,10 @@ class MultipartBody(BodyCheck):
             self._stop(value_problem(given, check, "multipart", f"{key} of {label}"))
         for raw_value, where in later:
             self._stop(value_problem(raw_value, policy.headers, "multipart", where))
-        if not is_file and policy.form is not None:
+        # RFC 7578 §4.4: a part's type defaults to text/plain; a field sent with another
+        # type (application/octet-stream, image/png) is data, like a file's content.
+        is_text = media is None or media.startswith("text/")
+        if not is_file and is_text and policy.form is not None:
             self._text = TextStream(policy.form, "multipart", label)
 
     def _extended(self, value: str, label: str) -> bytes:
