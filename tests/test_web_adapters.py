@@ -370,3 +370,15 @@ def test_wsgi_app_that_reraises_its_own_error_still_gets_the_400() -> None:
         call_wsgi(
             WSGIMiddleware(lambda e, s: (_ for _ in ()).throw(ConnectionError())), environ_for()
         )
+
+
+def test_missing_python_multipart_is_said_at_construction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "python_multipart", None)  # import fails
+    with pytest.raises(ImportError, match=r"utf8-sanitizer\[web\]"):
+        ASGIMiddleware(reading_app)
+    with pytest.raises(ImportError, match="python-multipart"):
+        WSGIMiddleware(wsgi_reader(lambda f: f.read()))

@@ -81,6 +81,14 @@ def configure(
     logger: logging.Logger | None,
 ) -> tuple[WebPolicy, Reporter]:
     """Both middleware constructors: ``policy`` (default ``WebPolicy()``) with any of its
-    fields given as keywords, and the Reporter for it."""
+    fields given as keywords, and the Reporter for it.  A missing python-multipart (the
+    ``web`` extra) is said here, not as a 500 on the first multipart request."""
+    try:
+        import python_multipart  # noqa: F401  (multipart bodies are parsed with it)
+    except ImportError:
+        raise ImportError(
+            "sanitizer.web needs python-multipart to check multipart/form-data bodies: "
+            "pip install 'utf8-sanitizer[web]'"
+        ) from None
     resolved = (policy or DEFAULT).replace(**changes) if changes else (policy or DEFAULT)
     return resolved, Reporter(resolved.report_only, on_problem, logger)
