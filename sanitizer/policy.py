@@ -632,15 +632,31 @@ def _fast_ascii(data: object, policy: Policy) -> str | None:
         raw = data.encode("ascii")
     else:
         return None
-    if not raw.isascii() or (policy.max_bytes is not None and len(raw) > policy.max_bytes):
-        return None
-    fast = policy._fast
-    if raw.translate(None, fast.ascii_allowed) or raw in fast.refused_values:
-        return None  # a scanned character, or a whole-value finding (EMPTY, DOT_SEGMENT)
-    if policy.max_code_points is not None and len(raw) > policy.max_code_points:
+    if not _ascii_clean(raw, policy):
         return None
     text = raw.decode("ascii")
     return text.lower() if policy.normalization == "NFKC_CASEFOLD" else text
+
+
+def _ascii_clean(raw: bytes, policy: Policy) -> bool:
+    """True if ``raw`` is ASCII with nothing ``policy`` scans for and within its limits:
+    then it is its own clean text (also used per value by sanitizer.web)."""
+    if not raw.isascii() or (policy.max_bytes is not None and len(raw) > policy.max_bytes):
+        return False
+    fast = policy._fast
+    if raw.translate(None, fast.ascii_allowed) or raw in fast.refused_values:
+        return False  # a scanned character, or a whole-value finding (EMPTY, DOT_SEGMENT)
+    return policy.max_code_points is None or len(raw) <= policy.max_code_points
+
+
+def _judges_whole_values(policy: Policy) -> bool:
+    """Whether a check looks at the value as a whole (a byte or code-point limit, EMPTY,
+    DOT_SEGMENT): if not, a text passes iff each piece cut before an ASCII byte passes."""
+    return (
+        policy.max_bytes is not None
+        or policy.max_code_points is not None
+        or bool(policy._fast.refused_values)
+    )
 
 
 _DEFAULT: list[Policy] = []
@@ -729,11 +745,7 @@ def _prepare_fast(policy: Policy, report: bool = False) -> tuple[Any, ...]:
 
         table = class_table()
         tables, max_run = _c_tables(policy, report)
-        plain = (
-            policy.max_bytes is None
-            and policy.max_code_points is None
-            and not policy._fast.refused_values
-        )
+        plain = not _judges_whole_values(policy)
         fast = ((table.stage1, table.stage2, tables, max_run), plain)
     object.__setattr__(policy, "_cinspect" if report else "_cfast", fast)
     return fast

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..decoder import find_errors
 from ..errors import Utf8Error
-from ..policy import Policy, accepts, inspect
+from ..policy import Policy, _judges_whole_values, accepts, inspect
 from .checks import (
     Head,
     WebPolicy,
@@ -462,9 +462,7 @@ class JSONBody(BodyCheck):
         self._policy = policy
         self._flagged = _flagged_ascii(policy)
         # Strings can be checked together when no check looks at a whole value.
-        fast = policy._fast
-        self._batch = not fast.refused_values and policy.max_bytes is None
-        self._batch = self._batch and policy.max_code_points is None
+        self._batch = not _judges_whole_values(policy)
         self._utf8 = Utf8Stream()
         self._pos = 0  # character offset of the text _lex gets next (its carry included)
         self._carry = ""  # an escape cut by the chunk boundary

@@ -22,7 +22,15 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote_to_bytes
 
 from ..decoder import _runner
-from ..policy import Action, Policy, _prepare_fast, accepts, inspect
+from ..policy import (
+    Action,
+    Policy,
+    _ascii_clean,
+    _judges_whole_values,
+    _prepare_fast,
+    accepts,
+    inspect,
+)
 from ..policy import _clean as _c_clean
 from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from .problem import Problem, from_finding
@@ -104,25 +112,12 @@ def value_problem(
     raw: bytes | str, policy: Policy | None, part: str, where: str, base: int = 0
 ) -> Problem | None:
     """The first REJECT finding of ``policy`` on ``raw`` as a Problem, or None."""
-    if policy is None or (type(raw) is bytes and _plain(raw, policy)) or accepts(raw, policy):
+    if policy is None or (type(raw) is bytes and _ascii_clean(raw, policy)) or accepts(raw, policy):
         return None
     report = inspect(raw, policy)
     if report.ok:
         return None
     return from_finding(report.rejections[0], part, where, base)
-
-
-def _plain(raw: bytes, policy: Policy) -> bool:
-    """True if ``raw`` is ASCII with nothing ``policy`` scans for: most header and query
-    values.  This is inspect's own ASCII fast path without its per-call setup (a request
-    has a dozen values, so a microsecond each matters); anything else takes ``inspect``."""
-    fast = policy._fast
-    return (
-        not raw.translate(None, fast.ascii_allowed)  # all ASCII, none of it scanned
-        and raw not in fast.refused_values
-        and (policy.max_bytes is None or len(raw) <= policy.max_bytes)
-        and (policy.max_code_points is None or len(raw) <= policy.max_code_points)
-    )
 
 
 def _c_args(policies: tuple[Policy, ...]) -> tuple[tuple[Any, ...], ...] | None:
@@ -205,12 +200,9 @@ def _bulk(*group: Policy | None) -> Bulk | None:
     policies = tuple(p for p in policies if not any(_stricter(q, p) for q in policies))
     allowed = set(range(0x80))
     for policy in policies:
-        fast = policy._fast
-        if fast.refused_values or policy.max_bytes is not None:
+        if _judges_whole_values(policy):
             return None
-        if policy.max_code_points is not None:
-            return None
-        allowed &= set(fast.ascii_allowed)
+        allowed &= set(policy._fast.ascii_allowed)
     return Bulk(bytes(sorted(allowed)), policies)
 
 
@@ -249,11 +241,11 @@ def field_problem(
 ) -> Problem | None:
     """Check one decoded name and value (``what``: "query parameter", "form field")."""
     names = policy.names
-    if names is not None and not _plain(name, names):
+    if names is not None and not _ascii_clean(name, names):
         problem = value_problem(name, names, part, f"name of {what} #{number}")
         if problem is not None:
             return problem
-    if values is None or _plain(value, values):
+    if values is None or _ascii_clean(value, values):
         return None
     shown = showable(name)
     where = f"{what} '{shown}'" if shown is not None else f"{what} #{number}"
@@ -346,8 +338,7 @@ def _fast_head(
         for args in query_args:
             if clean(data, *args) is None:
                 return None
-    names = [n for n, _ in headers]
-    if b"".join(names).translate(None, _TOKEN) or not all(names):
+    if not _names_are_tokens(headers):
         return None
     values = b"\t".join([v for _, v in headers])
     for args in header_args:
@@ -430,19 +421,16 @@ def _check_head_fully(
 ) -> tuple[Problem | None, Head]:
     problem = None
     check = policy.path
-    if check is None or b"%" in path or b"." in path or not _plain(path, check):
+    if check is None or b"%" in path or b"." in path or not _ascii_clean(path, check):
         problem = _path_problem(policy, path, path_decoded)
     if problem is None and query and not bulk_passes(query, policy._query_bulk):
         problem = pairs_problem(query, policy, policy.query, "query parameter", "query")[0]
-    headers = headers if isinstance(headers, list) else list(headers)
     content_types, length, has_body, encoding, cookies = _framing(headers)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = policy._header_bulk
-        names = [n for n, _ in headers]
         if (
             bulk is None
-            or b"".join(names).translate(None, _TOKEN)
-            or not all(names)
+            or not _names_are_tokens(headers)
             or not _headers_pass(bulk, [v for _, v in headers])
         ):
             problem = _headers_problem(policy, headers)
@@ -515,6 +503,12 @@ def _path_problem(policy: WebPolicy, path: bytes, decoded: bool) -> Problem | No
     return problem
 
 
+def _names_are_tokens(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Every header name a non-empty RFC 9110 token (§5.1), all checked at once."""
+    names = [n for n, _ in headers]
+    return all(names) and not b"".join(names).translate(None, _TOKEN)
+
+
 def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
     """All header values at once (no percent-decoding here: header values are literal)."""
     if not b"".join(values).translate(None, bulk.allowed):
@@ -538,7 +532,7 @@ def _header_problem(policy: WebPolicy, name: bytes, value: bytes) -> Problem | N
     if not name or name.translate(None, _TOKEN):
         return malformed("header", "a header name", "not an RFC 9110 token")
     check = policy.headers
-    if check is None or _plain(value, check):
+    if check is None or _ascii_clean(value, check):
         return None
     shown = showable(name)
     return value_problem(value, check, "header", f"header '{shown}'" if shown else "a header")
