@@ -382,3 +382,14 @@ def test_missing_python_multipart_is_said_at_construction(
         ASGIMiddleware(reading_app)
     with pytest.raises(ImportError, match="python-multipart"):
         WSGIMiddleware(wsgi_reader(lambda f: f.read()))
+
+
+def test_asgi_body_refusal_logs_the_path_even_without_raw_path(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    scope = http_scope(b"/upload", headers=JSON)
+    del scope["raw_path"]
+    with caplog.at_level(logging.WARNING, logger="sanitizer.web"):
+        _, sent = run_asgi(reading_app, scope, [b'"\xc0\xae"'])
+    assert status_of(sent) == 400
+    assert caplog.records[-1].sanitizer["target"] == "/upload"  # type: ignore[attr-defined]

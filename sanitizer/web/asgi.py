@@ -80,7 +80,7 @@ class ASGIMiddleware:
         ):
             await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
-        await _Exchange(self, scope, receive, send, head).run()
+        await _Exchange(self, scope, receive, send, head, raw_path).run()
 
     def _report(self, problem: Problem, scope: Scope, path: bytes, query: bytes) -> None:
         client = scope.get("client")
@@ -96,12 +96,22 @@ class ASGIMiddleware:
 class _Exchange:
     """One request: the app's receive and send, wrapped."""
 
-    __slots__ = ("body", "done", "head", "mw", "receive", "refused", "scope", "send", "started")
+    __slots__ = (
+        *("body", "done", "head", "mw", "raw_path"),
+        *("receive", "refused", "scope", "send", "started"),
+    )
 
     def __init__(
-        self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, head: Head
+        self,
+        mw: ASGIMiddleware,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        head: Head,
+        raw_path: bytes,  # as check_head read it (from "path" when the server gives no raw_path)
     ) -> None:
         self.mw, self.scope, self.receive, self.send, self.head = mw, scope, receive, send, head
+        self.raw_path = raw_path
         self.body: BodyCheck | None = None  # made on the first receive(): many apps never call it
         self.refused: Problem | None = None  # set when the body failed (not in report-only)
         self.started = False  # the app sent http.response.start (to the client)
@@ -132,8 +142,8 @@ class _Exchange:
             problem = body.close()
             self.done = problem is None
         if problem is not None:
-            raw_path = self.scope.get("raw_path") or b""
-            self.mw._report(problem, self.scope, raw_path, self.scope.get("query_string", b""))
+            query = self.scope.get("query_string", b"")
+            self.mw._report(problem, self.scope, self.raw_path, query)
             if not self.mw.policy.report_only:
                 self.refused = problem
                 return {"type": "http.disconnect"}
