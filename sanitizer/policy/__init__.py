@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .chardata import (
+from ..chardata import (
     CHARACTER_CATEGORIES,
     EMOJI,
     GRAPHIC,
@@ -43,9 +43,9 @@ from .chardata import (
     quick_class,
     utf8_pattern,
 )
-from .charinfo import describe
-from .decoder import BACKEND, _runner, find_errors
-from .errors import Utf8Error
+from ..charinfo import describe
+from ..decoder import BACKEND, _runner, find_errors
+from ..errors import Utf8Error
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -664,7 +664,7 @@ _DEFAULT: list[Policy] = []
 
 def _default_policy() -> Policy:
     if not _DEFAULT:
-        from .profiles import TEXT
+        from ..profiles import TEXT
 
         _DEFAULT.append(TEXT)
     return _DEFAULT[0]
@@ -687,7 +687,7 @@ def _c_tables(policy: Policy, report: bool) -> tuple[bytes, int]:
     and the mark-run limit (-1: none).  ``report``: flag every scanned category (inspect
     lists ALLOW findings); else only the ones that change or refuse text (sanitize
     returns the same text whether or not an ALLOW finding was made)."""
-    from . import _classtable as ct
+    from .. import _classtable as ct
 
     info = ct.class_table().info
     forms = {policy.normalization, policy.also_check}
@@ -741,7 +741,7 @@ def _prepare_fast(policy: Policy, report: bool = False) -> tuple[Any, ...]:
     if _clean is None:
         fast: tuple[Any, ...] = (None, False)
     else:
-        from ._classtable import class_table
+        from .._classtable import class_table
 
         table = class_table()
         tables, max_run = _c_tables(policy, report)
