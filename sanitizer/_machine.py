@@ -1,8 +1,8 @@
 """The reference runner for ``grammar.Machine``: pure Python, one byte at a time.
 
-This is the spec implementation.  ``_speedups.c`` runs the same transition table in C and
-must agree with it byte for byte (tests and ``fuzz/fuzz_decode.py`` check both against each
-other and against CPython).  Both expose the same two functions:
+This is the spec implementation.  The C extension (``_native_src/utf8.c``) runs the same
+transition table and must agree with it byte for byte (tests and ``fuzz/fuzz_decode.py``
+check both against each other and against CPython).  Both expose the same two functions:
 
 ``spans(data, table, nclasses, pos, limit)``
     Flat list ``[start0, end0, start1, end1, ...]`` of the maximal subparts (Unicode §3.9)

@@ -3,38 +3,43 @@
 Input that CPython's C codec accepts is well-formed by RFC 3629 §4 (the test-suite proves
 the two agree on every short input and on random ones), so valid input costs exactly one
 ``bytes.decode``.  Anything CPython rejects is handed to this project's own machine from
-the first byte CPython could not take: the C runner (``_speedups``) when it is built, else
-the pure-Python reference (``_machine``).  Set ``SANITIZER_PURE_PYTHON=1`` to force the
-reference.  Every entry point is linear in the input.
+the first byte CPython could not take: the C runner when it is built (``_native`` says
+which backend is active; ``SANITIZER_PURE_PYTHON=1`` forces the reference), else the
+pure-Python reference (``_machine``).  Every entry point is linear in the input.
 """
 
 from __future__ import annotations
 
 import codecs
 import gc
-import os
 from collections.abc import Iterable
 from itertools import repeat
-from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
 from . import _machine
+from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
+from ._native import speedups
 from .errors import BomError, EncodeError, Utf8Error
 from .grammar import BOM, is_tail, lax_length, machine
 
-_runner: ModuleType = _machine
-if not os.environ.get("SANITIZER_PURE_PYTHON"):
-    try:
-        from . import _speedups  # type: ignore[attr-defined]
 
-        _runner = _speedups
-    except ImportError:  # no C compiler at install time: stay on the reference runner
-        pass
+class _Runner(Protocol):
+    """What walks the RFC 3629 table: ``_machine`` (the reference) or the C extension."""
 
-BACKEND: str = "c" if _runner is not _machine else "python"
+    def spans(
+        self, data: bytes, table: bytes, nclasses: int, pos: int, limit: int, /
+    ) -> list[int]: ...
+
+    def replace(
+        self, data: bytes, table: bytes, nclasses: int, pos: int, out_spans: list[int] | None, /
+    ) -> str: ...
+
+
+# Looked up at each call: tests/conftest.py swaps it to run the entry points on both.
+_runner: _Runner = speedups if speedups is not None else _machine
 
 Errors = Literal["strict", "replace"]
 BomMode = Literal["keep", "strip", "reject"]
@@ -106,9 +111,9 @@ def decode_py(
 # (CPython's codec for plain bytes and no keywords) without a Python frame, and hands
 # everything else to decode_py.  Same signature, same behaviour; tests run both.
 decode = decode_py
-if BACKEND == "c":
-    _runner.set_decode_fallback(decode_py, machine().table, machine().nclasses, Utf8Error)
-    decode = _runner.decode
+if speedups is not None:
+    speedups.set_decode_fallback(decode_py, machine().table, machine().nclasses, Utf8Error)
+    decode = speedups.decode
 
 
 def _apply_bom(text: str, data: object, bom: str) -> str:
@@ -275,8 +280,9 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         bom: BomMode = "keep",
         allow_overlong_nul: bool = False,
     ) -> None:
-        _check(errors, bom)
-        super().__init__(errors)
+        if errors not in _ERRORS or bom not in _BOMS:  # inline: one is made per web body
+            _check(errors, bom)
+        self.errors = errors  # all that codecs.IncrementalDecoder.__init__ does
         self.bom = bom
         self.allow_overlong_nul = allow_overlong_nul
         self._pending = b""
@@ -289,39 +295,72 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
 
     def decode(self, input: ReadableBuffer, final: bool = False) -> str:
         if self.errors == "strict":
-            text, errs = self._step(input, final, stop_at_first=True)
+            text, errs = self.feed(input, final, limit=1)
             if errs:
                 raise errs[0]
             return text
-        return self._step(input, final, stop_at_first=False)[0]
+        return self.feed(input, final)[0]
 
-    def feed(self, chunk: ReadableBuffer, final: bool = False) -> tuple[str, list[Utf8Error]]:
-        """Decode ``chunk``; return its text (U+FFFD per error) and its errors."""
-        return self._step(chunk, final, stop_at_first=False)
-
-    def _step(
-        self, chunk: ReadableBuffer, final: bool, stop_at_first: bool
+    def feed(
+        self, chunk: ReadableBuffer, final: bool = False, *, limit: int | None = None
     ) -> tuple[str, list[Utf8Error]]:
-        buf = self._pending + _as_bytes(chunk, "decode")
+        """Decode ``chunk``; return its text (U+FFFD per error) and its errors.
+
+        ``limit`` stops at that many errors, as ``find_errors(limit=)`` does: they are the
+        first ``limit`` errors of one-shot decoding, the text ends with the last of them,
+        and the rest of the chunk is skipped (``position`` still counts it), since a reader
+        that limits errors stops reading at them.
+        """
+        if limit is not None and limit < 1:
+            raise ValueError("limit must be None or >= 1")
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "decode")
+        buf = self._pending + raw if self._pending else raw
+        n = len(buf)
+        if not n:  # e.g. the final call after a stream that ended cleanly
+            return "", []
         base = self._base
-        cut = len(buf) if final else _hold_point(buf)
+        good = None
+        # The common case in one decode: nothing can be held back (input ends, or its last
+        # byte is ASCII, which ends every sequence: RFC 3629 §3) and no BOM rule applies.
+        if (final or buf[-1] < 0x80) and (base or self.bom == "keep"):
+            try:
+                text = buf.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                good = exc.start
+            else:
+                self._pending = b""
+                self._base = base + n
+                return text, []
+        return self._feed_rest(buf, base, final, limit, good)
+
+    def _feed_rest(
+        self, buf: bytes, base: int, final: bool, limit: int | None, good: int | None
+    ) -> tuple[str, list[Utf8Error]]:
+        """``feed`` when a sequence may be held back, a BOM rule applies, or ``buf`` is
+        ill-formed from ``good`` on (CPython's codec was asked already when ``good`` is
+        given: then nothing is held back)."""
+        n = len(buf)
+        cut = n if good is not None or final or buf[-1] < 0x80 else _hold_point(buf)
         if base == 0 and self.bom == "reject" and buf.startswith(BOM):
             raise BomError()
-        head = buf if cut == len(buf) else buf[:cut]
-        accepted, good = _accepted(head)  # one decode: its text is the answer when valid
-        spans: list[int] = []
-        if accepted is not None:
-            text = accepted
+        head = buf if cut == n else buf[:cut]
+        errs: list[Utf8Error] = []
+        if good is None:
+            text, good = _accepted(head)  # one decode: its text is the answer when valid
         else:
+            text = None
+        if text is None:
             m = machine(self.allow_overlong_nul)
-            if stop_at_first:
-                spans = _runner.spans(head, m.table, m.nclasses, good, 1)
-                text = ""
-            if not stop_at_first or not spans:  # strict: no error when C0 80 was allowed
+            spans: list[int] = []
+            if limit is not None:
+                spans = _runner.spans(head, m.table, m.nclasses, good, limit)
+            if len(spans) // 2 == limit:  # stopped at the limit-th error: text up to its end
+                rest = _runner.replace(head[: spans[-1]], m.table, m.nclasses, good, None)
+            else:  # every error (fewer than limit; none at all when C0 80 was allowed)
                 spans = []
-                text = head[:good].decode("utf-8")
-                text += _runner.replace(head, m.table, m.nclasses, good, spans)
-        errs = _errors(buf, spans, base, final)
+                rest = _runner.replace(head, m.table, m.nclasses, good, spans)
+            text = head[:good].decode("utf-8") + rest
+            errs = _errors(buf, spans, base, final)
         if base == 0 and self.bom == "strip" and buf.startswith(BOM) and cut >= 3:
             text = text[1:]
         self._pending = buf[cut:]

@@ -83,12 +83,14 @@ def check_runner(runner: ModuleType, data: bytes) -> None:
     assert out == flat
 
 
+@pytest.mark.slow
 def test_short_inputs_public_api(backend: ModuleType) -> None:
     for data in SHORT:
         check_public(data)
         check_runner(backend, data)
 
 
+@pytest.mark.slow
 def test_four_byte_inputs_python_runner_sample() -> None:
     runner = RUNNERS["python"]
     with use_backend("python"):
@@ -98,7 +100,8 @@ def test_four_byte_inputs_python_runner_sample() -> None:
                 check_public(data)
 
 
-@pytest.mark.skipif("c" not in RUNNERS, reason="C runner not built")
+@pytest.mark.skipif("c" not in RUNNERS, reason="C runner not built or SANITIZER_PURE_PYTHON=1")
+@pytest.mark.slow
 def test_four_byte_inputs_c_runner() -> None:
     """All 810,000 4-byte inputs.  One C-runner pass over them joined by 'A' (an ASCII byte
     ends an open sequence at the offset where the end of input would), against CPython

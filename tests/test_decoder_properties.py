@@ -24,11 +24,7 @@ from hypothesis import strategies as st
 from sanitizer import IncrementalDecoder, decoder, encode, find_errors, is_valid
 from sanitizer.grammar import MACHINE
 
-SETTINGS = settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # Bytes biased towards the interesting ones: boundary bytes, ASCII, whole characters.
 interesting_bytes = st.one_of(
@@ -95,11 +91,10 @@ def test_find_errors_limit_is_a_prefix(backend: ModuleType, data: bytes, limit: 
     assert [(e.start, e.end) for e in find_errors(data, limit=limit)] == every[:limit]
 
 
-@settings(max_examples=200, deadline=None)
 @given(interesting_bytes)
 def test_runners_agree(data: bytes) -> None:
     if "c" not in RUNNERS:
-        pytest.skip("C runner not built")
+        pytest.skip("C runner not built or SANITIZER_PURE_PYTHON=1")
     table, nclasses = MACHINE.table, MACHINE.nclasses
     for pos in {0, len(data) // 2}:
         for limit in (-1, 0, 1, 2):
@@ -160,6 +155,7 @@ def _best_time(func: Callable[[bytes], object], data: bytes, repeat: int = 1) ->
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RUNNERS))
 def test_linear_time(name: str) -> None:
     """T(4n) < 8 * T(n) for every adversarial input and entry point: linear is 4x,

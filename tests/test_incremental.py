@@ -21,11 +21,7 @@ from sanitizer import (
     group_errors,
 )
 
-SETTINGS = settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 pieces = st.one_of(
     st.sampled_from(BOUNDARY).map(lambda b: bytes([b])),

@@ -1,0 +1,63 @@
+/*
+ * The sanitizer._speedups module: its method table, its constants and its init.
+ *
+ * Why it exists: the optional C extension is one module built from one file per job
+ * (utf8.c, scan.c, percent.c; shared declarations in speedups.h); this file only puts
+ * their functions together.  Python reaches the module through sanitizer/_native.py
+ * only, and sanitizer/_speedups.pyi states its signatures for mypy.
+ */
+#include "speedups.h"
+
+static PyMethodDef speedups_methods[] = {
+    {"decode", (PyCFunction)(void (*)(void))speedups_decode, METH_FASTCALL | METH_KEYWORDS,
+     "decode($module, data, /, *, errors='strict', bom='keep', allow_overlong_nul=False)\n--\n\n"
+     "Decode UTF-8 strictly by RFC 3629.\n\n"
+     "errors='strict' raises sanitizer.Utf8Error for the first ill-formed subpart;\n"
+     "errors='replace' puts one U+FFFD per maximal subpart (Unicode 3.9), exactly as\n"
+     "bytes.decode('utf-8', 'replace').  bom: 'keep' an initial EF BB BF as U+FEFF\n"
+     "(RFC 3629 section 6), 'strip' it, or 'reject' it with BomError.\n"
+     "allow_overlong_nul accepts exactly C0 80 as U+0000 (Java's Modified UTF-8);\n"
+     "nothing else is relaxed.  This is the C entry point of sanitizer.decoder.decode_py,\n"
+     "with the same behaviour."},
+    {"set_decode_fallback", speedups_set_decode_fallback, METH_VARARGS,
+     "set_decode_fallback(fn, table, nclasses, error_class): the Python decode() that\n"
+     "non-trivial calls go to, the default machine table, and the class to raise."},
+    {"spans", speedups_spans, METH_VARARGS,
+     "spans(data, table, nclasses, pos, limit) -> flat list of maximal-subpart offsets"},
+    {"replace", speedups_replace, METH_VARARGS,
+     "replace(data, table, nclasses, pos, out_spans) -> text with U+FFFD per subpart"},
+    {"scan", (PyCFunction)(void (*)(void))speedups_scan, METH_FASTCALL,
+     "scan(text, stage1, stage2, tables, max_run, start) -> index of the first character\n"
+     "the policy tables flag (see sanitizer._classtable.scan_reference), or len(text)"},
+    {"unquote", (PyCFunction)(void (*)(void))speedups_unquote, METH_FASTCALL,
+     "unquote(data, plus) -> bytes: %XX decoded as urllib.parse.unquote_to_bytes does;\n"
+     "with plus, a literal '+' is a space (form encoding)"},
+    {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
+     "clean(data, stage1, stage2, tables, max_run) -> str | None: data (bytes: strictly\n"
+     "decoded) when it decodes and scan() flags nothing, else None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT, "sanitizer._speedups",
+    "C runner for the RFC 3629 state machine compiled in sanitizer.grammar.", -1,
+    speedups_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    PyObject *m = PyModule_Create(&speedups_module);
+    if (m == NULL) return NULL;
+    /* The table layout scan.c reads; sanitizer/_classtable.py must write the same. */
+    if (PyModule_AddIntConstant(m, "STAGE1_ENTRIES", STAGE1_ENTRIES) < 0 ||
+        PyModule_AddIntConstant(m, "FLAGS_OFFSET", FLAGS_OFFSET) < 0 ||
+        PyModule_AddIntConstant(m, "RULE_IDS_OFFSET", RULE_IDS_OFFSET) < 0 ||
+        PyModule_AddIntConstant(m, "PREFILTER_OFFSET", PREFILTER_OFFSET) < 0 ||
+        PyModule_AddIntConstant(m, "RULES_OFFSET", RULES_OFFSET) < 0 ||
+        PyModule_AddIntConstant(m, "RULE_SIZE", RULE_SIZE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,55 @@
+/*
+ * What the parts of the sanitizer._speedups extension share.
+ *
+ * The extension is one module built from several files, one job each: module.c (method
+ * table, module init, exported constants), utf8.c (the RFC 3629 state-machine runner:
+ * decode, spans, replace), scan.c (the policy class-table scan: scan, clean) and
+ * percent.c (percent-decoding for sanitizer.web).  This header declares the functions
+ * module.c puts in the method table, and the policy-table layout scan.c reads and
+ * module.c exports (sanitizer/_classtable.py writes the same layout; tests/test_native.py
+ * checks that the two sides agree).
+ */
+#ifndef SANITIZER_SPEEDUPS_H
+#define SANITIZER_SPEEDUPS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* Shared between the files of this extension only, not exported from the .so. */
+#if defined(__GNUC__)
+#define SPEEDUPS_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define SPEEDUPS_INTERNAL
+#endif
+
+/* The class table scan.c reads (sanitizer/_classtable.py builds it): stage1 holds one
+ * native-endian uint16 block number per 256 code points (U+0000..10FFFF). */
+#define STAGE1_ENTRIES 0x1100
+
+/* Layout of a policy's tables (bytes) scan.c reads, offsets in bytes: flags[256] by
+ * class, rule ids[256] by class, prefilter[16], then per sequence rule prev_ok[257] and
+ * next_ok[257].  module.c exports these under the same names. */
+#define FLAGS_OFFSET 0
+#define RULE_IDS_OFFSET 256
+#define PREFILTER_OFFSET 512
+#define RULES_OFFSET 528
+#define RULE_SIZE 514
+
+/* utf8.c */
+SPEEDUPS_INTERNAL PyObject *speedups_decode(PyObject *self, PyObject *const *args,
+                                            Py_ssize_t nargs, PyObject *kwnames);
+SPEEDUPS_INTERNAL PyObject *speedups_set_decode_fallback(PyObject *self, PyObject *args);
+SPEEDUPS_INTERNAL PyObject *speedups_spans(PyObject *self, PyObject *args);
+SPEEDUPS_INTERNAL PyObject *speedups_replace(PyObject *self, PyObject *args);
+
+/* scan.c */
+SPEEDUPS_INTERNAL PyObject *speedups_scan(PyObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_clean(PyObject *self, PyObject *const *args,
+                                           Py_ssize_t nargs);
+
+/* percent.c */
+SPEEDUPS_INTERNAL PyObject *speedups_unquote(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs);
+
+#endif /* SANITIZER_SPEEDUPS_H */
