@@ -106,6 +106,11 @@ GRAPHIC: Ranges = _t.GRAPHIC
 EMOJI: Ranges = _t.EMOJI
 IDEOGRAPHIC: Ranges = _t.IDEOGRAPHIC
 MONGOLIAN: Ranges = _t.MONGOLIAN
+# Normalization-sensitive characters (UAX #15 §9): NFC / NFKC Quick_Check No or Maybe, and
+# Canonical_Combining_Class != 0 (the policy fast path's class table paints them).
+NFC_QC_NOT_YES: Ranges = _t.NFC_QC_NOT_YES
+NFKC_QC_NOT_YES: Ranges = _t.NFKC_QC_NOT_YES
+CCC_NONZERO: Ranges = _t.CCC_NONZERO
 DEFAULT_IGNORABLE: Ranges = _t.DEFAULT_IGNORABLE
 MAX_NFD_EXPANSION: int = _t.MAX_NFD_EXPANSION
 MAX_NFKD_EXPANSION: int = _t.MAX_NFKD_EXPANSION
@@ -135,10 +140,19 @@ def nfkc_casefold_table() -> dict[int, str]:
 
 def nfkc_casefold(text: str) -> str:
     """toNFKC_Casefold (Unicode §3.13; UAX #44 NFKC_CF): map each code point by NFKC_Casefold,
-    then NFC.  For ASCII this is ``str.lower``."""
+    then NFC.  For ASCII this is ``str.lower``.
+
+    The text is brought to NFKD first.  Mapped one code point at a time, canonically
+    equivalent inputs can differ: U+0345 (ccc 240) folds to the starter U+03B9, so
+    "\u03b1\u0345\u0301" and "\u03b1\u0301\u0345" (the same string under NFC) would fold
+    apart.  After NFKD the marks are in canonical order and compatibility variants are
+    decomposed, so any two inputs equal under NFC or NFKC are equal here (the forms nest);
+    NFKC_Casefold(c) = NFKC_Casefold(NFKD(c)) per character, so the mapping is unchanged
+    for every input already in NFKD."""
     if text.isascii():
         return text.lower()
-    return str(unicodedata2.normalize("NFC", text.translate(nfkc_casefold_table())))
+    decomposed = unicodedata2.normalize("NFKD", text)
+    return str(unicodedata2.normalize("NFC", decomposed.translate(nfkc_casefold_table())))
 
 
 def normalize(form: str, text: str) -> str:

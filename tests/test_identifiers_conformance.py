@@ -87,3 +87,29 @@ def test_code_points_not_in_part1_are_invariant() -> None:
         elif x != normalize("NFKD", x):
             failures.append(cp)
     assert failures == []
+
+
+def test_nfkc_casefold_is_equal_across_canonical_and_compatibility_classes() -> None:
+    """The forms nest (issue #11): c1, c2, c3 of a row are canonically equivalent and
+    c1..c5 compatibility equivalent, so toNFKC_Casefold must give one value per row
+    (mapping code points before canonical ordering broke this for U+0345)."""
+    _, parts = load()
+    for part, rows in parts.items():
+        for row in rows:
+            folded = {normalize_identifier(c, form="NFKC_CASEFOLD") for c in row}
+            assert len(folded) == 1, (part, row, folded)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("\u03b1\u0345\u0301", "\u03b1\u0301\u0345"),  # ypogegrammeni folds to a starter
+        ("\u1fb4", "\u03b1\u0301\u0345"),  # precomposed vs decomposed
+        ("a\u0345\u0323\u0301", "a\u0323\u0301\u0345"),
+    ],
+)
+def test_nfkc_casefold_of_reordered_marks(a: str, b: str) -> None:
+    from sanitizer import identifiers_equal
+
+    assert identifiers_equal(a, b, form="NFC")
+    assert identifiers_equal(a, b, form="NFKC_CASEFOLD")

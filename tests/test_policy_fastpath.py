@@ -1,9 +1,9 @@
-"""The policy fast path (class table + C scan) never answers differently from _Run.
+"""The policy fast path (class table + C scan) never answers differently from the engine.
 
 - the class table reproduces ``category_of`` and every flag for all code points;
 - the C ``scan`` agrees with ``_classtable.scan_reference`` on random text of all three
   str kinds, with the real policy tables and with random ones;
-- whenever the fast path returns text, it is exactly what ``_Run`` returns with no
+- whenever the fast path returns text, it is exactly what the engine (``Run``) returns with no
   finding, for every profile and some variants, on text built from the characters that
   matter (controls, emoji sequences, selectors, tags, marks, NFD, compatibility chars);
 - the fast path does return text for the benchmark's clean inputs (the speed-up is real);
@@ -21,8 +21,11 @@ import unicodedata2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import _chartables, decoder, profiles
-from sanitizer._classtable import (
+from sanitizer import _chartables, profiles
+from sanitizer._native import speedups
+from sanitizer.chardata import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
+from sanitizer.policy import Action, Policy
+from sanitizer.policy._classtable import (
     CASEFOLD,
     EMOJI,
     FLAGS,
@@ -33,6 +36,7 @@ from sanitizer._classtable import (
     MONGOLIAN,
     NFC,
     NFKC,
+    RULE_SIZE,
     TAG_END,
     VS16,
     VS_IDEOGRAPHIC,
@@ -43,20 +47,13 @@ from sanitizer._classtable import (
     prefilter,
     scan_reference,
 )
-from sanitizer.chardata import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
-from sanitizer.policy import (
-    _VS_BASES,
-    _ZWJ_BEFORE,
-    Action,
-    Policy,
-    _clean_checked,
-    _prepare_fast,
-    _Run,
-)
+from sanitizer.policy._run import Run
+from sanitizer.policy._sequences import NEIGHBOUR_RULES
+from sanitizer.policy.compiled import CArgs, compile_policy
 
 C = Category
 A = Action
-needs_c = pytest.mark.skipif(decoder.BACKEND != "c", reason="needs the C extension")
+needs_c = pytest.mark.skipif(speedups is None, reason="needs the C extension")
 
 
 def _flat() -> bytes:
@@ -104,24 +101,32 @@ def test_class_table_reproduces_flags() -> None:
         NFKC: union.NFKC_QC_NOT_YES + union.CCC_NONZERO,
         CASEFOLD: [(cp, cp) for cp in nfkc_casefold_table()],
     }
-    vs = {VS_STANDARD: 0xFE00, VS_IDEOGRAPHIC: 0xE0100, VS_MONGOLIAN: 0x180B}
-    for flag, lo in vs.items():
-        sources[flag] = [(a, b) for a, b, _ in _VS_BASES if a == lo]
+    sources[VS_STANDARD] = [(0xFE00, 0xFE0F)]
+    sources[VS_IDEOGRAPHIC] = [(0xE0100, 0xE01EF)]
+    sources[VS_MONGOLIAN] = [(0x180B, 0x180F)]
     assert set(sources) == set(FLAGS)
     for flag, ranges in sources.items():
         assert _expanded(flag, flat) == _painted(ranges), flag
-    # the sequence flags are what policy._in_sequence uses
+    # the sequence flags are what the Python check (_sequences.in_sequence) uses
     zwj_before = bytes(
         a | b | c
         for a, b, c in zip(
             _expanded(EMOJI, flat), _expanded(VS16, flat), _expanded(TAG_END, flat), strict=True
         )
     )
-    assert zwj_before == _painted(_ZWJ_BEFORE)
+    assert zwj_before == _painted(NEIGHBOUR_RULES[0].before_ranges)
     bases = {VS_STANDARD: GRAPHIC, VS_IDEOGRAPHIC: IDEOGRAPHIC, VS_MONGOLIAN: MONGOLIAN}
-    for lo, _, ranges in _VS_BASES:
-        flag = next(f for f, start in vs.items() if start == lo)
-        assert _expanded(bases[flag], flat) == _painted(ranges)
+    for rule in NEIGHBOUR_RULES:
+        before = [_expanded(flag, flat) for flag in rule.before]
+        joined = bytes(map(max, *before)) if len(before) > 1 else before[0]
+        assert joined == _painted(rule.before_ranges), rule.flag
+        if rule.flag in bases:
+            assert rule.before == (bases[rule.flag],)
+            assert _expanded(bases[rule.flag], flat) == _painted(rule.before_ranges)
+        in_category = _painted(rule.category.ranges)
+        flagged = _expanded(rule.flag, flat)
+        chars = bytes(a & b for a, b in zip(flagged, in_category, strict=True))
+        assert chars == _painted(rule.characters), rule.flag
 
 
 def test_insensitive_characters_are_normalized() -> None:
@@ -149,10 +154,10 @@ KIND_SAMPLES = {
 }
 
 
-def _tables_for(policy: Policy) -> tuple[bytes, bytes, bytes, int]:
-    args, _ = _prepare_fast(policy)
+def _tables_for(policy: Policy) -> CArgs:
+    args = compile_policy(policy).verdict_args
     assert args is not None
-    return args  # type: ignore[no-any-return]
+    return args
 
 
 def _random_tables(rng: random.Random) -> tuple[bytes, int]:
@@ -160,7 +165,7 @@ def _random_tables(rng: random.Random) -> tuple[bytes, int]:
     flags = bytearray(rng.choice([0, 0, 0, 1, 2, 3]) for _ in range(n)).ljust(256, b"\0")
     nrules = rng.randrange(0, 4)
     rule = bytearray(rng.randrange(nrules + 1) if flags[c] & 1 else 0 for c in range(256))
-    rules = b"".join(bytes(rng.randrange(2) for _ in range(514)) for _ in range(nrules))
+    rules = b"".join(bytes(rng.randrange(2) for _ in range(RULE_SIZE)) for _ in range(nrules))
     t = class_table()
     pre = prefilter([b for b in range(0x7F) if flags[t.class_of(b)]])
     return bytes(flags + rule + pre + rules), rng.choice([-1, 0, 1, 2, 5])
@@ -168,7 +173,8 @@ def _random_tables(rng: random.Random) -> tuple[bytes, int]:
 
 @needs_c
 def test_scan_matches_reference() -> None:
-    scan = decoder._runner.scan
+    assert speedups is not None
+    scan = speedups.scan
     t = class_table()
     rng = random.Random(1234)
     policies = [*profiles.PROFILES.values(), profiles.TEXT.replace(normalization="NFKC_CASEFOLD")]
@@ -194,7 +200,8 @@ def test_scan_matches_reference() -> None:
 
 @needs_c
 def test_malformed_tables() -> None:
-    run = decoder._runner
+    run = speedups
+    assert run is not None
     t = class_table()
     _, _, tables, _ = _tables_for(profiles.TEXT)
     bad_s1 = array("H", t.stage1)
@@ -220,7 +227,7 @@ def test_malformed_tables() -> None:
         with pytest.raises(ValueError, match="malformed"):
             run.clean(b"abc", s1, s2, tb, -1)
     with pytest.raises(TypeError):
-        run.scan("abc", bytearray(t.stage1), t.stage2, tables, -1, 0)
+        run.scan("abc", bytearray(t.stage1), t.stage2, tables, -1, 0)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         run.scan("abc", t.stage1, t.stage2, tables, -1, 4)
     assert run.clean(bytearray(b"abc"), t.stage1, t.stage2, tables, -1) is None
@@ -228,7 +235,7 @@ def test_malformed_tables() -> None:
     assert run.scan("abc", t.stage1, t.stage2, tables, -1, 0) == 3  # still works
 
 
-# -- the fast path against _Run ------------------------------------------------------------
+# -- the fast path against the engine ------------------------------------------------------
 
 PIECES = [
     "a", "Z", "0", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\xa0", "\xad",
@@ -264,17 +271,14 @@ POLICIES = [
 
 
 def _fast(data: bytes | str, policy: Policy, report: bool = False) -> str | None:
-    """What sanitize (inspect, with ``report``) takes from the C fast path."""
-    cached = policy._cinspect if report else policy._cfast
-    args, plain = cached or _prepare_fast(policy, report)
-    if plain:
-        return decoder._runner.clean(data, *args)  # type: ignore[no-any-return]
-    return _clean_checked(data, policy, args)
+    """What sanitize (inspect, with ``report``) takes from the fast path."""
+    compiled = compile_policy(policy)
+    return compiled.fast_inspect(data) if report else compiled.fast_sanitize(data)
 
 
 def _check_agrees(data: bytes | str, policy: Policy) -> bool:
-    """Both fast paths agree with _Run when they answer; True if sanitize's answered."""
-    full = _Run(data, policy).report()
+    """Both fast paths agree with the engine when they answer; True if sanitize's answered."""
+    full = Run(data, compile_policy(policy)).report()
     for_inspect = _fast(data, policy, report=True)
     if for_inspect is not None:
         assert full.findings == (), (data, policy.name)
@@ -295,14 +299,13 @@ texts = st.lists(st.one_of(st.sampled_from(PIECES), st.characters(codec="utf-8")
 
 
 @needs_c
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(texts, st.sampled_from(POLICIES), st.booleans())
 def test_fast_path_agrees_with_full_path(text: str, policy: Policy, as_bytes: bool) -> None:
     _check_agrees(text.encode() if as_bytes else text, policy)
 
 
 @needs_c
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES + SURROGATES + ["abc"] * 20), max_size=30).map("".join),
     st.sampled_from(POLICIES),
@@ -357,3 +360,33 @@ def test_fast_path_answers_names() -> None:
         assert _check_agrees(name.encode(), profiles.FILENAME)
     for refused in ("", ".", "..", "a/b", "\u2025", "x" * 300):
         assert _fast(refused, profiles.FILENAME) is None
+
+
+@needs_c
+def test_direct_args_are_the_whole_fast_path() -> None:
+    """The entry points call C directly with ``direct_*_args``: same answers as the methods."""
+    assert speedups is not None
+    rng = random.Random(5)
+    for policy in POLICIES:
+        compiled = compile_policy(policy)
+        pairs = [
+            (compiled.direct_verdict_args, compiled.fast_sanitize),
+            (compiled.direct_report_args, compiled.fast_inspect),
+        ]
+        for args, method in pairs:
+            if args is None:
+                continue
+            for _ in range(200):
+                text = "".join(rng.choice(PIECES) for _ in range(rng.randrange(6)))
+                for data in (text, text.encode("utf-8", "surrogatepass")):
+                    assert speedups.clean(data, *args) == method(data), (data, policy.name)
+
+
+def test_compiled_once_per_policy() -> None:
+    from sanitizer.policy.compiled import compiled_for
+
+    policy = profiles.TEXT.replace(max_bytes=1000)
+    twin = profiles.TEXT.replace(max_bytes=1000)
+    assert compile_policy(policy) is compile_policy(twin)  # policies are values
+    assert compiled_for(twin).policy is twin  # the entry points' lookup by identity
+    assert compiled_for(twin).verdict_args is compile_policy(policy).verdict_args

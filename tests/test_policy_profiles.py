@@ -286,7 +286,7 @@ def _dropped(policy: Policy) -> set[Category]:
     return {c for c, a in policy.actions.items() if a in (Action.REJECT, Action.STRIP)}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(text=_texts, index=st.integers(0, len(ALL_PROFILES) - 1), sequences=st.booleans())
 def test_sanitize_output_never_holds_a_dropped_category(
     text: str, index: int, sequences: bool
@@ -307,7 +307,6 @@ def test_sanitize_output_never_holds_a_dropped_category(
         assert normalize(policy.normalization, report.text) == report.text
 
 
-@settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=64), index=st.integers(0, len(ALL_PROFILES) - 1))
 def test_inspect_never_raises_on_bytes(data: bytes, index: int) -> None:
     report = inspect(data, ALL_PROFILES[index])
@@ -316,7 +315,6 @@ def test_inspect_never_raises_on_bytes(data: bytes, index: int) -> None:
         assert 0 <= f.start <= f.end <= len(data)
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=_texts, index=st.integers(0, len(ALL_PROFILES) - 1))
 def test_inspect_never_raises_on_str(text: str, index: int) -> None:
     report = inspect(text, ALL_PROFILES[index])
@@ -326,7 +324,6 @@ def test_inspect_never_raises_on_str(text: str, index: int) -> None:
             assert text[f.start] == chr(f.codepoint)
 
 
-@settings(max_examples=200, deadline=None)
 @given(text=_texts)
 def test_bytes_and_str_agree(text: str) -> None:
     data = text.encode("utf-8", "surrogatepass")

@@ -5,21 +5,36 @@ A ``Policy`` is plain frozen data.  What the scanners, the C fast path and
 be a finding, the C tables) is derived here, once per distinct policy, by the cached
 ``compile_policy``.  This module is the one internal API other packages of this project
 may use (``sanitizer.web``); it is not part of the public API.
+
+The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
+finding, no edit, and normalization changes nothing when no character is
+normalization-sensitive (UAX #15 §9: a string whose characters all have Quick_Check=Yes
+and ccc=0 is in that form).  So one C pass (``_speedups.clean``: strict decode, then a
+scan over character classes, see ``_classtable``) decides whether a value is clean;
+anything it flags takes the engine (``_run``), which decides everything again.  The C
+code only indexes the tables built here from the policy.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from ..chardata import Category
-    from . import Policy
+from .._native import speedups
+from ..chardata import Category
+from . import _classtable as ct
+from ._model import DROPPING, Action, Policy
+from ._offsets import utf8_length
+from ._sequences import c_rule_id, c_rule_tables
 
 # The arguments after ``data`` of the C fast path ``_speedups.clean(data, *args)``:
 # (stage1, stage2, policy tables, mark-run limit).
 CArgs = tuple[bytes, bytes, bytes, int]
+
+c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
+# Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
+_WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +54,11 @@ class CompiledPolicy:
     # category (inspect lists ALLOW findings too).
     verdict_args: CArgs | None
     report_args: CArgs | None
+    # The same when one C call is the whole fast path (no whole-value check, and no
+    # NFKC_CASEFOLD form, for which the ASCII path may answer what C flags), else None:
+    # then ``clean(data, *direct_verdict_args)`` is ``fast_sanitize(data)``.
+    direct_verdict_args: CArgs | None
+    direct_report_args: CArgs | None
 
     def ascii_clean(self, raw: bytes) -> bool:
         """True if ``raw`` is ASCII with nothing the policy scans for and within its
@@ -50,30 +70,151 @@ class CompiledPolicy:
             return False
         return policy.max_code_points is None or len(raw) <= policy.max_code_points
 
+    def fast_sanitize(self, data: object) -> str | None:
+        """What ``sanitize`` returns for ``data`` when the fast paths can tell that the
+        policy neither refuses nor changes it (ALLOW findings may exist); None: "run the
+        engine", which decides everything again."""
+        return self.fast_text(data, self.verdict_args)
+
+    def fast_inspect(self, data: object) -> str | None:
+        """Like ``fast_sanitize``, for input with no finding at all (``inspect``)."""
+        return self.fast_text(data, self.report_args)
+
+    def fast_text(self, data: object, args: CArgs | None) -> str | None:
+        """``fast_sanitize`` (``args`` = ``verdict_args``) or ``fast_inspect``
+        (``report_args``): the C fast path, plus the whole-value checks the engine would
+        make on clean text -- the byte limit first, then '' / '.' / '..' (a clean text is
+        its own NFC and NFKC, so also_check cannot make it '..') and the code-point limit
+        -- else the ASCII path."""
+        if args is not None:
+            if not self.judges_whole_values:
+                text: str | None = c_clean(data, *args)  # type: ignore[misc]
+                return text if text is not None else self._fast_ascii(data)
+            policy = self.policy
+            limit = policy.max_bytes
+            if limit is not None:
+                if isinstance(data, bytes):
+                    if len(data) > limit:
+                        return None
+                elif isinstance(data, str):
+                    if len(data) * 4 > limit and utf8_length(data, limit) > limit:
+                        return None  # (short text cannot exceed the limit: no call)
+                else:
+                    return None
+            text = c_clean(data, *args)  # type: ignore[misc]
+            if text is None:
+                return self._fast_ascii(data)
+            if len(text) <= 2 and text.encode("utf-8", "surrogatepass") in self.refused_values:
+                return None
+            if policy.max_code_points is not None and len(text) > policy.max_code_points:
+                return None
+            return text
+        return self._fast_ascii(data)
+
+    def _fast_ascii(self, data: object) -> str | None:
+        """The answer for short, clean ASCII input -- most web input -- without C."""
+        if isinstance(data, bytes):
+            raw = data
+        elif isinstance(data, str):
+            if not data.isascii():
+                return None
+            raw = data.encode("ascii")
+        else:
+            return None
+        if not self.ascii_clean(raw):
+            return None
+        text = raw.decode("ascii")
+        return text.lower() if self.policy.normalization == "NFKC_CASEFOLD" else text
+
+
+def _c_tables(policy: Policy, scanned: frozenset[Category]) -> bytes:
+    """The policy as tables over character classes (layout at ``_classtable.RULES_OFFSET``)
+    flagging ``scanned`` (every scanned category for inspect, which lists ALLOW findings;
+    the dropping ones for sanitize, whose text does not depend on an ALLOW finding)."""
+    table = ct.class_table()
+    forms = {policy.normalization, policy.also_check}
+    sensitive = set()
+    if "NFC" in forms:
+        sensitive.add(ct.NFC)
+    if "NFKC" in forms:
+        sensitive.add(ct.NFKC)
+    if "NFKC_CASEFOLD" in forms:
+        sensitive |= {ct.NFKC, ct.CASEFOLD}
+    runs = policy.max_combining is not None and Category.COMBINING_RUN in scanned
+    flags = bytearray(256)
+    rule = bytearray(256)
+    for c, (cat, fl) in enumerate(table.info):
+        by_category = cat in scanned
+        by_form = bool(fl & sensitive)
+        flags[c] = (by_category or by_form) | (2 if runs and ct.MARK in fl else 0)
+        if by_category and not by_form and policy.allow_sequences:
+            rule[c] = c_rule_id(cat, fl)
+    prefilter = ct.prefilter([b for b in range(0x7F) if flags[table.class_of(b)]])
+    out = bytes(flags + rule + prefilter)
+    assert len(out) == ct.RULES_OFFSET
+    return out + c_rule_tables(table.info)
+
+
+def _c_args(policy: Policy, scanned: frozenset[Category]) -> CArgs | None:
+    if c_clean is None:
+        return None
+    table = ct.class_table()
+    runs = policy.max_combining is not None and Category.COMBINING_RUN in scanned
+    max_run = policy.max_combining if runs and policy.max_combining is not None else -1
+    return (table.stage1, table.stage2, _c_tables(policy, scanned), max_run)
+
 
 @functools.lru_cache(maxsize=256)
 def compile_policy(policy: Policy) -> CompiledPolicy:
     """The compiled form of ``policy`` (cached: policies are values)."""
-    from . import _c_tables, _clean, _judges_whole_values
-
-    policy_fast: Any = policy._fast
-    verdict_args: CArgs | None = None
-    report_args: CArgs | None = None
-    if _clean is not None:
-        from .._classtable import class_table
-
-        table = class_table()
-        tables, max_run = _c_tables(policy, report=False)
-        verdict_args = (table.stage1, table.stage2, tables, max_run)
-        tables, max_run = _c_tables(policy, report=True)
-        report_args = (table.stage1, table.stage2, tables, max_run)
+    actions = policy.actions
+    scanned = frozenset(c for c, a in actions.items() if a is not Action.IGNORE)
+    dropping = frozenset(c for c, a in actions.items() if a in DROPPING)
+    ascii_scanned = {
+        cp
+        for c in scanned
+        for lo, hi in c.ranges
+        if lo < 0x80
+        for cp in range(lo, min(hi, 0x7F) + 1)
+    }
+    refused_values = frozenset(
+        v for v, c in _WHOLE_VALUES.items() if actions[c] is not Action.IGNORE
+    )
+    judges_whole_values = (
+        policy.max_bytes is not None or policy.max_code_points is not None or bool(refused_values)
+    )
+    verdict_args = _c_args(policy, dropping)
+    report_args = _c_args(policy, scanned)
+    casefolds = "NFKC_CASEFOLD" in (policy.normalization, policy.also_check)
+    direct = not judges_whole_values and not casefolds
     return CompiledPolicy(
         policy=policy,
-        scanned=policy._scanned,
-        dropping=policy._strict,
-        ascii_allowed=policy_fast.ascii_allowed,
-        refused_values=policy_fast.refused_values,
-        judges_whole_values=_judges_whole_values(policy),
+        scanned=scanned,
+        dropping=dropping,
+        ascii_allowed=bytes(b for b in range(0x80) if b not in ascii_scanned),
+        refused_values=refused_values,
+        judges_whole_values=judges_whole_values,
         verdict_args=verdict_args,
         report_args=report_args,
+        direct_verdict_args=verdict_args if direct else None,
+        direct_report_args=report_args if direct else None,
     )
+
+
+# The hot paths (inspect, sanitize, accepts) find a policy's compiled form by the
+# identity of the Policy object: one dict lookup in C, where ``compile_policy`` calls
+# Policy.__hash__ in Python.  An entry's CompiledPolicy holds that very Policy object,
+# so its id cannot be reused while the entry exists.
+_by_identity: dict[int, CompiledPolicy] = {}
+
+
+def compiled_for(policy: Policy) -> CompiledPolicy:
+    """``compile_policy(policy)`` with ``.policy`` being this object, remembered by
+    identity (for the ``_by_identity.get(id(policy)) or compiled_for(policy)`` idiom)."""
+    compiled = compile_policy(policy)
+    if compiled.policy is not policy:  # an equal policy compiled first: share its tables
+        compiled = dataclasses.replace(compiled, policy=policy)
+    if len(_by_identity) >= 256:  # bounded, like compile_policy's cache
+        _by_identity.clear()
+    _by_identity[id(policy)] = compiled
+    return compiled

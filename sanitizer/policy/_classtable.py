@@ -1,6 +1,6 @@
 """Every code point's *class*: a small id for its (character category, flags) combination.
 
-Why a class table: the policy fast path (``policy._clean``, run in C by ``_speedups.scan``)
+Why a class table: the policy fast path (``_speedups.clean``, run by ``CompiledPolicy``)
 must decide for each character, in a few instructions, whether a policy could care about
 it.  Everything a policy can ask about a single character -- its ``Category``, whether it
 is an emoji / graphic / ideographic / Mongolian base for a sequence, a joiner or variation
@@ -8,10 +8,10 @@ selector with a sequence rule, sensitive to a normal form, changed by NFKC_Casef
 combining mark -- is a property of the character alone, and the code points fall into
 few distinct combinations (asserted <= 256).  So one lookup in a two-stage table (256-code
 point blocks, identical blocks shared) gives a uint8 class, and a policy becomes a few
-256-entry tables indexed by class (see ``policy._c_tables``).  The C code holds no Unicode
+256-entry tables indexed by class (see ``compiled``).  The C code holds no Unicode
 knowledge at all: it only indexes these tables.
 
-The table is built on first use from the generated range data (``_chartables``) by
+The table is built on first use from the generated range data (via ``chardata``) by
 painting whole segments between range boundaries -- never a Python loop over all
 1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms).
 """
@@ -23,14 +23,26 @@ import itertools
 from array import array
 from dataclasses import dataclass
 
-from . import _chartables as _t
-from .chardata import CHARACTER_CATEGORIES, Category, Ranges, nfkc_casefold_table
+from ..chardata import (
+    CCC_NONZERO,
+    CHARACTER_CATEGORIES,
+    MARKS,
+    NFC_QC_NOT_YES,
+    NFKC_QC_NOT_YES,
+    Category,
+    Ranges,
+    nfkc_casefold_table,
+)
+from ..chardata import EMOJI as _EMOJI
+from ..chardata import GRAPHIC as _GRAPHIC
+from ..chardata import IDEOGRAPHIC as _IDEOGRAPHIC
+from ..chardata import MONGOLIAN as _MONGOLIAN
 
 MAX_CP = 0x10FFFF
 BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
 
-# Flags (names used in CLASS_INFO).  The sequence flags mirror policy._ZWJ_BEFORE and
-# policy._VS_BASES; tests/test_policy_fastpath.py checks them against those sets.
+# Flags (names used in ClassTable.info).  The sequence rules (_sequences.py) name
+# their characters by these flags; SEQUENCE_SETS below says which code points each has.
 EMOJI = "emoji"  # chardata.EMOJI: what a ZWJ may join
 GRAPHIC = "graphic"  # base of a standardized variation sequence
 IDEOGRAPHIC = "ideographic"  # base of an ideographic variation sequence (UTS #37)
@@ -78,6 +90,30 @@ def _key_ranges(keys: list[int]) -> Ranges:
     return tuple((lo, hi) for lo, hi in out)
 
 
+# The character sets the sequence rules name (UTS #51 ED-14a/ED-16, UTS #37), one per flag:
+# the class table paints them and _sequences.py reads them, so both agree.
+SEQUENCE_SETS: dict[str, Ranges] = {
+    EMOJI: _EMOJI,
+    GRAPHIC: _GRAPHIC,
+    IDEOGRAPHIC: _IDEOGRAPHIC,
+    MONGOLIAN: _MONGOLIAN,
+    ZWJ: _points(0x200D),
+    VS16: _points(0xFE0F),
+    VS_STANDARD: ((0xFE00, 0xFE0F),),
+    VS_IDEOGRAPHIC: ((0xE0100, 0xE01EF),),
+    VS_MONGOLIAN: ((0x180B, 0x180F),),
+    TAG_END: _points(0xE007F),
+}
+
+# Layout of a policy's ``tables`` argument to ``_speedups.scan`` / ``clean`` (the same names
+# in _native_src/speedups.h, exported by the extension; tests/test_native.py compares them):
+FLAGS_OFFSET = 0  # flags[256] by class: bit 0 "interesting", bit 1 "combining mark"
+RULE_IDS_OFFSET = 256  # rule[256] by class: 0 = none, r = sequence rule r (1-based)
+PREFILTER_OFFSET = 512  # prefilter[16] for 1-byte strings (see ``prefilter``)
+RULES_OFFSET = 528  # = 256 + 256 + 16; then RULE_SIZE bytes per sequence rule:
+RULE_SIZE = 514  # prev_ok[257] + next_ok[257] by class; entry 256: no such character
+
+
 @dataclass(frozen=True)
 class ClassTable:
     """``stage1``: 0x1100 native-endian uint16 block numbers; ``stage2``: the distinct
@@ -97,21 +133,12 @@ def class_table() -> ClassTable:
     """The class table, built once (lazily: importing the package does not pay for it)."""
     # Internal sources: (name, ranges).  NFC and NFKC each combine two sources.
     sources: list[tuple[str, Ranges]] = [
-        (EMOJI, _t.EMOJI),
-        (GRAPHIC, _t.GRAPHIC),
-        (IDEOGRAPHIC, _t.IDEOGRAPHIC),
-        (MONGOLIAN, _t.MONGOLIAN),
-        (ZWJ, _points(0x200D)),
-        (VS16, _points(0xFE0F)),
-        (VS_STANDARD, ((0xFE00, 0xFE0F),)),
-        (VS_IDEOGRAPHIC, ((0xE0100, 0xE01EF),)),
-        (VS_MONGOLIAN, ((0x180B, 0x180F),)),
-        (TAG_END, _points(0xE007F)),
-        ("nfc-qc", _t.NFC_QC_NOT_YES),
-        ("nfkc-qc", _t.NFKC_QC_NOT_YES),
-        ("ccc", _t.CCC_NONZERO),
+        *SEQUENCE_SETS.items(),
+        ("nfc-qc", NFC_QC_NOT_YES),
+        ("nfkc-qc", NFKC_QC_NOT_YES),
+        ("ccc", CCC_NONZERO),
         (CASEFOLD, _key_ranges(list(nfkc_casefold_table()))),
-        (MARK, _t.MARKS),
+        (MARK, MARKS),
     ]
     # Sweep: at each range boundary add or remove a source bit / a category number.
     # Ranges within one source are disjoint, and categories are disjoint, so sums work.
@@ -163,7 +190,7 @@ _COMMON = (0x0A, 0x20, 0x09, 0x0D)
 
 
 def prefilter(flagged: list[int]) -> bytes:
-    """The 16-byte prefilter for 1-byte strings (layout in _speedups.c): threshold T,
+    """The 16-byte prefilter for 1-byte strings (layout in _native_src/scan.c): threshold T,
     up to 4 extras (flagged bytes >= T) and up to 4 skips (common bytes below T that are
     not flagged).  ``flagged`` = the bytes < 0x7F whose class a policy flags; bytes >=
     0x7F are always candidates.  Chosen to keep common bytes out and compares few."""
@@ -193,9 +220,8 @@ def scan_reference(
     index of the first character that the tables flag as interesting and whose context
     rule does not exempt it, or at which a run of mark-flagged characters gets longer
     than ``max_run`` (< 0: no limit); ``len(text)`` when there is none.  The run count
-    starts at ``start``.  Layout of ``tables`` (see policy._c_tables): flags[256] (bit 0
-    interesting, bit 1 mark), rule[256], prefilter[16], then per rule prev_ok[257] and
-    next_ok[257] (entry 256: no previous / next character)."""
+    starts at ``start``.  Layout of ``tables``: see RULES_OFFSET above (built by
+    compiled)."""
     s1 = array("H", stage1)
 
     def cls(i: int) -> int:
@@ -206,12 +232,12 @@ def scan_reference(
     run_start = mark_end = -1
     for i in range(start, n):
         c = cls(i)
-        f = tables[c]
+        f = tables[FLAGS_OFFSET + c]
         if f & 1:
-            r = tables[256 + c]
+            r = tables[RULE_IDS_OFFSET + c]
             if r == 0:
                 return i
-            base = 528 + (r - 1) * 514
+            base = RULES_OFFSET + (r - 1) * RULE_SIZE
             prev = cls(i - 1) if i > 0 else 256
             nxt = cls(i + 1) if i + 1 < n else 256
             if not tables[base + prev] or not tables[base + 257 + nxt]:

@@ -1,0 +1,260 @@
+"""The policy model: what a policy is and what applying one produces, as plain values.
+
+``Action``, ``Policy``, ``Finding``, ``Report`` and ``PolicyError`` hold data and say it
+in words; they know nothing of scanning.  A ``Policy`` is frozen and hashable, so the
+fast paths derive their tables from it once (``compiled.compile_policy``) instead of
+caching anything on it.  ``profiles`` imports only this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ..chardata import NORMAL_FORMS, Category, NormalForm
+from ..charinfo import describe
+from ..errors import Utf8Error
+
+
+class Action(enum.Enum):
+    """What a policy does with a finding."""
+
+    REJECT = "reject"  # the whole input is refused: no text at all
+    STRIP = "strip"  # the character (or excess marks) is removed
+    REPLACE = "replace"  # the character becomes U+FFFD (Unicode §3.9 / §5.22 practice)
+    ALLOW = "allow"  # kept, and reported as a finding (for audit logs)
+    IGNORE = "ignore"  # kept silently: not even scanned for (the fast path)
+
+    __hash__ = object.__hash__  # singletons: hash in C (Enum's __hash__ is Python)
+
+
+_A = Action
+_C = Category
+# Actions that refuse or change text (sanitize's answer depends on them; ALLOW's does not).
+DROPPING = frozenset({Action.REJECT, Action.STRIP, Action.REPLACE})
+_ALL = frozenset(Action)
+# Actions each category accepts (a limit cannot be "stripped"; ill-formed bytes have no
+# character to keep, so U+FFFD is the only alternative to rejecting).
+_VALID_ACTIONS: dict[Category, frozenset[Action]] = {
+    _C.ILL_FORMED: frozenset({_A.REJECT, _A.REPLACE}),
+    _C.TOO_LONG: frozenset({_A.REJECT}),
+    _C.DOT_SEGMENT: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    _C.EMPTY: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+}
+
+# The baseline every policy starts from: refuse what is never text (RFC 3629 §3, §10),
+# keep everything else silently.  Profiles tighten it.
+BASELINE: Mapping[Category, Action] = MappingProxyType(
+    {
+        **dict.fromkeys(Category, _A.IGNORE),
+        _C.ILL_FORMED: _A.REJECT,
+        _C.SURROGATE: _A.REJECT,
+        _C.NUL: _A.REJECT,
+        _C.TOO_LONG: _A.REJECT,
+        _C.COMBINING_RUN: _A.REJECT,
+    }
+)
+
+
+def as_category(key: Category | str) -> Category:
+    """``key`` as a Category (a member, or its name in any case, '-' for '_')."""
+    if isinstance(key, Category):
+        return key
+    try:
+        return Category[key.upper().replace("-", "_")]
+    except KeyError:
+        names = ", ".join(c.name for c in Category)
+        raise ValueError(f"unknown category {key!r}; known: {names}") from None
+
+
+def _as_action(value: Action | str) -> Action:
+    if isinstance(value, Action):
+        return value
+    try:
+        return Action(value.lower())
+    except ValueError:
+        names = ", ".join(a.value for a in Action)
+        raise ValueError(f"unknown action {value!r}; known: {names}") from None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """An immutable, composable policy.  Derive variants in one line::
+
+        profiles.TEXT.with_actions(CONTROL=Action.STRIP)
+        profiles.IDENTIFIER.replace(max_code_points=32, normalization="NFKC_CASEFOLD")
+
+    ``actions`` given to the constructor are merged over ``BASELINE``.  ``normalization``
+    is the form of the output; ``also_check`` is a further form the output must also pass
+    (FILENAME: a later NFKC step must not create '/' or '..').  ``allow_sequences``
+    exempts well-formed emoji ZWJ and tag sequences and variation sequences (UTS #51,
+    UTS #37) from JOINER, TAG and VARIATION_SELECTOR.
+    """
+
+    name: str = "custom"
+    actions: Mapping[Category, Action] = field(default_factory=dict)
+    max_bytes: int | None = None  # UTF-8 length of the input, checked first
+    max_code_points: int | None = None  # length of the output (after normalization)
+    max_combining: int | None = None  # longest run of combining marks (UAX #15 §13: 30)
+    normalization: NormalForm | None = None
+    also_check: NormalForm | None = None
+    allow_sequences: bool = False
+    description: str = field(default="", compare=False)
+    # hash(self), computed once: policies key the compiled-policy cache on every call.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        merged = dict(BASELINE)
+        for key, value in self.actions.items():
+            merged[as_category(key)] = _as_action(value)
+        for cat, act in merged.items():
+            valid = _VALID_ACTIONS.get(cat, _ALL)
+            if act not in valid:
+                allowed = ", ".join(sorted(a.name for a in valid))
+                raise ValueError(f"{cat.name} cannot be {act.name}; use one of {allowed}")
+        for form in (self.normalization, self.also_check):
+            if form is not None and form not in NORMAL_FORMS:
+                raise ValueError(f"normalization must be None or one of {NORMAL_FORMS}")
+        for limit in ("max_bytes", "max_code_points", "max_combining"):
+            value = getattr(self, limit)
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise ValueError(f"{limit} must be None or an int >= 0, not {value!r}")
+        object.__setattr__(self, "actions", MappingProxyType(merged))
+        object.__setattr__(self, "_hash", hash(self._key()))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def _key(self) -> tuple[Any, ...]:
+        acts = tuple(sorted((c.name, a.name) for c, a in self.actions.items()))
+        return (
+            acts,
+            self.max_bytes,
+            self.max_code_points,
+            self.max_combining,
+            self.normalization,
+            self.also_check,
+            self.allow_sequences,
+        )
+
+    def action(self, category: Category | str) -> Action:
+        """The action for ``category``."""
+        return self.actions[as_category(category)]
+
+    def with_actions(
+        self, changes: Mapping[Category | str, Action | str] | None = None, /, **by_name: Action
+    ) -> Policy:
+        """A copy with some actions changed: ``p.with_actions(CONTROL=Action.STRIP)``."""
+        merged: dict[Category, Action] = dict(self.actions)
+        for key, value in [*(changes or {}).items(), *by_name.items()]:
+            merged[as_category(key)] = _as_action(value)
+        return dataclasses.replace(self, actions=merged)
+
+    def replace(self, **changes: Any) -> Policy:
+        """A copy with fields changed, like ``dataclasses.replace``."""
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (for docs and ``sanitizer check``)."""
+        return {
+            "name": self.name,
+            "normalization": self.normalization,
+            "also_check": self.also_check,
+            "max_bytes": self.max_bytes,
+            "max_code_points": self.max_code_points,
+            "max_combining": self.max_combining,
+            "allow_sequences": self.allow_sequences,
+            "actions": {c.value: a.value for c, a in self.actions.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a policy noticed.  ``start``/``end`` are byte offsets into bytes input and
+    code-point indices into str input.  ``codepoint`` is the character (None for
+    ill-formed bytes and whole-input findings), ``raw`` the ill-formed bytes and ``error``
+    the decoder's ``Utf8Error``.  ``produced`` is set when the problem appears only after
+    normalization: it is what ``codepoint`` normalizes to (CWE-180)."""
+
+    category: Category
+    start: int
+    end: int
+    action: Action
+    codepoint: int | None = None
+    raw: bytes | None = None
+    error: Utf8Error | None = None
+    produced: str | None = None
+    form: str | None = None  # the normal form that produced the problem, if any
+
+    def reason(self) -> str:
+        """What was found, in words (without category, offsets and action)."""
+        if self.error is not None:
+            return f"bytes {self.error.hex}: {self.error.reason}"
+        if self.codepoint is not None:
+            what = describe(self.codepoint)
+            if self.produced is not None:
+                made = " ".join(f"U+{ord(c):04X}" for c in self.produced)
+                what += f" becomes {made} {self.produced!r} under {self.form}"
+            return what
+        if self.category is Category.COMBINING_RUN:
+            return "run of combining marks over the limit"
+        return "input" if self.form is None else f"input under {self.form}"
+
+    def __str__(self) -> str:
+        return (
+            f"{self.category.value} at {self.start}..{self.end}: {self.reason()} "
+            f"({self.action.value})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (used by ``sanitizer check --policy``)."""
+        out: dict[str, Any] = {
+            "category": self.category.value,
+            "start": self.start,
+            "end": self.end,
+            "action": self.action.value,
+            "reason": self.reason(),
+        }
+        if self.codepoint is not None:
+            out["code_point"] = f"U+{self.codepoint:04X}"
+        if self.error is not None:
+            out["bytes"] = self.error.hex
+            out["kind"] = self.error.kind.value
+        if self.produced is not None:
+            out["produced"] = self.produced
+            out["form"] = self.form
+        return out
+
+
+@dataclass(frozen=True)
+class Report:
+    """What ``inspect`` found: ``ok`` is False when the policy rejects the input, and then
+    ``text`` is None (a rejected input never yields partial text)."""
+
+    ok: bool
+    text: str | None
+    findings: tuple[Finding, ...]
+    policy: Policy = field(repr=False)
+
+    @property
+    def rejections(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.action is Action.REJECT)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+class PolicyError(ValueError):
+    """``sanitize`` refused the input; ``.report`` and ``.findings`` say why."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.findings = report.findings
+        why = report.rejections or report.findings
+        more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
+        first = str(why[0]) if why else "rejected"
+        super().__init__(f"rejected by policy {report.policy.name!r}: {first}{more}")

@@ -1,0 +1,166 @@
+"""Ready-made policies for the places untrusted text usually goes.
+
+Each profile is a ``Policy`` value; derive a variant in one line
+(``TEXT.with_actions(CONTROL=Action.STRIP)``, ``IDENTIFIER.replace(max_code_points=32)``).
+The reasons for every choice are in the docstrings below and in docs/profiles.md.
+This module imports only the policy model, so the policy engine can use ``TEXT`` as its
+default; ``sanitizer.profiles`` is the same module under its public name.
+"""
+
+from __future__ import annotations
+
+from ..chardata import Category as C
+from ._model import Action as A
+from ._model import Policy
+
+# Free text (comments, messages, descriptions).  Ordinary writing in any script passes:
+# tabs, every line break, every space and unassigned code points (characters of a newer
+# Unicode version, such as new emoji) are kept silently; ZWJ/ZWNJ outside emoji (Persian,
+# Indic scripts), bidi marks (LRM/RLM/ALM), private use and Cf format characters are kept
+# and reported.  Refused: NUL and other controls (terminal escapes,
+# C-string truncation; RFC 3629 §10), bidi embeddings/overrides/isolates (Trojan Source,
+# CVE-2021-42574), tag characters outside emoji flag sequences (ASCII smuggling), lone
+# surrogates, ill-formed UTF-8, runs of more than 30 combining marks (UAX #15 §13).
+# Stripped: other invisibles (ZWSP, WJ, SHY, ...; HOWTO §5.9.5: hidden text), variation
+# selectors that follow no possible base (emoji-selector smuggling), a BOM.
+# Replaced: noncharacters (not for interchange).  Output is NFC (W3C Charmod-Norm).
+TEXT = Policy(
+    name="text",
+    actions={
+        C.NUL: A.REJECT,
+        C.CONTROL: A.REJECT,
+        C.LINE_BREAK: A.IGNORE,
+        C.WHITESPACE: A.IGNORE,
+        C.PATH_SEPARATOR: A.IGNORE,
+        C.BIDI_CONTROL: A.REJECT,
+        C.BIDI_MARK: A.ALLOW,
+        C.TAG: A.REJECT,
+        C.VARIATION_SELECTOR: A.STRIP,
+        C.BOM: A.STRIP,
+        C.JOINER: A.ALLOW,
+        C.NONCHARACTER: A.REPLACE,
+        C.PRIVATE_USE: A.ALLOW,
+        C.SURROGATE: A.REJECT,
+        C.INVISIBLE: A.STRIP,
+        C.FORMAT: A.ALLOW,
+        C.UNASSIGNED: A.IGNORE,  # may be characters of a newer Unicode (new emoji)
+        C.COMBINING_RUN: A.REJECT,
+        C.ILL_FORMED: A.REJECT,
+    },
+    max_combining=30,
+    normalization="NFC",
+    allow_sequences=True,
+    description="free text: any script, emoji, tabs and line breaks",
+)
+
+# One line of text (HTTP header values, display names, subjects, log fields): TEXT with
+# every line break refused -- CR, LF, VT, FF, NEL, LS, PS (UAX #14 mandatory breaks) --
+# because a break there splits a header or forges a log line (CWE-113, CWE-117).
+SINGLE_LINE = TEXT.replace(
+    name="single-line",
+    description="one line of text: TEXT without line breaks of any kind",
+).with_actions(LINE_BREAK=A.REJECT)
+
+# Usernames, handles, tags, keys: something people compare by eye.  NFC (UAX #15), and
+# nothing invisible or ambiguous: no whitespace (not even SPACE), controls, invisibles,
+# joiners, bidi controls or marks, tags, variation selectors (so no emoji ZWJ sequences;
+# single emoji pass), noncharacters, private use, unassigned code points, BOM or Cf.
+# At most 64 code points, 256 bytes, 8 marks in a row.  Compare with
+# identifiers_equal(..., form="NFKC_CASEFOLD") for case-insensitive uniqueness.
+IDENTIFIER = Policy(
+    name="identifier",
+    actions={
+        **dict.fromkeys(
+            (
+                C.NUL,
+                C.CONTROL,
+                C.LINE_BREAK,
+                C.WHITESPACE,
+                C.BIDI_CONTROL,
+                C.BIDI_MARK,
+                C.TAG,
+                C.VARIATION_SELECTOR,
+                C.BOM,
+                C.JOINER,
+                C.NONCHARACTER,
+                C.PRIVATE_USE,
+                C.SURROGATE,
+                C.INVISIBLE,
+                C.FORMAT,
+                C.UNASSIGNED,
+                C.COMBINING_RUN,
+                C.EMPTY,
+            ),
+            A.REJECT,
+        ),
+    },
+    max_bytes=256,
+    max_code_points=64,
+    max_combining=8,
+    normalization="NFC",
+    description="usernames and handles: NFC, nothing invisible, no whitespace",
+)
+
+# One path segment (an uploaded file's name, an archive member's last component).
+# Refused: '/', '\\', NUL, controls and line breaks (RFC 3629 §10's "/../" attack), names
+# that are '.', '..' or empty, and names whose NFKC form is any of those or contains a
+# separator (U+2025 TWO DOT LEADER, U+FF0E FULLWIDTH FULL STOP, U+FF0F FULLWIDTH SOLIDUS:
+# CWE-180, some file systems and later steps apply compatibility mappings).  Also refused:
+# bidi controls (name spoofing such as "exe.txt" shown for "txt.exe"), tags, noncharacters,
+# lone surrogates.  Invisibles are refused too (two names that look the same).  Spaces,
+# dot-files (.bashrc) and names in any script pass; output is NFC.
+FILENAME = Policy(
+    name="filename",
+    actions={
+        **dict.fromkeys(
+            (
+                C.NUL,
+                C.CONTROL,
+                C.LINE_BREAK,
+                C.PATH_SEPARATOR,
+                C.BIDI_CONTROL,
+                C.BIDI_MARK,
+                C.TAG,
+                C.BOM,
+                C.JOINER,
+                C.NONCHARACTER,
+                C.SURROGATE,
+                C.INVISIBLE,
+                C.COMBINING_RUN,
+                C.DOT_SEGMENT,
+                C.EMPTY,
+            ),
+            A.REJECT,
+        ),
+        C.VARIATION_SELECTOR: A.STRIP,
+        C.PRIVATE_USE: A.ALLOW,
+        C.FORMAT: A.ALLOW,
+        C.UNASSIGNED: A.ALLOW,
+    },
+    max_bytes=255,  # NAME_MAX on Linux/ext4 and most Unix file systems
+    max_combining=8,
+    normalization="NFC",
+    also_check="NFKC",
+    allow_sequences=True,
+    description="one path segment: no separators, no '.'/'..' even after NFKC",
+)
+
+PROFILES: dict[str, Policy] = {
+    "text": TEXT,
+    "single-line": SINGLE_LINE,
+    "identifier": IDENTIFIER,
+    "filename": FILENAME,
+}
+NAMES: tuple[str, ...] = tuple(PROFILES)
+
+
+def get(name: str) -> Policy:
+    """The profile called ``name`` (case-insensitive; '_' and '-' are the same)."""
+    key = name.strip().lower().replace("_", "-")
+    try:
+        return PROFILES[key]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; choose one of: {', '.join(NAMES)}") from None
+
+
+__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "TEXT", "get"]
