@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sanitizer import inspect, profiles
 from sanitizer.strategies import attack_bytes, chunkings
 from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
-from sanitizer.web.report import Reporter, printable
+from sanitizer.web._report import Reporter, printable
 
 P = DEFAULT
 
@@ -433,7 +433,7 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(value=_json_values, ascii_only=st.booleans(), data=st.data())
 def test_json_verdict_is_json_loads_then_inspect(
     value: object, ascii_only: bool, data: st.DataObject
@@ -450,7 +450,6 @@ def test_json_verdict_is_json_loads_then_inspect(
     assert (problem is None) == expected, (raw, problem)
 
 
-@settings(max_examples=300)
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
 def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
     raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))
@@ -467,7 +466,6 @@ _fields = st.lists(
 )
 
 
-@settings(max_examples=300)
 @given(fields=_fields, data=st.data())
 def test_form_body_verdict_is_per_field_inspect(
     fields: list[tuple[bytes, bytes]], data: st.DataObject
@@ -486,7 +484,6 @@ def test_form_body_verdict_is_per_field_inspect(
 _part_values = st.binary(max_size=8) | attack_bytes(2) | st.text(max_size=6).map(str.encode)
 
 
-@settings(max_examples=200)
 @given(
     fields=st.lists(
         st.tuples(_part_values, st.none() | _part_values, _part_values), min_size=1, max_size=3
@@ -516,31 +513,31 @@ def test_multipart_verdict_does_not_depend_on_chunking(
     | st.lists(st.sampled_from([b"%", b"\\", b"x", b"4", b"1", b"F", b"g", b"\xff"])).map(b"".join)
 )
 def test_percent_decode_is_unquote_to_bytes(data: bytes) -> None:
-    from sanitizer.web import checks
+    from sanitizer.web import _percent
 
-    assert checks.percent_decode(data) == unquote_to_bytes(data)
-    assert checks._percent_decode_py(data) == unquote_to_bytes(data)  # without the C runner
+    assert _percent.percent_decode(data) == unquote_to_bytes(data)
+    assert _percent._percent_decode_py(data) == unquote_to_bytes(data)  # without the C runner
     form = unquote_to_bytes(data.replace(b"+", b" "))
-    assert checks.form_decode(data) == form == checks._form_decode_py(data)
+    assert _percent.form_decode(data) == form == _percent._form_decode_py(data)
 
 
-@settings(max_examples=300)
 @given(raw=attack_bytes() | st.text(max_size=12).map(str.encode), data=st.data())
 def test_utf8_stream_is_one_shot_decoding(raw: bytes, data: st.DataObject) -> None:
-    """Chunked, the JSON body's decoder gives the text, or the first error with the same
-    offset and kind, that decoding the whole body at once gives."""
-    from sanitizer import find_errors
-    from sanitizer.web.bodies import Utf8Stream
+    """Chunked, the JSON body's decoder (the core's IncrementalDecoder, stopping at the
+    first error) gives the text, or the first error with the same offset and kind, that
+    decoding the whole body at once gives."""
+    from sanitizer import IncrementalDecoder, find_errors
 
-    stream, text, error = Utf8Stream(), "", None
+    stream, text, error = IncrementalDecoder(), "", None
     chunks = data.draw(chunkings(raw))
     for i, chunk in enumerate(chunks):
-        piece, error = stream.feed(chunk, final=i == len(chunks) - 1)
-        text += piece
+        piece, errs = stream.feed(chunk, final=i == len(chunks) - 1, limit=1)
+        text, error = text + piece, errs[0] if errs else None
         if error is not None:
             break
     if not chunks:
-        text, error = stream.feed(b"", final=True)
+        text, errs = stream.feed(b"", final=True, limit=1)
+        error = errs[0] if errs else None
     errors = find_errors(raw)
     if not errors:
         assert error is None and text == raw.decode("utf-8")
@@ -614,7 +611,7 @@ _content_types = st.sampled_from(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=5 * settings().max_examples)  # a rare-case search: 5x the profile
 @given(
     path=st.lists(_bits, max_size=5).map(lambda p: b"/" + b"".join(p)),
     query=_values,
@@ -627,19 +624,19 @@ _content_types = st.sampled_from(
 def test_fast_head_passes_only_what_the_full_check_passes(
     path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], report_only: bool
 ) -> None:
-    from sanitizer.web import checks
+    from sanitizer.web import _compiled, _head
 
-    policy = P.replace(report_only=report_only)
-    fast = checks._fast_head(policy, path, query, headers)
-    full = checks._check_head_fully(policy, path, query, headers, False)
+    compiled = _compiled.compile_web_policy(P.replace(report_only=report_only))
+    fast = _head.fast_head(compiled, path, query, headers)
+    full = _head.check_head_fully(compiled, path, query, headers, False)
     if fast is not None:
         assert full == (None, fast), (path, query, headers)
 
 
 def test_fast_head_is_taken_for_ordinary_requests() -> None:
-    from sanitizer.web import checks
+    from sanitizer.web import _compiled, _head
 
-    if checks._c_clean is None:
+    if _head._clean is None:
         pytest.skip("no C runner: the fast path is off")
     headers = [
         (b"user-agent", b"Mozilla/5.0"),
@@ -647,8 +644,9 @@ def test_fast_head_is_taken_for_ordinary_requests() -> None:
         (b"content-type", b"application/json"),
         (b"content-length", b"12"),
     ]
-    fast = checks._fast_head(P, b"/search", b"q=caf%C3%A9+cr%C3%A8me", headers)
-    assert fast == checks.Head("json", b"", 12, True)
+    compiled = _compiled.compile_web_policy(P)
+    fast = _head.fast_head(compiled, b"/search", b"q=caf%C3%A9+cr%C3%A8me", headers)
+    assert fast == _head.Head("json", b"", 12, True)
 
 
 def test_bytearray_values_are_read_like_bytes() -> None:

@@ -21,6 +21,8 @@ from urllib.parse import quote
 import pytest
 from webservers import Response, free_port, http, send, start
 
+pytestmark = pytest.mark.servers
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ("flask_app", "fastapi_app", "django_app")
 

@@ -30,6 +30,8 @@ from urllib.parse import quote, urlencode
 import pytest
 from webservers import Response, http, send_many, serve
 
+pytestmark = pytest.mark.servers
+
 LIMIT = 120.0  # seconds for one run, servers' start-up excluded; expected: a few seconds
 SEED = 3629  # RFC 3629: a fixed seed, so every run sends the same requests
 

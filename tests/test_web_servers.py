@@ -27,6 +27,8 @@ from webservers import Response, converse, http, send, serve
 
 from sanitizer.web import DEFAULT, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
 
+pytestmark = pytest.mark.servers
+
 SERVERS = ("asgi", "wsgi")  # uvicorn (h11), waitress
 MiB = 1 << 20
 

@@ -4,18 +4,34 @@ at the edge, before routing, form parsing or JSON decoding.
     app = sanitizer.web.ASGIMiddleware(app)      # Starlette, FastAPI, any ASGI 3 app
     app = sanitizer.web.WSGIMiddleware(app)      # Flask, Django, any PEP 3333 app
 
-What is checked and why: docs/web.md.  The deciding code is sans-IO (``checks``,
-``bodies``); the two middleware classes only translate.  Multipart bodies need the
-``web`` extra (python-multipart).
+What is checked and why: docs/web.md.  The deciding code is sans-IO, in small private
+modules with one job each (like h11):
+
+    _grammar     RFC 9110 tokens, quoted strings, media types and parameters
+    _percent     percent- and form-decoding (RFC 3986 §2.1, WHATWG URL §5.1)
+    _problems    Problem (RFC 9457) and every function that makes one
+    _config      WebPolicy: which Policy judges each part of a request
+    _compiled    CompiledWebPolicy: what the checks derive from a WebPolicy, built once
+    _values      one value, one name=value field, one form-encoded run
+    _head        check_head: request line and headers, with a C fast path
+    _body        BodyCheck: the base of the body checks (size limit, first problem)
+    _text, _form, _multipart, _json   one module per body kind
+    _dispatch    body_check: the body check for a media kind
+    _report      logging and the on_problem callback
+
+The two middleware classes (``asgi``, ``wsgi``) only translate.  Multipart bodies need
+the ``web`` extra (python-multipart).
 """
 
 from __future__ import annotations
 
+from ._body import BodyCheck
+from ._config import DEFAULT, WebPolicy
+from ._dispatch import body_check
+from ._head import check_head
+from ._problems import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, Problem
+from ._report import LOGGER, ProblemCallback
 from .asgi import ASGIMiddleware
-from .bodies import BodyCheck, body_check
-from .checks import DEFAULT, WebPolicy, check_head
-from .problem import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, Problem
-from .report import LOGGER, ProblemCallback
 from .wsgi import RequestRejected, WSGIMiddleware
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""ASGI 3 middleware: translates an ASGI request into ``checks``/``bodies`` calls.
+"""ASGI 3 middleware: translates an ASGI request into ``check_head``/``body_check`` calls.
 
 The head (path, query, headers, cookies) is judged before the app is called.  The body is
 checked as it streams: each ``http.request`` chunk reaches the app only after it passed,
@@ -15,10 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .bodies import BodyCheck, body_check
-from .checks import Head, WebPolicy, check_head
-from .problem import PROBLEM_CONTENT_TYPE, Problem
-from .report import ProblemCallback, configure
+from ._body import BodyCheck
+from ._config import WebPolicy
+from ._dispatch import body_check
+from ._head import Head, check_head
+from ._problems import PROBLEM_CONTENT_TYPE, Problem
+from ._report import ProblemCallback, configure
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

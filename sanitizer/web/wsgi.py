@@ -1,4 +1,4 @@
-"""WSGI (PEP 3333) middleware: translates a WSGI environ into ``checks``/``bodies`` calls.
+"""WSGI (PEP 3333) middleware: translates a WSGI environ into ``check_head``/``body_check`` calls.
 
 The head is judged before the app is called.  ``wsgi.input`` is wrapped so the body is
 checked as the app reads it: bytes are handed over only after they passed, and the last
@@ -15,10 +15,12 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from .bodies import BodyCheck, body_check
-from .checks import WebPolicy, check_head
-from .problem import PROBLEM_CONTENT_TYPE, Problem
-from .report import ProblemCallback, configure
+from ._body import BodyCheck
+from ._config import WebPolicy
+from ._dispatch import body_check
+from ._head import check_head
+from ._problems import PROBLEM_CONTENT_TYPE, Problem
+from ._report import ProblemCallback, configure
 
 if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
     from _typeshed import OptExcInfo

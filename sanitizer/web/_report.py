@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .checks import DEFAULT, WebPolicy
-from .problem import Problem
+from ._config import DEFAULT, WebPolicy
+from ._problems import Problem
 
 LOGGER = logging.getLogger("sanitizer.web")
 

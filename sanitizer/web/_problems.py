@@ -1,4 +1,5 @@
-"""Why a request was refused: one ``Problem`` value, rendered as RFC 9457 problem+json.
+"""Why a request was refused: one ``Problem`` value, rendered as RFC 9457 problem+json,
+and every function that makes one, so that what a client is told is written in one place.
 
 A problem names the part of the request (``"query parameter 'q'"``) and the kind of attack
 (``overlong``, ``bidi-control``, ``charset``, ...) and never echoes what the client sent:
@@ -9,11 +10,12 @@ a lax decoder would have read go to ``evidence``, which is logged, never sent.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..chardata import Category
-from ..errors import ErrorKind
+from ..errors import ErrorKind, Utf8Error
 from ..policy import Finding
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
@@ -92,21 +94,14 @@ class Problem:
         return {**self.as_dict(), "evidence": self.evidence}
 
 
+# -- the constructors ----------------------------------------------------------------------
+
+
 def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Problem:
     """The problem for a policy's rejecting ``finding`` in a value of ``part``."""
     err = finding.error
     if err is not None:
-        kind = err.kind
-        return Problem(
-            400,
-            "ill-formed-utf8",
-            kind.value,
-            part,
-            where,
-            _KIND_SUMMARY[kind],
-            base + finding.start,
-            f"{err.hex}: {err.reason}",
-        )
+        return ill_formed(err, part, where, base + finding.start)
     cat = finding.category
     whole = cat in (Category.TOO_LONG, Category.EMPTY, Category.DOT_SEGMENT)
     return Problem(
@@ -121,11 +116,114 @@ def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Prob
     )
 
 
+def ill_formed(err: Utf8Error, part: str, where: str, offset: int) -> Problem:
+    """Ill-formed UTF-8 (RFC 3629 §3) at byte ``offset`` of a value of ``part``."""
+    kind = err.kind
+    return Problem(
+        400,
+        "ill-formed-utf8",
+        kind.value,
+        part,
+        where,
+        _KIND_SUMMARY[kind],
+        offset,
+        f"{err.hex}: {err.reason}",
+    )
+
+
 def too_long(part: str, where: str) -> Problem:
     """A streamed value over its policy's max_bytes or max_code_points."""
     return Problem(
         400, "refused-text", "too-long", part, where, _CATEGORY_SUMMARY[Category.TOO_LONG]
     )
+
+
+def too_large(limit: int) -> Problem:
+    """A body over ``WebPolicy.max_body_size`` (RFC 9110 §15.5.14)."""
+    return Problem(
+        413, "too-large", "too-large", "body", "request body", f"larger than {limit} bytes"
+    )
+
+
+def malformed(part: str, where: str, summary: str) -> Problem:
+    """A request part that is not what its grammar says, or that parsers read differently."""
+    return Problem(400, "malformed", "malformed", part, where, summary)
+
+
+def dot_segment() -> Problem:
+    """A '.' or '..' path segment (after percent-decoding)."""
+    return Problem(
+        400,
+        "malformed",
+        "dot-segment",
+        "path",
+        "request path",
+        "'.' or '..' segment, a path traversal (RFC 3986 §3.3)",
+    )
+
+
+def wrong_charset(part: str, where: str) -> Problem:
+    """A charset parameter the policy does not accept (HOWTO §5.9.1, §5.9.5)."""
+    return Problem(
+        400,
+        "charset",
+        "charset",
+        part,
+        where,
+        "declares a charset other than UTF-8; the client must not choose how input is read",
+    )
+
+
+def content_encoding() -> Problem:
+    """A checked body sent compressed: the middleware cannot read what the app will."""
+    return Problem(
+        400,
+        "content-encoding",
+        "content-encoding",
+        "header",
+        "Content-Encoding",
+        "a checked body must be sent without content coding",
+    )
+
+
+def json_control(offset: int) -> Problem:
+    """A control character between JSON tokens, at character ``offset``."""
+    return Problem(
+        400,
+        "refused-text",
+        "control",
+        "json",
+        "JSON body",
+        "control character between JSON tokens (RFC 8259 §2): not JSON in UTF-8",
+        offset,
+    )
+
+
+def lone_surrogate_escape(where: str) -> Problem:
+    """A JSON string whose \\u escapes leave a lone surrogate."""
+    return Problem(
+        400,
+        "refused-text",
+        "lone-surrogate-escape",
+        "json",
+        where,
+        "\\u escape that leaves a lone surrogate (RFC 8259 §8.2)",
+    )
+
+
+# A name is shown in a problem only if it is short, plain ASCII (and passed its policy).
+_SHOWABLE = re.compile(rb"[A-Za-z0-9_.\-\[\]]{1,64}\Z")
+
+
+def showable(name: bytes) -> str | None:
+    """``name`` as text safe to put in a response, or None."""
+    return name.decode("ascii") if _SHOWABLE.match(name) else None
+
+
+def labelled(what: str, name: bytes, number: int) -> str:
+    """``what`` named by ``name`` when it is showable, else by its ``number``."""
+    shown = showable(name)
+    return f"{what} '{shown}'" if shown is not None else f"{what} #{number}"
 
 
 _KIND_SUMMARY = {k: k.description for k in ErrorKind}

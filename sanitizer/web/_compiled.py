@@ -1,0 +1,164 @@
+"""One compiled form per ``WebPolicy``: what the checks derive from it, built once.
+
+A ``WebPolicy`` is plain configuration.  The checks need more: each part's
+``CompiledPolicy`` (its ASCII fast path and C tables), the *bulk groups* that pass a
+whole query string, all headers or all cookies at once, and the C arguments of the fast
+head check.  ``compile_web_policy`` builds them on first use of a policy and keeps them,
+mirroring ``sanitizer.policy.compiled``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..policy import Action, Policy, accepts
+from ..policy.compiled import CArgs, CompiledPolicy, compile_policy
+from ._config import WebPolicy
+from ._percent import form_decode
+
+
+@dataclass(frozen=True, slots=True)
+class Bulk:
+    """How to pass a run of form-encoded values (names, values, '&', '=') at once: it
+    passes every policy of the group if, after '+' and percent-decoding, it holds only
+    ``allowed`` ASCII bytes (one bytes.translate), or else if each policy passes the whole
+    run.  Valid because the separators are ASCII: cutting text before an ASCII byte never
+    changes a verdict (see _text.TextStream), and none of these policies judges whole
+    values.  When the run fails, values are checked one by one to name the culprit."""
+
+    allowed: bytes
+    policies: tuple[Policy, ...]
+    # The C fast path's arguments for each policy (None without the C extension).
+    c_args: tuple[CArgs, ...] | None
+
+    def passes(self, data: bytes) -> bool:
+        data = form_decode(data)
+        if not data.translate(None, self.allowed):
+            return True
+        for policy in self.policies:
+            if not accepts(data, policy):
+                return False
+        return True
+
+
+def bulk_passes(data: bytes, bulk: Bulk | None) -> bool:
+    return bulk is not None and bulk.passes(data)
+
+
+def _bulk(*group: Policy | None) -> Bulk | None:
+    """The Bulk check for a group of policies, or None if one of them judges whole values
+    (limits, '.', ''): then values must be checked one by one."""
+    policies = tuple(dict.fromkeys(p for p in group if p is not None))
+    # One inspect suffices where one policy is stricter than the other (SINGLE_LINE, TEXT).
+    policies = tuple(p for p in policies if not any(_stricter(q, p) for q in policies))
+    allowed = set(range(0x80))
+    c_args: list[CArgs] | None = []
+    for policy in policies:
+        compiled = compile_policy(policy)
+        if compiled.judges_whole_values:
+            return None
+        allowed &= set(compiled.ascii_allowed)
+        if compiled.verdict_args is None:
+            c_args = None
+        elif c_args is not None:
+            c_args.append(compiled.verdict_args)
+    return Bulk(bytes(sorted(allowed)), policies, None if c_args is None else tuple(c_args))
+
+
+def _stricter(a: Policy, b: Policy) -> bool:
+    """``a`` differs from ``b`` only by refusing more categories, so text ``a`` passes
+    ``b`` passes too: with no character of those categories, both run alike."""
+    return (
+        a is not b
+        and (a.max_combining, a.normalization, a.also_check, a.allow_sequences)
+        == (b.max_combining, b.normalization, b.also_check, b.allow_sequences)
+        and all(act is b.actions[c] or act is Action.REJECT for c, act in a.actions.items())
+        and a.actions != b.actions
+    )
+
+
+# The fast head check's C arguments, per group: path, query, headers, cookies.
+FastHeadArgs = tuple[tuple[CArgs, ...], tuple[CArgs, ...], tuple[CArgs, ...], tuple[CArgs, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledWebPolicy:
+    """What the checks need from one ``WebPolicy`` (see ``compile_web_policy``)."""
+
+    policy: WebPolicy
+    # Each part's compiled policy, None where the part is not checked.
+    path: CompiledPolicy | None
+    names: CompiledPolicy | None
+    query: CompiledPolicy | None
+    headers: CompiledPolicy | None
+    cookies: CompiledPolicy | None
+    form: CompiledPolicy | None
+    filenames: CompiledPolicy | None
+    json: CompiledPolicy | None
+    text: CompiledPolicy | None
+    # The bulk groups (None: some policy of the group judges whole values).
+    query_bulk: Bulk | None  # names and query values
+    cookie_bulk: Bulk | None  # names and cookie values
+    header_bulk: Bulk | None  # header values
+    form_bulk: Bulk | None  # names and form values
+    # The C arguments of _head.fast_head, or None when it cannot apply (no C extension,
+    # a part switched off, a policy that judges whole values, untyped_body).
+    fast_head_args: FastHeadArgs | None
+
+
+def _compiled(policy: Policy | None) -> CompiledPolicy | None:
+    return None if policy is None else compile_policy(policy)
+
+
+def _fast_head_args(policy: WebPolicy, groups: tuple[Bulk | None, ...]) -> FastHeadArgs | None:
+    if policy.untyped_body is not None:
+        return None
+    out = []
+    for group in groups:
+        if group is None or not group.policies or group.c_args is None:
+            return None
+        out.append(group.c_args)
+    path, query, headers, cookies = out
+    return path, query, headers, cookies
+
+
+def _compile(policy: WebPolicy) -> CompiledWebPolicy:
+    query_bulk = _bulk(policy.names, policy.query)
+    cookie_bulk = _bulk(policy.names, policy.cookies)
+    header_bulk = _bulk(policy.headers)
+    path_bulk = _bulk(policy.path) if policy.path is not None else None
+    return CompiledWebPolicy(
+        policy=policy,
+        path=_compiled(policy.path),
+        names=_compiled(policy.names),
+        query=_compiled(policy.query),
+        headers=_compiled(policy.headers),
+        cookies=_compiled(policy.cookies),
+        form=_compiled(policy.form),
+        filenames=_compiled(policy.filenames),
+        json=_compiled(policy.json),
+        text=_compiled(policy.text),
+        query_bulk=query_bulk,
+        cookie_bulk=cookie_bulk,
+        header_bulk=header_bulk,
+        form_bulk=_bulk(policy.names, policy.form),
+        fast_head_args=_fast_head_args(policy, (path_bulk, query_bulk, header_bulk, cookie_bulk)),
+    )
+
+
+# Keyed by identity (the entry keeps its policy alive, so an id is not reused meanwhile):
+# a dict lookup per request, where hashing a WebPolicy would hash nine Policies.
+_CACHE: dict[int, CompiledWebPolicy] = {}
+_CACHE_SIZE = 64
+
+
+def compile_web_policy(policy: WebPolicy) -> CompiledWebPolicy:
+    """The compiled form of ``policy`` (cached per policy object)."""
+    compiled = _CACHE.get(id(policy))
+    if compiled is not None and compiled.policy is policy:
+        return compiled
+    compiled = _compile(policy)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[id(policy)] = compiled
+    return compiled

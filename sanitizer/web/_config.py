@@ -1,0 +1,76 @@
+"""The middleware's configuration: ``WebPolicy`` says which ``Policy`` judges each part
+of a request, and the limits.
+
+Plain frozen data, validated when made; what the checks derive from it (the compiled
+policies, the bulk groups, the C fast path's arguments) is built once by
+``_compiled.compile_web_policy``, not stored here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..policy import Policy
+from ..profiles import FILENAME, SINGLE_LINE, TEXT
+from ._grammar import charset_label, media_kind
+
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class WebPolicy:
+    """Which ``Policy`` applies to each part of a request; None turns a check off.
+
+    Defaults: TEXT for free-text values (query values, form fields, JSON strings, text
+    bodies), SINGLE_LINE for values that must stay on one line (path, names, headers,
+    cookies), FILENAME for multipart filenames.  A policy *rejects* a request only with
+    its REJECT findings; what it would strip, replace or merely report is left for the
+    app (``sanitizer.sanitize``), since the middleware never rewrites.
+    """
+
+    path: Policy | None = SINGLE_LINE
+    names: Policy | None = SINGLE_LINE  # query, form and multipart field names, cookie names
+    query: Policy | None = TEXT  # query parameter values (forms sent by GET hold textareas)
+    headers: Policy | None = SINGLE_LINE
+    cookies: Policy | None = SINGLE_LINE  # cookie values, after percent-decoding
+    form: Policy | None = TEXT  # urlencoded values and multipart fields without a filename
+    filenames: Policy | None = FILENAME  # multipart filename= and filename*=
+    json: Policy | None = TEXT  # every JSON string, keys included, escapes resolved
+    text: Policy | None = TEXT  # text/* bodies
+    # Declared charsets accepted (lower case; "utf8" means "utf-8").  Any other charset
+    # parameter is refused: the client must not choose how a document is read
+    # (HOWTO §5.9.1, §5.9.5; charset=utf-7 spells '<' as "+ADw-").
+    charsets: frozenset[str] = frozenset({"utf-8"})
+    max_body_size: int | None = 16 * MiB  # any request body; over it answers 413
+    dot_segments: bool = False  # allow '.' and '..' path segments (after percent-decoding)
+    # How to read a body that has no Content-Type, e.g. "application/json" for frameworks
+    # that parse such bodies as JSON anyway (FastAPI does).  None: pass it unchecked.
+    untyped_body: str | None = None
+    report_only: bool = False  # let everything through; only log and call back
+
+    def __post_init__(self) -> None:
+        for name in POLICY_FIELDS:
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Policy):
+                raise TypeError(f"{name} must be a sanitizer.Policy or None, not {value!r}")
+        limit = self.max_body_size
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"max_body_size must be None or an int >= 0, not {limit!r}")
+        charsets = frozenset(charset_label(c) for c in self.charsets)
+        object.__setattr__(self, "charsets", charsets)  # normalised, so equal policies are ==
+        if self.untyped_body is not None and media_kind(self.untyped_body) is None:
+            raise ValueError(f"untyped_body {self.untyped_body!r} is not a checked media type")
+
+    def replace(self, **changes: Any) -> WebPolicy:
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+POLICY_FIELDS = (
+    *("path", "names", "query", "headers", "cookies"),
+    *("form", "filenames", "json", "text"),
+)
+
+DEFAULT = WebPolicy()

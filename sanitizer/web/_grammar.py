@@ -1,0 +1,109 @@
+"""The HTTP grammar the checks read: tokens, quoted strings, media types and parameters.
+
+Kept apart from the checks so that every rule of RFC 9110 §5.6 (token, quoted-string,
+parameters) and §8.3.1 (media type) is spelt once: the head check, the fast head check
+and the multipart part headers all parse with these.  Pure functions over bytes and str.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+
+# RFC 9110 §5.6.2: tchar, as the bytes bytes.translate deletes and as a regex.
+TOKEN = b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_TOKEN_RE = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+# RFC 9110 §5.6.6 parameters; lenient (an unquoted value may hold spaces), for
+# Content-Disposition as sent in the wild.
+_PARAM = re.compile(rf'\s*;\s*({_TOKEN_RE})\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re.DOTALL)
+# The same, strictly: OWS ";" OWS token "=" ( token / quoted-string ), or an empty one.
+_STRICT_PARAM = re.compile(
+    rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})=("(?:[^"\\]|\\.)*"|{_TOKEN_RE})[ \t]*)?'
+)
+_MEDIA_TYPE = re.compile(rf"{_TOKEN_RE}/{_TOKEN_RE}\Z")  # type "/" subtype (§8.3.1)
+# RFC 2046 §5.1.1 bchars, without the space it allows but no browser sends (and parsers
+# disagree on: Werkzeug stops an unquoted boundary at a space).
+BOUNDARY = re.compile(r"[0-9A-Za-z'()+_,\-./:=?]{1,70}\Z")
+
+
+def is_token(name: bytes) -> bool:
+    """``name`` is a non-empty RFC 9110 token (§5.6.2), as a field name must be (§5.1)."""
+    return bool(name) and not name.translate(None, TOKEN)
+
+
+def names_are_tokens(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Every header name a non-empty token (RFC 9110 §5.1), all checked at once."""
+    names = [n for n, _ in headers]
+    return all(names) and not b"".join(names).translate(None, TOKEN)
+
+
+def unquote(quoted: str) -> str:
+    """The content of an RFC 9110 §5.6.4 quoted-string (quotes and backslashes removed)."""
+    return re.sub(r"\\(.)", r"\1", quoted[1:-1], flags=re.DOTALL)
+
+
+def parse_params(value: str) -> tuple[str, list[tuple[str, str]]]:
+    """Split ``type; a=1; b="x"`` (RFC 9110 §5.6.6, quoted-string §5.6.4) into the lower-case
+    first item and the (lower-case name, unquoted value) pairs, duplicates kept.  Lenient
+    (unquoted values may hold spaces), as Content-Disposition in the wild needs."""
+    first, sep, rest = value.partition(";")
+    params: list[tuple[str, str]] = []
+    for m in _PARAM.finditer(sep + rest):
+        raw = m.group(2).strip()
+        if raw[:1] == '"':
+            raw = unquote(raw)
+        params.append((m.group(1).lower(), raw))
+    return first.strip().lower(), params
+
+
+@functools.lru_cache(maxsize=256)  # a few values (application/json, ...) recur all day
+def parse_media_type(value: bytes) -> tuple[str, Mapping[str, str]] | None:
+    """A Content-Type parsed strictly (RFC 9110 §8.3.1), or None when it is ambiguous:
+    not ``type/subtype``, a repeated parameter, an RFC 8187 ``name*`` parameter (a second
+    ``charset*`` or ``boundary*`` that some parsers prefer to the plain one), or text that
+    is not a parameter.  Different parsers read such a header differently, so the
+    middleware cannot know what the app will read."""
+    text = value.decode("latin-1")
+    first, sep, rest = text.partition(";")
+    media = first.strip(" \t").lower()
+    if not _MEDIA_TYPE.match(media):
+        return None
+    params: dict[str, str] = {}
+    rest = sep + rest
+    pos = 0
+    while pos < len(rest):
+        m = _STRICT_PARAM.match(rest, pos)
+        if m is None or m.end() == pos:
+            return None
+        pos = m.end()
+        if m.group(1) is None:
+            continue
+        name, raw = m.group(1).lower(), m.group(2)
+        if "*" in name or name in params:
+            return None
+        params[name] = unquote(raw) if raw[:1] == '"' else raw
+    return media, MappingProxyType(params)
+
+
+def charset_label(label: str) -> str:
+    """A charset parameter compared as a label: case and quotes ignored, "utf8" is "utf-8"."""
+    label = label.strip().strip('"').lower()
+    return "utf-8" if label == "utf8" else label
+
+
+@functools.lru_cache(maxsize=64)
+def media_kind(media: str) -> str | None:
+    """Which body check reads a media type (lower case, parameters ignored): "form",
+    "multipart", "json", "text", or None for a body that is only counted."""
+    media = media.strip().lower().partition(";")[0].strip()
+    if media == "application/x-www-form-urlencoded":
+        return "form"
+    if media == "multipart/form-data":
+        return "multipart"
+    if media == "application/json" or (media[:12] == "application/" and media[-5:] == "+json"):
+        return "json"  # RFC 8259 §8.1, RFC 6839 §3.1
+    if media.startswith("text/"):
+        return "text"
+    return None

@@ -1,0 +1,290 @@
+"""The request line and headers, judged before the app runs (sans-IO, like h11).
+
+``check_head`` takes the raw path, query string and headers, and returns the first
+``Problem`` (or None) and a ``Head``: what the body check needs to know (the media kind,
+the multipart boundary, the framing).  A refusal here costs the app nothing.  Values are
+checked after percent-decoding, since ``%C0%AF`` is the overlong '/' of the 2001 IIS
+traversal.
+
+Most requests are clean, so a C fast path (``fast_head``) passes them in a few calls;
+anything it is not sure of is decided again, fully, by ``check_head_fully``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from .._native import speedups
+from ..policy import accepts
+from ._compiled import Bulk, CompiledWebPolicy, bulk_passes, compile_web_policy
+from ._config import WebPolicy
+from ._grammar import BOUNDARY, is_token, media_kind, names_are_tokens, parse_media_type
+from ._percent import form_decode, percent_decode
+from ._problems import (
+    Problem,
+    content_encoding,
+    dot_segment,
+    malformed,
+    showable,
+    too_large,
+)
+from ._values import charset_problem, field_problem, pairs_problem, value_problem
+
+
+class Head(NamedTuple):
+    """What ``check_head`` learnt from the headers that the body check needs."""
+
+    media: str | None = None  # "form", "multipart", "json", "text" or None (unchecked)
+    boundary: bytes = b""
+    content_length: int | None = None
+    has_body: bool = False
+
+
+def check_head(
+    policy: WebPolicy,
+    path: bytes,
+    query: bytes,
+    headers: Iterable[tuple[bytes, bytes]],
+    *,
+    path_decoded: bool = False,
+) -> tuple[Problem | None, Head]:
+    """Judge the request target and headers.  ``path`` is the raw path as sent (no query);
+    ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
+    are (name, value) pairs of bytes as received, names in any case."""
+    compiled = compile_web_policy(policy)
+    headers = headers if isinstance(headers, list) else list(headers)
+    try:
+        fast = fast_head(compiled, path, query, headers)
+        if fast is not None:
+            return None, fast
+        return check_head_fully(compiled, path, query, headers, path_decoded)
+    except TypeError:  # a server that hands bytearray or memoryview (ASGI says bytes)
+        values = [path, query, *(x for pair in headers for x in pair)]
+        if all(type(x) is bytes for x in values):
+            raise  # a bug of ours: let it show
+        pairs = [(bytes(name), bytes(value)) for name, value in headers]
+        return check_head(policy, bytes(path), bytes(query), pairs, path_decoded=path_decoded)
+
+
+# content types, content length, has a body, content encoding, cookies
+_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes]]
+_INTERESTING = (b"c", b"C", b"t", b"T")  # first letters of the headers _framing reads
+
+
+def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
+    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), and the cookies
+    (a plain tuple: this runs on every request)."""
+    content_types: list[bytes] = []
+    cookies: list[bytes] = []
+    encoding = b""
+    length: int | None = None
+    has_body = False
+    for raw_name, value in headers:
+        if raw_name[:1] not in _INTERESTING:
+            continue
+        name = raw_name.lower()
+        if name == b"content-type":
+            content_types.append(value)
+        elif name == b"content-length":
+            length = _content_length(value)
+            has_body = has_body or length != 0
+        elif name == b"transfer-encoding":
+            has_body = True
+        elif name == b"content-encoding":
+            encoding = value.strip().lower()
+        elif name == b"cookie":
+            cookies.append(value)
+    return content_types, length, has_body, encoding, cookies
+
+
+def _content_length(value: bytes) -> int | None:
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+# -- the fast path ---------------------------------------------------------------------------
+
+# The C fast path of the policies: strictly decoded clean text, or None (not sure).
+_clean: Callable[..., str | None] | None = getattr(speedups, "clean", None)
+
+
+def fast_head(
+    compiled: CompiledWebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
+) -> Head | None:
+    """The common case in a few C calls: every value clean under every policy of its group
+    (``speedups.clean``: strictly decoded, nothing to refuse, strip or replace), no
+    percent-escape or '.' in the path, an unambiguous Content-Type.  None means "not
+    sure": check_head then decides everything again, so this may only ever pass what
+    check_head_fully passes (a property test holds it to that)."""
+    fast = compiled.fast_head_args
+    clean = _clean
+    if fast is None or clean is None or b"%" in path or b"." in path:
+        return None
+    path_args, query_args, header_args, cookie_args = fast
+    for args in path_args:
+        if clean(path, *args) is None:
+            return None
+    if query:
+        data = form_decode(query)
+        for args in query_args:
+            if clean(data, *args) is None:
+                return None
+    if not names_are_tokens(headers):
+        return None
+    values = b"\t".join([v for _, v in headers])
+    for args in header_args:
+        if clean(values, *args) is None:
+            return None
+    content_types, length, has_body, encoding, cookies = _framing(headers)
+    if len(content_types) > 1 or encoding not in (b"", b"identity"):
+        return None
+    for value in cookies:
+        data = percent_decode(value)
+        for args in cookie_args:
+            if clean(data, *args) is None:
+                return None
+    content_type = content_types[0] if content_types else None
+    limit = compiled.policy.max_body_size
+    if limit is not None and length is not None and length > limit:
+        return None
+    kind = None
+    if content_type is not None:
+        parsed = parse_media_type(content_type)
+        if parsed is None or "charset" in parsed[1]:
+            return None
+        kind = media_kind(parsed[0])
+        if kind == "multipart":
+            return None
+    return Head(kind, b"", length, has_body)
+
+
+# -- the full check --------------------------------------------------------------------------
+
+_AMBIGUOUS = "ambiguous Content-Type: one type/subtype, each parameter once, no name*= forms"
+
+
+def check_head_fully(
+    compiled: CompiledWebPolicy,
+    path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+    path_decoded: bool,
+) -> tuple[Problem | None, Head]:
+    """``check_head`` without the fast path: every rule, the first problem named."""
+    policy = compiled.policy
+    problem = None
+    check = compiled.path
+    if check is None or b"%" in path or b"." in path or not check.ascii_clean(path):
+        problem = _path_problem(compiled, path, path_decoded)
+    if problem is None and query and not bulk_passes(query, compiled.query_bulk):
+        problem = pairs_problem(query, compiled, compiled.query, "query parameter", "query")[0]
+    content_types, length, has_body, encoding, cookies = _framing(headers)
+    if problem is None:  # all at once first; one by one only to name what failed
+        bulk = compiled.header_bulk
+        if (
+            bulk is None
+            or not names_are_tokens(headers)
+            or not _headers_pass(bulk, [v for _, v in headers])
+        ):
+            problem = _headers_problem(compiled, headers)
+        else:
+            for value in cookies:
+                if not bulk_passes(value, compiled.cookie_bulk):
+                    problem = _cookie_problem(compiled, value)
+                    if problem is not None:
+                        break
+    limit = policy.max_body_size
+    if (
+        not content_types
+        and problem is None
+        and policy.untyped_body is None
+        and (limit is None or length is None or length <= limit)
+    ):
+        return None, Head(None, b"", length, has_body)  # most GETs: nothing more to decide
+    parsed = parse_media_type(content_types[0]) if content_types else ("", {})
+    media, params = parsed or ("", {})
+    kind = media_kind(media) if media else None
+    if not content_types and policy.untyped_body is not None:
+        kind = media_kind(policy.untyped_body)
+    boundary = params.get("boundary", "") if kind == "multipart" else ""
+    if problem is not None:
+        pass  # the first problem wins; the Head is still complete (report-only goes on)
+    elif limit is not None and length is not None and length > limit:
+        problem = too_large(limit)
+    elif len(content_types) > 1 or parsed is None:
+        problem = malformed("header", "Content-Type", _AMBIGUOUS)
+    elif (problem := charset_problem(compiled, params, "Content-Type", "header")) is not None:
+        pass
+    elif kind is not None and encoding not in (b"", b"identity"):
+        problem = content_encoding()
+    elif kind == "multipart" and not BOUNDARY.match(boundary):
+        problem = malformed("header", "Content-Type", "multipart without a valid boundary")
+    if kind == "multipart" and not BOUNDARY.match(boundary):
+        kind = None  # report-only: nothing to parse with
+    return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
+
+
+def _path_problem(compiled: CompiledWebPolicy, path: bytes, decoded: bool) -> Problem | None:
+    problem = value_problem(path, compiled.path, "path", "request path")
+    if problem is not None or decoded or b"%" not in path:
+        plain = path
+    else:
+        plain = percent_decode(path)
+        problem = value_problem(plain, compiled.path, "path", "request path (percent-decoded)")
+    if problem is None and not compiled.policy.dot_segments and b"." in plain:
+        segments = plain.replace(b"\\", b"/").split(b"/")
+        if b".." in segments or b"." in segments:
+            problem = dot_segment()
+    return problem
+
+
+def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
+    """All header values at once (no percent-decoding here: header values are literal)."""
+    if not b"".join(values).translate(None, bulk.allowed):
+        return True
+    joined = b"\t".join(values)  # TAB: ASCII, and a header value may hold it (RFC 9110 §5.5)
+    return all(accepts(joined, policy) for policy in bulk.policies)
+
+
+def _headers_problem(
+    compiled: CompiledWebPolicy, headers: list[tuple[bytes, bytes]]
+) -> Problem | None:
+    for name, value in headers:
+        problem = None
+        if name.lower() == b"cookie":  # pairs first, so the problem names the cookie
+            problem = _cookie_problem(compiled, value)
+        problem = problem or _header_problem(compiled, name, value)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _header_problem(compiled: CompiledWebPolicy, name: bytes, value: bytes) -> Problem | None:
+    if not is_token(name):
+        return malformed("header", "a header name", "not an RFC 9110 token")
+    check = compiled.headers
+    if check is None or check.ascii_clean(value):
+        return None
+    shown = showable(name)
+    return value_problem(value, check, "header", f"header '{shown}'" if shown else "a header")
+
+
+def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | None:
+    """Cookie pairs (RFC 6265 §4.2.1), values percent-decoded as most frameworks do."""
+    for number, pair in enumerate(header.split(b";"), 1):
+        pair = pair.strip(b" \t")
+        if not pair:
+            continue
+        name, _, value = pair.partition(b"=")
+        value = value.strip(b" \t")
+        if len(value) >= 2 and value[:1] == value[-1:] == b'"':
+            value = value[1:-1]
+        if b"%" in value:
+            value = percent_decode(value)
+        problem = field_problem(
+            name.strip(b" \t"), value, number, "cookie", compiled, compiled.cookies, "cookie"
+        )
+        if problem is not None:
+            return problem
+    return None

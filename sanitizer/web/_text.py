@@ -1,0 +1,113 @@
+"""text/* bodies, and ``TextStream``: a policy applied to a stream in bounded memory.
+
+``TextStream`` is also what multipart fields are read with.  It cuts the stream just
+before ASCII bytes, where no check of the policy can see a difference between the
+pieces and the whole (see the class), so a body of any size is judged as if whole.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ..policy import Policy, accepts, inspect
+from ._body import BodyCheck
+from ._problems import Problem, from_finding, too_long
+
+
+@functools.lru_cache(maxsize=64)
+def _unbounded(policy: Policy) -> Policy:
+    """The policy without its length limits (TextStream counts those over the whole
+    stream, not per piece)."""
+    if policy.max_bytes is None and policy.max_code_points is None:
+        return policy
+    return policy.replace(max_bytes=None, max_code_points=None)
+
+
+_LAST_ASCII = re.compile(rb"[\x00-\x7f][\x80-\xff]*\Z")
+_HOLD_MAX = 1 << 20  # longest run without an ASCII byte held whole (then cut at a lead byte)
+
+
+class TextStream:
+    """A policy applied to a byte stream in pieces, with the same verdict as on the whole.
+
+    Pieces are cut just before an ASCII byte: that byte can neither continue a UTF-8
+    sequence (RFC 3629 §3) nor be the second element of a canonical composition, a
+    combining run or an emoji sequence (UAX #15, UTS #51), so every check of a piece
+    sees what it would see in the whole.  Length limits are counted across pieces.
+    """
+
+    def __init__(self, policy: Policy, part: str, where: str) -> None:
+        self.policy = policy
+        self._piece_policy = _unbounded(policy)
+        self.part = part
+        self.where = where
+        self._held = b""
+        self._base = 0  # stream offset of _held[0]
+        self._points = 0
+
+    def feed(self, data: bytes) -> Problem | None:
+        held = self._held + data if self._held else data
+        cut = _last_ascii(held)
+        if cut <= 0:
+            if len(held) <= _HOLD_MAX:
+                self._held = held
+                return None
+            cut = _last_lead(held)
+        self._held = held[cut:]
+        return self._check(held[:cut])
+
+    def close(self) -> Problem | None:
+        held, self._held = self._held, b""
+        return self._check(held)
+
+    def _check(self, piece: bytes) -> Problem | None:
+        base = self._base
+        self._base += len(piece)
+        policy = self.policy
+        if policy.max_bytes is not None and self._base > policy.max_bytes:
+            return too_long(self.part, self.where)
+        if not piece:
+            return None
+        if policy.max_code_points is None and accepts(piece, self._piece_policy):
+            return None
+        report = inspect(piece, self._piece_policy)
+        if not report.ok:
+            return from_finding(report.rejections[0], self.part, self.where, base)
+        if policy.max_code_points is not None and report.text is not None:
+            self._points += len(report.text)
+            if self._points > policy.max_code_points:
+                return too_long(self.part, self.where)
+        return None
+
+
+def _last_ascii(data: bytes) -> int:
+    """Index of the last ASCII byte, or -1."""
+    end = len(data) - 1
+    for i in range(end, max(-1, end - 16), -1):  # usually found at once
+        if data[i] < 0x80:
+            return i
+    m = _LAST_ASCII.search(data)
+    return -1 if m is None else m.start()
+
+
+def _last_lead(data: bytes) -> int:
+    """Index of the last byte that is not a continuation byte (80..BF), or len(data)."""
+    for i in range(len(data) - 1, max(-1, len(data) - 5), -1):
+        if not 0x80 <= data[i] <= 0xBF:
+            return i
+    return len(data)
+
+
+class TextBody(BodyCheck):
+    """text/* (the charset was checked with the headers)."""
+
+    def __init__(self, policy: Policy, limit: int | None) -> None:
+        super().__init__(limit)
+        self._text = TextStream(policy, "text", "text body")
+
+    def _feed(self, chunk: bytes) -> Problem | None:
+        return self._text.feed(chunk)
+
+    def _close(self) -> Problem | None:
+        return self._text.close()
