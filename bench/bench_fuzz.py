@@ -35,16 +35,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sanitizer.fuzzing.runner import (  # noqa: E402
-    CANDIDATE_ENV,
+from sanitizer.fuzzing.candidate import CANDIDATE_ENV  # noqa: E402
+from sanitizer.fuzzing.layout import detect_layout, fuzzer_command  # noqa: E402
+from sanitizer.fuzzing.libfuzzer import (  # noqa: E402
     DEFAULT_MAX_LEN,
     RunStats,
-    detect_layout,
     extract_failure,
-    format_table,
-    fuzzer_command,
     headline,
 )
+from sanitizer.fuzzing.results import format_table  # noqa: E402
 
 EXEC_GOAL = 20_000
 SEED_GOAL = 5.0
@@ -89,7 +88,7 @@ def run_fuzzer(
             *extra,
         ]
         if not any(flag.startswith("-max_len=") for flag in extra):
-            cmd.append(f"-max_len={DEFAULT_MAX_LEN}")  # as a campaign runs (runner.py)
+            cmd.append(f"-max_len={DEFAULT_MAX_LEN}")  # as a campaign runs (campaign.py)
         dictionary = layout.dictionary()
         if dictionary is not None and use_dict:
             cmd.append(f"-dict={dictionary}")

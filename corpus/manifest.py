@@ -4,7 +4,7 @@
 target it names (``corpus/decode/``, ``corpus/policy/``, ``corpus/identifiers/``) and
 ``--check`` verifies the files on disk match this table.  Targets: ``d`` decode, ``p``
 policy, ``i`` identifiers.  Identifier inputs hold two identifiers separated by FF (never
-a byte of UTF-8, RFC 3629 §1; see ``sanitizer.fuzzing.checks.split_pair``).
+a byte of UTF-8, RFC 3629 §1; see ``sanitizer.fuzzing.oracles.split_pair``).
 
 Sources: RFC 3629 (§1 FE/FF, §3 range and surrogates, §4 ABNF, §6 BOM, §10 security),
 RFC 2279 §2 (the 5/6-byte forms), Secure Programming HOWTO §5.9.4/§5.9.5, Markus Kuhn's

@@ -8,13 +8,13 @@ Run (from the repository root)::
     python fuzz/fuzz_decode.py crash-<sha1>            # replay one finding
     SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py work/ corpus/decode
 
-Asserts ``sanitizer.fuzzing.checks.check_decode``: both runners of the RFC 3629 §4 table
+Asserts ``sanitizer.fuzzing.oracles.check_decode``: both runners of the RFC 3629 §4 table
 (C and pure Python) give CPython's maximal subparts (Unicode §3.9) and replace text;
 ``decode``/``is_valid``/``find_errors``/``group_errors``/``encode`` agree with CPython;
 CPython's and this project's incremental decoders, fed a chunking derived from the input,
 equal one-shot decoding; every error kind matches the classification table.  A cheap
 tier of these runs on every input and the rest on one input in 64, chosen by the input's
-CRC-32 (``checks.DEEP_EVERY``), so a replay repeats exactly what was checked.  With
+CRC-32 (``oracles.DEEP_EVERY``), so a replay repeats exactly what was checked.  With
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION``, the candidate's verdict, text and error
 offsets must equal the strict reference.  A violation raises ``Divergence`` (a report
 with the input in hex); libFuzzer saves the input as ``crash-*``.
@@ -39,10 +39,10 @@ DECODE_MODULES = ("sanitizer.decoder", "sanitizer.errors")
 with atheris.instrument_imports(include=list(DECODE_MODULES)):
     import sanitizer  # noqa: F401
 
-from sanitizer.fuzzing.candidate import load  # noqa: E402 (after instrumentation)
-from sanitizer.fuzzing.checks import check_decode  # noqa: E402
+from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load  # noqa: E402 (after instrumentation)
+from sanitizer.fuzzing.oracles import check_decode  # noqa: E402
 
-_SPEC = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
+_SPEC = os.environ.get(CANDIDATE_ENV, "")
 _CANDIDATE = load(_SPEC) if _SPEC else None
 
 

@@ -9,7 +9,7 @@ Run (from the repository root)::
 
 The input holds two identifiers separated by an FF byte (never part of UTF-8, RFC 3629
 §1), each decoded with surrogateescape.  Asserts
-``sanitizer.fuzzing.checks.check_identifiers`` for NFC, NFKC and NFKC_CASEFOLD:
+``sanitizer.fuzzing.oracles.check_identifiers`` for NFC, NFKC and NFKC_CASEFOLD:
 ``normalize_identifier`` is idempotent and (NFC, NFKC) equals ``unicodedata2.normalize``
 (UAX #15); ``identifiers_equal`` is reflexive, symmetric and equals comparing normal
 forms; equality under a weaker form implies equality under a stronger one.
@@ -26,7 +26,7 @@ with atheris.instrument_imports(
 ):
     import sanitizer  # noqa: F401 (instrumented: identifiers, chardata, ...)
 
-from sanitizer.fuzzing.checks import check_identifiers
+from sanitizer.fuzzing.oracles import check_identifiers
 
 
 def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name

@@ -6,7 +6,7 @@ Run (from the repository root)::
     mkdir -p work      # new inputs go here; the reviewed seeds stay as they are
     python fuzz/fuzz_policy.py work/ corpus/policy -dict=corpus/utf8.dict -max_total_time=60
 
-Asserts ``sanitizer.fuzzing.checks.check_policy`` for every profile in
+Asserts ``sanitizer.fuzzing.oracles.check_policy`` for every profile in
 ``sanitizer.profiles.PROFILES``: ``inspect`` never raises for content; ``ok`` holds iff no
 finding is a rejection, and ``sanitize`` then returns ``report.text`` (else raises
 ``PolicyError``); findings lie inside the input; ill-formed UTF-8 always yields an
@@ -26,7 +26,7 @@ with atheris.instrument_imports(
 ):
     import sanitizer  # noqa: F401 (instrumented: policy, chardata, decoder, ...)
 
-from sanitizer.fuzzing.checks import check_policy
+from sanitizer.fuzzing.oracles import check_policy
 
 
 def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name

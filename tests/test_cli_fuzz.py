@@ -38,6 +38,7 @@ def _sanitizer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Comple
     )
 
 
+@pytest.mark.fuzz
 @needs_atheris
 @needs_decode_target
 def test_buggy_candidate_is_flagged_minimized_and_reported(tmp_path: Path) -> None:
@@ -78,6 +79,7 @@ def test_buggy_candidate_is_flagged_minimized_and_reported(tmp_path: Path) -> No
     assert replay.returncode != 0 and "Divergence" in replay.stdout + replay.stderr
 
 
+@pytest.mark.fuzz
 @needs_atheris
 @needs_decode_target
 def test_correct_candidate_runs_to_the_limit(tmp_path: Path) -> None:
@@ -103,6 +105,7 @@ def test_correct_candidate_runs_to_the_limit(tmp_path: Path) -> None:
     assert int(row.split("|")[4].strip().replace(",", "")) > 0  # executions happened
 
 
+@pytest.mark.fuzz
 @needs_atheris
 @needs_decode_target
 def test_own_decoder_campaign_prints_summary(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import sanitizer
-from sanitizer.fuzzing import checks
-from sanitizer.fuzzing.checks import TARGETS, Divergence, check_decode
+from sanitizer.fuzzing import oracles
+from sanitizer.fuzzing.oracles import TARGETS, Divergence, check_decode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,41 +61,41 @@ def test_check_decode_passes_on_edge_inputs(data: bytes) -> None:
 
 def test_chunking_is_deterministic_and_covers_input() -> None:
     data = bytes(range(200))
-    assert list(checks.chunk_sizes(data)) == list(checks.chunk_sizes(data))
-    assert sum(checks.chunk_sizes(data)) == len(data)
-    assert checks.chunk_sizes(b"") == []
-    assert all(2 <= len(checks.chunk_sizes(bytes([b]) * 50)) <= 4 for b in range(256))
+    assert list(oracles.chunk_sizes(data)) == list(oracles.chunk_sizes(data))
+    assert sum(oracles.chunk_sizes(data)) == len(data)
+    assert oracles.chunk_sizes(b"") == []
+    assert all(2 <= len(oracles.chunk_sizes(bytes([b]) * 50)) <= 4 for b in range(256))
 
 
 def test_cpython_spans_matches_replace() -> None:
     data = b"a\xf1\x80\x80\xe1\x80\xc2b\x80c\x80\xbfd"  # Unicode §3.9, Table 3-8
-    text, spans = checks.cpython_spans(data)
+    text, spans = oracles.cpython_spans(data)
     assert text == data.decode("utf-8", "replace")
     assert spans == [(1, 4), (4, 6), (6, 7), (8, 9), (10, 11), (11, 12)]
 
 
 def test_expected_kind_reads_first_two_bytes() -> None:
     k = sanitizer.ErrorKind
-    assert checks.expected_kind(b"\xc0\xae", 0, 1) is k.OVERLONG
-    assert checks.expected_kind(b"\xe0\x9f\xbf", 0, 1) is k.OVERLONG
-    assert checks.expected_kind(b"\xed\xa0\x80", 0, 1) is k.SURROGATE
-    assert checks.expected_kind(b"\xf4\x90\x80\x80", 0, 1) is k.OUT_OF_RANGE
-    assert checks.expected_kind(b"\xf8\x88", 0, 1) is k.OUT_OF_RANGE
-    assert checks.expected_kind(b"\xf8\x80", 0, 1) is k.OVERLONG
-    assert checks.expected_kind(b"\xe1\x80", 0, 2) is k.INCOMPLETE
-    assert checks.expected_kind(b"\xe1\x80A", 0, 2) is k.TRUNCATED
-    assert checks.expected_kind(b"\x80", 0, 1) is k.UNEXPECTED_CONTINUATION
-    assert checks.expected_kind(b"\xff", 0, 1) is k.INVALID_BYTE
+    assert oracles.expected_kind(b"\xc0\xae", 0, 1) is k.OVERLONG
+    assert oracles.expected_kind(b"\xe0\x9f\xbf", 0, 1) is k.OVERLONG
+    assert oracles.expected_kind(b"\xed\xa0\x80", 0, 1) is k.SURROGATE
+    assert oracles.expected_kind(b"\xf4\x90\x80\x80", 0, 1) is k.OUT_OF_RANGE
+    assert oracles.expected_kind(b"\xf8\x88", 0, 1) is k.OUT_OF_RANGE
+    assert oracles.expected_kind(b"\xf8\x80", 0, 1) is k.OVERLONG
+    assert oracles.expected_kind(b"\xe1\x80", 0, 2) is k.INCOMPLETE
+    assert oracles.expected_kind(b"\xe1\x80A", 0, 2) is k.TRUNCATED
+    assert oracles.expected_kind(b"\x80", 0, 1) is k.UNEXPECTED_CONTINUATION
+    assert oracles.expected_kind(b"\xff", 0, 1) is k.INVALID_BYTE
 
 
 def test_expected_kind_refuses_a_span_no_subpart_can_have() -> None:
     with pytest.raises(Divergence, match="a subpart cannot start with 41"):
-        checks.expected_kind(b"A", 0, 1)
+        oracles.expected_kind(b"A", 0, 1)
 
 
 def test_split_pair_uses_ff() -> None:
-    assert checks.split_pair(b"abc\xffdef\xffx") == (b"abc", b"def\xffx")
-    assert checks.split_pair(b"abc") == (b"abc", b"")
+    assert oracles.split_pair(b"abc\xffdef\xffx") == (b"abc", b"def\xffx")
+    assert oracles.split_pair(b"abc") == (b"abc", b"")
 
 
 # -- the oracle flags broken candidates, readably -------------------------------------------
@@ -183,11 +183,11 @@ def test_record_handler_is_registered() -> None:
 
 
 def test_policy_and_identifier_checks_flag_violations(monkeypatch: pytest.MonkeyPatch) -> None:
-    checks.check_policy(b"ok text")
-    checks.check_identifiers(b"file\xff\xef\xac\x81le")
+    oracles.check_policy(b"ok text")
+    oracles.check_identifiers(b"file\xff\xef\xac\x81le")
     monkeypatch.setattr(sanitizer, "identifiers_equal", lambda a, b, form="NFC": a != b)
     with pytest.raises(Divergence, match="identifiers_equal"):
-        checks.check_identifiers(b"abc\xffabd")
+        oracles.check_identifiers(b"abc\xffabd")
 
 
 # -- candidate loading ----------------------------------------------------------------------

@@ -15,24 +15,30 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer.fuzzing import runner
-from sanitizer.fuzzing.progress import Progress, human_count
-from sanitizer.fuzzing.runner import (
+from sanitizer.fuzzing import campaign, libfuzzer, replay
+from sanitizer.fuzzing.campaign import CampaignConfig, UsageError
+from sanitizer.fuzzing.candidate import CANDIDATE_ENV
+from sanitizer.fuzzing.layout import Layout, detect_layout, fuzzer_command, shim_source, write_shim
+from sanitizer.fuzzing.libfuzzer import (
     Artifact,
-    CampaignConfig,
     CrashStart,
     Done,
     FinalStat,
-    Finding,
-    Layout,
     PythonException,
     RunStats,
     Status,
-    TargetResult,
-    UsageError,
     extract_failure,
     parse_line,
     parse_size,
+)
+from sanitizer.fuzzing.progress import Progress, human_count
+from sanitizer.fuzzing.results import (
+    FuzzFinding,
+    TargetResult,
+    format_duration,
+    format_report,
+    format_summary,
+    format_table,
 )
 
 # Captured from `python fuzz_x.py corp -max_total_time=20 -artifact_prefix=art/
@@ -186,7 +192,7 @@ def test_extract_failure_python_exception() -> None:
     assert "input (3 bytes): ED A0 80" in text
     assert "Traceback" in text
     assert "ERROR: libFuzzer" not in text
-    assert runner.headline(text) == "Divergence: candidate decode accepts ill-formed UTF-8"
+    assert libfuzzer.headline(text) == "Divergence: candidate decode accepts ill-formed UTF-8"
 
 
 def test_extract_failure_native_crash() -> None:
@@ -215,21 +221,21 @@ def _source_tree(tmp_path: Path) -> Layout:
     (tmp_path / "corpus" / "decode").mkdir(parents=True)
     (tmp_path / "corpus" / "utf8.dict").write_text('"\\xC0\\xAE"\n')
     (tmp_path / "sanitizer").mkdir()
-    layout = runner.detect_layout(tmp_path / "sanitizer")
+    layout = detect_layout(tmp_path / "sanitizer")
     assert layout.source_root == tmp_path
     return layout
 
 
 def test_fuzzer_command_source_tree(tmp_path: Path) -> None:
     layout = _source_tree(tmp_path)
-    assert runner.fuzzer_command("decode", layout, "py") == [
+    assert fuzzer_command("decode", layout, "py") == [
         "py",
         str(tmp_path / "fuzz" / "fuzz_decode.py"),
     ]
     assert layout.seeds("decode") == tmp_path / "corpus" / "decode"
     assert layout.dictionary() == tmp_path / "corpus" / "utf8.dict"
     # No script for this target in the tree: fall back to the in-package entry.
-    assert runner.fuzzer_command("policy", layout, "py") == [
+    assert fuzzer_command("policy", layout, "py") == [
         "py",
         "-m",
         "sanitizer.fuzzing",
@@ -239,10 +245,10 @@ def test_fuzzer_command_source_tree(tmp_path: Path) -> None:
 
 def test_fuzzer_command_installed(tmp_path: Path) -> None:
     (tmp_path / "site" / "sanitizer").mkdir(parents=True)
-    layout = runner.detect_layout(tmp_path / "site" / "sanitizer")
+    layout = detect_layout(tmp_path / "site" / "sanitizer")
     assert layout.source_root is None
     assert layout.script("decode") is None and layout.seeds("decode") is None
-    assert runner.fuzzer_command("identifiers", layout, "py") == [
+    assert fuzzer_command("identifiers", layout, "py") == [
         "py",
         "-m",
         "sanitizer.fuzzing",
@@ -252,19 +258,19 @@ def test_fuzzer_command_installed(tmp_path: Path) -> None:
 
 def test_shim_sources_compile(tmp_path: Path) -> None:
     layout = _source_tree(tmp_path)
-    script_shim = runner.shim_source("decode", layout, "/opt/py/bin/python")
+    script_shim = shim_source("decode", layout, "/opt/py/bin/python")
     assert script_shim.startswith("#!/opt/py/bin/python\n")
     assert str(tmp_path / "fuzz" / "fuzz_decode.py") in script_shim
     compile(script_shim, "shim", "exec")
-    module_shim = runner.shim_source("policy", Layout(None), "/opt/py/bin/python")
+    module_shim = shim_source("policy", Layout(None), "/opt/py/bin/python")
     assert "run_module('sanitizer.fuzzing'" in module_shim and "'policy'" in module_shim
     compile(module_shim, "shim", "exec")
-    path = runner.write_shim(tmp_path, "decode", layout, "/opt/py/bin/python")
+    path = write_shim(tmp_path, "decode", layout, "/opt/py/bin/python")
     assert os.access(path, os.X_OK)
 
 
 def test_worker_command(tmp_path: Path) -> None:
-    cmd = runner.worker_command(
+    cmd = libfuzzer.worker_command(
         ["py", "fuzz_decode.py"],
         max_time=29.7,
         artifacts=tmp_path / "art",
@@ -284,14 +290,16 @@ def test_worker_command(tmp_path: Path) -> None:
         str(tmp_path / "corpus"),
     ]
     # Never -max_total_time=0 (which means "no limit" to libFuzzer).
-    short = runner.worker_command(["py"], max_time=0.4, artifacts=tmp_path, corpus_dirs=[])
+    short = libfuzzer.worker_command(["py"], max_time=0.4, artifacts=tmp_path, corpus_dirs=[])
     assert "-max_total_time=1" in short and not any(c.startswith("-dict") for c in short)
 
 
 def test_minimize_merge_reproduce_commands(tmp_path: Path) -> None:
     shim = tmp_path / "fuzz_decode"
     art = tmp_path / "crash-ab"
-    assert runner.minimize_command(shim, art, tmp_path / "crash-ab.min", runs=10, max_time=5) == [
+    assert libfuzzer.minimize_command(
+        shim, art, tmp_path / "crash-ab.min", runs=10, max_time=5
+    ) == [
         str(shim),
         "-minimize_crash=1",
         "-runs=10",
@@ -299,34 +307,34 @@ def test_minimize_merge_reproduce_commands(tmp_path: Path) -> None:
         f"-exact_artifact_path={tmp_path / 'crash-ab.min'}",
         str(art),
     ]
-    assert runner.merge_command(shim, tmp_path / "c", [tmp_path / "n0"], tmp_path / "x") == [
+    assert libfuzzer.merge_command(shim, tmp_path / "c", [tmp_path / "n0"], tmp_path / "x") == [
         str(shim),
         "-merge=1",
         f"-artifact_prefix={tmp_path / 'x'}{os.sep}",
         str(tmp_path / "c"),
         str(tmp_path / "n0"),
     ]
-    repro = runner.reproduce_command(["python", "fuzz/fuzz_decode.py"], Path("a b"), "m:f")
+    repro = libfuzzer.reproduce_command(["python", "fuzz/fuzz_decode.py"], Path("a b"), "m:f")
     assert repro == "SANITIZER_FUZZ_CANDIDATE=m:f python fuzz/fuzz_decode.py 'a b'"
-    assert runner.reproduce_command(["python"], Path("x"), None) == "python x"
+    assert libfuzzer.reproduce_command(["python"], Path("x"), None) == "python x"
 
 
 # -- results ------------------------------------------------------------------------------
 
 
 def test_format_duration() -> None:
-    assert runner.format_duration(5.04) == "5.0s"
-    assert runner.format_duration(125) == "2m05s"
-    assert runner.format_duration(3725) == "1h02m05s"
+    assert format_duration(5.04) == "5.0s"
+    assert format_duration(125) == "2m05s"
+    assert format_duration(3725) == "1h02m05s"
 
 
 def test_format_table_is_markdown() -> None:
-    table = runner.format_table(["a", "bb"], [["1", "22222"]])
+    table = format_table(["a", "bb"], [["1", "22222"]])
     assert table.splitlines() == ["| a | bb    |", "|---|-------|", "| 1 | 22222 |"]
 
 
 def test_format_summary(tmp_path: Path) -> None:
-    finding = Finding(
+    finding = FuzzFinding(
         "decode",
         tmp_path / "crash-ab",
         minimized=tmp_path / "crash-ab.min",
@@ -340,7 +348,7 @@ def test_format_summary(tmp_path: Path) -> None:
         TargetResult("decode", 2, 20.0, 40_000, 335, 958, 10, 42, findings=[finding]),
         TargetResult("policy", 2, 20.0, 1_000, 3, 4, 5, 5),
     ]
-    text = runner.format_summary(results, cwd=tmp_path)
+    text = format_summary(results, cwd=tmp_path)
     lines = text.splitlines()
     assert [c.strip() for c in lines[0].split("|")[1:-1]] == [
         "target",
@@ -360,18 +368,18 @@ def test_format_summary(tmp_path: Path) -> None:
     assert "minimized: crash-ab.min (3 bytes)" in text
     assert "report:    crash-ab.txt" in text
     assert lines[-1] == "1 finding(s)"
-    clean = runner.format_summary(results[1:], cwd=tmp_path)
+    clean = format_summary(results[1:], cwd=tmp_path)
     assert clean.splitlines()[-1].startswith("no findings")
 
 
 def test_format_report(tmp_path: Path) -> None:
-    finding = Finding(
+    finding = FuzzFinding(
         "decode",
         tmp_path / "crash-ab",
         minimized=tmp_path / "crash-ab.min",
         failure="Divergence: x differs\n  input (3 bytes): ED A0 80",
     )
-    text = runner.format_report(
+    text = format_report(
         finding,
         data=b"\xed\xa0\x80",
         original=b"AB\xed\xa0\x80",
@@ -525,7 +533,7 @@ def _config(layout: Layout, tmp_path: Path, **kw: object) -> CampaignConfig:
 def test_campaign_clean(fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_MODE", "clean")
     out = io.StringIO()
-    results = runner.run_campaign(
+    results = campaign.run_campaign(
         _config(fake_tree, tmp_path), Progress(out, interactive=False, interval=0)
     )
     (result,) = results
@@ -544,7 +552,7 @@ def test_campaign_crash_minimize_report_restart(
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "crash")
     out = io.StringIO()
-    results = runner.run_campaign(
+    results = campaign.run_campaign(
         _config(fake_tree, tmp_path, max_time=3.0, jobs=1, candidate="m:f"),
         Progress(out, interactive=False),
     )
@@ -566,7 +574,7 @@ def test_campaign_stop_on_first(
     fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "crash")
-    results = runner.run_campaign(
+    results = campaign.run_campaign(
         _config(fake_tree, tmp_path, max_time=30.0, jobs=1, stop_on_first=True),
         Progress(io.StringIO(), enabled=False),
     )
@@ -580,7 +588,7 @@ def test_campaign_worker_that_cannot_start(
 ) -> None:
     script = tmp_path / "src" / "fuzz" / "fuzz_decode.py"
     script.write_text("import sys\nprint('ImportError: no module named boom')\nsys.exit(3)\n")
-    results = runner.run_campaign(
+    results = campaign.run_campaign(
         _config(fake_tree, tmp_path, jobs=1), Progress(io.StringIO(), enabled=False)
     )
     (result,) = results
@@ -596,9 +604,9 @@ def test_shrink_keeps_the_failure() -> None:
     def fails(data: bytes) -> bool:
         return b"\xed\xa0" in data
 
-    assert runner.shrink(b"hello \xed\xa0\x80 world", fails) == b"\xed\xa0"
-    assert runner.shrink(b"anything", lambda d: True) == b""
-    assert runner.shrink(b"abc", lambda d: d == b"abc") == b"abc"
+    assert replay.shrink(b"hello \xed\xa0\x80 world", fails) == b"\xed\xa0"
+    assert replay.shrink(b"anything", lambda d: True) == b""
+    assert replay.shrink(b"abc", lambda d: d == b"abc") == b"abc"
 
 
 def test_shrink_respects_budget() -> None:
@@ -608,7 +616,7 @@ def test_shrink_respects_budget() -> None:
         calls.append(data)
         return b"x" in data
 
-    runner.shrink(b"a" * 500 + b"x" + b"b" * 500, fails, budget=10)
+    replay.shrink(b"a" * 500 + b"x" + b"b" * 500, fails, budget=10)
     assert len(calls) <= 10
 
 
@@ -621,12 +629,12 @@ def test_helper_screen_and_shrink(
     import json
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setenv(runner.CANDIDATE_ENV, "examples.my_decoder:decode")
+    monkeypatch.setenv(CANDIDATE_ENV, "examples.my_decoder:decode")
     pool = tmp_path / "pool"
     pool.mkdir()
     (pool / "ok").write_bytes("caf\u00e9".encode())
     (pool / "bad").write_bytes(b"A\xed\xa0\x80Z")
-    assert runner._helper_main(["screen", "decode", str(pool)]) == 0
+    assert replay.main(["screen", "decode", str(pool)]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     item = json.loads(line)
     assert item["path"] == str(pool / "bad")
@@ -634,7 +642,7 @@ def test_helper_screen_and_shrink(
     assert "Traceback" in item["failure"]
     wanted = "Divergence: candidate decode accepts ill-formed UTF-8"
     out = tmp_path / "min"
-    assert runner._helper_main(["shrink", "decode", str(pool / "bad"), str(out), wanted]) == 0
+    assert replay.main(["shrink", "decode", str(pool / "bad"), str(out), wanted]) == 0
     assert out.read_bytes() == b"\xed\xa0\x80"
     # An input that does not fail that way is left alone.
-    assert runner._helper_main(["shrink", "decode", str(pool / "ok"), str(out), wanted]) == 1
+    assert replay.main(["shrink", "decode", str(pool / "ok"), str(out), wanted]) == 1

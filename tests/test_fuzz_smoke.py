@@ -18,10 +18,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("atheris") is None,
-    reason="atheris is not installed (pip install 'utf8-sanitizer[fuzz]')",
-)
+pytestmark = [
+    pytest.mark.fuzz,
+    pytest.mark.skipif(
+        importlib.util.find_spec("atheris") is None,
+        reason="atheris is not installed (pip install 'utf8-sanitizer[fuzz]')",
+    ),
+]
 
 
 def _run(cmd: list[str], corpus: Path, env: dict[str, str] | None = None) -> str:

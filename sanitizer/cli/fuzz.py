@@ -1,6 +1,6 @@
 """``sanitizer fuzz``: run a fuzzing campaign from the command line.
 
-The campaign logic lives in ``sanitizer.fuzzing.runner``; this module only turns arguments
+The campaign logic lives in ``sanitizer.fuzzing.campaign``; this module only turns arguments
 into a ``CampaignConfig``, checks what can be checked before spawning anything (atheris
 installed, target known, candidate importable, corpus present) so that mistakes end in a
 one-line message and exit status 2, and maps the outcome to 0 (no finding) or 1.
@@ -18,6 +18,10 @@ from typing import Any
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 TARGET_CHOICES = ("decode", "policy", "identifiers", "all")
+INSTALL_HINT = (
+    "fuzzing needs atheris: pip install 'utf8-sanitizer[fuzz]' "
+    "(atheris 3.0.0 on Python 3.11, atheris>=3.1 on Python 3.12+)"
+)
 
 
 def register(sub: Any) -> None:
@@ -116,39 +120,32 @@ def have_atheris() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sanitizer.fuzzing import runner
+    from sanitizer.fuzzing import campaign
+    from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load
+    from sanitizer.fuzzing.layout import detect_layout
     from sanitizer.fuzzing.progress import Progress
+    from sanitizer.fuzzing.results import format_summary
 
     target: str = args.target
-    if target not in TARGET_CHOICES:
-        return _fail(f"unknown target {target!r} (choose from {', '.join(TARGET_CHOICES)})")
     extra = list(args.libfuzzer_args)
-    if any(not a.startswith("-") for a in extra):
-        bad = next(a for a in extra if not a.startswith("-"))
-        return _fail(
-            f"unexpected argument {bad!r} after '--': only -flag=value libFuzzer flags "
-            "go there (use --corpus DIR for a corpus)"
-        )
-    spawning = [a for a in extra if a.split("=", 1)[0] in ("-jobs", "-workers", "-fork")]
-    if spawning:
-        return _fail(f"{spawning[0]}: use --jobs N (the campaign runs its own workers)")
-    targets = list(runner.TARGET_NAMES) if target == "all" else [target]
+    problem = _argument_problem(target, extra)
+    if problem is not None:
+        return _fail(problem)
+    targets = list(campaign.TARGET_NAMES) if target == "all" else [target]
     candidate = args.candidate
     if candidate is None and "decode" in targets:
-        candidate = os.environ.get(runner.CANDIDATE_ENV) or None
+        candidate = os.environ.get(CANDIDATE_ENV) or None
     if candidate is not None:
         if "decode" not in targets:
             return _fail("--candidate only applies to the decode target")
-        from sanitizer.fuzzing.candidate import load
-
         try:
             load(candidate)
         except ValueError as exc:
             return _fail(str(exc))
     if not have_atheris():
-        print(f"sanitizer fuzz: {runner.INSTALL_HINT}", file=sys.stderr)
+        print(f"sanitizer fuzz: {INSTALL_HINT}", file=sys.stderr)
         return EXIT_USAGE
-    config = runner.CampaignConfig(
+    config = campaign.CampaignConfig(
         targets=targets,
         max_time=args.max_time,
         jobs=args.jobs,
@@ -161,21 +158,37 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         config.validate()
-    except runner.UsageError as exc:
+    except campaign.UsageError as exc:
         return _fail(str(exc))
-    layout = runner.detect_layout()
+    layout = detect_layout()
     for name in targets:
         if layout.script(name) is None and not _in_package(name):
             return _fail(f"no fuzz target for {name!r} in this installation")
     progress = Progress(sys.stderr, enabled=not args.no_progress)
     try:
-        results = runner.run_campaign(config, progress)
-    except runner.UsageError as exc:
+        results = campaign.run_campaign(config, progress)
+    except campaign.UsageError as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
-    print(runner.format_summary(results))
+    print(format_summary(results))
     return EXIT_FOUND if any(r.findings for r in results) else EXIT_OK
+
+
+def _argument_problem(target: str, extra: Sequence[str]) -> str | None:
+    """What is wrong with TARGET or the libFuzzer flags after '--', if anything."""
+    if target not in TARGET_CHOICES:
+        return f"unknown target {target!r} (choose from {', '.join(TARGET_CHOICES)})"
+    if any(not a.startswith("-") for a in extra):
+        bad = next(a for a in extra if not a.startswith("-"))
+        return (
+            f"unexpected argument {bad!r} after '--': only -flag=value libFuzzer flags "
+            "go there (use --corpus DIR for a corpus)"
+        )
+    spawning = [a for a in extra if a.split("=", 1)[0] in ("-jobs", "-workers", "-fork")]
+    if spawning:
+        return f"{spawning[0]}: use --jobs N (the campaign runs its own workers)"
+    return None
 
 
 def _in_package(target: str) -> bool:

@@ -1,16 +1,24 @@
-"""Fuzzing support: the oracles, candidate loading and deliberately broken decoders.
+"""Fuzzing support: the oracles, and the campaign that runs libFuzzer against them.
 
-Fuzzers find inputs; these modules decide what counts as a bug.  ``checks`` holds one
-invariant function per target (``TARGETS``), shared by the atheris scripts in ``fuzz/``,
-``python -m sanitizer.fuzzing TARGET`` and the pytest regression replay.  ``candidate``
-loads a third-party decoder ("MODULE:FUNCTION") to test differentially, and ``mutants``
-are known-broken decoders that prove the oracle and the seed corpus catch each classic
-UTF-8 mistake (RFC 3629 §10, HOWTO §5.9.4, Kuhn's UTF-8 decoder stress test).
+Fuzzers find inputs; the oracles decide what counts as a bug.  The modules, by what each
+knows:
+
+* ``oracles``: one invariant function per target (``TARGETS``), shared by the atheris
+  scripts in ``fuzz/``, ``python -m sanitizer.fuzzing TARGET`` and the pytest replay;
+* ``candidate``: loads a third-party decoder ("MODULE:FUNCTION") to test differentially;
+* ``mutants``: known-broken decoders that prove the oracle and the seed corpus catch each
+  classic UTF-8 mistake (RFC 3629 §10, HOWTO §5.9.4, Kuhn's UTF-8 decoder stress test);
+* ``libfuzzer``: libFuzzer's command lines and the meaning of its output lines;
+* ``layout``: where scripts, seeds, dictionary and corpus units live; the shims;
+* ``results``: what a campaign returns (``FuzzFinding``, ``TargetResult``) and its reports;
+* ``replay``: a campaign's in-process helpers (screen a corpus, shrink a finding);
+* ``progress``: the live status line;
+* ``campaign``: the orchestration behind ``sanitizer fuzz`` (``run_campaign``).
 """
 
 from __future__ import annotations
 
 from .candidate import load
-from .checks import TARGETS, Divergence, check_decode, check_identifiers, check_policy
+from .oracles import TARGETS, Divergence, check_decode, check_identifiers, check_policy
 
 __all__ = ["TARGETS", "Divergence", "check_decode", "check_identifiers", "check_policy", "load"]

@@ -1,7 +1,7 @@
 """``python -m sanitizer.fuzzing TARGET [libFuzzer args...]``: run a target without the
 source tree (an installed wheel has no ``fuzz/`` directory).
 
-``TARGET`` is one of ``checks.TARGETS`` (decode, policy, identifiers);
+``TARGET`` is one of ``oracles.TARGETS`` (decode, policy, identifiers);
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION`` works as for ``fuzz/fuzz_decode.py``.
 
 ``python -m`` imports ``sanitizer`` before this module runs, and atheris only instruments
@@ -35,22 +35,22 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
         scope = {"include": ["sanitizer"], "exclude": ["sanitizer.fuzzing", "sanitizer._machine"]}
     with atheris.instrument_imports(**scope):
         importlib.import_module("sanitizer")
-    checks = importlib.import_module("sanitizer.fuzzing.checks")
-    check: Callable[[bytes], None] = checks.TARGETS[target]
+    oracles = importlib.import_module("sanitizer.fuzzing.oracles")
+    check: Callable[[bytes], None] = oracles.TARGETS[target]
     if target == "decode":
-        spec = os.environ.get("SANITIZER_FUZZ_CANDIDATE", "")
-        load = importlib.import_module("sanitizer.fuzzing.candidate").load
-        candidate = load(spec) if spec else None
+        candidates = importlib.import_module("sanitizer.fuzzing.candidate")
+        spec = os.environ.get(candidates.CANDIDATE_ENV, "")
+        candidate = candidates.load(spec) if spec else None
 
         def check(data: bytes) -> None:
-            checks.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
+            oracles.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
 
     return check
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    from .checks import TARGETS
+    from .oracles import TARGETS
 
     if not args or args[0] not in TARGETS:
         print(f"{USAGE}\nTARGET: one of {', '.join(TARGETS)}", file=sys.stderr)

@@ -2,7 +2,9 @@
 
 The function takes ``bytes`` and returns ``str``, raising ``UnicodeDecodeError`` (or any
 ``ValueError``) for ill-formed input.  ``check_decode(data, candidate=...)`` compares its
-verdict, text and error offsets with CPython's strict codec (RFC 3629 §4).
+verdict, text and error offsets with CPython's strict codec (RFC 3629 §4).  Every process
+that runs the decode target (the fuzz scripts, ``python -m sanitizer.fuzzing``, a
+campaign's workers and helpers) names its candidate in ``$SANITIZER_FUZZ_CANDIDATE``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import sys
 from collections.abc import Callable
 from typing import cast
 
-__all__ = ["load"]
+__all__ = ["CANDIDATE_ENV", "load"]
+
+# The environment variable naming the candidate ("MODULE:FUNCTION") of the decode target.
+CANDIDATE_ENV = "SANITIZER_FUZZ_CANDIDATE"
 
 
 def load(spec: str) -> Callable[[bytes], str]:

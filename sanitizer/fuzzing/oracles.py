@@ -1,31 +1,32 @@
-"""The invariants each fuzz target asserts, as plain functions of the input bytes.
+"""The oracles: what each fuzz target asserts, as plain functions of the input bytes.
 
-A fuzz target is only as good as its oracle.  These checks are shared by the atheris
-scripts in ``fuzz/``, ``python -m sanitizer.fuzzing``, the campaign runner and the plain
-pytest regression replay, so a finding reproduces everywhere with the same bytes.  Every
-check is deterministic in ``data`` (chunkings are derived from the bytes themselves), which
-is what libFuzzer's reproduction (``fuzz_decode.py crash-...``) and ``-minimize_crash``
-need.  A violated invariant raises ``Divergence``, whose text is the finding report.
+A fuzzer only finds inputs; whether an input is a bug is decided here.  One invariant
+function per target (``TARGETS``) is shared by the atheris scripts in ``fuzz/``, ``python -m
+sanitizer.fuzzing``, a campaign's helper processes (``replay``) and the plain pytest
+regression replay, so a finding reproduces everywhere with the same bytes.  Every check is
+deterministic in ``data`` (chunkings are derived from the bytes themselves), which is what
+libFuzzer's reproduction (``fuzz_decode.py crash-...``) and ``-minimize_crash`` need.  A
+violated invariant raises ``Divergence``, whose text is the finding report.
 
 ``check_decode`` is differential: this project's decoder (both runners of the
 ``grammar.MACHINE`` table, every public entry point) against CPython's codec, one-shot and
 incremental, and the error kinds against an independent reading of the classification
-table.  ``check_policy`` and ``check_identifiers`` assert the policy layer's own promises
-(never crash on hostile bytes, idempotence, consistency between entry points).
+table (``expected_kind``).  ``check_policy`` and ``check_identifiers`` assert the policy
+layer's own promises (never crash on hostile bytes, idempotence, consistency between entry
+points).  Which runner is native comes from ``sanitizer._native``, the one native seam.
 """
 
 from __future__ import annotations
 
 import codecs
-import importlib
 import zlib
 from collections.abc import Callable, Sequence
-from types import ModuleType
 
 import unicodedata2
 
 import sanitizer
 from sanitizer import _machine
+from sanitizer._native import speedups
 from sanitizer.chardata import NORMAL_FORMS
 from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
@@ -63,12 +64,7 @@ KINDS = 8
 LEAN_KINDS = 1
 _HEX_SHOWN = 512
 
-_C_RUNNER: ModuleType | None
-try:
-    _C_RUNNER = importlib.import_module("sanitizer._speedups")
-except ImportError:  # pragma: no cover - only without a C compiler
-    _C_RUNNER = None
-
+# Actions whose findings must not survive in a policy's output (idempotence check).
 _DROPPING = frozenset({sanitizer.Action.REJECT, sanitizer.Action.STRIP, sanitizer.Action.REPLACE})
 _TABLE = MACHINE.table
 _NCLASSES = MACHINE.nclasses
@@ -274,10 +270,10 @@ _RUNNER_NAMES = ("cpython", "spans()", "replace()")
 
 def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool) -> None:
     flat = [x for span in ref_spans for x in span]
-    if _C_RUNNER is not None:
-        c_spans = _C_RUNNER.spans(data, _TABLE, _NCLASSES, 0, -1 if deep else 1)
+    if speedups is not None:  # the C runner, when built and not disabled
+        c_spans = speedups.spans(data, _TABLE, _NCLASSES, 0, -1 if deep else 1)
         c_out: list[int] = []
-        c_text = _C_RUNNER.replace(data, _TABLE, _NCLASSES, 0, c_out)
+        c_text = speedups.replace(data, _TABLE, _NCLASSES, 0, c_out)
         if not deep:
             c_out = c_out[:2]
         if c_spans != flat or c_out != flat:

@@ -1,0 +1,605 @@
+"""Fuzzing campaigns: run libFuzzer workers, watch them, and turn crashes into findings.
+
+``python fuzz/fuzz_decode.py`` is one libFuzzer process that stops at its first crash and
+leaves a raw ``crash-<sha1>`` behind.  A campaign is what a user actually wants: N workers
+for a time budget, live counters, each crash minimized and explained in a report, workers
+restarted after a crash, new corpus entries merged back, and a summary with an exit code.
+This module is that orchestration, free of argparse so it can be driven by ``sanitizer
+fuzz``, by ``bench/bench_fuzz.py`` and by tests.  What it orchestrates lives elsewhere:
+libFuzzer's command lines and output in ``libfuzzer``, file locations and shims in
+``layout``, result values and their text in ``results``, the in-process helpers (screen,
+shrink) in ``replay``.
+
+One target's campaign, step by step (``_TargetCampaign.run``): prepare the working corpus
+and a private workspace, screen the corpus through the oracle, start the workers, watch
+their output until they are done (registering, minimizing and reporting each finding in a
+background thread, restarting crashed workers), then merge new units back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .candidate import CANDIDATE_ENV
+from .layout import (
+    Layout,
+    copy_missing,
+    count_files,
+    detect_layout,
+    fuzzer_command,
+    link_missing,
+    sha1_hex,
+    write_shim,
+)
+from .libfuzzer import (
+    FINDING_PREFIXES,
+    RunStats,
+    extract_failure,
+    headline,
+    merge_command,
+    minimize_command,
+    reproduce_command,
+    worker_command,
+)
+from .oracles import TARGETS
+from .progress import Progress, human_count
+from .results import FuzzFinding, TargetResult, format_duration, format_report
+
+__all__ = [
+    "TARGET_NAMES",
+    "CampaignConfig",
+    "UsageError",
+    "run_campaign",
+    "run_target",
+]
+
+TARGET_NAMES = tuple(TARGETS)  # decode, policy, identifiers
+
+
+class UsageError(Exception):
+    """A campaign cannot start (unknown target, missing corpus dir, bad candidate...).
+    The CLI prints ``str()`` as a one-line message and exits 2."""
+
+
+@dataclass
+class CampaignConfig:
+    targets: Sequence[str]
+    max_time: float = 60.0
+    jobs: int = 1
+    candidate: str | None = None
+    corpus: Path | None = None  # working corpus given by the user (must exist)
+    artifacts: Path = Path(".sanitizer-fuzz/artifacts")
+    state_dir: Path = Path(".sanitizer-fuzz")
+    extra_args: Sequence[str] = ()
+    stop_on_first: bool = False
+    minimize_time: int = 20
+    layout: Layout | None = None
+    python: str = sys.executable
+    env: Mapping[str, str] | None = None
+
+    def validate(self) -> None:
+        if not self.targets:
+            raise UsageError("no target given")
+        for target in self.targets:
+            if target not in TARGET_NAMES:
+                raise UsageError(
+                    f"unknown target {target!r} (choose from {', '.join(TARGET_NAMES)}, all)"
+                )
+        if self.max_time <= 0:
+            raise UsageError("--max-time must be positive")
+        if self.jobs < 1:
+            raise UsageError("--jobs must be at least 1")
+        if self.corpus is not None and not self.corpus.is_dir():
+            raise UsageError(f"corpus directory not found: {self.corpus}")
+        if self.candidate and "decode" not in self.targets:
+            raise UsageError("--candidate only applies to the decode target")
+
+
+def run_campaign(
+    config: CampaignConfig,
+    progress: Progress | None = None,
+    on_result: Callable[[TargetResult], None] | None = None,
+    stream: TextIO | None = None,
+) -> list[TargetResult]:
+    """Run every target of ``config`` in turn, splitting ``max_time`` between them."""
+    config.validate()
+    if progress is None:
+        progress = Progress(stream or sys.stderr)
+    budget = config.max_time / len(config.targets)
+    results = []
+    for target in config.targets:
+        result = run_target(config, target, budget, progress)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+        if result.findings and config.stop_on_first:
+            break
+    return results
+
+
+def run_target(
+    config: CampaignConfig, target: str, budget: float, progress: Progress
+) -> TargetResult:
+    return _TargetCampaign(config, target, budget, progress).run()
+
+
+# -- worker processes ----------------------------------------------------------------------
+
+_Key = tuple[int, int]  # a worker run: (worker index, generation: restarts so far)
+_Msg = tuple[_Key, str | None]  # a line of its output; None when it closed its output
+
+
+def _reader(proc: subprocess.Popen[str], key: _Key, out: queue.Queue[_Msg]) -> None:
+    """Forward a worker's output lines to ``out``, then None; close the pipe at its end."""
+    assert proc.stdout is not None
+    with proc.stdout:
+        for line in proc.stdout:
+            out.put((key, line))
+    out.put((key, None))
+
+
+def _kill(proc: subprocess.Popen[str], sig: int = signal.SIGTERM) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _TargetCampaign:
+    """One target's campaign (its workers, minimizer and bookkeeping)."""
+
+    def __init__(
+        self, config: CampaignConfig, target: str, budget: float, progress: Progress
+    ) -> None:
+        self.config = config
+        self.target = target
+        self.budget = budget
+        self.progress = progress
+        self.layout = config.layout or detect_layout()
+        self.base = fuzzer_command(target, self.layout, config.python)
+        self.candidate = config.candidate if target == "decode" else None
+        self.artifacts = config.artifacts.resolve()
+        self.seeds = self.layout.seeds(target)
+        if config.corpus is not None:
+            self.working = config.corpus.resolve()
+        else:
+            self.working = (config.state_dir / "corpus" / target).resolve()
+        # Workers: one RunStats and process per run; their output lines on one queue.
+        self.runs: dict[_Key, RunStats] = {}
+        self.procs: dict[_Key, subprocess.Popen[str]] = {}
+        self.queue: queue.Queue[_Msg] = queue.Queue()
+        self.open_runs: set[_Key] = set()
+        self.generation = [0] * config.jobs
+        self.restarts = 0
+        self.stopping = False
+        # Findings, shared with the minimizer thread (``lock``).
+        self.findings: list[FuzzFinding] = []
+        self.by_title: dict[str, FuzzFinding] = {}
+        self.seen_artifacts: set[str] = set()
+        self.moved: set[str] = set()
+        self.digests: dict[str, str] = {}
+        self.pending: list[Future[None]] = []
+        self.errors: list[str] = []
+        self.lock = threading.Lock()
+        # The private workspace (set up by ``_prepare_workspace``).
+        self.tmp = Path()
+        self.shim = Path()
+        self.pool = self.working
+        self.new_dirs: list[Path] = []
+        self.env = self._env()
+
+    def _env(self) -> dict[str, str]:
+        env = dict(self.config.env if self.config.env is not None else os.environ)
+        env.pop(CANDIDATE_ENV, None)
+        if self.candidate:
+            env[CANDIDATE_ENV] = self.candidate
+        # The candidate's module is imported by the worker: make the cwd importable, as
+        # it is for ``python -m sanitizer``.
+        cwd = os.getcwd()
+        paths = [cwd, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        return env
+
+    # -- the steps --
+
+    def run(self) -> TargetResult:
+        corpus_before = self._prepare_corpus()
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"sanitizer-fuzz-{self.target}-"))
+        minimizer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minimize")
+        elapsed = 0.0
+        try:
+            self._prepare_workspace()
+            start = time.monotonic()
+            deadline = start + self.budget
+            # Replay the corpus once first: inputs that already fail become findings at
+            # once instead of crashing (and restarting) every worker while it loads.
+            screened = self._screen(minimizer, timeout=max(5.0, self.budget / 3))
+            self.stopping = screened and self.config.stop_on_first
+            self._start_workers(deadline)
+            self._watch(start, deadline, minimizer)
+            elapsed = min(time.monotonic(), deadline) - start
+            self._finish(start, elapsed, minimizer)
+        finally:
+            self._clean_up(minimizer)
+        return self._result(elapsed, corpus_before)
+
+    def _prepare_corpus(self) -> int:
+        """Create the artifacts and working corpus directories, seed the default working
+        corpus from the bundled seeds; how many units it holds."""
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        self.working.mkdir(parents=True, exist_ok=True)
+        if self.seeds is not None and self.config.corpus is None:
+            copy_missing(self.seeds, self.working)
+        return count_files(self.working)
+
+    def _prepare_workspace(self) -> None:
+        """The shim, and the corpus directories the workers use.
+
+        Workers read a private copy (hard links) of the corpus, so an input that crashes
+        the target can be taken out of their way without touching the user's corpus; new
+        units go to one directory per worker."""
+        self.shim = write_shim(self.tmp, self.target, self.layout, self.config.python)
+        self.pool = self.tmp / "corpus"
+        self.pool.mkdir()
+        link_missing(self.working, self.pool)
+        if self.seeds is not None and self.config.corpus is not None:
+            link_missing(self.seeds, self.pool)
+        self.new_dirs = [self.tmp / f"new-{i}" for i in range(self.config.jobs)]
+        for new_dir in self.new_dirs:
+            new_dir.mkdir()
+
+    def _start_workers(self, deadline: float) -> None:
+        for index, new_dir in enumerate(self.new_dirs):
+            remaining = deadline - time.monotonic()
+            if not self.stopping and remaining >= 1:
+                self._spawn(index, 0, remaining, new_dir)
+
+    def _watch(self, start: float, deadline: float, minimizer: ThreadPoolExecutor) -> None:
+        """Feed the workers' output lines to their RunStats until every run has ended."""
+        while self.open_runs:
+            try:
+                key, line = self.queue.get(timeout=0.25)
+            except queue.Empty:
+                key, line = None, None
+            if key is not None and line is not None:
+                self.runs[key].feed(line, time.monotonic())
+            elif key is not None:  # the worker closed its output: it is done
+                self._on_closed(key, deadline, minimizer)
+            now = time.monotonic()
+            if now > deadline + 30:  # a worker ignoring -max_total_time
+                for k in self.open_runs:
+                    _kill(self.procs[k], signal.SIGKILL)
+            self.progress.update(self._status(now, start))
+
+    def _on_closed(self, key: _Key, deadline: float, minimizer: ThreadPoolExecutor) -> None:
+        """A worker run ended: collect its exit status and findings, then stop the
+        campaign (``stop_on_first``) or restart the worker while time remains."""
+        self.open_runs.discard(key)
+        proc = self.procs[key]
+        run = self.runs[key]
+        try:
+            run.returncode = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill(proc, signal.SIGKILL)
+            run.returncode = proc.wait()
+        found = self._on_exit(key, run, minimizer)
+        if found and self.config.stop_on_first:
+            self.stopping = True
+            for k in self.open_runs:
+                _kill(self.procs[k])
+        remaining = deadline - time.monotonic()
+        restart = found or (run.returncode != 0 and run.inited)
+        if restart and not self.stopping and remaining >= 2:
+            index = key[0]
+            self.generation[index] += 1
+            self.restarts += 1
+            self._spawn(index, self.generation[index], remaining, self.new_dirs[index])
+
+    def _finish(self, start: float, elapsed: float, minimizer: ThreadPoolExecutor) -> None:
+        """Final progress line, wait for the findings in process, merge new units."""
+        self.progress.update(self._status(start + elapsed, start), force=True)
+        self.progress.close()
+        minimizer.shutdown(wait=True)
+        for fut in self.pending:
+            exc = fut.exception()
+            if exc is not None:
+                self.errors.append(f"processing a finding failed: {exc}")
+        self._merge([d for d in self.new_dirs if any(d.iterdir())])
+
+    def _clean_up(self, minimizer: ThreadPoolExecutor) -> None:
+        for proc in self.procs.values():
+            _kill(proc, signal.SIGKILL)
+        minimizer.shutdown(wait=False, cancel_futures=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _result(self, elapsed: float, corpus_before: int) -> TargetResult:
+        runs = list(self.runs.values())
+        return TargetResult(
+            target=self.target,
+            jobs=self.config.jobs,
+            seconds=elapsed,
+            execs=sum(r.total_execs for r in runs),
+            cov=max((r.cov for r in runs), default=0),
+            ft=max((r.ft for r in runs), default=0),
+            corpus_before=corpus_before,
+            corpus_after=count_files(self.working),
+            findings=self.findings,
+            restarts=self.restarts,
+            errors=self.errors,
+            candidate=self.candidate,
+        )
+
+    # -- workers --
+
+    def _popen(self, cmd: Sequence[str]) -> subprocess.Popen[str]:
+        """A libFuzzer process in its own session (killed as a group), output merged."""
+        return subprocess.Popen(
+            list(cmd),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            env=self.env,
+            start_new_session=True,
+        )
+
+    def _spawn(self, index: int, generation: int, remaining: float, new_dir: Path) -> None:
+        cmd = worker_command(
+            self.base,
+            max_time=max(1, int(remaining)),
+            artifacts=self.artifacts,
+            corpus_dirs=[new_dir, self.pool],
+            dictionary=self.layout.dictionary(),
+            extra=self.config.extra_args,
+        )
+        proc = self._popen(cmd)
+        key = (index, generation)
+        self.runs[key] = RunStats(started=time.monotonic())
+        self.procs[key] = proc
+        self.open_runs.add(key)
+        threading.Thread(target=_reader, args=(proc, key, self.queue), daemon=True).start()
+
+    def _status(self, now: float, start: float) -> str:
+        runs = list(self.runs.values())
+        execs = sum(r.estimate(now) for r in runs)
+        elapsed = max(1e-9, now - start)
+        cov = max((r.cov for r in runs), default=0)
+        ft = max((r.ft for r in runs), default=0)
+        corp = max((r.corpus_units for r in runs), default=0)
+        active = sum(1 for p in self.procs.values() if p.poll() is None)
+        dups = sum(len(f.duplicates) for f in self.findings)
+        found = f"{len(self.findings)}" + (f"+{dups}dup" if dups else "")
+        return (
+            f"[{self.target}] {format_duration(min(elapsed, self.budget))}"
+            f"/{format_duration(self.budget)} "
+            f"jobs {active}/{self.config.jobs} execs {human_count(execs)} "
+            f"({human_count(execs / elapsed)}/s) cov {cov} ft {ft} corp {corp} "
+            f"findings {found}"
+        )
+
+    # -- findings --
+
+    def _on_exit(self, key: _Key, run: RunStats, minimizer: ThreadPoolExecutor) -> bool:
+        """Handle a finished worker run; True if it left a finding."""
+        paths = [Path(p) for p in run.artifacts if Path(p).name.startswith(FINDING_PREFIXES)]
+        if not paths:
+            if run.returncode not in (0, None) and not run.inited:
+                tail = [line for line in run.tail if line.strip()][-1:]
+                reason = tail[0] if tail else f"exit status {run.returncode}"
+                self.errors.append(f"worker {key[0]} failed to start: {reason}")
+                self.progress.note(f"[{self.target}] worker {key[0]} failed to start: {reason}")
+            return False
+        failure = extract_failure(run.tail)
+        for path in paths:
+            path = path if path.is_absolute() else Path.cwd() / path
+            self._register(path, failure, run.crash_reason, minimizer)
+        return True
+
+    def _register(
+        self, path: Path, failure: str, reason: str | None, minimizer: ThreadPoolExecutor
+    ) -> None:
+        """A crashing input in ARTIFACTS: a new finding, or a duplicate of one."""
+        if not path.exists():
+            return
+        self._quarantine(path.read_bytes())
+        if str(path) in self.seen_artifacts:
+            if str(path) in self.moved:  # a duplicate hit again: keep one copy
+                path.unlink()
+            return
+        self.seen_artifacts.add(str(path))
+        title = headline(failure) or (reason or "crash")
+        with self.lock:
+            first = self.by_title.get(title)
+            if first is not None:
+                dup_dir = self.artifacts / "duplicates"
+                dup_dir.mkdir(exist_ok=True)
+                moved = dup_dir / path.name
+                shutil.move(str(path), moved)
+                self.moved.add(str(path))
+                first.duplicates.append(moved)
+                return
+            finding = FuzzFinding(self.target, path, failure=failure, size=path.stat().st_size)
+            self.by_title[title] = finding
+            self.findings.append(finding)
+        self.progress.note(f"[{self.target}] finding: {title} -> {path}")
+        self.pending.append(minimizer.submit(self._process, finding))
+
+    def _screen(self, minimizer: ThreadPoolExecutor, timeout: float) -> bool:
+        """Run every pool input through the target's check once, in a helper process;
+        failing inputs become findings and leave the pool.  True if any failed."""
+        if not any(self.pool.iterdir()):
+            return False
+        cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "screen", self.target]
+        out = self._helper([*cmd, str(self.pool)], timeout=timeout)
+        found = False
+        for line in out.splitlines():
+            try:
+                item = json.loads(line)
+                source, failure = Path(item["path"]), str(item["failure"])
+            except (ValueError, KeyError, TypeError):
+                continue  # warnings and the like
+            if not source.is_file():
+                continue
+            data = source.read_bytes()
+            artifact = self.artifacts / f"crash-{sha1_hex(data)}"
+            if not artifact.exists():
+                artifact.write_bytes(data)
+            self._register(artifact, failure, None, minimizer)
+            found = True
+        return found
+
+    def _quarantine(self, data: bytes) -> None:
+        """Take a crashing input out of the workers' corpus, so a restarted worker does
+        not crash on it again while loading."""
+        digest = sha1_hex(data)
+        for directory in [self.pool, *self.new_dirs]:
+            for path in directory.iterdir():
+                key = str(path)
+                if key not in self.digests:
+                    try:
+                        self.digests[key] = (
+                            path.name
+                            if len(path.name) == 40 and directory is not self.pool
+                            else sha1_hex(path.read_bytes())
+                        )
+                    except OSError:
+                        continue
+                if self.digests[key] == digest:
+                    path.unlink(missing_ok=True)
+                    del self.digests[key]
+
+    # -- minimizing and reporting a finding (in the minimizer thread) --
+
+    def _process(self, finding: FuzzFinding) -> None:
+        """Minimize a finding, replay the minimized input and write its report.
+
+        libFuzzer's ``-minimize_crash`` first; then a delta-debugging pass in a helper
+        process that keeps the *same* failure (libFuzzer only keeps "it crashes", and its
+        minimization is slow when the target starts slowly).  The result is replayed
+        through the real target; if it does not fail the same way, libFuzzer's result
+        (or the original input) is kept."""
+        artifact = finding.artifact
+        original = artifact.read_bytes()
+        first_failure = finding.failure
+        minimized = self._minimize(artifact, len(original))
+        failure = self._shrink(artifact, minimized, headline(first_failure))
+        if not failure:
+            replay = self._helper([*self.base, str(minimized)], timeout=120)
+            failure = extract_failure(replay.splitlines())
+        if not failure:  # the minimized input does not reproduce: keep the original
+            shutil.copyfile(artifact, minimized)
+        else:
+            finding.failure = failure
+        data = minimized.read_bytes()
+        finding.minimized = minimized
+        finding.minimized_size = len(data)
+        finding.report = self._write_report(finding, minimized, data, original, first_failure)
+
+    def _minimize(self, artifact: Path, size: int) -> Path:
+        """``ARTIFACT.min``: libFuzzer's ``-minimize_crash`` result, else a copy."""
+        minimized = artifact.with_name(artifact.name + ".min")
+        if size > 1:
+            self._helper(
+                minimize_command(
+                    self.shim, artifact, minimized, max_time=self.config.minimize_time
+                ),
+                timeout=self.config.minimize_time + 30,
+            )
+        if not minimized.exists():
+            shutil.copyfile(artifact, minimized)
+        return minimized
+
+    def _shrink(self, artifact: Path, minimized: Path, wanted: str) -> str:
+        """The replay helper's delta debugging (from ``minimized``, else from the
+        original) toward an input failing with headline ``wanted``; if the real target
+        confirms it, it replaces ``minimized`` and its failure text is returned, else ""."""
+        polished = artifact.with_name(artifact.name + ".shrink")
+        if wanted:
+            shrink_cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "shrink"]
+            for source in (minimized, artifact):
+                polished.unlink(missing_ok=True)
+                self._helper(
+                    [*shrink_cmd, self.target, str(source), str(polished), wanted],
+                    timeout=self.config.minimize_time + 30,
+                )
+                if polished.exists():
+                    break
+        if not polished.exists():
+            return ""
+        replay = self._helper([*self.base, str(polished)], timeout=120)
+        failure = extract_failure(replay.splitlines())
+        if headline(failure) == wanted:
+            polished.replace(minimized)
+        else:
+            failure = ""
+        polished.unlink(missing_ok=True)
+        return failure
+
+    def _write_report(
+        self,
+        finding: FuzzFinding,
+        minimized: Path,
+        data: bytes,
+        original: bytes,
+        first_failure: str,
+    ) -> Path:
+        """``ARTIFACT.txt``, next to the finding."""
+        report = finding.artifact.with_name(finding.artifact.name + ".txt")
+        report.write_text(
+            format_report(
+                finding,
+                data=data,
+                original=original,
+                candidate=self.candidate,
+                reproduce=reproduce_command(self.base, minimized, self.candidate),
+                original_failure=first_failure,
+            ),
+            encoding="utf-8",
+        )
+        return report
+
+    # -- helper processes --
+
+    def _helper(self, cmd: Sequence[str], timeout: float) -> str:
+        """Run a helper (minimize, replay, merge); its merged output, "" on timeout."""
+        proc = self._popen([self.config.python, *cmd] if cmd[0] == str(self.shim) else cmd)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(proc, signal.SIGKILL)
+            proc.communicate()
+            return ""
+        finally:
+            _kill(proc, signal.SIGKILL)
+        return out
+
+    def _merge(self, sources: Sequence[Path]) -> None:
+        """``-merge=1`` the workers' new units into the working corpus."""
+        if not sources:
+            return
+        self.progress.note(f"[{self.target}] merging new corpus entries into {self.working}")
+        scratch = self.tmp / "merge-artifacts"
+        scratch.mkdir(exist_ok=True)
+        out = self._helper(merge_command(self.shim, self.working, sources, scratch), timeout=300)
+        if "MERGE-OUTER" not in out:
+            # Merge could not run: keep every new unit rather than lose them.
+            for src in sources:
+                copy_missing(src, self.working)

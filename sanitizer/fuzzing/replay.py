@@ -1,0 +1,115 @@
+"""Helper processes of a campaign: run a target's oracle on given inputs, in process.
+
+``python -m sanitizer.fuzzing.replay screen TARGET DIR`` replays a corpus once before the
+workers start (inputs that already fail become findings at once instead of crashing every
+worker while it loads), and ``... shrink TARGET IN OUT HEADLINE`` delta-debugs a finding
+while keeping its *same* failure (libFuzzer's ``-minimize_crash`` only keeps "it crashes").
+They run in a child process (a crashing or hanging candidate cannot take the campaign
+down with it) and call the oracle directly, far cheaper than a libFuzzer re-run per try.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .candidate import CANDIDATE_ENV, load
+from .libfuzzer import headline
+from .oracles import TARGETS, check_decode
+
+__all__ = ["failure_text", "main", "shrink", "target_check"]
+
+
+def shrink(data: bytes, fails: Callable[[bytes], bool], budget: int = 5000) -> bytes:
+    """Delta debugging (ddmin, chunk removal): a shortest-found ``x`` with ``fails(x)``,
+    given ``fails(data)``.  At most ``budget`` calls of ``fails``."""
+    calls = 0
+
+    def check(candidate: bytes) -> bool:
+        nonlocal calls
+        calls += 1
+        return fails(candidate)
+
+    if check(b""):
+        return b""
+    parts = 2
+    while len(data) >= 2 and calls < budget:
+        chunk = max(1, len(data) // parts)
+        for start in range(0, len(data), chunk):
+            candidate = data[:start] + data[start + chunk :]
+            if calls >= budget:
+                break
+            if check(candidate):
+                data = candidate
+                parts = max(parts - 1, 2)
+                break
+        else:
+            if chunk == 1:
+                break
+            parts = min(len(data), parts * 2)
+    return data
+
+
+def failure_text(exc: BaseException) -> str:
+    """``Divergence: <report>`` then the traceback, as atheris prints an uncaught one."""
+    trace = "".join(traceback.format_exception(exc)).rstrip("\n")
+    return f"{type(exc).__name__}: {exc}\n{trace}"
+
+
+def target_check(target: str) -> Callable[[bytes], None]:
+    """The check a fuzz target runs, with ``$SANITIZER_FUZZ_CANDIDATE`` for decode."""
+    spec = os.environ.get(CANDIDATE_ENV, "")
+    if target == "decode" and spec:
+        decoder = load(spec)
+        return lambda data: check_decode(data, decoder)
+    return TARGETS[target]
+
+
+def main(argv: Sequence[str]) -> int:
+    """``screen TARGET DIR``: one JSON line per failing file.  ``shrink TARGET IN OUT
+    HEADLINE``: write to OUT a smaller input failing with the same headline."""
+    mode, target, *rest = argv
+    check = target_check(target)
+    if mode == "screen":
+        return _screen(check, Path(rest[0]))
+    if mode == "shrink":
+        return _shrink_file(check, Path(rest[0]), Path(rest[1]), rest[2])
+    return 2
+
+
+def _fails_how(check: Callable[[bytes], None], data: bytes) -> str | None:
+    """The failure text of ``check(data)``, None if it passes."""
+    try:
+        check(data)
+    except Exception as exc:
+        return failure_text(exc)
+    return None
+
+
+def _screen(check: Callable[[bytes], None], directory: Path) -> int:
+    for path in sorted(directory.iterdir()):
+        if path.is_file():
+            failure = _fails_how(check, path.read_bytes())
+            if failure is not None:
+                print(json.dumps({"path": str(path), "failure": failure}), flush=True)
+    return 0
+
+
+def _shrink_file(check: Callable[[bytes], None], source: Path, dest: Path, wanted: str) -> int:
+    def fails(data: bytes) -> bool:
+        failure = _fails_how(check, data)
+        return failure is not None and headline(failure) == wanted
+
+    data = source.read_bytes()
+    if fails(data):
+        dest.write_bytes(shrink(data, fails))
+        return 0
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
