@@ -15,8 +15,7 @@ everything is clean, 1 when anything was found, 2 on usage or I/O errors.
 from __future__ import annotations
 
 import argparse
-import json
-import os
+import errno
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +24,8 @@ from typing import IO, Any
 
 from ..decoder import ErrorGrouper, IncrementalDecoder
 from ..errors import Utf8Error
+from . import _inputs
+from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
 
 CHUNK = 1 << 16
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -117,25 +118,16 @@ def _size(n: int) -> str:
     return str(n)
 
 
-def _expand(paths: list[str], totals: _Totals) -> Iterator[str]:
-    """Files to scan, in order: folders walked recursively and sorted; '-' is stdin."""
-    for path in paths:
-        if path == "-" or os.path.isfile(path):
-            yield path
-        elif os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if os.path.isfile(full):
-                        yield full
-        else:
-            _io_error(path, "No such file or directory", totals)
-
-
 def _io_error(path: str, message: str, totals: _Totals) -> None:
-    print(f"sanitizer check: {path}: {message}", file=sys.stderr)
+    print(f"sanitizer check: {display_path(path)}: {message}", file=sys.stderr)
     totals.io_errors += 1
+
+
+def _walk_problem(problem: _inputs.Problem, totals: _Totals) -> None:
+    if problem.error:
+        _io_error(problem.path, problem.message, totals)
+    else:
+        print(f"sanitizer check: {display_path(problem.path)}: {problem.message}", file=sys.stderr)
 
 
 def _scan_stream(
@@ -168,16 +160,23 @@ def _group_record(path: str, group: tuple[Utf8Error, ...]) -> dict[str, Any]:
     return record
 
 
-def _emit(record: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        line = json.dumps(record, ensure_ascii=False)
+def _emit(out: Writer, record: dict[str, Any]) -> None:
+    if out.as_json:
+        out.record({**record, **json_path_fields(record["path"])})
     else:
-        where = f"{record['path']}:{record['start']}"
-        line = f"{where}: {record['bytes']}  {record['kind']}  {record['reason']}"
-    sys.stdout.write(line + "\n")
+        where = f"{display_path(record['path'])}:{record['start']}"
+        out.line(f"{where}: {record['bytes']}  {record['kind']}  {record['reason']}")
 
 
 def run(args: argparse.Namespace) -> int:
+    out = Writer(args.json)
+    try:
+        return _run(args, out)
+    except OutputError as exc:
+        return end_of_output(exc, "sanitizer check")
+
+
+def _run(args: argparse.Namespace, out: Writer) -> int:
     totals = _Totals()
     policy = None
     if args.policy:
@@ -191,13 +190,13 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 0 or args.max_bytes < 0:
         print("sanitizer check: --limit and --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    files = list(_expand(args.paths, totals))
-    total_size = sum(os.path.getsize(f) for f in files if f != "-")
-    enabled = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
+    files = list(_inputs.expand(args.paths, lambda problem: _walk_problem(problem, totals)))
+    total_size = sum(_inputs.size_of(f) for f in files)
+    enabled = args.progress == "always" or (args.progress == "auto" and _isatty(sys.stderr))
     progress = _Progress(total_size, enabled)
     try:
         for path in files:
-            _check_one(path, args, policy, totals, progress)
+            _check_one(path, args, policy, totals, progress, out)
     finally:
         progress.close()
     if args.json:
@@ -208,8 +207,9 @@ def run(args: argparse.Namespace) -> int:
             "files_with_findings": totals.dirty_files,
             "io_errors": totals.io_errors,
         }
-        print(json.dumps({"summary": summary}))
-    else:
+        out.record({"summary": summary})
+    out.flush()
+    if not args.json:
         print(
             f"sanitizer check: {totals.files} file(s), {_size(totals.bytes)}: "
             f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
@@ -221,23 +221,52 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FOUND if totals.findings else EXIT_OK
 
 
+def _isatty(stream: IO[str] | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+def _open(path: str) -> IO[bytes]:
+    if path == _inputs.STDIN:
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            raise OSError(errno.EBADF, "standard input is closed")
+        return sys.stdin.buffer
+    return open(path, "rb")
+
+
+def _read_at_most(stream: IO[bytes], limit: int) -> bytes:
+    """Up to ``limit`` + 1 bytes, read in chunks (never one allocation of ``limit``)."""
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = stream.read(min(CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
 def _check_one(
     path: str,
     args: argparse.Namespace,
     policy: Any,
     totals: _Totals,
     progress: _Progress,
+    out: Writer,
 ) -> None:
-    label = "<stdin>" if path == "-" else path
+    label = "<stdin>" if path == _inputs.STDIN else path
     try:
-        stream: IO[bytes] = sys.stdin.buffer if path == "-" else open(path, "rb")
+        stream = _open(path)
     except OSError as exc:
-        _io_error(path, exc.strerror or str(exc), totals)
+        _io_error(label, exc.strerror or str(exc), totals)
         return
     found = 0
     try:
         if policy is not None:
-            data = stream.read(args.max_bytes + 1)  # a policy needs the whole text: bounded
+            data = _read_at_most(stream, args.max_bytes)  # a policy needs the whole text
             progress.advance(len(data), label)
             totals.bytes += len(data)
             if len(data) > args.max_bytes:
@@ -250,20 +279,21 @@ def _check_one(
                     "action": "reject",
                     "reason": f"larger than --max-bytes {args.max_bytes}: policy not applied",
                 }
-                _emit_policy(record, args.json)
+                _emit_policy(out, record)
             else:
-                found = _apply_policy(label, data, policy, args)
+                found = _apply_policy(label, data, policy, args, out)
         else:
             decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
             for group in _scan_stream(stream, decoder, progress, label):
                 found += 1
                 if not args.limit or found <= args.limit:
-                    _emit(_group_record(label, group), args.json)
+                    _emit(out, _group_record(label, group))
             totals.bytes += decoder.position
             if args.limit and found > args.limit and not args.json:
-                print(f"{label}: ... {found - args.limit} more finding(s) not shown")
-    except OSError as exc:
-        _io_error(path, exc.strerror or str(exc), totals)
+                more = found - args.limit
+                out.line(f"{display_path(label)}: ... {more} more finding(s) not shown")
+    except OSError as exc:  # reading the input: writing raises OutputError instead
+        _io_error(label, exc.strerror or str(exc), totals)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -272,8 +302,10 @@ def _check_one(
     totals.dirty_files += bool(found)
 
 
-def _apply_policy(label: str, data: bytes, policy: Any, args: argparse.Namespace) -> int:
-    from .. import inspect
+def _apply_policy(
+    label: str, data: bytes, policy: Any, args: argparse.Namespace, out: Writer
+) -> int:
+    from ..policy import inspect  # policy layer: loaded only with --policy
 
     report = inspect(data, policy)
     shown = 0
@@ -281,17 +313,16 @@ def _apply_policy(label: str, data: bytes, policy: Any, args: argparse.Namespace
         shown += 1
         if args.limit and shown > args.limit:
             continue
-        _emit_policy({"path": label, **finding.as_dict()}, args.json)
+        _emit_policy(out, {"path": label, **finding.as_dict()})
     return len(report.findings)
 
 
-def _emit_policy(record: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        line = json.dumps(record, ensure_ascii=False)
+def _emit_policy(out: Writer, record: dict[str, Any]) -> None:
+    if out.as_json:
+        out.record({**record, **json_path_fields(record["path"])})
     else:
         what = record.get("bytes") or record.get("code_point", "")
-        line = (
-            f"{record['path']}:{record['start']}: {what}  {record['category']}  "
+        out.line(
+            f"{display_path(record['path'])}:{record['start']}: {what}  {record['category']}  "
             f"{record['action']}  {record.get('reason', '')}"
         )
-    sys.stdout.write(line + "\n")

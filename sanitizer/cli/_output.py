@@ -1,0 +1,135 @@
+"""How the CLI writes what it found, so that output can neither lie nor inject.
+
+File names are attacker-controlled (an uploader picks them): a name holding a newline
+would forge a second report line, an ESC would send terminal escapes to whoever runs the
+scan, and a name that is not UTF-8 must neither crash the output nor put raw bytes into
+JSON (RFC 8259 §8.1: JSON text is UTF-8).  So text output escapes every such character,
+and JSON carries the name losslessly (``path_bytes``, base64, when it is not UTF-8).
+
+Output failures are never blamed on an input: a closed pipe (``| head``) ends the run
+quietly with the conventional status 128 + SIGPIPE, like grep and cat killed by
+SIGPIPE; any other write error (a full disk) is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import json
+import os
+import sys
+from typing import Any
+
+import unicodedata2
+
+EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE, what a shell reports for grep | head
+EXIT_IO = 2
+
+# Characters shown as escapes in text output: C0/C1 controls and DEL, format characters
+# (bidi controls U+202A..202E and U+2066..2069, zero-width characters: Trojan Source,
+# CVE-2021-42574), line and paragraph separators, and lone surrogates, which is how
+# os.fsdecode carries the bytes of a name that is not UTF-8 (PEP 383).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+class OutputError(Exception):
+    """Writing the report failed (not reading an input); ``.exc`` is the OSError."""
+
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+    @property
+    def broken_pipe(self) -> bool:
+        return isinstance(self.exc, BrokenPipeError) or self.exc.errno == errno.EPIPE
+
+
+def display_path(path: str) -> str:
+    """``path`` for a terminal or a log line: one line, no control or bidi character,
+    unambiguous (a backslash is doubled).  A byte of a non-UTF-8 name shows as ``\\xNN``."""
+    if path.isascii() and path.isprintable() and "\\" not in path:
+        return path
+    out = []
+    for ch in path:
+        cp = ord(ch)
+        if ch in _SHORT:
+            out.append(_SHORT[ch])
+        elif 0xDC80 <= cp <= 0xDCFF:  # surrogateescape: the original byte (PEP 383)
+            out.append(f"\\x{cp - 0xDC00:02x}")
+        elif unicodedata2.category(ch) in _ESCAPED_CATEGORIES:
+            out.append(_escape(cp))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _escape(cp: int) -> str:
+    if cp < 0x100:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
+
+
+def json_path_fields(path: str) -> dict[str, str]:
+    """``{"path": ...}`` as valid UTF-8 text; a name that is not UTF-8 also gets
+    ``path_bytes``, its exact bytes in base64 (the name shown in ``path`` then has U+FFFD
+    where a byte could not be decoded), like ripgrep's JSON output."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(path)
+        return {
+            "path": raw.decode("utf-8", "replace"),
+            "path_bytes": base64.b64encode(raw).decode("ascii"),
+        }
+    return {"path": path}
+
+
+class Writer:
+    """Writes report lines to stdout: text through ``sys.stdout`` with escapes for what
+    the terminal's encoding cannot show, JSON as UTF-8 bytes whatever the locale."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def record(self, record: dict[str, Any]) -> None:
+        self._write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def line(self, text: str) -> None:
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        try:
+            stream = sys.stdout
+            if stream is None:
+                raise OSError(errno.EBADF, "standard output is closed")
+            if self.as_json:
+                stream.flush()
+                stream.buffer.write(text.encode("utf-8"))
+            else:
+                encoding = stream.encoding or "utf-8"
+                stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def flush(self) -> None:
+        try:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+
+def end_of_output(exc: OutputError, prog: str) -> int:
+    """The exit status after ``exc``; a closed pipe is quiet, anything else one line."""
+    try:  # whatever is still buffered cannot be written: drop it, don't fail at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass
+    if exc.broken_pipe:
+        return EXIT_BROKEN_PIPE
+    reason = exc.exc.strerror or str(exc.exc)
+    print(f"{prog}: cannot write output: {reason}", file=sys.stderr)
+    return EXIT_IO
