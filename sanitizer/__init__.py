@@ -3,12 +3,19 @@
 The core (this package's ``grammar``, ``decoder``, ``errors``) is pure and I/O-free: it
 turns bytes into text or into precise, classified errors.  Policies and identifier
 comparison build on it; the CLI, web middleware and fuzz targets are thin adapters.
+
+Every public name is importable from here.  The core's are imported with the package;
+the policy layer's are loaded on first use (PEP 562 ``__getattr__``), so
+``import sanitizer.decoder``, or ``sanitizer check`` without ``--policy``, never loads the
+policy layer and its generated tables.
 """
 
 from __future__ import annotations
 
-from . import profiles
-from .chardata import Category
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__ as __version__
 from .charinfo import UNICODE_VERSION, describe
 from .decoder import (
     BACKEND,
@@ -21,10 +28,28 @@ from .decoder import (
     is_valid,
 )
 from .errors import BomError, EncodeError, ErrorKind, Utf8Error
-from .identifiers import identifiers_equal, normalize_identifier
-from .policy import Action, Finding, Policy, PolicyError, Report, inspect, sanitize
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
+    from . import profiles
+    from .chardata import Category
+    from .identifiers import identifiers_equal, normalize_identifier
+    from .policy import Action, Finding, Policy, PolicyError, Report, inspect, sanitize
+
+# The policy layer's public names -> the module defining each (a submodule's own name:
+# the submodule itself).  Loaded on first use, by __getattr__ below.
+_POLICY_LAYER: dict[str, str] = {
+    "Category": "sanitizer.chardata",
+    "Action": "sanitizer.policy",
+    "Finding": "sanitizer.policy",
+    "Policy": "sanitizer.policy",
+    "PolicyError": "sanitizer.policy",
+    "Report": "sanitizer.policy",
+    "inspect": "sanitizer.policy",
+    "sanitize": "sanitizer.policy",
+    "profiles": "sanitizer.profiles",
+    "identifiers_equal": "sanitizer.identifiers",
+    "normalize_identifier": "sanitizer.identifiers",
+}
 
 __all__ = [
     "BACKEND",
@@ -53,3 +78,19 @@ __all__ = [
     "profiles",
     "sanitize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use, then keep it as a plain module attribute."""
+    try:
+        module_name = _POLICY_LAYER[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if module_name == f"{__name__}.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

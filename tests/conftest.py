@@ -9,26 +9,39 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from sanitizer import _machine, decoder
+from sanitizer._native import speedups
 
 # The issue's kind table, read independently of sanitizer.errors.KIND_RULES: one reading
 # serves these tests and the fuzz targets alike.
-from sanitizer.fuzzing.checks import expected_kind as expected_kind
+from sanitizer.fuzzing.oracles import expected_kind as expected_kind
 
-try:
-    from sanitizer import _speedups  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - the C runner is optional
-    _speedups = None
+# The runners: the reference always, the C one when the package uses it (built and not
+# disabled by SANITIZER_PURE_PYTHON=1: sanitizer._native decides).
+RUNNERS: dict[str, Any] = {"python": _machine}
+if speedups is not None:
+    RUNNERS["c"] = speedups
 
-RUNNERS: dict[str, ModuleType] = {"python": _machine}
-if _speedups is not None:
-    RUNNERS["c"] = _speedups
+# Hypothesis profiles: "ci" (deterministic, more examples; .ci/run and CI=true) and "dev"
+# (few examples, for local loops).  HYPOTHESIS_PROFILE chooses one explicitly.  Tests set
+# only what their meaning needs (a search budget, a sample size), or scale the profile's
+# count: settings(max_examples=5 * settings().max_examples).
+settings.register_profile(
+    "ci", max_examples=300, deadline=None, derandomize=True, database=None, print_blob=True
+)
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE")
+    or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+)
 
 # The boundary bytes of the issue: both ends of every range RFC 3629 §4 / RFC 2279 mention.
 BOUNDARY = bytes.fromhex(
@@ -53,13 +66,12 @@ def runner(request: pytest.FixtureRequest) -> ModuleType:
 # With the C runner built, ``sanitizer.decode`` is a C function (``_speedups.decode``)
 # that handles the fast path and ``errors="replace"`` itself and calls ``decode_py`` for
 # the rest; ``decode_py`` is the Python implementation, tested on both runners.
-BACKENDS: dict[str, tuple[ModuleType, Callable[..., str]]] = {
+BACKENDS: dict[str, tuple[Any, Callable[..., str]]] = {
     "python": (_machine, decoder.decode_py),
 }
-if _speedups is not None:
-    # the public C entry point is wired up only when the package chose the C runner
-    BACKENDS["c"] = (_speedups, decoder.decode if decoder.BACKEND == "c" else decoder.decode_py)
-    BACKENDS["c+decode_py"] = (_speedups, decoder.decode_py)
+if speedups is not None:
+    BACKENDS["c"] = (speedups, decoder.decode)  # decoder.decode is speedups.decode
+    BACKENDS["c+decode_py"] = (speedups, decoder.decode_py)
 
 
 @contextlib.contextmanager

@@ -59,6 +59,7 @@ def test_versions_agree() -> None:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ucdinfo") is None, reason="needs ucdinfo==0.3")
+@pytest.mark.slow
 def test_generated_table_is_current() -> None:
     sys.path.insert(0, str(ROOT / "tools"))
     try:
@@ -81,6 +82,7 @@ def test_categories_are_disjoint_and_sorted() -> None:
         assert hi < lo
 
 
+@pytest.mark.slow
 def test_categories_match_unicodedata2() -> None:
     """Every general-category-derived class equals its definition over all code points."""
     for cp in range(0x110000):
@@ -171,6 +173,7 @@ def _derived_nfkc_casefold(text: str) -> str:
     return str(unicodedata2.normalize("NFC", x))
 
 
+@pytest.mark.slow
 def test_nfkc_casefold_matches_python_where_python_knows() -> None:
     """For every code point assigned by Unicode 14.0 (Python 3.11's data; case folding is
     stable for assigned characters), the generated table equals the derivation using

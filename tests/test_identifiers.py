@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import identifiers_equal, normalize_identifier
@@ -68,21 +68,18 @@ def test_errors() -> None:
         normalize_identifier(b"x")  # type: ignore[arg-type]
 
 
-@settings(max_examples=400, deadline=None)
 @given(s=st.text(max_size=20), form=st.sampled_from(FORMS))
 def test_idempotent(s: str, form: str) -> None:
     once = normalize_identifier(s, form=form)  # type: ignore[arg-type]
     assert normalize_identifier(once, form=form) == once  # type: ignore[arg-type]
 
 
-@settings(max_examples=300, deadline=None)
 @given(a=st.text(max_size=8), b=st.text(max_size=8), form=st.sampled_from(FORMS))
 def test_equal_is_symmetric_and_reflexive(a: str, b: str, form: str) -> None:
     assert identifiers_equal(a, b, form=form) == identifiers_equal(b, a, form=form)  # type: ignore[arg-type]
     assert identifiers_equal(a, a, form=form)  # type: ignore[arg-type]
 
 
-@settings(max_examples=300, deadline=None)
 @given(s=st.text(max_size=12))
 def test_forms_are_nested(s: str) -> None:
     """NFC-equal implies NFKC-equal implies NFKC_CASEFOLD-equal."""

@@ -30,6 +30,7 @@ def test_ruff(command: tuple[str, ...]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_mypy_strict() -> None:
     proc = _run("mypy")  # files and strictness come from pyproject.toml
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -11,8 +11,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .. import UNICODE_VERSION, __version__
+from .. import __version__
+from ..charinfo import UNICODE_VERSION
 from . import check, fuzz, identifiers
+from ._output import OutputError, end_of_output
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 
@@ -48,6 +50,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sanitizer: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    except BrokenPipeError as exc:  # output closed early (| head): never "all valid"
+        return end_of_output(OutputError(exc), parser.prog)
     return code

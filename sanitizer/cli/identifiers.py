@@ -13,11 +13,12 @@ import difflib
 import sys
 from typing import Any
 
-from ..chardata import NORMAL_FORMS
 from ..charinfo import describe
 from ..decoder import decode
 from ..errors import Utf8Error
-from ..identifiers import identifiers_equal, normalize_identifier
+
+# The policy layer (sanitizer.identifiers, sanitizer.chardata and its tables) is imported
+# only when ``normalize`` or ``compare`` runs, so ``sanitizer check`` does not load it.
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 MAX_SHOWN = 10  # differing positions listed by compare
@@ -50,10 +51,20 @@ def _form_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--form",
         default="NFC",
-        type=str.upper,
-        choices=NORMAL_FORMS,
-        help="normal form (default NFC)",
+        type=_normal_form,
+        metavar="FORM",
+        help="normal form: NFC (default), NFKC or NFKC_CASEFOLD",
     )
+
+
+def _normal_form(value: str) -> str:
+    """``--form``: one of ``NORMAL_FORMS``, in any case."""
+    from ..chardata import NORMAL_FORMS
+
+    if value.upper() not in NORMAL_FORMS:
+        choices = ", ".join(map(repr, NORMAL_FORMS))
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {choices})")
+    return value.upper()
 
 
 def _codepoints(text: str) -> str:
@@ -71,6 +82,8 @@ def _read_stdin() -> list[str] | None:
 
 
 def _normalize(args: argparse.Namespace) -> int:
+    from ..identifiers import normalize_identifier
+
     items: list[str] | None = args.text or _read_stdin()
     if items is None:
         return EXIT_USAGE
@@ -95,6 +108,8 @@ def _encodable(text: str, cmd: str) -> bool:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from ..identifiers import identifiers_equal, normalize_identifier
+
     a, b, form = args.a, args.b, args.form
     if not (_encodable(a, "compare") and _encodable(b, "compare")):
         return EXIT_USAGE

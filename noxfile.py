@@ -1,0 +1,102 @@
+"""Developer sessions: ``nox -l`` lists them, ``nox -s NAME`` runs one (CONTRIBUTING.md).
+
+    nox -s lint typecheck tables       # static checks, generated files current
+    nox -s "tests_fast-3.12(c)"        # the fast tier on one Python, with the C extension
+    nox -s tests                       # the whole suite on every Python the package claims,
+                                       # with the C extension and without (pure)
+    nox -s fuzz_smoke                  # 20 s of every fuzz target
+
+``python -m pytest`` (the README's command) stays the one command that runs everything;
+these sessions run the same tests on other interpreters and in clean environments.
+Interpreters installed by pyenv are found even when they are not on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python = ">=3.10" in pyproject.toml
+DEFAULT_PYTHON = "3.11"
+FAST_TIER = "not slow and not servers and not fuzz"  # markers: pyproject.toml
+
+nox.options.sessions = ["lint", "typecheck", "tables", "tests_fast"]
+
+
+def _expose_pyenv_interpreters() -> None:
+    """Put ``python3.X`` of every pyenv version on PATH (pyenv's shims answer only for the
+    active versions): links in .nox/interpreters/, so nothing else on PATH changes."""
+    versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    links = Path(__file__).parent / ".nox" / "interpreters"
+    for version in PYTHONS:
+        found = sorted(versions.glob(f"{version}.*/bin/python{version}"))
+        if found:
+            links.mkdir(parents=True, exist_ok=True)
+            link = links / f"python{version}"
+            if not link.exists():
+                link.symlink_to(found[-1])
+    if links.is_dir():
+        os.environ["PATH"] = f"{links}{os.pathsep}{os.environ['PATH']}"
+
+
+_expose_pyenv_interpreters()
+
+
+def _install(session: nox.Session, extras: str = "test,fuzz") -> None:
+    # editable: the C extension is built in place, one file per interpreter (ABI tag);
+    # the fuzz extra pins an atheris wheel for each Python (pyproject.toml)
+    session.install("-e", f".[{extras}]")
+
+
+def _env(pure: bool) -> dict[str, str]:
+    # sanitizer._native: any non-empty value forces the pure-Python paths
+    return {"SANITIZER_PURE_PYTHON": "1" if pure else ""}
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting (configuration in pyproject.toml)."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over sanitizer/, tools/, bench/ and fuzz/ (pyproject.toml)."""
+    _install(session)
+    session.run("mypy")
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def tables(session: nox.Session) -> None:
+    """The generated files match their sources: character tables and the seed corpus."""
+    _install(session, "test")
+    session.run("python", "tools/gen_chartables.py", "--check")
+    session.run("python", "tools/gen_corpus.py", "--check")
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("pure", [False, True], ids=["c", "pure"])
+def tests_fast(session: nox.Session, pure: bool) -> None:
+    """The fast tier (under a minute): no slow, servers or fuzz tests."""
+    _install(session)
+    session.run("python", "-m", "pytest", "-m", FAST_TIER, *session.posargs, env=_env(pure))
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("pure", [False, True], ids=["c", "pure"])
+def tests(session: nox.Session, pure: bool) -> None:
+    """Every test, as in CI (Hypothesis profile "ci")."""
+    _install(session)
+    env = {**_env(pure), "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    session.run("python", "-m", "pytest", *session.posargs, env=env)
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def fuzz_smoke(session: nox.Session) -> None:
+    """Every fuzz target for 20 s under libFuzzer, from the seed corpus."""
+    _install(session)
+    session.run("python", "-m", "sanitizer", "fuzz", "all", "--max-time", "20", "--no-progress")

@@ -1,0 +1,131 @@
+"""What importing the package loads: the core alone until the policy layer is asked for.
+
+The policy layer (policies, profiles, identifiers and their generated character tables)
+costs most of the package's import time, so ``sanitizer`` exposes it through lazy
+attributes (PEP 562).  Each check runs in a fresh interpreter: ``sys.modules`` of this
+one already holds everything.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import sanitizer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+POLICY_LAYER = (
+    "sanitizer.policy",
+    "sanitizer.profiles",
+    "sanitizer.chardata",
+    "sanitizer._chartables",
+    "sanitizer._classtable",
+    "sanitizer.identifiers",
+)
+
+
+def _is_policy_layer(module: str) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in POLICY_LAYER)
+
+
+def loaded_after(code: str) -> list[str]:
+    """The ``sanitizer`` modules in ``sys.modules`` after running ``code`` in a new
+    interpreter."""
+    script = code + textwrap.dedent(
+        """
+        import json as _json, sys as _sys
+        print(_json.dumps(sorted(m for m in _sys.modules if m.split(".")[0] == "sanitizer")))
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules: list[str] = json.loads(proc.stdout.splitlines()[-1])
+    return modules
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import sanitizer.decoder",
+        "import sanitizer",
+        "import sanitizer; sanitizer.decode(b'x'); sanitizer.find_errors(b'\\xc0\\xaf')",
+        "from sanitizer import decode, Utf8Error, IncrementalDecoder, __version__",
+        "import sanitizer.cli",
+    ],
+)
+def test_core_imports_leave_the_policy_layer_unloaded(code: str) -> None:
+    loaded = loaded_after(code)
+    assert "sanitizer.decoder" in loaded
+    assert [m for m in loaded if _is_policy_layer(m)] == []
+
+
+def test_check_without_policy_leaves_the_policy_layer_unloaded() -> None:
+    code = textwrap.dedent(
+        """
+        from sanitizer.cli import main
+        code = main(["check", "README.md", "--progress", "never"])
+        assert code == 0, code
+        """
+    )
+    loaded = loaded_after(code)
+    assert "sanitizer.cli.check" in loaded
+    assert [m for m in loaded if _is_policy_layer(m)] == []
+
+
+def test_check_with_policy_loads_it() -> None:
+    code = 'from sanitizer.cli import main\nmain(["check", "--policy", "TEXT", "README.md"])\n'
+    loaded = loaded_after(code)
+    assert "sanitizer.profiles" in loaded and "sanitizer.policy" in loaded
+
+
+def test_every_public_name_resolves() -> None:
+    assert sorted(sanitizer.__all__) == sorted(set(sanitizer.__all__))
+    assert set(sanitizer.__all__) <= set(dir(sanitizer))
+    for name in sanitizer.__all__:
+        assert getattr(sanitizer, name) is not None, name
+    assert sanitizer.profiles is importlib.import_module("sanitizer.profiles")
+    from sanitizer import inspect, profiles  # a lazy name by ``from`` import
+
+    assert inspect is importlib.import_module("sanitizer.policy").inspect
+    assert profiles.TEXT is not None
+
+
+def test_every_public_name_resolves_in_a_fresh_interpreter() -> None:
+    code = textwrap.dedent(
+        """
+        import sanitizer
+        for name in sanitizer.__all__:
+            getattr(sanitizer, name)
+        from sanitizer import *  # noqa: F403
+        """
+    )
+    assert "sanitizer.profiles" in loaded_after(code)
+
+
+def test_unknown_names_still_raise_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        sanitizer.no_such_name  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_version_is_single_sourced() -> None:
+    from sanitizer._version import __version__
+
+    assert sanitizer.__version__ == __version__
+    assert importlib.metadata.version("utf8-sanitizer") == __version__
+    proc = subprocess.run(
+        [sys.executable, "-m", "sanitizer", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and f"utf8-sanitizer {__version__} " in proc.stdout

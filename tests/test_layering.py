@@ -1,0 +1,326 @@
+"""The layering contract (docs/design.md), read from the import statements with ``ast``.
+
+Three layers, depending inward only:
+
+0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
+   ``charinfo``, ``_native`` (the one native seam) and the ``_speedups`` it loads;
+1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
+   ``chardata`` and its generated ``_chartables`` / ``_classtable``; the package's own
+   ``__init__`` (the public facade, which loads this layer lazily) counts here;
+2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
+   ``sanitizer/fuzzing/``, ``sanitizer/strategies.py`` (Hypothesis strategies),
+   and the fuzz targets in ``fuzz/``.
+
+Rules: nothing imports a higher layer; adapters do not import each other (except the CLI
+and the fuzz targets, which drive ``sanitizer.fuzzing``); no module imports another
+package's private (``_x``) module or name.  Allowed across packages: the core's reference
+runner ``sanitizer._machine`` (the fuzzing oracles run it) and native seam
+``sanitizer._native``; ``sanitizer.policy.compiled`` is the one internal API of the policy
+package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
+count like any other.  A new module must be placed in ``LAYERS`` below.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "sanitizer"
+
+CORE, POLICY, ADAPTER = 0, 1, 2
+LAYER_NAMES = {CORE: "core", POLICY: "policy", ADAPTER: "adapter"}
+# sanitizer.<first component> -> layer
+LAYERS = {
+    "grammar": CORE,
+    "_machine": CORE,
+    "decoder": CORE,
+    "errors": CORE,
+    "charinfo": CORE,
+    "_native": CORE,
+    "_speedups": CORE,
+    "_version": CORE,
+    "policy": POLICY,
+    "profiles": POLICY,
+    "identifiers": POLICY,
+    "chardata": POLICY,
+    "_chartables": POLICY,
+    "_classtable": POLICY,
+    "web": ADAPTER,
+    "cli": ADAPTER,
+    "__main__": ADAPTER,
+    "fuzzing": ADAPTER,
+    "strategies": ADAPTER,
+}
+# adapter -> the other adapters it may import
+ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing"}}
+# private modules any package may import
+SHARED_PRIVATE = {"sanitizer._machine", "sanitizer._native"}
+NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # dotted: sanitizer.web.asgi, fuzz.fuzz_decode
+    path: Path
+    is_package: bool
+
+    @property
+    def package(self) -> str:
+        """The package the module belongs to (a package's __init__: the package itself)."""
+        return self.name if self.is_package else self.name.rpartition(".")[0]
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: Module
+    line: int
+    target: str  # the module imported, or the module a name is imported from
+    name: str | None  # the name imported from ``target`` when it is not a module
+
+    def __str__(self) -> str:
+        what = self.target + (f" import {self.name}" if self.name else "")
+        return f"{self.importer.path.relative_to(ROOT)}:{self.line}: {what}"
+
+
+def discover() -> dict[str, Module]:
+    modules: dict[str, Module] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        modules[".".join(parts)] = Module(".".join(parts), path, is_package)
+    for path in sorted((ROOT / "fuzz").glob("*.py")):
+        modules[f"fuzz.{path.stem}"] = Module(f"fuzz.{path.stem}", path, False)
+    # the C extension: present as a .pyi stub or a built library, or absent
+    modules.setdefault("sanitizer._speedups", Module("sanitizer._speedups", PACKAGE, False))
+    return modules
+
+
+MODULES = discover()
+CODE = sorted((m for m in MODULES.values() if m.path.suffix == ".py"), key=lambda m: m.name)
+
+
+def resolve(
+    module: Module, node: ast.Import | ast.ImportFrom, known: set[str] | dict[str, Module]
+) -> list[Import]:
+    """The imports one statement makes, relative ones resolved; ``known``: module names."""
+    if isinstance(node, ast.Import):
+        return [Import(module, node.lineno, alias.name, None) for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        anchor = module.package.split(".")
+        anchor = anchor[: len(anchor) - (node.level - 1)]
+        base = ".".join([*anchor, base] if base else anchor)
+    return [
+        Import(module, node.lineno, f"{base}.{alias.name}", None)
+        if f"{base}.{alias.name}" in known
+        else Import(module, node.lineno, base, alias.name)
+        for alias in node.names
+    ]
+
+
+def imports_of(module: Module) -> list[Import]:
+    """Every import of a ``sanitizer`` module in ``module``."""
+    tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+    found = [
+        i
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for i in resolve(module, node, MODULES)
+    ]
+    return [i for i in found if i.target.split(".")[0] == "sanitizer"]
+
+
+ALL_IMPORTS = [i for m in CODE for i in imports_of(m)]
+
+
+def group(name: str) -> str:
+    """The unit the layers are made of: ``sanitizer`` (the facade), ``fuzz`` or the first
+    component under ``sanitizer`` (``web``, ``decoder``, ...)."""
+    parts = name.split(".")
+    if parts[0] == "fuzz":
+        return "fuzz"
+    return parts[1] if len(parts) > 1 else "sanitizer"
+
+
+def layer(name: str) -> int:
+    """The layer of a module; an unknown one (see test_every_module_has_a_layer) counts
+    as an adapter, so importing it from below still fails."""
+    unit = group(name)
+    if unit == "sanitizer":
+        return POLICY
+    return LAYERS.get(unit, ADAPTER)
+
+
+def _private(component: str) -> bool:
+    return component.startswith("_") and not component.startswith("__")
+
+
+def test_every_module_has_a_layer() -> None:
+    unknown = sorted(
+        m.name for m in CODE if group(m.name) not in LAYERS and group(m.name) != "fuzz"
+    )
+    unknown = [name for name in unknown if name != "sanitizer"]
+    assert unknown == [], f"add these to LAYERS in {Path(__file__).name}: {unknown}"
+
+
+def test_nothing_imports_upward() -> None:
+    upward = [
+        f"{i}  ({LAYER_NAMES[layer(i.importer.name)]} -> {LAYER_NAMES[layer(i.target)]})"
+        for i in ALL_IMPORTS
+        if layer(i.target) > layer(i.importer.name)
+    ]
+    assert upward == [], "\n".join(upward)
+
+
+def test_adapters_do_not_import_each_other() -> None:
+    crossing = [
+        str(i)
+        for i in ALL_IMPORTS
+        if layer(i.importer.name) == ADAPTER and layer(i.target) == ADAPTER
+        if group(i.target) != group(i.importer.name)
+        if group(i.target) not in ADAPTER_USES.get(group(i.importer.name), set())
+    ]
+    assert crossing == [], "\n".join(crossing)
+
+
+def private_crossings(imports: list[Import]) -> list[str]:
+    """Imports of a private module or name that another package owns."""
+    found: list[str] = []
+    for i in imports:
+        parts = i.target.split(".")
+        owners = [".".join(parts[:k]) for k, part in enumerate(parts) if _private(part)]
+        if i.target in SHARED_PRIVATE:
+            owners = owners[:-1]
+        if i.name is not None and _private(i.name):
+            target = MODULES.get(i.target)
+            owners.append(target.package if target else i.target)
+        if any(owner != i.importer.package for owner in owners):
+            found.append(str(i))
+    return found
+
+
+def test_no_private_imports_across_packages() -> None:
+    crossings = private_crossings(ALL_IMPORTS)
+    assert crossings == [], "\n".join(crossings)
+
+
+def test_only_the_native_seam_imports_the_extension() -> None:
+    direct = [
+        str(i)
+        for i in ALL_IMPORTS
+        if i.target == "sanitizer._speedups" and i.importer.name != NATIVE_SEAM
+    ]
+    assert direct == [], "\n".join(direct)
+
+
+def test_no_private_policy_names_outside_the_policy_package() -> None:
+    """The issue's grep: no ``from sanitizer.policy import _...`` (or ``from ..policy
+    import _...``) outside sanitizer/policy/, in the package, fuzz targets, tools,
+    benchmarks and examples."""
+    statement = re.compile(r"from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]*)")
+    policy_module = re.compile(r"(sanitizer\.|\.+)policy(\.\w+)?")
+    private_name = re.compile(r"(?<![\w.])_\w")
+    offenders = []
+    for folder in ("sanitizer", "fuzz", "tools", "bench", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if (PACKAGE / "policy") in path.parents:
+                continue
+            text = path.read_text(encoding="utf-8")
+            for match in statement.finditer(text):
+                if policy_module.fullmatch(match[1]) and private_name.search(match[2]):
+                    line = text.count("\n", 0, match.start()) + 1
+                    offenders.append(f"{path.relative_to(ROOT)}:{line}: {match[0]!r}")
+    assert offenders == [], "\n".join(offenders)
+
+
+def _annotation_name(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.rpartition(".")[2]
+    return None
+
+
+def test_object_setattr_only_on_own_classes() -> None:
+    """``object.__setattr__`` (writing into a frozen dataclass) only on ``self`` in a
+    method, or on a parameter annotated with a class of the same package: no package
+    reaches into another's frozen values (a ``Policy`` is changed only by sanitizer.policy).
+    """
+    classes: dict[str, set[str]] = {}
+    for module in CODE:
+        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        names = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        classes.setdefault(module.package, set()).update(names)
+    offenders = []
+    for module in CODE:
+        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        own = classes[module.package]
+        allowed: set[int] = set()
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for method in cls.body:
+                if isinstance(method, ast.FunctionDef) and method.args.args:
+                    allowed |= _calls_on(method, {method.args.args[0].arg})
+        for func in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            params = {
+                arg.arg
+                for arg in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+                if _annotation_name(arg.annotation) in own
+            }
+            allowed |= _calls_on(func, params)
+        for call in ast.walk(tree):
+            if _is_object_setattr(call) and id(call) not in allowed:
+                offenders.append(f"{module.path.relative_to(ROOT)}:{call.lineno}")
+    assert offenders == [], "\n".join(offenders)
+
+
+def _is_object_setattr(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__setattr__"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "object"
+    )
+
+
+def _calls_on(func: ast.FunctionDef, names: set[str]) -> set[int]:
+    """The ``object.__setattr__`` calls in ``func`` whose first argument is in ``names``."""
+    return {
+        id(call)
+        for call in ast.walk(func)
+        if _is_object_setattr(call)
+        and isinstance(call, ast.Call)
+        and call.args
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id in names
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "importer", "expected"),
+    [
+        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer.policy"]),
+        ("from .. import _classtable", "sanitizer.policy._model", ["sanitizer"]),
+        ("from . import _model", "sanitizer.policy.compiled", []),
+        ("from .._native import speedups", "sanitizer.web._percent", []),
+        ("from sanitizer._machine import _step", "fuzz.fuzz_decode", ["sanitizer._machine"]),
+        ("from ..decoder import _runner", "sanitizer.policy", ["sanitizer"]),
+    ],
+)
+def test_the_private_rule_itself(source: str, importer: str, expected: list[str]) -> None:
+    """The rule on made-up modules (whatever the tree holds today)."""
+    module = Module(importer, ROOT / "x.py", importer == "sanitizer.policy")
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.ImportFrom)
+    known = {"sanitizer._classtable", "sanitizer.policy._model", "sanitizer._native"}
+    owners = private_crossings(resolve(module, node, known))
+    assert bool(owners) == bool(expected)
