@@ -50,7 +50,16 @@ def label(cp: int) -> str:
 
 
 def describe(cp: int) -> str:
-    """``U+XXXX NAME 'c'``; the glyph only for visible letters, digits, punctuation, symbols."""
+    """``U+XXXX NAME 'c'``; the glyph only for visible letters, digits, punctuation, symbols.
+
+    ``cp`` is an int in 0..0x7FFFFFFF: a lax (RFC 2279) reading can be any 31-bit value.
+    """
+    if type(cp) is not int or not 0 <= cp <= 0x7FFFFFFF:
+        if isinstance(cp, bool) or not isinstance(cp, int):
+            raise TypeError(f"describe() argument 'cp' must be an int, not {type(cp).__name__}")
+        if not 0 <= cp <= 0x7FFFFFFF:
+            raise ValueError(f"describe() argument 'cp' must be in 0..0x7FFFFFFF, not {cp}")
+        cp = int(cp)
     text = f"U+{cp:04X} {label(cp)}"
     if cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
         char = chr(cp)

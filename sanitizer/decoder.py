@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import gc
+import sys
 from collections.abc import Iterable
 from itertools import repeat
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -58,11 +59,49 @@ def _as_bytes(data: object, where: str) -> bytes:
     raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
 
 
-def _check(errors: str, bom: str) -> None:
-    if errors not in _ERRORS:
-        raise ValueError(f"errors must be 'strict' or 'replace', not {errors!r}")
-    if bom not in _BOMS:
-        raise ValueError(f"bom must be 'keep', 'strip' or 'reject', not {bom!r}")
+# Argument rules (issue #11), the same under both backends: the error names the function
+# and the argument.  Options are keyword-only; a choice is a str from its list (TypeError
+# for a non-str, ValueError for an unknown str); a flag is exactly True or False; a count
+# is an int, not a bool (TypeError), at least its minimum (ValueError), and any larger int
+# is accepted (counts beyond sys.maxsize mean "no limit").  Checked on the slow path.
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str) -> None:
+    if value not in choices:
+        if not isinstance(value, str):
+            raise TypeError(f"{where}() argument '{name}' must be str, not {_type_name(value)}")
+        listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
+        raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
+
+
+def _check_flag(value: object, name: str, where: str) -> None:
+    if value is not True and value is not False:
+        raise TypeError(f"{where}() argument '{name}' must be a bool, not {_type_name(value)}")
+
+
+def _check_count(value: object, name: str, where: str, minimum: int) -> int:
+    """``value`` as a count for the runner (clamped to sys.maxsize), or the error."""
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(
+                f"{where}() argument '{name}' must be None or an int, not {_type_name(value)}"
+            )
+        value = int(value)
+    if value < minimum:
+        raise ValueError(f"{where}() argument '{name}' must be None or >= {minimum}, not {value}")
+    return min(value, sys.maxsize)
+
+
+def _check(
+    errors: object, bom: object, where: str = "decode", allow_overlong_nul: object = False
+) -> None:
+    _check_choice(errors, _ERRORS, "errors", where)
+    _check_choice(bom, _BOMS, "bom", where)
+    _check_flag(allow_overlong_nul, "allow_overlong_nul", where)
 
 
 def _accepted(data: bytes) -> tuple[str | None, int]:
@@ -79,9 +118,9 @@ def _first_bad(data: bytes) -> int:
     return _accepted(data)[1]
 
 
-def decode_py(
+def decode(
     data: bytes | bytearray | memoryview,
-    *,
+    *extra: object,
     errors: Errors = "strict",
     bom: BomMode = "keep",
     allow_overlong_nul: bool = False,
@@ -93,27 +132,33 @@ def decode_py(
     ``bytes.decode("utf-8", "replace")``.  ``bom``: ``"keep"`` an initial EF BB BF as
     U+FEFF (RFC 3629 §6), ``"strip"`` it, or ``"reject"`` it with ``BomError``.
     ``allow_overlong_nul`` accepts exactly ``C0 80`` as U+0000 (Java's Modified UTF-8,
-    HOWTO §5.9.4); nothing else is relaxed.
+    HOWTO §5.9.4); nothing else is relaxed.  The options are keyword-only.
     """
+    if extra:
+        raise TypeError(
+            f"decode() takes 1 positional argument but {1 + len(extra)} were given "
+            "(errors, bom and allow_overlong_nul are keyword-only)"
+        )
     try:
         text: str = data.decode("utf-8")  # type: ignore[union-attr]
     except UnicodeDecodeError as exc:  # bytes or bytearray: keep where CPython stopped
         return _decode_slow(data, errors, bom, allow_overlong_nul, exc.start)
     except AttributeError:  # memoryview, other buffers, or not bytes at all
         return _decode_slow(data, errors, bom, allow_overlong_nul)
-    if bom == "keep" and errors == "strict":
+    if bom == "keep" and errors == "strict" and allow_overlong_nul is False:
         return text
-    _check(errors, bom)
+    _check(errors, bom, "decode", allow_overlong_nul)
     return _apply_bom(text, data, bom)
 
 
 # The public entry point: with the C runner built, a C function that does the fast path
 # (CPython's codec for plain bytes and no keywords) without a Python frame, and hands
-# everything else to decode_py.  Same signature, same behaviour; tests run both.
-decode = decode_py
+# everything else, argument errors included, to decode_py.  Same signature, same
+# behaviour and messages; tests run both.
+decode_py = decode
 if speedups is not None:
     speedups.set_decode_fallback(decode_py, machine().table, machine().nclasses, Utf8Error)
-    decode = speedups.decode
+    decode = speedups.decode  # type: ignore[assignment]
 
 
 def _apply_bom(text: str, data: object, bom: str) -> str:
@@ -129,7 +174,7 @@ def _decode_slow(
 ) -> str:
     """``good``: the offset CPython's codec already accepted up to, when it was asked."""
     raw = _as_bytes(data, "decode")
-    _check(errors, bom)
+    _check(errors, bom, "decode", allow_overlong_nul)
     if bom == "reject" and raw.startswith(BOM):
         raise BomError()
     if good is None:
@@ -148,6 +193,8 @@ def _decode_slow(
 def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
     """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
     raw = _as_bytes(data, "is_valid")
+    if allow_overlong_nul is not False:
+        _check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
     good = _first_bad(raw)
     if good == len(raw):
         return True
@@ -166,8 +213,10 @@ def find_errors(
     ``limit`` stops after that many errors.
     """
     raw = _as_bytes(data, "find_errors")
-    if limit is not None and limit < 0:
-        raise ValueError("limit must be None or >= 0")
+    if allow_overlong_nul is not False:
+        _check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
+    if limit is not None:
+        limit = _check_count(limit, "limit", "find_errors", 0)
     if limit == 0:
         return []
     good = _first_bad(raw)
@@ -225,6 +274,10 @@ class ErrorGrouper:
         self._reach = -1  # errors starting before this offset join the open group
 
     def add(self, err: Utf8Error) -> tuple[Utf8Error, ...] | None:
+        if not isinstance(err, Utf8Error):
+            raise TypeError(
+                f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {_type_name(err)}"
+            )
         if self._open and err.start < self._reach:
             self._open.append(err)
             self._reach = max(self._reach, err.end)
@@ -235,6 +288,8 @@ class ErrorGrouper:
         return done
 
     def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:
+        if position is not None:
+            _check_count(position, "position", "ErrorGrouper.close", 0)
         if not self._open or (position is not None and position < self._reach):
             return None
         done = tuple(self._open)
@@ -244,8 +299,20 @@ class ErrorGrouper:
 
 def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
     """All ``errors`` grouped as ``ErrorGrouper`` does (``C0 AE`` is one group)."""
+    try:
+        items = list(errors)
+    except TypeError:
+        raise TypeError(
+            "group_errors() argument 'errors' must be an iterable of Utf8Error, "
+            f"not {_type_name(errors)}"
+        ) from None
+    for err in items:
+        if not isinstance(err, Utf8Error):
+            raise TypeError(
+                f"group_errors() argument 'errors' must hold only Utf8Error, not {_type_name(err)}"
+            )
     grouper = ErrorGrouper()
-    groups = [group for group in map(grouper.add, errors) if group is not None]
+    groups = [group for group in map(grouper.add, items) if group is not None]
     last = grouper.close()
     return groups if last is None else [*groups, last]
 
@@ -280,8 +347,8 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         bom: BomMode = "keep",
         allow_overlong_nul: bool = False,
     ) -> None:
-        if errors not in _ERRORS or bom not in _BOMS:  # inline: one is made per web body
-            _check(errors, bom)
+        if errors not in _ERRORS or bom not in _BOMS or allow_overlong_nul is not False:
+            _check(errors, bom, "IncrementalDecoder", allow_overlong_nul)  # inline: per web body
         self.errors = errors  # all that codecs.IncrementalDecoder.__init__ does
         self.bom = bom
         self.allow_overlong_nul = allow_overlong_nul
@@ -294,6 +361,10 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         return self._base
 
     def decode(self, input: ReadableBuffer, final: bool = False) -> str:
+        if final is not False and final is not True:
+            _check_flag(final, "final", "IncrementalDecoder.decode")
+        if type(input) is not bytes:
+            input = _as_bytes(input, "IncrementalDecoder.decode")
         if self.errors == "strict":
             text, errs = self.feed(input, final, limit=1)
             if errs:
@@ -311,9 +382,11 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         and the rest of the chunk is skipped (``position`` still counts it), since a reader
         that limits errors stops reading at them.
         """
-        if limit is not None and limit < 1:
-            raise ValueError("limit must be None or >= 1")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "decode")
+        if limit is not None:
+            limit = _check_count(limit, "limit", "IncrementalDecoder.feed", 1)
+        if final is not False and final is not True:
+            _check_flag(final, "final", "IncrementalDecoder.feed")
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed")
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:  # e.g. the final call after a stream that ended cleanly
@@ -375,6 +448,20 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         return self._pending, self._base
 
     def setstate(self, state: tuple[bytes, int]) -> None:
+        """Restore a ``getstate()``: (held bytes, at most 5; their stream offset, >= 0)."""
+        if (
+            type(state) is not tuple
+            or len(state) != 2
+            or type(state[0]) is not bytes
+            or len(state[0]) > 5
+            or type(state[1]) is not int
+        ):
+            raise TypeError(
+                "IncrementalDecoder.setstate() argument 'state' must be a (bytes, int) tuple "
+                f"from getstate(), not {state!r:.60}"
+            )
+        if state[1] < 0:
+            raise ValueError("IncrementalDecoder.setstate() state offset must be >= 0")
         self._pending, self._base = state
 
 

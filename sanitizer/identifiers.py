@@ -15,27 +15,31 @@ from __future__ import annotations
 from .chardata import NORMAL_FORMS, NormalForm, normalize
 
 
-def _check(form: str) -> None:
+def _check(form: object, where: str) -> None:
     if form not in NORMAL_FORMS:
-        raise ValueError(f"form must be one of {', '.join(NORMAL_FORMS)}, not {form!r}")
+        kind = ValueError if isinstance(form, str) else TypeError
+        raise kind(f"{where}() form must be one of {', '.join(NORMAL_FORMS)}, not {form!r}")
+
+
+def _check_str(value: object, name: str, where: str) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{where}() argument '{name}' must be str, not {type(value).__name__}")
 
 
 def normalize_identifier(s: str, *, form: NormalForm = "NFC") -> str:
     """``s`` in normal form ``form``: "NFC" (default), "NFKC" or "NFKC_CASEFOLD"."""
-    if not isinstance(s, str):
-        raise TypeError(f"normalize_identifier() takes a str, not {type(s).__name__}")
-    _check(form)
+    _check_str(s, "s", "normalize_identifier")
+    _check(form, "normalize_identifier")
     return normalize(form, s)
 
 
 def identifiers_equal(a: str, b: str, *, form: NormalForm = "NFC") -> bool:
     """Whether ``a`` and ``b`` are the same identifier under ``form``."""
-    if a == b:
-        _check(form)
-        if not isinstance(a, str):
-            raise TypeError(f"identifiers_equal() takes str, not {type(a).__name__}")
-        return True
-    return normalize_identifier(a, form=form) == normalize_identifier(b, form=form)
+    if type(a) is not str or type(b) is not str or form not in NORMAL_FORMS:
+        _check_str(a, "a", "identifiers_equal")
+        _check_str(b, "b", "identifiers_equal")
+        _check(form, "identifiers_equal")
+    return a == b or normalize(form, a) == normalize(form, b)
 
 
 __all__ = ["identifiers_equal", "normalize_identifier"]

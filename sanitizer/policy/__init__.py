@@ -24,7 +24,7 @@ from ..chardata import Category
 from . import profiles
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
 from ._run import Run
-from .compiled import _by_identity, c_clean, compiled_for
+from .compiled import CompiledPolicy, _by_identity, c_clean, compiled_for
 
 __all__ = [
     "BASELINE",
@@ -43,11 +43,31 @@ _DEFAULT = profiles.TEXT
 _compiled = _by_identity.get  # id(policy) -> CompiledPolicy (see compiled.compiled_for)
 
 
+def _compile(policy: object, where: str) -> CompiledPolicy:
+    """``compiled_for(policy)`` once the identity cache missed: the one place a policy of
+    the wrong type is noticed, so checking it costs nothing on the hot path."""
+    if not isinstance(policy, Policy):
+        hint = ""
+        if isinstance(policy, str):
+            hint = f" (use sanitizer.profiles.get({policy!r}))"
+        raise TypeError(
+            f"{where}() argument 'policy' must be a sanitizer.Policy or None, "
+            f"not {type(policy).__name__}{hint}"
+        )
+    return compiled_for(policy)
+
+
+def _check_data(data: object, where: str) -> None:
+    """Raised on the slow path only: the fast paths answer None for anything else."""
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"{where}() takes bytes or str, not {type(data).__name__}")
+
+
 def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> Report:
     """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content."""
     if policy is None:
         policy = _DEFAULT
-    compiled = _compiled(id(policy)) or compiled_for(policy)
+    compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)
         text = c_clean(data, *args)  # type: ignore[misc]
@@ -55,6 +75,7 @@ def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
         text = compiled.fast_text(data, compiled.report_args)
     if text is not None:
         return Report(True, text, (), policy)
+    _check_data(data, "inspect")
     return Run(data, compiled).report()
 
 
@@ -63,7 +84,7 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     decide: for callers that only need the verdict, many times a request (sanitizer.web)."""
     if policy is None:
         policy = _DEFAULT
-    compiled = _compiled(id(policy)) or compiled_for(policy)
+    compiled = _compiled(id(policy)) or _compile(policy, "accepts")
     args = compiled.direct_verdict_args
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
         text = c_clean(data, *args)  # type: ignore[misc]
@@ -71,6 +92,7 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return True  # nothing to refuse, strip or replace
+    _check_data(data, "accepts")
     return Run(data, compiled).report().ok
 
 
@@ -78,7 +100,7 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
     if policy is None:
         policy = _DEFAULT
-    compiled = _compiled(id(policy)) or compiled_for(policy)
+    compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
     args = compiled.direct_verdict_args
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
         text = c_clean(data, *args)  # type: ignore[misc]
@@ -86,6 +108,7 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return text
+    _check_data(data, "sanitize")
     report = Run(data, compiled).report()
     if report.text is None:
         raise PolicyError(report)

@@ -60,10 +60,16 @@ BASELINE: Mapping[Category, Action] = MappingProxyType(
 )
 
 
-def as_category(key: Category | str) -> Category:
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def as_category(key: Category | str, where: str = "Policy.action") -> Category:
     """``key`` as a Category (a member, or its name in any case, '-' for '_')."""
     if isinstance(key, Category):
         return key
+    if not isinstance(key, str):
+        raise TypeError(f"{where}() category must be a Category or str, not {_type_name(key)}")
     try:
         return Category[key.upper().replace("-", "_")]
     except KeyError:
@@ -71,9 +77,11 @@ def as_category(key: Category | str) -> Category:
         raise ValueError(f"unknown category {key!r}; known: {names}") from None
 
 
-def _as_action(value: Action | str) -> Action:
+def _as_action(value: Action | str, where: str) -> Action:
     if isinstance(value, Action):
         return value
+    if not isinstance(value, str):
+        raise TypeError(f"{where}() action must be an Action or str, not {_type_name(value)}")
     try:
         return Action(value.lower())
     except ValueError:
@@ -108,21 +116,51 @@ class Policy:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # Argument rules (issue #11): a field of the wrong type is a TypeError naming it, a
+        # value out of range a ValueError; limits are ints (not bools), flags are bools.
+        for text_field in ("name", "description"):
+            if not isinstance(getattr(self, text_field), str):
+                raise TypeError(
+                    f"Policy() argument '{text_field}' must be str, "
+                    f"not {_type_name(getattr(self, text_field))}"
+                )
+        if not isinstance(self.actions, Mapping):
+            raise TypeError(
+                "Policy() argument 'actions' must be a mapping of Category to Action, "
+                f"not {_type_name(self.actions)}"
+            )
+        if not isinstance(self.allow_sequences, bool):
+            raise TypeError(
+                "Policy() argument 'allow_sequences' must be a bool, "
+                f"not {_type_name(self.allow_sequences)}"
+            )
         merged = dict(BASELINE)
         for key, value in self.actions.items():
-            merged[as_category(key)] = _as_action(value)
+            category = as_category(key, "Policy")  # the key first: it is named first
+            merged[category] = _as_action(value, "Policy")
         for cat, act in merged.items():
             valid = _VALID_ACTIONS.get(cat, _ALL)
             if act not in valid:
                 allowed = ", ".join(sorted(a.name for a in valid))
                 raise ValueError(f"{cat.name} cannot be {act.name}; use one of {allowed}")
-        for form in (self.normalization, self.also_check):
+        for form_field in ("normalization", "also_check"):
+            form = getattr(self, form_field)
             if form is not None and form not in NORMAL_FORMS:
-                raise ValueError(f"normalization must be None or one of {NORMAL_FORMS}")
+                kind = ValueError if isinstance(form, str) else TypeError
+                raise kind(
+                    f"Policy() argument '{form_field}' must be None or "
+                    f"one of {NORMAL_FORMS}, not {form!r}"
+                )
         for limit in ("max_bytes", "max_code_points", "max_combining"):
             value = getattr(self, limit)
-            if value is not None and (not isinstance(value, int) or value < 0):
-                raise ValueError(f"{limit} must be None or an int >= 0, not {value!r}")
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(
+                    f"Policy() argument '{limit}' must be None or an int, not {_type_name(value)}"
+                )
+            if value < 0:
+                raise ValueError(f"Policy() argument '{limit}' must be None or >= 0, not {value}")
         object.__setattr__(self, "actions", MappingProxyType(merged))
         object.__setattr__(self, "_hash", hash(self._key()))
 
@@ -149,9 +187,15 @@ class Policy:
         self, changes: Mapping[Category | str, Action | str] | None = None, /, **by_name: Action
     ) -> Policy:
         """A copy with some actions changed: ``p.with_actions(CONTROL=Action.STRIP)``."""
+        if changes is not None and not isinstance(changes, Mapping):
+            raise TypeError(
+                "Policy.with_actions() argument 'changes' must be a mapping, "
+                f"not {_type_name(changes)}"
+            )
         merged: dict[Category, Action] = dict(self.actions)
         for key, value in [*(changes or {}).items(), *by_name.items()]:
-            merged[as_category(key)] = _as_action(value)
+            category = as_category(key, "Policy.with_actions")
+            merged[category] = _as_action(value, "Policy.with_actions")
         return dataclasses.replace(self, actions=merged)
 
     def replace(self, **changes: Any) -> Policy:

@@ -156,6 +156,8 @@ NAMES: tuple[str, ...] = tuple(PROFILES)
 
 def get(name: str) -> Policy:
     """The profile called ``name`` (case-insensitive; '_' and '-' are the same)."""
+    if not isinstance(name, str):
+        raise TypeError(f"profiles.get() argument 'name' must be str, not {type(name).__name__}")
     key = name.strip().lower().replace("_", "-")
     try:
         return PROFILES[key]

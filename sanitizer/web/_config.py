@@ -50,13 +50,43 @@ class WebPolicy:
     report_only: bool = False  # let everything through; only log and call back
 
     def __post_init__(self) -> None:
+        # Argument rules (issue #11): the wrong type is a TypeError naming the field, a value
+        # out of range a ValueError; flags are bools, the size limit an int (not a bool).
         for name in POLICY_FIELDS:
             value = getattr(self, name)
             if value is not None and not isinstance(value, Policy):
-                raise TypeError(f"{name} must be a sanitizer.Policy or None, not {value!r}")
+                hint = f" (use sanitizer.profiles.get({value!r}))" if isinstance(value, str) else ""
+                raise TypeError(
+                    f"WebPolicy() argument {name!r}: {name} must be a sanitizer.Policy or None, "
+                    f"not {type(value).__name__}{hint}"
+                )
+        for flag in ("dot_segments", "report_only"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(
+                    f"WebPolicy() argument {flag!r} must be a bool, "
+                    f"not {type(getattr(self, flag)).__name__}"
+                )
         limit = self.max_body_size
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"max_body_size must be None or an int >= 0, not {limit!r}")
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int):
+                raise TypeError(
+                    "WebPolicy() argument 'max_body_size' must be None or an int, "
+                    f"not {type(limit).__name__}"
+                )
+            if limit < 0:
+                raise ValueError(
+                    f"WebPolicy() argument 'max_body_size' must be None or >= 0, not {limit}"
+                )
+        if isinstance(self.charsets, str) or not all(isinstance(c, str) for c in self.charsets):
+            raise TypeError(
+                "WebPolicy() argument 'charsets' must be a collection of str "
+                f"(e.g. {{'utf-8'}}), not {self.charsets!r:.60}"
+            )
+        if self.untyped_body is not None and not isinstance(self.untyped_body, str):
+            raise TypeError(
+                "WebPolicy() argument 'untyped_body' must be None or a str, "
+                f"not {type(self.untyped_body).__name__}"
+            )
         charsets = frozenset(charset_label(c) for c in self.charsets)
         object.__setattr__(self, "charsets", charsets)  # normalised, so equal policies are ==
         if self.untyped_body is not None and media_kind(self.untyped_body) is None:
