@@ -72,6 +72,7 @@ class JSONBody(BodyCheck):
         self._in_string = False
         self._start = 0  # character offset of the open string's opening quote
         self._parts: list[str] = []  # the open string's text so far
+        self._judged_bytes = 0  # body bytes before the open string (or before undecoded bytes)
 
     def _feed(self, chunk: bytes) -> Problem | None:
         return self._decoded(chunk, final=False)
@@ -86,7 +87,21 @@ class JSONBody(BodyCheck):
         text, errors = self._utf8.feed(chunk, final, limit=1)
         if errors:  # the text before it is not lexed: the UTF-8 error is the problem
             return ill_formed(errors[0], "json", "JSON body", errors[0].start)
-        return self._lex(text)
+        if final:
+            return self._lex(text)
+        pos, carry = self._pos, self._carry
+        problem = self._lex(text)
+        if problem is None:
+            decoded = self.size - len(self._utf8.getstate()[0])  # bytes decoded so far
+            if not self._in_string:
+                self._judged_bytes = decoded
+            elif self._start >= pos:  # opened in this text: what follows its quote waits
+                tail = (carry + text)[self._start + 1 - pos :]
+                self._judged_bytes = decoded - len(tail.encode("utf-8", "surrogatepass"))
+        return problem
+
+    def _judged_size(self) -> int:
+        return self._judged_bytes
 
     def _lex(self, text: str) -> Problem | None:
         if self._carry:

@@ -42,23 +42,37 @@ class TextStream:
         self._piece_policy = _unbounded(policy)
         self.part = part
         self.where = where
-        self._held = b""
-        self._base = 0  # stream offset of _held[0]
+        # The run since the last cut, as the chunks it came in: joined once, when it is
+        # cut, so each byte is copied and scanned a bounded number of times whatever the
+        # chunking (joining on every chunk was quadratic in the chunk count).
+        self._held: list[bytes] = []
+        self._held_size = 0
+        self._base = 0  # stream offset of the held run: every byte before it passed
         self._points = 0
 
+    @property
+    def judged(self) -> int:
+        """Bytes of the stream already checked (the held run is not)."""
+        return self._base
+
     def feed(self, data: bytes) -> Problem | None:
-        held = self._held + data if self._held else data
-        cut = _last_ascii(held)
-        if cut <= 0:
-            if len(held) <= _HOLD_MAX:
-                self._held = held
+        cut = _last_ascii(data)  # only the new chunk is scanned
+        if cut < 0:
+            self._held.append(data)
+            self._held_size += len(data)
+            if self._held_size <= _HOLD_MAX:
                 return None
+            held = b"".join(self._held)
             cut = _last_lead(held)
-        self._held = held[cut:]
-        return self._check(held[:cut])
+            self._held, self._held_size = [held[cut:]], len(held) - cut
+            return self._check(held[:cut])
+        piece = b"".join([*self._held, data[:cut]]) if self._held else data[:cut]
+        self._held, self._held_size = [data[cut:]], len(data) - cut
+        return self._check(piece)
 
     def close(self) -> Problem | None:
-        held, self._held = self._held, b""
+        held = b"".join(self._held)
+        self._held, self._held_size = [], 0
         return self._check(held)
 
     def _check(self, piece: bytes) -> Problem | None:
@@ -111,3 +125,6 @@ class TextBody(BodyCheck):
 
     def _close(self) -> Problem | None:
         return self._text.close()
+
+    def _judged_size(self) -> int:
+        return self._text.judged

@@ -1,9 +1,11 @@
 """ASGI 3 middleware: translates an ASGI request into ``check_head``/``body_check`` calls.
 
 The head (path, query, headers, cookies) is judged before the app is called.  The body is
-checked as it streams: each ``http.request`` chunk reaches the app only after it passed,
-and the last one only after the end of the body passed, so the app never holds a
-complete body that fails.  On a failure the app's next ``receive()`` gets
+checked as it streams: a byte reaches the app only once every check that could refuse
+the request because of it has passed (``BodyCheck.judged``), so the unfinished tail of a
+chunk -- an open form field, JSON string or text run -- waits for the next chunks, and
+the last bytes wait for the end of the body, so the app never holds a complete body
+that fails.  On a failure the app's next ``receive()`` gets
 ``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
 If the app had already started its response, the client gets that response instead:
 the app still never saw the refused chunk.
@@ -99,7 +101,7 @@ class _Exchange:
     """One request: the app's receive and send, wrapped."""
 
     __slots__ = (
-        *("body", "done", "head", "mw", "raw_path"),
+        *("body", "done", "given", "head", "held", "mw", "raw_path"),
         *("receive", "refused", "scope", "send", "started"),
     )
 
@@ -118,6 +120,8 @@ class _Exchange:
         self.refused: Problem | None = None  # set when the body failed (not in report-only)
         self.started = False  # the app sent http.response.start (to the client)
         self.done = False  # the whole body passed
+        self.held = bytearray()  # received bytes not yet judged (an unfinished value)
+        self.given = 0  # body bytes handed to the app
 
     async def run(self) -> None:
         try:
@@ -132,24 +136,35 @@ class _Exchange:
     async def _receive(self) -> Message:
         if self.refused is not None:
             return {"type": "http.disconnect"}
-        message = await self.receive()
-        if message["type"] != "http.request" or self.done:
-            return message
-        body = self.body
-        if body is None:
-            body = self.body = body_check(self.mw.policy, self.head)
-        more = message.get("more_body", False)
-        problem = body.feed(message.get("body", b""))
-        if problem is None and not more:
-            problem = body.close()
-            self.done = problem is None
-        if problem is not None:
-            query = self.scope.get("query_string", b"")
-            self.mw._report(problem, self.scope, self.raw_path, query)
-            if not self.mw.policy.report_only:
-                self.refused = problem
-                return {"type": "http.disconnect"}
-        return message
+        while True:
+            message = await self.receive()
+            if message["type"] != "http.request" or self.done:
+                return message
+            body = self.body
+            if body is None:
+                body = self.body = body_check(self.mw.policy, self.head)
+            chunk = message.get("body", b"")
+            more = message.get("more_body", False)
+            problem = body.feed(chunk)
+            if problem is None and not more:
+                problem = body.close()
+                self.done = problem is None
+            if problem is not None:
+                query = self.scope.get("query_string", b"")
+                self.mw._report(problem, self.scope, self.raw_path, query)
+                if not self.mw.policy.report_only:
+                    self.refused = problem
+                    return {"type": "http.disconnect"}
+            if not self.held and body.judged() == body.size:
+                self.given = body.size
+                return message  # all of it judged: as the server sent it (the usual case)
+            self.held += chunk
+            ready = len(self.held) - (body.size - body.judged())
+            if ready or not more:  # else nothing judged yet: wait for more of the value
+                out = bytes(self.held[:ready])
+                del self.held[:ready]
+                self.given += ready
+                return {"type": "http.request", "body": out, "more_body": more}
 
     async def _send(self, message: Message) -> None:
         if not self.started:

@@ -1,12 +1,16 @@
 """WSGI (PEP 3333) middleware: translates a WSGI environ into ``check_head``/``body_check`` calls.
 
 The head is judged before the app is called.  ``wsgi.input`` is wrapped so the body is
-checked as the app reads it: bytes are handed over only after they passed, and the last
-bytes only after the end of the body passed.  A failure raises ``RequestRejected`` (an
-``OSError``, which frameworks treat as a broken client stream) inside the app's read; the
-middleware then discards the app's response and answers 400 (or 413).  The app's
-``start_response`` is held back until its first body chunk, so nothing reaches the client
-before that decision.
+checked as the app reads it: a byte is handed over only once every check that could
+refuse the request because of it has passed, and the last bytes only after the end of
+the body passed.  The server's input is only ever read in bounded blocks with a size
+(``read(n)``: PEP 3333 lets servers refuse ``read()`` and ``read(-1)``), never past
+CONTENT_LENGTH, and never more than one byte past ``max_body_size``, so a chunked upload
+of any size costs a block of memory and gets its 413 at the limit.  A failure raises
+``RequestRejected`` (an ``OSError``, which frameworks treat as a broken client stream)
+inside the app's read; the middleware then discards the app's response and answers 400
+(or 413).  The app's ``start_response`` is held back until its first body chunk, so
+nothing reaches the client before that decision.
 """
 
 from __future__ import annotations
@@ -202,9 +206,15 @@ def _respond(start_response: StartResponse, problem: Problem) -> list[bytes]:
     return [body]
 
 
+_BLOCK = 64 * 1024  # most bytes asked of the server's input at once
+
+
 class CheckedInput:
-    """``wsgi.input`` that checks bytes before handing them over (read, readline,
-    readlines, iteration).  Reads stop at CONTENT_LENGTH, as PEP 3333 asks of apps."""
+    """``wsgi.input`` that checks bytes before handing them over (read with any size,
+    ``None`` or none; readline, readlines, iteration).  The server's stream is read in
+    blocks of at most 64 KiB, never past CONTENT_LENGTH (as PEP 3333 asks of apps) nor
+    past ``max_body_size`` + 1.  Bytes whose verdict is not known yet (an open form field,
+    JSON string or text run: ``BodyCheck.judged``) are held back until it is."""
 
     def __init__(
         self,
@@ -219,54 +229,76 @@ class CheckedInput:
         self._failed = failed
         self._problem: Problem | None = None
         self._eof = False
-        self._buffer = b""  # checked bytes not yet handed over (readline)
+        self._ready = bytearray()  # judged bytes not yet handed over
+        self._unjudged = bytearray()  # read and fed, verdict pending
+        self._searched = 0  # _ready[:_searched] holds no b"\n" (readline)
 
     def _fail(self, problem: Problem) -> None:
         if self._failed(problem):
             self._problem = problem
             raise RequestRejected(problem)
 
-    def _pull(self, size: int) -> bytes:
-        """Up to ``size`` checked bytes (-1: all) from the stream, b"" at the end."""
+    def _fill(self) -> None:
+        """Read one block from the server, check it, and move what is judged to _ready."""
         if self._problem is not None:
             raise RequestRejected(self._problem)
         if self._eof:
-            return b""
-        want = size if self._left is None or 0 <= size <= self._left else self._left
-        data = self._stream.read(want) if want != 0 else b""
+            return
+        check = self._check
+        want = _BLOCK if self._left is None else min(_BLOCK, self._left)
+        if check.limit is not None and check.problem is None:
+            want = min(want, check.limit + 1 - check.size)  # one byte past it is a 413
+        data = self._stream.read(want) if want > 0 else b""
+        data = data or b""  # (a few servers' inputs answer None at the end)
         if self._left is not None:
             self._left -= len(data)
-        problem = self._check.feed(data)
+        problem = check.feed(data)
         if problem is not None:
             self._fail(problem)
-        if not data or self._left == 0 or size < 0:
+        if not data or self._left == 0:
             self._eof = True
-            problem = self._check.close()
+            problem = check.close()
             if problem is not None:
                 self._fail(problem)
-        return data
+        held = check.size - check.judged()  # the unjudged tail of what was read
+        if not self._unjudged and not held:
+            self._ready += data
+            return
+        self._unjudged += data
+        ready = len(self._unjudged) - held
+        if ready:
+            self._ready += self._unjudged[:ready]
+            del self._unjudged[:ready]
+
+    def _take(self, size: int) -> bytes:
+        out = bytes(self._ready[:size])
+        del self._ready[:size]
+        self._searched = max(0, self._searched - size)
+        return out
 
     def read(self, size: int | None = -1) -> bytes:
-        size = -1 if size is None else size
-        if self._buffer:
-            if 0 <= size <= len(self._buffer):
-                out, self._buffer = self._buffer[:size], self._buffer[size:]
-                return out
-            out, self._buffer = self._buffer, b""
-            return out + self._pull(size - len(out) if size >= 0 else -1)
-        return self._pull(size)
+        if self._problem is not None:
+            raise RequestRejected(self._problem)
+        if size is None or size < 0:
+            while not self._eof:
+                self._fill()
+            return self._take(len(self._ready))
+        while len(self._ready) < size and not self._eof:
+            self._fill()
+        return self._take(size)
 
     def readline(self, size: int | None = -1) -> bytes:
+        if self._problem is not None:
+            raise RequestRejected(self._problem)
         size = -1 if size is None else size
-        while b"\n" not in self._buffer and not self._eof:
-            if 0 <= size <= len(self._buffer):
+        while True:
+            end = self._ready.find(b"\n", self._searched) + 1
+            if end or self._eof or 0 <= size <= len(self._ready):
                 break
-            self._buffer += self._pull(8192)
-        end = self._buffer.find(b"\n") + 1 or len(self._buffer)
-        if size >= 0:
-            end = min(end, size)
-        out, self._buffer = self._buffer[:end], self._buffer[end:]
-        return out
+            self._searched = len(self._ready)  # scanned once, however long the line
+            self._fill()
+        end = end or len(self._ready)
+        return self._take(end if size < 0 else min(end, size))
 
     def readlines(self, hint: int | None = -1) -> list[bytes]:
         lines: list[bytes] = []

@@ -1,0 +1,350 @@
+"""Issue #10: bodies cost linear work whatever the chunking, the server's ``wsgi.input`` is
+read in bounded blocks with a size (never ``read()``/``read(-1)``, never past the limit),
+and a byte reaches the app only once every check that could refuse it has passed."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sanitizer.web import ASGIMiddleware, WebPolicy, WSGIMiddleware
+from sanitizer.web._dispatch import body_check
+from sanitizer.web._head import check_head
+from sanitizer.web._text import TextStream
+from sanitizer.web.wsgi import RequestRejected
+
+POLICY = WebPolicy()
+TEXT = ("é" * (1 << 17)).encode()  # 256 KiB of non-ASCII text
+FORM_TYPE = b"application/x-www-form-urlencoded"
+MULTI_TYPE = b"multipart/form-data; boundary=XyZ"
+
+
+def multipart(value: bytes) -> bytes:
+    return b'--XyZ\r\nContent-Disposition: form-data; name="t"\r\n\r\n' + value + b"\r\n--XyZ--\r\n"
+
+
+BODIES = {
+    "text": (b"text/plain; charset=utf-8", TEXT),
+    "form": (FORM_TYPE, b"a=" + TEXT),
+    "json": (b"application/json", b'["' + TEXT + b'"]'),
+    "multipart": (MULTI_TYPE, multipart(TEXT)),
+}
+
+
+def check_for(content_type: bytes, length: int | None = None) -> Any:
+    headers = [(b"content-type", content_type)]
+    if length is not None:
+        headers.append((b"content-length", str(length).encode()))
+    problem, head = check_head(POLICY, b"/", b"", headers)
+    assert problem is None
+    return body_check(POLICY, head)
+
+
+def feed_in(content_type: bytes, body: bytes, count: int) -> float:
+    check = check_for(content_type, len(body))
+    size = -(-len(body) // count)
+    start = time.perf_counter()
+    for i in range(0, len(body), size):
+        assert check.feed(body[i : i + size]) is None
+    assert check.close() is None
+    return time.perf_counter() - start
+
+
+# -- bounded work -------------------------------------------------------------------------
+
+
+def test_text_stream_scans_each_byte_once_whatever_the_chunking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sanitizer.web._text as text_module
+
+    scanned: list[int] = []
+    real = text_module._last_ascii
+
+    def counting(data: bytes) -> int:
+        scanned.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(text_module, "_last_ascii", counting)
+    stream = TextStream(POLICY.text, "text", "text body")  # type: ignore[arg-type]
+    for i in range(0, len(TEXT), 64):
+        assert stream.feed(TEXT[i : i + 64]) is None
+    assert stream.close() is None
+    assert sum(scanned) == len(TEXT)  # was: the whole held run again for every chunk
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(BODIES))
+def test_many_small_chunks_cost_about_what_one_chunk_costs(kind: str) -> None:
+    content_type, body = BODIES[kind]
+    one = min(feed_in(content_type, body, 1) for _ in range(3))
+    many = min(feed_in(content_type, body, 2048) for _ in range(3))
+    # Generous (timings on a shared machine); the quadratic code was ~100x for text.
+    assert many < 10 * one + 0.05, (kind, one, many)
+
+
+# -- nothing unjudged reaches the app -------------------------------------------------------
+
+GOOD = b"a=hello&"
+REFUSED_FORM = GOOD + b"b=" + b"x" * 5000 + b"%C0%AF"  # the bad bytes come last
+
+
+def chunked(body: bytes, size: int) -> list[bytes]:
+    return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+JSON_REFUSED = b'{"a": "ok", "b": "' + b"x" * 5000 + b'\xe2\x80\xae"}'  # U+202E in "b"
+TEXT_REFUSED = b"x" * 5000 + b"\xc0\xaf"  # an overlong '/' at byte 5000
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "judged"),
+    [
+        # the field refused starts after GOOD: none of it may arrive
+        (FORM_TYPE, REFUSED_FORM, len(GOOD)),
+        # the string refused is judged whole: nothing after its opening quote arrives
+        (b"application/json", JSON_REFUSED, JSON_REFUSED.index(b"x")),
+        # text is judged in pieces cut before ASCII bytes: the x's passed, the bad bytes not
+        (b"text/plain; charset=utf-8", TEXT_REFUSED, 5000),
+    ],
+    ids=["form", "json", "text"],
+)
+@pytest.mark.parametrize("size", [1, 7, 256, 4096])
+def test_streaming_asgi_app_gets_no_byte_of_the_refused_value(
+    content_type: bytes, body: bytes, judged: int, size: int
+) -> None:
+    received: list[bytes] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ConnectionError("gone")
+            received.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    chunks = chunked(body, size)
+    incoming = [
+        {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
+        for i, c in enumerate(chunks)
+    ]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> Any:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": "POST",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "headers": [(b"content-type", content_type), (b"transfer-encoding", b"chunked")],
+    }
+    asyncio.run(ASGIMiddleware(app)(scope, receive, send))
+    assert sent[0]["status"] == 400
+    got = b"".join(received)
+    assert body[: len(got)] == got and len(got) <= judged  # whatever the chunking
+    if content_type == FORM_TYPE:
+        assert got == GOOD
+
+
+class FakeInput:
+    """A server's ``wsgi.input``: answers ``read(n)`` for n > 0 in short pieces like a
+    socket; ``read()``, ``read(-1)`` and ``read(None)`` raise, as some servers' do."""
+
+    def __init__(self, body: bytes, piece: int = 1000, endless: bool = False) -> None:
+        self.body, self.piece, self.endless = body, piece, endless
+        self.pos = 0
+        self.asked: list[int] = []
+
+    def read(self, size: int | None = None) -> bytes:
+        if size is None or size < 0:
+            raise OSError("read() without a size is not supported by this server")
+        self.asked.append(size)
+        n = min(size, self.piece)
+        if self.endless:
+            self.pos += n
+            return b"x" * n
+        out = self.body[self.pos : self.pos + n]
+        self.pos += len(out)
+        return out
+
+    def readline(self, size: int = -1) -> bytes:
+        raise AssertionError("the middleware reads with read(n) only")
+
+
+def call(app: Any, environ: dict[str, Any]) -> tuple[str, bytes]:
+    status: list[str] = []
+
+    def start_response(s: str, headers: Any, exc_info: Any = None) -> Any:
+        status.append(s)
+        return lambda data: None
+
+    result = app(environ, start_response)
+    out = b"".join(result)
+    getattr(result, "close", lambda: None)()
+    return status[-1], out
+
+
+def environ(body: bytes, stream: Any, *, chunked: bool = False, ctype: str = "text/plain") -> Any:
+    env = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/",
+        "QUERY_STRING": "",
+        "CONTENT_TYPE": ctype,
+        "wsgi.input": stream,
+    }
+    if chunked:
+        env["wsgi.input_terminated"] = True
+    else:
+        env["CONTENT_LENGTH"] = str(len(body))
+    return env
+
+
+READS: dict[str, Callable[[Any], bytes]] = {
+    "read": lambda f: f.read(),
+    "read-1": lambda f: f.read(-1),
+    "read-None": lambda f: f.read(None),
+    "read0": lambda f: f.read(0) + f.read(),
+    "read-n": lambda f: b"".join(iter(lambda: f.read(333), b"")),
+    "readline": lambda f: b"".join(iter(f.readline, b"")),
+    "readline-n": lambda f: b"".join(iter(lambda: f.readline(50), b"")),
+    "iter": lambda f: b"".join(f),
+}
+
+
+def echo(read: Callable[[Any], bytes]) -> Any:
+    def app(environ: Any, start_response: Any) -> Iterable[bytes]:
+        data = read(environ["wsgi.input"])
+        start_response("200 OK", [])
+        return [data]
+
+    return app
+
+
+@pytest.mark.parametrize("chunked_body", [False, True], ids=["length", "chunked"])
+@pytest.mark.parametrize("read", list(READS.values()), ids=list(READS))
+def test_wsgi_input_contracts(read: Callable[[Any], bytes], chunked_body: bool) -> None:
+    body = ("línea\n" * 3000).encode()
+    stream = FakeInput(body)
+    status, out = call(WSGIMiddleware(echo(read)), environ(body, stream, chunked=chunked_body))
+    assert (status, out) == ("200 OK", body)
+    assert all(0 < n <= 64 * 1024 for n in stream.asked)  # never read() without a size
+    if not chunked_body:
+        assert stream.pos == len(body)  # never past CONTENT_LENGTH
+
+
+def test_wsgi_without_length_or_terminated_input_reads_nothing() -> None:
+    stream = FakeInput(b"abc")
+    env = environ(b"", stream)
+    del env["CONTENT_LENGTH"]
+    assert call(WSGIMiddleware(echo(READS["read"])), env) == ("200 OK", b"")
+    assert stream.asked == []
+
+
+@pytest.mark.parametrize("read", ["read", "read-n", "readline"])
+def test_wsgi_endless_chunked_upload_gets_413_at_the_limit(read: str) -> None:
+    limit = 1 << 20
+    stream = FakeInput(b"", piece=1 << 16, endless=True)
+    app = WSGIMiddleware(echo(READS[read]), max_body_size=limit)
+    status, _ = call(app, environ(b"", stream, chunked=True, ctype="application/octet-stream"))
+    assert status.startswith("413")
+    assert stream.pos == limit + 1  # one byte past the limit, not the whole upload
+
+
+def test_streaming_wsgi_app_gets_no_byte_of_the_refused_value() -> None:
+    received: list[bytes] = []
+
+    def app(environ: Any, start_response: Any) -> Iterable[bytes]:
+        while chunk := environ["wsgi.input"].read(7):
+            received.append(chunk)
+        start_response("200 OK", [])
+        return [b"ok"]
+
+    stream = FakeInput(REFUSED_FORM, piece=3)
+    status, _ = call(WSGIMiddleware(app), environ(REFUSED_FORM, stream, ctype=FORM_TYPE.decode()))
+    assert status.startswith("400")
+    # read(7) waits for 7 judged bytes (or the end): the 8th judged byte is never asked for
+    assert b"".join(received) == GOOD[:7]
+
+
+def test_wsgi_read_after_refusal_raises() -> None:
+    stream = io.BytesIO(REFUSED_FORM)
+    reads: list[BaseException] = []
+
+    def app(environ: Any, start_response: Any) -> Iterable[bytes]:
+        for _ in range(2):
+            try:
+                environ["wsgi.input"].read()
+            except RequestRejected as error:
+                reads.append(error)
+        start_response("200 OK", [])
+        return [b"ok"]
+
+    env = environ(REFUSED_FORM, stream, ctype=FORM_TYPE.decode())
+    assert call(WSGIMiddleware(app), env)[0].startswith("400")
+    assert len(reads) == 2
+
+
+# -- on real servers --------------------------------------------------------------------------
+
+
+async def asgi_recorder(scope: Any, receive: Any, send: Any) -> None:
+    """Appends every body byte it receives to the file named by the X-Record header."""
+    if scope["type"] != "http":
+        return
+    record = Path(dict(scope["headers"])[b"x-record"].decode())
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("client disconnected")
+        with record.open("ab") as f:
+            f.write(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def wsgi_recorder(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+    record = Path(environ["HTTP_X_RECORD"])
+    while chunk := environ["wsgi.input"].read(4):  # GOOD is two reads
+        with record.open("ab") as f:
+            f.write(chunk)
+    start_response("200 OK", [("Content-Length", "2")])
+    return [b"ok"]
+
+
+asgi_streaming = ASGIMiddleware(asgi_recorder)
+wsgi_streaming = WSGIMiddleware(wsgi_recorder)
+
+
+@pytest.mark.servers
+@pytest.mark.parametrize("kind", ["asgi", "wsgi"])
+def test_streaming_app_on_a_real_server_gets_only_judged_bytes(kind: str, tmp_path: Path) -> None:
+    from webservers import http, send, serve
+
+    body = GOOD + b"b=" + b"x" * 200_000 + b"%C0%AF"  # longer than one 64 KiB block
+    record = tmp_path / "received"
+    record.touch()
+    headers = [(b"Content-Type", FORM_TYPE), (b"X-Record", str(record).encode())]
+    with serve(kind, f"test_web_streaming:{kind}_streaming") as port:
+        response = send(port, http("POST", b"/s", headers, body), timeout=20)
+    assert response.status == 400
+    assert json.loads(response.body)["kind"] == "overlong"
+    assert record.read_bytes() == GOOD
