@@ -124,8 +124,13 @@ def test_benign_queries(query: bytes) -> None:
         ([(b"user-agent", b"a\xed\xa0\x80")], "header", "surrogate"),
         ([(b"x-a", b"a\x1b[31m")], "header", "control"),
         ([(b"x\xc3\xa9", b"1")], "header", "malformed"),
-        ([(b"cookie", b"sid=1; name=%C0%AE")], "cookie", "overlong"),
-        ([(b"cookie", b'name="%E2%80%AE"')], "cookie", "bidi-control"),
+        ([(b"cookie", b"sid=1; name=\xc0\xae")], "cookie", "overlong"),
+        ([(b"cookie", b'name="\xe2\x80\xae"')], "cookie", "bidi-control"),
+        ([(b"cookie", b'name="\\012"')], "cookie", "line-break"),  # frameworks unescape
+        ([(b"cookie", b'name="\\000"')], "cookie", "nul"),
+        ([(b"cookie", b'name="\\342\\200\\256"')], "cookie", "ambiguous-cookie"),
+        ([(b"cookie", b'a="x\\"; b=\xe2\x80\xae"')], "cookie", "ambiguous-cookie"),
+        ([(b"cookie", b'a="x;b=1"')], "cookie", "ambiguous-cookie"),  # Werkzeug: one pair
         ([(b"cookie", b"\xed\xa0\x80=1")], "cookie", "surrogate"),  # names: not decoded
         ([(b"cookie", b"a=\xc0\xae")], "cookie", "overlong"),
         ([(b"content-type", b"text/plain; charset=utf-7")], "header", "charset"),
@@ -169,6 +174,8 @@ def test_header_attacks(headers: list[tuple[bytes, bytes]], part: str, kind: str
     "headers",
     [
         [(b"x-name", b"caf\xc3\xa9")],
+        [(b"cookie", b"a=%C0%AE; b=%E2%80%AE")],  # no framework percent-decodes a cookie
+        [(b"cookie", b'a="q\\"x\\\\"; b=""')],  # escapes every framework reads alike
         [(b"user-agent", b"Mozilla/5.0 (X11; Linux x86_64)\tfoo")],
         [(b"cookie", b'a=caf%C3%A9; b="quoted"; c=')],
         [(b"content-type", b'text/plain; charset="UTF-8"')],
@@ -396,7 +403,6 @@ def test_multipart_files_pass_untouched_and_text_fields_pass() -> None:
         (disposition('name="f"; filename="résumé 2024.pdf"'.encode()), bytes(range(256)) * 4),
         (disposition(b'name="g"; filename="x.bin"') + b"\r\nContent-Type: image/png", b"\xc0\xaf"),
         (disposition(b'name="h"; filename=""'), b""),  # a file input left empty
-        (disposition(b'name="blob"') + b"\r\nContent-Type: application/octet-stream", b"\xc0\xaf"),
     )
     for size in (len(data), 1, 5, 64):
         assert body(MULTIPART, [data[i : i + size] for i in range(0, len(data), size)]) is None
@@ -650,7 +656,7 @@ def test_fast_head_is_taken_for_ordinary_requests() -> None:
 
 
 def test_bytearray_values_are_read_like_bytes() -> None:
-    headers = [(b"cookie", bytearray(b"a=%C0%AE"))]
+    headers = [(b"cookie", bytearray(b"a=\xc0\xae"))]
     problem = check_head(P, bytearray(b"/a%41"), bytearray(b"q=%41"), headers)[0]  # type: ignore[arg-type]
     assert problem is not None and (problem.part, problem.kind) == ("cookie", "overlong")
     assert check_head(P, bytearray(b"/a%41"), bytearray(b"q=%41"), [])[0] is None  # type: ignore[arg-type]

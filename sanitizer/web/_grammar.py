@@ -22,6 +22,12 @@ _PARAM = re.compile(rf'\s*;\s*({_TOKEN_RE})\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re
 _STRICT_PARAM = re.compile(
     rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})=("(?:[^"\\]|\\.)*"|{_TOKEN_RE})[ \t]*)?'
 )
+# Content-Disposition of a multipart part, as every framework reads it alike: each value a
+# token or a quoted-string without backslashes (python-multipart, Werkzeug and Django
+# unescape differently), nothing between parameters (RFC 6266 §4.1, RFC 7578 §4.2).
+_DISPOSITION_PARAM = re.compile(
+    rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})[ \t]*=[ \t]*("[^"\\\r\n]*"|{_TOKEN_RE})[ \t]*)?'
+)
 _MEDIA_TYPE = re.compile(rf"{_TOKEN_RE}/{_TOKEN_RE}\Z")  # type "/" subtype (§8.3.1)
 # RFC 2046 §5.1.1 bchars, without the space it allows but no browser sends (and parsers
 # disagree on: Werkzeug stops an unquoted boundary at a space).
@@ -56,6 +62,26 @@ def parse_params(value: str) -> tuple[str, list[tuple[str, str]]]:
             raw = unquote(raw)
         params.append((m.group(1).lower(), raw))
     return first.strip().lower(), params
+
+
+def parse_disposition(value: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """A part's Content-Disposition read strictly: the type (lower case) and the
+    (name as sent, unquoted value) pairs, or None when parsers could read it differently:
+    text that is not a parameter, an unquoted value that is not a token, a backslash in a
+    quoted value."""
+    first, sep, rest = value.partition(";")
+    params: list[tuple[str, str]] = []
+    rest = sep + rest
+    pos = 0
+    while pos < len(rest):
+        m = _DISPOSITION_PARAM.match(rest, pos)
+        if m is None or m.end() == pos:
+            return None
+        pos = m.end()
+        if m.group(1) is not None:
+            raw = m.group(2)
+            params.append((m.group(1), raw[1:-1] if raw[:1] == '"' else raw))
+    return first.strip(" \t").lower(), params
 
 
 @functools.lru_cache(maxsize=256)  # a few values (application/json, ...) recur all day

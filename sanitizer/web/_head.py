@@ -12,6 +12,7 @@ anything it is not sure of is decided again, fully, by ``check_head_fully``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -23,6 +24,7 @@ from ._grammar import BOUNDARY, is_token, media_kind, names_are_tokens, parse_me
 from ._percent import form_decode, percent_decode
 from ._problems import (
     Problem,
+    ambiguous,
     content_encoding,
     dot_segment,
     malformed,
@@ -139,10 +141,11 @@ def fast_head(
     content_types, length, has_body, encoding, cookies = _framing(headers)
     if len(content_types) > 1 or encoding not in (b"", b"identity"):
         return None
-    for value in cookies:
-        data = percent_decode(value)
+    for value in cookies:  # read literally, as frameworks do; quoted-strings fully
+        if b'"' in value or b"\\" in value:
+            return None
         for args in cookie_args:
-            if clean(data, *args) is None:
+            if clean(value, *args) is None:
                 return None
     content_type = content_types[0] if content_types else None
     limit = compiled.policy.max_body_size
@@ -190,7 +193,7 @@ def check_head_fully(
             problem = _headers_problem(compiled, headers)
         else:
             for value in cookies:
-                if not bulk_passes(value, compiled.cookie_bulk):
+                if not _cookies_pass(compiled.cookie_bulk, value):
                     problem = _cookie_problem(compiled, value)
                     if problem is not None:
                         break
@@ -270,18 +273,53 @@ def _header_problem(compiled: CompiledWebPolicy, name: bytes, value: bytes) -> P
     return value_problem(value, check, "header", f"header '{shown}'" if shown else "a header")
 
 
+def _cookies_pass(bulk: Bulk | None, header: bytes) -> bool:
+    """A Cookie header's pairs at once, read literally: no frameworks percent-decodes
+    cookies, and one with a quote or backslash is read pair by pair."""
+    if bulk is None or b'"' in header or b"\\" in header:
+        return False
+    if not header.translate(None, bulk.allowed):
+        return True
+    return all(accepts(header, policy) for policy in bulk.policies)
+
+
+# RFC 6265 §4.1.1 allows DQUOTE around a value; frameworks also undo backslash escapes
+# inside (Python's http.cookies._unquote: \ooo octal or \c), Werkzeug then decoding the
+# bytes as UTF-8 and Django keeping each escape as one code point.
+_QUOTED_COOKIE = re.compile(rb'"(?:[^"\\]|\\.)*"\Z', re.DOTALL)
+_COOKIE_ESCAPE = re.compile(rb"\\(?:([0-3][0-7][0-7])|(.))", re.DOTALL)
+
+
+def _cookie_value(value: bytes) -> bytes | str:
+    """A cookie value as every framework reads it, or why they read it differently."""
+    if b'"' not in value:
+        return value  # read literally (Starlette, Werkzeug and Django decode nothing)
+    if not _QUOTED_COOKIE.match(value):  # Werkzeug reads a quoted-string across ';'
+        return "quote that is not one quoted-string around the whole value"
+    inner = value[1:-1]
+    if b"\\" not in inner:
+        return inner
+    high = [m for m in _COOKIE_ESCAPE.finditer(inner) if m.group(1) and m.group(1) >= b"200"]
+    if high:  # Werkzeug decodes \342\200\256 as UTF-8 (U+202E), Django as three code points
+        return "octal escape of a byte above 0x7F, read as UTF-8 or as Latin-1"
+    return _COOKIE_ESCAPE.sub(
+        lambda m: bytes([int(m.group(1), 8)]) if m.group(1) else m.group(2), inner
+    )
+
+
 def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | None:
-    """Cookie pairs (RFC 6265 §4.2.1), values percent-decoded as most frameworks do."""
+    """Cookie pairs (RFC 6265 §4.2.1) as Starlette and Django split them (Werkzeug alike
+    once values are plain or whole quoted-strings); values literal, quoted-strings undone."""
     for number, pair in enumerate(header.split(b";"), 1):
         pair = pair.strip(b" \t")
         if not pair:
             continue
-        name, _, value = pair.partition(b"=")
-        value = value.strip(b" \t")
-        if len(value) >= 2 and value[:1] == value[-1:] == b'"':
-            value = value[1:-1]
-        if b"%" in value:
-            value = percent_decode(value)
+        name, equals, raw = pair.partition(b"=")
+        if not equals:  # Werkzeug: a name; Starlette and Django: the value of name ""
+            raw = pair
+        value = _cookie_value(raw.strip(b" \t"))
+        if isinstance(value, str):
+            return ambiguous("cookie", f"cookie #{number}", value)
         problem = field_problem(
             name.strip(b" \t"), value, number, "cookie", compiled, compiled.cookies, "cookie"
         )

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from ._body import BodyCheck
 from ._compiled import CompiledWebPolicy
-from ._grammar import parse_media_type, parse_params
-from ._problems import Problem, labelled, malformed
+from ._grammar import parse_disposition, parse_media_type
+from ._problems import Problem, ambiguous, labelled, malformed
 from ._text import TextStream
 from ._values import charset_problem, field_problem, value_problem
 
@@ -39,6 +39,11 @@ class MultipartBody(BodyCheck):
         self._header_value = bytearray()
         self._headers: list[tuple[bytes, bytes]] = []
         self._text: TextStream | None = None
+        self._marker = b"--" + boundary  # RFC 2046 §5.1.1 dash-boundary
+        self._seen = 0  # body bytes scanned for delimiters
+        self._tail = b""  # the last bytes scanned, enough to hold a delimiter and its context
+        self._judged = 0  # body offset up to which delimiters were judged
+        self._closed_at: int | None = None  # body offset just after the close delimiter
         self._parser = MultipartParser(
             boundary,
             callbacks={
@@ -56,6 +61,9 @@ class MultipartBody(BodyCheck):
     def _feed(self, chunk: bytes) -> Problem | None:
         from python_multipart.exceptions import MultipartParseError
 
+        problem = self._delimiters(chunk)
+        if problem is not None:
+            return problem
         try:
             self._parser.write(chunk)
         except _Stop:
@@ -63,6 +71,42 @@ class MultipartBody(BodyCheck):
         except MultipartParseError:
             return malformed("multipart", "multipart body", "not parseable as RFC 7578")
         return self._found
+
+    def _delimiters(self, chunk: bytes) -> Problem | None:
+        """Every ``--boundary`` in the body must be a delimiter line every framework reads
+        as one: after CRLF (or at the start), followed by CRLF or by "--" (RFC 2046 §5.1.1;
+        python-multipart allows padding, Django and Werkzeug differ on LF alone), and
+        nothing but CR, LF, space or TAB after the close delimiter (Django still parses
+        a part there)."""
+        marker = self._marker
+        buf = self._tail + chunk
+        base = self._seen - len(self._tail)  # body offset of buf[0]
+        self._seen += len(chunk)
+        self._tail = buf[-(len(marker) + 4) :]
+        if self._closed_at is not None:
+            after = buf[max(0, self._closed_at - base) :]
+            if after.strip(b"\r\n \t"):
+                return ambiguous("multipart", "multipart body", _AFTER_CLOSE)
+            return None
+        pos = max(0, self._judged - base)
+        while (i := buf.find(marker, pos)) >= 0:
+            end = i + len(marker)
+            if end + 2 > len(buf):
+                break  # judged with the next chunk (or refused at the end)
+            at = base + i
+            self._judged = at + 1
+            pos = i + 1
+            if at != 0 and (i < 2 or buf[i - 2 : i] != b"\r\n"):
+                return ambiguous("multipart", "multipart body", _DELIMITER)
+            follows = buf[end : end + 2]
+            if follows == b"--":
+                self._closed_at = base + end + 2
+                if buf[end + 2 :].strip(b"\r\n \t"):
+                    return ambiguous("multipart", "multipart body", _AFTER_CLOSE)
+                return None
+            if follows != b"\r\n":
+                return ambiguous("multipart", "multipart body", _DELIMITER)
+        return None
 
     def _close(self) -> Problem | None:
         if not self._ended and self.size:  # an empty body holds no form to misread
@@ -95,62 +139,67 @@ class MultipartBody(BodyCheck):
 
     def _headers_finished(self) -> None:
         compiled, number = self._compiled, self._number
+        where = f"header of multipart part #{number}"
+        part = f"multipart part #{number}"
+        seen: set[bytes] = set()
         disposition: str | None = None
-        params: dict[str, bytes] = {}  # Content-Disposition parameters, raw bytes
-        media: str | None = None  # the part's Content-Type, without parameters
-        later: list[tuple[bytes, str]] = []  # whole header values, checked last
+        params: dict[str, bytes] = {}  # Content-Disposition parameters, names as sent
         for raw_name, raw_value in self._headers:
             name = raw_name.strip().lower()
-            where = f"header of multipart part #{number}"
-            later.append((raw_value, where))
+            if name in seen:  # python-multipart and Django keep the last, Werkzeug the first
+                self._stop(ambiguous("multipart", where, "header repeated in one part"))
+            seen.add(name)
             # Parameters are read from the raw bytes (as latin-1, byte for byte) so that a
             # problem names the parameter; the whole header is checked after them.
             value = raw_value.decode("latin-1")
             if name == b"content-disposition":  # RFC 7578 §4.2, parameters as RFC 6266
-                disposition, pairs = parse_params(value)
+                parsed = parse_disposition(value)
+                if parsed is None:
+                    self._stop(ambiguous("multipart", where, _UNCLEAR_PARAMETERS))
+                    return
+                disposition, pairs = parsed
                 for key, val in pairs:
-                    if key in params:
-                        self._stop(malformed("multipart", where, f"repeated {key} parameter"))
+                    if key.lower() in (k.lower() for k in params):
+                        self._stop(ambiguous("multipart", where, f"repeated {key} parameter"))
                     params[key] = val.encode("latin-1")
             elif name == b"content-type":
-                parsed = parse_media_type(raw_value)
-                if parsed is None:
+                media = parse_media_type(raw_value)
+                if media is None:
                     self._stop(malformed("multipart", where, "ambiguous Content-Type"))
                 else:
-                    self._stop(charset_problem(compiled, parsed[1], where, "multipart"))
-                    media = parsed[0]
+                    self._stop(charset_problem(compiled, media[1], where, "multipart"))
             elif name == b"content-transfer-encoding" and value.strip().lower() not in (
                 *("7bit", "8bit", "binary"),
             ):  # RFC 7578 §4.7: not to be used; Django still decodes base64 and q-p parts
                 self._stop(malformed("multipart", where, "Content-Transfer-Encoding"))
         if disposition != "form-data" or "name" not in params:
-            self._stop(
-                malformed(
-                    "multipart", f"multipart part #{number}", "no form-data name (RFC 7578 §4.2)"
-                )
-            )
+            self._stop(malformed("multipart", part, "no form-data name (RFC 7578 §4.2)"))
         name = params["name"]
         what = "multipart field"
         self._stop(field_problem(name, b"", number, what, compiled, None, "multipart"))
         label = labelled(what, name, number)
-        is_file = False
-        for key in ("filename", "filename*", "name*"):
-            if key not in params:
-                continue
-            given = params[key]
-            if key == "filename" and not given:
-                continue  # what browsers send for a file input left empty (HTML §4.10.21.8)
-            if key.endswith("*"):
+        for key, given in params.items():
+            if key.endswith("*"):  # RFC 8187, checked first so that the problem is named
                 given = self._extended(given.decode("latin-1"), label)
-            check = compiled.names if key == "name*" else compiled.filenames
-            is_file = is_file or key.startswith("filename")
-            self._stop(value_problem(given, check, "multipart", f"{key} of {label}"))
-        for raw_value, where in later:
+                check = compiled.filenames if key.startswith("filename") else compiled.names
+                self._stop(value_problem(given, check, "multipart", f"{key} of {label}"))
+            elif key.lower() == "filename" and given:  # empty: a file input left empty
+                where_key = f"{key} of {label}"
+                self._stop(value_problem(given, compiled.filenames, "multipart", where_key))
+        for key in params:
+            if "*" in key:  # python-multipart ignores name*, filename*, filename*0 (RFC 2231
+                # continuations); Werkzeug and Django read them instead of the plain one
+                self._stop(ambiguous("multipart", where, f"{key} parameter (RFC 7578 §4.2)"))
+            elif key != key.lower():  # python-multipart reads FILENAME as no filename
+                self._stop(ambiguous("multipart", where, f"{key} parameter not in lower case"))
+        for raw_value in (v for _, v in self._headers):
             self._stop(value_problem(raw_value, compiled.headers, "multipart", where))
-        # RFC 7578 §4.4: a part's type defaults to text/plain; a field sent with another
-        # type (application/octet-stream, image/png) is data, like a file's content.
-        is_text = media is None or media.startswith("text/")
-        if not is_file and is_text and compiled.form is not None:
+        # A part is a file, its content passed untouched, only when every framework reads
+        # it as one: a non-empty filename (Django reads filename="" as a field).  Every
+        # other part is a text field whatever its Content-Type: Starlette, Werkzeug and
+        # Django all hand it to the app as text (RFC 7578 §4.4 notwithstanding).
+        is_file = bool(params.get("filename"))
+        if not is_file and compiled.form is not None:
             self._text = TextStream(compiled.form.policy, "multipart", label)
 
     def _extended(self, value: str, label: str) -> bytes:
@@ -173,6 +222,14 @@ class MultipartBody(BodyCheck):
 
     def _end(self) -> None:
         self._ended = True
+
+
+_DELIMITER = "boundary not on a delimiter line of its own (CRLF, the boundary, then CRLF or --)"
+_AFTER_CLOSE = "text after the closing boundary, which some frameworks parse as a part"
+_UNCLEAR_PARAMETERS = (
+    "Content-Disposition parameters that parsers split differently: each value a token "
+    "or a quoted-string without backslashes, nothing between parameters"
+)
 
 
 class _Stop(Exception):

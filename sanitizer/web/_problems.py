@@ -150,6 +150,14 @@ def malformed(part: str, where: str, summary: str) -> Problem:
     return Problem(400, "malformed", "malformed", part, where, summary)
 
 
+def ambiguous(part: str, where: str, summary: str) -> Problem:
+    """A request part that the supported frameworks (Starlette with python-multipart,
+    Werkzeug, Django) read differently from each other or from the middleware (issue #10):
+    what the app reads cannot be known, so it is not judged but refused.  ``kind`` is
+    ``ambiguous-<part>``; ``summary`` names the ambiguity."""
+    return Problem(400, "malformed", f"ambiguous-{part}", part, where, summary)
+
+
 def dot_segment() -> Problem:
     """A '.' or '..' path segment (after percent-decoding)."""
     return Problem(

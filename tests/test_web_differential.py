@@ -1,0 +1,470 @@
+"""Parser differentials (issue #10): what Starlette, Werkzeug and Django expose to an app
+as text must have passed the part's policy, read the way that framework reads it.
+
+Each framework's own parser reads the request (Starlette's ``Request.form()`` and
+``cookies`` over python-multipart, Werkzeug's ``Request``, Django's ``WSGIRequest``);
+every text it exposes (field names and values, file names, cookie names and values) is
+judged by ``sanitizer.inspect`` with the part's policy.  If the middleware passed the
+request, every such text must pass.  Hypothesis generates the multipart bodies, part
+headers, Content-Disposition parameters and Cookie headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sanitizer import Policy, inspect
+from sanitizer.web import DEFAULT, Problem, body_check, check_head
+
+pytest.importorskip("starlette")
+pytest.importorskip("werkzeug")
+pytest.importorskip("django")
+
+import logging
+import warnings
+
+import django  # type: ignore[import-untyped]
+from django.conf import settings as django_settings  # type: ignore[import-untyped]
+
+if not django_settings.configured:
+    django_settings.configure(
+        DEFAULT_CHARSET="utf-8",
+        ALLOWED_HOSTS=["*"],
+        FILE_UPLOAD_HANDLERS=["django.core.files.uploadhandler.MemoryFileUploadHandler"],
+        DATA_UPLOAD_MAX_NUMBER_FIELDS=None,
+    )
+    django.setup()
+
+# Starlette leaves a spooled file to the collector when python-multipart stops mid-body.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning"
+)
+logging.getLogger("python_multipart").setLevel(logging.CRITICAL)  # its parse errors
+
+BOUNDARY = b"b0undary"
+MULTIPART_TYPE = b"multipart/form-data; boundary=" + BOUNDARY
+
+Exposed = list[tuple[str, "str | None"]]  # (what: "name", "value", "filename", "cookie-name", ...)
+
+
+# -- what each framework exposes --------------------------------------------------------
+
+
+def _environ(headers: list[tuple[bytes, bytes]], body: bytes) -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": "/",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+        "CONTENT_LENGTH": str(len(body)),
+    }
+    for name, value in headers:
+        key = name.decode("latin-1").upper().replace("-", "_")
+        text = value.decode("latin-1")
+        if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            env[key] = text
+        else:
+            key = "HTTP_" + key
+            env[key] = env[key] + "; " + text if key in env else text  # PEP 3333 joining
+    return env
+
+
+def starlette_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
+    from starlette.datastructures import UploadFile
+    from starlette.requests import Request
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "headers": [(n.lower(), v) for n, v in headers],
+    }
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    out: Exposed = []
+
+    async def read() -> None:
+        request = Request(scope, receive)
+        for name, value in request.cookies.items():
+            out.extend([("cookie-name", name), ("cookie", value)])
+        if any(n.lower() == b"content-type" for n, _ in headers):
+            async with request.form() as form:
+                items = form.multi_items()
+            for name, item in items:
+                out.append(("name", name))
+                if isinstance(item, UploadFile):
+                    out.append(("filename", item.filename))
+                else:
+                    out.append(("value", item))
+
+    try:
+        asyncio.run(read())
+    except Exception:  # the framework refuses the request: it exposes nothing more
+        pass
+    return out
+
+
+def werkzeug_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
+    from werkzeug.wrappers import Request
+
+    out: Exposed = []
+    request = Request(_environ(headers, body))
+    try:
+        for name, value in request.cookies.items(multi=True):
+            out.extend([("cookie-name", name), ("cookie", value)])
+        for name, value in request.form.items(multi=True):
+            out.extend([("name", name), ("value", value)])
+        for name, file in request.files.items(multi=True):
+            out.extend([("name", name), ("filename", file.filename)])
+    except Exception:
+        pass
+    return out
+
+
+def django_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
+    from django.core.handlers.wsgi import WSGIRequest  # type: ignore[import-untyped]
+
+    out: Exposed = []
+    request = WSGIRequest(_environ(headers, body))
+    try:
+        for name, value in request.COOKIES.items():
+            out.extend([("cookie-name", name), ("cookie", value)])
+        for name, values in request.POST.lists():
+            out.append(("name", name))
+            out.extend(("value", v) for v in values)
+        for name, files in request.FILES.lists():
+            out.append(("name", name))
+            out.extend(("filename", f.name) for f in files)
+    except Exception:
+        pass
+    return out
+
+
+READERS: dict[str, Callable[[list[tuple[bytes, bytes]], bytes], Exposed]] = {
+    "starlette": starlette_reads,
+    "werkzeug": werkzeug_reads,
+    "django": django_reads,
+}
+
+_POLICIES: dict[str, Policy | None] = {
+    "name": DEFAULT.names,
+    "value": DEFAULT.form,
+    "filename": DEFAULT.filenames,
+    "cookie-name": DEFAULT.names,
+    "cookie": DEFAULT.cookies,
+}
+
+
+def judged(what: str, text: str | None) -> bool:
+    """The text passes its part's policy.  Header bytes reach a framework as latin-1 (WSGI,
+    Starlette's headers), so text made only of code points < 256 also passes when those
+    bytes, strictly decoded as UTF-8, pass: the app undoing that transport reads them."""
+    policy = _POLICIES[what]
+    if text is None:  # a file part without a file name
+        return True
+    if policy is None or inspect(text, policy).ok:
+        return True
+    if what == "filename" and not text:
+        return True
+    try:
+        raw = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return inspect(raw, policy).ok
+
+
+def middleware_verdict(headers: list[tuple[bytes, bytes]], body: bytes) -> Problem | None:
+    problem, head = check_head(DEFAULT, b"/", b"", headers)
+    if problem is not None:
+        return problem
+    check = body_check(DEFAULT, head)
+    return check.feed(body) or check.close()
+
+
+def unjudged(headers: list[tuple[bytes, bytes]], body: bytes) -> list[tuple[str, str, str | None]]:
+    """What a framework exposes that fails its policy although the middleware passed."""
+    if middleware_verdict(headers, body) is not None:
+        return []
+    with warnings.catch_warnings():  # the frameworks' own (unclosed spooled files, ...)
+        warnings.simplefilter("ignore")
+        exposed = [(f, *pair) for f, read in READERS.items() for pair in read(headers, body)]
+    return [(f, what, text) for f, what, text in exposed if not judged(what, text)]
+
+
+# -- generators -------------------------------------------------------------------------
+
+ATTACKS = [
+    "\u202e",
+    "\x00",
+    "\r\n",
+    "\n",
+    "\x1b[31m",
+    "\u2028",
+    "\ufeff",
+    "../",
+    "..\\",
+    "\U000e0041",
+]
+_BENIGN = ["a", "b", "é", "日", " ", "x.txt"] * 4
+_text = st.lists(
+    st.sampled_from([*_BENIGN, '"', "\\", ";", "=", "%", "*", "'", *ATTACKS]),
+    max_size=5,
+).map("".join)
+_raw_bytes = st.sampled_from([b"\xc0\xaf", b"\xed\xa0\x80", b"\xe2\x80\xae", b"\xff", b"%C0%AE"])
+_value_bytes = st.one_of(
+    _text.map(str.encode),
+    st.tuples(_text.map(str.encode), _raw_bytes).map(b"".join),
+)
+
+
+def _quoted(raw: bytes, style: int) -> bytes:
+    if style == 0:
+        return b'"' + raw + b'"'
+    if style == 1:
+        return b'"' + raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
+    if style == 2:
+        return raw
+    return b'"' + b"".join(b"\\%03o" % c for c in raw) + b'"'  # octal escapes
+
+
+@st.composite
+def disposition_params(draw: st.DrawFn) -> bytes:
+    keys = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    b"name",
+                    b"NAME",
+                    b"filename",
+                    b"FileName",
+                    b"filename*",
+                    b"name*",
+                    b"filename*0",
+                    b"filename*1",
+                    b"filename*0*",
+                    b"size",
+                ]
+            ),
+            min_size=1,
+            max_size=4,
+        )
+    )
+    if draw(st.booleans()):
+        keys = [b"name", *keys]
+    out = []
+    for key in keys:
+        raw = draw(_value_bytes)
+        if key.endswith(b"*") or key == b"filename*0*":
+            from urllib.parse import quote_from_bytes
+
+            value = b"utf-8''" + quote_from_bytes(raw).encode()
+        else:
+            value = _quoted(raw, draw(st.integers(0, 3)))
+        sep = draw(st.sampled_from([b"; ", b";", b" ; "]))
+        out.append(sep + key + b"=" + value)
+    kind = draw(st.sampled_from([b"form-data", b"Form-Data", b"form-data", b"attachment"]))
+    return kind + b"".join(out)
+
+
+@st.composite
+def parts(draw: st.DrawFn) -> bytes:
+    headers = [b"Content-Disposition: " + draw(disposition_params())]
+    extra = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    b"Content-Type: text/plain",
+                    b"Content-Type: application/octet-stream",
+                    b"Content-Type: image/png",
+                    b"content-type: TEXT/PLAIN",
+                    b"Content-Type: text/plain; charset=utf-8",
+                    b'Content-Disposition: form-data; name="other"',
+                    b'content-disposition: form-data; name="x"; filename="a.txt"',
+                    b"X-Other: 1",
+                ]
+            ),
+            max_size=2,
+        )
+    )
+    headers += extra
+    if draw(st.booleans()):
+        headers = headers[::-1]
+    content = draw(_value_bytes)
+    return b"--" + BOUNDARY + b"\r\n" + b"\r\n".join(headers) + b"\r\n\r\n" + content + b"\r\n"
+
+
+@st.composite
+def multipart_bodies(draw: st.DrawFn) -> bytes:
+    body = b"".join(draw(st.lists(parts(), min_size=1, max_size=3)))
+    body += b"--" + BOUNDARY + b"--"
+    body += draw(
+        st.sampled_from(
+            [
+                b"",
+                b"\r\n",
+                b"\r\n\r\n",
+                b" \r\n",
+                b"\r\n--" + BOUNDARY + b'\r\nContent-Disposition: form-data; name="late"'
+                b"\r\n\r\n\xe2\x80\xae\r\n--" + BOUNDARY + b"--\r\n",
+                b"epilogue \xe2\x80\xae",
+            ]
+        )
+    )
+    preamble = draw(st.sampled_from([b"", b"\r\n", b"preamble\r\n"]))
+    return preamble + body
+
+
+@st.composite
+def cookie_headers(draw: st.DrawFn) -> bytes:
+    pairs = []
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(st.sampled_from([b"a", b"sid", b"", b" b ", b"\xe2\x80\xae", b'"q"']))
+        raw = draw(_value_bytes)
+        value = _quoted(raw, draw(st.integers(0, 3)))
+        value = draw(st.sampled_from([value, b" " + value + b" ", value + b"x"]))
+        pairs.append(name + draw(st.sampled_from([b"=", b" = ", b""])) + value)
+    return draw(st.sampled_from([b"; ", b";", b" ;"])).join(pairs)
+
+
+# -- the differential properties --------------------------------------------------------
+
+_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_SETTINGS
+@given(body=multipart_bodies())
+def test_multipart_text_every_framework_exposes_was_judged(body: bytes) -> None:
+    headers = [(b"Content-Type", MULTIPART_TYPE), (b"Content-Length", b"%d" % len(body))]
+    assert unjudged(headers, body) == [], body
+
+
+@_SETTINGS
+@given(cookie=cookie_headers())
+def test_cookie_text_every_framework_exposes_was_judged(cookie: bytes) -> None:
+    assert unjudged([(b"Cookie", cookie)], b"") == [], cookie
+
+
+# -- the differentials found (issue #10): each was exposed by a framework, unjudged --------
+
+CD = b"Content-Disposition: form-data; "
+ATTACK = "x\u202ey".encode()
+
+
+def _multipart(*parts: tuple[bytes, bytes], tail: bytes = b"\r\n") -> bytes:
+    return (
+        b"".join(
+            b"--" + BOUNDARY + b"\r\n" + head + b"\r\n\r\n" + content + b"\r\n"
+            for head, content in parts
+        )
+        + b"--"
+        + BOUNDARY
+        + b"--"
+        + tail
+    )
+
+
+LATE_PART = b"\r\n--" + BOUNDARY + b"\r\n" + CD + b'name="late"\r\n\r\n\xe2\x80\xae\r\n'
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        # a field sent as application/octet-stream: all three hand it to the app as text
+        (
+            _multipart((CD + b'name="a"\r\nContent-Type: application/octet-stream', ATTACK)),
+            "bidi-control",
+        ),
+        # Content-Disposition twice: python-multipart and Django take the last, Werkzeug
+        # the first (a file there, a text field here)
+        (
+            _multipart((CD + b'name="a"; filename="f.txt"\r\n' + CD + b'name="b"', ATTACK)),
+            "ambiguous-multipart",
+        ),
+        # a part after the closing boundary: Django parses it
+        (
+            _multipart((CD + b'name="a"', b"ok"), tail=LATE_PART + b"--" + BOUNDARY + b"--\r\n"),
+            "ambiguous-multipart",
+        ),
+        # FILENAME=: Werkzeug and Django read a file, python-multipart a text field
+        (_multipart((CD + b'name="a"; FILENAME="f.txt"', ATTACK)), "ambiguous-multipart"),
+        # filename*= alone: Werkzeug and Django read a file, python-multipart a text field
+        (_multipart((CD + b"name=\"a\"; filename*=utf-8''f.txt", ATTACK)), "ambiguous-multipart"),
+        (_multipart((CD + b'name="a"; filename*0="f.txt"', ATTACK)), "ambiguous-multipart"),
+        # name*=: Django names the field by it, the others by name=
+        (_multipart((CD + b"name*=utf-8''b; name=\"a\"", b"x")), "ambiguous-multipart"),
+        # an unquoted value with a space: Werkzeug stops at the space
+        (_multipart((CD + b"name=a b; filename=f.txt", ATTACK)), "ambiguous-multipart"),
+        # a backslash in a quoted value: python-multipart and Django end the value at the
+        # escaped quote differently from Werkzeug
+        (_multipart((CD + b'name="a\\"; filename="f.txt', ATTACK)), "ambiguous-multipart"),
+        # a delimiter with padding or after a bare LF
+        (
+            _multipart((CD + b'name="a"', b"ok")).replace(
+                b"--" + BOUNDARY + b"--",
+                b"\n--"
+                + BOUNDARY
+                + b" \r\n"
+                + CD
+                + b'name="b"\r\n\r\n'
+                + ATTACK
+                + b"\r\n--"
+                + BOUNDARY
+                + b"--",
+            ),
+            None,
+        ),
+    ],
+)
+def test_multipart_differentials_are_refused(body: bytes, kind: str | None) -> None:
+    headers = [(b"Content-Type", MULTIPART_TYPE), (b"Content-Length", b"%d" % len(body))]
+    problem = middleware_verdict(headers, body)
+    assert problem is not None
+    assert kind is None or problem.kind == kind, problem
+    assert unjudged(headers, body) == []
+
+
+@pytest.mark.parametrize(
+    ("cookie", "kind"),
+    [
+        (b'a="\\000"', "nul"),  # every framework unescapes to NUL
+        (b'a="\\012"', "line-break"),
+        (b'a="\\342\\200\\256"', "ambiguous-cookie"),  # Werkzeug: U+202E; Django: 3 chars
+        (b'a="x;b=\xe2\x80\xae"', "ambiguous-cookie"),  # Werkzeug: one pair; others: two
+        (b'a="x\\"; b=\\342\\200\\256"', "ambiguous-cookie"),
+    ],
+)
+def test_cookie_differentials_are_refused(cookie: bytes, kind: str) -> None:
+    problem = middleware_verdict([(b"Cookie", cookie)], b"")
+    assert problem is not None and problem.kind == kind, problem
+
+
+def test_percent_encoded_cookie_is_read_literally() -> None:
+    headers = [(b"Cookie", b"a=%C0%AE")]
+    assert middleware_verdict(headers, b"") is None
+    assert all(dict(read(headers, b""))["cookie"] == "%C0%AE" for read in READERS.values())
