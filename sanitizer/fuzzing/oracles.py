@@ -531,6 +531,8 @@ def check_policy(data: bytes) -> None:
                     names=("bytes", "str"),
                 )
         if report.text is not None:
+            # The output invariant (issue #11): re-inspected with the same policy, the output
+            # holds nothing it refuses, strips or replaces (sequences judged on the output).
             again = _inspect(name, data, policy, report.text)
             dropped = [
                 f

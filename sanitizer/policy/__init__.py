@@ -93,7 +93,7 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     if text is not None:
         return True  # nothing to refuse, strip or replace
     _check_data(data, "accepts")
-    return Run(data, compiled).report().ok
+    return Run(data, compiled, verdict=True).report().ok
 
 
 def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:
@@ -109,7 +109,7 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     if text is not None:
         return text
     _check_data(data, "sanitize")
-    report = Run(data, compiled).report()
+    report = Run(data, compiled, verdict=True).report()  # stops at the first refusal
     if report.text is None:
         raise PolicyError(report)
     return report.text

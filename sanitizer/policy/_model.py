@@ -108,6 +108,8 @@ class Policy:
     max_bytes: int | None = None  # UTF-8 length of the input, checked first
     max_code_points: int | None = None  # length of the output (after normalization)
     max_combining: int | None = None  # longest run of combining marks (UAX #15 §13: 30)
+    # Findings a Report lists (None: all); the rest are counted in Report.more_findings.
+    max_findings: int | None = 1000
     normalization: NormalForm | None = None
     also_check: NormalForm | None = None
     allow_sequences: bool = False
@@ -151,7 +153,7 @@ class Policy:
                     f"Policy() argument '{form_field}' must be None or "
                     f"one of {NORMAL_FORMS}, not {form!r}"
                 )
-        for limit in ("max_bytes", "max_code_points", "max_combining"):
+        for limit in ("max_bytes", "max_code_points", "max_combining", "max_findings"):
             value = getattr(self, limit)
             if value is None:
                 continue
@@ -174,6 +176,7 @@ class Policy:
             self.max_bytes,
             self.max_code_points,
             self.max_combining,
+            self.max_findings,
             self.normalization,
             self.also_check,
             self.allow_sequences,
@@ -211,6 +214,7 @@ class Policy:
             "max_bytes": self.max_bytes,
             "max_code_points": self.max_code_points,
             "max_combining": self.max_combining,
+            "max_findings": self.max_findings,
             "allow_sequences": self.allow_sequences,
             "actions": {c.value: a.value for c, a in self.actions.items()},
         }
@@ -283,6 +287,9 @@ class Report:
     text: str | None
     findings: tuple[Finding, ...]
     policy: Policy = field(repr=False)
+    # Findings not listed because of ``policy.max_findings`` (issue #11: bounded memory);
+    # ``ok`` and ``text`` never depend on the cap.
+    more_findings: int = 0
 
     @property
     def rejections(self) -> tuple[Finding, ...]:

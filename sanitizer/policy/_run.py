@@ -11,8 +11,11 @@ in the caller's input at the end (``_offsets``).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import heapq
 import re
+from typing import Any
 
 from ..chardata import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
 from ..decoder import find_errors
@@ -20,17 +23,81 @@ from ..errors import Utf8Error
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
 from ._scan import fits_latin1, has_astral, hits, mark_runs, scanner
+from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
 
 _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
 _ANY = re.compile(".", re.DOTALL)
+_REMOVING = frozenset({Action.STRIP, Action.REPLACE})
+# A removed stretch of the input text: (start, end, replacement), "" strips.
+Span = tuple[int, int, str]
+
+
+class _Refused(Exception):
+    """A verdict-only run (sanitize, accepts) met its first REJECT: nothing else matters."""
+
+
+class _Listed:
+    """Findings under a cap (issue #11: bounded memory): the ``cap`` first in (start,
+    end) order are kept (None: all), every one is counted.  Each pass adds in increasing
+    order, so once trimmed a pass's later findings are refused by one comparison."""
+
+    __slots__ = ("bar", "cap", "count", "items")
+
+    def __init__(self, cap: int | None) -> None:
+        self.cap = cap
+        self.items: list[Finding] = []
+        self.count = 0
+        self.bar: tuple[int, int] | None = None if cap != 0 else (-1, -1)
+
+    def wants(self, start: int, end: int) -> bool:
+        """Count a finding at start..end; True if it is to be built and kept."""
+        self.count += 1
+        return self.bar is None or (start, end) < self.bar
+
+    def keep(self, finding: Finding) -> None:
+        self.items.append(finding)
+        if self.cap is not None and len(self.items) > 2 * self.cap:
+            self.final()
+
+    def final(self) -> list[Finding]:
+        items = self.items
+        items.sort(key=lambda f: (f.start, f.end))
+        if self.cap is not None and len(items) >= self.cap > 0:
+            del items[self.cap :]
+            self.bar = (items[-1].start, items[-1].end)
+        return items
+
+
+def _coalesce(spans: list[Span], start: int, end: int, repl: str) -> None:
+    """Append start..end to sorted ``spans``, joining it to an adjacent equal edit."""
+    if spans and spans[-1][1] == start and spans[-1][2] == repl:
+        spans[-1] = (spans[-1][0], end, repl)
+    else:
+        spans.append((start, end, repl))
+
+
+def _merged(a: list[Span], b: list[Span]) -> list[Span]:
+    """The union of two sorted span lists (a span inside another adds nothing)."""
+    if not b:
+        return a
+    if not a:
+        return b
+    out: list[Span] = []
+    pos = 0
+    for start, end, repl in heapq.merge(a, b, key=lambda e: (e[0], -e[1])):
+        if end <= pos:
+            continue
+        _coalesce(out, max(start, pos), end, repl)
+        pos = end
+    return out
 
 
 class Run:
     """One application of a policy to one input (keeps the state out of the hot path)."""
 
-    def __init__(self, data: object, compiled: CompiledPolicy) -> None:
+    def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
         if isinstance(data, str):
             self.raw: bytes | None = None
             self.text = data
@@ -42,18 +109,37 @@ class Run:
         self.compiled = compiled
         self.policy: Policy = compiled.policy
         self.acts = compiled.policy.actions
-        self.findings: list[Finding] = []  # start/end are text indices until _finish
-        self.index_findings: list[Finding] = []
+        # verdict: only ok and text are wanted (sanitize, accepts): ALLOW is not scanned
+        # for and the run stops at the first REJECT.
+        self.verdict = verdict
+        cap = self.policy.max_findings
+        self.index_findings = _Listed(cap)  # start/end are text indices until _finish
+        self.findings = _Listed(cap)  # start/end are input offsets
         self.errors: list[Utf8Error] = []
         self.error_index: list[int] = []
-        self.edits: dict[int, str] = {}  # text index -> replacement ("" strips)
-        self.range_edits: list[tuple[int, int, str]] = []
+        self.spans: list[Span] = []  # removed text (STRIP, REPLACE), sorted, disjoint
         self.rejected = False
 
-    def _add(self, finding: Finding, *, is_index: bool = True) -> None:
-        (self.index_findings if is_index else self.findings).append(finding)
-        if finding.action is Action.REJECT:
+    def _note(
+        self,
+        cat: Category,
+        start: int,
+        end: int,
+        act: Action,
+        *,
+        is_index: bool = True,
+        **more: Any,
+    ) -> None:
+        """A finding (built only if the list keeps it)."""
+        if act is Action.REJECT:
             self.rejected = True
+        elif self.verdict:
+            return
+        listed = self.index_findings if is_index else self.findings
+        if listed.wants(start, end):
+            listed.keep(Finding(cat, start, end, act, **more))
+        if self.verdict:
+            raise _Refused
 
     def _input_len(self) -> int:
         return len(self.raw) if self.raw is not None else len(self.text)
@@ -62,18 +148,20 @@ class Run:
         """A finding about the whole input (limits, dot segments, emptiness)."""
         act = self.acts[cat]
         if act is not Action.IGNORE:
-            self._add(Finding(cat, 0, self._input_len(), act, form=form), is_index=False)
+            self._note(cat, 0, self._input_len(), act, is_index=False, form=form)
 
     def _refuse_whole(self, cat: Category, form: str | None) -> None:
         """A problem no single input character accounts for: the input is refused."""
-        finding = Finding(cat, 0, self._input_len(), Action.REJECT, form=form)
-        self._add(finding, is_index=False)
+        self._note(cat, 0, self._input_len(), Action.REJECT, is_index=False, form=form)
 
     def report(self) -> Report:
-        text = self._run()
-        findings = self._finish()
+        try:
+            text = self._run()
+        except _Refused:
+            text = None
+        findings, more = self._finish()
         ok = not self.rejected
-        return Report(ok, text if ok else None, findings, self.policy)
+        return Report(ok, text if ok else None, findings, self.policy, more)
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -90,14 +178,20 @@ class Run:
         is_ascii = text.isascii()
         is_latin1 = is_ascii or fits_latin1(text)
         utf8 = self.raw if self.raw is not None and not self.errors else None
-        scan = scanner(self.compiled.scanned, p.allow_sequences)
+        scanned = self.compiled.dropping if self.verdict else self.compiled.scanned
+        scan = scanner(scanned, p.allow_sequences)
+        acts = self.acts
+        removed: list[Span] = []
         for cat, i in hits(text, scan, p.allow_sequences, utf8):
-            act = self.acts[cat]
-            self._add(Finding(cat, i, i + 1, act, codepoint=ord(text[i])))
-            if act is Action.STRIP or act is Action.REPLACE:
-                self.edits[i] = "" if act is Action.STRIP else "\ufffd"
+            act = acts[cat]
+            self._note(cat, i, i + 1, act, codepoint=ord(text[i]))
+            if act in _REMOVING and not self.rejected:
+                _coalesce(removed, i, i + 1, "" if act is Action.STRIP else "\ufffd")
         if not is_latin1:  # no combining marks below U+0300
-            self._combining_runs(text)
+            removed = _merged(removed, self._combining_runs(text))
+        if self.rejected:
+            return None
+        self._remove(removed)
         if self.rejected:
             return None
         edited = self._edited()
@@ -116,8 +210,9 @@ class Run:
             return
         except UnicodeDecodeError:
             pass
-        self.errors = find_errors(raw)
         act = self.acts[_C.ILL_FORMED]
+        # A verdict needs the first error only when ill-formed bytes are refused.
+        self.errors = find_errors(raw, limit=1 if self.verdict and act is Action.REJECT else None)
         pieces: list[str] = []
         pos = 0
         length = 0
@@ -128,41 +223,73 @@ class Run:
             self.error_index.append(length)
             length += 1
             pos = err.end
-            self._add(
-                Finding(_C.ILL_FORMED, err.start, err.end, act, raw=err.sequence, error=err),
-                is_index=False,
+            self._note(
+                _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
             )
         pieces.append(raw[pos:].decode("utf-8"))
         self.text = "".join(pieces)
 
-    def _combining_runs(self, text: str) -> None:
+    def _combining_runs(self, text: str) -> list[Span]:
+        """Runs of marks over the limit; what STRIP or REPLACE removes of them."""
         limit = self.policy.max_combining
         act = self.acts[_C.COMBINING_RUN]
-        if limit is None or act is Action.IGNORE:
-            return
+        removed: list[Span] = []
+        if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
+            return removed
         astral = self.raw is None or bool(self.errors) or has_astral(self.raw)
         for start, end in mark_runs(text, limit, astral):
-            self._add(Finding(_C.COMBINING_RUN, start, end, act))
-            if act is Action.STRIP or act is Action.REPLACE:
-                repl = "" if act is Action.STRIP else "\ufffd"
-                self.range_edits.append((start + limit, end, repl))
+            self._note(_C.COMBINING_RUN, start, end, act)
+            if act in _REMOVING:
+                _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
+        return removed
+
+    def _remove(self, fresh: list[Span]) -> None:
+        """Remove ``fresh`` (sorted, disjoint from what is already removed), then what only
+        a removed character exempted: sequences are judged on the text as it will be
+        output, so no stripped or replaced character earns an exemption (issue #11).  A
+        dependant's rule needs the character just before it (``earned_by_previous``), so
+        one forward walk per removed stretch finds them all: linear."""
+        self.spans = spans = _merged(self.spans, fresh)
+        if not fresh or not self.policy.allow_sequences:
+            return
+        text, acts, n = self.text, self.acts, len(self.text)
+        starts = [start for start, _, _ in spans]
+        cache = SequenceCache()
+        orphans: list[Span] = []
+        for _, k, _ in fresh:
+            while k < n:
+                j = bisect.bisect_right(starts, k) - 1
+                if j >= 0 and k < spans[j][1]:
+                    break  # removed itself: its own stretch continues the walk
+                earned = earned_by_previous(text, k, cache)
+                if not earned:
+                    break
+                cat = category_of(ord(text[k]))
+                assert cat is not None
+                act = acts[cat]
+                if act is Action.IGNORE:
+                    break
+                for d in earned:
+                    self._note(cat, d, d + 1, act, codepoint=ord(text[d]))
+                if act not in _REMOVING or self.rejected:
+                    break
+                _coalesce(
+                    orphans, earned.start, earned.stop, "" if act is Action.STRIP else "\ufffd"
+                )
+                k = earned.stop
+        self.spans = _merged(spans, orphans)
 
     def _edited(self) -> str:
-        """The input text with strip/replace edits applied."""
-        if not self.edits and not self.range_edits:
+        """The input text with the removals applied."""
+        if not self.spans:
             return self.text
-        spans = sorted(
-            [(i, i + 1, r) for i, r in self.edits.items()] + self.range_edits,
-            key=lambda e: (e[0], -e[1]),
-        )
+        text = self.text
         out: list[str] = []
         pos = 0
-        for start, end, repl in spans:
-            if start < pos:  # inside a span already edited (a char inside a stripped run)
-                continue
-            out += [self.text[pos:start], repl]
+        for start, end, repl in self.spans:
+            out += [text[pos:start], repl]
             pos = end
-        out.append(self.text[pos:])
+        out.append(text[pos:])
         return "".join(out)
 
     def _normalized_and_rechecked(self, edited: str, is_ascii: bool, is_latin1: bool) -> str | None:
@@ -187,8 +314,12 @@ class Run:
                         pending[form] = found
             if not pending:
                 return values[p.normalization] if p.normalization else edited
+            fresh: list[Span] = []
             for form, cats in pending.items():
-                self._attribute(form, cats)
+                fresh = _merged(fresh, self._attribute(form, cats))
+            if self.rejected:
+                return None
+            self._remove(fresh)
             if self.rejected:
                 return None
             edited = self._edited()
@@ -197,14 +328,20 @@ class Run:
                 self._refuse_whole(cat, form)
         return None
 
-    def _attribute(self, form: str, cats: set[Category]) -> None:
-        """Find the input characters whose ``form`` contains a character in ``cats``."""
+    def _attribute(self, form: str, cats: set[Category]) -> list[Span]:
+        """Find the input characters whose ``form`` contains a character in ``cats``;
+        return what their actions remove."""
         found = False
         chars = _ANY if form == "NFKC_CASEFOLD" else _NON_ASCII
+        spans = self.spans
+        fresh: list[Span] = []
+        j = 0  # the first span that may hold or follow i
         for m in chars.finditer(self.text):
             i, ch = m.start(), m.group()
-            if i in self.edits:
-                continue
+            while j < len(spans) and spans[j][1] <= i:
+                j += 1
+            if j < len(spans) and spans[j][0] <= i:
+                continue  # removed already
             produced = normalize(form, ch)
             if produced == ch:
                 continue
@@ -212,16 +349,15 @@ class Run:
                 cat = category_of(ord(c))
                 if cat in cats:
                     act = self.acts[cat]
-                    self._add(
-                        Finding(cat, i, i + 1, act, codepoint=ord(ch), produced=produced, form=form)
-                    )
-                    if act is Action.STRIP or act is Action.REPLACE:
-                        self.edits[i] = "" if act is Action.STRIP else "\ufffd"
+                    self._note(cat, i, i + 1, act, codepoint=ord(ch), produced=produced, form=form)
+                    if act in _REMOVING:
+                        _coalesce(fresh, i, i + 1, "" if act is Action.STRIP else "\ufffd")
                     found = True
                     break
         if not found:  # made by composition across characters: refuse the whole input
             for cat in cats:
                 self._refuse_whole(cat, form)
+        return fresh
 
     def _final_checks(self, out: str) -> str | None:
         p = self.policy
@@ -244,14 +380,19 @@ class Run:
             self._whole(_C.TOO_LONG, p.normalization)
         return None if self.rejected else out
 
-    def _finish(self) -> tuple[Finding, ...]:
-        """Index findings to byte offsets (bytes input), merged in input order."""
-        found = self.index_findings
+    def _finish(self) -> tuple[tuple[Finding, ...], int]:
+        """The listed findings, index findings at byte offsets (bytes input), in input
+        order; and how many more were found."""
+        found = self.index_findings.final()
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
             found = [
                 dataclasses.replace(f, start=to_byte(f.start), end=to_byte(f.end)) for f in found
             ]
-        everything = found + self.findings
+        everything = found + self.findings.final()
         everything.sort(key=lambda f: (f.start, f.end))
-        return tuple(everything)
+        cap = self.policy.max_findings
+        if cap is not None:
+            del everything[cap:]
+        total = self.index_findings.count + self.findings.count
+        return tuple(everything), total - len(everything)

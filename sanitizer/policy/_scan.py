@@ -26,7 +26,7 @@ from ..chardata import (
     utf8_pattern,
 )
 from ._offsets import IndexOfByte
-from ._sequences import EXEMPTIBLE, NEIGHBOUR_RULES, in_sequence, lookarounds
+from ._sequences import EXEMPTIBLE, NEIGHBOUR_RULES, SequenceCache, in_sequence, lookarounds
 
 _LEADS_4 = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")  # RFC 3629 §4: 4-byte leads
 _NEIGHBOUR_CATEGORIES = frozenset(rule.category for rule in NEIGHBOUR_RULES)
@@ -99,7 +99,7 @@ def hits(
             more = [index(m.start()) for m in scan.astral.finditer(data)]
             if more:
                 found = sorted(found + more)
-    cache: dict[int, bool] = {}
+    cache = SequenceCache()
     for i in found:
         cat = category_of(ord(text[i]))
         if cat is None or cat not in scan.cats:  # pragma: no cover - classes are exact
@@ -113,10 +113,12 @@ def hits(
 def _mark_run(limit: int, astral: bool) -> re.Pattern[str]:
     """Candidates for more than ``limit`` combining marks in a row (see quick_class; BMP
     marks only when the text has no supplementary characters).  The leading single class
-    lets ``re`` skip other characters in its C search loop."""
+    lets ``re`` skip other characters in its C search loop; the lookbehind tries each
+    run of candidates from its start only (else a run of ``limit`` marks is retried at
+    each of its characters: ``limit`` times the work)."""
     bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in MARKS if lo <= 0xFFFF]
     mark = f"[{quick_class(MARKS) if astral else char_class(bmp)}]"
-    return re.compile(f"{mark}{mark}{{{limit},}}")
+    return re.compile(f"{mark}(?<!{mark}{mark}){mark}{{{limit},}}")
 
 
 def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int, int]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..chardata import Category, Ranges, char_class, in_ranges
+from ..chardata import Category, Ranges, category_of, char_class, in_ranges
 from . import _classtable as ct
 
 
@@ -44,6 +44,23 @@ def _intersect(a: Ranges, b: Ranges) -> Ranges:
     )
 
 
+def _without(a: Ranges, b: Ranges) -> Ranges:
+    """The code points of ``a`` not in ``b``."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in a:
+        for lo2, hi2 in b:
+            if hi2 < lo or lo2 > hi:
+                continue
+            if lo2 > lo:
+                out.append((lo, lo2 - 1))
+            lo = hi2 + 1
+            if lo > hi:
+                break
+        if lo <= hi:
+            out.append((lo, hi))
+    return tuple(out)
+
+
 def _flagged(flags: tuple[str, ...]) -> Ranges:
     return merge_ranges(*(ct.SEQUENCE_SETS[f] for f in flags))
 
@@ -52,7 +69,9 @@ def _flagged(flags: tuple[str, ...]) -> Ranges:
 class NeighbourRule:
     """A character of ``category`` with class-table flag ``flag`` is inside a sequence
     when the character before it has one of the flags ``before`` and the character after
-    it one of ``after`` (None: anything, even nothing)."""
+    it one of ``after`` (None: anything, even nothing).  A character of ``category``
+    itself never earns the exemption (issue #11: a run of selectors is not a sequence,
+    so at most one selector follows a base), whatever its flags."""
 
     category: Category
     flag: str
@@ -66,11 +85,19 @@ class NeighbourRule:
 
     @property
     def before_ranges(self) -> Ranges:
-        return _flagged(self.before)
+        return _without(_flagged(self.before), self.category.ranges)
 
     @property
     def after_ranges(self) -> Ranges | None:
-        return None if self.after is None else _flagged(self.after)
+        return None if self.after is None else _without(_flagged(self.after), self.category.ranges)
+
+    def earns(self, category: Category | None, flags: frozenset[str], before: bool) -> bool:
+        """Whether a character class (category, flags) may stand before (``before``) or
+        after a character of this rule: the class-table form of the two range sets."""
+        wanted = self.before if before else self.after
+        if wanted is None:
+            return True
+        return category is not self.category and bool(flags.intersection(wanted))
 
 
 NEIGHBOUR_RULES: tuple[NeighbourRule, ...] = (
@@ -118,9 +145,22 @@ _CHECKS = tuple(
 )
 
 
-def in_sequence(text: str, i: int, category: Category, cache: dict[int, bool]) -> bool:
+class SequenceCache:
+    """What ``in_sequence`` remembers about one text: the last tag run judged, so that a
+    run is walked once however many of its characters are asked about (issue #11: a
+    walk per tag character made 64 KB of tags take seconds).  Ask in increasing order."""
+
+    __slots__ = ("end", "ok", "start")
+
+    def __init__(self) -> None:
+        self.start = self.end = -1
+        self.ok = False
+
+
+def in_sequence(text: str, i: int, category: Category, cache: SequenceCache) -> bool:
     """Whether ``text[i]``, of ``category`` (one of EXEMPTIBLE), is inside a well-formed
-    sequence; ``cache`` remembers tag runs already judged (one per ``text``)."""
+    sequence of ``text`` as given; ``cache`` is one per ``text``.  The engine also makes
+    sure that what earned the exemption stays in the output (``earned_by_previous``)."""
     if category is Category.TAG:
         return _tag_run_ok(text, i, cache)
     cp = ord(text[i])
@@ -134,28 +174,45 @@ def in_sequence(text: str, i: int, category: Category, cache: dict[int, bool]) -
     return False
 
 
-def _tag_run_ok(text: str, i: int, cache: dict[int, bool]) -> bool:
+def _tag_run_ok(text: str, i: int, cache: SequenceCache) -> bool:
     """Whether the run of tag characters around ``text[i]`` is an emoji tag sequence."""
+    if cache.start <= i < cache.end:
+        return cache.ok
     tag = TAG_SEQUENCE
     lo, hi = tag.block
     j = i
     while j > 0 and lo <= ord(text[j - 1]) <= hi:
         j -= 1
-    if j in cache:
-        return cache[j]
     k = i + 1
     while k < len(text) and lo <= ord(text[k]) <= hi:
         k += 1
-    spec = [ord(c) for c in text[j : k - 1]]
     ok = (
         j > 0
         and ord(text[j - 1]) == tag.base
         and ord(text[k - 1]) == tag.end
-        and tag.length[0] <= len(spec) <= tag.length[1]
-        and all(in_ranges(c, tag.spec) for c in spec)
+        and tag.length[0] <= k - 1 - j <= tag.length[1]
+        and all(in_ranges(ord(c), tag.spec) for c in text[j : k - 1])
     )
-    cache[j] = ok
+    cache.start, cache.end, cache.ok = j, k, ok
     return ok
+
+
+def earned_by_previous(text: str, k: int, cache: SequenceCache) -> range:
+    """The characters from ``text[k]`` on whose exemption ``text[k - 1]`` earns: the
+    character at ``k`` when a neighbour rule exempts it (its ``before`` is always the
+    character just before it), or the whole tag run after a tag base.  When
+    ``text[k - 1]`` is not output (stripped or replaced), they are stray (issue #11).
+
+    Only ``before`` neighbours can be removed: no rule's ``after`` set (emoji) meets a
+    category or a combining mark (tests/test_policy_invariants.py checks the data)."""
+    cp = ord(text[k])
+    category = category_of(cp)
+    if category is Category.TAG:
+        if ord(text[k - 1]) == TAG_SEQUENCE.base and _tag_run_ok(text, k, cache):
+            return range(k, cache.end)
+    elif category in EXEMPTIBLE and category is not None and in_sequence(text, k, category, cache):
+        return range(k, k + 1)
+    return range(k, k)
 
 
 def _emoji_first(ranges: Ranges) -> str:
@@ -194,12 +251,12 @@ def c_rule_tables(info: tuple[tuple[Category | None, frozenset[str]], ...]) -> b
     ``info`` (entry 256: no previous / next character; layout in _classtable)."""
     out = bytearray()
     for rule in NEIGHBOUR_RULES:
-        prev_ok = bytes(bool(fl.intersection(rule.before)) for _, fl in info)
+        prev_ok = bytes(rule.earns(cat, fl, before=True) for cat, fl in info)
         out += prev_ok.ljust(256, b"\0") + b"\0"
         if rule.after is None:
             out += b"\1" * 257
         else:
-            next_ok = bytes(bool(fl.intersection(rule.after)) for _, fl in info)
+            next_ok = bytes(rule.earns(cat, fl, before=False) for cat, fl in info)
             out += next_ok.ljust(256, b"\0") + b"\0"
     assert len(out) == len(NEIGHBOUR_RULES) * ct.RULE_SIZE
     return bytes(out)
