@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from typing import Any
 
 CHUNK_COUNTS = (1, 64, 4096)
 
@@ -119,7 +120,11 @@ def in_process(size: int, how: str) -> None:
     }
     start = time.perf_counter()
     stream = environ["wsgi.input"]
-    b"".join(mw(environ, lambda s, headers, exc_info=None: status.append(s)))
+    def start_response(s: str, headers: Any, exc_info: Any = None) -> Any:
+        status.append(s)
+        return lambda data: None
+
+    b"".join(mw(environ, start_response))
     took = time.perf_counter() - start
     passed = (size - stream.left) >> 20  # type: ignore[attr-defined]
     print(
@@ -130,7 +135,7 @@ def in_process(size: int, how: str) -> None:
 
 def waitress_server(port: int, size: int) -> None:
     """Child: waitress with WSGIMiddleware; prints its peak RSS after each request."""
-    import waitress
+    import waitress  # type: ignore[import-untyped]
 
     from sanitizer.web import WSGIMiddleware
 
