@@ -120,6 +120,7 @@ def in_process(size: int, how: str) -> None:
     }
     start = time.perf_counter()
     stream = environ["wsgi.input"]
+
     def start_response(s: str, headers: Any, exc_info: Any = None) -> Any:
         status.append(s)
         return lambda data: None
