@@ -32,9 +32,12 @@ class IndexOfByte:
 class ByteOffsets:
     """Maps indices into the decoded text to byte offsets into the original bytes.
 
-    Anchors sit at the start and at every ill-formed subpart (one U+FFFD in the text, any
-    number of bytes in the input); between anchors the text is valid and re-encodes to
-    exactly the input bytes (RFC 3629 §3: one encoding per scalar value)."""
+    Anchors sit at the start and at every ill-formed subpart given (one U+FFFD in the
+    text, any number of bytes in the input); between anchors the text is valid and
+    re-encodes to exactly the input bytes (RFC 3629 §3: one encoding per scalar value).
+    ``errors`` may be the first ones only (``find_errors(limit=)``, issue #11: no object
+    per error beyond the listed findings): then only indices up to the last one's U+FFFD
+    (and its end) are mapped."""
 
     def __init__(self, text: str, errors: list[Utf8Error], error_index: list[int]) -> None:
         self.text = text

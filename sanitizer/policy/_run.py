@@ -15,6 +15,7 @@ import bisect
 import dataclasses
 import heapq
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ..chardata import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
@@ -22,7 +23,7 @@ from ..decoder import find_errors
 from ..errors import Utf8Error
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
-from ._scan import fits_latin1, has_astral, hits, mark_runs, scanner
+from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
 
@@ -94,6 +95,22 @@ def _merged(a: list[Span], b: list[Span]) -> list[Span]:
     return out
 
 
+_WINDOW = 1 << 16  # characters per counting search: a list of at most this many hits
+
+
+def _count_rest(
+    found: Iterator[tuple[Category, int]], scan: Scanner, text: str, pos: int, is_latin1: bool
+) -> int:
+    """How many more hits ``found`` (``hits(text, scan, ...)`` paused after index pos - 1)
+    would yield.  Latin-1 text: ``hits`` yields every match of the one-character pattern
+    (classes are exact), so ``re`` counts them in C, window by window (its lookbehinds see
+    before ``pos``; a match is one character, so a window's end hides nothing it needs)."""
+    if not is_latin1 or scan.bmp is None:
+        return sum(1 for _ in found)
+    search = scan.bmp.findall
+    return sum(len(search(text, w, w + _WINDOW)) for w in range(pos, len(text), _WINDOW))
+
+
 class Run:
     """One application of a policy to one input (keeps the state out of the hot path)."""
 
@@ -115,8 +132,10 @@ class Run:
         cap = self.policy.max_findings
         self.index_findings = _Listed(cap)  # start/end are text indices until _finish
         self.findings = _Listed(cap)  # start/end are input offsets
-        self.errors: list[Utf8Error] = []
-        self.error_index: list[int] = []
+        self.ill_formed = False  # bytes input that is not UTF-8
+        self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
+        self.error_index: list[int] = []  # the text index of each one's U+FFFD
+        self.errors_listed = True  # every error of the input is in self.errors
         self.spans: list[Span] = []  # removed text (STRIP, REPLACE), sorted, disjoint
         self.rejected = False
 
@@ -177,15 +196,21 @@ class Run:
         text = self.text
         is_ascii = text.isascii()
         is_latin1 = is_ascii or fits_latin1(text)
-        utf8 = self.raw if self.raw is not None and not self.errors else None
+        utf8 = self.raw if self.raw is not None and not self.ill_formed else None
         scanned = self.compiled.dropping if self.verdict else self.compiled.scanned
         scan = scanner(scanned, p.allow_sequences)
         acts = self.acts
         removed: list[Span] = []
-        for cat, i in hits(text, scan, p.allow_sequences, utf8):
+        listed = self.index_findings
+        found = hits(text, scan, p.allow_sequences, utf8)
+        for cat, i in found:
             act = acts[cat]
             self._note(cat, i, i + 1, act, codepoint=ord(text[i]))
-            if act in _REMOVING and not self.rejected:
+            if self.rejected:  # no edit matters any more: once nothing more is listed,
+                if listed.bar is not None and listed.bar <= (i, i + 1):  # only count
+                    listed.count += _count_rest(found, scan, text, i + 1, is_latin1)
+                    break
+            elif act in _REMOVING:
                 _coalesce(removed, i, i + 1, "" if act is Action.STRIP else "\ufffd")
         if not is_latin1:  # no combining marks below U+0300
             removed = _merged(removed, self._combining_runs(text))
@@ -205,29 +230,52 @@ class Run:
         return self._final_checks(out)
 
     def _decode(self, raw: bytes) -> None:
+        """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
+        objects only for the listed errors, the rest counted (issue #11: bounded memory)."""
         try:
             self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
             return
         except UnicodeDecodeError:
             pass
+        self.ill_formed = True
         act = self.acts[_C.ILL_FORMED]
-        # A verdict needs the first error only when ill-formed bytes are refused.
-        self.errors = find_errors(raw, limit=1 if self.verdict and act is Action.REJECT else None)
-        pieces: list[str] = []
-        pos = 0
-        length = 0
-        for err in self.errors:
-            piece = raw[pos : err.start].decode("utf-8")
-            pieces += [piece, "\ufffd"]
-            length += len(piece)
+        if self.verdict and act is Action.REJECT:  # a verdict needs the first error only
+            err = find_errors(raw, limit=1)[0]
+            self._note(
+                _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
+            )
+        # CPython's "replace" puts one U+FFFD per maximal subpart, as decode(errors=
+        # "replace") does (tests/test_decoder_properties.py), in one C pass.
+        self.text = text = raw.decode("utf-8", "replace")
+        if self.verdict:
+            return  # REPLACE: no finding is wanted, only the text
+        # Counting subparts without building them: a U+FFFD in the text is either a
+        # subpart or a literal EF BF BD of the input.  A literal one is always a complete
+        # well-formed sequence (RFC 3629 §4: EF is a 3-byte lead whose second byte may be
+        # 80..BF, and BF, BD continue it), and no maximal subpart (Unicode §3.9, D93b)
+        # overlaps it: a subpart is a prefix of a well-formed sequence cut short, so it
+        # cannot end inside EF BF BD (its bytes are a complete sequence), cannot start at
+        # BF or BD then go on (a lone continuation byte is a subpart of length 1), and an
+        # earlier lead (C2..F4) cut short by EF ends before EF.  So the replaced text has
+        # one U+FFFD per subpart plus one per literal EF BF BD (tests/test_policy_bounded).
+        total = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
+        cap = self.policy.max_findings
+        errors = find_errors(raw, limit=cap)
+        self.errors_listed = len(errors) == total
+        pos = length = 0
+        for err in errors:
+            length += len(raw[pos : err.start].decode("utf-8"))  # valid between subparts
+            self.errors.append(err)
             self.error_index.append(length)
             length += 1
             pos = err.end
             self._note(
                 _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
             )
-        pieces.append(raw[pos:].decode("utf-8"))
-        self.text = "".join(pieces)
+        # The unlisted ones: counted, never built (they follow the cap-th listed finding).
+        self.findings.count += total - len(errors)
+        if act is Action.REJECT:
+            self.rejected = True
 
     def _combining_runs(self, text: str) -> list[Span]:
         """Runs of marks over the limit; what STRIP or REPLACE removes of them."""
@@ -236,7 +284,7 @@ class Run:
         removed: list[Span] = []
         if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
             return removed
-        astral = self.raw is None or bool(self.errors) or has_astral(self.raw)
+        astral = self.raw is None or self.ill_formed or has_astral(self.raw)
         for start, end in mark_runs(text, limit, astral):
             self._note(_C.COMBINING_RUN, start, end, act)
             if act in _REMOVING:
@@ -384,6 +432,11 @@ class Run:
         """The listed findings, index findings at byte offsets (bytes input), in input
         order; and how many more were found."""
         found = self.index_findings.final()
+        if not self.errors_listed:
+            # Text past the last listed error's U+FFFD lies after max_findings listed
+            # errors in the input: nothing there is listed (so no anchor is needed).
+            last = self.error_index[-1] if self.error_index else -1
+            found = [f for f in found if f.start <= last]
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
             found = [
