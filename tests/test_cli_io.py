@@ -224,3 +224,15 @@ def test_other_subcommands_end_quietly_on_a_broken_pipe(tmp_path: Path) -> None:
         err = proc.stderr.read()
         assert proc.wait(timeout=60) == 141
     assert b"Traceback" not in err
+
+
+def test_policy_findings_past_the_cap_are_counted(tmp_path: Path) -> None:
+    """inspect lists max_findings (1000) findings; the CLI still counts every one."""
+    (tmp_path / "nul.bin").write_bytes(b"\0" * 3000)
+    result = check("--policy", "TEXT", tmp_path / "nul.bin")
+    assert result.returncode == 1
+    lines = result.stdout.decode().splitlines()
+    assert len(lines) == 1001 and lines[-1].endswith("... 2000 more finding(s) not shown")
+    assert b"3000 finding(s)" in result.stderr
+    as_json = check("--json", "--policy", "TEXT", tmp_path / "nul.bin")
+    assert json.loads(as_json.stdout.decode().splitlines()[-1])["summary"]["findings"] == 3000

@@ -314,7 +314,11 @@ def _apply_policy(
         if args.limit and shown > args.limit:
             continue
         _emit_policy(out, {"path": label, **finding.as_dict()})
-    return len(report.findings)
+    found = len(report.findings) + report.more_findings  # the policy lists max_findings
+    unshown = found - (min(shown, args.limit) if args.limit else shown)
+    if unshown and not args.json:
+        out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
+    return found
 
 
 def _emit_policy(out: Writer, record: dict[str, Any]) -> None:
