@@ -55,7 +55,11 @@ def wsgi_echo(environ: dict[str, Any], start_response: Callable[..., Any]) -> It
     ]
     if environ.get("CONTENT_TYPE"):
         headers.append((b"content-type", environ["CONTENT_TYPE"].encode("latin-1")))
-    path = environ["REQUEST_URI"].encode("latin-1").partition(b"?")[0]
+    uri = environ.get("RAW_URI") or environ.get("REQUEST_URI")  # gunicorn, waitress
+    if uri:
+        path = uri.encode("latin-1").partition(b"?")[0]
+    else:  # granian: only PATH_INFO, percent-decoded (PEP 3333)
+        path = (environ.get("SCRIPT_NAME", "") + environ["PATH_INFO"]).encode("latin-1")
     out = _echo(path, environ.get("QUERY_STRING", "").encode("latin-1"), headers, body)
     start_response(
         "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(out)))]

@@ -33,6 +33,34 @@ _COMMANDS = {
     " waitress.serve(getattr(importlib.import_module(m), a), host={host!r}, port={port},"
     " threads=8, _quiet=True)",
 }
+# The other servers, each run as ``python -m <server> ... <app>``: the same app string.
+# hypercorn serves HTTP/1.1 and, on the same plain port, h2c with prior knowledge (the
+# client opens with the HTTP/2 preface, RFC 9113 §3.3).  gunicorn: sync workers, one
+# request at a time each, no keep-alive.  granian: one worker process.
+_MODULES = {
+    "hypercorn": ["hypercorn", "--bind", "{host}:{port}", "--log-level", "error"],
+    "gunicorn": [
+        *("gunicorn", "--worker-class", "sync", "--workers", "4"),
+        *("--bind", "{host}:{port}", "--log-level", "error"),
+    ],
+    "granian-asgi": [
+        *("granian", "--interface", "asgi", "--host", "{host}", "--port", "{port}"),
+        *("--log-level", "error", "--no-ws"),
+    ],
+    "granian-wsgi": [
+        *("granian", "--interface", "wsgi", "--host", "{host}", "--port", "{port}"),
+        *("--log-level", "error", "--blocking-threads", "8"),
+    ],
+}
+# What each server kind serves: the interface, so a test knows which echo app to load.
+INTERFACE = {
+    "asgi": "asgi",  # uvicorn
+    "wsgi": "wsgi",  # waitress
+    "hypercorn": "asgi",
+    "gunicorn": "wsgi",
+    "granian-asgi": "asgi",
+    "granian-wsgi": "wsgi",
+}
 
 
 def free_port() -> int:
@@ -43,11 +71,15 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve(kind: str, app: str, cwd: Path = HERE, timeout: float = 30.0) -> Iterator[int]:
-    """Run ``app`` ("module:attribute", importable from ``cwd``) under uvicorn ("asgi")
-    or waitress ("wsgi") on 127.0.0.1; yields the port once it accepts connections."""
+    """Run ``app`` ("module:attribute", importable from ``cwd``) under uvicorn ("asgi"),
+    waitress ("wsgi"), "hypercorn", "gunicorn", "granian-asgi" or "granian-wsgi" on
+    127.0.0.1; yields the port once it accepts connections."""
     port = free_port()
-    code = _COMMANDS[kind].format(host=HOST, port=port)
-    with start([sys.executable, "-c", code, app], port, cwd=cwd, timeout=timeout):
+    if kind in _COMMANDS:
+        command = ["-c", _COMMANDS[kind].format(host=HOST, port=port), app]
+    else:
+        command = ["-m", *(a.format(host=HOST, port=port) for a in _MODULES[kind]), app]
+    with start([sys.executable, *command], port, cwd=cwd, timeout=timeout):
         yield port
 
 

@@ -34,6 +34,12 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # HTTP/1.x: without Content-Length or Transfer-Encoding a request has no body (RFC 9112
 # §6.3).  HTTP/2 and 3 may send one without either, so those requests are always watched.
 _FRAMED_BY_HEADERS = ("1.0", "1.1")
+# HTTP/2 and 3: a refused request's unread body still holds the connection's flow-control
+# window (RFC 9113 §5.2), which the server re-opens only as the app receives; hypercorn
+# stalls every other stream on the connection until it does.  So on a refusal the rest
+# of the body is received and discarded, up to this many bytes, before the answer (the
+# happy path never drains).  Past the bound the answer goes out anyway.
+DRAIN_LIMIT = 16 << 20
 
 
 class ASGIMiddleware:
@@ -76,8 +82,10 @@ class ASGIMiddleware:
             if not self.policy.report_only:
                 if kind == "websocket":
                     await _refuse_websocket(receive, send)
-                else:
+                elif scope.get("http_version") in _FRAMED_BY_HEADERS:
                     await _respond(send, problem, close=head.has_body)
+                else:
+                    await _respond(send, problem, close=not await _drain(receive))
                 return
         if kind == "websocket" or (
             not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
@@ -131,7 +139,10 @@ class _Exchange:
                 raise
             # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
         if self.refused is not None and not self.started:
-            await _respond(self.send, self.refused, close=True)
+            drained = False
+            if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
+                drained = await _drain(self.receive)
+            await _respond(self.send, self.refused, close=not drained)
 
     async def _receive(self) -> Message:
         if self.refused is not None:
@@ -172,6 +183,20 @@ class _Exchange:
                 return  # the app's answer to a refused request is replaced by the 400
             self.started = message["type"] == "http.response.start"
         await self.send(message)
+
+
+async def _drain(receive: Receive, limit: int = DRAIN_LIMIT) -> bool:
+    """Receive and discard the rest of a refused request's body, up to ``limit`` bytes;
+    True if its end was reached (HTTP/2: the stream's window is released)."""
+    seen = 0
+    while seen <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return False  # http.disconnect
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return True
+    return False
 
 
 async def _respond(send: Send, problem: Problem, close: bool) -> None:
