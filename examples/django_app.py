@@ -1,7 +1,7 @@
-"""A single-file Django project behind ``sanitizer.web.WSGIMiddleware``: requests with
-ill-formed UTF-8 or dangerous characters in the query, a JSON string or a form are answered
-400 (problem+json) before Django routes them.  Run it (waitress on 127.0.0.1:8000; set PORT
-to change the port)::
+"""A single-file Django project with ``sanitizer.web.django.SanitizerMiddleware``: requests
+with ill-formed UTF-8 or dangerous characters in the query, a JSON string or a form are
+answered 400 (problem+json) before Django routes them.  Run it (waitress on 127.0.0.1:8000;
+set PORT to change the port)::
 
     python examples/django_app.py
 
@@ -13,7 +13,10 @@ and try, from another shell::
         http://127.0.0.1:8000/json
     curl -i -F 'file=@README.md' http://127.0.0.1:8000/upload
 
-The whole setup is the one line ``application = WSGIMiddleware(get_wsgi_application(), ...)``.
+The whole setup is one line in ``MIDDLEWARE`` (first, before any middleware that reads the
+body), with the options in ``settings.SANITIZER``.  The same checks also run as a WSGI
+wrapper, ``application = WSGIMiddleware(get_wsgi_application(), ...)``: run the example
+with ``SANITIZER_VIA=wsgi`` to see it.
 """
 
 from __future__ import annotations
@@ -34,19 +37,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from sanitizer.web import Problem, WSGIMiddleware
 
-settings.configure(
-    DEBUG=False,
-    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
-    SECRET_KEY=secrets.token_urlsafe(),  # nothing here is signed: no sessions, no CSRF
-    ROOT_URLCONF=__name__,
-)
 logging.basicConfig(level=logging.INFO)  # every refusal: a WARNING from "sanitizer.web"
 log = logging.getLogger("django_app")
 
 
 def on_problem(problem: Problem, environ: Mapping[str, Any]) -> None:
-    """Called once per refused request: a hook for metrics or alerts."""
+    """Called once per refused request (with request.META): a hook for metrics or alerts."""
     log.info("on_problem: %s in %s from %s", problem.kind, problem.part, environ["REMOTE_ADDR"])
+
+
+WSGI_WRAPPER = os.environ.get("SANITIZER_VIA") == "wsgi"
+settings.configure(
+    DEBUG=False,
+    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+    SECRET_KEY=secrets.token_urlsafe(),  # nothing here is signed: no sessions, no CSRF
+    ROOT_URLCONF=__name__,
+    MIDDLEWARE=[] if WSGI_WRAPPER else ["sanitizer.web.django.SanitizerMiddleware"],
+    # Optional: WebPolicy fields (policies by profile name) and on_problem.
+    SANITIZER={"max_body_size": 16 * 1024 * 1024, "on_problem": on_problem},
+)
 
 
 @require_GET
@@ -67,7 +76,9 @@ def upload(request: HttpRequest) -> JsonResponse:
 
 urlpatterns = [path("echo", echo), path("json", json_echo), path("upload", upload)]
 
-application = WSGIMiddleware(get_wsgi_application(), on_problem=on_problem)
+application = get_wsgi_application()
+if WSGI_WRAPPER:
+    application = WSGIMiddleware(application, on_problem=on_problem)
 
 if __name__ == "__main__":
     waitress.serve(application, host="127.0.0.1", port=int(os.environ.get("PORT", "8000")))

@@ -25,6 +25,8 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
         return MultipartBody(compiled, limit, head.boundary)
     if head.media == "json" and compiled.json is not None:
         return JSONBody(compiled.json, limit)
+    if head.media == "json-seq" and compiled.json is not None:
+        return JSONBody(compiled.json, limit, sequence=True)  # RFC 7464: RS before records
     if head.media == "text" and compiled.text is not None:
         return TextBody(compiled.text.policy, limit)
     return BodyCheck(limit)

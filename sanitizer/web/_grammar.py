@@ -122,14 +122,31 @@ def charset_label(label: str) -> str:
 @functools.lru_cache(maxsize=64)
 def media_kind(media: str) -> str | None:
     """Which body check reads a media type (lower case, parameters ignored): "form",
-    "multipart", "json", "text", or None for a body that is only counted."""
+    "multipart", "json", "json-seq", "text", or None for a body that is only counted.
+
+    JSON is JSON whatever its spelling: ``application/json`` (RFC 8259 §8.1), any
+    ``+json`` structured suffix (RFC 6839 §3.1: ``application/problem+json``, which
+    Starlette's and Werkzeug's ``is_json`` read as JSON too) and newline-delimited JSON
+    (``application/x-ndjson``: records separated by LF, which is JSON whitespace).  JSON
+    text sequences (RFC 7464, ``application/json-seq`` and the ``+json-seq`` suffix of
+    RFC 8091) start each record with RS (0x1E), so they get their own kind.  Any other
+    ``text/*``, JSON in it or not, is text."""
     media = media.strip().lower().partition(";")[0].strip()
     if media == "application/x-www-form-urlencoded":
         return "form"
     if media == "multipart/form-data":
         return "multipart"
-    if media == "application/json" or (media[:12] == "application/" and media[-5:] == "+json"):
-        return "json"  # RFC 8259 §8.1, RFC 6839 §3.1
+    if media in _JSON or (media[:12] == "application/" and media[-5:] == "+json"):
+        return "json"
+    if media == "application/json-seq" or (
+        media[:12] == "application/" and media[-9:] == "+json-seq"
+    ):
+        return "json-seq"
     if media.startswith("text/"):
         return "text"
     return None
+
+
+# Read as JSON: RFC 8259 §11, and NDJSON's names (ndjson spec 1.0 §3; the unregistered
+# "application/ndjson" is what some clients send).
+_JSON = frozenset({"application/json", "application/x-ndjson", "application/ndjson"})

@@ -37,7 +37,7 @@ from ._values import charset_problem, field_problem, pairs_problem, value_proble
 class Head(NamedTuple):
     """What ``check_head`` learnt from the headers that the body check needs."""
 
-    media: str | None = None  # "form", "multipart", "json", "text" or None (unchecked)
+    media: str | None = None  # a _grammar.media_kind ("form", "json", ...) or None: unchecked
     boundary: bytes = b""
     content_length: int | None = None
     has_body: bool = False
@@ -93,8 +93,9 @@ def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
             has_body = has_body or length != 0
         elif name == b"transfer-encoding":
             has_body = True
-        elif name == b"content-encoding":
-            encoding = value.strip().lower()
+        elif name == b"content-encoding":  # repeated: joined as a list (RFC 9110 §5.3)
+            value = value.strip().lower()
+            encoding = encoding + b"," + value if encoding else value
         elif name == b"cookie":
             cookies.append(value)
     return content_types, length, has_body, encoding, cookies
@@ -198,11 +199,13 @@ def check_head_fully(
                     if problem is not None:
                         break
     limit = policy.max_body_size
+    codings = _codings(encoding)
     if (
         not content_types
         and problem is None
         and policy.untyped_body is None
         and (limit is None or length is None or length <= limit)
+        and len(codings) < 2
     ):
         return None, Head(None, b"", length, has_body)  # most GETs: nothing more to decide
     parsed = parse_media_type(content_types[0]) if content_types else ("", {})
@@ -219,13 +222,30 @@ def check_head_fully(
         problem = malformed("header", "Content-Type", _AMBIGUOUS)
     elif (problem := charset_problem(compiled, params, "Content-Type", "header")) is not None:
         pass
-    elif kind is not None and encoding not in (b"", b"identity"):
+    elif len(codings) > 1:
+        problem = ambiguous("header", "Content-Encoding", _AMBIGUOUS_CODING)
+    elif kind is not None and codings not in ([], [b"identity"]):
         problem = content_encoding()
     elif kind == "multipart" and not BOUNDARY.match(boundary):
         problem = malformed("header", "Content-Type", "multipart without a valid boundary")
     if kind == "multipart" and not BOUNDARY.match(boundary):
         kind = None  # report-only: nothing to parse with
     return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
+
+
+# RFC 9110 §8.4: codings are listed in the order applied, and repeated fields are one list
+# (§5.3), so "Content-Encoding: gzip" + "Content-Encoding: identity" is "gzip, identity".
+# Intermediaries and apps take the first, the last or the whole (a WSGI server joins the
+# fields): more than one coding is refused, whatever the body.
+_AMBIGUOUS_CODING = "more than one content coding (a list, or the header repeated)"
+
+
+def _codings(encoding: bytes) -> list[bytes]:
+    """The content codings of the joined Content-Encoding fields, empty elements dropped
+    (RFC 9110 §5.6.1)."""
+    if not encoding:
+        return []
+    return [c for c in (c.strip(b" \t") for c in encoding.split(b",")) if c]
 
 
 def _path_problem(compiled: CompiledWebPolicy, path: bytes, decoded: bool) -> Problem | None:

@@ -25,6 +25,9 @@ from ._problems import Problem, from_finding, ill_formed, json_control, lone_sur
 # control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's json.loads
 # would accept from bytes).
 _BAD_BETWEEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# RFC 7464 §2.2: a JSON text sequence puts RS (0x1E) before each record; LF after it is
+# JSON whitespace already.  So RS is allowed between tokens there, and only there.
+_BAD_BETWEEN_SEQ = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1d\x1f\x7f]")
 # Written as "unrolled loops" (runs of plain characters consumed in one step), which makes
 # ``re`` several times faster than the alternation (?:[^"\\]|\\.)* on long strings.
 _STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)  # one complete string (§7)
@@ -56,10 +59,15 @@ class JSONBody(BodyCheck):
     """RFC 8259: the body must be UTF-8 (§8.1); every string, keys included, is checked
     with its escapes resolved -- ``\\u202e`` is a bidi override however it is spelt --
     and escapes that leave a lone surrogate (``\\ud800``, §8.2) are refused.  The JSON
-    grammar itself is left to the app's parser."""
+    grammar itself is left to the app's parser, so newline-delimited JSON is read alike
+    (each record's strings are checked); ``sequence=True`` reads a JSON text sequence
+    (RFC 7464), whose records start with RS."""
 
-    def __init__(self, compiled: CompiledPolicy, limit: int | None) -> None:
+    def __init__(
+        self, compiled: CompiledPolicy, limit: int | None, *, sequence: bool = False
+    ) -> None:
         super().__init__(limit)
+        self._bad_between = _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN
         self._policy = compiled.policy
         self._flagged = _flagged_ascii(compiled.ascii_allowed)
         # Strings can be checked together when no check looks at a whole value.
@@ -183,7 +191,8 @@ class JSONBody(BodyCheck):
     def _pieces(
         self, between: list[str], contents: list[str], region: str, base: int
     ) -> Problem | None:
-        if _BAD_BETWEEN.search("".join(between)) is None and contents:
+        bad_between = self._bad_between
+        if bad_between.search("".join(between)) is None and contents:
             joined = _SEPARATOR.join(contents)
             if "\\" in joined:
                 try:
@@ -199,7 +208,7 @@ class JSONBody(BodyCheck):
                         return None
                 elif all(self._string_problem(v, 0) is None for v in values):
                     return None
-        elif not contents and _BAD_BETWEEN.search(region) is None:
+        elif not contents and bad_between.search(region) is None:
             return None
         return self._region_slowly(region, base)
 
@@ -222,9 +231,8 @@ class JSONBody(BodyCheck):
             at = m.end()
         return self._between(region, at, len(region), base)
 
-    @staticmethod
-    def _between(region: str, start: int, end: int, base: int) -> Problem | None:
-        bad = _BAD_BETWEEN.search(region, start, end)
+    def _between(self, region: str, start: int, end: int, base: int) -> Problem | None:
+        bad = self._bad_between.search(region, start, end)
         if bad is None:
             return None
         return json_control(base + bad.start())
