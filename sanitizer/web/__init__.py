@@ -3,6 +3,7 @@ at the edge, before routing, form parsing or JSON decoding.
 
     app = sanitizer.web.ASGIMiddleware(app)      # Starlette, FastAPI, any ASGI 3 app
     app = sanitizer.web.WSGIMiddleware(app)      # Flask, Django, any PEP 3333 app
+    MIDDLEWARE = ["sanitizer.web.django.SanitizerMiddleware", ...]   # Django settings
 
 What is checked and why: docs/web.md.  The deciding code is sans-IO, in small private
 modules with one job each (like h11):
@@ -19,7 +20,8 @@ modules with one job each (like h11):
     _dispatch    body_check: the body check for a media kind
     _report      logging and the on_problem callback
 
-The two middleware classes (``asgi``, ``wsgi``) only translate.  Multipart bodies need
+The adapters (``asgi``, ``wsgi``, and ``django``, which imports Django and is not
+imported here) only translate.  Multipart bodies need
 the ``web`` extra (python-multipart).
 """
 
