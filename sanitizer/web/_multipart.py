@@ -4,6 +4,10 @@
 Part headers are strictly decoded; names, filenames (``filename*`` too, which Werkzeug
 and Django honour) and the content of parts without a filename are checked; file content
 passes untouched.  python-multipart is the ``web`` extra, imported when a check is made.
+
+``judged()`` (issue #10) holds back what a check may still refuse: a part's headers until
+they are parsed, an open text field's unchecked run, and the tail that may still turn out
+to be a delimiter (python-multipart's partial boundary match, and the delimiter check's).
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ class MultipartBody(BodyCheck):
 
     def __init__(self, compiled: CompiledWebPolicy, limit: int | None, boundary: bytes) -> None:
         super().__init__(limit)
-        from python_multipart.multipart import MultipartParser
+        from python_multipart.multipart import MultipartParser, MultipartState
 
+        self._states = MultipartState
         self._compiled = compiled
         self._found: Problem | None = None
         self._ended = False
@@ -44,6 +49,9 @@ class MultipartBody(BodyCheck):
         self._tail = b""  # the last bytes scanned, enough to hold a delimiter and its context
         self._judged = 0  # body offset up to which delimiters were judged
         self._closed_at: int | None = None  # body offset just after the close delimiter
+        self._part_start = 0  # body offset of the current part's headers
+        self._delimiters_judged = 0  # body offset before which no delimiter is unjudged
+        self._text_fed = 0  # bytes of the open text field handed to its TextStream
         self._parser = MultipartParser(
             boundary,
             callbacks={
@@ -87,6 +95,7 @@ class MultipartBody(BodyCheck):
             after = buf[max(0, self._closed_at - base) :]
             if after.strip(b"\r\n \t"):
                 return ambiguous("multipart", "multipart body", _AFTER_CLOSE)
+            self._delimiters_judged = self._seen
             return None
         pos = max(0, self._judged - base)
         while (i := buf.find(marker, pos)) >= 0:
@@ -101,12 +110,35 @@ class MultipartBody(BodyCheck):
             follows = buf[end : end + 2]
             if follows == b"--":
                 self._closed_at = base + end + 2
+                self._delimiters_judged = self._seen
                 if buf[end + 2 :].strip(b"\r\n \t"):
                     return ambiguous("multipart", "multipart body", _AFTER_CLOSE)
                 return None
             if follows != b"\r\n":
                 return ambiguous("multipart", "multipart body", _DELIMITER)
+            self._part_start = base + end + 2  # the next part's headers start here
+        self._delimiters_judged = base + _unresolved(buf, marker, pos)
         return None
+
+    def _judged_size(self) -> int:
+        """The lowest offset a check may still refuse because of (the module docstring):
+        the current part's headers until they are parsed; in part data, the partial
+        boundary python-multipart holds (``index`` bytes, at most the delimiter and the
+        CR or "-" after it) and an open text field's unchecked run; and any ``--boundary``
+        the delimiter check has not yet seen followed by two bytes."""
+        states, parser = self._states, self._parser
+        state = parser.state
+        if state == states.PART_DATA:
+            judged = self._seen - parser.index  # the data python-multipart has emitted
+            if self._text is not None:
+                judged -= self._text_fed - self._text.judged
+        elif state == states.END:
+            judged = self._seen
+        elif state in (states.START, states.START_BOUNDARY):
+            judged = 0  # the preamble and first delimiter: nothing to hand over yet
+        else:  # a part's headers (or a state the delimiter check refuses before)
+            judged = self._part_start
+        return min(judged, self._delimiters_judged)
 
     def _close(self) -> Problem | None:
         if not self._ended and self.size:  # an empty body holds no form to misread
@@ -131,6 +163,7 @@ class MultipartBody(BodyCheck):
         self._number += 1
         self._headers = []
         self._text = None
+        self._text_fed = 0
 
     def _header_end(self) -> None:
         self._headers.append((bytes(self._header_name), bytes(self._header_value)))
@@ -177,6 +210,9 @@ class MultipartBody(BodyCheck):
         name = params["name"]
         what = "multipart field"
         self._stop(field_problem(name, b"", number, what, compiled, None, "multipart"))
+        if b"%22" in name:  # Werkzeug reads %22 in a quoted value as '"' (the HTML escape)
+            werkzeug = name.replace(b"%22", b'"')
+            self._stop(field_problem(werkzeug, b"", number, what, compiled, None, "multipart"))
         label = labelled(what, name, number)
         for key, given in params.items():
             if key.endswith("*"):  # RFC 8187, checked first so that the problem is named
@@ -186,6 +222,11 @@ class MultipartBody(BodyCheck):
             elif key.lower() == "filename" and given:  # empty: a file input left empty
                 where_key = f"{key} of {label}"
                 self._stop(value_problem(given, compiled.filenames, "multipart", where_key))
+                # and as Werkzeug (%22 is '"') and Django (HTML references) read it
+                for read in (given.replace(b"%22", b'"'), _django_filename(given)):
+                    if read is not None and read != given:
+                        check = compiled.filenames
+                        self._stop(value_problem(read, check, "multipart", where_key))
         for key in params:
             if "*" in key:  # python-multipart ignores name*, filename*, filename*0 (RFC 2231
                 # continuations); Werkzeug and Django read them instead of the plain one
@@ -214,14 +255,42 @@ class MultipartBody(BodyCheck):
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if self._text is not None:
+            self._text_fed += end - start
             self._stop(self._text.feed(data[start:end]))
 
     def _part_end(self) -> None:
         if self._text is not None:
-            self._stop(self._text.close())
+            text, self._text = self._text, None  # closed: the whole field is judged
+            self._stop(text.close())
 
     def _end(self) -> None:
         self._ended = True
+
+
+def _django_filename(raw: bytes) -> bytes | None:  # CWE-180: checked after it is decoded
+    """A filename as Django hands it to the app (``MultiPartParser.sanitize_file_name``):
+    HTML character references resolved (``&#xff0e;&#xff0e;`` is "．．"), the last
+    ``/`` or ``\\`` segment kept, only printable characters; None when Django drops the
+    file.  ``raw`` has passed the strict UTF-8 check."""
+    import html
+
+    name = html.unescape(raw.decode("utf-8", "replace"))
+    name = name.rsplit("/")[-1].rsplit("\\")[-1]
+    name = "".join(c for c in name if c.isprintable())
+    return None if name in ("", ".", "..") else name.encode("utf-8")
+
+
+def _unresolved(buf: bytes, marker: bytes, pos: int) -> int:
+    """Index in ``buf`` (from ``pos``) of the first place a ``--boundary`` may start that
+    the delimiter check could not judge yet: the whole marker without the two bytes after
+    it, or a prefix of it at the end; ``len(buf)`` if none."""
+    i = max(pos, len(buf) - len(marker) - 1)
+    while (i := buf.find(b"-", i)) >= 0:
+        tail = buf[i : i + len(marker)]
+        if marker.startswith(tail) if len(tail) < len(marker) else tail == marker:
+            return i
+        i += 1
+    return len(buf)
 
 
 _DELIMITER = "boundary not on a delimiter line of its own (CRLF, the boundary, then CRLF or --)"
