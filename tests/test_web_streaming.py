@@ -483,7 +483,10 @@ def test_multipart_judged_holds_only_what_a_check_may_refuse(size: int) -> None:
         judged = check.judged()
         assert last <= judged <= check.size
         last = judged
-        if len(MULTI_FILE) <= check.size <= file_end:  # in the file's data
+        # In the file's data.  python-multipart < 0.0.33 (the newest for Python 3.10)
+        # enters PART_DATA one byte after the headers end; until then judged() stays at
+        # the part's start (holding more, never less), hence the + 1.
+        if len(MULTI_FILE) + 1 <= check.size <= file_end:
             assert check.size - judged <= len(b"\r\n--XyZ") + 2
         elif text_start + 10 < check.size < text_start + 4000:  # the ASCII lines of the field
             assert check.size - judged <= len(b"h\xc3\xa9llo\r\n") + len(b"\r\n--XyZ") + 2
