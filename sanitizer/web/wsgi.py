@@ -276,6 +276,14 @@ class CheckedInput:
         self._searched = max(0, self._searched - size)
         return out
 
+    # The io.RawIOBase questions apps and frameworks ask (Django 6 asks seekable() before
+    # reading a body): a checked stream reads forward only.
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
     def read(self, size: int | None = -1) -> bytes:
         if self._problem is not None:
             raise RequestRejected(self._problem)
