@@ -144,6 +144,8 @@ def werkzeug_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
             out.extend([("name", name), ("filename", file.filename)])
     except Exception:
         pass
+    finally:
+        request.close()  # the parsed files' temporary storage
     return out
 
 
@@ -163,6 +165,8 @@ def django_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
             out.extend(("filename", f.name) for f in files)
     except Exception:
         pass
+    finally:
+        request.close()  # Django's uploaded files (SpooledTemporaryFile on Django 6)
     return out
 
 
