@@ -137,43 +137,8 @@ TEXT_REFUSED = b"x" * 5000 + b"\xc0\xaf"  # an overlong '/' at byte 5000
 def test_streaming_asgi_app_gets_no_byte_of_the_refused_value(
     content_type: bytes, body: bytes, judged: int, size: int
 ) -> None:
-    received: list[bytes] = []
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise ConnectionError("gone")
-            received.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"ok"})
-
-    chunks = chunked(body, size)
-    incoming = [
-        {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
-        for i, c in enumerate(chunks)
-    ]
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> Any:
-        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
-
-    async def send(message: Any) -> None:
-        sent.append(message)
-
-    scope = {
-        "type": "http",
-        "http_version": "1.1",
-        "method": "POST",
-        "path": "/",
-        "raw_path": b"/",
-        "query_string": b"",
-        "headers": [(b"content-type", content_type), (b"transfer-encoding", b"chunked")],
-    }
-    asyncio.run(ASGIMiddleware(app)(scope, receive, send))
-    assert sent[0]["status"] == 400
+    status, received = run_asgi(content_type, body, size)
+    assert status == 400
     got = b"".join(received)
     assert body[: len(got)] == got and len(got) <= judged  # whatever the chunking
     if content_type == FORM_TYPE:

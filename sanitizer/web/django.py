@@ -20,7 +20,7 @@ middleware's 500) is replaced too.  This module is the only one that imports Dja
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings  # type: ignore[import-untyped]
@@ -35,7 +35,7 @@ from ._dispatch import body_check
 from ._head import check_head
 from ._problems import PROBLEM_CONTENT_TYPE, Problem
 from ._report import ProblemCallback, Reporter, configure
-from .wsgi import CheckedInput
+from .wsgi import CheckedInput, request_headers
 
 __all__ = ["SanitizerMiddleware", "policy_from_settings"]
 
@@ -203,17 +203,4 @@ def _head(request: HttpRequest) -> tuple[bytes, bytes, list[tuple[bytes, bytes]]
         script = meta.get("SCRIPT_NAME", "")
         path, decoded = (script + meta.get("PATH_INFO", "")).encode("latin-1"), True
     query = meta.get("QUERY_STRING", "").encode("latin-1")
-    return path, query, list(_meta_headers(meta)), decoded
-
-
-def _meta_headers(meta: Mapping[str, Any]) -> Iterator[tuple[bytes, bytes]]:
-    """The request headers back as bytes (PEP 3333: HTTP_* and CONTENT_*, latin-1 str)."""
-    for key, value in meta.items():
-        if key.startswith("HTTP_"):
-            name = key[5:]
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            name = key
-        else:
-            continue
-        if isinstance(value, str):
-            yield name.replace("_", "-").lower().encode("latin-1"), value.encode("latin-1")
+    return path, query, list(request_headers(meta)), decoded

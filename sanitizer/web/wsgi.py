@@ -16,7 +16,7 @@ nothing reaches the client before that decision.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from ._body import BodyCheck
@@ -71,7 +71,7 @@ class WSGIMiddleware:
             path = (environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")).encode("latin-1")
             decoded = True
         query = environ.get("QUERY_STRING", "").encode("latin-1")
-        headers = _headers(environ)
+        headers = request_headers(environ)
         problem, head = check_head(self.policy, path, query, headers, path_decoded=decoded)
         if problem is not None:
             self._report(problem, environ, path, query)
@@ -99,7 +99,7 @@ class WSGIMiddleware:
         )
 
 
-def _headers(environ: WSGIEnvironment) -> Iterator[tuple[bytes, bytes]]:
+def request_headers(environ: Mapping[str, Any]) -> Iterator[tuple[bytes, bytes]]:
     """The request headers back as bytes (PEP 3333: HTTP_* and CONTENT_*, latin-1 str)."""
     for key, value in environ.items():
         if key.startswith("HTTP_"):
