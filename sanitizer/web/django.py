@@ -35,7 +35,7 @@ from ._dispatch import body_check
 from ._head import check_head
 from ._problems import PROBLEM_CONTENT_TYPE, Problem
 from ._report import ProblemCallback, Reporter, configure
-from .wsgi import CheckedInput, request_headers
+from .wsgi import CheckedInput, report_environ, request_headers
 
 __all__ = ["SanitizerMiddleware", "policy_from_settings"]
 
@@ -149,14 +149,7 @@ class SanitizerMiddleware:
         return None if refused is None else problem_response(refused)
 
     def _report(self, problem: Problem, meta: Mapping[str, Any], path: bytes, query: bytes) -> None:
-        host, port = meta.get("REMOTE_ADDR"), meta.get("REMOTE_PORT")
-        self.reporter(
-            problem,
-            meta,
-            meta.get("REQUEST_METHOD", "GET"),
-            path + b"?" + query if query else path,
-            None if not host else f"{host}:{port}" if port else host,
-        )
+        report_environ(self.reporter, problem, meta, path, query)
 
 
 class _CheckedStream(CheckedInput):

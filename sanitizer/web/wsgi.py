@@ -24,7 +24,7 @@ from ._config import WebPolicy
 from ._dispatch import body_check
 from ._head import check_head
 from ._problems import PROBLEM_CONTENT_TYPE, Problem
-from ._report import ProblemCallback, configure
+from ._report import ProblemCallback, Reporter, configure
 
 if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
     from _typeshed import OptExcInfo
@@ -89,14 +89,22 @@ class WSGIMiddleware:
     def _report(
         self, problem: Problem, environ: WSGIEnvironment, path: bytes, query: bytes
     ) -> None:
-        host, port = environ.get("REMOTE_ADDR"), environ.get("REMOTE_PORT")
-        self.reporter(
-            problem,
-            environ,
-            environ.get("REQUEST_METHOD", "GET"),
-            path + b"?" + query if query else path,
-            None if not host else f"{host}:{port}" if port else host,
-        )
+        report_environ(self.reporter, problem, environ, path, query)
+
+
+def report_environ(
+    reporter: Reporter, problem: Problem, environ: Mapping[str, Any], path: bytes, query: bytes
+) -> None:
+    """Log and call back for ``problem`` with what a WSGI environ (or Django's META) says
+    about the request: method, target and client address."""
+    host, port = environ.get("REMOTE_ADDR"), environ.get("REMOTE_PORT")
+    reporter(
+        problem,
+        environ,
+        environ.get("REQUEST_METHOD", "GET"),
+        path + b"?" + query if query else path,
+        None if not host else f"{host}:{port}" if port else host,
+    )
 
 
 def request_headers(environ: Mapping[str, Any]) -> Iterator[tuple[bytes, bytes]]:
