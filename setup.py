@@ -14,7 +14,9 @@ setup(
     ext_modules=[
         Extension(
             "sanitizer._speedups",
-            sources=[_SRC + name for name in ("module.c", "utf8.c", "scan.c", "percent.c")],
+            sources=[
+                _SRC + name for name in ("module.c", "utf8.c", "scan.c", "percent.c", "lookalike.c")
+            ],
             depends=[_SRC + "speedups.h"],
             optional=True,
         ),

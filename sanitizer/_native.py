@@ -80,6 +80,16 @@ class Speedups(Protocol):
     # percent.c: percent-decoding (RFC 3986 §2.1), for sanitizer.web
     def unquote(self, data: bytes, plus: bool, /) -> bytes: ...
 
+    # lookalike.c: code point lookups for sanitizer.lookalike (reference: str.translate,
+    # lookalike.scripts.resolved_mask_py)
+    def index_code_points(self, sources: str, /) -> bytes: ...
+    def map_code_points(
+        self, sources: str, index: bytes, offsets: bytes, values: str, text: str, /
+    ) -> str: ...
+    def script_mask(
+        self, starts: bytes, ids: bytes, masks: bytes, values: tuple[int, ...], text: str, /
+    ) -> int: ...
+
 
 speedups: Speedups | None = None
 if not os.environ.get("SANITIZER_PURE_PYTHON"):

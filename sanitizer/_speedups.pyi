@@ -65,3 +65,21 @@ RULE_SIZE: int
 
 def unquote(data: bytes, plus: bool, /) -> bytes:
     """%XX decoded as urllib.parse.unquote_to_bytes does; with plus, '+' is a space."""
+
+# -- lookalike.c: code point lookups for sanitizer.lookalike (UTS #39) ---------------------
+
+def index_code_points(sources: str, /) -> bytes:
+    """The lookup index map_code_points reads, for a str of increasing code points: per
+    block of 64 code points the number of sources below it (uint32), then its bit map."""
+
+def map_code_points(sources: str, index: bytes, offsets: bytes, values: str, text: str, /) -> str:
+    """text with each code point of the sorted ``sources`` replaced by
+    values[offsets[i]:offsets[i + 1]] (native uint32 offsets); index from
+    index_code_points(sources)."""
+
+def script_mask(
+    starts: bytes, ids: bytes, masks: bytes, values: tuple[int, ...], text: str, /
+) -> int:
+    """The AND of the masks (uint64 words each, low first; values[i] is mask i as an int,
+    values[-1] every bit set) of the runs (uint32 starts from 0, uint16 mask ids) that the
+    code points of text fall in; integers in native byte order."""

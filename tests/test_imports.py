@@ -28,6 +28,7 @@ POLICY_LAYER = (
     "sanitizer._chartables",
     "sanitizer._classtable",
     "sanitizer.identifiers",
+    "sanitizer.lookalike",
 )
 
 

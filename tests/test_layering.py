@@ -50,11 +50,14 @@ LAYERS = {
     "chardata": POLICY,
     "_chartables": POLICY,
     "_classtable": POLICY,
+    "lookalike": POLICY,  # UTS #39 (issue #12)
+    "source": POLICY,  # the SOURCE gate, UTS #55 (issue #13)
     "web": ADAPTER,
     "cli": ADAPTER,
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "strategies": ADAPTER,
+    "integrations": ADAPTER,  # pydantic and Django (issue #12)
 }
 # adapter -> the other adapters it may import
 ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing"}}

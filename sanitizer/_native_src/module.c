@@ -2,7 +2,7 @@
  * The sanitizer._speedups module: its method table, its constants and its init.
  *
  * Why it exists: the optional C extension is one module built from one file per job
- * (utf8.c, scan.c, percent.c; shared declarations in speedups.h); this file only puts
+ * (utf8.c, scan.c, percent.c, lookalike.c; shared declarations in speedups.h); this file only puts
  * their functions together.  Python reaches the module through sanitizer/_native.py
  * only, and sanitizer/_speedups.pyi states its signatures for mypy.
  */
@@ -35,6 +35,16 @@ static PyMethodDef speedups_methods[] = {
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
      "clean(data, stage1, stage2, tables, max_run) -> str | None: data (bytes: strictly\n"
      "decoded) when it decodes and scan() flags nothing, else None"},
+    {"index_code_points", (PyCFunction)(void (*)(void))speedups_index_code_points,
+     METH_FASTCALL,
+     "index_code_points(sources) -> bytes: the lookup index map_code_points reads, for a\n"
+     "str of increasing code points"},
+    {"map_code_points", (PyCFunction)(void (*)(void))speedups_map_code_points, METH_FASTCALL,
+     "map_code_points(sources, index, offsets, values, text) -> str: text with each code\n"
+     "point of the sorted str sources replaced by values[offsets[i]:offsets[i + 1]]"},
+    {"script_mask", (PyCFunction)(void (*)(void))speedups_script_mask, METH_FASTCALL,
+     "script_mask(starts, ids, masks, values, text) -> int: the AND of the masks of the\n"
+     "runs (uint32 starts, uint16 ids) the code points of text are in"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,8 +3,9 @@
  *
  * The extension is one module built from several files, one job each: module.c (method
  * table, module init, exported constants), utf8.c (the RFC 3629 state-machine runner:
- * decode, spans, replace), scan.c (the policy class-table scan: scan, clean) and
- * percent.c (percent-decoding for sanitizer.web).  This header declares the functions
+ * decode, spans, replace), scan.c (the policy class-table scan: scan, clean),
+ * percent.c (percent-decoding for sanitizer.web) and lookalike.c (code point map and
+ * script-mask lookups for sanitizer.lookalike).  This header declares the functions
  * module.c puts in the method table, and the policy-table layout scan.c reads and
  * module.c exports (sanitizer/_classtable.py writes the same layout; tests/test_native.py
  * checks that the two sides agree).
@@ -51,5 +52,13 @@ SPEEDUPS_INTERNAL PyObject *speedups_clean(PyObject *self, PyObject *const *args
 /* percent.c */
 SPEEDUPS_INTERNAL PyObject *speedups_unquote(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs);
+
+/* lookalike.c */
+SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,
+                                                       Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_map_code_points(PyObject *self, PyObject *const *args,
+                                                     Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_script_mask(PyObject *self, PyObject *const *args,
+                                                 Py_ssize_t nargs);
 
 #endif /* SANITIZER_SPEEDUPS_H */

@@ -1,0 +1,197 @@
+"""The generated UTS #39 tables, as the lookups the other modules need.
+
+``_tables`` (scripts, identifier status, ASCII fast paths) is imported with the package;
+``_skeletons`` (the skeleton map) and ``_confusables`` (the identifier-key map and
+Identifier_Type) only when a function first needs them, the way idna loads its big tables.
+Every loader is cached, so the work happens once per process; a race only does it twice.
+
+The two code point maps come as three parallel strings (``CodePointMap``), which the C
+extension reads as they are (``_speedups.map_code_points``, through sanitizer._native)
+and the pure-Python path turns into a ``str.translate`` table; both give the same result.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import functools
+import itertools
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .._native import speedups
+from . import _tables
+
+Ranges = tuple[tuple[int, int], ...]
+
+UTS39_VERSION: str = _tables.UTS39_VERSION
+ASCII_SKELETON: dict[int, str] = _tables.ASCII_SKELETON
+ASCII_KEY: dict[int, str] = _tables.ASCII_KEY
+SCRIPT_SETS: tuple[frozenset[str], ...] = tuple(
+    frozenset(value.split()) for value in _tables.SCRIPT_VALUES
+)
+
+
+def ascii_mapper(table: dict[int, str]) -> Callable[[str], str]:
+    """A fast ``s.translate(table)`` for ASCII ``s``: bytes.translate for the characters
+    that map to one ASCII character, then str.replace for the few that map to more (or to
+    non-ASCII); the generator checks no replacement contains another's source."""
+    single = bytearray(range(256))
+    longer: dict[str, str] = {}  # value -> the one source standing for all its sources
+    for cp, value in sorted(table.items()):
+        if len(value) == 1 and value.isascii():
+            single[cp] = ord(value)
+        else:
+            single[cp] = ord(longer.setdefault(value, chr(cp)))
+    bytes_table = bytes(single)
+    replacements = tuple((source, value) for value, source in longer.items())
+
+    def translate(s: str) -> str:
+        out = s.encode().translate(bytes_table).decode()
+        for source, value in replacements:
+            if source in out:
+                out = out.replace(source, value)
+        return out
+
+    return translate
+
+
+def script_set_index(cp: int) -> int:
+    """The index in SCRIPT_SETS of the Script_Extensions of ``cp`` (UAX #24)."""
+    return _tables.SCRIPT_RUNS[bisect.bisect_right(_tables.SCRIPT_STARTS, cp) - 1]
+
+
+def in_ranges(cp: int, ranges: Ranges) -> bool:
+    i = bisect.bisect_right(ranges, (cp, 0x10FFFF)) - 1
+    return i >= 0 and ranges[i][0] <= cp <= ranges[i][1]
+
+
+def is_allowed(cp: int) -> bool:
+    """Identifier_Status=Allowed (UTS #39 §3.1)."""
+    return in_ranges(cp, _tables.ALLOWED)
+
+
+def is_dot_lead(cp: int) -> bool:
+    """Whether a following U+0307 is hidden by ``cp`` (ICU's USPOOF_HIDDEN_OVERLAY)."""
+    return in_ranges(cp, _tables.DOT_LEADS)
+
+
+def _class(ranges: Ranges) -> str:
+    return "".join(
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in ranges
+    )
+
+
+@functools.cache
+def restricted_search() -> re.Pattern[str]:
+    """A pattern matching any Identifier_Status=Restricted character."""
+    return re.compile(f"[^{_class(_tables.ALLOWED)}]")
+
+
+_LENGTH_DIGITS = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyz", bytes(range(36)))
+
+
+class CodePointMap(NamedTuple):
+    """A map code point -> str, as tools/gen_lookalike.py writes it: ``sources`` in code
+    point order, and the value of ``sources[i]`` is ``values[offsets[i]:offsets[i + 1]]``
+    (``offsets``: native uint32, one more than there are sources)."""
+
+    sources: str
+    offsets: array.array[int]
+    values: str
+
+    @classmethod
+    def parse(cls, sources: str, lengths: str, values: str) -> CodePointMap:
+        """From the generated strings (``lengths``: one base-36 digit per source)."""
+        sizes = lengths.encode("ascii").translate(_LENGTH_DIGITS)
+        offsets = array.array("I", itertools.accumulate(sizes, initial=0))
+        assert offsets.itemsize == 4 and len(offsets) == len(sources) + 1 == len(sizes) + 1
+        assert offsets[-1] == len(values)
+        return cls(sources, offsets, values)
+
+    def table(self) -> dict[int, str]:
+        """The map as a dict (a ``str.translate`` table)."""
+        values, ends = self.values, self.offsets
+        return {
+            ord(source): values[start:end]
+            for source, start, end in zip(self.sources, ends, ends[1:])  # noqa: B905
+        }
+
+
+def mapper(codepoints: CodePointMap) -> Callable[[str], str]:
+    """``s -> s`` with every code point of ``codepoints.sources`` replaced by its value:
+    in C when the extension is built, else by ``str.translate`` (see TranslateTable)."""
+    if speedups is not None:
+        sources, offsets, values = codepoints
+        index = speedups.index_code_points(sources)
+        return functools.partial(
+            speedups.map_code_points, sources, index, offsets.tobytes(), values
+        )
+    table = TranslateTable(codepoints.table())
+
+    def translate(s: str) -> str:
+        return s.translate(table)
+
+    return translate
+
+
+class TranslateTable(dict[int, "str | int"]):
+    """A ``str.translate`` table that also remembers the code points it leaves alone.
+
+    ``str.translate`` pays for a missing key with a KeyError it catches; mapping each
+    unmapped code point seen to itself makes later lookups plain dict hits.  At most
+    ``extra`` such entries are kept (then the table starts again from ``base``); a lookup
+    racing with that reset reaches ``__missing__``, which answers from ``base``, so the
+    result never depends on timing."""
+
+    def __init__(self, base: dict[int, str], extra: int = 8192) -> None:
+        super().__init__(base)
+        self._base = base
+        self._limit = len(base) + extra
+
+    def __missing__(self, cp: int) -> str | int:
+        value: str | int = self._base.get(cp, cp)
+        if len(self) >= self._limit:
+            self.clear()
+            self.update(self._base)
+        self[cp] = value
+        return value
+
+
+@functools.cache
+def skeleton_map() -> CodePointMap:
+    """The skeleton map: Default_Ignorable_Code_Point -> "" (UTS #39 §4 step 2), every
+    other source of confusables.txt -> its prototype (step 3)."""
+    from . import _skeletons as s
+
+    return CodePointMap.parse(s.SKELETON_SOURCES, s.SKELETON_LENGTHS, s.SKELETON_VALUES)
+
+
+@functools.cache
+def skeleton_mapper() -> Callable[[str], str]:
+    """Steps 2 and 3 of the skeleton on NFD text (see ``mapper``)."""
+    return mapper(skeleton_map())
+
+
+@functools.cache
+def key_map() -> CodePointMap:
+    """identifier_key's per-character map N over NFKD-stable code points (see key.py)."""
+    from . import _confusables as c
+
+    return CodePointMap.parse(c.KEY_SOURCES, c.KEY_LENGTHS, c.KEY_VALUES)
+
+
+@functools.cache
+def key_mapper() -> Callable[[str], str]:
+    """N applied to each character of NFKD text (see ``mapper``)."""
+    return mapper(key_map())
+
+
+def identifier_type_names(cp: int) -> tuple[str, ...]:
+    """The Identifier_Type values of ``cp`` as spelled in IdentifierType.txt."""
+    from . import _confusables
+
+    i = bisect.bisect_right(_confusables.TYPE_STARTS, cp) - 1
+    return tuple(_confusables.TYPE_VALUES[_confusables.TYPE_RUNS[i]].split())

@@ -1,0 +1,107 @@
+"""Confusable detection: UTS #39 §4 skeletons, and whether two strings are confusable.
+
+skeleton(X): (1) NFD, (2) remove Default_Ignorable_Code_Point characters, (3) replace each
+character by its prototype in confusables.txt, (4) NFD again.  Two strings are confusable
+when their skeletons are equal.  A skeleton is for comparison only, never for display or
+storage as a name: it mixes scripts ("paypal" with Cyrillic а has the skeleton "paypal",
+"m" has "rn") and is not an identifier (UTS #39 §4).
+
+§4 then qualifies a confusable pair by the resolved script sets of §5.1 (scripts.py):
+single-script when they intersect, mixed-script when they don't, whole-script when
+mixed-script and each string is single-script on its own.  These are the verdicts of
+ICU's ``uspoof_areConfusable``.
+
+Speed (bench/bench_confusable.py): steps 2-3 are one lookup per code point
+(``_data.skeleton_mapper``: C when built, else str.translate), step 4 is skipped for ASCII
+(which is NFD), and ``confusable`` takes both skeletons of a non-ASCII pair in one pass
+across a U+0000 separator, with script sets as bit masks.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import unicodedata2
+
+from . import _data, scripts
+from ._check import bad_str
+
+_normalize = unicodedata2.normalize
+_ascii_skeleton = _data.ascii_mapper(_data.ASCII_SKELETON)
+_ascii_letter = scripts.ASCII_LETTER
+_resolved_mask = scripts.resolved_mask
+_ALL, _LATIN = scripts.ALL_MASK, scripts.LATIN_MASK
+_skeleton_mapper = _data.skeleton_mapper
+
+
+class Confusability(enum.Enum):
+    """How two confusable strings relate by script (UTS #39 §4)."""
+
+    SINGLE_SCRIPT = "single-script"  # same skeleton, resolved script sets intersect
+    MIXED_SCRIPT = "mixed-script"  # same skeleton, resolved script sets disjoint
+    WHOLE_SCRIPT = "whole-script"  # mixed-script, and each string is single-script
+
+    __hash__ = object.__hash__
+
+    @property
+    def mixed_script(self) -> bool:
+        """True for MIXED_SCRIPT and WHOLE_SCRIPT (whole-script is a kind of mixed)."""
+        return self is not Confusability.SINGLE_SCRIPT
+
+
+def skeleton(s: str) -> str:
+    """The UTS #39 §4 skeleton of ``s``: NFD, drop Default_Ignorable, map by
+    confusables.txt, NFD.  ASCII maps in one translate (the generator checks that ASCII
+    prototypes have no marks, so the final NFD changes nothing)."""
+    if not isinstance(s, str):
+        bad_str(s, "s", "skeleton")
+    if s.isascii():
+        return _ascii_skeleton(s)
+    return _skeleton_of(s)
+
+
+def _skeleton_of(s: str) -> str:
+    """skeleton() of non-ASCII ``s``; the final NFD only where needed (ASCII is NFD)."""
+    mapped = _skeleton_mapper()(_normalize("NFD", s))
+    return mapped if mapped.isascii() else str(_normalize("NFD", mapped))
+
+
+def confusable(a: str, b: str) -> Confusability | None:
+    """Whether ``a`` and ``b`` are confusable (equal skeletons, UTS #39 §4), and how their
+    scripts relate; None when the skeletons differ."""
+    if not isinstance(a, str):
+        bad_str(a, "a", "confusable")
+    if not isinstance(b, str):
+        bad_str(b, "b", "confusable")
+    # skeleton() and resolved_scripts() inlined (the latter as bit masks, scripts.py):
+    # this is the hot path of signup checks
+    a_ascii, b_ascii = a.isascii(), b.isascii()
+    if a != b:
+        if a_ascii and b_ascii:
+            if _ascii_skeleton(a) != _ascii_skeleton(b):
+                return None
+        elif not (a_ascii or b_ascii) and (joined := f"{a}\0{b}").count("\0") == 1:
+            # Both skeletons at once: U+0000 is a starter that nothing maps to or from, so
+            # NFD and the map treat each side of it alone (canonical reordering stops at a
+            # starter).  The final NFD only where the mapped text is not ASCII.
+            both = _skeleton_mapper()(_normalize("NFD", joined))
+            if not both.isascii():
+                both = _normalize("NFD", both)
+            sa, _, sb = both.partition("\0")
+            if sa != sb:
+                return None
+        else:
+            sa = _ascii_skeleton(a) if a_ascii else _skeleton_of(a)
+            sb = _ascii_skeleton(b) if b_ascii else _skeleton_of(b)
+            if sa != sb:
+                return None
+    ra = (_LATIN if _ascii_letter(a) else _ALL) if a_ascii else _resolved_mask(a)
+    rb = (_LATIN if _ascii_letter(b) else _ALL) if b_ascii else _resolved_mask(b)
+    if ra & rb:
+        return Confusability.SINGLE_SCRIPT
+    if ra and rb:
+        return Confusability.WHOLE_SCRIPT
+    return Confusability.MIXED_SCRIPT
+
+
+__all__ = ["Confusability", "confusable", "skeleton"]

@@ -1,0 +1,61 @@
+"""Identifier_Status and Identifier_Type: UTS #39 §3.1, the General Security Profile.
+
+Identifier_Status is Allowed for the characters recommended in identifiers (modern
+scripts, UAX #31 Table 5, with a few technical and inclusion characters) and Restricted
+for every other code point.  Identifier_Type says why a character is restricted:
+Limited_Use and Exclusion (scripts), Obsolete, Technical, Uncommon_Use, Deprecated,
+Default_Ignorable, Not_NFKC, Not_XID, Not_Character; a character can have several.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from . import _data
+from ._check import check_char
+
+
+class IdentifierStatus(enum.Enum):
+    """UTS #39 §3.1 Identifier_Status."""
+
+    ALLOWED = "Allowed"
+    RESTRICTED = "Restricted"
+
+    __hash__ = object.__hash__
+
+
+class IdentifierType(enum.Enum):
+    """UTS #39 §3.1 Identifier_Type, values spelled as in IdentifierType.txt."""
+
+    RECOMMENDED = "Recommended"
+    INCLUSION = "Inclusion"
+    LIMITED_USE = "Limited_Use"
+    EXCLUSION = "Exclusion"
+    OBSOLETE = "Obsolete"
+    TECHNICAL = "Technical"
+    UNCOMMON_USE = "Uncommon_Use"
+    NOT_CHARACTER = "Not_Character"
+    DEPRECATED = "Deprecated"
+    DEFAULT_IGNORABLE = "Default_Ignorable"
+    NOT_NFKC = "Not_NFKC"
+    NOT_XID = "Not_XID"
+
+    __hash__ = object.__hash__
+
+
+def identifier_status(ch: str) -> IdentifierStatus:
+    """The Identifier_Status of one character."""
+    check_char(ch, "identifier_status")
+    if _data.is_allowed(ord(ch)):
+        return IdentifierStatus.ALLOWED
+    return IdentifierStatus.RESTRICTED
+
+
+def identifier_types(ch: str) -> frozenset[IdentifierType]:
+    """The Identifier_Type values of one character (Not_Character where the file lists
+    none: unassigned, private use, surrogates, noncharacters)."""
+    check_char(ch, "identifier_types")
+    return frozenset(IdentifierType(name) for name in _data.identifier_type_names(ord(ch)))
+
+
+__all__ = ["IdentifierStatus", "IdentifierType", "identifier_status", "identifier_types"]

@@ -1,0 +1,550 @@
+"""Generate the UTS #39 tables of ``sanitizer.lookalike``: ``_tables.py``, ``_skeletons.py``
+and ``_confusables.py``.
+
+Why generated: the look-alike checks need confusables.txt, Identifier_Status,
+Identifier_Type, Script and Script_Extensions (UTS #39, UAX #24), none of which
+unicodedata2 carries, and a per-character key map whose fixpoint costs seconds to compute.
+This script computes everything once, from the files vendored in ``tools/unicode-18.0.0/``
+(see its README.md), and checks the facts the runtime fast paths rely on.
+
+Sources, all pinned to one Unicode version (refused otherwise):
+- ``tools/unicode-18.0.0/*.txt.xz`` (Unicode 18.0.0, UTS #39 and UCD data files);
+- unicodedata2 (normalization, combining classes, general categories);
+- ``sanitizer.chardata`` (Default_Ignorable_Code_Point and NFKC_Casefold, itself generated
+  from the UCD by tools/gen_chartables.py);
+- ucdinfo 0.3's UCD XML (UAX #42): Soft_Dotted, and the ISO 15924 code (``sc``) of each
+  long script name in Scripts.txt.
+
+Three files: ``_tables.py`` (small: scripts, identifier status, ASCII fast-path tables;
+loaded on first use of the package's functions), ``_skeletons.py`` (the skeleton map,
+loaded when the first non-ASCII string needs a skeleton) and ``_confusables.py`` (the
+identifier-key map and Identifier_Type, loaded only when a function needs them).  The two
+maps are written as three parallel string literals (sources, value lengths, values): no
+parsing at load, so a first call costs little even where no .pyc can be written.
+
+Run: ``python tools/gen_lookalike.py`` (rewrites the files) or ``--check`` (exit 1 when a
+file is stale).  ``tests/test_lookalike_tables.py`` regenerates in memory and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import lzma
+import sys
+from collections.abc import Iterable, Iterator
+from importlib.metadata import version as _dist_version
+from pathlib import Path
+from typing import Any
+
+import unicodedata2
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tools" / "unicode-18.0.0"
+PACKAGE = ROOT / "sanitizer" / "lookalike"
+TARGETS = {
+    "tables": PACKAGE / "_tables.py",
+    "skeletons": PACKAGE / "_skeletons.py",
+    "confusables": PACKAGE / "_confusables.py",
+}
+MAP_LENGTH_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a value's length, one digit
+UTS39_VERSION = "18.0.0"
+MAX_CP = 0x10FFFF
+KEY_ALGORITHM_REVISION = 1  # bump when the identifier_key construction changes
+
+IDENTIFIER_TYPES = (
+    "Recommended",
+    "Inclusion",
+    "Limited_Use",
+    "Exclusion",
+    "Obsolete",
+    "Technical",
+    "Uncommon_Use",
+    "Not_Character",
+    "Deprecated",
+    "Default_Ignorable",
+    "Not_NFKC",
+    "Not_XID",
+)
+# ICU's USPOOF_HIDDEN_OVERLAY leads besides Soft_Dotted: l, dotless i, dotless j.
+DOT_LEAD_EXTRA = (0x006C, 0x0131, 0x0237)
+COMBINING_DOT_ABOVE = 0x0307
+
+
+# Every non-starter (Canonical_Combining_Class != 0), for str.strip.
+_MARKS = "".join(chr(cp) for cp in range(MAX_CP + 1) if unicodedata2.combining(chr(cp)))
+
+
+def nfd(s: str) -> str:
+    return str(unicodedata2.normalize("NFD", s))
+
+
+def lines_of(name: str) -> Iterator[list[str]]:
+    """The data lines of a vendored file as lists of ';'-separated fields, comments cut;
+    refuses a file whose header is not for UTS39_VERSION."""
+    with lzma.open(DATA / f"{name}.xz", "rt", encoding="utf-8-sig") as fh:
+        text = fh.read()
+    stem = name.removesuffix(".txt")
+    if f"# Version: {UTS39_VERSION}" not in text and f"# {stem}-{UTS39_VERSION}.txt" not in text:
+        raise SystemExit(f"{name} is not version {UTS39_VERSION}")
+    for line in text.splitlines():
+        body = line.split("#", 1)[0].strip()
+        if body:
+            yield [field.strip() for field in body.split(";")]
+
+
+def code_range(field: str) -> tuple[int, int]:
+    lo, _, hi = field.partition("..")
+    return int(lo, 16), int(hi or lo, 16)
+
+
+def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    out: list[list[int]] = []
+    for cp in sorted(set(cps)):
+        if out and out[-1][1] == cp - 1:
+            out[-1][1] = cp
+        else:
+            out.append([cp, cp])
+    return tuple((lo, hi) for lo, hi in out)
+
+
+def runs(values: list[str]) -> tuple[list[int], list[str]]:
+    """A per-code-point list as sorted run starts and the value of each run (for bisect)."""
+    starts: list[int] = []
+    vals: list[str] = []
+    for cp, value in enumerate(values):
+        if not vals or vals[-1] != value:
+            starts.append(cp)
+            vals.append(value)
+    return starts, vals
+
+
+def load_ucd() -> Any:
+    """ucdinfo's bundled UCD, refusing any version other than unicodedata2's."""
+    if unicodedata2.unidata_version != UTS39_VERSION:
+        raise SystemExit(
+            f"unicodedata2 has Unicode {unicodedata2.unidata_version}, the vendored UTS #39 "
+            f"data is {UTS39_VERSION}"
+        )
+    try:
+        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as exc:  # pragma: no cover - tool dependency
+        raise SystemExit("gen_lookalike needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
+    data = ucd._get_local_ucd()
+    if data.metadata.get("ucdversion") != UTS39_VERSION:
+        raise SystemExit(f"ucdinfo has Unicode {data.metadata.get('ucdversion')}")
+    return data
+
+
+def prop(data: Any, cp: int, key: str) -> Any:
+    try:
+        return data.get(cp, key)
+    except (KeyError, IndexError):
+        return None
+
+
+def read_confusables() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for fields in lines_of("confusables.txt"):
+        source, target, kind = fields[:3]
+        assert kind == "MA", fields  # one table since Unicode 9 (UTS #39 §4)
+        table[int(source, 16)] = "".join(chr(int(h, 16)) for h in target.split())
+    return table
+
+
+def read_scripts(data: Any, short: dict[str, str]) -> list[str]:
+    """Script_Extensions of every code point (ISO 15924 codes, sorted, space-separated);
+    Script where ScriptExtensions.txt lists nothing, "Zzzz" where Scripts.txt lists nothing.
+    Fills ``short`` with the long name of each script -> its code."""
+    per_cp = ["Zzzz"] * (MAX_CP + 1)
+    for field, long_name in lines_of("Scripts.txt"):
+        lo, hi = code_range(field)
+        for cp in (lo, hi):  # Scripts.txt spells long names; the UCD XML has the code
+            code = prop(data, cp, "sc")
+            assert short.setdefault(long_name, code) == code, (long_name, code)
+        per_cp[lo : hi + 1] = [short[long_name]] * (hi - lo + 1)
+    for field, codes in lines_of("ScriptExtensions.txt"):
+        lo, hi = code_range(field)
+        value = " ".join(sorted(codes.split()))
+        assert set(value.split()) <= set(short.values()), value
+        for cp in (lo, hi):
+            assert sorted(str(prop(data, cp, "scx")).split()) == value.split(), hex(cp)
+        per_cp[lo : hi + 1] = [value] * (hi - lo + 1)
+    return per_cp
+
+
+def read_status() -> tuple[tuple[int, int], ...]:
+    allowed: list[int] = []
+    for field, value in lines_of("IdentifierStatus.txt"):
+        assert value == "Allowed", value  # everything else is Restricted (@missing)
+        lo, hi = code_range(field)
+        allowed.extend(range(lo, hi + 1))
+    return ranges(allowed)
+
+
+def read_types() -> list[str]:
+    per_cp = ["Not_Character"] * (MAX_CP + 1)  # @missing: 0000..10FFFF; Not_Character
+    for field, value in lines_of("IdentifierType.txt"):
+        assert set(value.split()) <= set(IDENTIFIER_TYPES), value
+        lo, hi = code_range(field)
+        per_cp[lo : hi + 1] = [value] * (hi - lo + 1)
+    return per_cp
+
+
+def soft_dotted(data: Any) -> set[int]:
+    found = set()
+    for cp in range(MAX_CP + 1):
+        if unicodedata2.category(chr(cp)) not in ("Cn", "Cs") and prop(data, cp, "SD"):
+            found.add(cp)
+    assert {0x69, 0x6A, 0x456, 0x458} <= found, "Soft_Dotted must have i, j, і, ј"
+    return found
+
+
+def expand(rngs: Iterable[tuple[int, int]]) -> set[int]:
+    return {cp for lo, hi in rngs for cp in range(lo, hi + 1)}
+
+
+def nfkd(s: str) -> str:
+    return str(unicodedata2.normalize("NFKD", s))
+
+
+def keeps_classes(cp: int, confusables: dict[int, str]) -> bool:
+    """Whether the key applies the skeleton map to ``cp``: it has a prototype and, for a
+    combining mark, one made of marks of its own combining class (67 marks of confusables
+    18.0 map elsewhere, e.g. U+0315 (232) -> U+0313 (230); mapping them would make the key
+    depend on the order of canonically equivalent marks)."""
+    if cp not in confusables:
+        return False
+    ccc = unicodedata2.combining(chr(cp))
+    return ccc == 0 or all(unicodedata2.combining(e) == ccc for e in nfkd(confusables[cp]))
+
+
+def key_steps(
+    confusables: dict[int, str], ignorable: set[int], casefold: dict[int, str]
+) -> tuple[list[int], dict[int, tuple[str, str]]]:
+    """The NFKD-stable code points, and the one rewrite N starts from for each that has one:
+    (name of the map, NFKD image)."""
+    stable: list[int] = []
+    steps: dict[int, tuple[str, str]] = {}
+    for cp in range(MAX_CP + 1):
+        c = chr(cp)
+        if 0xD800 <= cp < 0xE000 or nfkd(c) != c:
+            continue
+        stable.append(cp)
+        if cp in ignorable:
+            steps[cp] = ("casefold", "")  # NFKC_Casefold erases Default_Ignorable
+        elif nfkd(casefold.get(cp, c)) != c:
+            steps[cp] = ("casefold", nfkd(casefold[cp]))
+        elif keeps_classes(cp, confusables) and nfkd(confusables[cp]) != c:
+            steps[cp] = ("skeleton", nfkd(confusables[cp]))
+    return stable, steps
+
+
+def identifier_key_map(
+    confusables: dict[int, str], ignorable: set[int], casefold: dict[int, str]
+) -> dict[int, str]:
+    """The per-character map N of ``identifier_key`` (see sanitizer/lookalike/key.py):
+    N(c) for every NFKD-stable code point whose value is not c itself.
+
+    With K(x) = NFD(N(d) for d in NFKD(x)): N(c) = K(NFKC_Casefold(c)) when NFKC_Casefold
+    changes c (Default_Ignorable c: ""); else K(prototype of c) when the skeleton map
+    changes c and ``keeps_classes``; else c.  So casefolding comes first and the skeleton
+    map applies to casefolded characters, to a fixpoint.  Cycles of single characters
+    (U+A779 -> U+A77A by the skeleton map, back by casefolding) are broken by giving every
+    member the smallest code point of the cycle.  ``check_key_map`` then checks the facts
+    the key's proof needs."""
+    stable, steps = key_steps(confusables, ignorable, casefold)
+    memo: dict[int, str] = {}
+    single = {cp: ord(image) for cp, (_, image) in steps.items() if len(image) == 1}
+    seen: dict[int, int] = {}
+    for start in sorted(single):  # cycles of one-character steps: the smallest member
+        path: list[int] = []
+        cp = start
+        while cp in single and cp not in seen:
+            seen[cp] = start
+            path.append(cp)
+            cp = single[cp]
+        if cp in seen and seen[cp] == start:
+            cycle = path[path.index(cp) :]
+            for member in cycle:
+                memo[member] = chr(min(cycle))
+
+    def normal(cp: int, depth: int = 0) -> str:
+        if cp in memo:
+            return memo[cp]
+        if cp not in steps:
+            return chr(cp)
+        if depth > 50:
+            raise SystemExit(f"identifier_key map does not converge at U+{cp:04X}")
+        image = steps[cp][1]
+        memo[cp] = value = nfd("".join(normal(ord(e), depth + 1) for e in image))
+        return value
+
+    result = {cp: value for cp in steps if (value := normal(cp)) != chr(cp)}
+    check_key_map(result, stable, steps)
+    return result
+
+
+def check_key_map(
+    key_map: dict[int, str], stable: list[int], steps: dict[int, tuple[str, str]]
+) -> None:
+    """The facts key.py's proof rests on, for K(x) = NFD(N(d) for d in NFKD(x)):
+    (a) K(image) = N(c) for each step c -> image (so K(NFKC_Casefold(c)) = N(c) for every
+        NFKD-stable c, and K(prototype of c) = N(c) where the skeleton step applies);
+    (b) NFD never reorders the value of a mark against a neighbour's: for marks a, b with
+        ccc(a) > ccc(b) that can meet out of order after one map (a ends one of its images
+        or b begins one), NFD(N(a) N(b)) == NFD(N(b) N(a))."""
+
+    def n(cp: int) -> str:
+        return key_map.get(cp, chr(cp))
+
+    def k(x: str) -> str:
+        return nfd("".join(n(ord(d)) for d in nfkd(x)))
+
+    # Where NFD can reorder, per map: marks at the ends of its images, and the marks they
+    # can meet (those of other images, and those the map leaves alone).
+    head: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
+    tail: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
+    meets: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
+    for cp, (name, image) in steps.items():
+        if k(image) != n(cp):
+            raise SystemExit(f"identifier_key: N(U+{cp:04X}) is not fixed by {name}")
+        meets[name].update(ord(e) for e in image if unicodedata2.combining(e))
+        ccc = unicodedata2.combining(chr(cp))
+        if ccc and all(unicodedata2.combining(e) == ccc for e in image):
+            continue  # a mark's image in its own class stays in canonical order
+        head[name].update(ord(e) for e in image[: len(image) - len(image.lstrip(_MARKS))])
+        tail[name].update(ord(e) for e in image[len(image.rstrip(_MARKS)) :])
+    marks = [cp for cp in stable if unicodedata2.combining(chr(cp))]
+    meets["casefold"].update(cp for cp in marks if steps.get(cp, ("",))[0] != "casefold")
+    meets["skeleton"].update(cp for cp in marks if cp not in steps)  # the key's domain
+    for name in ("casefold", "skeleton"):
+        for a in marks:
+            for b in marks:
+                if unicodedata2.combining(chr(a)) <= unicodedata2.combining(chr(b)):
+                    continue
+                if not (a in tail[name] and b in meets[name]) and not (
+                    b in head[name] and a in meets[name]
+                ):
+                    continue
+                if nfd(n(a) + n(b)) != nfd(n(b) + n(a)):
+                    raise SystemExit(
+                        f"identifier_key: N(U+{a:04X}), N(U+{b:04X}) do not commute under NFD"
+                    )
+
+
+def build(data: Any) -> dict[str, Any]:
+    """Every table, as plain Python values."""
+    from sanitizer.chardata import DEFAULT_IGNORABLE, UNICODE_VERSION, nfkc_casefold_table
+
+    assert UNICODE_VERSION == UTS39_VERSION, UNICODE_VERSION
+    confusables = read_confusables()
+    short: dict[str, str] = {"Unknown": "Zzzz"}  # the @missing value of Scripts.txt
+    scripts = read_scripts(data, short)
+    types = read_types()
+    ignorable = expand(DEFAULT_IGNORABLE)
+    casefold = nfkc_casefold_table()
+
+    # Facts the ASCII fast paths rely on (sanitizer/lookalike/scripts.py, skeletons.py).
+    for cp in range(128):
+        letter = chr(cp).isalpha()
+        assert scripts[cp] == ("Latn" if letter else "Zyyy"), (cp, scripts[cp])
+        assert cp not in ignorable, cp
+    ascii_skeleton = {cp: confusables[cp] for cp in range(128) if cp in confusables}
+    for proto in ascii_skeleton.values():  # translate alone is then NFD(map(NFD(s)))
+        assert nfd(proto) == proto and not any(unicodedata2.combining(ch) for ch in proto)
+    key_map = identifier_key_map(confusables, ignorable, casefold)
+    ascii_key = {cp: key_map[cp] for cp in range(128) if cp in key_map}
+    for value in ascii_key.values():  # the ASCII fast path of identifier_key is exact
+        assert nfkd(value) == value and not any(unicodedata2.combining(ch) for ch in value)
+
+    for table in (ascii_skeleton, ascii_key):  # _data.ascii_mapper: no value maps again
+        assert not any(ord(ch) in table for value in table.values() for ch in value)
+    # UTS #39 §5.4 / ICU USPOOF_HIDDEN_OVERLAY: bases after which U+0307 is hidden.
+    leads = soft_dotted(data) | set(DOT_LEAD_EXTRA)
+    by_prototype = {
+        cp for cp, proto in confusables.items() if proto[-1] != chr(cp) and ord(proto[-1]) in leads
+    }
+    dot_leads = leads | by_prototype
+    assert unicodedata2.combining(chr(COMBINING_DOT_ABOVE)) == 230
+
+    skeleton_map = dict(confusables)  # UTS #39 §4 steps 2 and 3: ignorables map to ""
+    skeleton_map.update(dict.fromkeys(ignorable, ""))
+    # skeleton.confusable maps two strings at once across a U+0000 (a starter of class 0,
+    # with no decomposition): nothing may map from or to it.
+    assert 0 not in skeleton_map and not any("\0" in v for v in skeleton_map.values())
+    assert unicodedata2.combining("\0") == 0 and not unicodedata2.decomposition("\0")
+    return {
+        "scripts": runs(scripts),
+        "types": runs(types),
+        "allowed": read_status(),
+        "dot_leads": ranges(dot_leads),
+        "ascii_skeleton": ascii_skeleton,
+        "ascii_key": ascii_key,
+        "skeleton_map": skeleton_map,
+        "key_map": key_map,
+        "script_codes": sorted({c for v in scripts for c in v.split()}),
+        "script_names": {code: name.replace("_", " ") for name, code in short.items()},
+    }
+
+
+def _fmt_items(items: list[str], indent: str = "    ") -> list[str]:
+    lines, line = [], indent
+    for item in items:
+        if len(line) + len(item) + 1 > 96:
+            lines.append(line.rstrip())
+            line = indent
+        line += item + " "
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _fmt_ranges(name: str, rngs: tuple[tuple[int, int], ...]) -> list[str]:
+    items = [f"(0x{lo:04X}, 0x{hi:04X})," for lo, hi in rngs]
+    return [f"{name}: Ranges = (", *_fmt_items(items), ")"]
+
+
+def _fmt_runs(name: str, starts: list[int], vals: list[str]) -> list[str]:
+    """Run starts, the distinct values and, per run, the index of its value."""
+    distinct = sorted(set(vals))
+    index = {v: i for i, v in enumerate(distinct)}
+    out = [f"{name}_VALUES: tuple[str, ...] = ("]
+    for v in distinct:  # one per line (in index order), long ones in pieces
+        pieces = [""]
+        for word in v.split():
+            if len(pieces[-1]) + len(word) > 80:
+                pieces.append("")
+            pieces[-1] += word + " "
+        out += [f'    "{p}"' for p in pieces[:-1]] + [f'    "{pieces[-1].rstrip()}",']
+    out += [")", f"{name}_STARTS: tuple[int, ...] = ("]
+    out += _fmt_items([f"0x{cp:X}," for cp in starts])
+    out += [")", f"{name}_RUNS: tuple[int, ...] = ("]
+    out += _fmt_items([f"{index[v]}," for v in vals])
+    out.append(")")
+    return out
+
+
+def _fmt_str(name: str, text: str, per_line: int) -> list[str]:
+    chunks = [text[i : i + per_line] for i in range(0, len(text), per_line)] or [""]
+    return [f"{name} = (", *[f"    {c!a}" for c in chunks], ")"]
+
+
+def _fmt_map(name: str, mapping: dict[int, str]) -> list[str]:
+    """A code point map as three parallel strings (see sanitizer/lookalike/_data.py,
+    CodePointMap): the sources in code point order, the length of each value as one
+    digit of MAP_LENGTH_DIGITS, and the values one after another."""
+    items = sorted(mapping.items())
+    assert all(len(v) < len(MAP_LENGTH_DIGITS) for _, v in items)
+    return [
+        *_fmt_str(f"{name}_SOURCES", "".join(chr(cp) for cp, _ in items), 8),
+        *_fmt_str(f"{name}_LENGTHS", "".join(MAP_LENGTH_DIGITS[len(v)] for _, v in items), 88),
+        *_fmt_str(f"{name}_VALUES", "".join(v for _, v in items), 8),
+    ]
+
+
+def _fmt_small_map(name: str, mapping: dict[int, str]) -> list[str]:
+    items = [f"0x{cp:02X}: {v!a}," for cp, v in sorted(mapping.items())]
+    return [f"{name}: dict[int, str] = {{", *_fmt_items(items), "}"]
+
+
+def _header(what: str) -> list[str]:
+    return [
+        f'"""{what} GENERATED: do not edit.',
+        "",
+        f"UTS #39 {UTS39_VERSION} (confusables.txt, IdentifierStatus.txt, IdentifierType.txt)",
+        f"and UCD {UTS39_VERSION} (Scripts.txt, ScriptExtensions.txt), in tools/unicode-18.0.0/;",
+        f"unicodedata2 {_dist_version('unicodedata2')}, sanitizer.chardata (Default_Ignorable,",
+        "NFKC_Casefold) and ucdinfo 0.3's UCD XML (Soft_Dotted, script codes).",
+        "Generated by tools/gen_lookalike.py.",
+        '"""',
+        "",
+        "# fmt: off",
+        "from __future__ import annotations",
+        "",
+        f'UTS39_VERSION = "{UTS39_VERSION}"',
+        f'UNICODE_VERSION = "{unicodedata2.unidata_version}"',
+        "",
+    ]
+
+
+def render(tables: dict[str, Any]) -> dict[str, str]:
+    small = _header("UTS #39 scripts, identifier status, ASCII maps.")
+    small += [
+        f"IDENTIFIER_KEY_REVISION = {KEY_ALGORITHM_REVISION}",
+        "",
+        "Ranges = tuple[tuple[int, int], ...]",
+        "",
+        "# Every script code in Scripts.txt / ScriptExtensions.txt (ISO 15924, UAX #24).",
+        "SCRIPT_CODES: tuple[str, ...] = (",
+        *_fmt_items([f'"{c}",' for c in tables["script_codes"]]),
+        ")",
+        "",
+        "# ISO 15924 code -> the script's name in Scripts.txt (UAX #24), '_' read as ' '.",
+        "SCRIPT_NAMES: dict[str, str] = {",
+        *_fmt_items([f'"{c}": "{n}",' for c, n in sorted(tables["script_names"].items())]),
+        "}",
+        "",
+        "# Script_Extensions per code point run (Script where unlisted; Zzzz where unassigned).",
+        *_fmt_runs("SCRIPT", *tables["scripts"]),
+        "",
+        "# Identifier_Status=Allowed (UTS #39 §3.1); every other code point is Restricted.",
+        *_fmt_ranges("ALLOWED", tables["allowed"]),
+        "",
+        "# Bases that hide a following U+0307 (ICU USPOOF_HIDDEN_OVERLAY): Soft_Dotted, l, ı, ȷ",
+        "# and every character whose prototype ends with one of them.",
+        *_fmt_ranges("DOT_LEADS", tables["dot_leads"]),
+        "",
+        "# The skeleton map of ASCII (confusables.txt): str.translate of ASCII is its skeleton.",
+        *_fmt_small_map("ASCII_SKELETON", tables["ascii_skeleton"]),
+        "",
+        "# identifier_key's map of ASCII: str.translate of ASCII is its key.",
+        *_fmt_small_map("ASCII_KEY", tables["ascii_key"]),
+        "",
+    ]
+    skeletons = _header("UTS #39 skeleton map.")
+    skeletons += [
+        "# The skeleton map (UTS #39 §4 steps 2-3): each Default_Ignorable_Code_Point -> '',",
+        "# each other source of confusables.txt -> its prototype.  Three parallel strings:",
+        "# sources in code point order, the length of each value as one base-36 digit, values.",
+        *_fmt_map("SKELETON", tables["skeleton_map"]),
+        "",
+    ]
+    big = _header("UTS #39 identifier-key map, Identifier_Type.")
+    big += [
+        "# identifier_key: the NFKD-stable code points whose key is not themselves, as",
+        "# three parallel strings (sources, value lengths in base 36, values).",
+        *_fmt_map("KEY", tables["key_map"]),
+        "",
+        "# Identifier_Type per code point run (UTS #39 §3.1; Not_Character where unlisted).",
+        *_fmt_runs("TYPE", *tables["types"]),
+        "",
+    ]
+    return {
+        "tables": "\n".join(small),
+        "skeletons": "\n".join(skeletons),
+        "confusables": "\n".join(big),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    texts = render(build(load_ucd()))
+    stale = 0
+    for name, text in texts.items():
+        target = TARGETS[name]
+        if args.check:
+            current = target.read_text(encoding="utf-8") if target.exists() else ""
+            if current != text:
+                print(f"{target} is stale: run tools/gen_lookalike.py", file=sys.stderr)
+                stale = 1
+        else:
+            target.write_text(text, encoding="utf-8")
+            print(f"wrote {target} ({len(text)} bytes)")
+    return stale
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
