@@ -35,6 +35,11 @@ KINDS: dict[str, str | bytes] = {
     "mixed": "\x00\u202e\U000e0041\ufe0f\u200d\u200b\u0301\ufffe\ue000a",
     "nfkc": "\ufdfa\u2025\uff0f",
     "ill-formed": b"\xff\xc0\xe0\x80",
+    # UTS #39 identifier checks (IDENTIFIER), judged on the output: issue #12
+    "restricted": "\u01c3@\U0001f600",
+    "mixed-script": "a\u0430\u03bf",
+    "mixed-numbers": "1\u09e8\u0663",
+    "hidden-marks": "i\u0307x\u0301\u0301\U00016121",
 }
 
 

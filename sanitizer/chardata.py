@@ -62,6 +62,11 @@ class Category(enum.Enum):
     COMBINING_RUN = "combining-run"  # more marks in a row than max_combining (UAX #15 §13)
     DOT_SEGMENT = "dot-segment"  # the value is '.' or '..' (RFC 3986 §3.3), maybe after NFKC
     EMPTY = "empty"  # nothing left (empty input, or all of it stripped)
+    # -- identifiers (UTS #39), judged on the output ------------------------------------
+    RESTRICTED = "restricted"  # Identifier_Status=Restricted (UTS #39 §3.1)
+    MIXED_SCRIPT = "mixed-script"  # restriction level over the policy's limit (§5.2)
+    MIXED_NUMBERS = "mixed-numbers"  # digits of more than one decimal system (§5.3)
+    HIDDEN_OVERLAY = "hidden-overlay"  # marks a reader cannot see or count (§5.4)
 
     # Members are singletons compared by identity: hash them in C (Enum's is Python).
     __hash__ = object.__hash__

@@ -15,6 +15,8 @@ decides everything.  The package's modules, one job each:
 - ``_scan``: the regex scanner and combining-mark runs;
 - ``_offsets``: byte offsets <-> code-point indices;
 - ``compiled``: ``CompiledPolicy``, the fast paths' view of a policy (built once);
+- ``_identifier``: the identifier checks of UTS #39, judged on the output (RESTRICTED,
+  MIXED_SCRIPT, MIXED_NUMBERS, HIDDEN_OVERLAY);
 - ``_run``: the engine.
 """
 

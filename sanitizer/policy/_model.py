@@ -13,11 +13,14 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..chardata import NORMAL_FORMS, Category, NormalForm
 from ..charinfo import describe
 from ..errors import Utf8Error
+
+if TYPE_CHECKING:  # imported when a policy names a level: other policies never load it
+    from ..lookalike import RestrictionLevel
 
 
 class Action(enum.Enum):
@@ -44,7 +47,19 @@ _VALID_ACTIONS: dict[Category, frozenset[Action]] = {
     _C.TOO_LONG: frozenset({_A.REJECT}),
     _C.DOT_SEGMENT: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
     _C.EMPTY: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    # UTS #39: judged on the output, after normalization; removing a character there
+    # would change what was judged (and the script mix of the rest), so these refuse,
+    # report or ignore -- an application that wants them gone asks the user again.
+    _C.RESTRICTED: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    _C.MIXED_SCRIPT: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    _C.MIXED_NUMBERS: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    _C.HIDDEN_OVERLAY: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
 }
+
+# The identifier checks of UTS #39 (policy/_identifier.py), judged on the output.
+IDENTIFIER_CATEGORIES = frozenset(
+    {_C.RESTRICTED, _C.MIXED_SCRIPT, _C.MIXED_NUMBERS, _C.HIDDEN_OVERLAY}
+)
 
 # The baseline every policy starts from: refuse what is never text (RFC 3629 §3, §10),
 # keep everything else silently.  Profiles tighten it.
@@ -77,6 +92,27 @@ def as_category(key: Category | str, where: str = "Policy.action") -> Category:
         raise ValueError(f"unknown category {key!r}; known: {names}") from None
 
 
+def _as_level(value: object) -> RestrictionLevel | None:
+    """``Policy.max_restriction_level`` as a RestrictionLevel: a member or its name in any
+    case ('-' for '_'); None stands for the UTS #39 §5.2 default, HIGHLY_RESTRICTIVE."""
+    if value is None:
+        return None
+    from ..lookalike import RestrictionLevel  # here: only policies that name a level load it
+
+    if isinstance(value, RestrictionLevel):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(
+            "Policy() argument 'max_restriction_level' must be None, a RestrictionLevel "
+            f"or its name, not {_type_name(value)}"
+        )
+    try:
+        return RestrictionLevel[value.strip().upper().replace("-", "_")]
+    except KeyError:
+        names = ", ".join(level.name for level in RestrictionLevel)
+        raise ValueError(f"unknown restriction level {value!r}; known: {names}") from None
+
+
 def _as_action(value: Action | str, where: str) -> Action:
     if isinstance(value, Action):
         return value
@@ -100,7 +136,9 @@ class Policy:
     is the form of the output; ``also_check`` is a further form the output must also pass
     (FILENAME: a later NFKC step must not create '/' or '..').  ``allow_sequences``
     exempts well-formed emoji ZWJ and tag sequences and variation sequences (UTS #51,
-    UTS #37) from JOINER, TAG and VARIATION_SELECTOR.
+    UTS #37) from JOINER, TAG and VARIATION_SELECTOR.  ``max_restriction_level`` is the
+    highest UTS #39 restriction level the output may have before it is a MIXED_SCRIPT
+    finding (a RestrictionLevel or its name; None: HIGHLY_RESTRICTIVE).
     """
 
     name: str = "custom"
@@ -113,6 +151,9 @@ class Policy:
     normalization: NormalForm | None = None
     also_check: NormalForm | None = None
     allow_sequences: bool = False
+    # The highest UTS #39 §5.2 restriction level the output may have (Category.MIXED_SCRIPT);
+    # None: HIGHLY_RESTRICTIVE, the level UTS #39 recommends for identifiers.
+    max_restriction_level: RestrictionLevel | None = None
     description: str = field(default="", compare=False)
     # hash(self), computed once: policies key the compiled-policy cache on every call.
     _hash: int = field(init=False, repr=False, compare=False)
@@ -163,6 +204,7 @@ class Policy:
                 )
             if value < 0:
                 raise ValueError(f"Policy() argument '{limit}' must be None or >= 0, not {value}")
+        object.__setattr__(self, "max_restriction_level", _as_level(self.max_restriction_level))
         object.__setattr__(self, "actions", MappingProxyType(merged))
         object.__setattr__(self, "_hash", hash(self._key()))
 
@@ -180,6 +222,7 @@ class Policy:
             self.normalization,
             self.also_check,
             self.allow_sequences,
+            self.max_restriction_level,
         )
 
     def action(self, category: Category | str) -> Action:
@@ -216,6 +259,11 @@ class Policy:
             "max_combining": self.max_combining,
             "max_findings": self.max_findings,
             "allow_sequences": self.allow_sequences,
+            "max_restriction_level": (
+                None
+                if self.max_restriction_level is None
+                else self.max_restriction_level.name.lower().replace("_", "-")
+            ),
             "actions": {c.value: a.value for c, a in self.actions.items()},
         }
 
@@ -226,7 +274,9 @@ class Finding:
     code-point indices into str input.  ``codepoint`` is the character (None for
     ill-formed bytes and whole-input findings), ``raw`` the ill-formed bytes and ``error``
     the decoder's ``Utf8Error``.  ``produced`` is set when the problem appears only after
-    normalization: it is what ``codepoint`` normalizes to (CWE-180)."""
+    normalization: it is what ``codepoint`` normalizes to (CWE-180).  ``detail`` says what
+    a finding about more than one character found (the identifier checks of UTS #39:
+    "mixed scripts Latin + Cyrillic"), or why a character was found."""
 
     category: Category
     start: int
@@ -237,6 +287,7 @@ class Finding:
     error: Utf8Error | None = None
     produced: str | None = None
     form: str | None = None  # the normal form that produced the problem, if any
+    detail: str | None = None  # what was found, in words (UTS #39 findings)
 
     def reason(self) -> str:
         """What was found, in words (without category, offsets and action)."""
@@ -247,7 +298,9 @@ class Finding:
             if self.produced is not None:
                 made = " ".join(f"U+{ord(c):04X}" for c in self.produced)
                 what += f" becomes {made} {self.produced!r} under {self.form}"
-            return what
+            return what if self.detail is None else f"{what}: {self.detail}"
+        if self.detail is not None:
+            return self.detail
         if self.category is Category.COMBINING_RUN:
             return "run of combining marks over the limit"
         return "input" if self.form is None else f"input under {self.form}"
@@ -275,6 +328,8 @@ class Finding:
         if self.produced is not None:
             out["produced"] = self.produced
             out["form"] = self.form
+        if self.detail is not None:
+            out["detail"] = self.detail
         return out
 
 

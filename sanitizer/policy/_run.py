@@ -5,8 +5,9 @@ The entry points (``inspect``, ``sanitize``, ``accepts``) come here when the fas
 steps (HOWTO §5.9.5; UAX #15 §13): byte limit, strict decoding (RFC 3629 §10: ill-formed
 bytes are findings, never silently decoded), one regex scan per policy (``_scan``),
 combining-run limit, a code-point bound, normalization, then the same checks again on
-what normalization produced (CWE-180: NFKC turns U+FF0F into '/').  Findings are placed
-in the caller's input at the end (``_offsets``).
+what normalization produced (CWE-180: NFKC turns U+FF0F into '/'), then the whole-value
+checks and the identifier checks of UTS #39 on the output (``_identifier``).  Findings
+are placed in the caller's input at the end (``_offsets``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import dataclasses
 import heapq
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..chardata import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
+from ..charinfo import describe
 from ..decoder import find_errors
 from ..errors import Utf8Error
 from ._model import DROPPING, Action, Finding, Policy, Report
@@ -26,6 +28,9 @@ from ._offsets import ByteOffsets, utf8_length
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
+
+if TYPE_CHECKING:
+    from ._identifier import IdentifierChecks
 
 _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
@@ -426,7 +431,41 @@ class Run:
             self._whole(_C.EMPTY)
         if p.max_code_points is not None and len(out) > p.max_code_points:
             self._whole(_C.TOO_LONG, p.normalization)
+        elif out and self.compiled.identifier is not None:
+            self._identifier_checks(out, self.compiled.identifier)
         return None if self.rejected else out
+
+    def _identifier_checks(self, out: str, checks: IdentifierChecks) -> None:
+        """UTS #39 on the output.  When the output is the input's text unchanged (nothing
+        removed, normalization changed nothing: most input), findings sit at the very
+        characters; otherwise at the whole input, their detail naming output indices."""
+        same = out == self.text
+        acts = self.acts
+        for spot in checks.spots(out, self.verdict):
+            act = acts[spot.category]
+            if same:
+                self._note(
+                    spot.category,
+                    spot.start,
+                    spot.end,
+                    act,
+                    codepoint=spot.codepoint,
+                    detail=spot.detail,
+                )
+            else:
+                what = spot.detail
+                if spot.codepoint is not None:
+                    what = f"{describe(spot.codepoint)}: {what}"
+                form = self.policy.normalization or "edited"
+                where = f"{spot.start}..{spot.end} of the {form} output"
+                self._note(
+                    spot.category,
+                    0,
+                    self._input_len(),
+                    act,
+                    is_index=False,
+                    detail=f"{what} at {where}",
+                )
 
     def _finish(self) -> tuple[tuple[Finding, ...], int]:
         """The listed findings, index findings at byte offsets (bytes input), in input

@@ -13,6 +13,12 @@ and ccc=0 is in that form).  So one C pass (``_speedups.clean``: strict decode, 
 scan over character classes, see ``_classtable``) decides whether a value is clean;
 anything it flags takes the engine (``_run``), which decides everything again.  The C
 code only indexes the tables built here from the policy.
+
+The identifier checks of UTS #39 (``_identifier``: RESTRICTED, MIXED_SCRIPT, ...) judge
+the whole output, so the C tables know nothing of them: a policy that scans them judges
+whole values, and a text the C pass finds clean (its own output) is checked by them
+before it is the answer; in ASCII only Restricted characters can be found, so they
+leave ``ascii_allowed``.
 """
 
 from __future__ import annotations
@@ -20,13 +26,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._native import speedups
 from ..chardata import Category
 from . import _classtable as ct
-from ._model import DROPPING, Action, Policy
+from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import utf8_length
 from ._sequences import c_rule_id, c_rule_tables
+
+if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
+    from ._identifier import IdentifierChecks
 
 # The arguments after ``data`` of the C fast path ``_speedups.clean(data, *args)``:
 # (stage1, stage2, policy tables, mark-run limit).
@@ -59,6 +69,8 @@ class CompiledPolicy:
     # then ``clean(data, *direct_verdict_args)`` is ``fast_sanitize(data)``.
     direct_verdict_args: CArgs | None
     direct_report_args: CArgs | None
+    # The identifier checks (UTS #39) of a policy that scans any (None: the usual case).
+    identifier: IdentifierChecks | None = None
 
     def ascii_clean(self, raw: bytes) -> bool:
         """True if ``raw`` is ASCII with nothing the policy scans for and within its
@@ -107,6 +119,9 @@ class CompiledPolicy:
             if len(text) <= 2 and text.encode("utf-8", "surrogatepass") in self.refused_values:
                 return None
             if policy.max_code_points is not None and len(text) > policy.max_code_points:
+                return None
+            checks = self.identifier
+            if checks is not None and not checks.passes(text, args is not self.report_args):
                 return None
             return text
         return self._fast_ascii(data)
@@ -180,8 +195,22 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
     refused_values = frozenset(
         v for v, c in _WHOLE_VALUES.items() if actions[c] is not Action.IGNORE
     )
+    identifier = None
+    if scanned & IDENTIFIER_CATEGORIES:
+        from ._identifier import IdentifierChecks, restricted_ascii  # loads sanitizer.lookalike
+
+        identifier = IdentifierChecks(
+            scanned & IDENTIFIER_CATEGORIES,
+            dropping & IDENTIFIER_CATEGORIES,
+            policy.max_restriction_level,
+        )
+        if Category.RESTRICTED in scanned:
+            ascii_scanned |= restricted_ascii()
     judges_whole_values = (
-        policy.max_bytes is not None or policy.max_code_points is not None or bool(refused_values)
+        policy.max_bytes is not None
+        or policy.max_code_points is not None
+        or bool(refused_values)
+        or identifier is not None
     )
     verdict_args = _c_args(policy, dropping)
     report_args = _c_args(policy, scanned)
@@ -198,6 +227,7 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
         report_args=report_args,
         direct_verdict_args=verdict_args if direct else None,
         direct_report_args=report_args if direct else None,
+        identifier=identifier,
     )
 
 

@@ -63,10 +63,14 @@ SINGLE_LINE = TEXT.replace(
 
 # Usernames, handles, tags, keys: something people compare by eye.  NFC (UAX #15), and
 # nothing invisible or ambiguous: no whitespace (not even SPACE), controls, invisibles,
-# joiners, bidi controls or marks, tags, variation selectors (so no emoji ZWJ sequences;
-# single emoji pass), noncharacters, private use, unassigned code points, BOM or Cf.
-# At most 64 code points, 256 bytes, 8 marks in a row.  Compare with
-# identifiers_equal(..., form="NFKC_CASEFOLD") for case-insensitive uniqueness.
+# joiners, bidi controls or marks, tags, variation selectors, noncharacters, private use,
+# unassigned code points, BOM or Cf.  And what UTS #39 says identifiers need, judged on
+# the output: only Identifier_Status=Allowed characters (§3.1: no emoji, symbols, '@',
+# obsolete or limited-use scripts), a script mix no wider than Highly Restrictive (§5.2:
+# one script, or Latin with Japanese, Korean or Chinese; not Latin with Cyrillic), digits
+# of one system (§5.3), no hidden or stacked marks (§5.4).  At most 64 code points, 256
+# bytes, 8 marks in a row.  Compare with identifiers_equal(..., form="NFKC_CASEFOLD") for
+# case-insensitive uniqueness, and sanitizer.identifier_key for look-alikes.
 IDENTIFIER = Policy(
     name="identifier",
     actions={
@@ -90,6 +94,10 @@ IDENTIFIER = Policy(
                 C.UNASSIGNED,
                 C.COMBINING_RUN,
                 C.EMPTY,
+                C.RESTRICTED,
+                C.MIXED_SCRIPT,
+                C.MIXED_NUMBERS,
+                C.HIDDEN_OVERLAY,
             ),
             A.REJECT,
         ),
@@ -98,7 +106,7 @@ IDENTIFIER = Policy(
     max_code_points=64,
     max_combining=8,
     normalization="NFC",
-    description="usernames and handles: NFC, nothing invisible, no whitespace",
+    description="usernames and handles: NFC, nothing invisible, no whitespace, UTS #39",
 )
 
 # One path segment (an uploaded file's name, an archive member's last component).
@@ -145,11 +153,51 @@ FILENAME = Policy(
     description="one path segment: no separators, no '.'/'..' even after NFKC",
 )
 
+# Source code (issue #13; UTS #55, Unicode Source Code Handling), for
+# sanitizer.check_source and `sanitizer check --policy SOURCE`, which judge by context
+# what one character cannot tell: bidi controls are refused here, and check_source
+# allows those paired within their line (gcc -Wbidi-chars=unpaired); joiners likewise
+# where UAX #31 §2.3 allows them; max_restriction_level applies per identifier there.
+# Refused: ill-formed UTF-8, NUL and controls other than TAB/LF/CR/VT/FF, tags and
+# variation selectors outside emoji sequences, invisibles (default ignorables: ZWSP,
+# WJ, SHY, Hangul fillers), a BOM after the start, lone surrogates, > 30 marks in a row.
+# Bidi marks (LRM, RLM, ALM: recommended for RTL literals by UTS #55), whitespace,
+# private use and unassigned code points are kept silently; noncharacters and other
+# Cf are reported.  No normalization: a gate reports, it does not rewrite.
+SOURCE = Policy(
+    name="source",
+    actions={
+        C.NUL: A.REJECT,
+        C.CONTROL: A.REJECT,
+        C.LINE_BREAK: A.IGNORE,
+        C.WHITESPACE: A.IGNORE,
+        C.PATH_SEPARATOR: A.IGNORE,
+        C.BIDI_CONTROL: A.REJECT,
+        C.BIDI_MARK: A.IGNORE,
+        C.TAG: A.REJECT,
+        C.VARIATION_SELECTOR: A.REJECT,
+        C.BOM: A.REJECT,
+        C.JOINER: A.REJECT,
+        C.NONCHARACTER: A.ALLOW,
+        C.PRIVATE_USE: A.IGNORE,
+        C.SURROGATE: A.REJECT,
+        C.INVISIBLE: A.REJECT,
+        C.FORMAT: A.ALLOW,
+        C.UNASSIGNED: A.IGNORE,
+        C.COMBINING_RUN: A.REJECT,
+        C.ILL_FORMED: A.REJECT,
+    },
+    max_combining=30,
+    allow_sequences=True,
+    description="source code (UTS #55): Trojan Source, invisibles, look-alike identifiers",
+)
+
 PROFILES: dict[str, Policy] = {
     "text": TEXT,
     "single-line": SINGLE_LINE,
     "identifier": IDENTIFIER,
     "filename": FILENAME,
+    "source": SOURCE,
 }
 NAMES: tuple[str, ...] = tuple(PROFILES)
 
@@ -165,4 +213,4 @@ def get(name: str) -> Policy:
         raise ValueError(f"unknown profile {name!r}; choose one of: {', '.join(NAMES)}") from None
 
 
-__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "TEXT", "get"]
+__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "SOURCE", "TEXT", "get"]

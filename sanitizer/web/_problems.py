@@ -103,7 +103,13 @@ def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Prob
     if err is not None:
         return ill_formed(err, part, where, base + finding.start)
     cat = finding.category
-    whole = cat in (Category.TOO_LONG, Category.EMPTY, Category.DOT_SEGMENT)
+    whole = cat in (
+        Category.TOO_LONG,
+        Category.EMPTY,
+        Category.DOT_SEGMENT,
+        Category.MIXED_SCRIPT,
+        Category.MIXED_NUMBERS,
+    )
     return Problem(
         400,
         "refused-text",
@@ -257,4 +263,8 @@ _CATEGORY_SUMMARY = {
     Category.COMBINING_RUN: "too many combining marks in a row",
     Category.DOT_SEGMENT: "'.' or '..' as a whole value",
     Category.EMPTY: "empty value",
+    Category.RESTRICTED: "character not allowed in identifiers (UTS #39)",
+    Category.MIXED_SCRIPT: "letters of scripts that do not belong together (UTS #39)",
+    Category.MIXED_NUMBERS: "digits of more than one numbering system (UTS #39)",
+    Category.HIDDEN_OVERLAY: "marks that cannot be seen or counted (UTS #39)",
 }
