@@ -1,9 +1,14 @@
-"""``sanitizer normalize`` and ``sanitizer compare``: identifiers from the command line.
+"""``sanitizer normalize``, ``compare`` and ``skeleton``: identifiers from the command line.
 
-An adapter over ``sanitizer.identifiers``: it reads arguments or stdin (strict UTF-8,
-RFC 3629: ill-formed input is a one-line error, exit 2), normalizes, and prints.
-``compare`` exits 0 when two identifiers are equal under the form, 1 when not, and then
-shows both normal forms and the code points where they differ (``describe``).
+An adapter over ``sanitizer.identifiers`` and ``sanitizer.lookalike``: it reads arguments
+or stdin (strict UTF-8, RFC 3629: ill-formed input is a one-line error, exit 2) and
+prints.  ``compare`` exits 0 when two identifiers are equal under the form, 1 when not,
+and then shows both normal forms and the code points where they differ (``describe``).
+``compare --confusable`` asks UTS #39 §4 instead: it exits 0 when A and B are
+confusable (equal skeletons), 1 when not, and shows both skeletons, the scripts of each
+string (UTS #39 §5.1) and whether the pair is single-, mixed- or whole-script.
+``skeleton`` prints UTS #39 skeletons, for comparison only (UTS #39 §4: never display
+one to a user).  ``collisions`` (a file of identifiers) lives in ``collisions.py``.
 """
 
 from __future__ import annotations
@@ -11,21 +16,27 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from ..charinfo import describe
 from ..decoder import decode
 from ..errors import Utf8Error
+from . import collisions
+from ._output import OutputError, Writer, display_path, end_of_output
+from .collisions import shown
 
-# The policy layer (sanitizer.identifiers, sanitizer.chardata and its tables) is imported
-# only when ``normalize`` or ``compare`` runs, so ``sanitizer check`` does not load it.
+# The policy layer (sanitizer.identifiers, sanitizer.chardata, sanitizer.lookalike and
+# their tables) is imported only when a command here runs: ``sanitizer check`` does not
+# load it.
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 MAX_SHOWN = 10  # differing positions listed by compare
 
 
 def register(sub: Any) -> None:
-    """Add ``normalize`` and ``compare`` to an argparse subparsers object."""
+    """Add ``normalize``, ``compare``, ``skeleton`` and ``collisions`` to an argparse
+    subparsers object."""
     p = sub.add_parser(
         "normalize",
         help="print identifiers in a normal form (NFC, NFKC, NFKC_CASEFOLD)",
@@ -38,19 +49,42 @@ def register(sub: Any) -> None:
 
     c = sub.add_parser(
         "compare",
-        help="exit 0 if two identifiers are equal under a normal form, 1 if not",
-        description="Compare A and B after normalization; show where they differ.",
+        help="exit 0 if two identifiers are equal under a normal form (or, with "
+        "--confusable, look alike), 1 if not",
+        description="Compare A and B after normalization; show where they differ. With "
+        "--confusable, compare their UTS #39 skeletons instead: exit 0 when A and B are "
+        "confusable, 1 when not; show both skeletons, the scripts of each, and whether "
+        "the pair is single-script, mixed-script or whole-script (UTS #39 §4).",
     )
     c.add_argument("a", metavar="A")
     c.add_argument("b", metavar="B")
-    _form_option(c)
+    _form_option(c, default=None)
+    c.add_argument(
+        "--confusable",
+        action="store_true",
+        help="compare skeletons (UTS #39 §4) rather than normal forms; not with --form",
+    )
     c.set_defaults(func=_compare)
 
+    k = sub.add_parser(
+        "skeleton",
+        help="print UTS #39 skeletons (for comparing identifiers, never for display)",
+        description="Print the UTS #39 §4 skeleton of each TEXT (or of each line of stdin, "
+        "LF or CRLF; an empty line gives an empty line). Two strings are confusable when "
+        "their skeletons are equal. Characters a terminal would not show (controls, "
+        "format characters such as U+202E) are escaped, and a backslash is doubled.",
+    )
+    k.add_argument("text", nargs="*", metavar="TEXT", help="strings (default: stdin lines)")
+    k.add_argument("--codepoints", action="store_true", help="also list the code points")
+    k.set_defaults(func=_skeleton)
 
-def _form_option(p: argparse.ArgumentParser) -> None:
+    collisions.register(sub)
+
+
+def _form_option(p: argparse.ArgumentParser, default: str | None = "NFC") -> None:
     p.add_argument(
         "--form",
-        default="NFC",
+        default=default,
         type=_normal_form,
         metavar="FORM",
         help="normal form: NFC (default), NFKC or NFKC_CASEFOLD",
@@ -71,12 +105,12 @@ def _codepoints(text: str) -> str:
     return " ".join(f"U+{ord(c):04X}" for c in text)
 
 
-def _read_stdin() -> list[str] | None:
+def _read_stdin(cmd: str = "normalize") -> list[str] | None:
     data = sys.stdin.buffer.read()
     try:
         text = decode(data, bom="strip")
     except Utf8Error as exc:
-        print(f"sanitizer normalize: stdin: {exc}", file=sys.stderr)
+        print(f"sanitizer {cmd}: stdin: {exc}", file=sys.stderr)
         return None
     return text.splitlines()
 
@@ -108,11 +142,22 @@ def _encodable(text: str, cmd: str) -> bool:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from ..chardata import NormalForm
     from ..identifiers import identifiers_equal, normalize_identifier
 
-    a, b, form = args.a, args.b, args.form
+    a, b = args.a, args.b
     if not (_encodable(a, "compare") and _encodable(b, "compare")):
         return EXIT_USAGE
+    if args.confusable:
+        if args.form is not None:
+            print(
+                "sanitizer compare: --form and --confusable exclude each other "
+                "(a skeleton starts from NFD, UTS #39 §4)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        return _confusable(a, b)
+    form: NormalForm = args.form if args.form is not None else "NFC"
     na = normalize_identifier(a, form=form)
     nb = normalize_identifier(b, form=form)
     equal = identifiers_equal(a, b, form=form)
@@ -122,18 +167,142 @@ def _compare(args: argparse.Namespace) -> int:
         print("equal")
         return EXIT_OK
     print("different:")
-    # Align the two forms (difflib) so one extra or missing code point does not make
+    for line in _differences(na, nb):
+        print(line)
+    return EXIT_DIFFERENT
+
+
+def _differences(na: str, nb: str) -> list[str]:
+    """Where ``na`` and ``nb`` differ, one line per change, at most ``MAX_SHOWN``."""
+    # Align the two (difflib) so one extra or missing code point does not make
     # everything after it look different.
     matcher = difflib.SequenceMatcher(a=na, b=nb, autojunk=False)
-    shown = 0
+    lines: list[str] = []
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        shown += 1
-        if shown > MAX_SHOWN:
-            print("  ...")
+        if len(lines) == MAX_SHOWN:
+            lines.append("  ...")
             break
         left = ", ".join(describe(ord(c)) for c in na[a0:a1]) or "(nothing)"
         right = ", ".join(describe(ord(c)) for c in nb[b0:b1]) or "(nothing)"
-        print(f"  A[{a0}:{a1}] {left}  vs  B[{b0}:{b1}] {right}")
-    return EXIT_DIFFERENT
+        lines.append(f"  A[{a0}:{a1}] {left}  vs  B[{b0}:{b1}] {right}")
+    return lines
+
+
+_EXPLAINED = {
+    "single-script": "the strings have a resolved script in common",
+    "mixed-script": "the resolved script sets are disjoint",
+    "whole-script": "mixed-script, and each string is single-script",
+}
+
+
+def _confusable(a: str, b: str) -> int:
+    """``compare --confusable``: UTS #39 §4 skeletons, scripts (§5.1) and the kind."""
+    from .. import lookalike
+
+    out = Writer(as_json=False)
+    try:
+        verdict = lookalike.confusable(a, b)
+        for name, text in (("A", a), ("B", b)):
+            out.line(f"{name}: {shown(text)}")
+            out.line(f"   skeleton: {shown(lookalike.skeleton(text))}")
+            out.line(f"   scripts: {_scripts(text)}")
+        if verdict is None:
+            out.line("not confusable: the skeletons differ")
+            for line in _differences(lookalike.skeleton(a), lookalike.skeleton(b)):
+                out.line(line)
+            out.flush()
+            return EXIT_DIFFERENT
+        kind = verdict.value
+        out.line(f"confusable: {kind} (UTS #39 §4: {_EXPLAINED.get(kind, kind)})")
+        for line in _differences(a, b) if a != b else ["  A and B are the same string"]:
+            out.line(line)
+        out.flush()
+    except OutputError as exc:
+        return end_of_output(exc, "sanitizer compare")
+    return EXIT_OK
+
+
+def _scripts(text: str) -> str:
+    """The scripts of ``text`` by full name (Script_Extensions of each character, Common,
+    Inherited and Unknown left out) and its resolved script set (UTS #39 §5.1)."""
+    from .. import lookalike
+
+    resolved = lookalike.resolved_scripts(text)
+    where: dict[str, list[int]] = {}  # scripts of a character (e.g. Hira/Kana) -> positions
+    for i, ch in enumerate(text):
+        codes = lookalike.script_extensions(ch) - _NOT_A_SCRIPT
+        if codes:
+            where.setdefault("/".join(sorted(map(_script_name, codes))), []).append(i)
+    present = " + ".join(where) or "Common/Inherited only"
+    if resolved == lookalike.ALL_SCRIPTS:
+        return f"{present}; resolved: any script (UTS #39 §5.1)"
+    if not resolved:
+        at = "; ".join(f"{name} at {_positions(pos)}" for name, pos in where.items())
+        return f"{present}; resolved: none, mixed-script ({at})"
+    return f"{present}; resolved: {', '.join(sorted(map(_script_name, resolved)))}"
+
+
+# Common, Inherited and Unknown (unassigned): no script of their own (UAX #24).
+_NOT_A_SCRIPT = frozenset({"Zyyy", "Zinh", "Zzzz"})
+
+
+def _positions(indices: list[int]) -> str:
+    """``0, 2-5`` for [0, 2, 3, 4, 5], at most ``MAX_SHOWN`` ranges."""
+    ranges: list[list[int]] = []
+    for i in indices:
+        if ranges and ranges[-1][1] == i - 1:
+            ranges[-1][1] = i
+        else:
+            ranges.append([i, i])
+    parts = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in ranges[:MAX_SHOWN]]
+    if len(ranges) > MAX_SHOWN:
+        parts.append("...")
+    return ", ".join(parts)
+
+
+def _script_name(code: str) -> str:
+    """``Latin`` for ``Latn``: the full name (UAX #24), as a person reads it."""
+    from .. import lookalike
+
+    return lookalike.script_name(code)
+
+
+def _skeleton(args: argparse.Namespace) -> int:
+    from .. import lookalike
+
+    out = Writer(as_json=False)
+    try:
+        lines = args.text if args.text else _stdin_lines("skeleton")
+        for item in lines:
+            if item is None:
+                return EXIT_USAGE
+            if not _encodable(item, "skeleton"):
+                return EXIT_USAGE
+            result = lookalike.skeleton(item)
+            out.line(display_path(result))
+            if args.codepoints:
+                out.line(f"  {_codepoints(result)}")
+        out.flush()
+    except OutputError as exc:
+        return end_of_output(exc, "sanitizer skeleton")
+    return EXIT_OK
+
+
+def _stdin_lines(cmd: str) -> Iterator[str | None]:
+    """Lines of stdin (LF or CRLF, BOM stripped), decoded strictly one at a time; after
+    a one-line error on stderr, ``None`` for an ill-formed line."""
+    if sys.stdin is None:
+        print(f"sanitizer {cmd}: stdin: standard input is closed", file=sys.stderr)
+        yield None
+        return
+    for number, raw in enumerate(sys.stdin.buffer, 1):
+        raw = raw[:-1] if raw.endswith(b"\n") else raw
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        try:
+            yield decode(raw, bom="strip") if number == 1 else decode(raw)
+        except Utf8Error as exc:
+            print(f"sanitizer {cmd}: stdin: line {number}: {exc}", file=sys.stderr)
+            yield None
+            return
