@@ -1,0 +1,94 @@
+"""A sanitizer policy as a pydantic v2 type: ``Annotated[str, IdentifierValidator(policy)]``.
+
+    from typing import Annotated
+    from pydantic import BaseModel
+    from sanitizer.integrations.pydantic import Identifier, IdentifierValidator
+
+    class Signup(BaseModel):
+        username: Identifier                                    # profiles.IDENTIFIER
+        handle: Annotated[str, IdentifierValidator(MY_POLICY)]  # any Policy
+
+The value is first a ``str`` by pydantic's own rules, then ``inspect(value, policy)``
+judges it.  Accepted: the field holds the policy's output (NFC for ``IDENTIFIER``), so
+what is stored is what was checked.  Refused: a ``PydanticCustomError`` of type
+``"sanitizer_identifier"`` (``ERROR_TYPE``, stable: match on it), whose message names the
+first refusal ("mixed-script at 0..6: ...") and whose context carries the policy name,
+the finding's category, start and end (code-point indices into the input).  The JSON
+schema is a string with a description naming the policy.  pydantic is optional: without
+it, importing this module raises ImportError saying what to install.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+try:
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import PydanticCustomError, core_schema
+except ImportError as exc:  # pragma: no cover - exercised in a child interpreter
+    raise ImportError(
+        "sanitizer.integrations.pydantic needs pydantic v2: pip install 'pydantic>=2'"
+    ) from exc
+
+from .. import profiles
+from ..policy import Policy, inspect
+
+__all__ = ["ERROR_TYPE", "Identifier", "IdentifierValidator"]
+
+ERROR_TYPE = "sanitizer_identifier"
+
+
+@dataclass(frozen=True)
+class IdentifierValidator:
+    """Pydantic metadata checking a ``str`` with ``policy`` (``profiles.IDENTIFIER`` by
+    default); the field's value becomes the policy's output."""
+
+    policy: Policy = field(default=profiles.IDENTIFIER)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.policy, Policy):
+            raise TypeError(
+                "IdentifierValidator() argument 'policy' must be a sanitizer Policy, "
+                f"not {type(self.policy).__name__}"
+            )
+
+    def __repr__(self) -> str:  # pydantic names the validator by it in error titles
+        return f"IdentifierValidator(policy={self.policy.name!r})"
+
+    def __call__(self, value: str) -> str:
+        report = inspect(value, self.policy)
+        if report.ok and report.text is not None:
+            return report.text
+        refused = report.rejections or report.findings
+        first = refused[0] if refused else None
+        context: dict[str, Any] = {
+            "policy": self.policy.name,
+            "finding": str(first) if first is not None else "rejected",
+            "category": first.category.value if first is not None else None,
+            "start": first.start if first is not None else None,
+            "end": first.end if first is not None else None,
+        }
+        raise PydanticCustomError(
+            ERROR_TYPE, "refused by sanitizer policy '{policy}': {finding}", context
+        )
+
+    def __get_pydantic_core_schema__(
+        self, source_type: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self, core_schema.str_schema())
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        about = f": {self.policy.description}" if self.policy.description else ""
+        json_schema.setdefault(
+            "description", f"checked by sanitizer policy {self.policy.name!r}{about}"
+        )
+        return json_schema
+
+
+# A username, handle or tag, checked by profiles.IDENTIFIER.
+Identifier = Annotated[str, IdentifierValidator()]
