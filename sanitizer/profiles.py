@@ -1,4 +1,4 @@
-"""Ready-made policies (TEXT, SINGLE_LINE, IDENTIFIER, FILENAME) under their public name.
+"""Ready-made policies (TEXT, SINGLE_LINE, IDENTIFIER, FILENAME, SOURCE) under their public name.
 
 The profiles are defined in ``sanitizer.policy.profiles``, next to the model they are
 made of, so the policy engine can default to ``TEXT`` without an import cycle; this
@@ -8,6 +8,15 @@ sanitizer.policy.profiles.TEXT``).
 
 from __future__ import annotations
 
-from .policy.profiles import FILENAME, IDENTIFIER, NAMES, PROFILES, SINGLE_LINE, TEXT, get
+from .policy.profiles import (
+    FILENAME,
+    IDENTIFIER,
+    NAMES,
+    PROFILES,
+    SINGLE_LINE,
+    SOURCE,
+    TEXT,
+    get,
+)
 
-__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "TEXT", "get"]
+__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "SOURCE", "TEXT", "get"]

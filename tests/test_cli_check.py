@@ -51,12 +51,14 @@ def test_folder_is_scanned_recursively_one_line_per_attack(tree: Path) -> None:
     by_file = {line.split(":")[0]: line for line in lines}
     trav = by_file[str(tree / "sub" / "traversal.bin")]
     assert trav == (
-        f"{tree / 'sub' / 'traversal.bin'}:15: C0 AF  overlong  "
-        "overlong 2-byte encoding of U+002F SOLIDUS '/'"
+        f"{tree / 'sub' / 'traversal.bin'}:1:16: overlong  C0 AF  reject  "
+        "overlong 2-byte encoding of U+002F SOLIDUS '/'  "
+        "| GET /scripts/..<C0 AF>../winnt/system32/cmd.exe"
     )
-    assert f"{tree / 'tail.bin'}:3: E2 82  incomplete" in by_file[str(tree / "tail.bin")]
+    assert f"{tree / 'tail.bin'}:1:4: incomplete  E2 82" in by_file[str(tree / "tail.bin")]
     cesu = [line for line in lines if "cesu.bin" in line]
-    assert [line.split(":")[1] for line in cesu] == ["1", "4"]
+    # line:column, the column in code points with one per ill-formed subpart (ED, A1, 8C)
+    assert [line.split(":", 3)[1:3] for line in cesu] == [["1", "2"], ["1", "5"]]
     assert "U+D84C" in cesu[0] and "U+DFB4" in cesu[1]
     assert len(lines) == 4
     assert b"4 finding(s) in 3 file(s)" in proc.stderr
@@ -70,6 +72,15 @@ def test_json_lines(tree: Path) -> None:
         "path": str(tree / "sub" / "traversal.bin"),
         "start": 15,
         "end": 17,
+        "line": 1,
+        "column": 16,
+        "end_line": 1,
+        "end_column": 18,
+        "rule": "overlong",
+        "what": "C0 AF",
+        "action": "reject",
+        "fails": True,
+        "excerpt": "GET /scripts/..<C0 AF>../winnt/system32/cmd.exe",
         "bytes": "C0 AF",
         "kind": "overlong",
         "naive": "U+002F",
@@ -84,7 +95,8 @@ def test_stdin(tree: Path) -> None:
     assert proc.returncode == 1
     assert (
         proc.stdout.decode()
-        == "<stdin>:2: FE  invalid-byte  byte 0xFE never appears in UTF-8 (RFC 3629 §1)\n"
+        == "<stdin>:1:3: invalid-byte  FE  reject  byte 0xFE never appears in UTF-8 "
+        "(RFC 3629 §1)  | ok<FE>\n"
     )
     assert run_cli("-", stdin="ok ✓".encode()).returncode == 0
 
@@ -179,6 +191,8 @@ def test_policy_findings_lines(tmp_path: Path) -> None:
     proc = run_cli("--policy", "single_line", str(path))
     assert proc.returncode == 1
     lines = proc.stdout.decode().splitlines()
-    assert lines[0] == f"{path}:1: U+202E  bidi-control  reject  U+202E RIGHT-TO-LEFT OVERRIDE"
-    assert [line.split(":")[1] for line in lines] == ["1", "5", "6"]
+    assert lines[0] == (
+        f"{path}:1:2: bidi-control  U+202E  reject  U+202E RIGHT-TO-LEFT OVERRIDE  | x<U+202E>y"
+    )
+    assert [line.split(":", 3)[1:3] for line in lines] == [["1", "2"], ["1", "4"], ["1", "5"]]
     assert run_cli("--policy", "NOPE", str(path)).returncode == 2

@@ -5,8 +5,10 @@ attack file from the gate (a folder without read permission, a name past PATH_MA
 So every folder and file that cannot be read is reported, one line each, and makes the
 run exit 2, as grep does.  A PATH argument that is not a folder is read whatever kind of
 file it is: a FIFO, a device or a process substitution (``<(cmd)``, ``/dev/fd/63``) is
-input like any other.  Inside folders only regular files are read (a FIFO met while
-walking could block the scan forever); any other kind is reported as skipped.
+input like any other, whatever ignore rules, globs or binary detection say.  Folders
+are walked by ``_walk`` (what git would not ignore); inside them only regular files are
+read (a FIFO met while walking could block the scan forever), any other kind is reported
+as skipped and symbolic links are counted, not followed, unless ``--follow``.
 """
 
 from __future__ import annotations
@@ -16,53 +18,47 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from . import _walk
+from ._walk import Problem, reason_of
+
 STDIN = "-"
+
+__all__ = ["STDIN", "Input", "Problem", "expand", "size_of"]
 
 
 @dataclass(frozen=True)
-class Problem:
-    """Something the walk could not read (``error``) or chose not to (``skipped``)."""
+class Input:
+    """One file to read; ``named`` when it was a PATH argument (always read as it is:
+    ignore rules, globs and binary detection apply only to files found in folders)."""
 
     path: str
-    message: str
-    error: bool = True
+    named: bool
 
 
-def expand(paths: list[str], report: Callable[[Problem], None]) -> Iterator[str]:
-    """Files to scan, in order: folders walked recursively with entries sorted; '-' is
-    stdin.  ``report`` gets every path that cannot be read or is left out, with why."""
+def expand(
+    paths: list[str],
+    report: Callable[[Problem], None],
+    rules: _walk.Rules | None = None,
+    counts: _walk.Counts | None = None,
+) -> Iterator[Input]:
+    """Files to scan, in order: folders walked as ``_walk`` says, '-' is stdin.
+    ``report`` gets every path that cannot be read or is left out, with why."""
+    rules = rules if rules is not None else _walk.Rules()
+    counts = counts if counts is not None else _walk.Counts()
     for path in paths:
         if path == STDIN:
-            yield path
+            yield Input(path, True)
             continue
         try:
             mode = os.stat(path).st_mode
         except OSError as exc:
-            report(Problem(path, _reason(exc)))
+            report(Problem(path, reason_of(exc)))
             continue
         if stat.S_ISDIR(mode):
-            yield from _walk(path, report)
+            for found in _walk.walk(path, rules, counts, report):
+                yield Input(found, False)
         else:
-            yield path  # named explicitly: read whatever it is
-
-
-def _walk(top: str, report: Callable[[Problem], None]) -> Iterator[str]:
-    def failed(exc: OSError) -> None:
-        report(Problem(exc.filename if exc.filename is not None else top, _reason(exc)))
-
-    for root, dirs, files in os.walk(top, onerror=failed):
-        dirs.sort()
-        for name in sorted(files):
-            full = os.path.join(root, name)
-            try:
-                mode = os.stat(full).st_mode
-            except OSError as exc:  # a dangling symlink, a name past PATH_MAX, ...
-                report(Problem(full, _reason(exc)))
-                continue
-            if stat.S_ISREG(mode):
-                yield full
-            else:
-                report(Problem(full, f"skipped: {_kind(mode)}, not a regular file", False))
+            yield Input(path, True)  # named explicitly: read whatever it is
 
 
 def size_of(path: str) -> int:
@@ -74,17 +70,3 @@ def size_of(path: str) -> int:
     except OSError:
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else 0
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a special file"
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)

@@ -18,6 +18,7 @@ import errno
 import json
 import os
 import sys
+from dataclasses import dataclass, field
 from typing import Any
 
 import unicodedata2
@@ -85,12 +86,93 @@ def json_path_fields(path: str) -> dict[str, str]:
     return {"path": path}
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a finding is: byte offsets (exact) and 1-based line/column (as clicked;
+    the column unit is the run's, code points or UTF-16 code units).  The end is
+    exclusive: the position just after the finding."""
+
+    path: str
+    start: int
+    end: int
+    line: int = 1
+    column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding as every output format shows it.  ``kind`` is the rule id
+    (``overlong``, ``bidi-control``, ``declared-encoding``), ``what`` the offending thing
+    in short (``C0 AF``, ``U+202E``, ``latin-1``), ``action`` the profile's action for it
+    (``reject``, ``strip``, ``replace`` or ``allow``).  ``fails`` is whether it fails the
+    run.  ``related`` holds other places that belong to it, each with a message (e.g. the
+    other spelling of a look-alike identifier); ``details`` are extra JSON fields."""
+
+    kind: str
+    what: str
+    action: str
+    reason: str
+    place: Place
+    excerpt: str = ""
+    fails: bool = True
+    related: tuple[tuple[Place, str], ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def text_line(self) -> str:
+        where = f"{display_path(self.place.path)}:{self.place.line}:{self.place.column}"
+        line = f"{where}: {self.kind}  {self.what}  {self.action}  {self.reason}"
+        for place, message in self.related:
+            line += f" [{display_path(place.path)}:{place.line}:{place.column}: {message}]"
+        if self.excerpt:
+            line += f"  | {self.excerpt}"
+        return line
+
+    def as_record(self) -> dict[str, Any]:
+        record: dict[str, Any] = {**json_path_fields(self.place.path), **self.place.as_dict()}
+        record.update(
+            rule=self.kind,
+            what=self.what,
+            action=self.action,
+            fails=self.fails,
+            reason=self.reason,
+            excerpt=self.excerpt,
+        )
+        if self.related:
+            record["related"] = [
+                {**json_path_fields(p.path), **p.as_dict(), "message": m} for p, m in self.related
+            ]
+        for key, value in self.details.items():
+            record.setdefault(key, value)
+        return record
+
+
+FORMATS = ("text", "json", "sarif")
+
+
 class Writer:
     """Writes report lines to stdout: text through ``sys.stdout`` with escapes for what
-    the terminal's encoding cannot show, JSON as UTF-8 bytes whatever the locale."""
+    the terminal's encoding cannot show, JSON and SARIF as UTF-8 bytes whatever the
+    locale."""
 
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
+    def __init__(self, as_json: bool = False, fmt: str | None = None) -> None:
+        self.format = fmt if fmt is not None else "json" if as_json else "text"
+        self.as_json = self.format != "text"
+
+    def raw(self, text: str) -> None:
+        """``text`` as UTF-8 (a part of a JSON document)."""
+        self._write(text)
 
     def record(self, record: dict[str, Any]) -> None:
         self._write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,15 +1,19 @@
-"""``sanitizer check``: scan files, folders and stdin for ill-formed UTF-8, in bounded memory.
+"""``sanitizer check``: the gate for files, folders and stdin, in bounded memory.
 
-An adapter: it reads bytes and prints what the core reports.  Files stream through
-``IncrementalDecoder.feed`` in fixed-size chunks; errors are grouped as a person reads them
-(``group_errors``: ``C0 AE`` is one overlong '.', not two stray bytes) and printed as soon
-as each group is complete, one line each::
+An adapter: it reads bytes and prints what the core (and, with ``--policy``, the policy
+layer) reports.  Folders are walked like ripgrep walks them (``_walk``: VCS folders
+skipped, ``.gitignore``/``.ignore`` honoured, binary files skipped); each file streams
+through ``IncrementalDecoder.feed`` in fixed-size chunks, errors grouped as a person reads
+them (``C0 AE`` is one overlong '.') and printed once complete, one line each::
 
-    PATH:OFFSET: HEX  KIND  REASON
+    PATH:LINE:COLUMN: KIND  WHAT  ACTION  REASON  | EXCERPT
 
-``--json`` prints the same as JSON Lines, then one summary object.  With ``--policy`` the
-decoded text is also checked against a profile (see ``sanitizer.profiles``).  Exit 0 when
-everything is clean, 1 when anything was found, 2 on usage or I/O errors.
+A file that declares another encoding (``_declared``) is one ``declared-encoding``
+finding.  ``--policy SOURCE`` runs ``sanitizer.source.check_source`` (Trojan Source,
+invisibles, look-alike identifiers, UTS #55) on each UTF-8 file.  ``--format json``
+prints JSON Lines and a summary object, ``--format sarif`` one
+SARIF 2.1.0 log (``_sarif``).  Exit 0 when nothing fails the check, 1 when a finding the
+profile refuses was found (allowed ones too with ``--strict``), 2 on usage or I/O errors.
 """
 
 from __future__ import annotations
@@ -18,33 +22,98 @@ import argparse
 import errno
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
-from ..decoder import ErrorGrouper, IncrementalDecoder
+from ..decoder import ErrorGrouper, IncrementalDecoder, find_errors
 from ..errors import Utf8Error
-from . import _inputs
-from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
+from . import _inputs, _walk
+from ._declared import HEAD, declared_encoding
+from ._locate import CODEPOINTS, CONTEXT, UTF16, Locator, excerpt, locate_all, visible
+from ._output import FORMATS, Finding, OutputError, Place, Writer, display_path, end_of_output
 
 CHUNK = 1 << 16
+BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+_BOM = b"\xef\xbb\xbf"
+_LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
+    "ascii-only",
+    "single-script",
+    "highly-restrictive",
+    "moderately-restrictive",
+    "minimally-restrictive",
+    "unrestricted",
+)
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "check",
-        help="report ill-formed UTF-8 (and, with --policy, unwanted characters)",
+        help="the gate: report ill-formed UTF-8 (and, with --policy, unwanted characters)",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="file, folder (recursive) or -")
-    p.add_argument("--json", action="store_true", help="JSON Lines output for machines")
-    p.add_argument(
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text lines (default), JSON Lines, or one SARIF 2.1.0 log (code scanning)",
+    )
+    out.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="--format json"
+    )
+    out.add_argument(
+        "--columns",
+        choices=(CODEPOINTS, UTF16),
+        default=None,
+        help="column unit: code points (default for text and JSON) or UTF-16 code units "
+        "(LSP editors; the default for SARIF)",
+    )
+    out.add_argument(
+        "--limit",
+        type=int,
+        default=0,
+        metavar="N",
+        help="report at most N findings per file (0: all)",
+    )
+    out.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only when stderr is a terminal)",
+    )
+    gate = p.add_argument_group("what fails the check")
+    gate.add_argument(
         "--policy",
         metavar="PROFILE",
-        help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE)",
+        help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE; "
+        "SOURCE: the source-code gate of UTS #55, see sanitizer.source)",
     )
-    p.add_argument(
+    gate.add_argument(
+        "--max-restriction-level",
+        choices=_LEVELS,
+        default=None,
+        metavar="LEVEL",
+        help="with --policy SOURCE: the widest script mix an identifier may have (UTS #39 "
+        "§5.2; default highly-restrictive): " + ", ".join(_LEVELS),
+    )
+    gate.add_argument(
+        "--strict",
+        action="store_true",
+        help="findings the profile allows (and reports) fail the check too",
+    )
+    gate.add_argument(
+        "--declared-encoding",
+        choices=("reject", "allow", "ignore"),
+        default="reject",
+        help="a file declaring a non-UTF-8 encoding (PEP 263 cookie, XML, HTML meta) is one "
+        "finding that fails (reject, default) or is only reported (allow); ignore: check "
+        "its bytes as UTF-8 anyway",
+    )
+    gate.add_argument(
         "--max-bytes",
         type=int,
         default=64 << 20,
@@ -52,23 +121,48 @@ def register(sub: Any) -> None:
         help="with --policy: files larger than N bytes are reported too-long, not loaded "
         "(default 64 MiB; strict UTF-8 checking streams and has no limit)",
     )
-    p.add_argument(
+    gate.add_argument(
         "--allow-overlong-nul",
         action="store_true",
         help="accept exactly C0 80 as U+0000 (Java Modified UTF-8, HOWTO §5.9.4)",
     )
-    p.add_argument(
-        "--limit",
-        type=int,
-        default=0,
-        metavar="N",
-        help="report at most N findings per file (0: all)",
+    walk = p.add_argument_group("which files in folders (files named as PATH are always read)")
+    walk.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (gitignore syntax; repeatable)",
     )
-    p.add_argument(
-        "--progress",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="progress bar on stderr (auto: only when stderr is a terminal)",
+    walk.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files and folders matching GLOB (gitignore syntax; repeatable)",
+    )
+    walk.add_argument(
+        "--binary",
+        choices=("skip", "check"),
+        default="skip",
+        help="files with a NUL byte in their first 8 KiB are binary: skipped (default, "
+        "counted in the summary) or checked",
+    )
+    walk.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="do not honour .gitignore and .ignore files",
+    )
+    walk.add_argument(
+        "--no-git",
+        action="store_true",
+        help="read .gitignore files without asking git (then tracked files that an ignore "
+        "rule matches are left out too)",
+    )
+    walk.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow symbolic links (loops are detected); by default they are counted, not read",
     )
     p.set_defaults(func=run)
 
@@ -78,9 +172,10 @@ class _Totals:
     files: int = 0
     bytes: int = 0
     findings: int = 0
+    failing: int = 0
     dirty_files: int = 0
     io_errors: int = 0
-    dirty: list[str] = field(default_factory=list)
+    binary: int = 0
 
 
 class _Progress:
@@ -130,46 +225,55 @@ def _walk_problem(problem: _inputs.Problem, totals: _Totals) -> None:
         print(f"sanitizer check: {display_path(problem.path)}: {problem.message}", file=sys.stderr)
 
 
-def _scan_stream(
-    stream: IO[bytes], decoder: IncrementalDecoder, progress: _Progress, label: str
-) -> Iterator[tuple[Utf8Error, ...]]:
-    """Yield groups of errors (``ErrorGrouper``) as soon as no later error can join them."""
-    grouper = ErrorGrouper()
-    while True:
-        chunk = stream.read(CHUNK)
-        final = not chunk
-        _, errors = decoder.feed(chunk, final=final)
-        progress.advance(len(chunk), label)
-        for err in errors:
-            done = grouper.add(err)
-            if done is not None:
-                yield done
-        last = grouper.close(None if final else decoder.position)
-        if last is not None:
-            yield last
-        if final:
-            return
+class _Sink:
+    """Where findings go: text lines, JSON Lines or a SARIF log; per-file ``--limit``."""
 
+    def __init__(self, args: argparse.Namespace, out: Writer, columns: str) -> None:
+        self.out = out
+        self.limit = args.limit
+        self.sarif = None
+        if args.format == "sarif":
+            from ._sarif import SarifLog
 
-def _group_record(path: str, group: tuple[Utf8Error, ...]) -> dict[str, Any]:
-    head = group[0]
-    record = {"path": path, **head.as_dict()}
-    record["end"] = group[-1].end
-    record["bytes"] = " ".join(err.hex for err in group)
-    record["subparts"] = len(group)
-    return record
+            self.sarif = SarifLog(out, columns)
 
+    def emit(self, finding: Finding) -> None:
+        if self.sarif is not None:
+            self.sarif.result(finding)
+        elif self.out.as_json:
+            self.out.record(finding.as_record())
+        else:
+            self.out.line(finding.text_line())
 
-def _emit(out: Writer, record: dict[str, Any]) -> None:
-    if out.as_json:
-        out.record({**record, **json_path_fields(record["path"])})
-    else:
-        where = f"{display_path(record['path'])}:{record['start']}"
-        out.line(f"{where}: {record['bytes']}  {record['kind']}  {record['reason']}")
+    def emit_file(
+        self,
+        label: str,
+        findings: Iterable[Finding],
+        totals: _Totals,
+        unlisted: tuple[int, int] = (0, 0),
+    ) -> None:
+        """Emit ``findings`` of one file; ``unlisted`` counts findings (and failing ones)
+        that the policy counted without listing them (``Policy.max_findings``)."""
+        found, failing = unlisted
+        for finding in findings:
+            found += 1
+            failing += finding.fails
+            if not self.limit or found - unlisted[0] <= self.limit:
+                self.emit(finding)
+        listed = found - unlisted[0]
+        unshown = unlisted[0] + (listed - self.limit if self.limit and listed > self.limit else 0)
+        self._count(label, found, failing, unshown, totals)
+
+    def _count(self, label: str, found: int, failing: int, unshown: int, totals: _Totals) -> None:
+        if unshown and not self.out.as_json:
+            self.out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
+        totals.findings += found
+        totals.failing += failing
+        totals.dirty_files += bool(found)
 
 
 def run(args: argparse.Namespace) -> int:
-    out = Writer(args.json)
+    out = Writer(fmt=args.format)
     try:
         return _run(args, out)
     except OutputError as exc:
@@ -179,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, out: Writer) -> int:
     totals = _Totals()
     policy = None
+    args.source = False
     if args.policy:
         from .. import profiles  # policy layer: only loaded when asked for
 
@@ -187,38 +292,75 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
         except ValueError as exc:
             print(f"sanitizer check: {exc}", file=sys.stderr)
             return EXIT_USAGE
+        args.source = policy is profiles.SOURCE
+        if args.max_restriction_level is not None:
+            if not args.source:
+                print(
+                    "sanitizer check: --max-restriction-level needs --policy SOURCE",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            policy = policy.replace(max_restriction_level=args.max_restriction_level)
     if args.limit < 0 or args.max_bytes < 0:
         print("sanitizer check: --limit and --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    files = list(_inputs.expand(args.paths, lambda problem: _walk_problem(problem, totals)))
-    total_size = sum(_inputs.size_of(f) for f in files)
+    columns = args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS)
+    rules = _walk.Rules(
+        ignore_files=not args.no_ignore,
+        use_git=not args.no_git,
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        follow=args.follow,
+    )
+    counts = _walk.Counts()
+    report = lambda problem: _walk_problem(problem, totals)  # noqa: E731
+    files = list(_inputs.expand(args.paths, report, rules, counts))
+    total_size = sum(_inputs.size_of(f.path) for f in files)
     enabled = args.progress == "always" or (args.progress == "auto" and _isatty(sys.stderr))
     progress = _Progress(total_size, enabled)
+    sink = _Sink(args, out, columns)
     try:
-        for path in files:
-            _check_one(path, args, policy, totals, progress, out)
+        for item in files:
+            _check_one(item, args, policy, columns, totals, progress, sink)
     finally:
         progress.close()
-    if args.json:
-        summary = {
-            "files": totals.files,
-            "bytes": totals.bytes,
-            "findings": totals.findings,
-            "files_with_findings": totals.dirty_files,
-            "io_errors": totals.io_errors,
-        }
+    code = EXIT_USAGE if totals.io_errors else EXIT_FOUND if totals.failing else EXIT_OK
+    summary = {
+        "files": totals.files,
+        "bytes": totals.bytes,
+        "findings": totals.findings,
+        "failing": totals.failing,
+        "files_with_findings": totals.dirty_files,
+        "io_errors": totals.io_errors,
+        "skipped_binary": totals.binary,
+        "skipped_symlinks": counts.symlinks,
+        "excluded": counts.excluded,
+        "columns": columns,
+    }
+    if sink.sarif is not None:
+        sink.sarif.close(not totals.io_errors, code, summary)
+    elif args.format == "json":
         out.record({"summary": summary})
     out.flush()
-    if not args.json:
-        print(
-            f"sanitizer check: {totals.files} file(s), {_size(totals.bytes)}: "
-            f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
-            + (f", {totals.io_errors} unreadable" if totals.io_errors else ""),
-            file=sys.stderr,
+    skipped = [
+        f"{n} {what}"
+        for n, what in (
+            (totals.binary, "binary"),
+            (counts.symlinks, "symlink(s)"),
+            (counts.excluded, "excluded"),
         )
-    if totals.io_errors:
-        return EXIT_USAGE
-    return EXIT_FOUND if totals.findings else EXIT_OK
+        if n
+    ]
+    passed = totals.findings - totals.failing
+    print(
+        f"sanitizer check: {totals.files} file(s), {_size(totals.bytes)}: "
+        f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
+        + (f" ({passed} allowed)" if passed else "")
+        + (f"; skipped {', '.join(skipped)}" if skipped else "")
+        + (f"; {totals.io_errors} unreadable" if totals.io_errors else ""),
+        file=sys.stderr,
+    )
+    return code
 
 
 def _isatty(stream: IO[str] | None) -> bool:
@@ -236,10 +378,11 @@ def _open(path: str) -> IO[bytes]:
     return open(path, "rb")
 
 
-def _read_at_most(stream: IO[bytes], limit: int) -> bytes:
-    """Up to ``limit`` + 1 bytes, read in chunks (never one allocation of ``limit``)."""
-    parts: list[bytes] = []
-    size = 0
+def _read_at_most(stream: IO[bytes], limit: int, data: bytes) -> bytes:
+    """``data`` and more, up to ``limit`` + 1 bytes, read in chunks (never one
+    allocation of ``limit``)."""
+    parts: list[bytes] = [data[: limit + 1]]
+    size = len(parts[0])
     while size <= limit:
         chunk = stream.read(min(CHUNK, limit + 1 - size))
         if not chunk:
@@ -250,83 +393,282 @@ def _read_at_most(stream: IO[bytes], limit: int) -> bytes:
 
 
 def _check_one(
-    path: str,
+    item: _inputs.Input,
     args: argparse.Namespace,
     policy: Any,
+    columns: str,
     totals: _Totals,
     progress: _Progress,
-    out: Writer,
+    sink: _Sink,
 ) -> None:
+    path = item.path
     label = "<stdin>" if path == _inputs.STDIN else path
     try:
         stream = _open(path)
     except OSError as exc:
         _io_error(label, exc.strerror or str(exc), totals)
         return
-    found = 0
+    size = 0
     try:
-        if policy is not None:
-            data = _read_at_most(stream, args.max_bytes)  # a policy needs the whole text
-            progress.advance(len(data), label)
-            totals.bytes += len(data)
-            if len(data) > args.max_bytes:
-                found = 1
-                record = {
-                    "path": label,
-                    "category": "too-long",
-                    "start": 0,
-                    "end": len(data),
-                    "action": "reject",
-                    "reason": f"larger than --max-bytes {args.max_bytes}: policy not applied",
-                }
-                _emit_policy(out, record)
+        first = stream.read(CHUNK)
+        declared = None
+        if args.declared_encoding != "ignore":
+            declared = declared_encoding(first[:HEAD], path)
+        binary = declared is None and b"\0" in first[:BINARY_SNIFF]
+        if binary and not item.named and args.binary == "skip":
+            totals.binary += 1
+            progress.advance(_inputs.size_of(path), label)
+            return
+        if declared is not None:
+            size = len(first)
+            progress.advance(_inputs.size_of(path) or size, label)
+            line, column = locate_all(first, [declared.start], [], columns)[declared.start]
+            place = Place(label, declared.start, declared.end, line, column, line, column)
+            place = _end_on_line(place, declared.end - declared.start)
+            finding = Finding(
+                "declared-encoding",
+                declared.name,
+                args.declared_encoding,
+                declared.reason(),
+                place,
+                excerpt(first, declared.start, declared.end),
+                fails=args.strict or args.declared_encoding == "reject",
+            )
+            sink.emit_file(label, iter([finding]), totals)
+        elif policy is not None:
+            data = _read_at_most(stream, args.max_bytes, first)  # a policy needs all of it
+            size = len(data)
+            progress.advance(size, label)
+            if args.source:
+                findings, unlisted = _source_findings(label, data, policy, args, columns)
             else:
-                found = _apply_policy(label, data, policy, args, out)
+                findings, unlisted = _policy_findings(label, data, policy, args, columns)
+            sink.emit_file(label, findings, totals, unlisted)
         else:
             decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
-            for group in _scan_stream(stream, decoder, progress, label):
-                found += 1
-                if not args.limit or found <= args.limit:
-                    _emit(out, _group_record(label, group))
-            totals.bytes += decoder.position
-            if args.limit and found > args.limit and not args.json:
-                more = found - args.limit
-                out.line(f"{display_path(label)}: ... {more} more finding(s) not shown")
+            streamed = _utf8_findings(stream, first, decoder, columns, progress, label)
+            sink.emit_file(label, streamed, totals)
+            size = decoder.position
     except OSError as exc:  # reading the input: writing raises OutputError instead
         _io_error(label, exc.strerror or str(exc), totals)
+    else:
+        totals.files += 1
+        totals.bytes += size
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
-    totals.files += 1
-    totals.findings += found
-    totals.dirty_files += bool(found)
 
 
-def _apply_policy(
-    label: str, data: bytes, policy: Any, args: argparse.Namespace, out: Writer
-) -> int:
-    from ..policy import inspect  # policy layer: loaded only with --policy
-
-    report = inspect(data, policy)
-    shown = 0
-    for finding in report.findings:
-        shown += 1
-        if args.limit and shown > args.limit:
-            continue
-        _emit_policy(out, {"path": label, **finding.as_dict()})
-    found = len(report.findings) + report.more_findings  # the policy lists max_findings
-    unshown = found - (min(shown, args.limit) if args.limit else shown)
-    if unshown and not args.json:
-        out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
-    return found
+def _end_on_line(place: Place, width: int) -> Place:
+    """``place`` ending ``width`` columns after its start (an ASCII span on one line)."""
+    return Place(
+        place.path, place.start, place.end, place.line, place.column, place.line,
+        place.column + width,
+    )  # fmt: skip
 
 
-def _emit_policy(out: Writer, record: dict[str, Any]) -> None:
-    if out.as_json:
-        out.record({**record, **json_path_fields(record["path"])})
-    else:
-        what = record.get("bytes") or record.get("code_point", "")
-        out.line(
-            f"{display_path(record['path'])}:{record['start']}: {what}  {record['category']}  "
-            f"{record['action']}  {record.get('reason', '')}"
+def _utf8_findings(
+    stream: IO[bytes],
+    first: bytes,
+    decoder: IncrementalDecoder,
+    columns: str,
+    progress: _Progress,
+    label: str,
+) -> Iterator[Finding]:
+    """Groups of errors (``ErrorGrouper``) as findings, each once the bytes after it
+    (for its excerpt) have been read; memory stays bounded by two chunks."""
+    grouper = ErrorGrouper()
+    locator = Locator(columns)
+    where: dict[int, tuple[int, int, int, int]] = {}  # err.start -> line, col, end line/col
+    ready: deque[tuple[Utf8Error, ...]] = deque()
+    unemitted: deque[int] = deque()  # starts of located errors not yet reported
+    chunk = first
+    while True:
+        final = not chunk
+        locator.feed(chunk, unemitted[0] if unemitted else None)
+        _, errors = decoder.feed(chunk, final=final)
+        progress.advance(len(chunk), label)
+        for err in errors:
+            line, column = locator.at(err.start)
+            locator.ill_formed(err.start, err.end)
+            where[err.start] = (line, column, *locator.at(err.end))
+            unemitted.append(err.start)
+            done = grouper.add(err)
+            if done is not None:
+                ready.append(done)
+        last = grouper.close(None if final else decoder.position)
+        if last is not None:
+            ready.append(last)
+        # Later errors start at or after the held-back bytes: count up to them now.
+        locator.at(max(0, decoder.position - 8))
+        while ready and (final or ready[0][-1].end + CONTEXT <= locator.end):
+            group = ready.popleft()
+            for _ in group:
+                unemitted.popleft()
+            yield _utf8_finding(label, group, where, locator)
+        if final:
+            return
+        chunk = stream.read(CHUNK)
+
+
+def _utf8_finding(
+    label: str,
+    group: tuple[Utf8Error, ...],
+    where: dict[int, tuple[int, int, int, int]],
+    locator: Locator,
+) -> Finding:
+    head, tail = group[0], group[-1]
+    line, column = where[head.start][:2]
+    end_line, end_column = where[tail.start][2:]
+    for err in group:
+        del where[err.start]
+    hex_bytes = " ".join(err.hex for err in group)
+    place = Place(label, head.start, tail.end, line, column, end_line, end_column)
+    return Finding(
+        head.kind.value,
+        hex_bytes,
+        "reject",
+        head.reason,
+        place,
+        locator.excerpt(head.start, tail.end),
+        details={
+            "bytes": hex_bytes,
+            "kind": head.kind.value,
+            "naive": head.as_dict().get("naive"),
+            "subparts": len(group),
+        },
+    )
+
+
+def _too_long(label: str, data: bytes, args: argparse.Namespace) -> Finding:
+    place = Place(label, 0, len(data))
+    reason = f"larger than --max-bytes {args.max_bytes}: policy not applied"
+    return Finding(
+        "too-long", f"{len(data)} bytes", "reject", reason, place,
+        details={"category": "too-long"},
+    )  # fmt: skip
+
+
+def _source_findings(
+    label: str, data: bytes, policy: Any, args: argparse.Namespace, columns: str
+) -> tuple[list[Finding], tuple[int, int]]:
+    """``sanitizer.source.check_source`` on a file that is UTF-8 (CPython's codec accepts
+    exactly RFC 3629 §4), with its code-point offsets turned into bytes, lines and
+    columns.  A file that is not UTF-8 gets the policy alone (``_policy_findings``): every
+    bidi control refused, identifiers not compared; it fails either way."""
+    if len(data) > args.max_bytes:
+        return [_too_long(label, data, args)], (0, 0)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _policy_findings(label, data, policy, args, columns, leading_bom=False)
+    from ..source import check_source  # policy layer: only loaded with --policy SOURCE
+
+    report = check_source(text, policy)
+    points = {p for f in report.findings for p in (f.start, f.end)}
+    points.update(p for f in report.findings if f.other for p in f.other[:2])
+    to_byte = _byte_offsets(text, points)
+    places = locate_all(data, list(to_byte.values()), [], columns)
+
+    def place(start: int, end: int) -> Place:
+        lo, hi = to_byte[start], to_byte[end]
+        return Place(label, lo, hi, *places[lo], *places[hi])
+
+    findings = []
+    for f in report.findings:
+        where = place(f.start, f.end)
+        related: tuple[tuple[Place, str], ...] = ()
+        if f.other is not None:
+            o_start, o_end, spelling = f.other
+            message = f"the other spelling {visible(spelling.encode())!r}"
+            related = ((place(o_start, o_end), message),)
+        if f.identifier is not None:
+            what = visible(f.identifier.encode())
+        else:
+            what = f"U+{f.codepoint:04X}" if f.codepoint is not None else ""
+        details = {k: v for k, v in f.as_dict().items() if k not in ("start", "end", "other")}
+        findings.append(
+            Finding(
+                f.kind,
+                what,
+                f.action.value,
+                visible(f.reason.encode()),
+                where,
+                excerpt(data, where.start, where.end),
+                fails=args.strict or f.refused,
+                related=related,
+                details=details,
+            )
         )
+    more = report.more_findings  # counted, not listed
+    return findings, (more, more if args.strict or not report.ok else 0)
+
+
+def _byte_offsets(text: str, points: Iterable[int]) -> dict[int, int]:
+    """``{code-point index: UTF-8 byte offset}`` for ``points``, in one pass over
+    ``text``."""
+    out: dict[int, int] = {}
+    prev = position = 0
+    for point in sorted(points):
+        position += len(text[prev:point].encode("utf-8"))
+        out[point] = position
+        prev = point
+    return out
+
+
+def _policy_findings(
+    label: str,
+    data: bytes,
+    policy: Any,
+    args: argparse.Namespace,
+    columns: str,
+    leading_bom: bool = True,
+) -> tuple[list[Finding], tuple[int, int]]:
+    """The findings of ``policy`` on ``data`` (at most ``Policy.max_findings``), and the
+    number of further findings counted but not listed (and how many of them fail).
+    ``leading_bom``: report a leading BOM by the profile's action (SOURCE: never)."""
+    if len(data) > args.max_bytes:
+        return [_too_long(label, data, args)], (0, 0)
+    from ..chardata import Category  # policy layer: loaded only with --policy
+    from ..policy import Action, inspect
+
+    found: list[tuple[str, str, str, str, int, int, dict[str, Any]]] = []
+    shift = 0
+    if data.startswith(_BOM):  # a signature, not text (RFC 3629 §6): reported only if asked
+        shift = len(_BOM)
+        action = policy.action(Category.BOM)
+        if leading_bom and action in (Action.REJECT, Action.ALLOW):
+            reason = "U+FEFF ZERO WIDTH NO-BREAK SPACE at the start: a byte order mark"
+            found.append(("bom", "U+FEFF", action.value, reason, 0, shift, {"category": "bom"}))
+    body = data[shift:]
+    report = inspect(body, policy)
+    ill_formed: list[tuple[int, int]] = []
+    for f in report.findings:
+        d = f.as_dict()
+        kind = d.get("kind") or d["category"]
+        what = d.get("bytes") or d.get("code_point") or ""
+        start, end = f.start + shift, f.end + shift
+        found.append((kind, what, d["action"], d["reason"], start, end, d))
+        if f.category is Category.ILL_FORMED:
+            ill_formed.append((start, end))
+    if ill_formed:  # exact columns need every ill-formed subpart, listed or not
+        ill_formed = [(e.start + shift, e.end + shift) for e in find_errors(body)]
+    offsets = [o for item in found for o in item[4:6]]
+    places = locate_all(data, offsets, ill_formed, columns)
+    findings = []
+    for kind, what, action, reason, start, end, details in found:
+        place = Place(label, start, end, *places[start], *places[end])
+        findings.append(
+            Finding(
+                kind,
+                what,
+                action,
+                reason,
+                place,
+                excerpt(data, start, end),
+                fails=args.strict or action != "allow",
+                details={k: v for k, v in details.items() if k not in ("start", "end")},
+            )
+        )
+    more = report.more_findings  # counted, not listed; their actions are not known
+    return findings, (more, more if args.strict or not report.ok else 0)

@@ -1,0 +1,189 @@
+"""The SOURCE gate against ruff and anti-trojan-source (issue #13), on the same files.
+
+1. Speed and memory: CPython's standard library as installed here (the stdlib folder's
+   ``*.py`` files, site-packages left out), given as the same explicit file list to
+
+   * ``sanitizer check --policy SOURCE --format json``,
+   * ``ruff check --isolated --no-cache --output-format sarif`` with its Unicode rules
+     only (PLE2502 bidi; PLE2510, PLE2512-2515 control and invisible characters;
+     RUF001-003 ambiguous characters),
+   * ``anti-trojan-source --json`` (npm; ``npm install --prefix bench/node
+     anti-trojan-source``, gitignored);
+
+   wall time best of 3, peak RSS of the tool (``resource.getrusage(RUSAGE_CHILDREN)`` in
+   a fresh wrapper process per run), findings counted from each tool's output.
+   Goals: >= 2x faster than ruff, >= 20x faster than anti-trojan-source, < 100 MiB.
+2. What each tool catches and wrongly flags on tests/source_samples.py: the Trojan Source
+   attacks (Python, C, JavaScript, Rust), payloads, ill-formed files, and the legitimate
+   multilingual corpus (ruff reads Python only, so it gets the ``.py`` files).
+
+Run: ``python bench/bench_gate.py`` (``--runs N``, ``--files-from LIST``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+import source_samples as samples  # type: ignore[import-not-found]  # noqa: E402
+
+ATS = ROOT / "bench/node/node_modules/.bin/anti-trojan-source"
+RUFF_RULES = "PLE2502,PLE2510,PLE2512,PLE2513,PLE2514,PLE2515,RUF001,RUF002,RUF003"
+MEASURE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "p = subprocess.run(sys.argv[2:], stdin=subprocess.PIPE, stdout=open(sys.argv[1], 'wb'),"
+    " stderr=subprocess.DEVNULL)\n"
+    "t = time.perf_counter() - t\n"
+    "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
+)
+
+
+def stdlib_files() -> list[str]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    site = stdlib / "site-packages"
+    return sorted(str(p) for p in stdlib.rglob("*.py") if site not in p.parents and p.is_file())
+
+
+def commands(files: list[str]) -> dict[str, list[str]]:
+    cmds = {
+        "sanitizer SOURCE": [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE",
+                             "--progress", "never", "--format", "json", *files],
+        "ruff (Unicode rules)": ["ruff", "check", "--isolated", "--no-cache", "--exit-zero",
+                                 "--select", RUFF_RULES, "--output-format", "sarif", *files],
+    }  # fmt: skip
+    if ATS.exists():
+        cmds["anti-trojan-source"] = [str(ATS), "--json", *files]
+    return cmds
+
+
+def measure(cmd: list[str], out: Path) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS in KiB and exit status of one run of ``cmd``."""
+    proc = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(out), *cmd], capture_output=True, text=True,
+        check=True, cwd=ROOT,
+    )  # fmt: skip
+    seconds, rss, code = proc.stdout.split()
+    return float(seconds), int(rss), int(code)
+
+
+def findings(tool: str, out: Path) -> dict[str, int]:
+    """``{path: findings}`` from a tool's output (sanitizer: the failing ones)."""
+    counts: dict[str, int] = {}
+    raw = out.read_bytes()
+    if tool.startswith("sanitizer"):
+        for line in raw.decode("utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("fails"):
+                counts[record["path"]] = counts.get(record["path"], 0) + 1
+    elif tool.startswith("ruff"):
+        for result in json.loads(raw)["runs"][0]["results"]:
+            if result["ruleId"] == "invalid-syntax":
+                continue
+            uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            path = uri.removeprefix("file://")
+            counts[path] = counts.get(path, 0) + 1
+    else:
+        text = raw.decode("utf-8", "replace")
+        for entry in json.loads(text[text.index("[") :]) if "[" in text else []:
+            counts[entry["file"]] = len(entry["findings"])
+    return counts
+
+
+def speed(files: list[str], runs: int) -> None:
+    size = sum(os.path.getsize(f) for f in files)
+    print(f"## {len(files)} files, {size / 2**20:.1f} MiB ({Path(files[0]).parent})\n")
+    print(f"| tool | wall time (best of {runs}) | peak RSS | findings | files with findings |")
+    print("| --- | --- | --- | --- | --- |")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for tool, cmd in commands(files).items():
+            out = Path(tmp) / "out"
+            timings = [measure(cmd, out) for _ in range(runs)]
+            best = min(t[0] for t in timings)
+            rss = max(t[1] for t in timings)
+            counts = findings(tool, out)
+            results[tool] = best
+            print(
+                f"| {tool} | {best:.2f} s | {rss / 1024:.0f} MiB | {sum(counts.values())} "
+                f"| {len(counts)} |"
+            )
+    ours = results["sanitizer SOURCE"]
+    for tool, seconds in results.items():
+        if tool != "sanitizer SOURCE":
+            print(f"\nsanitizer is {seconds / ours:.1f}x faster than {tool}", end="")
+    print("\n")
+
+
+def side_by_side() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        attacks = samples.write(Path(tmp) / "attacks", samples.ATTACKS)
+        legit = samples.write(Path(tmp) / "legit", samples.LEGIT)
+        paths = [str(p) for p in attacks + legit]
+        caught: dict[str, dict[str, int]] = {}
+        for tool, cmd in commands(paths).items():
+            if tool.startswith("ruff"):
+                cmd = [c for c in cmd if not c.startswith(tmp) or c.endswith(".py")]
+            out = Path(tmp) / "out"
+            measure(cmd, out)
+            caught[tool] = findings(tool, out)
+        tools = list(caught)
+        print("## Trojan Source samples and legitimate corpus (findings that fail / flag)\n")
+        print("| file | expected | " + " | ".join(tools) + " |")
+        print("| --- | --- |" + " --- |" * len(tools))
+        totals = {t: [0, 0, 0, 0] for t in tools}  # caught, missed, false alarms, clean
+        for path in attacks + legit:
+            attack = path in attacks
+            row = [path.name, "attack" if attack else "legitimate"]
+            for tool in tools:
+                if tool.startswith("ruff") and path.suffix != ".py":
+                    row.append("n/a")
+                    continue
+                n = caught[tool].get(str(path), 0)
+                if attack:
+                    totals[tool][0 if n else 1] += 1
+                    row.append(f"caught ({n})" if n else "**missed**")
+                else:
+                    totals[tool][2 if n else 3] += 1
+                    row.append(f"**flagged ({n})**" if n else "ok")
+            print("| " + " | ".join(row) + " |")
+        print()
+        for tool, (hit, miss, false, clean) in totals.items():
+            print(f"- {tool}: caught {hit}/{hit + miss} attacks, flagged {false}/{false + clean} "
+                  "legitimate files")  # fmt: skip
+        print(
+            f"\n(the legitimate {samples.LEGIT_DECLARED} declares latin-1: sanitizer's one "
+            "expected finding, `--declared-encoding allow` passes it)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--files-from", help="a file listing the files to scan, one a line")
+    args = parser.parse_args()
+    if shutil.which("ruff") is None:
+        sys.exit("bench_gate: ruff is not on PATH (pip install ruff)")
+    if not ATS.exists():
+        print("bench_gate: anti-trojan-source missing: npm install --prefix bench/node "
+              "anti-trojan-source\n", file=sys.stderr)  # fmt: skip
+    if args.files_from:
+        files = Path(args.files_from).read_text().split("\n")
+        files = [f for f in files if f]
+    else:
+        files = stdlib_files()
+    speed(files, args.runs)
+    side_by_side()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Files that say they are not UTF-8: one clear finding instead of a flood.
+
+A Python file with ``# -*- coding: latin-1 -*-`` is latin-1 by its own word (PEP 263), so
+reading it as UTF-8 reports every accented letter as ill-formed: hundreds of findings
+that hide the one fact that matters, "this file declares latin-1".  The declarations
+looked for, each where its specification says it may be:
+
+- PEP 263 coding cookie: a comment matching ``coding[:=]\\s*NAME`` on line 1, or on line 2
+  when line 1 is blank or a comment (the rule of ``tokenize.detect_encoding``);
+- XML declaration: ``<?xml ... encoding="NAME"?>`` at the very start (XML 1.0 §4.3.3);
+- HTML: ``<meta charset=NAME>`` or ``<meta http-equiv=... content="...; charset=NAME">``
+  in the first 1024 bytes of a file that starts with ``<`` (the HTML Standard's prescan,
+  §13.2.3.2, looks at 1024 bytes).
+
+A UTF-16 or UTF-32 byte order mark at the start declares that encoding too (Unicode
+§23.8, Table 23-4; such a file is full of NUL bytes, so it is not taken for binary).
+
+A name counts when Python knows it as a codec (so a Markdown heading reading
+"# Decoding: base64" is not a declaration); in a ``.py`` file any name counts, since
+Python itself refuses the file otherwise.  UTF-8 (any spelling, with or without
+signature) and ASCII, a subset of it, are not findings.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
+_BOM = b"\xef\xbb\xbf"
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+_XML = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][\w.:-]*)[\"']")
+_META = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?([A-Za-z0-9][\w.:-]*)", re.IGNORECASE)
+_UTF8_COMPATIBLE = frozenset({"utf-8", "utf-8-sig", "ascii"})
+# Longest first: FF FE 00 00 is UTF-32LE, not UTF-16LE followed by U+0000.
+_OTHER_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+    (b"\xff\xfe\x00\x00", "UTF-32LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+    (b"\xff\xfe", "UTF-16LE"),
+)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """``name`` as the file spells it, what kind of declaration, and where the name is."""
+
+    name: str
+    how: str
+    start: int
+    end: int
+
+    def reason(self) -> str:
+        return f"declares {self.name} ({self.how}), not UTF-8: its bytes are not checked"
+
+
+def _known(name: bytes) -> str | None:
+    try:
+        return codecs.lookup(name.decode("ascii")).name
+    except (LookupError, UnicodeDecodeError):
+        return None
+
+
+def _found(match: re.Match[bytes], how: str, shift: int, python: bool) -> Declaration | None:
+    codec = _known(match.group(1))
+    if codec is None and not python:
+        return None
+    if codec in _UTF8_COMPATIBLE:
+        return None
+    name = match.group(1).decode("ascii", "backslashreplace")
+    return Declaration(name, how, match.start(1) + shift, match.end(1) + shift)
+
+
+def declared_encoding(head: bytes, path: str = "") -> Declaration | None:
+    """The non-UTF-8 encoding the first bytes of a file declare, if any."""
+    for bom, name in _OTHER_BOMS:
+        if head.startswith(bom):
+            return Declaration(name, "byte order mark", 0, len(bom))
+    shift = len(_BOM) if head.startswith(_BOM) else 0
+    text = head[shift:HEAD]
+    python = path.endswith((".py", ".pyw", ".pyi"))
+    if text.startswith(b"<?xml"):
+        end = text.find(b"?>")
+        match = _XML.match(text, 0, end if end >= 0 else len(text))
+        return _found(match, "XML declaration", shift, False) if match else None
+    if text.lstrip().startswith(b"<"):
+        match = _META.search(text)
+        return _found(match, "HTML meta charset", shift, False) if match else None
+    first, _, rest = text.partition(b"\n")
+    match = _COOKIE.match(first)
+    if match is None and _BLANK.match(first):
+        second = rest.partition(b"\n")[0]
+        match = _COOKIE.match(second)
+        if match is not None:
+            return _found(match, "PEP 263 coding cookie", shift + len(first) + 1, python)
+    return _found(match, "PEP 263 coding cookie", shift, python) if match else None

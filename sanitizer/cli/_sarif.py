@@ -1,0 +1,155 @@
+"""SARIF 2.1.0 output, for GitHub code scanning and every other SARIF viewer.
+
+One ``sarifLog`` with one ``run`` (SARIF 2.1.0, OASIS Standard), written as findings
+arrive so memory stays bounded however many there are: results first, then the rules
+that were used, the invocation and the run's properties (JSON object members have no
+order).  Choices the specification leaves to the producer:
+
+- ``columnKind`` is always set (§3.14.17): ``utf16CodeUnits`` unless ``--columns
+  codepoints`` was asked for, since GitHub and VS Code count UTF-16 code units;
+- regions carry both the text form (``startLine``, ``startColumn``, ``endLine``,
+  ``endColumn``, §3.30.2, end exclusive) and the binary form (``byteOffset``,
+  ``byteLength``, §3.30.3), which SARIF allows together when they agree;
+- paths under the working directory are relative URIs against ``%SRCROOT%`` (code
+  scanning resolves them from the repository root), others ``file:`` URIs; bytes that
+  are not URI characters are percent-encoded (RFC 3986 §2.1), non-UTF-8 names included;
+- ``partialFingerprints`` key ``utf8Sanitizer/v1``: a hash of the path, the rule and the
+  finding's excerpt (its line around it), with a counter for repeats, so a result keeps
+  its identity when lines are added above it (§3.27.17);
+- ``level``: ``error`` for findings that fail the run, ``note`` for allowed ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import urllib.parse
+from collections import Counter
+from typing import Any
+
+from .. import __version__
+from ._locate import UTF16
+from ._output import Finding, Place, Writer
+from ._rules import rule_for
+
+SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+FINGERPRINT = "utf8Sanitizer/v1"
+SRCROOT = "%SRCROOT%"
+
+
+def _file_uri(path: str) -> str:
+    """An absolute path as a ``file:`` URI (RFC 8089), bytes percent-encoded."""
+    return "file://" + urllib.parse.quote(os.fsencode(path).replace(os.sep.encode(), b"/"))
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class SarifLog:
+    """Writes one SARIF log through ``writer``: ``result`` per finding, then ``close``."""
+
+    def __init__(self, writer: Writer, columns: str, cwd: str | None = None) -> None:
+        self.writer = writer
+        self.columns = columns
+        self.cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
+        self.rules: dict[str, int] = {}
+        self._seen: Counter[str] = Counter()
+        self._first = True
+        writer.raw(f'{{"$schema": {_dump(SCHEMA)}, "version": "2.1.0", "runs": [{{"results": [')
+
+    def _uri(self, path: str) -> dict[str, str]:
+        if path == "-":
+            return {"uri": "stdin"}
+        full = os.path.abspath(path)
+        rel = os.path.relpath(full, self.cwd)
+        if not rel.startswith(os.pardir):
+            quoted = urllib.parse.quote(os.fsencode(rel).replace(os.sep.encode(), b"/"))
+            return {"uri": quoted, "uriBaseId": SRCROOT}
+        return {"uri": _file_uri(full)}
+
+    def _region(self, place: Place) -> dict[str, int]:
+        region = {
+            "startLine": place.line,
+            "startColumn": place.column,
+            "endLine": place.end_line,
+            "endColumn": max(place.end_column, 1),
+            "byteOffset": place.start,
+            "byteLength": place.end - place.start,
+        }
+        return region
+
+    def _location(self, place: Place, message: str | None = None) -> dict[str, Any]:
+        loc: dict[str, Any] = {
+            "physicalLocation": {
+                "artifactLocation": self._uri(place.path),
+                "region": self._region(place),
+            }
+        }
+        if message is not None:
+            loc["message"] = {"text": message}
+        return loc
+
+    def _fingerprint(self, finding: Finding) -> str:
+        key = "\0".join((os.path.normpath(finding.place.path), finding.kind, finding.excerpt))
+        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self._seen[digest] += 1
+        return f"{digest}:{self._seen[digest]}"
+
+    def result(self, finding: Finding) -> None:
+        index = self.rules.setdefault(finding.kind, len(self.rules))
+        text = f"{finding.what}: {finding.reason} ({finding.action})"
+        result: dict[str, Any] = {
+            "ruleId": finding.kind,
+            "ruleIndex": index,
+            "level": "error" if finding.fails else "note",
+            "message": {"text": text},
+            "locations": [self._location(finding.place)],
+            "partialFingerprints": {FINGERPRINT: self._fingerprint(finding)},
+            "properties": {"action": finding.action, "excerpt": finding.excerpt},
+        }
+        if finding.related:
+            result["relatedLocations"] = [
+                {"id": i, **self._location(place, message)}
+                for i, (place, message) in enumerate(finding.related)
+            ]
+        self.writer.raw(("" if self._first else ", ") + _dump(result))
+        self._first = False
+
+    def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
+        rules = []
+        for kind in self.rules:  # in index order (dicts keep insertion order)
+            rule = rule_for(kind)
+            rules.append(
+                {
+                    "id": rule.id,
+                    "name": "".join(w.capitalize() for w in rule.id.split("-")),
+                    "shortDescription": {"text": rule.short},
+                    "fullDescription": {"text": rule.help},
+                    "help": {"text": f"{rule.short}. {rule.help}"},
+                    "defaultConfiguration": {"level": "error"},
+                    "properties": {
+                        "tags": ["security", "unicode"],
+                        "security-severity": rule.severity,
+                    },
+                }
+            )
+        run_rest = {
+            "tool": {
+                "driver": {
+                    "name": "utf8-sanitizer",
+                    "semanticVersion": __version__,
+                    "version": __version__,
+                    "rules": rules,
+                }
+            },
+            "columnKind": "utf16CodeUnits" if self.columns == UTF16 else "unicodeCodePoints",
+            "newlineSequences": ["\r\n", "\n"],
+            "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(self.cwd).rstrip("/") + "/"}},
+            "invocations": [{"executionSuccessful": successful, "exitCode": exit_code}],
+            "properties": {"summary": summary},
+        }
+        self.writer.raw("], " + _dump(run_rest)[1:] + "]}\n")

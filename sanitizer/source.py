@@ -1,0 +1,510 @@
+"""The source-code gate: what UTS #55 (Unicode Source Code Handling) says code must not hide.
+
+A policy judges characters one by one; source code also needs judgements about where a
+character is and what else is in the file.  ``check_source(text)`` applies a policy
+(default ``profiles.SOURCE``) and then these rules, each citing its reason:
+
+* **Bidi formatting characters** (LRE RLE LRO RLO PDF, LRI RLI FSI PDI) are refused when
+  unpaired within their line, as gcc's ``-Wbidi-chars=unpaired`` does: an opener never
+  closed, a closer that closes nothing, or a pair that straddles a quote or comment
+  delimiter (``" ' ` # // /* */``), which is how the Trojan Source attacks (CVE-2021-42574)
+  reorder code around strings and comments.  A pair closed on its line without crossing
+  one is reported as allowed (UAX #9 keeps its effect inside the pair).  Bidi marks
+  (LRM, RLM, ALM) are not reported at all: they have no scope, and UTS #55 recommends
+  them to make right-to-left literals display correctly (LRM and RLM are even
+  Pattern_White_Space, UAX #31 §4).
+* **Joiners** (ZWJ, ZWNJ) outside emoji sequences are allowed only where UAX #31 §2.3
+  allows them in identifiers: after a virama (A2, B) or, for ZWNJ, after a letter of a
+  joining script (A1: Arabic, Syriac, Mongolian, ...).  Elsewhere they are invisible
+  differences between two spellings ("is\\u200dAdmin") and refused.
+* **Line separators** NEL, LS and PS are refused: some languages end a line there (JS
+  ends a ``//`` comment at U+2028) and some editors draw one while others do not, so code
+  can hide in what looks like a comment.  LF, CR, VT and FF are ordinary.
+* **A variation selector after an ASCII character** (other than a keycap, ``1\\ufe0f\\u20e3``)
+  is refused: selectors are identifier characters (Mn), so ``isA\\ufe00dmin`` is a second,
+  invisibly different name.
+* **Identifiers** (runs of letters, digits, marks and ``_`` starting with a letter: an
+  approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
+  and strings count too) are checked when not ASCII:
+
+  - ``mixed-script``: scripts beyond ``Policy.max_restriction_level`` (UTS #39 §5.2,
+    judged by scripts alone; default Highly Restrictive: Latin with Japanese, Korean or
+    Chinese passes, Latin with Cyrillic does not);
+  - ``confusable``: the same UTS #39 §4 skeleton as another identifier of the file with
+    a different spelling, where the two are mixed- or whole-script confusables (§4: a
+    reader takes one script for another) and each is longer than one character.
+    Single-script look-alikes (``ı``/``i``, ``l``/``I``, ``rn``/``m``) and single
+    characters (tables of characters in comments and tests) are a linter's business
+    (PEP 8 E741, ruff RUF001-003);
+  - ``syntax-lookalike``: a Restricted letter whose skeleton is ASCII punctuation other
+    than quotes (U+01C3 ``ǃ`` looks like ``!``, so ``xǃ=y`` reads as a comparison).
+
+  Each distinct identifier is reported once, at its first occurrence; a confusable
+  carries the other spelling and its first position (``SourceFinding.other``).
+
+A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
+and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads
+files, decodes them strictly and maps offsets to lines and columns.  Cost is linear in
+the text for the character rules; identifiers cost one skeleton per distinct identifier,
+and only in text that is not ASCII.  Memory: one dict entry per distinct identifier.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import unicodedata2
+
+from . import profiles
+from .chardata import MARKS, Category, char_class
+from .charinfo import describe
+from .policy import Action, Policy, Report, inspect
+
+if TYPE_CHECKING:
+    from .lookalike import RestrictionLevel
+
+__all__ = ["SourceFinding", "SourceReport", "check_source"]
+
+_BIDI_OPENERS = {
+    "\u202a": "E",  # LRE
+    "\u202b": "E",  # RLE
+    "\u202d": "E",  # LRO
+    "\u202e": "E",  # RLO
+    "\u2066": "I",  # LRI
+    "\u2067": "I",  # RLI
+    "\u2068": "I",  # FSI
+}
+_PDF, _PDI = "\u202c", "\u2069"
+# Bidi controls and the line ends that close their scope (gcc: the end of the line; UAX #9
+# BD7: a paragraph separator).  Every LINE_BREAK character ends a line here.
+_BIDI_OR_EOL = re.compile("[\u202a-\u202e\u2066-\u2069]|[\n\x0b\x0c\r\x85\u2028\u2029]")
+# Where a string or comment starts or ends in the common languages: a pair straddling
+# one of these reorders code around a literal or comment (the Trojan Source attacks).
+_DELIMITER = re.compile(r"[\"'`#]|//|/\*|\*/")
+_RARE = re.compile("[\x85\u2028\u2029\ufe00-\ufe0f]")  # NEL, LS, PS; VS1..VS16
+_ZWNJ = "\u200c"
+# Scripts whose letters join (ArabicShaping.txt Joining_Type D/L/R), where UAX #31 §2.3
+# A1 allows ZWNJ between letters.
+_JOINING_SCRIPTS = frozenset(
+    {"Arab", "Syrc", "Mand", "Mong", "Nkoo", "Phag", "Adlm", "Rohg", "Sogd", "Chrs", "Mani",
+     "Phlp", "Yezi", "Hmnp"}
+)  # fmt: skip
+_VIRAMA = 9  # canonical combining class of a virama (UAX #31 §2.3 A2, B)
+# ASCII punctuation that changes what code means (quotes left out: IPA and apostrophe
+# letters such as U+02C8 and U+02BC look like them in ordinary words).
+_SYNTAX = frozenset("!#$%&()*+,-./:;<=>?@[]^{|}~")
+_NOT_MODERATE = frozenset({"Cyrl", "Grek"})  # UTS #39 §5.2 step 4
+_HIGHLY = frozenset({"Jpan", "Kore", "Hanb"})  # UTS #39 §5.2 step 3 (augmented, §5.1)
+
+
+@dataclass(frozen=True)
+class SourceFinding:
+    """One finding of the source gate.  ``kind`` is the rule id (a policy category such as
+    ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``);
+    ``start``/``end`` are code-point indices; ``codepoint`` the character, for a
+    one-character finding; ``identifier`` the identifier, for the identifier rules;
+    ``other`` for ``confusable``: the other spelling's (start, end, spelling)."""
+
+    kind: str
+    start: int
+    end: int
+    action: Action
+    reason: str
+    codepoint: int | None = None
+    identifier: str | None = None
+    other: tuple[int, int, str] | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.action is not Action.ALLOW and self.action is not Action.IGNORE
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "category": self.kind,
+            "start": self.start,
+            "end": self.end,
+            "action": self.action.value,
+            "reason": self.reason,
+        }
+        if self.codepoint is not None:
+            out["code_point"] = f"U+{self.codepoint:04X}"
+        if self.identifier is not None:
+            out["identifier"] = self.identifier
+        if self.other is not None:
+            out["other"] = {"start": self.other[0], "end": self.other[1], "spelling": self.other[2]}
+        return out
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """``findings`` in order of position (at most ``Policy.max_findings``);
+    ``more_findings`` counts the rest; ``ok`` is False when anything is refused."""
+
+    ok: bool
+    findings: tuple[SourceFinding, ...] = ()
+    more_findings: int = 0
+    policy: Policy = field(default=profiles.SOURCE, compare=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _character_policy(policy: Policy) -> Policy:
+    """``policy`` with bidi controls and joiners reported rather than refused, so that
+    this module can judge each by its context (pairing, UAX #31 §2.3)."""
+    changes: dict[Category | str, Action | str] = {}
+    for category in (Category.BIDI_CONTROL, Category.JOINER):
+        if policy.action(category) is Action.REJECT:
+            changes[category] = Action.ALLOW
+    return policy.with_actions(changes) if changes else policy
+
+
+def check_source(text: str, policy: Policy | None = None) -> SourceReport:
+    """Check source code ``text`` against ``policy`` (default ``profiles.SOURCE``) and the
+    rules of this module; offsets are code-point indices into ``text``."""
+    if not isinstance(text, str):
+        raise TypeError(f"check_source() argument 'text' must be str, not {type(text).__name__}")
+    if policy is None:
+        policy = profiles.SOURCE
+    if not isinstance(policy, Policy):
+        raise TypeError(
+            f"check_source() argument 'policy' must be a sanitizer.Policy or None, "
+            f"not {type(policy).__name__}"
+        )
+    shift = 1 if text.startswith("\ufeff") else 0  # a signature (RFC 3629 §6), not text
+    body = text[shift:] if shift else text
+    report = inspect(body, _character_policy(policy))
+    found: list[SourceFinding] = []
+    judge_bidi = policy.action(Category.BIDI_CONTROL) is Action.REJECT
+    judge_joiners = policy.action(Category.JOINER) is Action.REJECT
+    bidi = _bidi_verdicts(body) if judge_bidi and _has(report, Category.BIDI_CONTROL) else {}
+    for f in report.findings:
+        action, reason = f.action, f.reason()
+        if judge_bidi and f.category is Category.BIDI_CONTROL:
+            action, why = bidi[f.start]
+            reason = f"{reason}: {why}"
+        elif judge_joiners and f.category is Category.JOINER:
+            action, why = _joiner_verdict(body, f.start)
+            reason = f"{reason}: {why}"
+        found.append(
+            SourceFinding(f.category.value, f.start + shift, f.end + shift, action, reason,
+                          f.codepoint)
+        )  # fmt: skip
+    if not body.isascii():
+        found.extend(_separators_and_selectors(body, shift))
+        found.extend(_identifier_findings(body, shift, _max_level(policy)))
+    found.sort(key=lambda f: (f.start, f.end))
+    limit = policy.max_findings
+    listed = found if limit is None else found[:limit]
+    more = len(found) - len(listed) + report.more_findings
+    # report.ok: nothing refused by the character policy, listed or not (bidi controls and
+    # joiners are judged here, so they were only reported there).
+    ok = report.ok and not any(f.refused for f in found)
+    return SourceReport(ok, tuple(listed), more, policy)
+
+
+def _has(report: Report, category: Category) -> bool:
+    return report.more_findings > 0 or any(f.category is category for f in report.findings)
+
+
+# -- bidi pairing (gcc -Wbidi-chars=unpaired; UAX #9 BD7, X5a-X6a) -------------------------
+
+
+def _bidi_verdicts(text: str) -> dict[int, tuple[Action, str]]:
+    """For each bidi control's index: REJECT with why, or ALLOW when paired in its line."""
+    verdicts: dict[int, tuple[Action, str]] = {}
+    stack: list[tuple[str, int]] = []  # ("E" embedding/override or "I" isolate, index)
+
+    def close(opener: int, closer: int) -> None:
+        crossing = _DELIMITER.search(text, opener + 1, closer)
+        if crossing is None:
+            verdicts[opener] = verdicts[closer] = (Action.ALLOW, "paired within its line")
+        else:
+            why = (
+                f"its pair crosses {crossing.group()!r}, a string or comment delimiter "
+                "(Trojan Source)"
+            )
+            verdicts[opener] = verdicts[closer] = (Action.REJECT, why)
+
+    def unclosed() -> None:
+        for kind, index in stack:
+            closer = "PDF" if kind == "E" else "PDI"
+            verdicts[index] = (
+                Action.REJECT,
+                f"not closed by {closer} on its line (Trojan Source, CVE-2021-42574)",
+            )
+        stack.clear()
+
+    for m in _BIDI_OR_EOL.finditer(text):
+        ch, i = m.group(), m.start()
+        kind = _BIDI_OPENERS.get(ch)
+        if kind is not None:
+            stack.append((kind, i))
+        elif ch == _PDF:
+            if stack and stack[-1][0] == "E":  # X7: PDF closes an embedding or override
+                close(stack.pop()[1], i)
+            else:
+                verdicts[i] = (Action.REJECT, "closes nothing on its line")
+        elif ch == _PDI:
+            if any(kind == "I" for kind, _ in stack):  # X6a: closes embeddings inside too
+                while stack[-1][0] == "E":
+                    _, inner = stack.pop()
+                    verdicts[inner] = (Action.REJECT, "not closed by PDF before PDI")
+                close(stack.pop()[1], i)
+            else:
+                verdicts[i] = (Action.REJECT, "closes nothing on its line")
+        else:  # end of line
+            unclosed()
+    unclosed()
+    return verdicts
+
+
+# -- joiners (UAX #31 §2.3) --------------------------------------------------------------
+
+
+def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
+    before = i - 1
+    if before >= 0 and unicodedata2.combining(text[before]) == _VIRAMA:
+        return Action.ALLOW, "after a virama (UAX #31 §2.3)"
+    if text[i] == _ZWNJ:
+        while before >= 0 and unicodedata2.category(text[before]) in ("Mn", "Me"):
+            before -= 1
+        if before >= 0 and unicodedata2.category(text[before]).startswith("L"):
+            from .lookalike import script_extensions
+
+            if script_extensions(text[before]) & _JOINING_SCRIPTS:
+                return Action.ALLOW, "between joining letters (UAX #31 §2.3 A1)"
+    return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
+
+
+# -- line separators and selectors ----------------------------------------------------------
+
+
+def _separators_and_selectors(text: str, shift: int) -> list[SourceFinding]:
+    """NEL, LS, PS anywhere, and a variation selector right after an ASCII character
+    other than a keycap's (one scan for the rare characters, then a look around each)."""
+    found = []
+    for m in _RARE.finditer(text):
+        i, ch = m.start(), m.group()
+        if ch in "\x85\u2028\u2029":
+            found.append(
+                SourceFinding(
+                    "line-break", i + shift, i + 1 + shift, Action.REJECT,
+                    f"{describe(ord(ch))}: a line end for some languages and editors, not "
+                    "for others: code can hide in what looks like a comment (UTS #55)",
+                    ord(ch),
+                )
+            )  # fmt: skip
+        elif i and "\x21" <= text[i - 1] <= "\x7e" and text[i + 1 : i + 2] != "\u20e3":
+            found.append(
+                SourceFinding(
+                    "variation-selector", i + shift, i + 1 + shift, Action.REJECT,
+                    f"{describe(ord(ch))} after {text[i - 1]!r}: an invisible difference "
+                    "inside an identifier",
+                    ord(ch),
+                )
+            )  # fmt: skip
+    return found
+
+
+# -- identifiers (UTS #39 §4, §5.2) -------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier_pattern() -> re.Pattern[str]:
+    """A letter or '_' then letters, digits, marks, '_': XID_Start XID_Continue*, close
+    enough without a tokenizer (``\\w`` lacks marks, so they are added)."""
+    marks = char_class(MARKS)
+    # An escape sequence first (``\n``, ``\u0345``, ``\N{...}``), so that "\nМир" is the
+    # escape and the word "Мир", not an identifier "nМир" that mixes scripts.
+    escape = r"\\(?:[uU][0-9A-Fa-f]{4,8}|x[0-9A-Fa-f]{2}|N\{[^}\n]*\}|.)"
+    return re.compile(rf"{escape}|([^\W\d][\w{marks}]*)")
+
+
+def _max_level(policy: Policy) -> RestrictionLevel:
+    from .lookalike import RestrictionLevel
+
+    level = policy.max_restriction_level
+    return RestrictionLevel.HIGHLY_RESTRICTIVE if level is None else level
+
+
+@functools.lru_cache(maxsize=4096)
+def _scripts_of(ch: str) -> frozenset[str]:
+    from .lookalike import resolved_scripts
+
+    return resolved_scripts(ch)
+
+
+def script_level(identifier: str) -> RestrictionLevel:
+    """UTS #39 §5.2 judged by scripts alone (Identifier_Status left out): the level of
+    ``identifier``'s script mix, ASCII_ONLY .. MINIMALLY_RESTRICTIVE."""
+    from .lookalike import ALL_SCRIPTS, RestrictionLevel
+
+    if identifier.isascii():
+        return RestrictionLevel.ASCII_ONLY
+    common = ALL_SCRIPTS
+    rest: frozenset[str] | None = None  # scripts shared by every non-Latin character
+    for ch in set(identifier):
+        scripts = _scripts_of(ch)
+        common = common & scripts
+        if "Latn" not in scripts:
+            rest = scripts if rest is None else rest & scripts
+    if common:
+        return RestrictionLevel.SINGLE_SCRIPT
+    if rest and rest & _HIGHLY:
+        return RestrictionLevel.HIGHLY_RESTRICTIVE
+    if rest and rest - _NOT_MODERATE:
+        return RestrictionLevel.MODERATELY_RESTRICTIVE
+    return RestrictionLevel.MINIMALLY_RESTRICTIVE
+
+
+def _script_names(identifier: str) -> str:
+    from .lookalike import script_extensions, script_name
+
+    names: list[str] = []
+    for ch in identifier:
+        for code in sorted(script_extensions(ch) - {"Zyyy", "Zinh"}):
+            name = script_name(code)
+            if name not in names:
+                names.append(name)
+    return " + ".join(names) or "Common"
+
+
+def _cross_script(a: str, b: str) -> bool:
+    """Two spellings with one skeleton that UTS #39 §4 calls mixed- or whole-script
+    confusables: a reader takes one script for another (Cyrillic "а" for Latin "a").
+    Single-script ones ("ı"/"i", "rn"/"m") and pairs of single characters (tables of
+    characters in comments and tests) are left to linters."""
+    if (a.isascii() and b.isascii()) or len(a) < 2 or len(b) < 2:
+        return False
+    from .lookalike import confusable
+
+    kind = confusable(a, b)
+    return kind is not None and kind.mixed_script
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]+")
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_" or unicodedata2.category(ch)[0] == "M"
+
+
+def _wide_identifiers(text: str, pattern: re.Pattern[str]) -> dict[str, int]:
+    """``{identifier: first start}`` for the identifiers holding a non-ASCII character:
+    the pattern runs only around the non-ASCII runs, not over the whole text."""
+    first: dict[str, int] = {}
+    covered = 0
+    for m in _NON_ASCII.finditer(text):
+        if m.start() < covered:
+            continue
+        lo, hi = m.start(), m.end()
+        while lo > 0 and _is_word(text[lo - 1]):
+            lo -= 1
+        if lo > 0 and text[lo - 1] == "\\":  # an escape such as \u0345 or \n before it
+            lo -= 1
+        while hi < len(text) and _is_word(text[hi]):
+            hi += 1
+        for w in pattern.finditer(text, lo, hi):
+            name = w.group(1)
+            if name and not name.isascii() and name not in first:
+                first[name] = w.start(1)
+        covered = hi
+    return first
+
+
+@functools.lru_cache(maxsize=1)
+def _ascii_skeletons() -> dict[int, str] | None:
+    """``str.translate`` table giving the skeleton of an ASCII string (ASCII is NFD, so
+    §4's skeleton is the concatenation of each character's mapping), or None if some
+    mapping left ASCII (then ``skeleton`` is called)."""
+    from .lookalike import skeleton
+
+    word = "0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    table = {ord(c): skeleton(c) for c in word}  # what identifiers are made of
+    if not all(v.isascii() for v in table.values()):
+        return None
+    return {i: v for i, v in table.items() if v != chr(i)}
+
+
+def _identifier_findings(text: str, shift: int, max_level: RestrictionLevel) -> list[SourceFinding]:
+    from .lookalike import IdentifierStatus, identifier_status, skeleton
+
+    pattern = _identifier_pattern()
+    first = _wide_identifiers(text, pattern)  # identifiers that are not ASCII
+    wide = list(first)
+    if not wide:
+        return []
+    problems: dict[str, list[tuple[str, int, int, str, int | None]]] = {}
+    for ident in wide:
+        level = script_level(ident)
+        if level > max_level:
+            words = level.name.lower().replace("_", " ")
+            limit = max_level.name.lower().replace("_", " ")
+            why = (
+                f"identifier {ident!r} mixes scripts {_script_names(ident)} "
+                f"({words}, over {limit}; UTS #39 §5.2)"
+            )
+            problems.setdefault(ident, []).append(("mixed-script", 0, len(ident), why, None))
+        for offset, ch in enumerate(ident):
+            if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
+                continue
+            looks = skeleton(ch)
+            if looks and all(c in _SYNTAX for c in looks):
+                why = (
+                    f"{describe(ord(ch))} in identifier {ident!r} looks like {looks!r} "
+                    "(UTS #39 §4 skeleton)"
+                )
+                problems.setdefault(ident, []).append(
+                    ("syntax-lookalike", offset, offset + 1, why, ord(ch))
+                )
+    # §4: group spellings by skeleton; ASCII ones only join a group a wide one made,
+    # so the whole text is read for them only when a skeleton could be theirs.
+    groups: dict[str, set[str]] = {}
+    for ident in wide:
+        if len(ident) > 1:
+            groups.setdefault(skeleton(ident), set()).add(ident)
+    if any(key.isascii() for key in groups):
+        table = _ascii_skeletons()
+        names = set(pattern.findall(text))  # '' for escape sequences
+        for ident in names:
+            if ident.isascii() and len(ident) > 1:
+                key = skeleton(ident) if table is None else ident.translate(table)
+                if key in groups:
+                    groups[key].add(ident)
+    groups = {k: v for k, v in groups.items() if len(v) > 1}
+    wanted = set(problems).union(*groups.values()) - first.keys()
+    if not problems and not groups:
+        return []
+    if wanted:  # first positions of the ASCII spellings reported
+        for m in pattern.finditer(text):
+            name = m.group(1)
+            if name in wanted and name not in first:
+                first[name] = m.start(1)
+                if wanted <= first.keys():
+                    break
+    found = []
+    for ident, items in problems.items():
+        at = first[ident] + shift
+        for kind, lo, hi, why, cp in items:
+            found.append(
+                SourceFinding(kind, at + lo, at + hi, Action.REJECT, why, cp, identifier=ident)
+            )
+    for spellings in groups.values():
+        ordered = sorted(spellings, key=first.__getitem__)
+        for i, ident in enumerate(ordered):
+            seen = next((s for s in ordered[:i] if _cross_script(s, ident)), None)
+            if seen is None:
+                continue
+            start, other = first[ident] + shift, first[seen] + shift
+            found.append(
+                SourceFinding(
+                    "confusable", start, start + len(ident), Action.REJECT,
+                    f"identifier {ident!r} ({_script_names(ident)}) looks like {seen!r} "
+                    f"({_script_names(seen)}) elsewhere in the file (UTS #39 §4 skeleton)",
+                    identifier=ident,
+                    other=(other, other + len(seen), seen),
+                )
+            )  # fmt: skip
+    return found

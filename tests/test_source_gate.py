@@ -1,0 +1,222 @@
+"""The SOURCE gate (issue #13, UTS #55): every Trojan Source attack class in Python, C,
+JavaScript and Rust, tag and selector payloads and ill-formed files are found, and
+legitimate multilingual source passes, through ``check_source`` and the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanitizer import profiles
+from sanitizer.policy import Action
+from sanitizer.source import check_source, script_level
+
+sys.path.insert(0, str(Path(__file__).parent))
+import source_samples as samples
+
+ROOT = Path(__file__).parent.parent
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> tuple[int, list[dict[str, Any]], str]:
+    cmd = [sys.executable, "-m", "sanitizer", "check", "--progress", "never", *map(str, args)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, timeout=120)
+    out = proc.stdout.decode("utf-8").splitlines()
+    records = [json.loads(line) for line in out] if "json" in args else []
+    return proc.returncode, records, proc.stderr.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("name", sorted(samples.ATTACKS))
+def test_every_attack_is_found_by_the_cli(tmp_path: Path, name: str) -> None:
+    kinds = samples.ATTACKS[name][1]
+    samples.write(tmp_path, {name: samples.ATTACKS[name]})
+    code, records, _ = cli("--policy", "SOURCE", "--format", "json", name, cwd=tmp_path)
+    findings = [r for r in records if "summary" not in r]
+    failing = {r["rule"] for r in findings if r["fails"]}
+    assert code == 1
+    assert kinds <= failing, (name, findings)
+    for r in findings:  # every place is exact: the bytes at start..end are the finding
+        data = (tmp_path / name).read_bytes()
+        if r.get("code_point"):
+            assert data[r["start"] : r["end"]].decode() == chr(int(r["code_point"][2:], 16))
+
+
+@pytest.mark.parametrize("name", sorted(samples.ATTACKS))
+def test_every_attack_is_found_by_check_source(name: str) -> None:
+    content, kinds = samples.ATTACKS[name]
+    if isinstance(content, bytes):  # ill-formed: the CLI's job (check_source takes str)
+        return
+    report = check_source(content)
+    assert not report.ok
+    assert kinds <= {f.kind for f in report.findings if f.refused}
+    for f in report.findings:
+        if f.codepoint is not None:
+            assert content[f.start] == chr(f.codepoint)
+        if f.identifier is not None and f.kind != "syntax-lookalike":
+            assert content[f.start : f.end] == f.identifier
+
+
+def test_legitimate_corpus_never_fails_the_build(tmp_path: Path) -> None:
+    samples.write(tmp_path, samples.LEGIT)
+    code, records, _ = cli("--policy", "SOURCE", "--format", "json", ".", cwd=tmp_path)
+    failing = [r for r in records if r.get("fails")]
+    # the PEP 263 latin-1 file is one clear finding, nothing else fails
+    assert [(Path(r["path"]).name, r["rule"], r["what"]) for r in failing] == [
+        (samples.LEGIT_DECLARED, "declared-encoding", "latin-1")
+    ]
+    assert code == 1
+    code, records, _ = cli(
+        "--policy", "SOURCE", "--declared-encoding", "allow", "--format", "json", ".",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert code == 0
+    assert not [r for r in records if r.get("fails")]
+    allowed = {r["rule"] for r in records if "rule" in r}
+    assert allowed <= {"bidi-control", "joiner", "declared-encoding"}  # reported, not failing
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in samples.LEGIT.items() if isinstance(c, str)))
+def test_legitimate_samples_pass_check_source(name: str) -> None:
+    report = check_source(str(samples.LEGIT[name]))
+    assert report.ok, report.findings
+    assert all(f.action is Action.ALLOW for f in report.findings)
+
+
+def test_strict_fails_on_allowed_findings(tmp_path: Path) -> None:
+    samples.write(tmp_path, {"rtl_strings.py": samples.LEGIT["rtl_strings.py"]})
+    assert cli("--policy", "SOURCE", "rtl_strings.py", cwd=tmp_path)[0] == 0
+    assert cli("--policy", "SOURCE", "--strict", "rtl_strings.py", cwd=tmp_path)[0] == 1
+
+
+# -- bidi pairing, rule by rule ---------------------------------------------------------
+
+R, L, RI, P, PDF = samples.RLO, samples.LRI, samples.RLI, samples.PDI, "\u202c"
+
+
+@pytest.mark.parametrize(
+    ("line", "refused"),
+    [
+        (f"s = '{RI}שלום{P}'", []),  # an isolate closed on its line
+        (f"s = '{R}abc{PDF}'", []),  # an override closed by PDF
+        (f"s = '{L}a{R}b{PDF}c{P}'", []),  # nested
+        (f"s = '{RI}abc'", [5]),  # never closed
+        (f"s = 'abc{P}'", [8]),  # closes nothing
+        (f"s = 'abc{PDF}'", [8]),
+        (f"s = '{L}a{R}b{P}'", [7]),  # PDI closes the override implicitly (X6a)
+        (f"s = '{RI}'; x = '{P}'", [5, 14]),  # pair straddles string delimiters
+        (f"x = 1  # {RI}note{P}", []),
+        (f"x = 1  /* {RI} */ y{P}", [10, 16]),
+    ],
+)
+def test_bidi_pairing(line: str, refused: list[int]) -> None:
+    report = check_source(line + "\n")
+    assert [f.start for f in report.findings if f.refused] == refused
+    assert report.ok is (not refused)
+
+
+def test_pairs_never_span_lines() -> None:
+    for eol in ("\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"):
+        text = f"a = '{RI}x{eol}y{P}'\n"
+        bidi = [f for f in check_source(text).findings if f.kind == "bidi-control"]
+        assert [f.action for f in bidi] == [Action.REJECT, Action.REJECT], repr(eol)
+
+
+def test_bidi_marks_are_not_reported() -> None:
+    text = f"s = 'שלום{samples.RLM}' + '{samples.LRM}x' + '{samples.ALM}١'\n"
+    assert check_source(text).findings == ()
+
+
+def test_leading_bom_is_a_signature_but_a_later_one_is_refused() -> None:
+    assert check_source("\ufeffx = 1\n").ok
+    report = check_source("\ufeffx = 1\ny\ufeff = 2\n")
+    assert [(f.kind, f.start) for f in report.findings] == [("bom", 8)]
+
+
+# -- identifiers ------------------------------------------------------------------------
+
+
+def test_confusable_carries_both_spellings_and_positions() -> None:
+    text = "def scope(): pass\n\ndef \u0455\u0441\u043e\u0440\u0435(): pass\n"
+    (f,) = check_source(text).findings
+    assert f.kind == "confusable" and f.identifier == "\u0455\u0441\u043e\u0440\u0435"
+    assert text[f.start : f.end] == f.identifier
+    assert f.other == (4, 9, "scope") and text[4:9] == "scope"
+
+
+def test_single_script_and_ascii_lookalikes_are_left_to_linters() -> None:
+    assert check_source("l = 1\nI = 2\nmodern = modem = 0\n").ok  # PEP 8 E741's business
+    assert check_source("# 'i' vs 'ı' and 'μ' vs 'µ'\nimplicit = ımplicit = 0\n").ok
+
+
+def test_escapes_are_not_part_of_identifiers() -> None:
+    assert check_source("print('\\nМир \\u0345ι \\N{DASH}Да')\n").ok
+
+
+def test_restriction_level_is_configurable(tmp_path: Path) -> None:
+    text = "Δt = 0.01  # Greek + Latin\n"
+    (f,) = check_source(text).findings
+    assert f.kind == "mixed-script" and "Greek + Latin" in f.reason
+    loose = profiles.SOURCE.replace(max_restriction_level="minimally-restrictive")
+    assert check_source(text, loose).ok
+    (tmp_path / "dt.py").write_text(text, encoding="utf-8")
+    assert cli("--policy", "SOURCE", "dt.py", cwd=tmp_path)[0] == 1
+    args = ("--policy", "SOURCE", "--max-restriction-level", "minimally-restrictive", "dt.py")
+    assert cli(*args, cwd=tmp_path)[0] == 0
+    assert cli("--policy", "TEXT", "--max-restriction-level", "single-script", "dt.py",
+               cwd=tmp_path)[0] == 2  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("identifier", "level"),
+    [
+        ("admin", "ASCII_ONLY"),
+        ("Дмитрий", "SINGLE_SCRIPT"),
+        ("yamadaたろう", "HIGHLY_RESTRICTIVE"),
+        ("Kim민준", "HIGHLY_RESTRICTIVE"),
+        ("Amitअमित", "MODERATELY_RESTRICTIVE"),
+        ("p\u0430ypal", "MINIMALLY_RESTRICTIVE"),
+        ("ab\u03bf", "MINIMALLY_RESTRICTIVE"),
+    ],
+)
+def test_script_level(identifier: str, level: str) -> None:
+    assert script_level(identifier).name == level
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=60))
+def test_offsets_are_exact_and_never_raise(text: str) -> None:
+    report = check_source(text)
+    for f in report.findings:
+        assert 0 <= f.start < f.end <= len(text)
+        if f.codepoint is not None:
+            assert text[f.start] == chr(f.codepoint)
+    assert report.ok is not any(f.refused for f in report.findings) or report.more_findings
+
+
+def test_bad_arguments_are_clear() -> None:
+    with pytest.raises(TypeError, match="'text' must be str"):
+        check_source(b"x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"'policy' must be a sanitizer\.Policy"):
+        check_source("x", "SOURCE")  # type: ignore[arg-type]
+
+
+def test_sarif_related_location_for_confusable(tmp_path: Path) -> None:
+    name = "homoglyph_function.js"
+    samples.write(tmp_path, {name: samples.ATTACKS[name]})
+    cmd = [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE", "--format",
+           "sarif", name]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(cmd, capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    (run,) = json.loads(proc.stdout)["runs"]
+    (result,) = [r for r in run["results"] if r["ruleId"] == "confusable"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    related = result["relatedLocations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (2, 10)
+    assert (related["startLine"], related["startColumn"]) == (1, 10)
