@@ -6,14 +6,18 @@ of exactly what it sent, every attack its 400, and the connection is neither res
 GOAWAY with an error) nor are benign streams reset.  See docs/web.md, "Servers": on a
 refusal mid-body the ASGI middleware drains the rest of the body (up to a bound) before
 it answers, since hypercorn resets the whole connection when a response ends a stream
-whose body is still arriving.
+whose body is still arriving.  Under load: 50 connections at once, each with 20 streams
+(100, hypercorn's limit of concurrent streams, marked slow), half of them refused.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import socket
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +61,8 @@ def exchange(
     """Open one h2c connection and start every stream; send the first DATA frame of each
     body, read whatever comes for ``pause`` seconds (a refusal may be answered before the
     rest of its body), then the other frames, one of each stream in turn; read until every
-    stream has ended or been reset.  Returns the GOAWAYs received."""
+    stream has ended or been reset, or nothing came for ``timeout`` seconds.  Returns the
+    GOAWAYs received."""
     conn = h2_connection.H2Connection(h2_config.H2Configuration(client_side=True))
     goaways: list[Any] = []
     ids: dict[int, Stream] = {}
@@ -66,7 +71,7 @@ def exchange(
         try:
             data = sock.recv(65536)
         except TimeoutError:
-            return True
+            return sock.gettimeout() != timeout  # the pause is over; a stall is the end
         if not data:
             return False
         for event in conn.receive_data(data):
@@ -158,8 +163,10 @@ def mixed(size: int) -> tuple[list[Stream], set[int]]:
         Stream(b"/j", b'{"a": "' + "日本".encode() * n + b'\xe2\x80\xae"}', JSON, 5),  # bidi raw
         Stream(b"/j2", json.dumps({"b": "Ελληνικά " * n}, ensure_ascii=False).encode(), JSON, 5),
         Stream(b"/get2?lang=%CE%B5%CE%BB"),
+        # truncated at the very end: refused only once the last frame is in (nothing to drain)
+        Stream(b"/t", "日本".encode() * n + b"\xe6\x97", b"text/plain; charset=utf-8", 3),
     ]
-    return streams, {2, 3, 4, 5}
+    return streams, {2, 3, 4, 5, 8}
 
 
 @pytest.mark.parametrize("size", [100, 30_000], ids=["small", "past-the-window"])
@@ -178,3 +185,45 @@ def test_many_streams_on_one_connection(port: int) -> None:
         refused |= {len(streams) + i for i in bad}
         streams += batch
     check(streams, refused, exchange(port, streams))
+
+
+# -- under load: many connections, each with benign and refused streams -----------------
+
+
+def h2c_load(port: int, connections: int, streams_per_connection: int) -> None:
+    """``connections`` h2c connections at once (a thread each), each carrying
+    ``streams_per_connection`` concurrent streams of ``mixed`` batches with seeded body
+    sizes (100 B to 20 kB); every connection is checked as above."""
+    rng = random.Random(3629)
+    work: list[tuple[list[Stream], set[int]]] = []
+    for _ in range(connections):
+        streams: list[Stream] = []
+        refused: set[int] = set()
+        while len(streams) < streams_per_connection:
+            batch, bad = mixed(rng.randrange(100, 20_000))
+            refused |= {len(streams) + i for i in bad}
+            streams += batch
+        del streams[streams_per_connection:]
+        work.append((streams, {i for i in refused if i < streams_per_connection}))
+    started = time.perf_counter()
+    with ThreadPoolExecutor(connections) as pool:
+        results = list(pool.map(lambda w: exchange(port, w[0], timeout=30.0), work))
+    elapsed = time.perf_counter() - started
+    for (streams, refused), goaways in zip(work, results, strict=True):
+        check(streams, refused, goaways)
+    total = connections * streams_per_connection
+    refusals = sum(len(r) for _, r in work)
+    print(
+        f"\nh2c: {connections} connections x {streams_per_connection} streams ({total},"
+        f" {refusals} refused) in {elapsed:.1f} s ({total / elapsed:.0f} streams/s)"
+    )
+
+
+def test_h2c_under_load(port: int) -> None:
+    h2c_load(port, connections=50, streams_per_connection=20)
+
+
+@pytest.mark.slow
+def test_h2c_under_full_load(port: int) -> None:
+    # hypercorn allows 100 concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS)
+    h2c_load(port, connections=50, streams_per_connection=100)

@@ -435,10 +435,18 @@ def test_streaming_asgi_app_gets_benign_multipart_byte_for_byte(size: int) -> No
     assert b"".join(received) == MULTI_BENIGN
 
 
+@pytest.mark.parametrize("gather", [False, True], ids=["parser", "gathered"])
 @pytest.mark.parametrize("size", [1, 5, 7, 256, 4096])
-def test_multipart_judged_holds_only_what_a_check_may_refuse(size: int) -> None:
+def test_multipart_judged_holds_only_what_a_check_may_refuse(
+    size: int, gather: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """judged() never goes back; in file data it holds back only a possible delimiter
-    (CRLF, "--XyZ" and the two bytes after it); a text field, only its unchecked run."""
+    (CRLF, "--XyZ" and the two bytes after it); a text field, only its unchecked run.
+    BodyCheck's gathering of small chunks adds at most a quarter of what was looked at."""
+    from sanitizer.web._multipart import MultipartBody
+
+    if not gather:
+        monkeypatch.setattr(MultipartBody, "gather", 0)
     check = check_for(MULTI_TYPE)
     last = 0
     file_end = MULTI_BENIGN.index(b"\r\n" + MULTI_FIELD)
@@ -448,11 +456,14 @@ def test_multipart_judged_holds_only_what_a_check_may_refuse(size: int) -> None:
         judged = check.judged()
         assert last <= judged <= check.size
         last = judged
+        # Gathered bytes are unjudged; what was looked at (``checked``) is held as below.
+        looked = check.checked
+        assert check.size - looked <= looked // 4 and (gather or looked == check.size)
         # In the file's data.  python-multipart < 0.0.33 (the newest for Python 3.10)
         # enters PART_DATA one byte after the headers end; until then judged() stays at
         # the part's start (holding more, never less), hence the + 1.
-        if len(MULTI_FILE) + 1 <= check.size <= file_end:
-            assert check.size - judged <= len(b"\r\n--XyZ") + 2
-        elif text_start + 10 < check.size < text_start + 4000:  # the ASCII lines of the field
-            assert check.size - judged <= len(b"h\xc3\xa9llo\r\n") + len(b"\r\n--XyZ") + 2
+        if len(MULTI_FILE) + 1 <= looked <= file_end:
+            assert looked - judged <= len(b"\r\n--XyZ") + 2
+        elif text_start + 10 < looked < text_start + 4000:  # the ASCII lines of the field
+            assert looked - judged <= len(b"h\xc3\xa9llo\r\n") + len(b"\r\n--XyZ") + 2
     assert check.close() is None and check.judged() == len(MULTI_BENIGN)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -102,7 +103,11 @@ def start(
         "PYTHONPATH": os.pathsep.join([str(cwd), os.environ.get("PYTHONPATH", "")]),
         **(env or {}),
     }
-    proc = subprocess.Popen(command, cwd=cwd, env=environ, stdout=output, stderr=output)
+    # A session of its own, so that stopping it also stops the workers a server forks
+    # (gunicorn, granian, hypercorn's spawned worker), even when the parent hangs.
+    proc = subprocess.Popen(
+        command, cwd=cwd, env=environ, stdout=output, stderr=output, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -117,12 +122,20 @@ def start(
                 time.sleep(0.05)
         yield proc
     finally:
-        proc.terminate()
+        _signal_group(proc, signal.SIGTERM)
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _signal_group(proc, signal.SIGKILL)
             proc.wait()
+        _signal_group(proc, signal.SIGKILL)  # workers that outlived their parent
+
+
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 @dataclass

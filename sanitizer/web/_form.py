@@ -5,7 +5,7 @@ cost stays linear in the body whatever the chunking."""
 
 from __future__ import annotations
 
-from ._body import BodyCheck
+from ._body import GATHER, BodyCheck
 from ._compiled import CompiledWebPolicy, bulk_passes
 from ._problems import Problem
 from ._values import pairs_problem
@@ -13,6 +13,8 @@ from ._values import pairs_problem
 
 class FormBody(BodyCheck):
     """Fields are checked as each '&' arrives; only the current field is held."""
+
+    gather = GATHER
 
     def __init__(self, compiled: CompiledWebPolicy, limit: int | None) -> None:
         super().__init__(limit)
@@ -37,7 +39,7 @@ class FormBody(BodyCheck):
         return self._fields(held)
 
     def _judged_size(self) -> int:
-        return self.size - self._held_size
+        return self.checked - self._held_size
 
     def _fields(self, data: bytes) -> Problem | None:
         compiled = self._compiled

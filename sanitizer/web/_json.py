@@ -18,7 +18,7 @@ from dataclasses import replace
 from ..decoder import IncrementalDecoder
 from ..policy import accepts, inspect
 from ..policy.compiled import CompiledPolicy
-from ._body import BodyCheck
+from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape
 
 # RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
@@ -63,6 +63,8 @@ class JSONBody(BodyCheck):
     (each record's strings are checked); ``sequence=True`` reads a JSON text sequence
     (RFC 7464), whose records start with RS."""
 
+    gather = GATHER
+
     def __init__(
         self, compiled: CompiledPolicy, limit: int | None, *, sequence: bool = False
     ) -> None:
@@ -100,7 +102,7 @@ class JSONBody(BodyCheck):
         pos, carry = self._pos, self._carry
         problem = self._lex(text)
         if problem is None:
-            decoded = self.size - len(self._utf8.getstate()[0])  # bytes decoded so far
+            decoded = self.checked - len(self._utf8.getstate()[0])  # bytes decoded so far
             if not self._in_string:
                 self._judged_bytes = decoded
             elif self._start >= pos:  # opened in this text: what follows its quote waits

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._body import BodyCheck
+from ._body import GATHER, BodyCheck
 from ._compiled import CompiledWebPolicy
 from ._grammar import parse_disposition, parse_media_type
 from ._problems import Problem, ambiguous, labelled, malformed
@@ -30,6 +30,8 @@ class MultipartBody(BodyCheck):
     uses).  Part headers are strictly decoded; names, filenames (``filename*`` too, which
     Werkzeug and Django honour) and the content of parts without a filename are checked;
     file content passes untouched."""
+
+    gather = GATHER
 
     def __init__(self, compiled: CompiledWebPolicy, limit: int | None, boundary: bytes) -> None:
         super().__init__(limit)

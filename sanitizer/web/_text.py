@@ -8,10 +8,9 @@ pieces and the whole (see the class), so a body of any size is judged as if whol
 from __future__ import annotations
 
 import functools
-import re
 
 from ..policy import Policy, accepts, inspect
-from ._body import BodyCheck
+from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, too_long
 
 
@@ -24,7 +23,7 @@ def _unbounded(policy: Policy) -> Policy:
     return policy.replace(max_bytes=None, max_code_points=None)
 
 
-_LAST_ASCII = re.compile(rb"[\x00-\x7f][\x80-\xff]*\Z")
+_NON_ASCII = bytes(range(0x80, 0x100))
 _HOLD_MAX = 1 << 20  # longest run without an ASCII byte held whole (then cut at a lead byte)
 
 
@@ -96,13 +95,15 @@ class TextStream:
 
 
 def _last_ascii(data: bytes) -> int:
-    """Index of the last ASCII byte, or -1."""
-    end = len(data) - 1
-    for i in range(end, max(-1, end - 16), -1):  # usually found at once
-        if data[i] < 0x80:
-            return i
-    m = _LAST_ASCII.search(data)
-    return -1 if m is None else m.start()
+    """Index of the last ASCII byte, or -1.  In C: deleting every byte >= 0x80 leaves the
+    ASCII bytes in order, and the last one's value occurs last where that byte is."""
+    if data and data[-1] < 0x80:  # text with spaces or line breaks: usually at once
+        return len(data) - 1
+    for window in (data[-64:], data):  # the last ASCII byte is usually near the end
+        ascii_bytes = window.translate(None, _NON_ASCII)
+        if ascii_bytes:
+            return data.rfind(ascii_bytes[-1:])
+    return -1
 
 
 def _last_lead(data: bytes) -> int:
@@ -115,6 +116,8 @@ def _last_lead(data: bytes) -> int:
 
 class TextBody(BodyCheck):
     """text/* (the charset was checked with the headers)."""
+
+    gather = GATHER
 
     def __init__(self, policy: Policy, limit: int | None) -> None:
         super().__init__(limit)

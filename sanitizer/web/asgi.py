@@ -109,7 +109,7 @@ class _Exchange:
     """One request: the app's receive and send, wrapped."""
 
     __slots__ = (
-        *("body", "done", "given", "head", "held", "mw", "raw_path"),
+        *("body", "done", "ended", "given", "head", "held", "mw", "raw_path"),
         *("receive", "refused", "scope", "send", "started"),
     )
 
@@ -128,6 +128,7 @@ class _Exchange:
         self.refused: Problem | None = None  # set when the body failed (not in report-only)
         self.started = False  # the app sent http.response.start (to the client)
         self.done = False  # the whole body passed
+        self.ended = False  # the server's last body message was received (nothing to drain)
         self.held = bytearray()  # received bytes not yet judged (an unfinished value)
         self.given = 0  # body bytes handed to the app
 
@@ -141,7 +142,8 @@ class _Exchange:
         if self.refused is not None and not self.started:
             drained = False
             if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
-                drained = await _drain(self.receive)
+                # refused at the body's end: nothing to drain, and receive() would block
+                drained = self.ended or await _drain(self.receive)
             await _respond(self.send, self.refused, close=not drained)
 
     async def _receive(self) -> Message:
@@ -156,6 +158,7 @@ class _Exchange:
                 body = self.body = body_check(self.mw.policy, self.head)
             chunk = message.get("body", b"")
             more = message.get("more_body", False)
+            self.ended = not more
             problem = body.feed(chunk)
             if problem is None and not more:
                 problem = body.close()
