@@ -15,7 +15,8 @@ adapter's ``CheckedInput`` before any view or later middleware parses ``request.
 handlers and nothing is read that the app does not read.  A refused body makes Django's
 read fail (``UnreadablePostError`` or the upload parser's error): ``process_exception``
 answers the problem instead, and a response made from the failure elsewhere (a later
-middleware's 500) is replaced too.  This module is the only one that imports Django.
+middleware's 500) is replaced too.  This module is the only one in ``sanitizer.web``
+that imports Django.
 """
 
 from __future__ import annotations
