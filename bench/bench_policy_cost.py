@@ -5,7 +5,8 @@ combining runs, ill-formed bytes), ``inspect``, ``sanitize`` and ``accepts`` run
 4n bytes; the ratio of times should stay near 4 (<= ~5: linear) and the peak memory
 (tracemalloc) near the input's size.  A script, not a test: timing stays out of the suite.
 
-    python bench/bench_policy_cost.py [n_kib]     # default 64 (64 KiB and 256 KiB)
+    python bench/bench_policy_cost.py [n_kib] [profile]   # default 64 (64 KiB and 256 KiB),
+                                                          # every profile
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ KINDS: dict[str, str | bytes] = {
     "mixed-script": "a\u0430\u03bf",
     "mixed-numbers": "1\u09e8\u0663",
     "hidden-marks": "i\u0307x\u0301\u0301\U00016121",
+    # one kind at a time, the whole input long (issue #12: a C-speed scan per check)
+    "restricted-1": "\u01c3",
+    "hidden-dot": "i\u0307",
+    "repeated-mark": "a\u0301\u0301",
+    "latin-cyrillic": "a\u0430",
+    "digits-2": "1\u09e8",
 }
 
 
@@ -70,7 +77,10 @@ def main() -> None:
     head = f"{'profile':12} {'kind':15} {'entry':9} {'t(n) ms':>9} {'t(4n) ms':>9}"
     print(f"{head} {'ratio':>6} {'peak(4n) MB':>11}")
     worst = 0.0
+    only = sys.argv[2].upper() if len(sys.argv) > 2 else None
     for pname, policy in profiles.PROFILES.items():
+        if only is not None and pname.upper() != only:
+            continue
         policy = policy.replace(max_bytes=None, max_code_points=None)  # judge the engine
         for kind, unit in KINDS.items():
             small, large = _input(unit, n), _input(unit, 4 * n)

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import unicodedata2
 
-from . import _data
+from . import _data, _tables
 from ._check import bad_str
+
+# The characters that hide a following U+0307 (the rule above), as sorted inclusive
+# (first, last) ranges; all of combining class 0.
+DOT_LEAD_RANGES: tuple[tuple[int, int], ...] = _tables.DOT_LEADS
 
 _DOT_ABOVE = "\u0307"
 _combining = unicodedata2.combining
@@ -42,4 +46,4 @@ def hidden_overlays(s: str) -> tuple[int, ...]:
     return tuple(found)
 
 
-__all__ = ["hidden_overlays"]
+__all__ = ["DOT_LEAD_RANGES", "hidden_overlays"]

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import enum
 
-from . import _data
+from . import _data, _tables
 from ._check import check_char
+
+# The code points with Identifier_Status=Allowed, as sorted inclusive (first, last)
+# ranges (IdentifierStatus.txt): every other code point is Restricted.
+ALLOWED_RANGES: tuple[tuple[int, int], ...] = _tables.ALLOWED
 
 
 class IdentifierStatus(enum.Enum):
@@ -58,4 +62,10 @@ def identifier_types(ch: str) -> frozenset[IdentifierType]:
     return frozenset(IdentifierType(name) for name in _data.identifier_type_names(ord(ch)))
 
 
-__all__ = ["IdentifierStatus", "IdentifierType", "identifier_status", "identifier_types"]
+__all__ = [
+    "ALLOWED_RANGES",
+    "IdentifierStatus",
+    "IdentifierType",
+    "identifier_status",
+    "identifier_types",
+]

@@ -441,8 +441,10 @@ class Run:
         characters; otherwise at the whole input, their detail naming output indices."""
         same = out == self.text
         acts = self.acts
-        for spot in checks.spots(out, self.verdict):
+        for spot in checks.spots(out, self.verdict, self.policy.max_findings):
             act = acts[spot.category]
+            # the ones after the cap-th of a category: counted, never built (issue #11)
+            (self.index_findings if same else self.findings).count += spot.more
             if same:
                 self._note(
                     spot.category,
