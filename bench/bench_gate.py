@@ -10,8 +10,14 @@
    * ``anti-trojan-source --json`` (npm; ``npm install --prefix bench/node
      anti-trojan-source``, gitignored);
 
-   wall time best of 3, peak RSS of the tool (``resource.getrusage(RUSAGE_CHILDREN)`` in
-   a fresh wrapper process per run), findings counted from each tool's output.
+   after one warm-up run each (page cache; Python's bytecode cache, in a temporary
+   ``PYTHONPYCACHEPREFIX`` even where ``PYTHONDONTWRITEBYTECODE`` is set, as for an
+   installed wheel): wall time best of 5, CPU time (user + sys, the tool and its
+   workers) of that run, peak RSS of the largest process
+   (``resource.getrusage(RUSAGE_CHILDREN)`` in a fresh wrapper process per run),
+   findings counted from each tool's output.  ruff uses every core, sanitizer one
+   process per core (``--jobs``), and ``--jobs 1`` is shown too.  On a shared machine,
+   compare CPU times as well as wall times.
    Goals: >= 2x faster than ruff, >= 20x faster than anti-trojan-source, < 100 MiB.
 2. What each tool catches and wrongly flags on tests/source_samples.py: the Trojan Source
    attacks (Python, C, JavaScript, Rust), payloads, ill-formed files, and the legitimate
@@ -44,7 +50,8 @@ MEASURE = (
     "p = subprocess.run(sys.argv[2:], stdin=subprocess.PIPE, stdout=open(sys.argv[1], 'wb'),"
     " stderr=subprocess.DEVNULL)\n"
     "t = time.perf_counter() - t\n"
-    "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(t, u.ru_utime + u.ru_stime, u.ru_maxrss, p.returncode)\n"
 )
 
 
@@ -55,9 +62,11 @@ def stdlib_files() -> list[str]:
 
 
 def commands(files: list[str]) -> dict[str, list[str]]:
+    ours = [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE", "--progress",
+            "never", "--format", "json"]  # fmt: skip
     cmds = {
-        "sanitizer SOURCE": [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE",
-                             "--progress", "never", "--format", "json", *files],
+        "sanitizer SOURCE": [*ours, *files],
+        "sanitizer SOURCE --jobs 1": [*ours, "--jobs", "1", *files],
         "ruff (Unicode rules)": ["ruff", "check", "--isolated", "--no-cache", "--exit-zero",
                                  "--select", RUFF_RULES, "--output-format", "sarif", *files],
     }  # fmt: skip
@@ -66,14 +75,16 @@ def commands(files: list[str]) -> dict[str, list[str]]:
     return cmds
 
 
-def measure(cmd: list[str], out: Path) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in KiB and exit status of one run of ``cmd``."""
+def measure(cmd: list[str], out: Path) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds, peak RSS in KiB and exit status of one run of ``cmd``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(out.parent / "pycache")
     proc = subprocess.run(
         [sys.executable, "-c", MEASURE, str(out), *cmd], capture_output=True, text=True,
-        check=True, cwd=ROOT,
+        check=True, cwd=ROOT, env=env,
     )  # fmt: skip
-    seconds, rss, code = proc.stdout.split()
-    return float(seconds), int(rss), int(code)
+    seconds, cpu, rss, code = proc.stdout.split()
+    return float(seconds), float(cpu), int(rss), int(code)
 
 
 def findings(tool: str, out: Path) -> dict[str, int]:
@@ -102,24 +113,29 @@ def findings(tool: str, out: Path) -> dict[str, int]:
 def speed(files: list[str], runs: int) -> None:
     size = sum(os.path.getsize(f) for f in files)
     print(f"## {len(files)} files, {size / 2**20:.1f} MiB ({Path(files[0]).parent})\n")
-    print(f"| tool | wall time (best of {runs}) | peak RSS | findings | files with findings |")
-    print("| --- | --- | --- | --- | --- |")
+    print(
+        f"| tool | wall time (best of {runs}) | CPU time (that run) | peak RSS | findings "
+        "| files with findings |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        for cmd in commands(files).values():
+            measure(cmd, out)  # warm-up: page cache, bytecode cache
         for tool, cmd in commands(files).items():
-            out = Path(tmp) / "out"
             timings = [measure(cmd, out) for _ in range(runs)]
-            best = min(t[0] for t in timings)
-            rss = max(t[1] for t in timings)
+            best, cpu = min(t[:2] for t in timings)
+            rss = max(t[2] for t in timings)
             counts = findings(tool, out)
             results[tool] = best
             print(
-                f"| {tool} | {best:.2f} s | {rss / 1024:.0f} MiB | {sum(counts.values())} "
-                f"| {len(counts)} |"
+                f"| {tool} | {best:.2f} s | {cpu:.2f} s | {rss / 1024:.0f} MiB "
+                f"| {sum(counts.values())} | {len(counts)} |"
             )
     ours = results["sanitizer SOURCE"]
     for tool, seconds in results.items():
-        if tool != "sanitizer SOURCE":
+        if not tool.startswith("sanitizer"):
             print(f"\nsanitizer is {seconds / ours:.1f}x faster than {tool}", end="")
     print("\n")
 
@@ -131,6 +147,8 @@ def side_by_side() -> None:
         paths = [str(p) for p in attacks + legit]
         caught: dict[str, dict[str, int]] = {}
         for tool, cmd in commands(paths).items():
+            if tool.endswith("--jobs 1"):
+                continue
             if tool.startswith("ruff"):
                 cmd = [c for c in cmd if not c.startswith(tmp) or c.endswith(".py")]
             out = Path(tmp) / "out"
@@ -168,7 +186,7 @@ def side_by_side() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files-from", help="a file listing the files to scan, one a line")
     args = parser.parse_args()
     if shutil.which("ruff") is None:

@@ -179,6 +179,17 @@ def test_binary_files_are_skipped_and_counted_unless_named(tmp_path: Path) -> No
     assert named.returncode == 1 and b"lib.so:1:7:" in named.stdout
 
 
+def test_a_nul_byte_does_not_hide_valid_utf8_source_from_the_gate(tmp_path: Path) -> None:
+    # gcc compiles a C file with a NUL in it (with a warning): were a NUL enough to make
+    # a file "binary", one byte would take a Trojan Source file out of the gate.
+    write(tmp_path, "evil.c", b"int x;\x00\n/* \xe2\x80\xae } */\n")
+    # valid, though the 8 KiB sample ends inside its last character (U+20AC)
+    write(tmp_path, "cut.txt", b"\x00" + b"\xc3\xa9" * 4095 + b"\xe2\x82\xac")
+    result = cli("--policy", "SOURCE", tmp_path)
+    assert result.returncode == 1
+    assert b"evil.c:" in result.stdout and b"skipped" not in result.stderr
+
+
 def test_symlinks_are_not_followed_and_loops_end(tmp_path: Path) -> None:
     write(tmp_path, "d/a.txt", b"bad \xc0\xae\n")
     (tmp_path / "d" / "loop").symlink_to(tmp_path)  # d/loop -> the top: a cycle

@@ -19,23 +19,38 @@ profile refuses was found (allowed ones too with ``--strict``), 2 on usage or I/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import io
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
 from ..decoder import ErrorGrouper, IncrementalDecoder, find_errors
-from ..errors import Utf8Error
-from . import _inputs, _walk
+from ..errors import ErrorKind, Utf8Error
+from . import _inputs, _jobs, _walk
 from ._declared import HEAD, declared_encoding
 from ._locate import CODEPOINTS, CONTEXT, UTF16, Locator, excerpt, locate_all, visible
 from ._output import FORMATS, Finding, OutputError, Place, Writer, display_path, end_of_output
 
 CHUNK = 1 << 16
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """A NUL byte in ``sample``, which is also not UTF-8 (an incomplete character at its
+    end aside).  Valid UTF-8 with a NUL is text with a NUL: gcc, for one, compiles it with
+    a warning, so a NUL alone must not take a source file out of the gate."""
+    if b"\0" not in sample:
+        return False
+    errors = find_errors(sample, limit=2)
+    cut_short = len(errors) == 1 and errors[0].kind is ErrorKind.INCOMPLETE  # at the end
+    return bool(errors) and not cut_short
+
+
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 _BOM = b"\xef\xbb\xbf"
 _LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
@@ -55,6 +70,16 @@ def register(sub: Any) -> None:
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="file, folder (recursive) or -")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --policy, check files in N processes (default 0: one a core, at most "
+        f"{_jobs.MAX_AUTO_JOBS}, for {_jobs.AUTO_MIN_BYTES >> 20} MiB or more; 1: one "
+        "process); the output is the same for any N",
+    )
     out = p.add_argument_group("output")
     out.add_argument(
         "--format",
@@ -145,8 +170,8 @@ def register(sub: Any) -> None:
         "--binary",
         choices=("skip", "check"),
         default="skip",
-        help="files with a NUL byte in their first 8 KiB are binary: skipped (default, "
-        "counted in the summary) or checked",
+        help="files with a NUL byte in their first 8 KiB that are not UTF-8 there are "
+        "binary: skipped (default, counted in the summary) or checked",
     )
     walk.add_argument(
         "--no-ignore",
@@ -301,8 +326,8 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
                 )
                 return EXIT_USAGE
             policy = policy.replace(max_restriction_level=args.max_restriction_level)
-    if args.limit < 0 or args.max_bytes < 0:
-        print("sanitizer check: --limit and --max-bytes must be >= 0", file=sys.stderr)
+    if args.limit < 0 or args.max_bytes < 0 or args.jobs < 0:
+        print("sanitizer check: --limit, --max-bytes and --jobs must be >= 0", file=sys.stderr)
         return EXIT_USAGE
     columns = args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS)
     rules = _walk.Rules(
@@ -320,8 +345,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     progress = _Progress(total_size, enabled)
     sink = _Sink(args, out, columns)
     try:
-        for item in files:
-            _check_one(item, args, policy, columns, totals, progress, sink)
+        _check_all(files, total_size, args, policy, columns, totals, progress, sink)
     finally:
         progress.close()
     code = EXIT_USAGE if totals.io_errors else EXIT_FOUND if totals.failing else EXIT_OK
@@ -414,7 +438,7 @@ def _check_one(
         declared = None
         if args.declared_encoding != "ignore":
             declared = declared_encoding(first[:HEAD], path)
-        binary = declared is None and b"\0" in first[:BINARY_SNIFF]
+        binary = declared is None and _looks_binary(first[:BINARY_SNIFF])
         if binary and not item.named and args.binary == "skip":
             totals.binary += 1
             progress.advance(_inputs.size_of(path), label)
@@ -457,6 +481,100 @@ def _check_one(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+def _check_all(
+    files: list[_inputs.Input],
+    total_size: int,
+    args: argparse.Namespace,
+    policy: Any,
+    columns: str,
+    totals: _Totals,
+    progress: _Progress,
+    sink: _Sink,
+) -> None:
+    """``_check_one`` on each file, in worker processes (``--jobs``) when a policy is
+    applied: then each file is read whole anyway, while strict UTF-8 checking streams
+    (bounded memory, C speed) and stays in this process, as does stdin."""
+    jobs = 1
+    if policy is not None and all(item.path != _inputs.STDIN for item in files):
+        jobs = _jobs.choose(args.jobs, len(files), total_size)
+    if jobs == 1:
+        for item in files:
+            _check_one(item, args, policy, columns, totals, progress, sink)
+        return
+    global _SHARED
+    _warm_up(policy, args.source)
+    _SHARED = (args, policy, columns)
+    chunk = max(1, min(16, len(files) // (4 * jobs)))
+    for checked in _jobs.ordered(_check_chunk, files, jobs, chunk):
+        for one in checked:  # replayed as _check_one would have done it here
+            sys.stderr.write(one.stderr)
+            for label, findings, unlisted in one.emitted:
+                sink.emit_file(label, iter(findings), totals, unlisted)
+            progress.advance(one.progress, one.label)
+            for name in ("files", "bytes", "io_errors", "binary"):
+                setattr(totals, name, getattr(totals, name) + getattr(one.totals, name))
+
+
+# What workers check with, set before they are forked (``_jobs.ordered``).
+_SHARED: tuple[argparse.Namespace, Any, str] | None = None
+
+
+@dataclass
+class _Checked:
+    """What ``_check_one`` did for one file in a worker: its counts, what it emitted
+    and wrote to stderr, and how far it moved the progress bar."""
+
+    label: str
+    totals: _Totals
+    emitted: list[tuple[str, list[Finding], tuple[int, int]]]
+    stderr: str
+    progress: int
+
+
+class _Recorder(_Sink):
+    """A sink that keeps what it is given, for the parent to emit in order."""
+
+    def __init__(self) -> None:
+        self.emitted: list[tuple[str, list[Finding], tuple[int, int]]] = []
+
+    def emit_file(
+        self,
+        label: str,
+        findings: Iterable[Finding],
+        totals: _Totals,
+        unlisted: tuple[int, int] = (0, 0),
+    ) -> None:
+        self.emitted.append((label, list(findings), unlisted))
+
+
+def _check_chunk(items: Sequence[_inputs.Input]) -> list[_Checked]:
+    """In a worker: ``_check_one`` on each of ``items``, recorded."""
+    assert _SHARED is not None, "set before the workers were forked"
+    args, policy, columns = _SHARED
+    out = []
+    for item in items:
+        totals, recorder, err = _Totals(), _Recorder(), io.StringIO()
+        progress = _Progress(0, enabled=False)
+        with contextlib.redirect_stderr(err):
+            _check_one(item, args, policy, columns, totals, progress, recorder)
+        label = "<stdin>" if item.path == _inputs.STDIN else item.path
+        out.append(_Checked(label, totals, recorder.emitted, err.getvalue(), progress.done))
+    return out
+
+
+def _warm_up(policy: Any, source: bool) -> None:
+    """Build what checking needs (compiled policy, patterns, look-alike tables) before
+    workers are forked, so that each starts with it instead of building it again."""
+    if source:
+        from ..source import check_source
+
+        check_source("p\u043est post \u202e\u202c caf\u00e9\n", policy)
+    else:
+        from ..policy import inspect
+
+        inspect("caf\u00e9\n".encode(), policy)
 
 
 def _end_on_line(place: Place, width: int) -> Place:
