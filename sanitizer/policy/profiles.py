@@ -164,31 +164,17 @@ FILENAME = Policy(
 # Bidi marks (LRM, RLM, ALM: recommended for RTL literals by UTS #55), whitespace,
 # private use and unassigned code points are kept silently; noncharacters and other
 # Cf are reported.  No normalization: a gate reports, it does not rewrite.
-SOURCE = Policy(
+SOURCE = TEXT.with_actions(
+    BIDI_MARK=A.IGNORE,
+    VARIATION_SELECTOR=A.REJECT,
+    BOM=A.REJECT,
+    JOINER=A.REJECT,
+    NONCHARACTER=A.ALLOW,
+    PRIVATE_USE=A.IGNORE,
+    INVISIBLE=A.REJECT,
+).replace(
     name="source",
-    actions={
-        C.NUL: A.REJECT,
-        C.CONTROL: A.REJECT,
-        C.LINE_BREAK: A.IGNORE,
-        C.WHITESPACE: A.IGNORE,
-        C.PATH_SEPARATOR: A.IGNORE,
-        C.BIDI_CONTROL: A.REJECT,
-        C.BIDI_MARK: A.IGNORE,
-        C.TAG: A.REJECT,
-        C.VARIATION_SELECTOR: A.REJECT,
-        C.BOM: A.REJECT,
-        C.JOINER: A.REJECT,
-        C.NONCHARACTER: A.ALLOW,
-        C.PRIVATE_USE: A.IGNORE,
-        C.SURROGATE: A.REJECT,
-        C.INVISIBLE: A.REJECT,
-        C.FORMAT: A.ALLOW,
-        C.UNASSIGNED: A.IGNORE,
-        C.COMBINING_RUN: A.REJECT,
-        C.ILL_FORMED: A.REJECT,
-    },
-    max_combining=30,
-    allow_sequences=True,
+    normalization=None,
     description="source code (UTS #55): Trojan Source, invisibles, look-alike identifiers",
 )
 
