@@ -47,7 +47,6 @@ import pstats
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -62,11 +61,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from _servers import HOST, free_port, running  # noqa: E402
+
 import sanitizer  # noqa: E402
 from sanitizer.web import DEFAULT, ASGIMiddleware, body_check, check_head  # noqa: E402
 from sanitizer.web.asgi import Message, Receive, Scope, Send  # noqa: E402
 
-HOST = "127.0.0.1"
 GOAL = 0.9  # small requests: req/s with the middleware / without
 
 # -- the apps uvicorn serves (imported by the server as bench_web:NAME) -------------------
@@ -208,12 +208,6 @@ def pinning() -> Pinning:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def uvicorn(app: str, pin: Pinning, http: str, loop: str) -> Iterator[int]:
     """uvicorn serving ``bench_web:<app>`` (one worker, no access log); yields its port."""
@@ -225,27 +219,8 @@ def uvicorn(app: str, pin: Pinning, http: str, loop: str) -> Iterator[int]:
         *("--log-level", "warning", "--lifespan", "off", "--http", http, "--loop", loop),
     ]
     path = os.pathsep.join([str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": path})
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"uvicorn for {app} exited with {proc.returncode}")
-            try:
-                socket.create_connection((HOST, port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    with running(command, port, env={**os.environ, "PYTHONPATH": path}):
         yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 # -- clients ------------------------------------------------------------------------------

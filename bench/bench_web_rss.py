@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _servers import HOST, free_port, running
+
 HERE = Path(__file__).resolve().parent
-HOST = "127.0.0.1"
 GOAL_MIB = 64
 LIMIT_413 = 8 << 20
 TIMEOUT = 600.0  # seconds for one upload
@@ -131,12 +132,6 @@ SERVERS: dict[str, list[str]] = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def server(name: str, size: int, env: dict[str, str]) -> Iterator[tuple[int, int]]:
     """Run server ``name`` with ``env``; yields (port, pid) once it accepts connections."""
@@ -144,30 +139,10 @@ def server(name: str, size: int, env: dict[str, str]) -> Iterator[tuple[int, int
     args = [a.format(port=port, room=size + (64 << 20)) for a in SERVERS[name]]
     path = os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])
     environ = {**os.environ, **env, "PYTHONPATH": path}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", *args], cwd=HERE, env=environ, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited with {proc.returncode}")
-            try:
-                socket.create_connection((HOST, port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    command = [sys.executable, "-m", *args]
+    with running(command, port, env=environ, cwd=HERE, stderr=subprocess.DEVNULL) as proc:
         time.sleep(0.5)  # let forked workers finish starting
         yield port, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def tree(pid: int) -> list[int]:
