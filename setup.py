@@ -15,7 +15,15 @@ setup(
         Extension(
             "sanitizer._speedups",
             sources=[
-                _SRC + name for name in ("module.c", "utf8.c", "scan.c", "percent.c", "lookalike.c")
+                _SRC + name
+                for name in (
+                    "module.c",
+                    "utf8.c",
+                    "scan.c",
+                    "percent.c",
+                    "lookalike.c",
+                    "validate.c",
+                )
             ],
             depends=[_SRC + "speedups.h"],
             optional=True,

@@ -4,8 +4,12 @@ Issue #12's benchmark, one run, same inputs.  The 10,000 username pairs (about h
 confusable, in many scripts) are the pairs of ``tests/data/icu-78.3-spoof.json.xz``,
 generated with a fixed seed by ``tools/icu_fixture.py``.  Each tool answers "are these two
 look-alikes?" for every pair; calls/s is given for the first pass over all pairs (cold:
-caches empty) and the best of a few (warm: a cache, where a tool has one, answers), and
-every answer is compared with ICU's ``areConfusable`` run live in the same process.
+the tool's first calls in this process, tables and caches empty) and the best of a few
+(warm: a cache, where a tool has one, answers), and every answer is compared with ICU's
+``areConfusable`` run live in the same process.  The warm passes take turns, one pass of
+each tool per round, so a change in machine load hits every tool alike; on a shared
+machine prefer ``--instructions``: warm instructions per pair counted by valgrind's
+callgrind (a pass after a first one, minus a run without it), repeatable under any load.
 
     tools        sanitizer.confusable; sanitizer.skeleton(a) == skeleton(b);
                  ICU 78 SpoofChecker.areConfusable and getSkeleton(a) == getSkeleton(b);
@@ -24,6 +28,7 @@ Environment (ICU and the libraries live only here, never in the test dependencie
         confusable-homoglyphs==3.3.1 confusables==1.2.0
     # (the script imports this tree's sanitizer first, installed or not)
     bench/.venv/bin/python bench/bench_confusable.py [--collisions [N]] [--repeat R]
+    bench/.venv/bin/python bench/bench_confusable.py --instructions   # needs valgrind
 
 A tool that is missing from the environment is reported as such and skipped.
 """
@@ -109,17 +114,23 @@ def run_all(verdict: Verdict, pairs: list[Pair]) -> tuple[float, list[object]]:
     return time.perf_counter() - start, answers
 
 
-def rates(verdict: Verdict, pairs: list[Pair], repeat: int) -> tuple[float, float, list[object]]:
-    """Calls per second of the first pass (cold: caches empty) and the best of ``repeat``
-    passes (warm: every pair seen before; one pass only when a pass takes > 5 s)."""
-    took, answers = run_all(verdict, pairs)
-    cold = best = took
+def rates(
+    found: dict[str, Verdict], pairs: list[Pair], repeat: int
+) -> tuple[dict[str, float], dict[str, float], dict[str, list[object]]]:
+    """Per tool: calls per second of its first pass (cold: tables and caches empty) and of
+    the best of ``repeat`` passes (warm: every pair seen before), the passes interleaved
+    (one per tool per round; a tool whose pass takes > 5 s runs once); and its answers."""
+    cold: dict[str, float] = {}
+    best: dict[str, float] = {}
+    answers: dict[str, list[object]] = {}
+    for name, verdict in found.items():
+        best[name], answers[name] = run_all(verdict, pairs)
+        cold[name] = len(pairs) / best[name]
     for _ in range(repeat - 1):
-        if took > 5:
-            break
-        took, _ = run_all(verdict, pairs)
-        best = min(best, took)
-    return len(pairs) / cold, len(pairs) / best, answers
+        for name, verdict in found.items():
+            if best[name] <= 5:
+                best[name] = min(best[name], run_all(verdict, pairs)[0])
+    return cold, {name: len(pairs) / took for name, took in best.items()}, answers
 
 
 def icu_bits(answer: object) -> int:
@@ -163,11 +174,7 @@ def bench_pairs(repeat: int) -> None:
     print(f"{len(pairs):,} pairs, {confusable_count:,} confusable per ICU 78.3 (fixture)")
     for name, reason in missing.items():
         print(f"  {name}: not installed ({reason})")
-    cold: dict[str, float] = {}
-    warm: dict[str, float] = {}
-    answers: dict[str, list[object]] = {}
-    for name, verdict in found.items():
-        cold[name], warm[name], answers[name] = rates(verdict, pairs, repeat)
+    cold, warm, answers = rates(found, pairs, repeat)
     reference = answers.get("ICU areConfusable")
     if reference is not None:
         live = [icu_bits(x) for x in reference]
@@ -217,6 +224,64 @@ def bench_pairs(repeat: int) -> None:
                 f" {ours_warm / warm[name]:,.1f}x warm"
                 + ("" if "(native)" in name else " (goal >= 10x: pure Python)")
             )
+
+
+INSTRUCTIONS = """
+import sys
+sys.path[:0] = [{root!r}, {bench!r}]
+from bench_confusable import load_pairs, tools
+pairs, _ = load_pairs()
+verdict = tools()[0][{name!r}]
+for _ in range({passes}):  # the first pass loads tables and fills caches: not counted
+    for a, b in pairs:
+        verdict(a, b)
+"""
+
+
+def instructions(name: str, passes: int) -> int:
+    """Instructions (callgrind's Ir) of a process that runs ``passes`` passes of a tool."""
+    script = INSTRUCTIONS.format(
+        root=str(ROOT), bench=str(ROOT / "bench"), name=name, passes=passes
+    )
+    result = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    counted = [line for line in result.stderr.splitlines() if "Collected :" in line]
+    return int(counted[-1].split(":")[-1])
+
+
+def bench_instructions() -> None:
+    """Warm instructions per pair: (2 passes - 1 pass) / pairs, for us and for ICU."""
+    pairs, _ = load_pairs()
+    found = tools()[0]
+    names = [
+        n
+        for n in (
+            "sanitizer.confusable",
+            "sanitizer.skeleton ==",
+            "ICU areConfusable",
+            "ICU getSkeleton ==",
+        )
+        if n in found
+    ]
+    print(f"\nwarm instructions per pair (callgrind, {len(pairs):,} pairs)")
+    per_pair = {
+        name: (instructions(name, 2) - instructions(name, 1)) / len(pairs) for name in names
+    }
+    icu = per_pair.get("ICU areConfusable")
+    for name, count in per_pair.items():
+        ratio = f"  ICU / this: {icu / count:.2f}x" if icu else ""
+        print(f"  {name:34} {count:10,.0f}{ratio}")
 
 
 def ascii_usernames(count: int, seed: int = 12) -> list[str]:
@@ -305,7 +370,15 @@ def main() -> int:
         metavar="N",
         help="also time `sanitizer collisions` on N/4 and N generated lines (default 1M)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="only count warm instructions per pair under callgrind (ours and ICU's)",
+    )
     args = parser.parse_args()
+    if args.instructions:
+        bench_instructions()
+        return 0
     print(f"Python {sys.version.split()[0]}, peak RSS so far: {peak_rss_mib():.0f} MiB")
     bench_pairs(args.repeat)
     bench_identifier_key()

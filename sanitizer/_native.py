@@ -13,6 +13,7 @@ checks the module against (through the stub), so every caller is type-checked to
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -20,7 +21,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["BACKEND", "Speedups", "speedups"]
+__all__ = [
+    "BACKEND",
+    "Speedups",
+    "speedups",
+    "utf8_kernel",
+    "utf8_valid_prefix",
+    "utf8_valid_prefix_py",
+]
 
 
 class Speedups(Protocol):
@@ -56,6 +64,16 @@ class Speedups(Protocol):
         /,
     ) -> str: ...
 
+    # validate.c: the SIMD UTF-8 validator (reference: utf8_valid_prefix_py)
+    def valid_prefix(self, data: ReadableBuffer, /) -> int: ...
+    def utf8_kernel(self) -> str: ...
+    def utf8_kernels(self) -> tuple[str, ...]: ...
+    def valid_prefix_using(self, name: str, data: ReadableBuffer, /) -> int: ...
+    def is_valid(
+        self, data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = ...
+    ) -> bool: ...
+    def set_is_valid_fallback(self, fn: Callable[..., bool], /) -> None: ...
+
     # scan.c: the policy fast path (reference: _classtable.scan_reference)
     def scan(
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
@@ -89,6 +107,18 @@ class Speedups(Protocol):
     def script_mask(
         self, starts: bytes, ids: bytes, masks: bytes, values: tuple[int, ...], text: str, /
     ) -> int: ...
+    # (reference: lookalike.skeletons, unicodedata2.normalize and str.translate)
+    def skeleton_tables(
+        self,
+        skeleton: tuple[str, bytes, bytes, str],
+        decomposition: tuple[str, bytes, bytes, str],
+        combining: tuple[str, bytes, bytes, str],
+        scripts: tuple[bytes, bytes, bytes, int],
+        verdicts: tuple[object, object, object, object],
+        /,
+    ) -> object: ...
+    def skeleton(self, tables: object, s: str, /) -> str: ...
+    def confusable(self, tables: object, a: str, b: str, /) -> object: ...
 
 
 speedups: Speedups | None = None
@@ -102,3 +132,43 @@ if not os.environ.get("SANITIZER_PURE_PYTHON"):
 
 # What runs the RFC 3629 table (and the policy fast path): "c" or "python".
 BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"
+
+
+# The UTF-8 validator (issue #14): "valid up to where", RFC 3629 §4.
+_VALID_PREFIX_CHUNK = 1 << 20  # the pure twin decodes this much at a time: bounded memory
+
+
+def utf8_valid_prefix_py(data: ReadableBuffer) -> int:
+    """The pure-Python twin of ``utf8_valid_prefix``: exact, since CPython's strict codec
+    accepts exactly RFC 3629 UTF-8 and ``UnicodeDecodeError.start`` is where the first
+    ill-formed subpart (or a truncated last character) starts."""
+    with memoryview(data) as view, view.cast("B") as raw:
+        n = len(raw)
+        pos = 0
+        while True:
+            end = pos + _VALID_PREFIX_CHUNK
+            final = end >= n
+            try:
+                _, used = codecs.utf_8_decode(raw[pos:end], "strict", final)
+            except UnicodeDecodeError as exc:
+                return pos + exc.start
+            pos += used
+            if final:
+                return pos
+
+
+def _utf8_kernel_py() -> str:
+    return "python"
+
+
+# utf8_valid_prefix(data) -> int: the length of the longest prefix of ``data`` proven
+# valid UTF-8, ending on a character boundary; == len(data) (in bytes) iff all of it is.
+# In C it may stop short of the first error (at the start of the 64-byte block holding
+# it), so callers hand the rest to the machine, which finds the error itself.
+# utf8_kernel() -> "avx2", "sse41", "neon", "scalar" or "python": what runs it
+# (SANITIZER_UTF8_KERNEL forces one, read once at import).
+utf8_valid_prefix: Callable[[ReadableBuffer], int] = utf8_valid_prefix_py
+utf8_kernel: Callable[[], str] = _utf8_kernel_py
+if speedups is not None and hasattr(speedups, "valid_prefix"):  # an older build lacks it
+    utf8_valid_prefix = speedups.valid_prefix
+    utf8_kernel = speedups.utf8_kernel

@@ -83,3 +83,49 @@ def script_mask(
     """The AND of the masks (uint64 words each, low first; values[i] is mask i as an int,
     values[-1] every bit set) of the runs (uint32 starts from 0, uint16 mask ids) that the
     code points of text fall in; integers in native byte order."""
+
+def skeleton_tables(
+    skeleton: tuple[str, bytes, bytes, str],
+    decomposition: tuple[str, bytes, bytes, str],
+    combining: tuple[str, bytes, bytes, str],
+    scripts: tuple[bytes, bytes, bytes, int],
+    verdicts: tuple[object, object, object, object],
+    /,
+) -> object:
+    """The checked tables skeleton() and confusable() read (a capsule): three code point
+    maps as map_code_points takes them, script runs and masks as script_mask takes them
+    (with the number of uint64 words per mask), and what confusable() returns for: not
+    confusable, single-script, mixed-script, whole-script."""
+
+def skeleton(tables: object, s: str, /) -> str:
+    """The UTS #39 §4 skeleton NFD(map(NFD(s))), canonical decomposition from the tables."""
+
+def confusable(tables: object, a: str, b: str, /) -> object:
+    """verdicts[0] when the skeletons of a and b differ, else verdicts[1] (resolved script
+    sets intersect), [3] (both non-empty) or [2] (UTS #39 §4)."""
+
+# -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
+
+def valid_prefix(data: ReadableBuffer, /) -> int:
+    """Length of a prefix of data proven well-formed UTF-8 (RFC 3629 §4), ending on a
+    character boundary: len(data) iff all of it is; on an error, the start of the 64-byte
+    block holding it or earlier (the machine takes over from there)."""
+
+def utf8_kernel() -> str:
+    """The kernel valid_prefix runs: "avx2", "sse41", "neon" or "scalar"
+    (SANITIZER_UTF8_KERNEL=name forces one at import; "auto" or unset: the best)."""
+
+def utf8_kernels() -> tuple[str, ...]:
+    """The kernels this machine can run, best first (scalar last)."""
+
+def valid_prefix_using(name: str, data: ReadableBuffer, /) -> int:
+    """valid_prefix with the kernel ``name`` at every length (short inputs included): the
+    test hook that checks each kernel; ValueError if this machine cannot run it."""
+
+def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
+    """True when data is well-formed UTF-8 (RFC 3629 §4): the C entry point of
+    sanitizer.decoder.is_valid_py (plain bytes that the validator accepts), which every
+    other call goes to."""
+
+def set_is_valid_fallback(fn: Callable[..., bool], /) -> None:
+    """The Python is_valid() that non-trivial calls go to."""

@@ -16,8 +16,9 @@ Sources, all pinned to one Unicode version (refused otherwise):
   long script name in Scripts.txt.
 
 Three files: ``_tables.py`` (small: scripts, identifier status, ASCII fast-path tables;
-loaded on first use of the package's functions), ``_skeletons.py`` (the skeleton map,
-loaded when the first non-ASCII string needs a skeleton) and ``_confusables.py`` (the
+loaded on first use of the package's functions), ``_skeletons.py`` (the skeleton map, and
+NFD's decompositions and combining classes from unicodedata2 for the one-pass C skeleton
+of lookalike.c; loaded when the first skeleton is needed) and ``_confusables.py`` (the
 identifier-key map and Identifier_Type, loaded only when a function needs them).  The two
 maps are written as three parallel string literals (sources, value lengths, values): no
 parsing at load, so a first call costs little even where no .pyc can be written.
@@ -29,6 +30,7 @@ file is stale).  ``tests/test_lookalike_tables.py`` regenerates in memory and co
 from __future__ import annotations
 
 import argparse
+import itertools
 import lzma
 import sys
 from collections.abc import Iterable, Iterator
@@ -374,6 +376,7 @@ def build(data: Any) -> dict[str, Any]:
     assert 0 not in skeleton_map and not any("\0" in v for v in skeleton_map.values())
     assert unicodedata2.combining("\0") == 0 and not unicodedata2.decomposition("\0")
     return {
+        **normalization_tables(),
         "scripts": runs(scripts),
         "types": runs(types),
         "allowed": read_status(),
@@ -385,6 +388,42 @@ def build(data: Any) -> dict[str, Any]:
         "script_codes": sorted({c for v in scripts for c in v.split()}),
         "script_names": {code: name.replace("_", " ") for name, code in short.items()},
     }
+
+
+HANGUL_SYLLABLES = range(0xAC00, 0xD7A4)  # decomposed by arithmetic (Unicode §3.12)
+
+
+def hangul_nfd(cp: int) -> str:
+    """The canonical decomposition of a precomposed Hangul syllable (Unicode §3.12)."""
+    index = cp - 0xAC00
+    lead, vowel, trail = 0x1100 + index // 588, 0x1161 + index % 588 // 28, index % 28
+    return chr(lead) + chr(vowel) + (chr(0x11A7 + trail) if trail else "")
+
+
+def normalization_tables() -> dict[str, dict[int, str]]:
+    """NFD's data for the C skeleton (lookalike.c): each code point's full canonical
+    decomposition (Hangul syllables aside) and each non-zero Canonical_Combining_Class, as
+    maps to str (the class as one character), from unicodedata2 (checked: the version)."""
+    assert unicodedata2.unidata_version == UTS39_VERSION, unicodedata2.unidata_version
+    decomposition: dict[int, str] = {}
+    combining: dict[int, str] = {}
+    for cp in range(MAX_CP + 1):
+        ch = chr(cp)
+        full = nfd(ch)
+        if cp in HANGUL_SYLLABLES:
+            assert full == hangul_nfd(cp), hex(cp)
+        elif full != ch:
+            decomposition[cp] = full
+        if ccc := unicodedata2.combining(ch):
+            combining[cp] = chr(ccc)
+    # lookalike.c's shortcuts: nothing below U+00C0 decomposes, nothing below U+0300 is a
+    # non-starter, and a decomposition is already in canonical order.
+    assert min(decomposition) >= 0xC0 and min(combining) >= 0x300
+    assert not any(0x1100 <= cp <= 0x11FF for cp in combining)  # Hangul jamo are starters
+    for full in decomposition.values():
+        classes = [ord(combining.get(ord(c), "\0")) for c in full]
+        assert all(x <= y or y == 0 for x, y in itertools.pairwise(classes)), full
+    return {"decomposition": decomposition, "combining": combining}
 
 
 def _fmt_items(items: list[str], indent: str = "    ") -> list[str]:
@@ -507,6 +546,12 @@ def render(tables: dict[str, Any]) -> dict[str, str]:
         "# each other source of confusables.txt -> its prototype.  Three parallel strings:",
         "# sources in code point order, the length of each value as one base-36 digit, values.",
         *_fmt_map("SKELETON", tables["skeleton_map"]),
+        "",
+        f"# NFD (UAX #15) for the C skeleton (unicodedata2 {unicodedata2.unidata_version}):",
+        "# each code point's full canonical decomposition but the Hangul syllables' (arithmetic)",
+        "# and each non-zero Canonical_Combining_Class (as one character), in the same form.",
+        *_fmt_map("DECOMPOSITION", tables["decomposition"]),
+        *_fmt_map("COMBINING", tables["combining"]),
         "",
     ]
     big = _header("UTS #39 identifier-key map, Identifier_Type.")

@@ -198,17 +198,23 @@ done:
     return out;
 }
 
-/* The index of the last start <= cp (starts[0] == 0, checked by the caller). */
+/* The index of the last start <= cp in starts[lo:hi] (starts[lo] <= cp, and cp <
+ * starts[hi] when hi is not the end; starts[0] == 0, checked by the caller). */
 static Py_ssize_t
-find_run(const char *starts, Py_ssize_t n, Py_UCS4 cp)
+find_run_in(const char *starts, Py_ssize_t lo, Py_ssize_t hi, Py_UCS4 cp)
 {
-    Py_ssize_t lo = 0, hi = n; /* starts[lo] <= cp, and cp < starts[hi] when hi < n */
     while (hi - lo > 1) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
         if (read_u32(starts, mid) <= cp) lo = mid;
         else hi = mid;
     }
     return lo;
+}
+
+static Py_ssize_t
+find_run(const char *starts, Py_ssize_t n, Py_UCS4 cp)
+{
+    return find_run_in(starts, 0, n, cp);
 }
 
 PyObject *
@@ -271,4 +277,476 @@ speedups_script_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (int b = 0; b < 8; b++) bytes[8 * w + b] = (unsigned char)(acc[w] >> (8 * b));
     }
     return _PyLong_FromByteArray(bytes, (size_t)(8 * words), 1, 0);
+}
+
+/*
+ * The whole skeleton in one pass (UTS #39 §4), and confusable() on top of it:
+ *
+ *   skeleton_tables(skeleton, decomposition, combining, scripts, verdicts) -> capsule
+ *       the tables below, checked once: three maps as (sources, index, offsets, values)
+ *       tuples like map_code_points' arguments (the skeleton map; each code point's full
+ *       canonical decomposition, Hangul syllables aside; each non-zero
+ *       Canonical_Combining_Class as a one-character value), scripts as
+ *       (starts, ids, masks, words) like script_mask's, and the four objects confusable
+ *       returns (not confusable, single-, mixed-, whole-script).
+ *   skeleton(tables, s) -> str
+ *       NFD(map(NFD(s))) (UAX #15 canonical decomposition and ordering, done here from
+ *       the tables: no intermediate str).
+ *   confusable(tables, a, b) -> verdicts[0..3]
+ *       both skeletons compared, then the resolved script sets (§5.1) as masks:
+ *       intersecting -> single-script, both non-empty -> whole-script, else mixed.
+ *
+ * Reference: sanitizer/lookalike/skeletons.py (unicodedata2.normalize and str.translate);
+ * the tables are generated from the same unicodedata2 version (tools/gen_lookalike.py),
+ * and Python uses this path only when the versions agree.  Canonical ordering is a
+ * stable sort by class of each run of non-starters: insertion sort for short runs,
+ * counting sort for long ones, so the cost stays linear in the input.
+ */
+
+#define TABLES_CAPSULE "sanitizer._speedups.skeleton_tables"
+#define STACK_CHARS 256
+#define SHORT_RUN 16
+#define RUN_BLOCKS 0x1100 /* of 256 code points: where resolve() starts its search */
+
+typedef struct {
+    Sources src;
+    const char *offs;
+    int vkind;
+    const void *vdata;
+} Map;
+
+typedef struct {
+    PyObject *keep; /* the argument tuple: owns every buffer below */
+    Map skeleton, decomposition, combining;
+    const char *starts, *ids, *masks;
+    Py_ssize_t nruns, words;
+    uint32_t block_run[RUN_BLOCKS + 1]; /* the run holding each block's first code point */
+    PyObject *verdicts[4];
+} Tables;
+
+static void
+tables_free(PyObject *capsule)
+{
+    Tables *t = PyCapsule_GetPointer(capsule, TABLES_CAPSULE);
+    if (t == NULL) return;
+    Py_XDECREF(t->keep);
+    PyMem_Free(t);
+}
+
+static int
+map_from(PyObject *tuple, Map *map, const char *what)
+{
+    if (!PyTuple_CheckExact(tuple) || PyTuple_GET_SIZE(tuple) != 4 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 0)) ||
+        !PyBytes_CheckExact(PyTuple_GET_ITEM(tuple, 1)) ||
+        !PyBytes_CheckExact(PyTuple_GET_ITEM(tuple, 2)) ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(tuple, 3))) {
+        PyErr_Format(PyExc_TypeError, "skeleton_tables: %s must be (sources: str, index: "
+                     "bytes, offsets: bytes, values: str)", what);
+        return -1;
+    }
+    PyObject *sources = PyTuple_GET_ITEM(tuple, 0), *index = PyTuple_GET_ITEM(tuple, 1);
+    PyObject *offsets = PyTuple_GET_ITEM(tuple, 2), *values = PyTuple_GET_ITEM(tuple, 3);
+    Py_ssize_t count = PyUnicode_GET_LENGTH(sources);
+    if (PyBytes_GET_SIZE(index) != INDEX_SIZE || PyBytes_GET_SIZE(offsets) != 4 * (count + 1)) {
+        PyErr_Format(PyExc_ValueError, "skeleton_tables: %s: index must come from "
+                     "index_code_points, offsets one uint32 more than sources", what);
+        return -1;
+    }
+    const char *offs = PyBytes_AS_STRING(offsets);
+    Py_ssize_t nval = PyUnicode_GET_LENGTH(values);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (read_u32(offs, i) > read_u32(offs, i + 1) || read_u32(offs, i + 1) > nval) {
+            PyErr_Format(PyExc_ValueError, "skeleton_tables: %s: offsets out of order or "
+                         "past values", what);
+            return -1;
+        }
+    }
+    map->src = (Sources){count, PyBytes_AS_STRING(index),
+                         PyBytes_AS_STRING(index) + 4 * (BLOCKS + 1)};
+    map->offs = offs;
+    map->vkind = PyUnicode_KIND(values);
+    map->vdata = PyUnicode_DATA(values);
+    return 0;
+}
+
+PyObject *
+speedups_skeleton_tables(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != 4 ||
+        !PyTuple_CheckExact(args[4]) || PyTuple_GET_SIZE(args[4]) != 4) {
+        PyErr_SetString(PyExc_TypeError, "skeleton_tables(skeleton, decomposition, combining, "
+                                         "scripts: tuple of 4, verdicts: tuple of 4)");
+        return NULL;
+    }
+    Tables *t = PyMem_Calloc(1, sizeof(Tables));
+    if (t == NULL) return PyErr_NoMemory();
+    PyObject *scripts = args[3];
+    if (map_from(args[0], &t->skeleton, "skeleton") < 0 ||
+        map_from(args[1], &t->decomposition, "decomposition") < 0 ||
+        map_from(args[2], &t->combining, "combining") < 0)
+        goto fail;
+    PyObject *starts = PyTuple_GET_ITEM(scripts, 0), *ids = PyTuple_GET_ITEM(scripts, 1);
+    PyObject *masks = PyTuple_GET_ITEM(scripts, 2), *words = PyTuple_GET_ITEM(scripts, 3);
+    if (!PyBytes_CheckExact(starts) || !PyBytes_CheckExact(ids) || !PyBytes_CheckExact(masks) ||
+        !PyLong_CheckExact(words)) {
+        PyErr_SetString(PyExc_TypeError, "skeleton_tables: scripts must be (starts: bytes, "
+                                         "ids: bytes, masks: bytes, words: int)");
+        goto fail;
+    }
+    t->words = PyLong_AsSsize_t(words);
+    t->nruns = PyBytes_GET_SIZE(starts) / 4;
+    t->starts = PyBytes_AS_STRING(starts);
+    t->ids = PyBytes_AS_STRING(ids);
+    t->masks = PyBytes_AS_STRING(masks);
+    if (t->words < 1 || t->words > MAX_MASK_WORDS || t->nruns == 0 ||
+        PyBytes_GET_SIZE(starts) != 4 * t->nruns || read_u32(t->starts, 0) != 0 ||
+        PyBytes_GET_SIZE(ids) != 2 * t->nruns || PyBytes_GET_SIZE(masks) % (8 * t->words)) {
+        PyErr_SetString(PyExc_ValueError, "skeleton_tables: scripts: starts (uint32, from 0) "
+                                          "and ids (uint16) must match, masks 1-8 words each");
+        goto fail;
+    }
+    Py_ssize_t nmasks = PyBytes_GET_SIZE(masks) / (8 * t->words);
+    for (Py_ssize_t r = 0; r < t->nruns; r++) {
+        uint16_t id;
+        memcpy(&id, t->ids + 2 * r, 2);
+        if ((Py_ssize_t)id >= nmasks) {
+            PyErr_SetString(PyExc_ValueError, "skeleton_tables: a run's id has no mask");
+            goto fail;
+        }
+    }
+    for (Py_ssize_t b = 0; b <= RUN_BLOCKS; b++)
+        t->block_run[b] = (uint32_t)find_run(t->starts, t->nruns, (Py_UCS4)(b << 8));
+    for (int i = 0; i < 4; i++) t->verdicts[i] = PyTuple_GET_ITEM(args[4], i);
+    t->keep = PyTuple_New(5);
+    if (t->keep == NULL) goto fail;
+    for (int i = 0; i < 5; i++) PyTuple_SET_ITEM(t->keep, i, Py_NewRef(args[i]));
+    PyObject *capsule = PyCapsule_New(t, TABLES_CAPSULE, tables_free);
+    if (capsule == NULL) {
+        Py_DECREF(t->keep);
+        goto fail;
+    }
+    return capsule;
+fail:
+    PyMem_Free(t);
+    return NULL;
+}
+
+/* A growable UCS4 buffer that starts on the stack. */
+typedef struct {
+    Py_UCS4 *p;
+    Py_ssize_t n, cap;
+    int marks; /* whether a non-starter was pushed (else canonical ordering is a no-op) */
+    Py_UCS4 stack[STACK_CHARS];
+} Buf;
+
+static void
+buf_init(Buf *b)
+{
+    b->p = b->stack;
+    b->n = 0;
+    b->cap = STACK_CHARS;
+    b->marks = 0;
+}
+
+static void
+buf_free(Buf *b)
+{
+    if (b->p != b->stack) PyMem_Free(b->p);
+}
+
+/* Room for `more` more characters. */
+static int
+buf_reserve(Buf *b, Py_ssize_t more)
+{
+    if (b->n + more <= b->cap) return 0;
+    Py_ssize_t cap = b->cap;
+    while (cap < b->n + more) {
+        if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(Py_UCS4)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    Py_UCS4 *p = PyMem_Malloc(cap * sizeof(Py_UCS4));
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(p, b->p, b->n * sizeof(Py_UCS4));
+    buf_free(b);
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* The value of cp in map as [*start, *end) of its values, or 0 when cp is not a source. */
+static int
+map_get(const Map *map, Py_UCS4 cp, Py_ssize_t *start, Py_ssize_t *end)
+{
+    Py_ssize_t k = find_source(&map->src, cp);
+    if (k < 0) return 0;
+    *start = read_u32(map->offs, k);
+    *end = read_u32(map->offs, k + 1);
+    return 1;
+}
+
+/* Canonical_Combining_Class (UAX #44): none below U+0300 (the generator checks). */
+static unsigned int
+combining_class(const Tables *t, Py_UCS4 cp)
+{
+    Py_ssize_t start, end;
+    if (cp < 0x300 || !map_get(&t->combining, cp, &start, &end) || start == end) return 0;
+    return (unsigned int)PyUnicode_READ(t->combining.vkind, t->combining.vdata, start);
+}
+
+/* Whether cp is a non-starter (one bit of the combining map's index). */
+static int
+is_mark(const Tables *t, Py_UCS4 cp)
+{
+    if (cp < 0x300) return 0;
+    uint64_t word;
+    memcpy(&word, t->combining.src.bits + 8 * (cp >> 6), 8);
+    return (int)((word >> (cp & 63)) & 1);
+}
+
+/* Append cp, noting a non-starter. */
+static void
+push_one(const Tables *t, Buf *b, Py_UCS4 cp)
+{
+    b->p[b->n++] = cp;
+    if (!b->marks && is_mark(t, cp)) b->marks = 1;
+}
+
+/* Append the full canonical decomposition of cp (UAX #15; Unicode §3.12 for Hangul). */
+static int
+push_decomposed(const Tables *t, Buf *b, Py_UCS4 cp)
+{
+    if (buf_reserve(b, 4) < 0) return -1;
+    if (cp < 0xC0) { /* nothing below U+00C0 decomposes (the generator checks) */
+        b->p[b->n++] = cp;
+        return 0;
+    }
+    if (cp >= 0xAC00 && cp <= 0xD7A3) { /* Hangul jamo are starters */
+        Py_UCS4 index = cp - 0xAC00, trail = index % 28;
+        b->p[b->n++] = 0x1100 + index / 588;
+        b->p[b->n++] = 0x1161 + index % 588 / 28;
+        if (trail) b->p[b->n++] = 0x11A7 + trail;
+        return 0;
+    }
+    Py_ssize_t start, end;
+    if (!map_get(&t->decomposition, cp, &start, &end)) {
+        push_one(t, b, cp);
+        return 0;
+    }
+    if (buf_reserve(b, end - start) < 0) return -1;
+    for (Py_ssize_t j = start; j < end; j++)
+        push_one(t, b, PyUnicode_READ(t->decomposition.vkind, t->decomposition.vdata, j));
+    return 0;
+}
+
+/* Stable sort of a run of non-starters by combining class. */
+static int
+sort_run(const Tables *t, Py_UCS4 *s, Py_ssize_t n)
+{
+    if (n <= SHORT_RUN) {
+        unsigned int cls[SHORT_RUN];
+        for (Py_ssize_t i = 0; i < n; i++) cls[i] = combining_class(t, s[i]);
+        for (Py_ssize_t i = 1; i < n; i++) {
+            Py_UCS4 c = s[i];
+            unsigned int k = cls[i];
+            Py_ssize_t j = i;
+            for (; j > 0 && cls[j - 1] > k; j--) {
+                s[j] = s[j - 1];
+                cls[j] = cls[j - 1];
+            }
+            s[j] = c;
+            cls[j] = k;
+        }
+        return 0;
+    }
+    Py_ssize_t count[257] = {0};
+    unsigned char *cls = PyMem_Malloc(n);
+    Py_UCS4 *copy = PyMem_New(Py_UCS4, n);
+    if (cls == NULL || copy == NULL) {
+        PyMem_Free(cls);
+        PyMem_Free(copy);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        cls[i] = (unsigned char)combining_class(t, s[i]);
+        count[cls[i] + 1]++;
+        copy[i] = s[i];
+    }
+    for (int c = 1; c < 257; c++) count[c] += count[c - 1];
+    for (Py_ssize_t i = 0; i < n; i++) s[count[cls[i]]++] = copy[i];
+    PyMem_Free(cls);
+    PyMem_Free(copy);
+    return 0;
+}
+
+/* Canonical ordering (Unicode §3.11, UAX #15): each run of non-starters sorted. */
+static int
+reorder(const Tables *t, Buf *b)
+{
+    if (!b->marks) return 0;
+    Py_ssize_t i = 0, n = b->n;
+    while (i < n) {
+        if (combining_class(t, b->p[i]) == 0) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < n && combining_class(t, b->p[j]) != 0) j++;
+        if (j - i > 1 && sort_run(t, b->p + i, j - i) < 0) return -1;
+        i = j;
+    }
+    return 0;
+}
+
+/* out = skeleton(text): NFD, the skeleton map, NFD.  `work` is scratch. */
+static int
+skeleton_into(const Tables *t, PyObject *text, Buf *work, Buf *out)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    work->n = 0;
+    work->marks = 0;
+    out->n = 0;
+    out->marks = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (push_decomposed(t, work, PyUnicode_READ(kind, data, i)) < 0) return -1;
+    }
+    if (reorder(t, work) < 0) return -1;
+    int mapped = 0;
+    for (Py_ssize_t i = 0; i < work->n; i++) {
+        Py_UCS4 c = work->p[i];
+        Py_ssize_t start, end;
+        if (!map_get(&t->skeleton, c, &start, &end)) {
+            if (buf_reserve(out, 1) < 0) return -1;
+            if (work->marks) push_one(t, out, c);
+            else out->p[out->n++] = c;
+            continue;
+        }
+        mapped = 1;
+        for (Py_ssize_t j = start; j < end; j++) {
+            Py_UCS4 v = PyUnicode_READ(t->skeleton.vkind, t->skeleton.vdata, j);
+            if (push_decomposed(t, out, v) < 0) return -1;
+        }
+    }
+    return mapped ? reorder(t, out) : 0; /* unmapped text is NFD already */
+}
+
+static Tables *
+tables_of(PyObject *capsule)
+{
+    return PyCapsule_GetPointer(capsule, TABLES_CAPSULE);
+}
+
+static int
+check_str(PyObject *value, const char *name, const char *where)
+{
+    if (PyUnicode_Check(value)) return 0;
+    PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be str, not %.200s", where, name,
+                 Py_TYPE(value)->tp_name);
+    return -1;
+}
+
+PyObject *
+speedups_skeleton(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "skeleton(tables, s)");
+        return NULL;
+    }
+    Tables *t = tables_of(args[0]);
+    if (t == NULL || check_str(args[1], "s", "skeleton") < 0) return NULL;
+    Buf work, out;
+    buf_init(&work);
+    buf_init(&out);
+    PyObject *result = NULL;
+    if (skeleton_into(t, args[1], &work, &out) == 0)
+        result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, out.n);
+    buf_free(&work);
+    buf_free(&out);
+    return result;
+}
+
+/* The resolved script set of text as a mask (UTS #39 §5.1; script_mask's loop). */
+static void
+resolve(const Tables *t, PyObject *text, uint64_t *acc)
+{
+    for (Py_ssize_t w = 0; w < t->words; w++) acc[w] = ~(uint64_t)0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 run_lo = 1, run_hi = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= run_lo && c <= run_hi) continue;
+        Py_ssize_t block = (Py_ssize_t)(c >> 8);
+        Py_ssize_t r = find_run_in(t->starts, t->block_run[block], t->block_run[block + 1] + 1, c);
+        run_lo = read_u32(t->starts, r);
+        run_hi = r + 1 < t->nruns ? read_u32(t->starts, r + 1) - 1 : 0x10FFFF;
+        uint16_t id;
+        memcpy(&id, t->ids + 2 * r, 2);
+        uint64_t any = 0;
+        for (Py_ssize_t w = 0; w < t->words; w++) {
+            uint64_t m;
+            memcpy(&m, t->masks + 8 * (id * t->words + w), 8);
+            any |= acc[w] &= m;
+        }
+        if (!any) return; /* empty stays empty */
+    }
+}
+
+static int
+same_str(PyObject *a, PyObject *b)
+{
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * kind) == 0;
+}
+
+PyObject *
+speedups_confusable(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "confusable(tables, a, b)");
+        return NULL;
+    }
+    Tables *t = tables_of(args[0]);
+    if (t == NULL || check_str(args[1], "a", "confusable") < 0 ||
+        check_str(args[2], "b", "confusable") < 0)
+        return NULL;
+    if (!same_str(args[1], args[2])) {
+        Buf work, sa, sb;
+        buf_init(&work);
+        buf_init(&sa);
+        buf_init(&sb);
+        int failed = skeleton_into(t, args[1], &work, &sa) < 0 ||
+                     skeleton_into(t, args[2], &work, &sb) < 0;
+        int equal = !failed && sa.n == sb.n &&
+                    memcmp(sa.p, sb.p, (size_t)sa.n * sizeof(Py_UCS4)) == 0;
+        buf_free(&work);
+        buf_free(&sa);
+        buf_free(&sb);
+        if (failed) return NULL;
+        if (!equal) return Py_NewRef(t->verdicts[0]);
+    }
+    uint64_t ra[MAX_MASK_WORDS], rb[MAX_MASK_WORDS];
+    resolve(t, args[1], ra);
+    resolve(t, args[2], rb);
+    uint64_t both = 0, any_a = 0, any_b = 0;
+    for (Py_ssize_t w = 0; w < t->words; w++) {
+        both |= ra[w] & rb[w];
+        any_a |= ra[w];
+        any_b |= rb[w];
+    }
+    int verdict = both ? 1 : (any_a && any_b) ? 3 : 2;
+    return Py_NewRef(t->verdicts[verdict]);
 }

@@ -2,9 +2,10 @@
  * The sanitizer._speedups module: its method table, its constants and its init.
  *
  * Why it exists: the optional C extension is one module built from one file per job
- * (utf8.c, scan.c, percent.c, lookalike.c; shared declarations in speedups.h); this file only puts
- * their functions together.  Python reaches the module through sanitizer/_native.py
- * only, and sanitizer/_speedups.pyi states its signatures for mypy.
+ * (utf8.c, scan.c, percent.c, lookalike.c, validate.c; shared declarations in
+ * speedups.h); this file only puts their functions together.  Python reaches the
+ * module through sanitizer/_native.py only, and sanitizer/_speedups.pyi states its
+ * signatures for mypy.
  */
 #include "speedups.h"
 
@@ -45,6 +46,32 @@ static PyMethodDef speedups_methods[] = {
     {"script_mask", (PyCFunction)(void (*)(void))speedups_script_mask, METH_FASTCALL,
      "script_mask(starts, ids, masks, values, text) -> int: the AND of the masks of the\n"
      "runs (uint32 starts, uint16 ids) the code points of text are in"},
+    {"skeleton_tables", (PyCFunction)(void (*)(void))speedups_skeleton_tables, METH_FASTCALL,
+     "skeleton_tables(skeleton, decomposition, combining, scripts, verdicts) -> capsule:\n"
+     "the checked tables skeleton() and confusable() read"},
+    {"skeleton", (PyCFunction)(void (*)(void))speedups_skeleton, METH_FASTCALL,
+     "skeleton(tables, s) -> str: the UTS #39 skeleton NFD(map(NFD(s)))"},
+    {"confusable", (PyCFunction)(void (*)(void))speedups_confusable, METH_FASTCALL,
+     "confusable(tables, a, b) -> one of the four verdicts: equal skeletons, and how the\n"
+     "resolved script sets relate (UTS #39 §4)"},
+    {"valid_prefix", speedups_valid_prefix, METH_O,
+     "valid_prefix(data) -> int: length of a prefix of data proven well-formed UTF-8\n"
+     "(RFC 3629), ending on a character boundary; len(data) iff all of it is"},
+    {"utf8_kernel", speedups_utf8_kernel, METH_NOARGS,
+     "utf8_kernel() -> str: the kernel valid_prefix runs (avx2, sse41, neon, scalar)"},
+    {"utf8_kernels", speedups_utf8_kernels, METH_NOARGS,
+     "utf8_kernels() -> tuple[str, ...]: the kernels this machine can run, best first"},
+    {"valid_prefix_using", (PyCFunction)(void (*)(void))speedups_valid_prefix_using,
+     METH_FASTCALL,
+     "valid_prefix_using(name, data) -> int: valid_prefix with that kernel, at every\n"
+     "length (a test hook)"},
+    {"is_valid", (PyCFunction)(void (*)(void))speedups_is_valid,
+     METH_FASTCALL | METH_KEYWORDS,
+     "is_valid($module, data, /, *, allow_overlong_nul=False)\n--\n\n"
+     "True when data is well-formed UTF-8 (RFC 3629 section 4).  The C entry point of\n"
+     "sanitizer.decoder.is_valid_py, with the same behaviour."},
+    {"set_is_valid_fallback", speedups_set_is_valid_fallback, METH_O,
+     "set_is_valid_fallback(fn): the Python is_valid() non-trivial calls go to"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -57,6 +84,7 @@ static struct PyModuleDef speedups_module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
+    if (speedups_validate_init() < 0) return NULL; /* SANITIZER_UTF8_KERNEL */
     PyObject *m = PyModule_Create(&speedups_module);
     if (m == NULL) return NULL;
     /* The table layout scan.c reads; sanitizer/_classtable.py must write the same. */

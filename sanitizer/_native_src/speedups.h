@@ -4,8 +4,9 @@
  * The extension is one module built from several files, one job each: module.c (method
  * table, module init, exported constants), utf8.c (the RFC 3629 state-machine runner:
  * decode, spans, replace), scan.c (the policy class-table scan: scan, clean),
- * percent.c (percent-decoding for sanitizer.web) and lookalike.c (code point map and
- * script-mask lookups for sanitizer.lookalike).  This header declares the functions
+ * percent.c (percent-decoding for sanitizer.web), lookalike.c (code point map and
+ * script-mask lookups for sanitizer.lookalike) and validate.c (the SIMD UTF-8 validator:
+ * valid_prefix, is_valid).  This header declares the functions
  * module.c puts in the method table, and the policy-table layout scan.c reads and
  * module.c exports (sanitizer/_classtable.py writes the same layout; tests/test_native.py
  * checks that the two sides agree).
@@ -60,5 +61,22 @@ SPEEDUPS_INTERNAL PyObject *speedups_map_code_points(PyObject *self, PyObject *c
                                                      Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_script_mask(PyObject *self, PyObject *const *args,
                                                  Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_skeleton_tables(PyObject *self, PyObject *const *args,
+                                                     Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_skeleton(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const *args,
+                                                Py_ssize_t nargs);
+
+/* validate.c */
+SPEEDUPS_INTERNAL int speedups_validate_init(void);
+SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix(PyObject *self, PyObject *data);
+SPEEDUPS_INTERNAL PyObject *speedups_utf8_kernel(PyObject *self, PyObject *unused);
+SPEEDUPS_INTERNAL PyObject *speedups_utf8_kernels(PyObject *self, PyObject *unused);
+SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix_using(PyObject *self, PyObject *const *args,
+                                                        Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_is_valid(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs, PyObject *kwnames);
+SPEEDUPS_INTERNAL PyObject *speedups_set_is_valid_fallback(PyObject *self, PyObject *fn);
 
 #endif /* SANITIZER_SPEEDUPS_H */

@@ -5,9 +5,10 @@
 Identifier_Type) only when a function first needs them, the way idna loads its big tables.
 Every loader is cached, so the work happens once per process; a race only does it twice.
 
-The two code point maps come as three parallel strings (``CodePointMap``), which the C
-extension reads as they are (``_speedups.map_code_points``, through sanitizer._native)
-and the pure-Python path turns into a ``str.translate`` table; both give the same result.
+The code point maps come as three parallel strings (``CodePointMap``), which the C
+extension reads as they are (``_speedups.map_code_points``, and ``skeleton_tables`` with
+NFD's decomposition and combining-class maps, through sanitizer._native) and the
+pure-Python path turns into a ``str.translate`` table; both give the same result.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ SCRIPT_SETS: tuple[frozenset[str], ...] = tuple(
 
 
 def ascii_mapper(table: dict[int, str]) -> Callable[[str], str]:
-    """A fast ``s.translate(table)`` for ASCII ``s``: bytes.translate for the characters
-    that map to one ASCII character, then str.replace for the few that map to more (or to
-    non-ASCII); the generator checks no replacement contains another's source."""
+    """A fast ``s.translate(table)`` for ASCII ``s``: the C map when the extension is
+    built; else bytes.translate for the characters that map to one ASCII character, then
+    str.replace for the few that map to more (or to non-ASCII); the generator checks no
+    replacement contains another's source."""
+    if speedups is not None:
+        return mapper(CodePointMap.of(table))
     single = bytearray(range(256))
     longer: dict[str, str] = {}  # value -> the one source standing for all its sources
     for cp, value in sorted(table.items()):
@@ -111,6 +115,14 @@ class CodePointMap(NamedTuple):
         assert offsets[-1] == len(values)
         return cls(sources, offsets, values)
 
+    @classmethod
+    def of(cls, table: dict[int, str]) -> CodePointMap:
+        """From a dict code point -> value."""
+        items = sorted(table.items())
+        sizes = (len(value) for _, value in items)
+        offsets = array.array("I", itertools.accumulate(sizes, initial=0))
+        return cls("".join(chr(cp) for cp, _ in items), offsets, "".join(v for _, v in items))
+
     def table(self) -> dict[int, str]:
         """The map as a dict (a ``str.translate`` table)."""
         values, ends = self.values, self.offsets
@@ -124,11 +136,7 @@ def mapper(codepoints: CodePointMap) -> Callable[[str], str]:
     """``s -> s`` with every code point of ``codepoints.sources`` replaced by its value:
     in C when the extension is built, else by ``str.translate`` (see TranslateTable)."""
     if speedups is not None:
-        sources, offsets, values = codepoints
-        index = speedups.index_code_points(sources)
-        return functools.partial(
-            speedups.map_code_points, sources, index, offsets.tobytes(), values
-        )
+        return functools.partial(speedups.map_code_points, *native_map(codepoints))
     table = TranslateTable(codepoints.table())
 
     def translate(s: str) -> str:
@@ -173,6 +181,39 @@ def skeleton_map() -> CodePointMap:
 def skeleton_mapper() -> Callable[[str], str]:
     """Steps 2 and 3 of the skeleton on NFD text (see ``mapper``)."""
     return mapper(skeleton_map())
+
+
+@functools.cache
+def decomposition_map() -> CodePointMap:
+    """NFD's full canonical decompositions (Hangul syllables aside: arithmetic) for the C
+    skeleton, from the unicodedata2 version ``normalization_version()`` names."""
+    from . import _skeletons as s
+
+    return CodePointMap.parse(
+        s.DECOMPOSITION_SOURCES, s.DECOMPOSITION_LENGTHS, s.DECOMPOSITION_VALUES
+    )
+
+
+@functools.cache
+def combining_map() -> CodePointMap:
+    """Each non-zero Canonical_Combining_Class, as a one-character value (see above)."""
+    from . import _skeletons as s
+
+    return CodePointMap.parse(s.COMBINING_SOURCES, s.COMBINING_LENGTHS, s.COMBINING_VALUES)
+
+
+def normalization_version() -> str:
+    """The Unicode version of the decomposition tables (that of unicodedata2 at generation)."""
+    from . import _skeletons
+
+    return _skeletons.UNICODE_VERSION
+
+
+def native_map(codepoints: CodePointMap) -> tuple[str, bytes, bytes, str]:
+    """A map as the C extension takes it: (sources, index, offsets, values)."""
+    assert speedups is not None
+    sources, offsets, values = codepoints
+    return sources, speedups.index_code_points(sources), offsets.tobytes(), values
 
 
 @functools.cache

@@ -94,17 +94,23 @@ def resolved_mask_py(s: str) -> int:
     return mask
 
 
-def native_resolved_mask(native: Speedups) -> Callable[[str], int]:
-    """resolved_mask_py in C: ``native.script_mask`` with this module's tables."""
+def native_script_tables() -> tuple[bytes, bytes, bytes, int]:
+    """The runs and masks as the C extension reads them: run starts (uint32), the mask id
+    of each run (uint16), MASK_WORDS uint64 words per mask (low first), MASK_WORDS."""
     low = (1 << 64) - 1
     words = [(m >> (64 * w)) & low for m in AUGMENTED_MASKS for w in range(MASK_WORDS)]
-    return functools.partial(
-        native.script_mask,
+    return (
         array.array("I", _tables.SCRIPT_STARTS).tobytes(),
         array.array("H", _tables.SCRIPT_RUNS).tobytes(),
         array.array("Q", words).tobytes(),
-        (*AUGMENTED_MASKS, ALL_MASK),
+        MASK_WORDS,
     )
+
+
+def native_resolved_mask(native: Speedups) -> Callable[[str], int]:
+    """resolved_mask_py in C: ``native.script_mask`` with this module's tables."""
+    starts, ids, masks, _ = native_script_tables()
+    return functools.partial(native.script_mask, starts, ids, masks, (*AUGMENTED_MASKS, ALL_MASK))
 
 
 resolved_mask: Callable[[str], int] = (

@@ -11,18 +11,25 @@ single-script when they intersect, mixed-script when they don't, whole-script wh
 mixed-script and each string is single-script on its own.  These are the verdicts of
 ICU's ``uspoof_areConfusable``.
 
-Speed (bench/bench_confusable.py): steps 2-3 are one lookup per code point
-(``_data.skeleton_mapper``: C when built, else str.translate), step 4 is skipped for ASCII
-(which is NFD), and ``confusable`` takes both skeletons of a non-ASCII pair in one pass
-across a U+0000 separator, with script sets as bit masks.
+Speed (bench/bench_confusable.py): with the C extension, ``skeleton`` and ``confusable``
+are one native call each (``_speedups.skeleton`` / ``confusable``): NFD from generated
+decomposition and combining-class tables, the map, NFD again and both script masks, with no
+intermediate str.  That path is taken only when the installed unicodedata2 has the Unicode
+version the tables were generated from, so both paths always agree.  The pure-Python path
+(the reference): steps 2-3 are one ``str.translate`` (``_data.skeleton_mapper``), step 4 is
+skipped for ASCII (which is NFD), and ``confusable`` takes both skeletons of a non-ASCII
+pair in one pass across a U+0000 separator, with script sets as bit masks.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
+from collections.abc import Callable
 
 import unicodedata2
 
+from .._native import speedups
 from . import _data, scripts
 from ._check import bad_str
 
@@ -51,8 +58,14 @@ class Confusability(enum.Enum):
 
 def skeleton(s: str) -> str:
     """The UTS #39 §4 skeleton of ``s``: NFD, drop Default_Ignorable, map by
-    confusables.txt, NFD.  ASCII maps in one translate (the generator checks that ASCII
-    prototypes have no marks, so the final NFD changes nothing)."""
+    confusables.txt, NFD."""
+    return _skeleton(s)
+
+
+def skeleton_py(s: str) -> str:
+    """skeleton() without the C extension (the reference).  ASCII maps in one translate
+    (the generator checks that ASCII prototypes have no marks, so the final NFD changes
+    nothing)."""
     if not isinstance(s, str):
         bad_str(s, "s", "skeleton")
     if s.isascii():
@@ -69,6 +82,11 @@ def _skeleton_of(s: str) -> str:
 def confusable(a: str, b: str) -> Confusability | None:
     """Whether ``a`` and ``b`` are confusable (equal skeletons, UTS #39 §4), and how their
     scripts relate; None when the skeletons differ."""
+    return _confusable(a, b)
+
+
+def confusable_py(a: str, b: str) -> Confusability | None:
+    """confusable() without the C extension (the reference)."""
     if not isinstance(a, str):
         bad_str(a, "a", "confusable")
     if not isinstance(b, str):
@@ -102,6 +120,57 @@ def confusable(a: str, b: str) -> Confusability | None:
     if ra and rb:
         return Confusability.WHOLE_SCRIPT
     return Confusability.MIXED_SCRIPT
+
+
+_VERDICTS = (
+    None,
+    Confusability.SINGLE_SCRIPT,
+    Confusability.MIXED_SCRIPT,
+    Confusability.WHOLE_SCRIPT,
+)
+
+
+@functools.cache
+def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability | None]] | None:
+    """(skeleton, confusable) in C, or None: no extension, one built before these
+    functions, or a unicodedata2 of another Unicode version than the generated NFD tables
+    (the C path would then disagree with unicodedata2.normalize)."""
+    if speedups is None or not hasattr(speedups, "confusable"):
+        return None
+    if unicodedata2.unidata_version != _data.normalization_version():
+        return None
+    tables = speedups.skeleton_tables(
+        _data.native_map(_data.skeleton_map()),
+        _data.native_map(_data.decomposition_map()),
+        _data.native_map(_data.combining_map()),
+        scripts.native_script_tables(),
+        _VERDICTS,
+    )
+    return (
+        functools.partial(speedups.skeleton, tables),
+        functools.partial(speedups.confusable, tables),  # type: ignore[return-value]
+    )
+
+
+# The implementations, chosen on first use (loading the tables then, not at import).
+def _first_skeleton(s: str) -> str:
+    _choose()
+    return _skeleton(s)
+
+
+def _first_confusable(a: str, b: str) -> Confusability | None:
+    _choose()
+    return _confusable(a, b)
+
+
+def _choose() -> None:
+    global _skeleton, _confusable
+    found = native()
+    _skeleton, _confusable = found if found is not None else (skeleton_py, confusable_py)
+
+
+_skeleton: Callable[[str], str] = _first_skeleton
+_confusable: Callable[[str, str], Confusability | None] = _first_confusable
 
 
 __all__ = ["Confusability", "confusable", "skeleton"]

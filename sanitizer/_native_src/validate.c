@@ -1,0 +1,602 @@
+/*
+ * The UTF-8 validator: valid_prefix(data) -> int, utf8_kernel(), utf8_kernels(),
+ * valid_prefix_using(name, data).
+ *
+ * Why it exists: is_valid, find_errors, the incremental decoder and `sanitizer check`
+ * need a verdict, not a str, and a verdict can be had far below the cost of decoding.
+ * This is the "lookup" algorithm of Keiser & Lemire, "Validating UTF-8 In Less Than One
+ * Instruction Per Byte" (Software: Practice and Experience, 2021), written from the
+ * paper: every byte is classified by three 16-entry table lookups (high and low nibble of
+ * the previous byte, high nibble of the current one) whose AND is a bit set of the errors
+ * that pair of bytes shows; a byte that must be the 3rd or 4th of a sequence (the byte 2
+ * or 3 places back is a 3- or 4-byte lead) must show exactly the "two continuations"
+ * bit.  Input goes by 64-byte blocks; the last vector of a block is the "previous" input
+ * of the next, so sequences that straddle blocks are checked the same way, and a block
+ * ending inside a sequence is an error only if the next block does not complete it.
+ * docs/design.md explains the algorithm in a page.
+ *
+ * It answers "valid up to where", never "which error": on a failing block it returns the
+ * start of that block, moved back to the start of a sequence left open by the previous
+ * one, so that the prefix is proven well-formed (RFC 3629 §4) and ends on a character
+ * boundary.  The RFC 3629 machine (utf8.c / _machine.py) takes over from there and
+ * reports every error exactly as it always did.  The scalar kernel (the fallback, and the
+ * path for inputs under 64 bytes) returns the exact start of the first error.
+ *
+ * Kernels: AVX2 and SSE4.1 (x86-64, compiled per function with target attributes so the
+ * default flags build them; chosen at run time with __builtin_cpu_supports), NEON
+ * (AArch64), scalar.  SANITIZER_UTF8_KERNEL=avx2|sse41|neon|scalar|auto forces one; it
+ * is read once, when the module is imported, and an unknown or unavailable name is an
+ * error then.
+ */
+#include "speedups.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VALIDATE_X86 1
+#include <immintrin.h>
+#endif
+#if defined(__aarch64__)
+#define VALIDATE_NEON 1
+#include <arm_neon.h>
+#endif
+
+#define BLOCK 64
+/* Inputs shorter than this take the scalar path: no vector set-up for a few bytes. */
+#define SHORT_INPUT 16
+/* Inputs at least this long are validated with the GIL released. */
+#define NOGIL_INPUT (64 * 1024)
+
+typedef Py_ssize_t (*kernel_fn)(const unsigned char *s, Py_ssize_t n);
+
+/* ---- scalar: RFC 3629 §4 rows, one character at a time --------------------------- */
+
+/* Exact: the start of the first ill-formed or truncated character, or n. */
+static Py_ssize_t
+valid_prefix_scalar(const unsigned char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    while (i < n) {
+        /* ASCII, 8 bytes at a time. */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (w & UINT64_C(0x8080808080808080)) break;
+            i += 8;
+        }
+        if (i >= n) break;
+        unsigned char b = s[i];
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        /* RFC 3629 §4: the lead fixes the length and the range of the second byte. */
+        unsigned char lo = 0x80, hi = 0xBF;
+        Py_ssize_t len;
+        if (b >= 0xC2 && b <= 0xDF) {
+            len = 2;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            len = 3;
+            if (b == 0xE0) lo = 0xA0;      /* overlong */
+            else if (b == 0xED) hi = 0x9F; /* surrogates */
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            len = 4;
+            if (b == 0xF0) lo = 0x90;      /* overlong */
+            else if (b == 0xF4) hi = 0x8F; /* above U+10FFFF */
+        } else {
+            return i; /* 80..C1, F5..FF never start a character */
+        }
+        if (i + len > n) return i;
+        if (s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (Py_ssize_t k = 2; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+        }
+        i += len;
+    }
+    return n;
+}
+
+/* ---- the lookup tables (Keiser & Lemire §5) ---------------------------------------- */
+
+/* One bit per kind of error a pair (previous byte, current byte) can show.  A pair is in
+ * error when all three lookups agree on a bit.  OVERLONG_4 (F0 then 80..8F) and
+ * TOO_LARGE_1000 (F5..FF then 80..8F) share a bit: the low nibble tells them apart. */
+#define TOO_SHORT 0x01      /* a lead, then ASCII or another lead */
+#define TOO_LONG 0x02       /* ASCII, then a continuation */
+#define OVERLONG_3 0x04     /* E0, then 80..9F */
+#define TOO_LARGE 0x08      /* F4..FF, then 90..BF */
+#define SURROGATE 0x10      /* ED, then A0..BF */
+#define OVERLONG_2 0x20     /* C0 or C1, then a continuation */
+#define TOO_LARGE_1000 0x40 /* F5..FF, then 80..8F */
+#define OVERLONG_4 0x40     /* F0, then 80..8F */
+#define TWO_CONTS 0x80      /* a continuation, then another: legal only as a 3rd/4th byte */
+/* The bits the high nibbles alone decide: every low nibble lets them through. */
+#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
+
+/* Indexed by the high nibble of the previous byte. */
+static const unsigned char PREV_HIGH[16] = {
+    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, /* 0_ */
+    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,                                     /* 8_..B_ */
+    TOO_SHORT | OVERLONG_2,                                                         /* C_ */
+    TOO_SHORT,                                                                      /* D_ */
+    TOO_SHORT | OVERLONG_3 | SURROGATE,                                             /* E_ */
+    TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,                            /* F_ */
+};
+
+/* Indexed by the low nibble of the previous byte. */
+static const unsigned char PREV_LOW[16] = {
+    CARRY | OVERLONG_2 | OVERLONG_3 | OVERLONG_4, /* _0: C0 E0 F0 */
+    CARRY | OVERLONG_2,                           /* _1: C1 */
+    CARRY,
+    CARRY,
+    CARRY | TOO_LARGE, /* _4: F4 */
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, /* _D: ED */
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+    CARRY | TOO_LARGE | TOO_LARGE_1000,
+};
+
+/* Indexed by the high nibble of the current byte. */
+#define CONT_ANY (TOO_LONG | OVERLONG_2 | TWO_CONTS)
+static const unsigned char CUR_HIGH[16] = {
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+    CONT_ANY | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4, /* 80..8F */
+    CONT_ANY | OVERLONG_3 | TOO_LARGE,                   /* 90..9F */
+    CONT_ANY | SURROGATE | TOO_LARGE,                    /* A0..AF */
+    CONT_ANY | SURROGATE | TOO_LARGE,                    /* B0..BF */
+    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+};
+
+/* A block ending with one of these is inside a sequence: the last byte must be below
+ * C0, the one before below E0, the one before that below F0. */
+static const unsigned char LAST_MAX[16] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF,
+};
+
+/* Where the proven prefix ends when the block at `at` failed: `at`, or the start of a
+ * sequence the bytes before `at` leave open (those bytes passed every check, so they are
+ * well-formed but for such a tail). */
+static Py_ssize_t
+back_to_boundary(const unsigned char *s, Py_ssize_t at)
+{
+    for (Py_ssize_t k = 1; k <= 3 && k <= at; k++) {
+        unsigned char b = s[at - k];
+        if (b < 0x80) break;
+        if (b >= 0xC0) {
+            Py_ssize_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+            return need > k ? at - k : at;
+        }
+    }
+    return at;
+}
+
+/* The last partial block, padded with spaces: a sequence left open at the end of the
+ * input is then followed by ASCII, which the pair check flags (TOO_SHORT).  An input
+ * that ends on a block edge has no such block: the last one must not leave a sequence
+ * open (the LAST_MAX test). */
+static void
+pad_tail(unsigned char *buf, const unsigned char *s, Py_ssize_t rem)
+{
+    memset(buf, 0x20, BLOCK);
+    if (rem > 0) memcpy(buf, s, (size_t)rem);
+}
+
+/* ---- SSE4.1 (16-byte vectors, four to a block) ------------------------------------- */
+#ifdef VALIDATE_X86
+
+#define SSE_TARGET __attribute__((target("sse4.1")))
+
+SSE_TARGET static inline __m128i
+sse_table(const unsigned char *t)
+{
+    return _mm_loadu_si128((const __m128i *)t);
+}
+
+/* The error bits of vector `in` whose previous 16 bytes are `prev`. */
+SSE_TARGET static inline __m128i
+sse_check(__m128i in, __m128i prev, __m128i t_ph, __m128i t_pl, __m128i t_ch)
+{
+    const __m128i nib = _mm_set1_epi8(0x0F);
+    __m128i prev1 = _mm_alignr_epi8(in, prev, 15);
+    __m128i e = _mm_and_si128(
+        _mm_and_si128(_mm_shuffle_epi8(t_ph, _mm_and_si128(_mm_srli_epi16(prev1, 4), nib)),
+                      _mm_shuffle_epi8(t_pl, _mm_and_si128(prev1, nib))),
+        _mm_shuffle_epi8(t_ch, _mm_and_si128(_mm_srli_epi16(in, 4), nib)));
+    /* 3rd and 4th bytes: prev2 >= E0 or prev3 >= F0 (saturating: >= 0x80 iff so). */
+    __m128i prev2 = _mm_alignr_epi8(in, prev, 14);
+    __m128i prev3 = _mm_alignr_epi8(in, prev, 13);
+    __m128i must23 = _mm_or_si128(_mm_subs_epu8(prev2, _mm_set1_epi8((char)(0xE0 - 0x80))),
+                                  _mm_subs_epu8(prev3, _mm_set1_epi8((char)(0xF0 - 0x80))));
+    must23 = _mm_and_si128(must23, _mm_set1_epi8((char)0x80));
+    return _mm_xor_si128(e, must23);
+}
+
+SSE_TARGET static Py_ssize_t
+valid_prefix_sse41(const unsigned char *s, Py_ssize_t n)
+{
+    const __m128i t_ph = sse_table(PREV_HIGH), t_pl = sse_table(PREV_LOW),
+                  t_ch = sse_table(CUR_HIGH), last_max = sse_table(LAST_MAX);
+    __m128i prev = _mm_setzero_si128(), open = _mm_setzero_si128();
+    unsigned char tail[BLOCK];
+    Py_ssize_t at = 0;
+    for (;;) {
+        const unsigned char *p;
+        int last = 0;
+        if (at + BLOCK <= n) {
+            p = s + at;
+        } else if (at == n) { /* ended on a block edge: inside a sequence? */
+            return _mm_testz_si128(open, open) ? n : back_to_boundary(s, at);
+        } else {
+            pad_tail(tail, s + at, n - at);
+            p = tail;
+            last = 1;
+        }
+        __m128i v0 = _mm_loadu_si128((const __m128i *)p);
+        __m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32));
+        __m128i v3 = _mm_loadu_si128((const __m128i *)(p + 48));
+        __m128i any = _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3));
+        __m128i err;
+        if (_mm_movemask_epi8(any) == 0) {
+            err = open; /* all ASCII: only a sequence left open before it can fail */
+            open = _mm_setzero_si128();
+        } else {
+            err = sse_check(v0, prev, t_ph, t_pl, t_ch);
+            err = _mm_or_si128(err, sse_check(v1, v0, t_ph, t_pl, t_ch));
+            err = _mm_or_si128(err, sse_check(v2, v1, t_ph, t_pl, t_ch));
+            err = _mm_or_si128(err, sse_check(v3, v2, t_ph, t_pl, t_ch));
+            open = _mm_subs_epu8(v3, last_max);
+        }
+        prev = v3;
+        if (!_mm_testz_si128(err, err)) return back_to_boundary(s, at);
+        if (last) return n;
+        at += BLOCK;
+    }
+}
+
+/* ---- AVX2 (32-byte vectors, two to a block) ---------------------------------------- */
+
+#define AVX2_TARGET __attribute__((target("avx2")))
+
+AVX2_TARGET static inline __m256i
+avx2_table(const unsigned char *t)
+{
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+}
+
+/* `in` shifted right by k bytes across the lane boundary, the gap filled from `prev`. */
+#define AVX2_PREV(in, prev, k) \
+    _mm256_alignr_epi8((in), _mm256_permute2x128_si256((prev), (in), 0x21), 16 - (k))
+
+AVX2_TARGET static inline __m256i
+avx2_check(__m256i in, __m256i prev, __m256i t_ph, __m256i t_pl, __m256i t_ch)
+{
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    __m256i prev1 = AVX2_PREV(in, prev, 1);
+    __m256i e = _mm256_and_si256(
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(t_ph, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nib)),
+            _mm256_shuffle_epi8(t_pl, _mm256_and_si256(prev1, nib))),
+        _mm256_shuffle_epi8(t_ch, _mm256_and_si256(_mm256_srli_epi16(in, 4), nib)));
+    __m256i prev2 = AVX2_PREV(in, prev, 2);
+    __m256i prev3 = AVX2_PREV(in, prev, 3);
+    __m256i must23 =
+        _mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
+                        _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80))));
+    must23 = _mm256_and_si256(must23, _mm256_set1_epi8((char)0x80));
+    return _mm256_xor_si256(e, must23);
+}
+
+AVX2_TARGET static Py_ssize_t
+valid_prefix_avx2(const unsigned char *s, Py_ssize_t n)
+{
+    const __m256i t_ph = avx2_table(PREV_HIGH), t_pl = avx2_table(PREV_LOW),
+                  t_ch = avx2_table(CUR_HIGH);
+    /* LAST_MAX applies to the high lane only; the low lane never limits. */
+    const __m256i last_max = _mm256_inserti128_si256(
+        _mm256_set1_epi8((char)0xFF), _mm_loadu_si128((const __m128i *)LAST_MAX), 1);
+    __m256i prev = _mm256_setzero_si256(), open = _mm256_setzero_si256();
+    unsigned char tail[BLOCK];
+    Py_ssize_t at = 0;
+    for (;;) {
+        const unsigned char *p;
+        int last = 0;
+        if (at + BLOCK <= n) {
+            p = s + at;
+        } else if (at == n) { /* ended on a block edge: inside a sequence? */
+            return _mm256_testz_si256(open, open) ? n : back_to_boundary(s, at);
+        } else {
+            pad_tail(tail, s + at, n - at);
+            p = tail;
+            last = 1;
+        }
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+        __m256i err;
+        if (_mm256_movemask_epi8(_mm256_or_si256(v0, v1)) == 0) {
+            err = open;
+            open = _mm256_setzero_si256();
+        } else {
+            err = _mm256_or_si256(avx2_check(v0, prev, t_ph, t_pl, t_ch),
+                                  avx2_check(v1, v0, t_ph, t_pl, t_ch));
+            open = _mm256_subs_epu8(v1, last_max);
+        }
+        prev = v1;
+        if (!_mm256_testz_si256(err, err)) return back_to_boundary(s, at);
+        if (last) return n;
+        at += BLOCK;
+    }
+}
+#endif /* VALIDATE_X86 */
+
+/* ---- NEON (AArch64: 16-byte vectors, four to a block) ------------------------------ */
+#ifdef VALIDATE_NEON
+
+static inline uint8x16_t
+neon_check(uint8x16_t in, uint8x16_t prev, uint8x16_t t_ph, uint8x16_t t_pl, uint8x16_t t_ch)
+{
+    const uint8x16_t nib = vdupq_n_u8(0x0F);
+    uint8x16_t prev1 = vextq_u8(prev, in, 15);
+    uint8x16_t e = vandq_u8(vandq_u8(vqtbl1q_u8(t_ph, vshrq_n_u8(prev1, 4)),
+                                     vqtbl1q_u8(t_pl, vandq_u8(prev1, nib))),
+                            vqtbl1q_u8(t_ch, vshrq_n_u8(in, 4)));
+    uint8x16_t prev2 = vextq_u8(prev, in, 14);
+    uint8x16_t prev3 = vextq_u8(prev, in, 13);
+    uint8x16_t must23 = vorrq_u8(vqsubq_u8(prev2, vdupq_n_u8(0xE0 - 0x80)),
+                                 vqsubq_u8(prev3, vdupq_n_u8(0xF0 - 0x80)));
+    must23 = vandq_u8(must23, vdupq_n_u8(0x80));
+    return veorq_u8(e, must23);
+}
+
+static Py_ssize_t
+valid_prefix_neon(const unsigned char *s, Py_ssize_t n)
+{
+    const uint8x16_t t_ph = vld1q_u8(PREV_HIGH), t_pl = vld1q_u8(PREV_LOW),
+                     t_ch = vld1q_u8(CUR_HIGH), last_max = vld1q_u8(LAST_MAX);
+    uint8x16_t prev = vdupq_n_u8(0), open = vdupq_n_u8(0);
+    unsigned char tail[BLOCK];
+    Py_ssize_t at = 0;
+    for (;;) {
+        const unsigned char *p;
+        int last = 0;
+        if (at + BLOCK <= n) {
+            p = s + at;
+        } else if (at == n) { /* ended on a block edge: inside a sequence? */
+            return vmaxvq_u8(open) == 0 ? n : back_to_boundary(s, at);
+        } else {
+            pad_tail(tail, s + at, n - at);
+            p = tail;
+            last = 1;
+        }
+        uint8x16_t v0 = vld1q_u8(p), v1 = vld1q_u8(p + 16), v2 = vld1q_u8(p + 32),
+                   v3 = vld1q_u8(p + 48);
+        uint8x16_t any = vorrq_u8(vorrq_u8(v0, v1), vorrq_u8(v2, v3));
+        uint8x16_t err;
+        if (vmaxvq_u8(any) < 0x80) {
+            err = open;
+            open = vdupq_n_u8(0);
+        } else {
+            err = neon_check(v0, prev, t_ph, t_pl, t_ch);
+            err = vorrq_u8(err, neon_check(v1, v0, t_ph, t_pl, t_ch));
+            err = vorrq_u8(err, neon_check(v2, v1, t_ph, t_pl, t_ch));
+            err = vorrq_u8(err, neon_check(v3, v2, t_ph, t_pl, t_ch));
+            open = vqsubq_u8(v3, last_max);
+        }
+        prev = v3;
+        if (vmaxvq_u8(err) != 0) return back_to_boundary(s, at);
+        if (last) return n;
+        at += BLOCK;
+    }
+}
+#endif /* VALIDATE_NEON */
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    kernel_fn fn;
+} kernel_t;
+
+/* Best first. */
+static const kernel_t KERNELS[] = {
+#ifdef VALIDATE_X86
+    {"avx2", valid_prefix_avx2},
+    {"sse41", valid_prefix_sse41},
+#endif
+#ifdef VALIDATE_NEON
+    {"neon", valid_prefix_neon},
+#endif
+    {"scalar", valid_prefix_scalar},
+};
+#define NKERNELS ((int)(sizeof(KERNELS) / sizeof(KERNELS[0])))
+
+static int
+kernel_available(const kernel_t *k)
+{
+#ifdef VALIDATE_X86
+    if (k->fn == valid_prefix_avx2) return __builtin_cpu_supports("avx2");
+    if (k->fn == valid_prefix_sse41) return __builtin_cpu_supports("sse4.1");
+#endif
+    (void)k;
+    return 1; /* NEON is part of AArch64; scalar runs anywhere */
+}
+
+static const kernel_t *active = &KERNELS[NKERNELS - 1];
+
+static const kernel_t *
+find_kernel(const char *name)
+{
+    for (int i = 0; i < NKERNELS; i++) {
+        if (strcmp(KERNELS[i].name, name) == 0) return &KERNELS[i];
+    }
+    return NULL;
+}
+
+int
+speedups_validate_init(void)
+{
+#ifdef VALIDATE_X86
+    __builtin_cpu_init();
+#endif
+    const char *want = getenv("SANITIZER_UTF8_KERNEL");
+    if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0) {
+        const kernel_t *k = find_kernel(want);
+        if (k == NULL && strcmp(want, "avx2") && strcmp(want, "sse41") && strcmp(want, "neon") &&
+            strcmp(want, "scalar")) {
+            PyErr_Format(PyExc_ValueError,
+                         "SANITIZER_UTF8_KERNEL=%.40s: expected avx2, sse41, neon, scalar or "
+                         "auto",
+                         want);
+            return -1;
+        }
+        if (k == NULL || !kernel_available(k)) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "SANITIZER_UTF8_KERNEL=%s: this CPU or build cannot run it "
+                         "(unset it, or use auto)",
+                         want);
+            return -1;
+        }
+        active = k;
+        return 0;
+    }
+    for (int i = 0; i < NKERNELS; i++) {
+        if (kernel_available(&KERNELS[i])) {
+            active = &KERNELS[i];
+            break;
+        }
+    }
+    return 0;
+}
+
+static Py_ssize_t
+run_kernel(kernel_fn fn, const unsigned char *s, Py_ssize_t n)
+{
+    Py_ssize_t good;
+    if (n >= NOGIL_INPUT) {
+        Py_BEGIN_ALLOW_THREADS
+        good = fn(s, n);
+        Py_END_ALLOW_THREADS
+    } else {
+        good = fn(s, n);
+    }
+    return good;
+}
+
+PyObject *
+speedups_valid_prefix(PyObject *self, PyObject *data)
+{
+    (void)self;
+    if (PyBytes_CheckExact(data)) {
+        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+        Py_ssize_t n = PyBytes_GET_SIZE(data);
+        kernel_fn fn = n < SHORT_INPUT ? valid_prefix_scalar : active->fn;
+        return PyLong_FromSsize_t(run_kernel(fn, s, n));
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) return NULL;
+    kernel_fn fn = view.len < SHORT_INPUT ? valid_prefix_scalar : active->fn;
+    Py_ssize_t good = run_kernel(fn, (const unsigned char *)view.buf, view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(good);
+}
+
+PyObject *
+speedups_utf8_kernel(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(active->name);
+}
+
+PyObject *
+speedups_utf8_kernels(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    PyObject *names[NKERNELS];
+    Py_ssize_t count = 0;
+    for (int i = 0; i < NKERNELS; i++) {
+        if (kernel_available(&KERNELS[i])) names[count++] = PyUnicode_FromString(KERNELS[i].name);
+    }
+    PyObject *out = PyTuple_New(count);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (names[i] == NULL || out == NULL) {
+            Py_XDECREF(names[i]);
+            continue;
+        }
+        PyTuple_SET_ITEM(out, i, names[i]);
+    }
+    if (out != NULL && PyErr_Occurred()) Py_CLEAR(out);
+    return out;
+}
+
+/* The test hook: valid_prefix_using(name, data) runs that kernel on every length (no
+ * scalar path for short inputs), so the suite checks each kernel this CPU can run. */
+PyObject *
+speedups_valid_prefix_using(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "valid_prefix_using(name: str, data, /)");
+        return NULL;
+    }
+    const char *name = PyUnicode_AsUTF8(args[0]);
+    if (name == NULL) return NULL;
+    const kernel_t *k = find_kernel(name);
+    if (k == NULL || !kernel_available(k)) {
+        PyErr_Format(PyExc_ValueError, "no kernel %R on this machine", args[0]);
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
+    Py_ssize_t good = run_kernel(k->fn, (const unsigned char *)view.buf, view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(good);
+}
+
+/* ---- is_valid: the C entry point of sanitizer.decoder.is_valid ----------------------- */
+
+/* The Python is_valid (decoder.is_valid_py) that every call but the plain one goes to:
+ * options, other buffer types, argument errors, and ill-formed input (which the machine
+ * judges, as allow_overlong_nul may accept what the validator refuses). */
+static PyObject *is_valid_fallback = NULL;
+
+PyObject *
+speedups_is_valid(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    if (nargs == 1 && kwnames == NULL && PyBytes_CheckExact(args[0])) {
+        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+        Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+        kernel_fn fn = n < SHORT_INPUT ? valid_prefix_scalar : active->fn;
+        if (run_kernel(fn, s, n) == n) Py_RETURN_TRUE;
+    }
+    if (is_valid_fallback == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "is_valid fallback not registered");
+        return NULL;
+    }
+    return PyObject_Vectorcall(is_valid_fallback, args, (size_t)nargs, kwnames);
+}
+
+PyObject *
+speedups_set_is_valid_fallback(PyObject *self, PyObject *fn)
+{
+    (void)self;
+    if (!PyCallable_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    Py_INCREF(fn);
+    Py_XSETREF(is_valid_fallback, fn);
+    Py_RETURN_NONE;
+}
