@@ -6,6 +6,11 @@ the two agree on every short input and on random ones), so valid input costs exa
 the first byte CPython could not take: the C runner when it is built (``_native`` says
 which backend is active; ``SANITIZER_PURE_PYTHON=1`` forces the reference), else the
 pure-Python reference (``_machine``).  Every entry point is linear in the input.
+
+Where only a verdict is needed (``is_valid``, ``find_errors``,
+``IncrementalDecoder.find_errors``) no text is built: the SIMD validator
+(``_native.utf8_valid_prefix``, issue #14) skips the valid stretches and the machine
+takes over from where it stopped, so errors are exactly those of the machine alone.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ if TYPE_CHECKING:
 
 from . import _machine
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
-from ._native import speedups
+from ._native import speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error
 from .grammar import BOM, is_tail, lax_length, machine
 
@@ -192,14 +197,51 @@ def _decode_slow(
 
 def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
     """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
-    raw = _as_bytes(data, "is_valid")
     if allow_overlong_nul is not False:
         _check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
-    good = _first_bad(raw)
+    raw = data if type(data) is bytes else _as_bytes(data, "is_valid")
+    good = utf8_valid_prefix(raw)
     if good == len(raw):
         return True
     m = machine(allow_overlong_nul)
     return not _runner.spans(raw, m.table, m.nclasses, good, 1)
+
+
+# As decode: with the C extension, a C function that answers plain bytes the validator
+# accepts without a Python frame, and hands every other call to is_valid_py.
+is_valid_py = is_valid
+if speedups is not None and hasattr(speedups, "set_is_valid_fallback"):
+    speedups.set_is_valid_fallback(is_valid_py)
+    is_valid = speedups.is_valid
+
+
+# find_errors' rounds: the machine reports this many errors at most before the validator
+# is asked to skip what follows; doubled while errors come back to back, so dense errors
+# cost one machine call per many of them, sparse ones one validator call each.
+_ROUND_MAX = 4096
+
+
+def _error_spans(raw: bytes, good: int, limit: int, modified_nul: bool) -> list[int]:
+    """The flat spans of the first ``limit`` (< 0: all) errors of ``raw``, which is
+    well-formed up to ``good`` (a character boundary): the machine from ``good``, the
+    validator over every valid stretch after an error.  The machine restarts in its
+    initial state after each subpart, so resuming at a subpart's end changes nothing."""
+    m = machine(modified_nul)
+    n = len(raw)
+    out: list[int] = []
+    view = memoryview(raw)
+    round_size = 1
+    while good < n:
+        want = round_size if limit < 0 else min(round_size, limit - len(out) // 2)
+        found = _runner.spans(raw, m.table, m.nclasses, good, want)
+        out += found
+        if len(found) // 2 < want or len(out) // 2 == limit:
+            break  # the machine reached the end, or the limit
+        end = found[-1]
+        skip = utf8_valid_prefix(view[end:]) if n - end >= 64 else 0
+        good = end + skip
+        round_size = 1 if skip >= 64 else min(2 * round_size, _ROUND_MAX)
+    return out
 
 
 def find_errors(
@@ -219,12 +261,10 @@ def find_errors(
         limit = _check_count(limit, "limit", "find_errors", 0)
     if limit == 0:
         return []
-    good = _first_bad(raw)
+    good = utf8_valid_prefix(raw)
     if good == len(raw):
         return []
-    m = machine(allow_overlong_nul)
-    spans = _runner.spans(raw, m.table, m.nclasses, good, -1 if limit is None else limit)
-    return _errors(raw, spans)
+    return _errors(raw, _error_spans(raw, good, -1 if limit is None else limit, allow_overlong_nul))
 
 
 def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> list[Utf8Error]:
@@ -405,6 +445,41 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
                 self._base = base + n
                 return text, []
         return self._feed_rest(buf, base, final, limit, good)
+
+    def find_errors(
+        self, chunk: ReadableBuffer, final: bool = False, *, limit: int | None = None
+    ) -> list[Utf8Error]:
+        """``feed(chunk, final, limit=limit)[1]`` without building the text: the errors,
+        with the same offsets, held-back bytes and ``position`` afterwards.  For readers
+        that need only a verdict (``sanitizer check``): valid stretches cost a pass of the
+        SIMD validator instead of a decode.  A ``bom="reject"`` decoder raises
+        ``BomError`` as ``feed`` does."""
+        if limit is not None:
+            limit = _check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
+        if final is not False and final is not True:
+            _check_flag(final, "final", "IncrementalDecoder.find_errors")
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.find_errors")
+        buf = self._pending + raw if self._pending else raw
+        n = len(buf)
+        if not n:
+            return []
+        base = self._base
+        good = utf8_valid_prefix(buf)
+        # Where feed() cuts: a sequence open at the end is held back (RFC 3629 §3: an
+        # ASCII byte ends every sequence).
+        cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
+        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
+            raise BomError()
+        errs: list[Utf8Error] = []
+        if good < cut:
+            head = buf if cut == n else buf[:cut]
+            spans = _error_spans(
+                head, good, -1 if limit is None else limit, self.allow_overlong_nul
+            )
+            errs = _errors(buf, spans, base, final)
+        self._pending = buf[cut:]
+        self._base = base + cut
+        return errs
 
     def _feed_rest(
         self, buf: bytes, base: int, final: bool, limit: int | None, good: int | None

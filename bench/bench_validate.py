@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""The SIMD UTF-8 validator (issue #14): ratios against ``bytes.decode``, ``isutf8``, ``iconv``.
+
+    python bench/bench_validate.py              # both tables (writes a 128 MiB file in /tmp)
+    python bench/bench_validate.py --quick      # fewer repeats, a 32 MiB file
+    python bench/bench_validate.py --no-check   # the is_valid table only
+
+1. ``is_valid`` on valid ASCII, Latin, CJK and emoji text against ``bytes.decode`` (the
+   cost of a verdict before issue #14), at 64 B and 1 MiB, with the kernel in use and then
+   each kernel this CPU runs (through ``_speedups.valid_prefix_using``).  Goals: >= 10x
+   on non-ASCII text at 1 MiB, >= 1x on ASCII, and at 64 B at most decode's time
+   (ratio >= 1).  Times are the minimum over rounds, A and B interleaved.
+2. ``sanitizer check`` on a 128 MiB multilingual file against moreutils' ``isutf8`` and
+   ``iconv -f UTF-8 -t UTF-8`` (``apt-get install -y moreutils``): wall and CPU time, and
+   peak RSS of each process (``os.wait4``), minimum over rounds.  Goals: <= 0.5x the wall
+   time of both, RSS < 64 MiB.  The file is generated in /tmp and removed afterwards.
+
+The CPU model (lscpu) heads the output: these ratios depend on it.  On a shared machine
+wall times are noisy; compare CPU times, or count instructions with
+``valgrind --tool=callgrind`` (see bench_instructions.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable, Sequence
+
+import sanitizer
+from sanitizer import _native
+
+SAMPLES = {
+    "ASCII": "The quick brown fox jumps over the lazy dog; 0123456789.\n",
+    "Latin": "Příliš žluťoučký kůň úpěl ďábelské ódy. Größe, Straße, naïve café.\n",
+    "CJK": "日本語のテキストと中文文本，한국어 텍스트도 있습니다。\n",
+    "emoji": "🙂👍🏽👩‍💻🇺🇳🎉 ok\n",
+}
+MULTILINGUAL = (
+    *SAMPLES.values(),
+    "Съешь же ещё этих мягких французских булок, да выпей чаю.\n",
+    "ἀρχὴ ἥμισυ παντός — العربية עברית\n",
+)
+SIZES = {"64 B": 64, "1 MiB": 1 << 20}
+
+
+def text_of(sample: str, size: int) -> bytes:
+    """``size`` bytes of ``sample`` repeated, cut back to a character boundary."""
+    raw = (sample.encode() * (size // len(sample.encode()) + 1))[:size]
+    return raw[: _native.utf8_valid_prefix_py(raw)]
+
+
+def interleaved(fns: Sequence[Callable[[], object]], rounds: int) -> list[float]:
+    """Seconds per call of each of ``fns``: rounds alternate between them, and each
+    keeps its minimum (the least disturbed round)."""
+    numbers = [timeit.Timer(fn).autorange()[0] for fn in fns]
+    out = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            out[i] = min(out[i], timeit.Timer(fn).timeit(numbers[i]) / numbers[i])
+    return out
+
+
+def cpu_model() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (no lscpu)"
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def _t(seconds: float) -> str:
+    return f"{seconds * 1e6:.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+def is_valid_table(rounds: int) -> None:
+    print("| input | size | bytes.decode | is_valid | ratio | GB/s |")
+    print("|---|---|---|---|---|---|")
+    for kind, sample in SAMPLES.items():
+        for label, size in SIZES.items():
+            data = text_of(sample, size)
+            base, ours = interleaved(
+                [lambda d=data: d.decode("utf-8"), lambda d=data: sanitizer.is_valid(d)],  # type: ignore[misc]
+                rounds,
+            )
+            rate = len(data) / ours / 1e9
+            print(
+                f"| {kind} | {label} | {_t(base)} | {_t(ours)} | {base / ours:.1f}x | {rate:.1f} |"
+            )
+    speedups = _native.speedups
+    if speedups is None:
+        return
+    print()
+    kernels = speedups.utf8_kernels()
+    print("| 1 MiB, GB/s | " + " | ".join(kernels) + " |")
+    print("|---|" + "---|" * len(kernels))
+    for kind, sample in SAMPLES.items():
+        data = text_of(sample, 1 << 20)
+        times = interleaved(
+            [lambda k=k, d=data: speedups.valid_prefix_using(k, d) for k in kernels],  # type: ignore[misc]
+            rounds,
+        )
+        print(f"| {kind} | " + " | ".join(f"{len(data) / t / 1e9:.1f}" for t in times) + " |")
+
+
+def write_multilingual(path: str, size: int) -> None:
+    rng = random.Random(3629)  # fixed: runs compare
+    block = "".join(rng.choice(MULTILINGUAL) for _ in range(20_000)).encode()
+    with open(path, "wb") as f:
+        for _ in range(size // len(block) + 1):
+            f.write(block)
+
+
+def run_measured(command: Sequence[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS in bytes) of ``command``, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{command[0]} exited with {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def check_table(size: int, rounds: int) -> None:
+    tools = {
+        "sanitizer check": [sys.executable, "-m", "sanitizer", "check"],
+        "isutf8": ["isutf8"],
+        "iconv": ["iconv", "-f", "UTF-8", "-t", "UTF-8", "-o", os.devnull],
+    }
+    missing = [name for name, cmd in tools.items() if shutil.which(cmd[0]) is None]
+    for name in missing:
+        print(f"({name} not found: apt-get install -y moreutils for isutf8)")
+        del tools[name]
+    with tempfile.TemporaryDirectory(prefix="bench_validate", dir="/tmp") as tmp:
+        path = os.path.join(tmp, "multilingual.txt")
+        write_multilingual(path, size)
+        real = os.path.getsize(path)
+        best = {name: (float("inf"), float("inf"), 0) for name in tools}
+        for _ in range(rounds):
+            for name, cmd in tools.items():
+                wall, cpu, rss = run_measured([*cmd, path])
+                old = best[name]
+                best[name] = (min(old[0], wall), min(old[1], cpu), max(old[2], rss))
+    ours = best.get("sanitizer check")
+    print(f"`sanitizer check` on {real / 2**20:.0f} MiB of valid multilingual text")
+    print()
+    print("| tool | wall | CPU | peak RSS | check's wall / tool's | check's CPU / tool's |")
+    print("|---|---|---|---|---|---|")
+    for name, (wall, cpu, rss) in best.items():
+        ratio = f"{ours[0] / wall:.2f}x | {ours[1] / cpu:.2f}x" if ours else "- | -"
+        print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {rss / 2**20:.0f} MiB | {ratio} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, a 32 MiB file")
+    parser.add_argument("--no-check", action="store_true", help="skip the sanitizer check table")
+    args = parser.parse_args(argv)
+    rounds = 3 if args.quick else 7
+    python = sys.version.split()[0]
+    print(f"CPU: {cpu_model()}")
+    print(
+        f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, "
+        f"UTF-8 kernel: {_native.utf8_kernel()}, Python {python}"
+    )
+    print()
+    is_valid_table(rounds)
+    if not args.no_check:
+        print()
+        check_table((32 if args.quick else 128) << 20, 2 if args.quick else 3)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
