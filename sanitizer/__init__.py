@@ -30,7 +30,7 @@ from .decoder import (
 from .errors import BomError, EncodeError, ErrorKind, Utf8Error
 
 if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
-    from . import profiles
+    from . import profiles, utf7, utf16, utf32
     from .chardata import Category
     from .identifiers import identifiers_equal, normalize_identifier
     from .lookalike import (
@@ -54,6 +54,10 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
         skeleton,
     )
     from .policy import Action, Finding, Policy, PolicyError, Report, inspect, sanitize
+    from .utf7 import Utf7Error, Utf7ErrorKind
+    from .utf16 import Utf16Error
+    from .utf32 import Utf32Error
+    from .wide import ByteOrderError, UnitErrorKind
 
 # The policy layer's public names -> the module defining each (a submodule's own name:
 # the submodule itself).  Loaded on first use, by __getattr__ below.
@@ -87,6 +91,15 @@ _POLICY_LAYER: dict[str, str] = {
     "script_extensions": "sanitizer.lookalike",
     "script_name": "sanitizer.lookalike",
     "skeleton": "sanitizer.lookalike",
+    "utf7": "sanitizer.utf7",  # UTF-7, RFC 2152 (issue #15)
+    "Utf7Error": "sanitizer.utf7",
+    "Utf7ErrorKind": "sanitizer.utf7",
+    "utf16": "sanitizer.utf16",  # strict UTF-16 / UTF-32 (issue #15)
+    "utf32": "sanitizer.utf32",
+    "Utf16Error": "sanitizer.utf16",
+    "Utf32Error": "sanitizer.utf32",
+    "UnitErrorKind": "sanitizer.wide",
+    "ByteOrderError": "sanitizer.wide",
 }
 
 __all__ = [
@@ -97,6 +110,7 @@ __all__ = [
     "UTS39_VERSION",
     "Action",
     "BomError",
+    "ByteOrderError",
     "Category",
     "Confusability",
     "EncodeError",
@@ -110,7 +124,12 @@ __all__ = [
     "PolicyError",
     "Report",
     "RestrictionLevel",
+    "UnitErrorKind",
+    "Utf7Error",
+    "Utf7ErrorKind",
     "Utf8Error",
+    "Utf16Error",
+    "Utf32Error",
     "confusable",
     "decode",
     "describe",
@@ -133,6 +152,9 @@ __all__ = [
     "script_extensions",
     "script_name",
     "skeleton",
+    "utf7",
+    "utf16",
+    "utf32",
 ]
 
 

@@ -65,10 +65,24 @@ def _check_data(data: object, where: str) -> None:
         raise TypeError(f"{where}() takes bytes or str, not {type(data).__name__}")
 
 
-def inspect(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> Report:
-    """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content."""
+def inspect(
+    data: bytes | bytearray | memoryview | str,
+    policy: Policy | None = None,
+    *,
+    encoding: str = "utf-8",
+) -> Report:
+    """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content.
+
+    ``encoding`` names how bytes are encoded: "utf-8", or "utf-16", "utf-16le",
+    "utf-16be", "utf-32", "utf-32le", "utf-32be" (issue #15; ``_encoded``: ill-formed
+    units are ILL_FORMED findings, offsets are byte offsets into ``data``; "utf-16" and
+    "utf-32" need a BOM, else ``ByteOrderError``)."""
     if policy is None:
         policy = _DEFAULT
+    if encoding != "utf-8" and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        from ._encoded import inspect_encoded
+
+        return inspect_encoded(data, policy, encoding, inspect)
     compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)

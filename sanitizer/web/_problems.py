@@ -17,6 +17,7 @@ from typing import Any
 from ..chardata import Category
 from ..errors import ErrorKind, Utf8Error
 from ..policy import Finding
+from ..utf7 import spelling as utf7_spelling
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
 PROBLEM_TYPE_BASE = "urn:utf8-sanitizer:problem:"
@@ -176,16 +177,46 @@ def dot_segment() -> Problem:
     )
 
 
-def wrong_charset(part: str, where: str) -> Problem:
-    """A charset parameter the policy does not accept (HOWTO §5.9.1, §5.9.5)."""
+def wrong_charset(part: str, where: str, charset: str = "", sample: bytes = b"") -> Problem:
+    """A charset parameter the policy does not accept (HOWTO §5.9.1, §5.9.5).
+
+    For UTF-7 (RFC 2152) the summary names the smuggling form; what ``sample`` (bytes of
+    the request, when at hand) would have spelled in UTF-7 goes to the evidence (the log
+    and the app's report), escaped and bounded by ``utf7.spelling``: the response itself
+    never echoes the client, not even decoded."""
+    if not _is_utf7(charset):
+        return Problem(
+            400,
+            "charset",
+            "charset",
+            part,
+            where,
+            "declares a charset other than UTF-8; the client must not choose how input is read",
+        )
+    spelled = utf7_spelling(sample, _SPELLING_LIMIT) if sample else None
     return Problem(
         400,
         "charset",
         "charset",
         part,
         where,
-        "declares a charset other than UTF-8; the client must not choose how input is read",
+        "declares UTF-7, which hides ASCII in base64 runs (RFC 2152); the client must "
+        "not choose how input is read",
+        evidence=f"charset=utf-7: {spelled}" if spelled else "charset=utf-7",
     )
+
+
+_SPELLING_LIMIT = 64  # bytes of UTF-7 shown in a log record
+
+
+# UTF-7's labels: IANA's "UTF-7" and "UNICODE-1-1-UTF-7" (with its csUnicode11UTF7) and
+# the aliases CPython's codec answers to ("utf7", "u7"); "_" is read as "-".
+_UTF7_LABELS = frozenset({"utf-7", "utf7", "u7", "unicode-1-1-utf-7", "csunicode11utf7"})
+
+
+def _is_utf7(charset: str) -> bool:
+    """Whether ``charset`` (a label, as ``charset_label`` gives it) names UTF-7."""
+    return charset.replace("_", "-") in _UTF7_LABELS
 
 
 def content_encoding() -> Problem:

@@ -83,10 +83,15 @@ def pairs_problem(
 
 
 def charset_problem(
-    compiled: CompiledWebPolicy, params: Mapping[str, str], where: str, part: str
+    compiled: CompiledWebPolicy,
+    params: Mapping[str, str],
+    where: str,
+    part: str,
+    sample: bytes = b"",
 ) -> Problem | None:
-    """A charset parameter other than the policy's ``charsets`` (HOWTO §5.9.1)."""
+    """A charset parameter other than the policy's ``charsets`` (HOWTO §5.9.1);
+    ``sample``: the bytes it labels, when at hand (an RFC 8187 ext-value), for the log."""
     charset = params.get("charset")
     if charset is None or charset_label(charset) in compiled.policy.charsets:
         return None
-    return wrong_charset(part, where)
+    return wrong_charset(part, where, charset_label(charset), sample)

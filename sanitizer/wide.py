@@ -1,0 +1,485 @@
+"""UTF-16 and UTF-32: what both share, and the codecs by encoding name.
+
+``sanitizer.utf16`` and ``sanitizer.utf32`` walk their code units; this module holds what
+is the same for both: the error kinds and the error class (a ``UnicodeDecodeError`` with
+CPython's ``start``/``end``, plus ``kind`` and a ``reason`` for a log, computed lazily from
+the bytes), byte order mark detection (``"bom"`` never guesses: no BOM and no
+``default_endian`` is a ``ByteOrderError``), the entry points built on one walk
+(``WideCodec``), and ``codec(name)``, which the CLI and the policy layer use to turn
+``"utf-16le"`` or ``"UTF-32"`` into a codec.
+"""
+
+from __future__ import annotations
+
+import codecs
+import enum
+import gc
+import re
+from collections.abc import Callable, Iterator
+from itertools import compress, islice, repeat
+from typing import Any, Literal
+
+from .charinfo import describe
+
+Errors = Literal["strict", "replace"]
+ByteOrder = Literal["le", "be", "bom"]
+Endian = Literal["le", "be"]
+_ERRORS = ("strict", "replace")
+_ORDERS = ("le", "be", "bom")
+_ENDIANS = ("le", "be")
+
+
+class UnitErrorKind(enum.Enum):
+    """What an ill-formed UTF-16 or UTF-32 code unit (or pair) is."""
+
+    LONE_HIGH_SURROGATE = "lone-high-surrogate"  # D800..DBFF not followed by DC00..DFFF
+    LONE_LOW_SURROGATE = "lone-low-surrogate"  # DC00..DFFF with no high before it
+    TRUNCATED_UNIT = "truncated-unit"  # input length not a multiple of the unit size
+    TRUNCATED_PAIR = "truncated-pair"  # high surrogate, then the end of the input
+    OUT_OF_RANGE = "out-of-range"  # UTF-32 value beyond U+10FFFF
+    SURROGATE_CODE_POINT = "surrogate-code-point"  # UTF-32 value in D800..DFFF
+
+    @property
+    def description(self) -> str:
+        return _DESCRIPTIONS[self]
+
+
+_DESCRIPTIONS = {
+    UnitErrorKind.LONE_HIGH_SURROGATE: "high surrogate not followed by a low surrogate",
+    UnitErrorKind.LONE_LOW_SURROGATE: "low surrogate with no high surrogate before it",
+    UnitErrorKind.TRUNCATED_UNIT: "input ends inside a code unit",
+    UnitErrorKind.TRUNCATED_PAIR: "input ends after a high surrogate",
+    UnitErrorKind.OUT_OF_RANGE: "UTF-32 value beyond U+10FFFF",
+    UnitErrorKind.SURROGATE_CODE_POINT: "UTF-32 value is a surrogate code point",
+}
+
+
+class WideError(UnicodeDecodeError):
+    """One ill-formed code unit (or a high surrogate cut off by the end of input).
+
+    Built as CPython builds its errors: ``Utf16Error("utf-16-le", data, start, end, "")``;
+    ``encoding`` is the concrete form ("utf-16-le", "utf-32-be"), also after BOM
+    detection, as CPython's own ``utf-16`` codec reports it.  Errors from an incremental
+    decoder carry stream offsets while ``object`` holds the buffer that starts at
+    stream offset ``base``.
+    """
+
+    unit: int = 2  # bytes per code unit
+    base: int = 0  # stream offset of object[0]
+
+    @property
+    def big_endian(self) -> bool:
+        return str(self.encoding).endswith("be")
+
+    @property
+    def sequence(self) -> bytes:
+        obj: bytes = self.object
+        return obj[self.start - self.base : self.end - self.base]
+
+    @property
+    def hex(self) -> str:
+        return self.sequence.hex(" ").upper()
+
+    def _value(self, rel: int) -> int | None:
+        """The code unit at ``rel`` in ``object``, or None past its end."""
+        obj: bytes = self.object
+        if rel < 0 or rel + self.unit > len(obj):
+            return None
+        return int.from_bytes(obj[rel : rel + self.unit], "big" if self.big_endian else "little")
+
+    @property
+    def kind(self) -> UnitErrorKind:
+        raise NotImplementedError  # each encoding's subclass
+
+    @property
+    def reason(self) -> str:
+        return self.__dict__.get("_reason") or self._explain()
+
+    @reason.setter
+    def reason(self, value: str) -> None:
+        self.__dict__["_reason"] = value
+
+    def _explain(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        name = str(self.encoding).upper()
+        return f"invalid {name} at byte {self.start} ({self.hex}): {self.reason}"
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(start={self.start}, end={self.end}, "
+            f"kind={self.kind.name}, bytes={self.hex!r})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (the shape of ``Utf8Error.as_dict``, without ``naive``)."""
+        return {
+            "start": self.start,
+            "end": self.end,
+            "bytes": self.hex,
+            "kind": self.kind.value,
+            "reason": self.reason,
+        }
+
+
+class ByteOrderError(UnicodeDecodeError):
+    """``byte_order="bom"`` and the input starts with no byte order mark, and no
+    ``default_endian`` was given: the byte order is not guessed (CPython's ``utf-16``
+    codec silently picks little-endian)."""
+
+    def __init__(self, encoding: str, data: bytes) -> None:
+        head = bytes(data[:4])
+        super().__init__(encoding, head, 0, min(len(head), 2), "")
+        self.reason = (
+            f"{encoding.upper()} input starts with no byte order mark "
+            f"({head.hex(' ').upper() or 'empty'}); name the byte order "
+            f"({encoding}le / {encoding}be) or pass default_endian='le' or 'be'"
+        )
+
+    def __str__(self) -> str:
+        return str(self.reason)
+
+
+def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str) -> None:
+    if value not in choices:
+        if not isinstance(value, str):
+            raise TypeError(f"{where}() argument '{name}' must be str, not {type(value).__name__}")
+        listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
+        raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
+
+
+def _as_bytes(data: object, where: str) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if not isinstance(data, str):
+        try:
+            return memoryview(data).tobytes()  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
+
+
+_FLAG = re.compile(b"\x01")
+
+
+def flagged(flags: bytes, first: int, step: int, limit: int) -> list[int]:
+    """``first + step * i`` for each ``flags[i] == 1`` (flags are 0 or 1), the first
+    ``limit`` of them (-1: all).  Dense flags are picked by ``compress`` over a range
+    (C speed per unit), sparse ones by a regex search (C speed between them)."""
+    if flags.count(1) * 8 > len(flags):
+        found: Iterator[int] = compress(range(first, first + step * len(flags), step), flags)
+    else:
+        found = (first + step * m.start() for m in _FLAG.finditer(flags))
+    return list(found if limit < 0 else islice(found, limit))
+
+
+# walk(data, big_endian, pos, limit) -> flat [start, end, ...] of the errors in
+# data[pos:] (pos on a unit boundary; the input ends where data ends); limit -1: all.
+Walk = Callable[[bytes, bool, int, int], "list[int]"]
+
+
+class WideCodec:
+    """The entry points of one encoding family, over its ``walk`` and its error class.
+
+    Valid input costs one call of CPython's strict codec, which accepts exactly the
+    well-formed code unit sequences (tests compare every short input and random ones);
+    only input it refuses is walked, from the offset where it stopped.
+    """
+
+    def __init__(
+        self, family: str, unit: int, boms: tuple[bytes, bytes], walk: Walk, error: type[WideError]
+    ) -> None:
+        self.family = family  # "utf-16" or "utf-32"
+        self.unit = unit
+        self.boms = boms  # (little-endian BOM, big-endian BOM)
+        self.walk = walk
+        self.error = error
+
+    # -- byte order ---------------------------------------------------------------------
+
+    def resolve(
+        self, data: bytes, byte_order: object, default_endian: object, where: str
+    ) -> tuple[bool, int]:
+        """(big-endian?, bytes of BOM to skip) for ``data``; ByteOrderError when unknown."""
+        _check_choice(byte_order, _ORDERS, "byte_order", where)
+        if default_endian is not None:
+            _check_choice(default_endian, _ENDIANS, "default_endian", where)
+        if byte_order != "bom":
+            return byte_order == "be", 0
+        little, big = self.boms
+        if data.startswith(little):
+            return False, len(little)
+        if data.startswith(big):
+            return True, len(big)
+        if default_endian is None:
+            if not data:
+                return False, 0  # nothing to decode, nothing guessed
+            raise ByteOrderError(self.family, data)
+        return default_endian == "be", 0
+
+    def name(self, big: bool) -> str:
+        return f"{self.family}-{'be' if big else 'le'}"
+
+    def spans(self, raw: bytes, big: bool, pos: int, limit: int) -> list[int]:
+        """``walk`` from ``pos``; with a ``limit``, over growing windows, so the first
+        error of a long input costs what its neighbourhood costs.  ``pos`` must follow
+        well-formed units (CPython accepted everything before it).  A unit's verdict
+        depends on itself and its neighbours only (a surrogate pairs with the unit next to
+        it), so errors starting two units before a window's end are final."""
+        n = len(raw)
+        size = 1 << 6  # CPython stopped at pos: the first error is usually there
+        while limit >= 0 and pos + size < n:
+            spans = self.walk(raw[pos : pos + size], big, 0, limit)
+            safe = [x + pos for x in spans]
+            while safe and safe[-2] >= pos + size - 2 * self.unit:
+                del safe[-2:]
+            if len(safe) // 2 >= limit:
+                return safe[: 2 * limit]
+            size *= 4
+        return self.walk(raw, big, pos, limit)
+
+    # -- one-shot -----------------------------------------------------------------------
+
+    def _refused_at(self, data: bytes, big: bool, skip: int) -> tuple[str | None, int]:
+        """CPython's text for data[skip:] if it accepts it all, else None and the unit
+        boundary where it stopped (the only thing taken from its refusal)."""
+        name = self.name(big)
+        try:
+            view = memoryview(data)[skip:] if skip else data
+            return codecs.decode(view, name), len(data)
+        except UnicodeDecodeError as exc:
+            return None, skip + exc.start - exc.start % self.unit
+
+    def decode(
+        self,
+        data: bytes | bytearray | memoryview,
+        *,
+        errors: Errors = "strict",
+        byte_order: ByteOrder = "bom",
+        default_endian: Endian | None = None,
+    ) -> str:
+        raw = _as_bytes(data, "decode")
+        _check_choice(errors, _ERRORS, "errors", "decode")
+        big, skip = self.resolve(raw, byte_order, default_endian, "decode")
+        text, good = self._refused_at(raw, big, skip)
+        if text is not None:
+            return text
+        if errors == "strict":
+            spans = self.spans(raw, big, good, 1)
+            raise self.error(self.name(big), raw, spans[0], spans[1], "")
+        # CPython's replace puts one U+FFFD per span of ``walk`` (what ``replaced``
+        # builds): the tests and the fuzz oracle hold the two equal, so it is used here
+        # for its speed (one C pass); the incremental decoder uses ``replaced``.
+        return codecs.decode(memoryview(raw)[skip:], self.name(big), "replace")
+
+    def replaced(self, raw: bytes, big: bool, skip: int, spans: list[int]) -> str:
+        """One U+FFFD per error span, as the WHATWG Encoding Standard's decoders do.  The
+        bytes between errors are well-formed and no pair straddles an error, so the
+        spans are swapped for U+FFFD's own encoding and the result decoded in one call."""
+        name = self.name(big)
+        cuts = [skip, *spans, len(raw)]
+        kept = [raw[a:b] for a, b in zip(cuts[0::2], cuts[1::2], strict=True)]
+        return "\ufffd".encode(name).join(kept).decode(name)
+
+    def is_valid(
+        self,
+        data: bytes | bytearray | memoryview,
+        *,
+        byte_order: ByteOrder = "bom",
+        default_endian: Endian | None = None,
+    ) -> bool:
+        raw = _as_bytes(data, "is_valid")
+        big, skip = self.resolve(raw, byte_order, default_endian, "is_valid")
+        text, good = self._refused_at(raw, big, skip)
+        return text is not None or not self.spans(raw, big, good, 1)
+
+    def find_errors(
+        self,
+        data: bytes | bytearray | memoryview,
+        *,
+        limit: int | None = None,
+        byte_order: ByteOrder = "bom",
+        default_endian: Endian | None = None,
+    ) -> list[WideError]:
+        """Every ill-formed code unit in order, one per U+FFFD of replace mode."""
+        raw = _as_bytes(data, "find_errors")
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int):
+                raise TypeError(
+                    f"find_errors() argument 'limit' must be None or an int, "
+                    f"not {type(limit).__name__}"
+                )
+            if limit < 0:
+                raise ValueError(
+                    f"find_errors() argument 'limit' must be None or >= 0, not {limit}"
+                )
+            if limit == 0:
+                return []
+        big, skip = self.resolve(raw, byte_order, default_endian, "find_errors")
+        text, good = self._refused_at(raw, big, skip)
+        if text is not None:
+            return []
+        spans = self.spans(raw, big, good, -1 if limit is None else limit)
+        return self.errors(raw, big, spans)
+
+    def errors(self, raw: bytes, big: bool, spans: list[int], base: int = 0) -> list[WideError]:
+        """Error objects for flat ``spans`` (offsets into ``raw``, at stream offset
+        ``base``), built by ``map`` with the cyclic GC paused: exceptions are tracked,
+        and collections set off while building many traverse all the earlier ones."""
+        n = len(spans) // 2
+        if base:
+            spans = [base + x for x in spans]
+        pause = n > 1000 and gc.isenabled()
+        if pause:
+            gc.disable()
+        try:
+            found = list(
+                map(
+                    self.error,
+                    repeat(self.name(big), n),
+                    repeat(raw, n),
+                    spans[0::2],
+                    spans[1::2],
+                    repeat("", n),
+                )
+            )
+            if base:
+                for err in found:
+                    err.base = base
+            return found
+        finally:
+            if pause:
+                gc.enable()
+
+    def incremental_decoder(
+        self,
+        errors: Errors = "strict",
+        *,
+        byte_order: ByteOrder = "bom",
+        default_endian: Endian | None = None,
+    ) -> WideIncrementalDecoder:
+        return WideIncrementalDecoder(
+            self, errors, byte_order=byte_order, default_endian=default_endian
+        )
+
+
+class WideIncrementalDecoder(codecs.IncrementalDecoder):
+    """Strict decoding of a stream in chunks, holding back at most 3 bytes (a cut code
+    unit, or a high surrogate whose low one may come next).  For every split of an input
+    the text and the errors (stream offsets) equal one-shot decoding.  ``decode`` follows
+    the ``codecs`` protocol; ``feed`` returns (text with U+FFFD per error, errors) and
+    raises only ``ByteOrderError`` (no BOM, no ``default_endian``)."""
+
+    def __init__(
+        self,
+        codec: WideCodec,
+        errors: Errors = "strict",
+        *,
+        byte_order: ByteOrder = "bom",
+        default_endian: Endian | None = None,
+    ) -> None:
+        where = "IncrementalDecoder"
+        _check_choice(errors, _ERRORS, "errors", where)
+        _check_choice(byte_order, _ORDERS, "byte_order", where)
+        if default_endian is not None:
+            _check_choice(default_endian, _ENDIANS, "default_endian", where)
+        self.codec = codec
+        self.errors = errors
+        self.byte_order = byte_order
+        self.default_endian = default_endian
+        self.reset()
+
+    def reset(self) -> None:
+        self._pending = b""
+        self._base = 0  # stream offset of _pending[0]
+        self._big: bool | None = None if self.byte_order == "bom" else self.byte_order == "be"
+
+    @property
+    def position(self) -> int:
+        """Bytes consumed so far, not counting the ones held back."""
+        return self._base
+
+    @property
+    def endian(self) -> Endian | None:
+        """The byte order in use: given, or read from the BOM (None: not known yet)."""
+        return None if self._big is None else "be" if self._big else "le"
+
+    def getstate(self) -> tuple[bytes, int]:
+        return self._pending, self._base
+
+    def setstate(self, state: tuple[bytes, int]) -> None:
+        pending, base = state
+        if type(pending) is not bytes or len(pending) > 3 or type(base) is not int or base < 0:
+            raise ValueError("IncrementalDecoder.setstate() takes a state from getstate()")
+        self._pending, self._base = pending, base
+
+    def decode(self, input: Any, final: bool = False) -> str:
+        text, errs = self.feed(input, final, limit=1 if self.errors == "strict" else None)
+        if errs and self.errors == "strict":
+            raise errs[0]
+        return text
+
+    def feed(
+        self, chunk: Any, final: bool = False, *, limit: int | None = None
+    ) -> tuple[str, list[WideError]]:
+        codec = self.codec
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed")
+        buf = self._pending + raw if self._pending else raw
+        base = self._base
+        if self._big is None:  # byte order still open: wait for a whole BOM
+            if len(buf) < codec.unit and not final:
+                self._pending = buf
+                return "", []
+            big, skip = codec.resolve(buf, "bom", self.default_endian, "IncrementalDecoder")
+            self._big = big
+            buf, base = buf[skip:], base + skip
+        big = self._big
+        n = len(buf)
+        cut = n if final else n - n % codec.unit
+        if not final and codec.unit == 2 and cut >= 2:
+            last = buf[cut - 2] if big else buf[cut - 1]
+            if 0xD8 <= last <= 0xDB:  # a high surrogate: its low one may be next
+                cut -= 2
+        head = buf if cut == n else buf[:cut]
+        self._pending = buf[cut:]
+        self._base = base + cut
+        name = codec.name(big)
+        try:
+            return head.decode(name), []
+        except UnicodeDecodeError as exc:
+            good = exc.start - exc.start % codec.unit
+        spans = codec.spans(head, big, good, -1 if limit is None else limit)
+        if limit is not None and len(spans) // 2 >= limit:
+            text = codec.replaced(head[: spans[-1]], big, 0, spans)
+        else:
+            text = codec.replaced(head, big, 0, spans)
+        return text, codec.errors(buf, big, spans, base)
+
+
+def codec(encoding: str) -> tuple[WideCodec, ByteOrder]:
+    """The codec and byte order for an encoding name: "utf-16", "UTF-16LE", "utf_32_be"...
+    ("utf-16"/"utf-32" mean BOM detection).  ValueError for any other name."""
+    from . import utf16, utf32  # imported here: they import this module
+
+    key = encoding.lower().replace("_", "-").replace("utf-", "utf")
+    family, order = key[:5], key[5:].lstrip("-")
+    found = {"utf16": utf16.CODEC, "utf32": utf32.CODEC}.get(family)
+    if found is not None:
+        if order == "":
+            return found, "bom"
+        if order == "le":
+            return found, "le"
+        if order == "be":
+            return found, "be"
+    raise ValueError(
+        f"unknown encoding {encoding!r}: expected utf-16, utf-16le, utf-16be, utf-32, "
+        "utf-32le or utf-32be"
+    )
+
+
+def describe_unit(value: int) -> str:
+    """A code unit or UTF-32 value as a log shows it."""
+    if value > 0x10FFFF:
+        return f"0x{value:08X}"
+    return describe(value)
