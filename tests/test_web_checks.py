@@ -456,6 +456,25 @@ def test_json_verdict_is_json_loads_then_inspect(
     assert (problem is None) == expected, (raw, problem)
 
 
+_escape_heavy = st.text(st.sampled_from(['"', "\\", "a", "é", "\u202e", "\n", "/"]), max_size=8)
+
+
+@given(
+    strings=st.lists(_escape_heavy, min_size=1, max_size=6),
+    ascii_only=st.booleans(),
+    data=st.data(),
+)
+def test_json_escaped_quotes_and_backslashes_delimit_nothing(
+    strings: list[str], ascii_only: bool, data: st.DataObject
+) -> None:
+    """Escaped quotes and backslashes delimit no string: strings full of them, next to
+    text the policy refuses, get the oracle's verdict whatever the chunking."""
+    raw = json.dumps({s: strings for s in strings}, ensure_ascii=ascii_only).encode()
+    expected = all(inspect(s, profiles.TEXT).ok for s in strings)
+    problem = body(JSON, data.draw(chunkings(raw)))
+    assert (problem is None) == expected, (raw, problem)
+
+
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
 def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
     raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))

@@ -80,6 +80,66 @@ def test_text_stream_scans_each_byte_once_whatever_the_chunking(
     assert sum(scanned) == len(TEXT)  # was: the whole held run again for every chunk
 
 
+def test_gathered_run_without_ascii_is_held_as_its_chunks_and_joined_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue #10: a text run with no ASCII byte, in 4,096 chunks, is copied once (when it
+    is cut), not joined per look and again when cut; only each look's last chunk is
+    scanned for a cut."""
+    import sanitizer.web._text as text_module
+
+    checked: list[int] = []
+    scanned: list[int] = []
+    real_check, real_scan = TextStream._check, text_module._last_ascii
+
+    def check(self: TextStream, piece: bytes) -> object:
+        checked.append(len(piece))
+        return real_check(self, piece)
+
+    def scan(data: bytes) -> int:
+        scanned.append(len(data))
+        return real_scan(data)
+
+    monkeypatch.setattr(TextStream, "_check", check)
+    monkeypatch.setattr(text_module, "_last_ascii", scan)
+    assert feed_in(*BODIES["text"], 4096) >= 0
+    assert checked == [len(TEXT)]  # the held run, judged whole at the end
+    assert sum(scanned) < len(TEXT) // 8
+
+
+@pytest.mark.parametrize("kind", ["text", "multipart"])
+def test_refusal_in_a_gathered_run_is_found_where_it_is_whatever_the_chunking(
+    kind: str,
+) -> None:
+    bad = TEXT[:1000] + "\u202e".encode() + TEXT[1000:]  # a bidi override inside the run
+    content_type, body = _body_of(kind, bad)
+    found = set()
+    for count in (1, 7, 64, 4096):
+        check = check_for(content_type, len(body))
+        size = -(-len(body) // count)
+        problems = [check.feed(body[i : i + size]) for i in range(0, len(body), size)]
+        problems.append(check.close())
+        (problem,) = [p for p in problems if p is not None]
+        found.add((problem.kind, problem.where, problem.offset))
+    assert len(found) == 1, found
+
+
+@pytest.mark.parametrize(
+    "body", [multipart(b"x"), multipart(b"x") + b"tail", b"x" + multipart(b"x")]
+)
+def test_multipart_delimiter_split_anywhere_across_two_chunks(body: bytes) -> None:
+    """The delimiter check scans each chunk where it is and carries only a delimiter that
+    may span two chunks (and the two bytes before it): every split gives one verdict."""
+    whole = check_for(MULTI_TYPE, len(body))
+    verdict = whole.feed(body) or whole.close()
+    for cut in range(1, len(body)):
+        check = check_for(MULTI_TYPE, len(body))
+        split = check.feed(body[:cut]) or check.feed(body[cut:]) or check.close()
+        assert (verdict is None) == (split is None), (cut, verdict, split)
+        if verdict is not None and split is not None:
+            assert verdict.where == split.where, cut
+
+
 def _body_of(kind: str, text: bytes) -> tuple[bytes, bytes]:
     content_type = BODIES[kind][0]
     body = {

@@ -17,7 +17,9 @@ is at most a quarter of what was looked at before, and at most ``GATHER`` bytes:
 start of a body, and so a small body, is looked at chunk by chunk as before, and a large
 one in pieces of up to 64 KiB, a bounded number of looks per MiB.  Gathered bytes count
 against the size limit at once and are unjudged until looked at, so gathering only
-delays what the app gets; ``close()`` looks at the rest.
+delays what the app gets; ``close()`` looks at the rest.  The gathered chunks are handed
+over as a list (``_feed_pieces``): a check that can use them unjoined (``_text``) copies
+each byte once, when it must hold a run whole; the others join them once.
 """
 
 from __future__ import annotations
@@ -31,6 +33,18 @@ class BodyCheck:
     """Counts the body against the size limit; subclasses check its content."""
 
     gather = 0  # a subclass that checks content sets GATHER: only counting needs no gathering
+    # Slots keep the per-chunk path's attribute reads fast whatever a subclass adds (a
+    # multipart check's many attributes made them twice as slow).
+    __slots__ = (
+        "_gather",
+        "_gathered",
+        "_look_at",
+        "checked",
+        "closed",
+        "limit",
+        "problem",
+        "size",
+    )
 
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
@@ -38,49 +52,58 @@ class BodyCheck:
         self.checked = 0  # bytes handed to ``_feed``; the rest are gathered
         self.problem: Problem | None = None  # the first problem found; later input is ignored
         self.closed = False
-        self._gathered: list[bytes] = []  # fed since ``checked``, joined once when looked at
+        self._gathered: list[bytes] = []  # fed since ``checked``, handed over when looked at
+        self._gather = self._gathered.append
         self._look_at = self._next_look()  # the size at which the gathered bytes are looked at
 
     def feed(self, chunk: bytes) -> Problem | None:
         """Check the next chunk; the first problem is returned once, then None."""
-        if self.problem is None and chunk:  # (the per-chunk path: kept short)
-            size = self.size = self.size + len(chunk)
-            if size < self._look_at:  # a small chunk: looked at with the next ones
-                self._gathered.append(chunk)
-                return None
-            return self._look(chunk)
-        return None
+        size = self.size + len(chunk)  # (the per-chunk path: kept short)
+        if size < self._look_at:  # a small chunk: looked at with the next ones
+            self.size = size
+            self._gather(chunk)
+            return None
+        return self._look(chunk, size)
 
     def _next_look(self) -> int:
         """Gathered bytes are looked at once they are a quarter of what was looked at
         before, or ``gather``; a body over the limit is refused at the chunk that
-        crosses it."""
+        crosses it.  After a problem, -1: every chunk takes the slow path, ignored."""
+        if self.problem is not None or self.closed:
+            return -1
         look_at = self.checked + min(self.gather, self.checked >> 2)
         return look_at if self.limit is None else min(look_at, self.limit + 1)
 
-    def _look(self, chunk: bytes) -> Problem | None:
-        if self.limit is not None and self.size > self.limit:
+    def _look(self, chunk: bytes, size: int) -> Problem | None:
+        if self.problem is not None or self.closed or not chunk:
+            return None
+        self.size = size
+        if self.limit is not None and size > self.limit:
             self.problem = too_large(self.limit)
+            self._look_at = -1
             return self.problem
+        pieces = [chunk]
         if self._gathered:
-            self._gathered.append(chunk)
-            chunk = b"".join(self._gathered)
-            self._gathered = []
-        self.checked = self.size
+            self._gather(chunk)
+            pieces = self._gathered.copy()
+            self._gathered.clear()
+        new = size - self.checked
+        self.checked = size
+        self.problem = self._feed_pieces(pieces, new)
         self._look_at = self._next_look()
-        self.problem = self._feed(chunk)
         return self.problem
 
     def close(self) -> Problem | None:
         """The body ended: check what was gathered and what was held back."""
         self.closed = True
+        self._look_at = -1
         if self.problem is not None:
             return None
         if self._gathered:
-            chunk = b"".join(self._gathered)
-            self._gathered = []
+            pieces, size = self._gathered.copy(), self.size - self.checked
+            self._gathered.clear()
             self.checked = self.size
-            self.problem = self._feed(chunk)
+            self.problem = self._feed_pieces(pieces, size)
             if self.problem is not None:
                 return self.problem
         self.problem = self._close()
@@ -94,6 +117,11 @@ class BodyCheck:
         if self.closed or self.problem is not None:
             return self.size
         return self._judged_size()
+
+    def _feed_pieces(self, pieces: list[bytes], size: int) -> Problem | None:
+        """Check the next ``size`` bytes, fed as ``pieces`` (the chunks gathered since the
+        last look); a check that needs them contiguous gets them joined, once."""
+        return self._feed(b"".join(pieces))  # (one piece is passed on as it is, uncopied)
 
     def _feed(self, chunk: bytes) -> Problem | None:
         return None
