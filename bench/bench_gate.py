@@ -12,18 +12,25 @@
 
    after one warm-up run each (page cache; Python's bytecode cache, in a temporary
    ``PYTHONPYCACHEPREFIX`` even where ``PYTHONDONTWRITEBYTECODE`` is set, as for an
-   installed wheel): wall time best of 5, CPU time (user + sys, the tool and its
-   workers) of that run, peak RSS of the largest process
-   (``resource.getrusage(RUSAGE_CHILDREN)`` in a fresh wrapper process per run),
-   findings counted from each tool's output.  ruff uses every core, sanitizer one
-   process per core (``--jobs``), and ``--jobs 1`` is shown too.  On a shared machine,
-   compare CPU times as well as wall times.
+   installed wheel), the tools taking turns run after run (so that a busy spell slows
+   them alike): wall time best of 5, CPU time (user + sys, the tool and its workers) of
+   that run, peak RSS of the largest process (``resource.getrusage(RUSAGE_CHILDREN)`` in
+   a fresh wrapper process per run), findings counted from each tool's output.  ruff
+   uses every core, sanitizer one process per core from 16 MiB on (``--jobs``), and
+   ``--jobs 1`` is shown too.  ruff is run as its binary (a pyenv shim is a shell script
+   that would add its own start-up to ruff's time).  On a shared machine, compare CPU
+   times as well as wall times.
    Goals: >= 2x faster than ruff, >= 20x faster than anti-trojan-source, < 100 MiB.
 2. What each tool catches and wrongly flags on tests/source_samples.py: the Trojan Source
    attacks (Python, C, JavaScript, Rust), payloads, ill-formed files, and the legitimate
    multilingual corpus (ruff reads Python only, so it gets the ``.py`` files).
 
-Run: ``python bench/bench_gate.py`` (``--runs N``, ``--files-from LIST``).
+Run: ``python bench/bench_gate.py`` (``--runs N``, ``--files-from LIST``,
+``--python PY``: run ``sanitizer`` with another interpreter).  The figures in the README
+use a regular install, as the Quick start makes one (``python -m venv /tmp/gate &&
+/tmp/gate/bin/pip install . && python bench/bench_gate.py --python /tmp/gate/bin/python``):
+an editable install's import hook, and any ``.pth`` files of the development
+environment, add interpreter start-up that a user's install does not have.
 """
 
 from __future__ import annotations
@@ -61,14 +68,32 @@ def stdlib_files() -> list[str]:
     return sorted(str(p) for p in stdlib.rglob("*.py") if site not in p.parents and p.is_file())
 
 
+def ruff_binary() -> str | None:
+    """ruff's executable: the one installed beside this Python, else the one on PATH
+    (through ``pyenv which`` when that is a pyenv shim)."""
+    beside = Path(sys.executable).with_name("ruff")
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("ruff")
+    if found and "/shims/" in found and shutil.which("pyenv"):
+        real = subprocess.run(["pyenv", "which", "ruff"], capture_output=True, text=True)
+        if real.returncode == 0 and real.stdout.strip():
+            return real.stdout.strip()
+    return found
+
+
+OURS_PYTHON = sys.executable  # --python
+
+
 def commands(files: list[str]) -> dict[str, list[str]]:
-    ours = [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE", "--progress",
+    ours = [OURS_PYTHON, "-m", "sanitizer", "check", "--policy", "SOURCE", "--progress",
             "never", "--format", "json"]  # fmt: skip
     cmds = {
         "sanitizer SOURCE": [*ours, *files],
         "sanitizer SOURCE --jobs 1": [*ours, "--jobs", "1", *files],
-        "ruff (Unicode rules)": ["ruff", "check", "--isolated", "--no-cache", "--exit-zero",
-                                 "--select", RUFF_RULES, "--output-format", "sarif", *files],
+        "ruff (Unicode rules)": [ruff_binary() or "ruff", "check", "--isolated", "--no-cache",
+                                 "--exit-zero", "--select", RUFF_RULES, "--output-format",
+                                 "sarif", *files],
     }  # fmt: skip
     if ATS.exists():
         cmds["anti-trojan-source"] = [str(ATS), "--json", *files]
@@ -123,15 +148,20 @@ def speed(files: list[str], runs: int) -> None:
         out = Path(tmp) / "out"
         for cmd in commands(files).values():
             measure(cmd, out)  # warm-up: page cache, bytecode cache
-        for tool, cmd in commands(files).items():
-            timings = [measure(cmd, out) for _ in range(runs)]
-            best, cpu = min(t[:2] for t in timings)
-            rss = max(t[2] for t in timings)
-            counts = findings(tool, out)
+        tools = commands(files)
+        timings: dict[str, list[tuple[float, float, int, int]]] = {tool: [] for tool in tools}
+        counts: dict[str, dict[str, int]] = {}
+        for _ in range(runs):  # in turns: a busy spell on a shared machine hits every tool
+            for tool, cmd in tools.items():
+                timings[tool].append(measure(cmd, out))
+                counts[tool] = findings(tool, out)
+        for tool in tools:
+            best, cpu = min(t[:2] for t in timings[tool])
+            rss = max(t[2] for t in timings[tool])
             results[tool] = best
             print(
                 f"| {tool} | {best:.2f} s | {cpu:.2f} s | {rss / 1024:.0f} MiB "
-                f"| {sum(counts.values())} | {len(counts)} |"
+                f"| {sum(counts[tool].values())} | {len(counts[tool])} |"
             )
     ours = results["sanitizer SOURCE"]
     for tool, seconds in results.items():
@@ -188,8 +218,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files-from", help="a file listing the files to scan, one a line")
+    parser.add_argument("--python", help="the interpreter that runs sanitizer (default: this)")
     args = parser.parse_args()
-    if shutil.which("ruff") is None:
+    global OURS_PYTHON
+    OURS_PYTHON = args.python or sys.executable
+    if ruff_binary() is None:
         sys.exit("bench_gate: ruff is not on PATH (pip install ruff)")
     if not ATS.exists():
         print("bench_gate: anti-trojan-source missing: npm install --prefix bench/node "

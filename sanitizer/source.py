@@ -424,12 +424,15 @@ def _wide_identifiers(
     first: dict[str, int] = {}
     covered = 0
     for lo, hi in runs:
-        if lo < covered:
+        if hi <= covered:
             continue
-        while lo > 0 and _is_word(text[lo - 1]):
-            lo -= 1
-        if lo > 0 and text[lo - 1] == "\\":  # an escape such as \u0345 or \n before it
-            lo -= 1
+        if lo < covered:  # read up to ``covered``, a non-word character inside this run:
+            lo = covered  # go on from there (skipping the run hid what follows it)
+        else:
+            while lo > 0 and _is_word(text[lo - 1]):
+                lo -= 1
+            if lo > 0 and text[lo - 1] == "\\":  # an escape such as \u0345 or \n before it
+                lo -= 1
         while hi < len(text) and _is_word(text[hi]):
             hi += 1
         for w in pattern.finditer(text, lo, hi):
@@ -461,18 +464,80 @@ def _ascii_skeletons() -> dict[int, str] | None:
     return {i: v for i, v in table.items() if v != chr(i)}
 
 
+_WORD_CHARS = "0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_MAX_SEARCH = 4096  # characters of a spelling search pattern (see _spelling_search)
+_MAX_KEYS = 8  # skeletons one search looks for
+
+
+def _preimages(key: str, table: dict[int, str]) -> str | None:
+    """A pattern matching exactly the ASCII words whose skeleton (``translate(table)``)
+    is ``key``, or None if it would be longer than ``_MAX_SEARCH`` (each character of
+    ``key`` is a class of the characters mapped to it; a longer image, such as "rn" of
+    "m", is an alternative that rejoins after it)."""
+    images = [(c, table.get(ord(c), c)) for c in _WORD_CHARS]
+    memo: dict[int, str] = {}
+
+    def build(i: int) -> str:
+        if i in memo:
+            return memo[i]
+        ones = "".join(c for c, image in images if len(image) == 1 and key.startswith(image, i))
+        longer = [
+            (c, i + len(image))
+            for c, image in images
+            if len(image) > 1 and key.startswith(image, i)
+        ]
+        branches = [f"[{re.escape(ones)}]{build(i + 1)}"] if ones else []
+        branches += [f"{re.escape(c)}{build(j)}" for c, j in longer]
+        if i == len(key):
+            out = ""
+        elif not branches:
+            out = "(?!)"  # no ASCII word has this skeleton
+        elif len(branches) == 1:
+            out = branches[0]
+        else:
+            out = f"(?:{'|'.join(branches)})"
+        if len(out) > _MAX_SEARCH:
+            raise OverflowError
+        memo[i] = out
+        return out
+
+    try:
+        return build(0)
+    except OverflowError:
+        return None
+
+
+def _spelling_search(keys: set[str], table: dict[int, str] | None) -> re.Pattern[str] | None:
+    """A pattern whose matches cover every ASCII word with its skeleton in ``keys`` (it
+    matches such a word, or a longer run of word characters ending where it ends), or
+    None when ``_ascii_words`` must be used (no translate table; too many keys, whose
+    alternatives ``re`` would try at every position, or too long)."""
+    if table is None or len(keys) > _MAX_KEYS:
+        return None
+    parts = []
+    for key in sorted(keys, key=lambda k: (-len(k), k)):
+        part = _preimages(key, table)
+        if part is None:
+            return None
+        parts.append(part)
+    search = f"(?:{'|'.join(parts)})(?![A-Za-z0-9_])"
+    return None if len(search) > _MAX_SEARCH else re.compile(search)
+
+
 def _ascii_spellings(text: str, pattern: re.Pattern[str], keys: set[str]) -> dict[str, int]:
     """``{identifier: first start}`` for the ASCII identifiers longer than one character
     whose skeleton is in ``keys``, as ``pattern.finditer(text)`` finds them, at a
-    fraction of its cost: the same escapes with ASCII words (``_ascii_words``, read in C
-    by ``findall``) give the candidates, usually none; ``pattern`` then reads only the
-    lines where a candidate occurs.
+    fraction of its cost: a search built from ``keys`` (``_spelling_search``: usually no
+    match, and no object per word of the text) finds the lines where one may occur, and
+    ``pattern`` reads only those lines.
 
-    Exact because (1) no match of either pattern holds a line feed, so a line is read
-    alone as in the whole text, and (2) every ASCII identifier of ``pattern`` is a word
-    of ``_ascii_words``: the two match the same escapes, and where ``pattern`` takes a
-    longer, non-ASCII word the ASCII scan stops inside it and is back in step at its
-    end.  Each line is read at most once: linear."""
+    Exact because (1) no match of ``pattern`` or of the search holds a line feed, so a
+    line is read alone as in the whole text; (2) such an identifier ends before a
+    character that is not ``[A-Za-z0-9_]`` (``pattern`` is greedy over ``\\w`` and
+    marks), so the search matches at its start unless a match that started earlier on its
+    line covers it (then ending where it ends): either way its line is read.  Without a
+    translate table, the same escapes with ASCII words (``_ascii_words``, read in C by
+    ``findall``) give the candidates instead.  Each line is read at most once: linear."""
     from .lookalike import skeleton
 
     table = _ascii_skeletons()
@@ -481,14 +546,16 @@ def _ascii_spellings(text: str, pattern: re.Pattern[str], keys: set[str]) -> dic
         key = skeleton(word) if table is None else word.translate(table)
         return len(word) > 1 and key in keys
 
-    candidates = {w for w in set(_ascii_words().findall(text)) if w and wanted(w)}
+    search = _spelling_search(keys, table)
+    if search is None:
+        words = {w for w in set(_ascii_words().findall(text)) if w and wanted(w)}
+        if not words:
+            return {}
+        longest_first = sorted(words, key=lambda w: (-len(w), w))
+        search = re.compile("|".join(map(re.escape, longest_first)))
     found: dict[str, int] = {}
-    if not candidates:
-        return found
-    longest_first = sorted(candidates, key=lambda w: (-len(w), w))
-    occurrences = re.compile("|".join(map(re.escape, longest_first)))
     line_end = -1  # the lines before it are read
-    for m in occurrences.finditer(text):
+    for m in search.finditer(text):
         if m.start() < line_end:
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
@@ -497,10 +564,8 @@ def _ascii_spellings(text: str, pattern: re.Pattern[str], keys: set[str]) -> dic
             line_end = len(text)
         for w in pattern.finditer(text, line_start, line_end):
             name = w.group(1)
-            if name in candidates and name not in found:
+            if name and name not in found and name.isascii() and wanted(name):
                 found[name] = w.start(1)
-        if len(found) == len(candidates):
-            break
     return found
 
 

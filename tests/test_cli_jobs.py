@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,36 @@ def test_automatic_jobs_start_workers_only_for_much_data() -> None:
     assert _jobs.choose(1, 99, big) == 1
 
 
+def _square_all(items: Sequence[int]) -> list[tuple[int, int]]:
+    """Each item squared, with the process that did it; 13 fails."""
+    if 13 in items:
+        raise ValueError("thirteen")
+    return [(i * i, os.getpid()) for i in items]
+
+
+@pytest.mark.parametrize(("jobs", "chunk"), [(1, 3), (2, 1), (2, 4), (3, 5), (4, 50)])
+def test_ordered_gives_each_chunk_in_order_and_shares_them_out(jobs: int, chunk: int) -> None:
+    items = list(range(14, 60))
+    results = list(_jobs.ordered(_square_all, items, jobs, chunk))
+    assert [len(r) for r in results] == [len(items[i : i + chunk]) for i in range(0, 46, chunk)]
+    assert [sq for r in results for sq, _ in r] == [i * i for i in items]
+    pids = [{pid for _, pid in r} for r in results]
+    assert all(p == {os.getpid()} for p in pids[::jobs])  # chunk k: process k % jobs
+    workers = {pid for p in pids for pid in p} - {os.getpid()}
+    assert len(workers) == min(jobs, len(results)) - 1
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)  # reaped
+
+
+def test_a_failing_worker_is_an_error_in_order_and_leaves_no_process() -> None:
+    items = list(range(20))  # chunk 3 (items 12..15, worker 1) fails
+    seen = []
+    with pytest.raises(RuntimeError, match="worker 1 failed: ValueError: thirteen"):
+        for result in _jobs.ordered(_square_all, items, 2, 4):
+            seen.append(result)
+    assert len(seen) == 3  # chunks 0, 1, 2 came first
+    assert _children(os.getpid()) == []
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
@@ -105,7 +136,7 @@ def test_broken_pipe_ends_a_parallel_run_quietly(tree: Path) -> None:
 @pytest.mark.parametrize("to_group", [False, True], ids=["kill-INT", "terminal-Ctrl-C"])
 def test_ctrl_c_stops_the_workers_and_prints_one_line(tmp_path: Path, to_group: bool) -> None:
     fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)  # a worker opening it blocks until a writer comes: the scan is mid-way
+    os.mkfifo(fifo)  # opening it blocks until a writer comes: the scan stops mid-way
     names = [tmp_path / f"f{i}.txt" for i in range(8)]
     for name in names:
         name.write_text("ok\n")
@@ -113,8 +144,10 @@ def test_ctrl_c_stops_the_workers_and_prints_one_line(tmp_path: Path, to_group: 
     cmd += [str(p) for p in [*names, fifo]]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     with subprocess.Popen(cmd, start_new_session=True, **pipes) as proc:  # type: ignore[call-overload]
-        time.sleep(1.5)
-        workers = _children(proc.pid)
+        deadline = time.monotonic() + 60  # a loaded machine starts slowly
+        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # by now blocked on the FIFO (a signal earlier ends it the same way)
         if to_group:  # a terminal sends SIGINT to the whole foreground process group
             os.killpg(proc.pid, signal.SIGINT)
         else:  # `kill -INT`: the parent alone

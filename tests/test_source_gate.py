@@ -220,3 +220,62 @@ def test_sarif_related_location_for_confusable(tmp_path: Path) -> None:
     related = result["relatedLocations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (2, 10)
     assert (related["startLine"], related["startColumn"]) == (1, 10)
+
+
+_SPELLING_ALPHABET = "abmnrlIO01_ \n\\xu{}N.\u043e\u0430\u0440\u00e9\u0301"
+
+
+@given(
+    st.text(alphabet=_SPELLING_ALPHABET, max_size=80),
+    st.lists(st.text(alphabet="abmnrlIO01_\u043e", min_size=1, max_size=6), max_size=10),
+)
+def test_ascii_spellings_equal_a_whole_text_reading(text: str, words: list[str]) -> None:
+    """The line-finding search (a pattern from the skeletons, or past eight of them the
+    ASCII-word reading) gives what reading every identifier of the text gives."""
+    from sanitizer import source
+    from sanitizer.lookalike import skeleton
+
+    keys = {skeleton(w) for w in words} | {"rn", "lO"}
+    pattern = source._identifier_pattern()
+    expected: dict[str, int] = {}
+    for m in pattern.finditer(text):
+        name = m.group(1)
+        if name and name.isascii() and len(name) > 1 and skeleton(name) in keys:
+            expected.setdefault(name, m.start(1))
+    assert source._ascii_spellings(text, pattern, keys) == expected
+
+
+def test_ascii_spellings_search_is_built_from_the_skeleton_table() -> None:
+    from sanitizer import source
+
+    table = source._ascii_skeletons()
+    assert table is not None  # ASCII skeletons stay ASCII (UTS #39 confusables data)
+    search = source._spelling_search({"rnOl"}, table)
+    assert search is not None
+    spellings = ("rnOl", "m0l", "mO1", "rn0I", "xmOl")  # the last: ends where one ends
+    assert all(search.search(s) for s in spellings)
+    assert not search.search("mOlx") and not search.search("nOl")
+    assert source._spelling_search({f"k{i}" for i in range(9)}, table) is None
+
+
+@given(st.text(alphabet="ab1_ \n\\u{}N.-\u00e9\u2014\u0430\u0301\u05d0\u4e00", max_size=60))
+def test_wide_identifiers_equal_a_whole_text_reading(text: str) -> None:
+    """Reading only around the non-ASCII runs finds what reading all of the text finds,
+    also where a run's word ends inside the next run (at a non-word character)."""
+    from sanitizer import source
+
+    pattern = source._identifier_pattern()
+    expected: dict[str, int] = {}
+    for m in pattern.finditer(text):
+        name = m.group(1)
+        if name and not name.isascii():
+            expected.setdefault(name, m.start(1))
+    runs = source._non_ascii_runs(text)
+    assert source._wide_identifiers(text, pattern, runs) == expected
+
+
+def test_an_identifier_after_a_non_word_character_of_a_run_is_read() -> None:
+    # The word "é1é" that starts at the first run ends inside the second run, at "—";
+    # the Cyrillic "аb" after it was once skipped with the rest of that run.
+    report = check_source("ok\u00e91\u00e9\u2014\u0430b = 1\n")
+    assert [(f.kind, f.identifier) for f in report.findings] == [("mixed-script", "\u0430b")]

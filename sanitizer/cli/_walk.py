@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -183,6 +182,8 @@ def _git_files(top: str) -> tuple[list[str], list[str]] | None:
     git = shutil.which("git")
     if git is None:
         return None
+    import subprocess  # here: checking named files never starts git
+
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 
     def run(*args: str) -> bytes | None:

@@ -35,6 +35,7 @@ from . import _inputs, _jobs, _walk
 from ._declared import HEAD, declared_encoding
 from ._locate import CODEPOINTS, CONTEXT, UTF16, Locator, excerpt, locate_all, visible
 from ._output import FORMATS, Finding, OutputError, Place, Writer, display_path, end_of_output
+from ._wide import check_encoding, is_utf8, wide_findings, wide_policy_findings
 
 CHUNK = 1 << 16
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
@@ -145,6 +146,13 @@ def register(sub: Any) -> None:
         metavar="N",
         help="with --policy: files larger than N bytes are reported too-long, not loaded "
         "(default 64 MiB; strict UTF-8 checking streams and has no limit)",
+    )
+    gate.add_argument(
+        "--encoding",
+        default="utf-8",
+        metavar="NAME",
+        help="how the files are encoded: utf-8 (default), utf-16le, utf-16be, utf-32le, "
+        "utf-32be, or utf-16 / utf-32 (byte order from the BOM, never guessed; issue #15)",
     )
     gate.add_argument(
         "--allow-overlong-nul",
@@ -326,6 +334,12 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
                 )
                 return EXIT_USAGE
             policy = policy.replace(max_restriction_level=args.max_restriction_level)
+    problem = check_encoding(args.encoding)
+    if problem is None and args.source and not is_utf8(args.encoding):
+        problem = "--policy SOURCE reads UTF-8 source files: --encoding must be utf-8"
+    if problem is not None:
+        print(f"sanitizer check: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.limit < 0 or args.max_bytes < 0 or args.jobs < 0:
         print("sanitizer check: --limit, --max-bytes and --jobs must be >= 0", file=sys.stderr)
         return EXIT_USAGE
@@ -435,6 +449,29 @@ def _check_one(
     size = 0
     try:
         first = stream.read(CHUNK)
+        if policy is not None and not is_utf8(args.encoding):  # UTF-16/32 (``_wide``)
+            data = _read_at_most(stream, args.max_bytes, first)
+            progress.advance(len(data), label)
+            if len(data) > args.max_bytes:
+                findings, unlisted = [_too_long(label, data, args)], (0, 0)
+            else:
+                findings, unlisted = wide_policy_findings(
+                    label, data, policy, args.encoding, columns, args.strict
+                )
+            sink.emit_file(label, findings, totals, unlisted)
+            totals.files += 1  # as the else clause below does (a return skips it)
+            totals.bytes += len(data)
+            return
+        if not is_utf8(args.encoding):  # UTF-16/32 (``_wide``): no sniffing, no cookies
+            read = [0]
+            advance = lambda n: progress.advance(n, label)  # noqa: E731
+            found = wide_findings(
+                stream, first, args.encoding, label, columns, CHUNK, advance, read
+            )
+            sink.emit_file(label, found, totals)
+            totals.files += 1  # as the else clause below does (a return skips it)
+            totals.bytes += read[0]
+            return
         declared = None
         if args.declared_encoding != "ignore":
             declared = declared_encoding(first[:HEAD], path)
@@ -604,7 +641,7 @@ def _utf8_findings(
     while True:
         final = not chunk
         locator.feed(chunk, unemitted[0] if unemitted else None)
-        _, errors = decoder.feed(chunk, final=final)
+        errors = decoder.find_errors(chunk, final=final)  # a verdict: no text built
         progress.advance(len(chunk), label)
         for err in errors:
             line, column = locator.at(err.start)

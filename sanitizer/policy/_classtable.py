@@ -11,15 +11,23 @@ point blocks, identical blocks shared) gives a uint8 class, and a policy becomes
 256-entry tables indexed by class (see ``compiled``).  The C code holds no Unicode
 knowledge at all: it only indexes these tables.
 
-The table is built on first use from the generated range data (via ``chardata``) by
-painting whole segments between range boundaries -- never a Python loop over all
-1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms).
+``build_class_table`` derives the table from the generated range data (via ``chardata``)
+by painting whole segments between range boundaries -- never a Python loop over all
+1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms, with the
+NFKC_Casefold table it parses).  A command such as ``sanitizer check`` pays that on every
+start, so ``_classtable_gen`` stores its result in ``_classtable_data`` (a few KiB,
+compressed), which ``class_table`` loads instead (well under 1 ms) when it was made for
+this Unicode version, these flags and categories; else it builds.  tests/
+test_classtable_data.py regenerates it in memory and compares.
 """
 
 from __future__ import annotations
 
+import binascii
 import functools
 import itertools
+import sys
+import zlib
 from array import array
 from dataclasses import dataclass
 
@@ -37,6 +45,7 @@ from ..chardata import EMOJI as _EMOJI
 from ..chardata import GRAPHIC as _GRAPHIC
 from ..chardata import IDEOGRAPHIC as _IDEOGRAPHIC
 from ..chardata import MONGOLIAN as _MONGOLIAN
+from ..charinfo import UNICODE_VERSION
 
 MAX_CP = 0x10FFFF
 BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
@@ -130,7 +139,31 @@ class ClassTable:
 
 @functools.lru_cache(maxsize=1)
 def class_table() -> ClassTable:
-    """The class table, built once (lazily: importing the package does not pay for it)."""
+    """The class table, loaded once (lazily: importing the package does not pay for it)
+    from ``_classtable_data`` when that is current, else built."""
+    from . import _classtable_data as data
+
+    current = (
+        data.UNICODE_VERSION == UNICODE_VERSION
+        and data.FLAGS == FLAGS
+        and data.CATEGORIES == tuple(c.value for c in CHARACTER_CATEGORIES)
+    )
+    if not current:  # pragma: no cover - caught by tests/test_classtable_data.py
+        return build_class_table()
+    packed = zlib.decompress(binascii.a2b_base64("".join(data.PACKED)))
+    stage1 = array("H")
+    stage1.frombytes(packed[: 2 * BLOCKS])
+    if sys.byteorder == "big":  # pragma: no cover - stored little-endian
+        stage1.byteswap()
+    by_value = {c.value: c for c in CHARACTER_CATEGORIES}
+    info = tuple(
+        (None if cat is None else by_value[cat], frozenset(flags)) for cat, flags in data.INFO
+    )
+    return ClassTable(stage1.tobytes(), packed[2 * BLOCKS :], info)
+
+
+def build_class_table() -> ClassTable:
+    """The class table, derived from the range data (what ``_classtable_data`` stores)."""
     # Internal sources: (name, ranges).  NFC and NFKC each combine two sources.
     sources: list[tuple[str, Ranges]] = [
         *SEQUENCE_SETS.items(),
