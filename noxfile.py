@@ -5,6 +5,8 @@
     nox -s tests                       # the whole suite on every Python the package claims,
                                        # with the C extension and without (pure)
     nox -s fuzz_smoke                  # 20 s of every fuzz target
+    nox -s fuzz_native                 # every target under the ASan+UBSan C build (clang)
+    nox -s cflite_build                # the ClusterFuzzLite build for real, 10,000 runs each
 
 ``python -m pytest`` (the README's command) stays the one command that runs everything;
 these sessions run the same tests on other interpreters and in clean environments.
@@ -100,3 +102,30 @@ def fuzz_smoke(session: nox.Session) -> None:
     """Every fuzz target for 20 s under libFuzzer, from the seed corpus."""
     _install(session)
     session.run("python", "-m", "sanitizer", "fuzz", "all", "--max-time", "20", "--no-progress")
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def fuzz_native(session: nox.Session) -> None:
+    """The C extension built with clang, libFuzzer coverage, ASan and UBSan; every fuzz
+    target for 15 s under it (docs/fuzzing.md).  ``-- --compare`` adds the plain build."""
+    _install(session)
+    session.run("python", "tools/build_fuzz_native.py", "build")
+    session.run("python", "tools/build_fuzz_native.py", "campaign", *session.posargs)
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def cflite_build(session: nox.Session) -> None:
+    """.clusterfuzzlite/build.sh outside Docker (PyInstaller packages, instrumented C),
+    then 10,000 executions of every packaged fuzzer on its seed corpus."""
+    _install(session)
+    session.install("pyinstaller>=6")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/test_clusterfuzzlite.py",
+        "-k",
+        "real_build",
+        *session.posargs,
+        env={"SANITIZER_CFLITE_BUILD": "1"},
+    )

@@ -1,8 +1,10 @@
 #!/bin/bash -eu
 # ClusterFuzzLite / OSS-Fuzz build script (runs inside base-builder-python).
 #
-# Installs the package (with its optional C runner, instrumented by the builder's
-# CFLAGS), then for every fuzz/fuzz_<name>.py:
+# Installs the package with its C extension instrumented (the builder's CC=clang and
+# CFLAGS carry the sanitizer of this build, address or undefined; libFuzzer's coverage is
+# added: atheris' native_extension_fuzzing.md), checks the extension really was built so
+# (setup.py makes it optional), then for every fuzz/fuzz_<name>.py:
 #   $OUT/fuzz_<name>                 the fuzzer (compile_python_fuzzer: pyinstaller + atheris)
 #   $OUT/fuzz_<name>_seed_corpus.zip corpus/<name>/, the seeds ClusterFuzzLite starts from
 #   $OUT/fuzz_<name>.dict            corpus/utf8.dict, the UTF-8 token dictionary
@@ -10,7 +12,24 @@
 
 cd "$SRC/utf8-sanitizer"
 
-pip3 install .
+# -fsanitize=fuzzer-no-link: coverage counters in C that libFuzzer (preloaded with the
+# sanitizer runtime by each fuzzer's wrapper) steers by; LDSHARED: link with clang too.
+export CC="${CC:-clang}"
+export CFLAGS="${CFLAGS:-} -fsanitize=fuzzer-no-link"
+export LDSHARED="$CC -shared"
+pip3 install '.[web]'   # web: python-multipart, which fuzz_web reads bodies with
+
+# The extension is optional in setup.py: a failed compile would silently leave the
+# pure-Python paths, and the C code unfuzzed.  Refuse to go on without it, instrumented.
+(cd / && python3 - <<'PY'
+import importlib.util, pathlib, sys
+spec = importlib.util.find_spec("sanitizer")
+found = sorted(pathlib.Path(spec.origin).parent.glob("_speedups*.so"))
+if not found or b"__sanitizer_cov" not in found[0].read_bytes():
+    sys.exit(f"build.sh: no instrumented sanitizer._speedups in {spec.origin}")
+print(f"build.sh: instrumented extension {found[0]}")
+PY
+)  # (from /: the installed package, not the source tree's)
 
 # Zip the files of directory $1 (flat, no directory entries) into $2.
 pack() {
@@ -32,7 +51,12 @@ PY
 for fuzzer in fuzz/fuzz_*.py; do
   target=$(basename "$fuzzer" .py)   # fuzz_decode
   name=${target#fuzz_}               # decode
-  compile_python_fuzzer "$fuzzer"
+  # every submodule: `sanitizer` loads its public names lazily (importlib), which
+  # PyInstaller's static analysis misses; the modules that import a framework or
+  # Hypothesis are left out (PyInstaller logs them as "Hidden import ... not found").
+  compile_python_fuzzer "$fuzzer" --collect-submodules=sanitizer \
+    --exclude-module=sanitizer.web.django --exclude-module=sanitizer.integrations \
+    --exclude-module=sanitizer.strategies
   if [ -d "corpus/$name" ]; then
     rm -f "$OUT/${target}_seed_corpus.zip"
     pack "corpus/$name" "$OUT/${target}_seed_corpus.zip"

@@ -3,8 +3,9 @@
 ``tools/gen_corpus.py`` writes ``<name>.bin`` for each row into the directory of each
 target it names (``corpus/decode/``, ``corpus/policy/``, ``corpus/identifiers/``) and
 ``--check`` verifies the files on disk match this table.  Targets: ``d`` decode, ``p``
-policy, ``i`` identifiers.  Identifier inputs hold two identifiers separated by FF (never
-a byte of UTF-8, RFC 3629 §1; see ``sanitizer.fuzzing.oracles.split_pair``).
+policy, ``i`` identifiers, ``w`` web (requests, format in ``fuzz/fuzz_web.py``).
+Identifier inputs hold two identifiers separated by FF (never a byte of UTF-8, RFC 3629
+§1; see ``sanitizer.fuzzing.oracles.split_pair``).
 
 Sources: RFC 3629 (§1 FE/FF, §3 range and surrogates, §4 ABNF, §6 BOM, §10 security),
 RFC 2279 §2 (the 5/6-byte forms), Secure Programming HOWTO §5.9.4/§5.9.5, Markus Kuhn's
@@ -939,5 +940,453 @@ SEEDS: tuple[Seed, ...] = (
     ),
     Seed(
         "ident-single", "53 74 72 61 C3 9F 65 CC 81", "one identifier, no separator", "UAX #31", "i"
+    ),
+    # web: byte 0 picks the Content-Type and chunkings, then head CR LF CR LF body
+    # (request format: fuzz/fuzz_web.py)
+    Seed(
+        "web-get-clean",
+        "00 2F 69 6E 64 65 78 2E 68 74 6D 6C 3F 71 3D 63 61 66 25 43 33 25 41 39 26 70 61 67 "
+        "65 3D 32 0D 0A 48 6F 73 74 3A 20 65 78 61 6D 70 6C 65 2E 63 6F 6D 0D 0A 41 63 63 65 "
+        "70 74 3A 20 74 65 78 74 2F 68 74 6D 6C 0D 0A 0D 0A",
+        "clean GET with a percent-encoded UTF-8 query value",
+        "RFC 3986 §2.1",
+        "w",
+    ),
+    Seed(
+        "web-path-overlong-slash",
+        "00 2F 2E 2E 25 43 30 25 41 46 2E 2E 25 43 30 25 41 46 77 69 6E 6E 74 2F 73 79 73 74 "
+        "65 6D 33 32 0D 0A 0D 0A",
+        "percent-encoded overlong '/' in the path (IIS traversal)",
+        "CVE-2000-0884; RFC 3629 §10",
+        "w",
+    ),
+    Seed(
+        "web-query-bidi",
+        "00 2F 3F 6E 61 6D 65 3D 25 45 32 25 38 30 25 41 45 65 78 65 2E 74 78 74 0D 0A 0D 0A",
+        "RLO in a query value (Trojan Source)",
+        "CVE-2021-42574",
+        "w",
+    ),
+    Seed(
+        "web-query-trailing-percent",
+        "00 2F 61 25 3F 71 3D 31 30 30 25 26 72 3D 25 34 0D 0A 0D 0A",
+        "'%' without two hex digits at the end of values",
+        "RFC 3986 §2.1; WHATWG URL §5.1",
+        "w",
+    ),
+    Seed(
+        "web-header-overlong-lf",
+        "00 2F 0D 0A 58 2D 4E 61 6D 65 3A 20 61 C0 8A 53 65 74 2D 43 6F 6F 6B 69 65 3A 20 78 "
+        "3D 31 0D 0A 0D 0A",
+        "overlong LF in a header value (response splitting)",
+        "RFC 3629 §10; RFC 9110 §5.5",
+        "w",
+    ),
+    Seed(
+        "web-cookie-nul",
+        "00 2F 0D 0A 43 6F 6F 6B 69 65 3A 20 73 69 64 3D 25 30 30 61 62 63 3B 20 6C 61 6E 67 "
+        "3D 65 6E 0D 0A 0D 0A",
+        "percent-encoded NUL in a cookie value",
+        "RFC 6265 §4.1.1; CWE-158",
+        "w",
+    ),
+    Seed(
+        "web-two-content-types",
+        "00 2F 0D 0A 43 6F 6E 74 65 6E 74 2D 54 79 70 65 3A 20 61 70 70 6C 69 63 61 74 69 6F "
+        "6E 2F 6A 73 6F 6E 0D 0A 43 6F 6E 74 65 6E 74 2D 54 79 70 65 3A 20 74 65 78 74 2F 70 "
+        "6C 61 69 6E 0D 0A 0D 0A 7B 7D",
+        "two Content-Type headers: parsers disagree",
+        "RFC 9110 §5.3",
+        "w",
+    ),
+    Seed(
+        "web-form-clean",
+        "01 2F 73 75 62 6D 69 74 0D 0A 43 6F 6E 74 65 6E 74 2D 4C 65 6E 67 74 68 3A 20 32 31 "
+        "0D 0A 0D 0A 6E 61 6D 65 3D 63 61 66 25 43 33 25 41 39 26 61 67 65 3D 33 30",
+        "clean urlencoded form",
+        "WHATWG URL §5.1",
+        "w",
+    ),
+    Seed(
+        "web-form-overlong",
+        "01 2F 73 75 62 6D 69 74 0D 0A 0D 0A 66 69 6C 65 3D 2E 2E 25 63 30 25 61 66 2E 2E 25 "
+        "63 30 25 61 66 62 6F 6F 74 2E 69 6E 69",
+        "overlong '/' in a form value",
+        "CVE-2000-0884; RFC 3629 §10",
+        "w",
+    ),
+    Seed(
+        "web-form-separators",
+        "01 2F 0D 0A 0D 0A 61 3D 31 3B 62 3D 25 45 44 25 41 30 25 38 30 26 63 2B 64 3D 65 2B "
+        "66 26 26 3D 78 26 79",
+        "';' separator, encoded surrogate, '+' spaces, empty names",
+        "WHATWG URL §5.1; RFC 3629 §3",
+        "w",
+    ),
+    Seed(
+        "web-form-gzip",
+        "01 2F 0D 0A 43 6F 6E 74 65 6E 74 2D 45 6E 63 6F 64 69 6E 67 3A 20 67 7A 69 70 0D 0A "
+        "0D 0A 61 3D 62",
+        "a checked body with a content encoding",
+        "RFC 9110 §8.4",
+        "w",
+    ),
+    Seed(
+        "web-multipart-clean",
+        "02 2F 75 70 6C 6F 61 64 0D 0A 0D 0A 2D 2D 66 75 7A 7A 0D 0A 43 6F 6E 74 65 6E 74 2D "
+        "44 69 73 70 6F 73 69 74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 61 3B 20 6E 61 6D 65 "
+        "3D 22 74 69 74 6C 65 22 0D 0A 0D 0A 48 65 6C 6C 6F 0D 0A 2D 2D 66 75 7A 7A 0D 0A 43 "
+        "6F 6E 74 65 6E 74 2D 44 69 73 70 6F 73 69 74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 "
+        "61 3B 20 6E 61 6D 65 3D 22 66 69 6C 65 22 3B 20 66 69 6C 65 6E 61 6D 65 3D 22 61 2E "
+        "74 78 74 22 0D 0A 43 6F 6E 74 65 6E 74 2D 54 79 70 65 3A 20 74 65 78 74 2F 70 6C 61 "
+        "69 6E 0D 0A 0D 0A 64 61 74 61 0D 0A 2D 2D 66 75 7A 7A 2D 2D 0D 0A",
+        "clean multipart form with a field and a file",
+        "RFC 7578 §4",
+        "w",
+    ),
+    Seed(
+        "web-multipart-filename-traversal",
+        "02 2F 0D 0A 0D 0A 2D 2D 66 75 7A 7A 0D 0A 43 6F 6E 74 65 6E 74 2D 44 69 73 70 6F 73 "
+        "69 74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 61 3B 20 6E 61 6D 65 3D 22 66 22 3B 20 "
+        "66 69 6C 65 6E 61 6D 65 3D 22 2E 2E 2F 2E 2E 2F 65 74 63 2F 70 61 73 73 77 64 22 0D "
+        "0A 0D 0A 78 0D 0A 2D 2D 66 75 7A 7A 2D 2D 0D 0A",
+        "path traversal in a filename",
+        "RFC 7578 §4.2; CWE-22",
+        "w",
+    ),
+    Seed(
+        "web-multipart-filename-star",
+        "02 2F 0D 0A 0D 0A 2D 2D 66 75 7A 7A 0D 0A 43 6F 6E 74 65 6E 74 2D 44 69 73 70 6F 73 "
+        "69 74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 61 3B 20 6E 61 6D 65 3D 22 66 22 3B 20 "
+        "66 69 6C 65 6E 61 6D 65 2A 3D 55 54 46 2D 38 27 27 25 45 32 25 38 30 25 41 45 67 70 "
+        "6A 2E 65 78 65 0D 0A 0D 0A 78 0D 0A 2D 2D 66 75 7A 7A 2D 2D 0D 0A",
+        "RLO in an RFC 5987 filename*",
+        "RFC 5987 §3.2; CVE-2021-42574",
+        "w",
+    ),
+    Seed(
+        "web-multipart-bare-lf",
+        "02 2F 0D 0A 0D 0A 2D 2D 66 75 7A 7A 0A 43 6F 6E 74 65 6E 74 2D 44 69 73 70 6F 73 69 "
+        "74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 61 3B 20 6E 61 6D 65 3D 22 61 22 0A 0A C0 "
+        "AE 0A 2D 2D 66 75 7A 7A 2D 2D 0A",
+        "LF-only delimiter lines: frameworks disagree",
+        "RFC 2046 §5.1.1",
+        "w",
+    ),
+    Seed(
+        "web-multipart-name-bidi",
+        "02 2F 0D 0A 0D 0A 2D 2D 66 75 7A 7A 0D 0A 43 6F 6E 74 65 6E 74 2D 44 69 73 70 6F 73 "
+        "69 74 69 6F 6E 3A 20 66 6F 72 6D 2D 64 61 74 61 3B 20 6E 61 6D 65 3D 22 61 E2 80 AE "
+        "62 22 0D 0A 0D 0A 76 0D 0A 2D 2D 66 75 7A 7A 2D 2D 0D 0A",
+        "RLO in a field name",
+        "CVE-2021-42574; RFC 7578 §4.2",
+        "w",
+    ),
+    Seed(
+        "web-json-clean",
+        "03 2F 61 70 69 0D 0A 0D 0A 7B 22 61 22 3A 20 22 63 61 66 5C 75 30 30 65 39 22 2C 20 "
+        "22 62 22 3A 20 5B 31 2C 20 32 2E 35 2C 20 6E 75 6C 6C 2C 20 74 72 75 65 5D 7D",
+        "clean JSON with an escape",
+        "RFC 8259 §7",
+        "w",
+    ),
+    Seed(
+        "web-json-escaped-surrogate",
+        "03 2F 61 70 69 0D 0A 0D 0A 7B 22 6B 5C 75 64 38 30 30 22 3A 20 22 5C 75 64 63 30 30 "
+        "78 22 7D",
+        "lone surrogates as JSON escapes",
+        "RFC 8259 §8.2",
+        "w",
+    ),
+    Seed(
+        "web-json-seq",
+        "04 2F 0D 0A 0D 0A 1E 7B 22 61 22 3A 31 7D 0A 1E 22 5C 75 32 30 32 65 22 0A",
+        "JSON text sequence with an escaped RLO",
+        "RFC 7464 §2",
+        "w",
+    ),
+    Seed(
+        "web-text-bom-bidi",
+        "05 2F 0D 0A 0D 0A EF BB BF 68 65 6C 6C 6F 20 E2 80 AE 20 77 6F 72 6C 64",
+        "BOM and RLO in a text body",
+        "RFC 3629 §6; CVE-2021-42574",
+        "w",
+    ),
+    Seed(
+        "web-text-latin1-charset",
+        "06 2F 0D 0A 0D 0A 63 61 66 E9",
+        "declared charset other than UTF-8",
+        "HOWTO §5.9.1",
+        "w",
+    ),
+    Seed(
+        "web-untyped-json",
+        "07 2F 0D 0A 43 6F 6E 74 65 6E 74 2D 4C 65 6E 67 74 68 3A 20 31 32 0D 0A 0D 0A 7B 22 "
+        "78 22 3A 22 C0 AE 22 7D",
+        "body without Content-Type read as JSON (FastAPI)",
+        "RFC 3629 §10",
+        "w",
+    ),
+    Seed(
+        "web-text-long-chunked",
+        "05 2F 0D 0A 54 72 61 6E 73 66 65 72 2D 45 6E 63 6F 64 69 6E 67 3A 20 63 68 75 6E 6B "
+        "65 64 0D 0A 0D 0A C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 "
+        "C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 C3 A9 ED A0 80 7A 7A 7A 7A 7A 7A 7A "
+        "7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A "
+        "7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A "
+        "7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A 7A "
+        "7A 7A 7A 7A 7A 7A 7A 7A 7A",
+        "ill-formed bytes 600 bytes into a chunked text body",
+        "RFC 3629 §3; RFC 9112 §7.1",
+        "w",
+    ),
+    # UTF-7 (issue #15), target ``7`` (corpus/utf7/, fuzz/fuzz_utf7.py): RFC 2152's
+    # examples, the smuggling forms and every kind of ill-formed run
+    Seed(
+        "utf7-rfc-alpha",
+        "41 2B 49 6D 49 44 6B 51 2E",
+        "RFC 2152 example: run ended by '.', not '-'",
+        "RFC 2152 §Examples",
+        "7",
+    ),
+    Seed(
+        "utf7-rfc-hi-mom",
+        "48 69 20 4D 6F 6D 20 2D 2B 4A 6A 6F 2D 2D 21",
+        "RFC 2152 example: '-' after a run is absorbed",
+        "RFC 2152 §Examples",
+        "7",
+    ),
+    Seed(
+        "utf7-rfc-japanese",
+        "2B 5A 65 56 6E 4C 49 71 65 2D",
+        "RFC 2152 example: three CJK characters in one run",
+        "RFC 2152 §Examples",
+        "7",
+    ),
+    Seed(
+        "utf7-rfc-item",
+        "49 74 65 6D 20 33 20 69 73 20 2B 41 4B 4D 2D 31 2E",
+        "RFC 2152 example: '£' between direct characters",
+        "RFC 2152 §Examples",
+        "7",
+    ),
+    Seed(
+        "utf7-smuggle-traversal",
+        "2B 41 43 38 41 4C 67 41 75 41 43 38 2D",
+        "'/../' hidden in base64: path traversal past a '..' filter",
+        "HOWTO §5.9.5; RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-smuggle-script",
+        "2B 41 44 77 2D 73 63 72 69 70 74 2B 41 44 34 2D 61 6C 65 72 74 28 31 29 2B 41 44 77 "
+        "2D 2F 73 63 72 69 70 74 2B 41 44 34 2D",
+        "'<script>' with '<' and '>' in base64 (charset confusion XSS)",
+        "HOWTO §5.9.5; CWE-173",
+        "7",
+    ),
+    Seed(
+        "utf7-smuggle-crlf",
+        "2B 41 41 30 41 43 67 2D 53 65 74 2D 43 6F 6F 6B 69 65 3A 20 61 3D 31",
+        "CR LF in base64: header splitting",
+        "HOWTO §5.9.5; CWE-113",
+        "7",
+    ),
+    Seed(
+        "utf7-lone-high",
+        "2B 32 44 30 2D",
+        "lone high surrogate U+D83D, which CPython returns",
+        "RFC 2152 Rule 2; RFC 2781 §2.2",
+        "7",
+    ),
+    Seed(
+        "utf7-lone-low",
+        "2B 33 67 41 2D",
+        "lone low surrogate U+DE00",
+        "RFC 2152 Rule 2; RFC 2781 §2.2",
+        "7",
+    ),
+    Seed(
+        "utf7-pair-split",
+        "2B 32 44 30 2D 2B 33 67 41 2D",
+        "surrogate pair split across two runs",
+        "RFC 2152 Rule 2; RFC 2781 §2.2",
+        "7",
+    ),
+    Seed(
+        "utf7-pair",
+        "2B 32 44 33 65 41 41 2D",
+        "well-formed surrogate pair U+1F600 in one run",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-pair-unterminated",
+        "2B 32 44 30",
+        "high surrogate at the end of the input",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-partial-unit",
+        "2B 41 41 2D",
+        "12 bits: a run ending inside a 16-bit unit",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-nonzero-padding",
+        "2B 41 41 42 2D",
+        "non-zero padding bits after the last unit",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-trailing-plus",
+        "61 2B",
+        "'+' at the end of the input, dropped by CPython",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-ill-formed-shift",
+        "2B 21",
+        "'+' followed by neither base64 nor '-'",
+        "RFC 2152 Rule 2",
+        "7",
+    ),
+    Seed(
+        "utf7-non-ascii",
+        "61 80 62",
+        "byte 80 between direct characters: UTF-7 is 7-bit",
+        "RFC 2152 §1",
+        "7",
+    ),
+    # UTF-16 and UTF-32 (issue #15), target ``u`` (corpus/utf16/, fuzz/fuzz_utf16.py): each
+    # input is decoded in all four byte orders; the kinds of ill-formed units and controls
+    Seed(
+        "utf16-lone-high",
+        "3D D8 41 00",
+        "UTF-16LE high surrogate U+D83D followed by 'A'",
+        "RFC 2781 §2.2; HOWTO §5.9.5",
+        "u",
+    ),
+    Seed(
+        "utf16-lone-low",
+        "41 00 00 DE 42 00",
+        "UTF-16LE low surrogate U+DE00 with no high before it",
+        "RFC 2781 §2.2",
+        "u",
+    ),
+    Seed(
+        "utf16-reversed-pair",
+        "42 DE 3D D8",
+        "UTF-16LE pair for U+1F642 in reversed order (low, high)",
+        "RFC 2781 §2.2",
+        "u",
+    ),
+    Seed(
+        "utf16-pair",
+        "3D D8 42 DE",
+        "UTF-16LE well-formed pair for U+1F642 (the control)",
+        "Unicode §3.9 D91",
+        "u",
+    ),
+    Seed(
+        "utf16-truncated-pair",
+        "41 00 3D D8",
+        "UTF-16LE high surrogate cut off by the end of input",
+        "Unicode §3.9 D91",
+        "u",
+    ),
+    Seed(
+        "utf16-truncated-pair-odd",
+        "41 00 3D D8 42",
+        "UTF-16LE high surrogate, then one odd byte at the end",
+        "Unicode §3.9 D91",
+        "u",
+    ),
+    Seed(
+        "utf16-odd-byte",
+        "41 00 42",
+        "UTF-16 input of odd length: a cut code unit",
+        "Unicode §3.9 D91",
+        "u",
+    ),
+    Seed(
+        "utf16-bom-le-lone-low",
+        "FF FE 00 DC 41 00",
+        "UTF-16 BOM FF FE, then a lone low surrogate",
+        "RFC 2781 §3.2",
+        "u",
+    ),
+    Seed(
+        "utf16-bom-be-pair",
+        "FE FF D8 3D DE 42 00 41",
+        "UTF-16 BOM FE FF, then a pair and 'A'",
+        "RFC 2781 §3.2",
+        "u",
+    ),
+    Seed(
+        "utf32-out-of-range",
+        "00 00 11 00",
+        "UTF-32LE value 0x110000, beyond U+10FFFF",
+        "Unicode §3.9 D90",
+        "u",
+    ),
+    Seed(
+        "utf32-surrogate",
+        "00 D8 00 00",
+        "UTF-32LE surrogate code point U+D800",
+        "Unicode §3.9 D90",
+        "u",
+    ),
+    Seed(
+        "utf32-max-scalar",
+        "FF FF 10 00",
+        "UTF-32LE U+10FFFF, the last scalar value (the control)",
+        "Unicode §3.9 D90",
+        "u",
+    ),
+    Seed(
+        "utf32-all-ones",
+        "FF FF FF FF",
+        "UTF-32 value 0xFFFFFFFF (negative as a signed int)",
+        "Unicode §3.9 D90",
+        "u",
+    ),
+    Seed(
+        "utf32-truncated",
+        "41 00 00 00 42 00",
+        "UTF-32 input not a multiple of 4 bytes",
+        "Unicode §3.9 D90",
+        "u",
+    ),
+    Seed(
+        "utf32-bom-le",
+        "FF FE 00 00 41 00 00 00",
+        "UTF-32 BOM FF FE 00 00 then 'A'",
+        "Unicode §23.8",
+        "u",
     ),
 )

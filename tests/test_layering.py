@@ -44,6 +44,10 @@ LAYERS = {
     "_native": CORE,
     "_speedups": CORE,
     "_version": CORE,
+    "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
+    "utf32": CORE,
+    "wide": CORE,
+    "utf7": CORE,  # UTF-7, RFC 2152 (issue #15)
     "policy": POLICY,
     "profiles": POLICY,
     "identifiers": POLICY,
@@ -60,7 +64,7 @@ LAYERS = {
     "integrations": ADAPTER,  # pydantic and Django (issue #12)
 }
 # adapter -> the other adapters it may import
-ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing"}}
+ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing", "web"}}
 # private modules any package may import
 SHARED_PRIVATE = {"sanitizer._machine", "sanitizer._native"}
 NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension

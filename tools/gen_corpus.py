@@ -19,7 +19,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
-TARGET_DIRS = {"d": "decode", "p": "policy", "i": "identifiers"}
+TARGET_DIRS = {
+    "d": "decode",
+    "p": "policy",
+    "i": "identifiers",
+    "w": "web",
+    "7": "utf7",
+    "u": "utf16",
+}
 
 
 def load_manifest(path: Path = CORPUS / "manifest.py") -> tuple[Any, ...]:
