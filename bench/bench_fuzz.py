@@ -16,6 +16,15 @@ once (default 2: mind the cores, exec/s is measured one target at a time regardl
     python bench/bench_fuzz.py --quick
     python bench/bench_fuzz.py --mutants accepts-surrogates,modified-utf8
     python bench/bench_fuzz.py --no-dict     # also: empty corpus *and* no dictionary
+
+The record of campaigns (issue #16): ``--campaign decode,policy --campaign-time 600``
+runs ``sanitizer fuzz``'s campaign (``--jobs`` workers, bundled seeds) per target and
+appends its executions, coverage and findings to ``fuzz/campaigns.jsonl``
+(``sanitizer.fuzzing.ledger``); ``--totals`` prints the cumulative executions per target
+that the README states.
+
+    python bench/bench_fuzz.py --campaign all --campaign-time 1200 --jobs 2
+    python bench/bench_fuzz.py --totals
 """
 
 from __future__ import annotations
@@ -46,6 +55,9 @@ from sanitizer.fuzzing.libfuzzer import (  # noqa: E402
 from sanitizer.fuzzing.results import format_table  # noqa: E402
 
 EXEC_GOAL = 20_000
+# fuzz_policy's goal (issue #16): one profile per input, all of them on a sample.
+POLICY_EXEC_GOAL = 5_000
+LEDGER = ROOT / "fuzz" / "campaigns.jsonl"
 SEED_GOAL = 5.0
 EMPTY_GOAL = 120.0
 
@@ -144,10 +156,11 @@ def bench_exec_rate(seconds: float) -> str:
             rows.append([target, "-", "-", "-", "-", "no fuzz script"])
             continue
         run = run_fuzzer(target, corpus=layout.seeds(target), cap=seconds)
-        goal = f">= {EXEC_GOAL:,}" if target == "decode" else "-"
+        want = {"decode": EXEC_GOAL, "policy": POLICY_EXEC_GOAL}.get(target)
+        goal = f">= {want:,}" if want else "-"
         note = run.error or (f"CRASHED: {run.failure}" if run.flagged else "")
-        if target == "decode" and not run.flagged:
-            note = note or ("met" if run.libfuzzer_rate >= EXEC_GOAL else "MISSED")
+        if want and not run.flagged:
+            note = note or ("met" if run.libfuzzer_rate >= want else "MISSED")
         rows.append(
             [
                 target,
@@ -266,6 +279,62 @@ def bench_mutants(
     return "\n".join(lines)
 
 
+def record_campaigns(
+    targets: Sequence[str], seconds: float, jobs: int, log: Path, note: str = ""
+) -> str:
+    """Run a campaign per target (as ``sanitizer fuzz TARGET``) and append its result to
+    the record; the summary table."""
+    from sanitizer.fuzzing import campaign, ledger
+    from sanitizer.fuzzing.progress import Progress
+    from sanitizer.fuzzing.results import format_summary
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", "sanitizer", "fuzz"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.strip()
+    commit += "+dirty" if dirty else ""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-campaign-") as tmp_name:
+        state = Path(tmp_name)
+        for target in targets:
+            config = campaign.CampaignConfig(
+                targets=[target],
+                max_time=seconds,
+                jobs=jobs,
+                artifacts=state / "artifacts",
+                state_dir=state,
+                layout=detect_layout(ROOT / "sanitizer"),
+            )
+            (result,) = campaign.run_campaign(config, Progress(sys.stderr))
+            ledger.append(log, ledger.entry(result, commit=commit, note=note))
+            results.append(result)
+    return format_summary(results)
+
+
+def format_totals(log: Path) -> str:
+    from sanitizer.fuzzing import ledger
+
+    lines = ledger.read(log)
+    rows = [
+        [
+            target,
+            str(t.campaigns),
+            f"{t.seconds / 3600:.2f}",
+            f"{t.execs:,}",
+            str(t.max_cov),
+            str(t.findings),
+        ]
+        for target, t in sorted(ledger.totals(lines).items())
+    ]
+    headers = ["target", "campaigns", "hours", "executions", "max cov", "findings"]
+    return format_table(headers, rows) if rows else f"no campaign recorded in {log}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short caps (a few minutes)")
@@ -281,7 +350,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also time each mutant from an empty corpus without the dictionary",
     )
+    parser.add_argument(
+        "--campaign",
+        default="",
+        metavar="TARGETS",
+        help="run a recorded campaign per target (comma-separated, or 'all') and append it "
+        "to --log; skips the other benchmarks",
+    )
+    parser.add_argument("--campaign-time", type=float, default=600.0, metavar="S")
+    parser.add_argument("--jobs", type=int, default=2, help="workers per campaign (default 2)")
+    parser.add_argument("--log", type=Path, default=LEDGER, help=f"default {LEDGER}")
+    parser.add_argument("--totals", action="store_true", help="print the record's totals")
+    parser.add_argument("--note", default="", help="a note stored with each recorded campaign")
     args = parser.parse_args(argv)
+    if args.totals:
+        print(format_totals(args.log))
+        return 0
     try:
         import atheris  # noqa: F401
     except ImportError:
@@ -291,6 +375,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed_cap = args.seed_cap or (10.0 if args.quick else 30.0)
     empty_cap = args.empty_cap or (30.0 if args.quick else EMPTY_GOAL)
     cpus = os.cpu_count() or 1
+    if args.campaign:
+        names = ["decode", "policy", "identifiers"] if args.campaign == "all" else []
+        names = names or [t for t in args.campaign.split(",") if t]
+        jobs = max(1, args.jobs)
+        print(record_campaigns(names, args.campaign_time, jobs, args.log, args.note))
+        print(f"\nrecorded in {args.log}\n\n{format_totals(args.log)}")
+        return 0
     print(f"# Fuzzing benchmark ({'quick' if args.quick else 'full'})\n")
     print(f"Python {sys.version.split()[0]}, {cpus} CPU(s), parallel runs: {args.parallel}\n")
     if not args.skip_rate:

@@ -16,8 +16,12 @@ equal one-shot decoding; every error kind matches the classification table.  A c
 tier of these runs on every input and the rest on one input in 64, chosen by the input's
 CRC-32 (``oracles.DEEP_EVERY``), so a replay repeats exactly what was checked.  With
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION``, the candidate's verdict, text and error
-offsets must equal the strict reference.  A violation raises ``Divergence`` (a report
-with the input in hex); libFuzzer saves the input as ``crash-*``.
+offsets must equal the strict reference, also with the input moved across 1 KiB..64 KiB
+block boundaries (``oracles.long_variants``); a candidate calling ``os._exit`` or raising
+``SystemExit``/``KeyboardInterrupt`` is a finding too.  A violation raises ``Divergence``
+(a report with the input in hex); libFuzzer saves the input as ``crash-*``.  The
+candidate's module is coverage-instrumented (``candidate.load_instrumented``;
+``SANITIZER_FUZZ_INSTRUMENT_CANDIDATE=0`` opts out), so its own branches guide libFuzzer.
 
 The code under test (``sanitizer``'s core) is imported inside ``instrument_imports`` so
 libFuzzer gets coverage; the oracle (``sanitizer.fuzzing``) is not instrumented, which
@@ -39,14 +43,18 @@ DECODE_MODULES = ("sanitizer.decoder", "sanitizer.errors")
 with atheris.instrument_imports(include=list(DECODE_MODULES)):
     import sanitizer  # noqa: F401
 
-from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load  # noqa: E402 (after instrumentation)
+from sanitizer.fuzzing import breadcrumb  # noqa: E402 (after instrumentation)
+from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load_instrumented  # noqa: E402
 from sanitizer.fuzzing.oracles import check_decode  # noqa: E402
 
 _SPEC = os.environ.get(CANDIDATE_ENV, "")
-_CANDIDATE = load(_SPEC) if _SPEC else None
+_CANDIDATE = load_instrumented(_SPEC) if _SPEC else None
+_CRUMB = breadcrumb.from_env()  # set by a campaign: the input survives a silent death
 
 
 def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
+    if _CRUMB is not None:
+        _CRUMB.record(data)
     check_decode(data, _CANDIDATE, deep=None)  # sampled deep tier: see DEEP_EVERY
 
 

@@ -12,7 +12,9 @@ finding is a rejection, and ``sanitize`` then returns ``report.text`` (else rais
 ``PolicyError``); findings lie inside the input; ill-formed UTF-8 always yields an
 ILL_FORMED finding (RFC 3629 §10); the output is well-formed text that the same policy
 returns unchanged (idempotence); well-formed bytes and their decoded str get the same
-verdict and text.
+verdict and text.  Over the byte limit an ill-formed input may get TOO_LONG alone (limits
+apply before decoding).  Each input goes through one profile with the cheap checks, one
+input in ``oracles.POLICY_DEEP_EVERY`` through all of them (pytest's replay: every input).
 """
 
 from __future__ import annotations
@@ -26,11 +28,16 @@ with atheris.instrument_imports(
 ):
     import sanitizer  # noqa: F401 (instrumented: policy, chardata, decoder, ...)
 
+from sanitizer.fuzzing import breadcrumb
 from sanitizer.fuzzing.oracles import check_policy
+
+_CRUMB = breadcrumb.from_env()  # set by a campaign: the input survives a silent death
 
 
 def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
-    check_policy(data)
+    if _CRUMB is not None:
+        _CRUMB.record(data)
+    check_policy(data, deep=None)  # sampled: see POLICY_DEEP_EVERY
 
 
 def main() -> None:

@@ -220,3 +220,57 @@ def test_help_mentions_libfuzzer_flags() -> None:
     proc = _sanitizer("fuzz", "--help", cwd=ROOT, timeout=60)
     assert proc.returncode == 0
     assert "--candidate" in proc.stdout and "--max-time" in proc.stdout and "'--'" in proc.stdout
+
+
+def test_timeout_and_seed_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    from sanitizer.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["fuzz", "decode", "--no-seeds", "--timeout", "3", "--no-instrument-candidate"]
+    )
+    assert (args.no_seeds, args.timeout, args.no_instrument_candidate) == (True, 3, True)
+    defaults = build_parser().parse_args(["fuzz", "decode"])
+    assert (defaults.no_seeds, defaults.timeout, defaults.no_instrument_candidate) == (
+        False,
+        10,
+        False,
+    )
+    if HAVE_ATHERIS:
+        assert main(["fuzz", "decode", "--timeout", "0"]) == 2
+        assert "--timeout must be at least 1 second" in capsys.readouterr().err
+
+
+@pytest.mark.fuzz
+@needs_atheris
+@needs_decode_target
+def test_empty_corpus_without_seeds_still_flags(tmp_path: Path) -> None:
+    # --corpus EMPTY_DIR --no-seeds: nothing bundled is added, and an exiting candidate is
+    # found from nothing (exit 1, not "no findings" and 0).
+    empty, artifacts = tmp_path / "empty", tmp_path / "artifacts"
+    empty.mkdir()
+    proc = _sanitizer(
+        "fuzz", "decode", "--candidate", "sanitizer.fuzzing.mutants:os_exit_on_ill_formed",
+        "--corpus", str(empty), "--no-seeds", "--artifacts", str(artifacts),
+        "--max-time", "10", "--stop-on-first", "--minimize-time", "2", "--no-progress",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "| 0 -> " in proc.stdout  # the working corpus started empty
+    assert "tried to end the process: called os._exit(0)" in proc.stdout
+
+
+@pytest.mark.fuzz
+@needs_atheris
+@needs_decode_target
+def test_campaign_far_below_its_time_exits_3(tmp_path: Path) -> None:
+    (tmp_path / "crawling.py").write_text(
+        "import time\n\ndef decode(data):\n    time.sleep(0.2)\n    return data.decode()\n"
+    )
+    proc = _sanitizer(
+        "fuzz", "decode", "--candidate", "crawling:decode", "--max-time", "12",
+        "--minimize-time", "2", "--no-progress", "--artifacts", str(tmp_path / "art"),
+        "--corpus", str(tmp_path), "--no-seeds",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "incomplete (decode)" in proc.stdout and "every input met" not in proc.stdout

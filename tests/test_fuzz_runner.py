@@ -33,6 +33,7 @@ from sanitizer.fuzzing.libfuzzer import (
 )
 from sanitizer.fuzzing.progress import Progress, human_count
 from sanitizer.fuzzing.results import (
+    NOT_REPRODUCED,
     FuzzFinding,
     TargetResult,
     format_duration,
@@ -285,6 +286,7 @@ def test_worker_command(tmp_path: Path) -> None:
         f"-artifact_prefix={tmp_path / 'art'}{os.sep}",
         "-print_final_stats=1",
         f"-dict={tmp_path / 'utf8.dict'}",
+        "-timeout=10",  # libFuzzer's own default is 1200 s: a hang would spin
         "-max_len=64",
         str(tmp_path / "new"),
         str(tmp_path / "corpus"),
@@ -292,6 +294,36 @@ def test_worker_command(tmp_path: Path) -> None:
     # Never -max_total_time=0 (which means "no limit" to libFuzzer).
     short = libfuzzer.worker_command(["py"], max_time=0.4, artifacts=tmp_path, corpus_dirs=[])
     assert "-max_total_time=1" in short and not any(c.startswith("-dict") for c in short)
+    assert "-max_len=256" in short and "-timeout=10" in short
+    long = libfuzzer.worker_command(
+        ["py"],
+        max_time=5,
+        artifacts=tmp_path,
+        corpus_dirs=[],
+        max_len=4096,
+        timeout=3,
+        extra=["-timeout=7"],
+    )
+    assert "-max_len=4096" in long and "-timeout=3" not in long and "-timeout=7" in long
+
+
+def test_max_len_schedule_reaches_long_inputs() -> None:
+    lens = {libfuzzer.scheduled_max_len(w, 0) for w in range(4)}
+    assert lens == {libfuzzer.DEFAULT_MAX_LEN, libfuzzer.LONG_MAX_LEN}
+    assert libfuzzer.scheduled_max_len(0, 1) == libfuzzer.LONG_MAX_LEN  # restarts alternate
+    assert libfuzzer.LONG_MAX_LEN > 1024  # past the first block boundary of BLOCK_SIZES
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("==123== ERROR: libFuzzer: deadly signal", "==98765== ERROR: libFuzzer: deadly signal"),
+        ("==1== ERROR: libFuzzer: timeout after 4 seconds", "==2== ERROR: libFuzzer: timeout"),
+    ],
+)
+def test_headline_groups_without_pid_or_seconds(first: str, second: str) -> None:
+    assert libfuzzer.headline(first) == libfuzzer.headline(second)
+    assert "==" not in libfuzzer.headline(first)
 
 
 def test_minimize_merge_reproduce_commands(tmp_path: Path) -> None:
@@ -480,16 +512,19 @@ FAKE_FUZZER = textwrap.dedent(
     if paths and os.path.isfile(paths[0]):
         with open(paths[0], "rb") as f:
             data = f.read()
-        if data.startswith(BUG[:3]):
+        if data == b"DIE":
+            os._exit(0)
+        if data.startswith(BUG[:3]) and mode != "flaky":
             fail(data)
             sys.exit(1)
+        print("Executed %s in 0 ms" % paths[0])
         sys.exit(0)
     err = sys.stderr
     print("#2\\tINITED cov: 10 ft: 12 corp: 1/1b exec/s: 0 rss: 40Mb", file=err, flush=True)
     with open(os.path.join(paths[0], "0" * 40), "wb") as f:
         f.write(b"new unit")
     print("#100\\tNEW    cov: 11 ft: 13 corp: 2/9b exec/s: 100 rss: 40Mb", file=err, flush=True)
-    if mode == "crash":
+    if mode in ("crash", "flaky"):
         prefix = flags["artifact_prefix"]
         path = prefix + "crash-" + hashlib.sha1(BUG).hexdigest()
         with open(path, "wb") as f:
@@ -498,6 +533,20 @@ FAKE_FUZZER = textwrap.dedent(
         print("artifact_prefix='%s'; Test unit written to %s" % (prefix, path), file=err)
         print("stat::number_of_executed_units: 150", file=err)
         sys.exit(1)
+    if mode == "die":  # os._exit in the middle of an input: only the breadcrumb knows it
+        from sanitizer.fuzzing import breadcrumb
+        breadcrumb.from_env().record(b"DIE")
+        os._exit(0)
+    if mode == "hang":  # deaf to SIGTERM, in its own session: only SIGKILL ends it
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(0.1)
+    if mode == "slow":  # alive for its whole budget, but 3 executions
+        time.sleep(float(flags["max_total_time"]))
+        print("Done 3 runs in 6 second(s)", file=err)
+        print("stat::number_of_executed_units: 3", file=err)
+        sys.exit(0)
     time.sleep(min(float(flags["max_total_time"]), 1.0))
     print("#500\\tDONE   cov: 11 ft: 13 corp: 2/9b exec/s: 500 rss: 40Mb", file=err)
     print("Done 500 runs in 1 second(s)", file=err)
@@ -553,7 +602,7 @@ def test_campaign_crash_minimize_report_restart(
     monkeypatch.setenv("FAKE_MODE", "crash")
     out = io.StringIO()
     results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, max_time=3.0, jobs=1, candidate="m:f"),
+        _config(fake_tree, tmp_path, max_time=6.0, jobs=1, candidate="m:f"),
         Progress(out, interactive=False),
     )
     (result,) = results
@@ -595,6 +644,136 @@ def test_campaign_worker_that_cannot_start(
     assert result.findings == []
     assert result.errors and "failed to start" in result.errors[0]
     assert "no module named boom" in result.errors[0]
+
+
+def test_campaign_worker_dying_silently_is_a_finding(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # os._exit(0) mid-input: no artifact, no "Done" line, exit status 0.  The input comes
+    # from the worker's breadcrumb; never "no findings".
+    monkeypatch.setenv("FAKE_MODE", "die")
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1, max_time=3.0),
+        Progress(io.StringIO(), enabled=False),
+    )
+    (result,) = results
+    (finding,) = result.findings
+    assert finding.title == f"{campaign.DIED_HEADLINE}: exit status 0"
+    assert finding.artifact.read_bytes() == b"DIE"
+    assert finding.reproduced  # the replay exits 0 too, but without "Executed FILE"
+    assert finding.report is not None and "breadcrumb" in finding.report.read_text()
+    assert "no findings" not in format_summary(results)
+
+
+def test_campaign_finding_that_does_not_reproduce_says_so(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", "flaky")  # crashes while fuzzing, passes on replay
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1, max_time=2.0, stop_on_first=True),
+        Progress(io.StringIO(), enabled=False),
+    )
+    (finding,) = results[0].findings
+    assert finding.reproduced is False
+    assert finding.report is not None
+    report = finding.report.read_text()
+    assert NOT_REPRODUCED in report
+    assert report.index(NOT_REPRODUCED) < report.index("fuzz_decode.py")  # before the command
+    assert NOT_REPRODUCED in format_summary(results)
+
+
+def test_campaign_far_below_its_time_is_incomplete(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", "slow")
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1, max_time=campaign.SHORTFALL_MIN_SECONDS + 1),
+        Progress(io.StringIO(), enabled=False),
+    )
+    (result,) = results
+    assert result.findings == [] and result.execs == 3
+    assert result.shortfall is not None and "3 executions" in result.shortfall
+    summary = format_summary(results)
+    assert "incomplete (decode)" in summary and "every input met" not in summary
+
+
+def test_campaign_no_seeds_starts_empty(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", "clean")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1, corpus=empty, seeds=False),
+        Progress(io.StringIO(), enabled=False),
+    )
+    assert results[0].corpus_before == 0
+    assert not (empty / "seed-ascii").exists()  # the bundled seed stayed out
+
+
+def _processes_mentioning(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to list processes")
+def test_sigterm_stops_every_worker_and_removes_the_workspace(
+    fake_tree: Layout, tmp_path: Path
+) -> None:
+    # The runner gets SIGTERM while its workers (own sessions, deaf to SIGTERM) spin.
+    import signal
+    import subprocess
+    import time
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    artifacts = tmp_path / "art"
+    driver = textwrap.dedent(
+        f"""
+        import sys
+        from pathlib import Path
+        from sanitizer.fuzzing import campaign
+        from sanitizer.fuzzing.layout import detect_layout
+        from sanitizer.fuzzing.progress import Progress
+        config = campaign.CampaignConfig(
+            targets=["decode"], max_time=60, jobs=2, artifacts=Path({str(artifacts)!r}),
+            state_dir=Path({str(tmp_path / "state")!r}),
+            layout=detect_layout(Path({str(tmp_path / "src" / "sanitizer")!r})),
+        )
+        try:
+            campaign.run_campaign(config, Progress(sys.stderr, enabled=False))
+        except KeyboardInterrupt:
+            sys.exit(130)
+        """
+    )
+    env = {**os.environ, "FAKE_MODE": "hang", "TMPDIR": str(scratch)}
+    runner = subprocess.Popen([sys.executable, "-c", driver], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while (
+            len(_processes_mentioning(f"-artifact_prefix={artifacts}")) < 2
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.2)
+        assert len(_processes_mentioning(f"-artifact_prefix={artifacts}")) == 2, (
+            "the workers did not start"
+        )
+        assert any(scratch.iterdir())  # the private workspace exists while it runs
+        runner.send_signal(signal.SIGTERM)
+        assert runner.wait(timeout=30) == 130
+    finally:
+        runner.kill()
+    time.sleep(0.5)
+    assert _processes_mentioning(f"-artifact_prefix={artifacts}") == []
+    assert list(scratch.iterdir()) == []
 
 
 # -- helpers: shrink and screen ----------------------------------------------------------

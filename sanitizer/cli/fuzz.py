@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+# No finding, but the campaign ran far fewer executions than its time allows (dead or
+# hanging workers): not a pass.  130 after Ctrl-C or SIGTERM, as a shell reports it.
+EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
 TARGET_CHOICES = ("decode", "policy", "identifiers", "all")
 INSTALL_HINT = (
     "fuzzing needs atheris: pip install 'utf8-sanitizer[fuzz]' "
@@ -31,7 +34,8 @@ def register(sub: Any) -> None:
         description=(
             "Fuzz TARGET with N libFuzzer workers for a time budget: live progress, each "
             "crash minimized with a report next to it, new corpus entries merged back. "
-            "Exit 0 if no finding, 1 if any, 2 on usage errors. Flags after '--' go to "
+            "Exit 0 if no finding, 1 if any, 2 on usage errors, 3 if the campaign ran far "
+            "fewer executions than its time allows. Flags after '--' go to "
             "libFuzzer unchanged (e.g. -- -max_len=64)."
         ),
     )
@@ -85,6 +89,25 @@ def register(sub: Any) -> None:
         default=20,
         metavar="S",
         help="time limit for minimizing each finding (default 20)",
+    )
+    parser.add_argument(
+        "--no-seeds",
+        action="store_true",
+        help="do not add the bundled seed corpus: start from --corpus DIR alone (which may "
+        "be empty), e.g. to measure time-to-flag from nothing",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=int,
+        default=10,
+        metavar="S",
+        help="seconds one input may run before it is a 'timeout' finding (default 10)",
+    )
+    parser.add_argument(
+        "--no-instrument-candidate",
+        action="store_true",
+        help="do not coverage-instrument the candidate's module (it is by default, so "
+        "libFuzzer is guided by the candidate's own branches)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no live progress on stderr")
     parser.set_defaults(func=run, libfuzzer_args=[])
@@ -155,6 +178,9 @@ def run(args: argparse.Namespace) -> int:
         extra_args=extra,
         stop_on_first=args.stop_on_first,
         minimize_time=args.minimize_time,
+        seeds=not args.no_seeds,
+        timeout=args.timeout,
+        instrument_candidate=not args.no_instrument_candidate,
     )
     try:
         config.validate()
@@ -171,8 +197,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: workers stopped, workspace removed
+        print("sanitizer fuzz: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(format_summary(results))
-    return EXIT_FOUND if any(r.findings for r in results) else EXIT_OK
+    if any(r.findings for r in results):
+        return EXIT_FOUND
+    return EXIT_INCOMPLETE if any(r.shortfall for r in results) else EXIT_OK
 
 
 def _argument_problem(target: str, extra: Sequence[str]) -> str | None:

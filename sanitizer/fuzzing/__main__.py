@@ -36,16 +36,30 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
     with atheris.instrument_imports(**scope):
         importlib.import_module("sanitizer")
     oracles = importlib.import_module("sanitizer.fuzzing.oracles")
+    crumb = importlib.import_module("sanitizer.fuzzing.breadcrumb").from_env()
     check: Callable[[bytes], None] = oracles.TARGETS[target]
     if target == "decode":
         candidates = importlib.import_module("sanitizer.fuzzing.candidate")
         spec = os.environ.get(candidates.CANDIDATE_ENV, "")
-        candidate = candidates.load(spec) if spec else None
+        candidate = candidates.load_instrumented(spec) if spec else None
 
         def check(data: bytes) -> None:
             oracles.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
 
-    return check
+    elif target == "policy":
+
+        def check(data: bytes) -> None:
+            oracles.check_policy(data, deep=None)  # sampled: see POLICY_DEEP_EVERY
+
+    if crumb is None:
+        return check
+    full = check
+
+    def with_breadcrumb(data: bytes) -> None:
+        crumb.record(data)
+        full(data)
+
+    return with_breadcrumb
 
 
 def main(argv: list[str] | None = None) -> int:

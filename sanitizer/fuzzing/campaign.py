@@ -14,6 +14,13 @@ One target's campaign, step by step (``_TargetCampaign.run``): prepare the worki
 and a private workspace, screen the corpus through the oracle, start the workers, watch
 their output until they are done (registering, minimizing and reporting each finding in a
 background thread, restarting crashed workers), then merge new units back.
+
+It cannot pass silently (issue #16): an input running over ``--timeout`` is a finding
+(libFuzzer's ``-timeout``); a worker that dies without a report leaves its last input in
+a breadcrumb file, which becomes a finding; a campaign far below ``MIN_EXEC_RATE`` says
+so (``TargetResult.shortfall``); a finding that does not fail again on replay says so in
+its report; SIGTERM unwinds like Ctrl-C, killing every worker and helper it started and
+removing its temporary folder.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .candidate import CANDIDATE_ENV
+from .breadcrumb import BREADCRUMB_ENV, read_last
+from .candidate import CANDIDATE_ENV, INSTRUMENT_ENV
 from .layout import (
     Layout,
     copy_missing,
@@ -46,17 +54,23 @@ from .layout import (
     write_shim,
 )
 from .libfuzzer import (
+    DEFAULT_MAX_LEN,
+    DEFAULT_TIMEOUT,
     FINDING_PREFIXES,
+    LONG_MAX_LEN,
+    TIMEOUT_HEADLINE,
     RunStats,
     extract_failure,
     headline,
     merge_command,
     minimize_command,
     reproduce_command,
+    scheduled_max_len,
     worker_command,
 )
 from .oracles import TARGETS
 from .progress import Progress, human_count
+from .replay import TIMEOUT_ENV
 from .results import FuzzFinding, TargetResult, format_duration, format_report
 
 __all__ = [
@@ -68,6 +82,15 @@ __all__ = [
 ]
 
 TARGET_NAMES = tuple(TARGETS)  # decode, policy, identifiers
+# A campaign under this many executions per worker-second ran "far fewer executions than
+# its time allows" (Python targets run thousands); judged from SHORTFALL_MIN_SECONDS on.
+MIN_EXEC_RATE = 20.0
+SHORTFALL_MIN_SECONDS = 10.0
+# One worker alone splits a budget of at least 2x this between short and long inputs.
+SPLIT_MIN_SECONDS = 10.0
+# The headline of a worker that ended in the middle of an input without a libFuzzer
+# report (os._exit, SIGKILL): its input comes from the worker's breadcrumb.
+DIED_HEADLINE = "worker died without a libFuzzer report"
 
 
 class UsageError(Exception):
@@ -90,6 +113,13 @@ class CampaignConfig:
     layout: Layout | None = None
     python: str = sys.executable
     env: Mapping[str, str] | None = None
+    # Add the bundled seeds to the working corpus (False: start from --corpus alone,
+    # which may be empty, to measure time-to-flag from nothing).
+    seeds: bool = True
+    # Coverage-instrument the candidate's module in the workers (candidate.load_instrumented).
+    instrument_candidate: bool = True
+    # Seconds one input may run before it is a "timeout" finding (libFuzzer's -timeout).
+    timeout: int = DEFAULT_TIMEOUT
 
     def validate(self) -> None:
         if not self.targets:
@@ -101,6 +131,8 @@ class CampaignConfig:
                 )
         if self.max_time <= 0:
             raise UsageError("--max-time must be positive")
+        if self.timeout < 1:
+            raise UsageError("--timeout must be at least 1 second")
         if self.jobs < 1:
             raise UsageError("--jobs must be at least 1")
         if self.corpus is not None and not self.corpus.is_dir():
@@ -121,14 +153,35 @@ def run_campaign(
         progress = Progress(stream or sys.stderr)
     budget = config.max_time / len(config.targets)
     results = []
-    for target in config.targets:
-        result = run_target(config, target, budget, progress)
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
-        if result.findings and config.stop_on_first:
-            break
+    with _sigterm_as_interrupt():
+        for target in config.targets:
+            result = run_target(config, target, budget, progress)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+            if result.findings and config.stop_on_first:
+                break
     return results
+
+
+class _sigterm_as_interrupt:
+    """SIGTERM raises KeyboardInterrupt while a campaign runs (main thread only), so
+    ``kill PID`` unwinds like Ctrl-C: every worker and helper is killed and the private
+    workspace removed (``_TargetCampaign.run``'s ``finally``) instead of the runner
+    dying and leaving its workers, each in its own session, spinning."""
+
+    def __enter__(self) -> None:
+        self.previous: object = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)  # type: ignore[arg-type]
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def run_target(
@@ -150,6 +203,16 @@ def _reader(proc: subprocess.Popen[str], key: _Key, out: queue.Queue[_Msg]) -> N
         for line in proc.stdout:
             out.put((key, line))
     out.put((key, None))
+
+
+def _exit_status(code: int | None) -> str:
+    """``killed by SIGKILL`` or ``exit status 0``: how a process ended."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
 
 
 def _kill(proc: subprocess.Popen[str], sig: int = signal.SIGTERM) -> None:
@@ -188,6 +251,13 @@ class _TargetCampaign:
         self.generation = [0] * config.jobs
         self.restarts = 0
         self.stopping = False
+        self.killed: set[_Key] = set()  # runs the campaign itself stopped
+        self.live: set[subprocess.Popen[str]] = set()  # every process started, helpers too
+        self.closed = False  # cleaned up: no new process may start (minimizer thread)
+        # One worker alone splits its time: DEFAULT_MAX_LEN, then LONG_MAX_LEN.
+        self.split = config.jobs == 1 and not any(
+            flag.startswith("-max_len=") for flag in config.extra_args
+        )
         # Findings, shared with the minimizer thread (``lock``).
         self.findings: list[FuzzFinding] = []
         self.by_title: dict[str, FuzzFinding] = {}
@@ -215,6 +285,9 @@ class _TargetCampaign:
         paths = [cwd, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         env.setdefault("PYTHONUNBUFFERED", "1")
+        env[TIMEOUT_ENV] = str(self.config.timeout)  # the replay helpers' per-input limit
+        if not self.config.instrument_candidate:
+            env[INSTRUMENT_ENV] = "0"
         return env
 
     # -- the steps --
@@ -226,12 +299,13 @@ class _TargetCampaign:
         elapsed = 0.0
         try:
             self._prepare_workspace()
-            start = time.monotonic()
-            deadline = start + self.budget
             # Replay the corpus once first: inputs that already fail become findings at
-            # once instead of crashing (and restarting) every worker while it loads.
+            # once instead of crashing (and restarting) every worker while it loads.  The
+            # fuzzing budget starts after it, so a slow replay cannot eat the workers' time.
             screened = self._screen(minimizer, timeout=max(5.0, self.budget / 3))
             self.stopping = screened and self.config.stop_on_first
+            start = time.monotonic()
+            deadline = start + self.budget
             self._start_workers(deadline)
             self._watch(start, deadline, minimizer)
             elapsed = min(time.monotonic(), deadline) - start
@@ -245,7 +319,7 @@ class _TargetCampaign:
         corpus from the bundled seeds; how many units it holds."""
         self.artifacts.mkdir(parents=True, exist_ok=True)
         self.working.mkdir(parents=True, exist_ok=True)
-        if self.seeds is not None and self.config.corpus is None:
+        if self.seeds is not None and self.config.corpus is None and self.config.seeds:
             copy_missing(self.seeds, self.working)
         return count_files(self.working)
 
@@ -259,7 +333,7 @@ class _TargetCampaign:
         self.pool = self.tmp / "corpus"
         self.pool.mkdir()
         link_missing(self.working, self.pool)
-        if self.seeds is not None and self.config.corpus is not None:
+        if self.seeds is not None and self.config.corpus is not None and self.config.seeds:
             link_missing(self.seeds, self.pool)
         self.new_dirs = [self.tmp / f"new-{i}" for i in range(self.config.jobs)]
         for new_dir in self.new_dirs:
@@ -285,6 +359,7 @@ class _TargetCampaign:
             now = time.monotonic()
             if now > deadline + 30:  # a worker ignoring -max_total_time
                 for k in self.open_runs:
+                    self.killed.add(k)
                     _kill(self.procs[k], signal.SIGKILL)
             self.progress.update(self._status(now, start))
 
@@ -299,13 +374,18 @@ class _TargetCampaign:
         except subprocess.TimeoutExpired:
             _kill(proc, signal.SIGKILL)
             run.returncode = proc.wait()
+        run.ended = time.monotonic()
+        with self.lock:
+            self.live.discard(proc)
         found = self._on_exit(key, run, minimizer)
         if found and self.config.stop_on_first:
             self.stopping = True
             for k in self.open_runs:
+                self.killed.add(k)
                 _kill(self.procs[k])
         remaining = deadline - time.monotonic()
-        restart = found or (run.returncode != 0 and run.inited)
+        scheduled = self.split and key == (0, 0)  # the first half of a split budget
+        restart = found or scheduled or (run.returncode != 0 and run.inited)
         if restart and not self.stopping and remaining >= 2:
             index = key[0]
             self.generation[index] += 1
@@ -324,18 +404,29 @@ class _TargetCampaign:
         self._merge([d for d in self.new_dirs if any(d.iterdir())])
 
     def _clean_up(self, minimizer: ThreadPoolExecutor) -> None:
-        for proc in self.procs.values():
+        """Kill every process this campaign started (workers and helpers, each in its own
+        session) and remove the private workspace; also on Ctrl-C and SIGTERM."""
+        with self.lock:
+            self.closed = True
+            started = [*self.procs.values(), *self.live]
+        for proc in started:
             _kill(proc, signal.SIGKILL)
         minimizer.shutdown(wait=False, cancel_futures=True)
+        for proc in started:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _result(self, elapsed: float, corpus_before: int) -> TargetResult:
         runs = list(self.runs.values())
+        execs = sum(r.total_execs for r in runs)
         return TargetResult(
             target=self.target,
             jobs=self.config.jobs,
             seconds=elapsed,
-            execs=sum(r.total_execs for r in runs),
+            execs=execs,
             cov=max((r.cov for r in runs), default=0),
             ft=max((r.ft for r in runs), default=0),
             corpus_before=corpus_before,
@@ -344,33 +435,76 @@ class _TargetCampaign:
             restarts=self.restarts,
             errors=self.errors,
             candidate=self.candidate,
+            shortfall=self._shortfall(execs, elapsed),
+        )
+
+    def _shortfall(self, execs: int, elapsed: float) -> str | None:
+        """Why this campaign ran far fewer executions than its time allows, if it did:
+        under ``MIN_EXEC_RATE`` per worker-second (workers that died or never started, a
+        candidate that hangs or crawls).  Short campaigns (startup dominates) and ones
+        stopped at a finding on purpose are not judged."""
+        if self.stopping and self.findings:
+            return None
+        if not self.runs:
+            return "no worker ran (the budget is under the 1 s a worker needs)"
+        if elapsed < SHORTFALL_MIN_SECONDS:
+            return None
+        rate = execs / (elapsed * self.config.jobs)
+        if rate >= MIN_EXEC_RATE:
+            return None
+        return (
+            f"ran {execs:,} executions in {format_duration(elapsed)} with {self.config.jobs} "
+            f"worker(s): {rate:,.1f}/s per worker, under the {MIN_EXEC_RATE:g}/s a target "
+            "needs to explore (workers dead, hanging or crawling: see the findings and errors)"
         )
 
     # -- workers --
 
-    def _popen(self, cmd: Sequence[str]) -> subprocess.Popen[str]:
+    def _popen(
+        self, cmd: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         """A libFuzzer process in its own session (killed as a group), output merged."""
-        return subprocess.Popen(
-            list(cmd),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            env=self.env,
-            start_new_session=True,
-        )
+        with self.lock:  # not after _clean_up: the minimizer thread may still be running
+            if self.closed:
+                raise RuntimeError("the campaign was stopped")
+            proc = subprocess.Popen(
+                list(cmd),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                env=dict(env if env is not None else self.env),
+                start_new_session=True,
+            )
+            self.live.add(proc)
+        return proc
+
+    def _breadcrumb(self, index: int) -> Path:
+        """The file where worker ``index`` keeps the input it is running (``breadcrumb``)."""
+        return self.tmp / f"last-input-{index}"
 
     def _spawn(self, index: int, generation: int, remaining: float, new_dir: Path) -> None:
+        if self.split:
+            # Short inputs first (fast, most bugs), then long ones (block boundaries).
+            first_half = generation == 0 and remaining >= 2 * SPLIT_MIN_SECONDS
+            max_len = DEFAULT_MAX_LEN if generation == 0 else LONG_MAX_LEN
+            run_time = remaining / 2 if first_half else remaining
+        else:
+            max_len, run_time = scheduled_max_len(index, generation), remaining
         cmd = worker_command(
             self.base,
-            max_time=max(1, int(remaining)),
+            max_time=max(1, int(run_time)),
             artifacts=self.artifacts,
             corpus_dirs=[new_dir, self.pool],
             dictionary=self.layout.dictionary(),
             extra=self.config.extra_args,
+            max_len=max_len,
+            timeout=self.config.timeout,
         )
-        proc = self._popen(cmd)
+        crumb = self._breadcrumb(index)
+        crumb.unlink(missing_ok=True)
+        proc = self._popen(cmd, {**self.env, BREADCRUMB_ENV: str(crumb)})
         key = (index, generation)
         self.runs[key] = RunStats(started=time.monotonic())
         self.procs[key] = proc
@@ -401,16 +535,44 @@ class _TargetCampaign:
         """Handle a finished worker run; True if it left a finding."""
         paths = [Path(p) for p in run.artifacts if Path(p).name.startswith(FINDING_PREFIXES)]
         if not paths:
-            if run.returncode not in (0, None) and not run.inited:
+            if key in self.killed or run.final_execs is not None:
+                return False  # stopped by the campaign, or a normal end ("Done N runs")
+            ran_an_input = read_last(self._breadcrumb(key[0])) is not None
+            if run.returncode not in (0, None) and not run.inited and not ran_an_input:
                 tail = [line for line in run.tail if line.strip()][-1:]
                 reason = tail[0] if tail else f"exit status {run.returncode}"
                 self.errors.append(f"worker {key[0]} failed to start: {reason}")
                 self.progress.note(f"[{self.target}] worker {key[0]} failed to start: {reason}")
-            return False
+                return False
+            return self._on_death(key, run, minimizer)  # also while loading the corpus
         failure = extract_failure(run.tail)
         for path in paths:
             path = path if path.is_absolute() else Path.cwd() / path
             self._register(path, failure, run.crash_reason, minimizer)
+        return True
+
+    def _on_death(self, key: _Key, run: RunStats, minimizer: ThreadPoolExecutor) -> bool:
+        """A worker ended in the middle of its run with no libFuzzer report (no artifact,
+        no final "Done" line): ``os._exit``, a signal libFuzzer cannot catch.  The input it
+        was running, from its breadcrumb, is a finding; True if there was one."""
+        how = _exit_status(run.returncode)
+        data = read_last(self._breadcrumb(key[0]))
+        if data is None:
+            message = f"worker {key[0]} died ({how}) without a report and before any input"
+            self.errors.append(message)
+            self.progress.note(f"[{self.target}] {message}")
+            return False
+        artifact = self.artifacts / f"crash-{sha1_hex(data)}"
+        if not artifact.exists():
+            artifact.write_bytes(data)
+        failure = (
+            f"{DIED_HEADLINE}: {how}\n"
+            f"  the worker ended while running this input ({len(data)} bytes, from its "
+            "breadcrumb file): os._exit, SIGKILL or an exit that skipped libFuzzer's "
+            "handlers\n"
+            f"  last output lines:\n" + "\n".join(f"    {line}" for line in list(run.tail)[-5:])
+        )
+        self._register(artifact, failure, None, minimizer)
         return True
 
     def _register(
@@ -459,7 +621,8 @@ class _TargetCampaign:
             if not source.is_file():
                 continue
             data = source.read_bytes()
-            artifact = self.artifacts / f"crash-{sha1_hex(data)}"
+            kind = "timeout" if headline(failure) == TIMEOUT_HEADLINE else "crash"
+            artifact = self.artifacts / f"{kind}-{sha1_hex(data)}"
             if not artifact.exists():
                 artifact.write_bytes(data)
             self._register(artifact, failure, None, minimizer)
@@ -499,15 +662,29 @@ class _TargetCampaign:
         artifact = finding.artifact
         original = artifact.read_bytes()
         first_failure = finding.failure
-        minimized = self._minimize(artifact, len(original))
-        failure = self._shrink(artifact, minimized, headline(first_failure))
-        if not failure:
-            replay = self._helper([*self.base, str(minimized)], timeout=120)
-            failure = extract_failure(replay.splitlines())
-        if not failure:  # the minimized input does not reproduce: keep the original
+        wanted = headline(first_failure)
+        minimized = artifact.with_name(artifact.name + ".min")
+        if wanted == TIMEOUT_HEADLINE or wanted.startswith(DIED_HEADLINE):
+            # Every try would cost a timeout or a dead helper: keep the input as found.
             shutil.copyfile(artifact, minimized)
+            failure = ""
         else:
+            minimized = self._minimize(artifact, len(original))
+            failure = self._shrink(artifact, minimized, wanted)
+        failed = bool(failure)
+        if not failed:
+            failed, failure = self._replay(minimized)
+        if not failed and minimized.read_bytes() != original:
+            # the minimized input does not reproduce: keep the original
+            shutil.copyfile(artifact, minimized)
+            failed, failure = self._replay(minimized)
+        if failure:
             finding.failure = failure
+        finding.reproduced = failed
+        if not failed:
+            self.progress.note(
+                f"[{self.target}] finding {artifact.name} does not reproduce on replay"
+            )
         data = minimized.read_bytes()
         finding.minimized = minimized
         finding.minimized_size = len(data)
@@ -544,14 +721,27 @@ class _TargetCampaign:
                     break
         if not polished.exists():
             return ""
-        replay = self._helper([*self.base, str(polished)], timeout=120)
-        failure = extract_failure(replay.splitlines())
-        if headline(failure) == wanted:
+        if polished.stat().st_size > minimized.stat().st_size and self._replay(minimized)[0]:
+            # libFuzzer's input is smaller and still fails: keep it
+            polished.unlink(missing_ok=True)
+            return ""
+        failed, failure = self._replay(polished)
+        if failed and headline(failure) == wanted:
             polished.replace(minimized)
         else:
             failure = ""
         polished.unlink(missing_ok=True)
         return failure
+
+    def _replay(self, path: Path) -> tuple[bool, str]:
+        """Run the real target once on ``path``: whether it failed (non-zero exit: an
+        exception, a signal, a timeout) and its failure text."""
+        cmd = [*self.base, f"-timeout={self.config.timeout}", str(path)]
+        code, out = self._run_helper(cmd, timeout=120 + self.config.timeout)
+        # libFuzzer prints "Executed FILE in N ms" after running an input; exit status 0
+        # without it is a process that left in the middle (os._exit(0)).
+        finished = code == 0 and "\nExecuted " in f"\n{out}"
+        return not finished, extract_failure(out.splitlines())
 
     def _write_report(
         self,
@@ -569,7 +759,13 @@ class _TargetCampaign:
                 data=data,
                 original=original,
                 candidate=self.candidate,
-                reproduce=reproduce_command(self.base, minimized, self.candidate),
+                reproduce=reproduce_command(
+                    [*self.base, f"-timeout={self.config.timeout}"]
+                    if finding.title == TIMEOUT_HEADLINE
+                    else self.base,
+                    minimized,
+                    self.candidate,
+                ),
                 original_failure=first_failure,
             ),
             encoding="utf-8",
@@ -580,16 +776,22 @@ class _TargetCampaign:
 
     def _helper(self, cmd: Sequence[str], timeout: float) -> str:
         """Run a helper (minimize, replay, merge); its merged output, "" on timeout."""
+        return self._run_helper(cmd, timeout)[1]
+
+    def _run_helper(self, cmd: Sequence[str], timeout: float) -> tuple[int | None, str]:
+        """A helper's exit status (None on timeout) and merged output ("" on timeout)."""
         proc = self._popen([self.config.python, *cmd] if cmd[0] == str(self.shim) else cmd)
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill(proc, signal.SIGKILL)
             proc.communicate()
-            return ""
+            return None, ""
         finally:
             _kill(proc, signal.SIGKILL)
-        return out
+            with self.lock:
+                self.live.discard(proc)
+        return proc.returncode, out
 
     def _merge(self, sources: Sequence[Path]) -> None:
         """``-merge=1`` the workers' new units into the working corpus."""

@@ -23,7 +23,10 @@ from .candidate import CANDIDATE_ENV
 
 __all__ = [
     "DEFAULT_MAX_LEN",
+    "DEFAULT_TIMEOUT",
     "FINDING_PREFIXES",
+    "LONG_MAX_LEN",
+    "TIMEOUT_HEADLINE",
     "Artifact",
     "CrashStart",
     "Done",
@@ -39,6 +42,7 @@ __all__ = [
     "parse_line",
     "parse_size",
     "reproduce_command",
+    "scheduled_max_len",
     "worker_command",
 ]
 
@@ -182,11 +186,24 @@ def extract_failure(lines: Iterable[str]) -> str:
     return ""
 
 
+# What varies between two hits of the same failure in libFuzzer's ERROR line: the
+# process id (``==1234==``) and a timeout's measured seconds.
+_PID_RE = re.compile(r"^==\d+==\s*")
+_TIMEOUT_RE = re.compile(r"timeout after \d+ seconds?")
+# The headline of an input that ran longer than the per-input limit, whoever saw it
+# (libFuzzer's ``-timeout`` in a worker, the alarm of a replay helper).
+TIMEOUT_HEADLINE = "ERROR: libFuzzer: timeout"
+
+
 def headline(failure: str) -> str:
-    """The first line of a failure text: ``Divergence: candidate decode accepts ...``."""
+    """The first line of a failure text: ``Divergence: candidate decode accepts ...``.
+    Findings are grouped by it, so the parts of libFuzzer's ERROR line that differ from
+    one hit to the next are dropped (``==1234== ERROR: libFuzzer: deadly signal`` ->
+    ``ERROR: libFuzzer: deadly signal``; a timeout's seconds)."""
     for line in failure.splitlines():
         if line.strip():
-            return line.strip()
+            line = _PID_RE.sub("", line.strip())
+            return _TIMEOUT_RE.sub("timeout", line)
     return ""
 
 
@@ -208,6 +225,7 @@ class RunStats:
     artifacts: list[str] = field(default_factory=list)
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=300))
     returncode: int | None = None
+    ended: float = 0.0
 
     def feed(self, line: str, now: float) -> Event | None:
         self.tail.append(line.rstrip("\r\n"))
@@ -260,6 +278,19 @@ class RunStats:
 # context, so short inputs find bugs as well as long ones and run several times faster.
 # Also the OSS-Fuzz setting (fuzz/*.options).  A -max_len= among the extra flags wins.
 DEFAULT_MAX_LEN = 256
+# The long-input tier of a campaign's schedule: odd-numbered workers (and every restart of
+# worker 0 after the first) explore inputs up to this size, so bugs that need a long input
+# (a decoder working in 1,024-byte blocks) are reachable too (issue #16).
+LONG_MAX_LEN = 4096
+# libFuzzer's -timeout (seconds per input; its own default is 1200): an input running
+# longer is a "timeout-" finding, not a campaign that spins until it is killed.
+DEFAULT_TIMEOUT = 10
+
+
+def scheduled_max_len(worker: int, generation: int) -> int:
+    """The ``-max_len`` of a worker run: ``DEFAULT_MAX_LEN`` or ``LONG_MAX_LEN``, so that
+    a campaign of any size spends part of its time on long inputs."""
+    return LONG_MAX_LEN if (worker + generation) % 2 else DEFAULT_MAX_LEN
 
 
 def worker_command(
@@ -270,9 +301,12 @@ def worker_command(
     corpus_dirs: Sequence[Path],
     dictionary: Path | None = None,
     extra: Sequence[str] = (),
+    max_len: int = DEFAULT_MAX_LEN,
+    timeout: int = DEFAULT_TIMEOUT,
 ) -> list[str]:
     """One worker: ``base -max_total_time=T -artifact_prefix=A/ ... EXTRA DIR...``
-    (the first corpus dir receives the worker's new units)."""
+    (the first corpus dir receives the worker's new units).  ``-max_len=`` and
+    ``-timeout=`` among the extra flags win over ``max_len`` and ``timeout``."""
     cmd = [
         *base,
         f"-max_total_time={max(1, int(max_time))}",
@@ -282,7 +316,9 @@ def worker_command(
     if dictionary is not None:
         cmd.append(f"-dict={dictionary}")
     if not any(flag.startswith("-max_len=") for flag in extra):
-        cmd.append(f"-max_len={DEFAULT_MAX_LEN}")
+        cmd.append(f"-max_len={max_len}")
+    if not any(flag.startswith("-timeout=") for flag in extra):
+        cmd.append(f"-timeout={timeout}")
     cmd += list(extra)
     cmd += [str(d) for d in corpus_dirs]
     return cmd

@@ -16,14 +16,17 @@ error handler, or a post-check on the decoded text.
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import signal
+import sys
 import unicodedata
 from collections.abc import Callable
 from types import FunctionType
 
 from sanitizer.errors import lax_read
 
-__all__ = ["MUTANTS"]
+__all__ = ["CAMPAIGN_MUTANTS", "MUTANTS"]
 
 Decoder = Callable[[bytes], str]
 
@@ -321,9 +324,102 @@ def normalizes_nfc(data: bytes) -> str:
     return unicodedata.normalize("NFC", data.decode("utf-8"))
 
 
+# -- escapes, long inputs: what the harness itself must not miss (issue #16) ----------------
+
+
+def decodes_1024_byte_blocks(data: bytes) -> str:
+    """Bug: decodes 1,024-byte blocks independently (a reader decoding each ``read()`` on
+    its own), so a character straddling a block boundary is refused."""
+    return "".join(data[i : i + 1024].decode("utf-8") for i in range(0, len(data), 1024))
+
+
+def exits_on_ill_formed(data: bytes) -> str:
+    """Bug: calls ``sys.exit(3)`` on ill-formed input (a command's error path reused as a
+    library); unguarded, the fuzzer process would just end."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        sys.exit(3)
+
+
+def os_exit_on_ill_formed(data: bytes) -> str:
+    """Bug: calls ``os._exit(0)`` on ill-formed input: no handler runs, exit status 0."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        os._exit(0)
+
+
+def interrupts_on_ill_formed(data: bytes) -> str:
+    """Bug: raises KeyboardInterrupt on ill-formed input (libFuzzer's "stopping")."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KeyboardInterrupt from None
+
+
 # Every function above whose docstring starts with "Bug:", by name ("accepts-overlong-2byte").
 MUTANTS: dict[str, Decoder] = {
     name.replace("_", "-"): func
     for name, func in sorted(globals().items())
     if isinstance(func, FunctionType) and (func.__doc__ or "").startswith("Bug:")
+}
+
+
+# -- for campaigns only: the process-level misbehaviours and the needle ---------------------
+# These cannot be replayed in the test process (a hang, a SIGKILL, an exit the oracle
+# cannot intercept) or are, on purpose, out of the seed corpus's reach (the needle): the
+# campaign runner's tests run them in real libFuzzer workers (tests/test_fuzz_runner.py).
+
+_bound_exit = os._exit  # bound at import: replacing os._exit later does not reach it
+
+
+def _ill_formed(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def hangs_on_ill_formed(data: bytes) -> str:
+    """Campaign bug: loops forever on ill-formed input (libFuzzer's -timeout must flag it)."""
+    if _ill_formed(data):
+        while True:
+            pass
+    return data.decode("utf-8")
+
+
+def kills_itself_on_ill_formed(data: bytes) -> str:
+    """Campaign bug: SIGKILLs its own process on ill-formed input (no handler can run: the
+    worker's breadcrumb names the input)."""
+    if _ill_formed(data):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return data.decode("utf-8")
+
+
+def bound_exit_on_ill_formed(data: bytes) -> str:
+    """Campaign bug: ``os._exit(0)`` through a reference taken at import, which the
+    oracle's stand-in for ``os._exit`` does not replace (the breadcrumb names the input)."""
+    if _ill_formed(data):
+        _bound_exit(0)
+    return data.decode("utf-8")
+
+
+def needle_after_multibyte(data: bytes) -> str:
+    """Campaign bug: accepts ill-formed input only right after U+9F8D (E9 BE 8D, in no
+    seed), tested byte by byte: found only with coverage of the candidate's own branches."""
+    for i in range(len(data) - 3):
+        if data[i] == 0xE9:
+            if data[i + 1] == 0xBE:
+                if data[i + 2] == 0x8D:
+                    if data[i + 3] >= 0xF5:
+                        return data.decode("utf-8", "replace")
+    return data.decode("utf-8")
+
+
+CAMPAIGN_MUTANTS: dict[str, Decoder] = {
+    name.replace("_", "-"): func
+    for name, func in sorted(globals().items())
+    if isinstance(func, FunctionType) and (func.__doc__ or "").startswith("Campaign bug:")
 }

@@ -19,6 +19,7 @@ points).  Which runner is native comes from ``sanitizer._native``, the one nativ
 from __future__ import annotations
 
 import codecs
+import os
 import zlib
 from collections.abc import Callable, Sequence
 
@@ -32,18 +33,25 @@ from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
 
 __all__ = [
+    "BLOCK_SIZES",
     "DEEP_EVERY",
     "INCREMENTAL_LIMIT",
+    "LONG_EVERY",
+    "POLICY_DEEP_EVERY",
     "PY_RUNNER_LIMIT",
     "TARGETS",
     "Candidate",
+    "CandidateEscape",
     "Divergence",
+    "InputTimeout",
+    "call_candidate",
     "check_decode",
     "check_identifiers",
     "check_policy",
     "chunk_sizes",
     "cpython_spans",
     "expected_kind",
+    "long_variants",
     "split_pair",
 ]
 
@@ -66,6 +74,9 @@ _HEX_SHOWN = 512
 
 # Actions whose findings must not survive in a policy's output (idempotence check).
 _DROPPING = frozenset({sanitizer.Action.REJECT, sanitizer.Action.STRIP, sanitizer.Action.REPLACE})
+# What a report on ill-formed bytes must hold: ILL_FORMED, or TOO_LONG (over ``max_bytes``
+# the input is refused before it is decoded: "limits apply before the costly steps").
+_REFUSES_ILL_FORMED = frozenset({sanitizer.Category.ILL_FORMED, sanitizer.Category.TOO_LONG})
 _TABLE = MACHINE.table
 _NCLASSES = MACHINE.nclasses
 
@@ -197,10 +208,14 @@ def check_decode(
     ``deep=True`` (the default) checks all of it; ``deep=None`` is a campaign's sampling
     (see ``DEEP_EVERY``), and with a ``candidate`` it checks only the candidate against the
     strict reference -- a campaign against someone else's decoder spends its time there.
+    A candidate is also checked on ``long_variants`` of the input (block boundaries past
+    1 KiB; sampled by ``LONG_EVERY`` unless ``deep``), and one that calls ``os._exit`` or raises
+    ``SystemExit``/``KeyboardInterrupt`` is a finding (``call_candidate``).
     """
     data = bytes(data)
     if candidate is not None:
         _check_candidate(data, candidate, *_reference(data))
+        _check_candidate_long(data, candidate, deep)
         if deep is None:
             return
     if deep is None:
@@ -454,21 +469,113 @@ def _check_incremental(
         _fail("IncrementalDecoder.decode (strict) text", data, sizes, ref_text, joined, names=names)
 
 
+class CandidateEscape(Exception):
+    """A candidate tried to leave instead of answering: it raised a ``BaseException``
+    that is not an ``Exception`` (``SystemExit`` from ``sys.exit``, ``KeyboardInterrupt``,
+    ``GeneratorExit``) or called ``os._exit``.  Left alone, either would end the fuzzing
+    process with no saved input and a campaign summary of "no findings"."""
+
+
+class InputTimeout(BaseException):
+    """An input ran longer than its per-input limit (raised by a replay helper's alarm);
+    passed through ``call_candidate``, not mistaken for the candidate's own escape."""
+
+
+class _ExitCalled(BaseException):
+    """Raised by the stand-in for ``os._exit`` while a candidate runs."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _exit_stand_in(status: int) -> None:
+    raise _ExitCalled(status)
+
+
+def call_candidate(candidate: Candidate, data: bytes) -> object:
+    """The candidate's answer to ``data``: its text, or the exception it raised.
+
+    ``os._exit`` is replaced while it runs (a C-level ``_exit`` skips every handler,
+    libFuzzer's included), and a ``BaseException`` that is not an ``Exception`` comes
+    back as a ``CandidateEscape``: both are findings with the input, not a silent end."""
+    real_exit = os._exit
+    os._exit = _exit_stand_in  # type: ignore[assignment]
+    try:
+        return candidate(data)
+    except Exception as exc:  # an answer (ValueError) or itself a finding: judged later
+        return exc
+    except _ExitCalled as exc:
+        return CandidateEscape(f"called os._exit({exc.status!r})")
+    except InputTimeout:
+        raise
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit
+        return CandidateEscape(f"raised {type(exc).__name__}({_short(exc)})")
+    finally:
+        os._exit = real_exit
+
+
+def _short(exc: BaseException) -> str:
+    text = ", ".join(repr(a) for a in exc.args)
+    return text if len(text) <= 80 else text[:80] + "..."
+
+
 def _check_candidate(
-    data: bytes, candidate: Candidate, strict: str | UnicodeDecodeError, ref_spans: list[Span]
+    data: bytes,
+    candidate: Candidate,
+    strict: str | UnicodeDecodeError,
+    ref_spans: list[Span],
+    what: str = "",
 ) -> None:
     name = getattr(candidate, "__qualname__", repr(candidate))
-    got: object
-    try:
-        got = candidate(data)
-    except Exception as exc:  # an answer (ValueError) or itself a finding: judged below
-        got = exc
+    got = call_candidate(candidate, data)
     problem = _candidate_problem(got, strict, ref_spans)
     if problem is not None:
         cause = got if isinstance(got, BaseException) else None
         raise Divergence(
-            f"candidate {name} {problem}", data, [("strict", strict), (name, got)]
+            f"candidate {name} {problem}{what}", data, [("strict", strict), (name, got)]
         ) from cause
+
+
+# Reads and buffers come in these sizes: a candidate that decodes each block on its own
+# (a reader decoding every ``read()`` separately) is only wrong where a multi-byte
+# sequence straddles one of these offsets, far past a campaign's usual -max_len.
+BLOCK_SIZES = (1024, 4096, 8192, 65536)
+# During a campaign the long tier runs on one input in LONG_EVERY (by CRC-32, as
+# DEEP_EVERY, so a replay repeats it) with the two smaller block sizes: 5 KiB through a
+# coverage-instrumented Python candidate costs ~20 ms (4 us a byte), which on every input
+# would starve the short-input search.  pytest's replay (``deep``) runs all four sizes
+# on every input.
+LONG_EVERY = 256
+
+
+def long_variants(data: bytes, sizes: Sequence[int] = BLOCK_SIZES) -> list[tuple[int, bytes]]:
+    """``data`` moved far into a long input so that a block boundary falls inside its
+    first multi-byte sequence: for each of ``BLOCK_SIZES``, ASCII padding, then ``data``
+    placed to cut that sequence inside (after 1..3 bytes, by the input's CRC-32), then
+    ``data`` again so both halves of a split are exercised.  Empty for ASCII-only input."""
+    lead = next((i for i, b in enumerate(data) if b >= 0x80), -1)
+    if lead < 0:
+        return []
+    first = data[lead]
+    length = 4 if first >= 0xF0 else 3 if first >= 0xE0 else 2  # as its lead announces
+    cut = lead + 1 + zlib.crc32(data) % (length - 1)  # a boundary after byte 1..length-1
+    out = []
+    for block in sizes:
+        pad = block - cut if cut <= block else block - cut % block
+        out.append((block, b"a" * pad + data + data))
+    return out
+
+
+def _check_candidate_long(data: bytes, candidate: Candidate, deep: bool | None) -> None:
+    """The long-input tier: the candidate against the reference on ``long_variants``."""
+    crc = zlib.crc32(data)
+    if not deep and crc % LONG_EVERY:
+        return
+    sizes = BLOCK_SIZES if deep else BLOCK_SIZES[:2]
+    for block, long in long_variants(data, sizes):
+        where = f" (the input placed across a {block}-byte block boundary)"
+        _check_candidate(long, candidate, *_reference(long), what=where)
 
 
 def _candidate_problem(
@@ -481,6 +588,8 @@ def _candidate_problem(
         if isinstance(got, UnicodeDecodeError) and (got.start, got.end) != ref_spans[0]:
             return "reports the wrong error offsets"
         return None
+    if isinstance(got, CandidateEscape):
+        return f"tried to end the process: {got}"
     if isinstance(got, BaseException):
         return "crashed (only str or UnicodeDecodeError/ValueError are answers)"
     if not isinstance(got, str):
@@ -502,18 +611,38 @@ def split_pair(data: bytes) -> tuple[bytes, bytes]:
     return left, right
 
 
-def check_policy(data: bytes) -> None:
+# During a campaign (``deep=None``) each input goes through one profile (chosen by the
+# input's CRC-32) with the cheap checks, and one input in POLICY_DEEP_EVERY through every
+# profile with all of them (str input, ``sanitize``, the output re-inspected): about 10x
+# the executions per second of checking everything on every input (issue #16).
+POLICY_DEEP_EVERY = 16
+
+
+def check_policy(data: bytes, *, deep: bool | None = True) -> None:
     """Invariants of ``inspect``/``sanitize`` under every profile in ``profiles.PROFILES``.
 
     Never an exception other than ``PolicyError`` for content; ``ok`` iff no finding is a
     rejection, and then ``sanitize`` returns ``report.text`` (else raises ``PolicyError``);
     findings lie inside the input; ill-formed bytes (RFC 3629 §10) are never accepted
-    silently; the output is well-formed text that the same policy accepts unchanged
-    (idempotence); well-formed bytes and their decoded str get the same verdict and text.
+    silently -- an ``ILL_FORMED`` finding, or a ``TOO_LONG`` refusal when the input is over
+    the policy's byte limit (limits apply before decoding, docs/profiles.md); the output is
+    well-formed text that the same policy accepts unchanged (idempotence); well-formed
+    bytes and their decoded str get the same verdict and text.
+
+    ``deep=True`` (the default) checks all of it under every profile; ``deep=None`` is a
+    campaign's sampling (see ``POLICY_DEEP_EVERY``); ``deep=False`` only the cheap tier.
     """
     data = bytes(data)
-    valid = sanitizer.is_valid(data)
     profiles = sanitizer.profiles.PROFILES
+    crc = zlib.crc32(data)
+    if deep is None:
+        deep = crc % POLICY_DEEP_EVERY == 0
+    if not deep:
+        name, policy = list(profiles.items())[crc % len(profiles)]
+        valid = sanitizer.is_valid(data)
+        _check_report(name, data, data, _inspect(name, data, policy), valid, False)
+        return
+    valid = sanitizer.is_valid(data)
     via_sanitize = len(data) % len(profiles)  # sanitize() is inspect() again: one per input
     for index, (name, policy) in enumerate(profiles.items()):
         report = _inspect(name, data, policy)
@@ -589,7 +718,7 @@ def _check_report(
         _check_points_at(name, data, subject, finding)
     if report.findings:
         str(report.findings[0])  # the log line must render
-    if not valid and not any(f.category is sanitizer.Category.ILL_FORMED for f in report.findings):
+    if not valid and not any(f.category in _REFUSES_ILL_FORMED for f in report.findings):
         _fail(f"profile {name!r}: ill-formed input without an ILL_FORMED finding", data, report)
     if via_sanitize:
         try:

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .candidate import CANDIDATE_ENV, load
-from .libfuzzer import headline
-from .oracles import TARGETS, check_decode
+from .libfuzzer import TIMEOUT_HEADLINE, headline
+from .oracles import TARGETS, InputTimeout, check_decode
 
-__all__ = ["failure_text", "main", "shrink", "target_check"]
+__all__ = ["TIMEOUT_ENV", "InputTimeout", "failure_text", "main", "shrink", "target_check"]
 
 
 def shrink(data: bytes, fails: Callable[[bytes], bool], budget: int = 5000) -> bytes:
@@ -51,6 +52,20 @@ def shrink(data: bytes, fails: Callable[[bytes], bool], budget: int = 5000) -> b
             if chunk == 1:
                 break
             parts = min(len(data), parts * 2)
+    # ddmin only cuts at multiples of the chunk size; a UTF-8 sequence straddling two
+    # chunks (a 3-byte sequence at an odd offset) needs a cut at any offset: try removing
+    # 2..4 bytes wherever they start, until nothing more can go.
+    changed = True
+    while changed and calls < budget:
+        changed = False
+        for width in (4, 3, 2):
+            start = 0
+            while start + width <= len(data) and calls < budget:
+                candidate = data[:start] + data[start + width :]
+                if check(candidate):
+                    data, changed = candidate, True
+                else:
+                    start += 1
     return data
 
 
@@ -81,13 +96,41 @@ def main(argv: Sequence[str]) -> int:
     return 2
 
 
+def _on_alarm(signum: int, frame: object) -> None:
+    raise InputTimeout
+
+
 def _fails_how(check: Callable[[bytes], None], data: bytes) -> str | None:
-    """The failure text of ``check(data)``, None if it passes."""
+    """The failure text of ``check(data)``, None if it passes.  An input running longer
+    than the per-input limit fails as libFuzzer's ``-timeout`` would (same headline);
+    any other ``BaseException`` (``SystemExit``...) is a failure too, not the helper's end."""
+    limit = _input_timeout()
+    if limit:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         check(data)
+    except InputTimeout:
+        return f"{TIMEOUT_HEADLINE}\n(the replay helper's alarm: over {limit:g} s for one input)"
     except Exception as exc:
         return failure_text(exc)
+    except BaseException as exc:
+        return failure_text(exc)
+    finally:
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
     return None
+
+
+# The per-input limit of a replay helper, in seconds (the campaign passes its -timeout).
+TIMEOUT_ENV = "SANITIZER_FUZZ_TIMEOUT"
+
+
+def _input_timeout() -> float:
+    try:
+        return max(0.0, float(os.environ.get(TIMEOUT_ENV, "0")))
+    except ValueError:
+        return 0.0
 
 
 def _screen(check: Callable[[bytes], None], directory: Path) -> int:

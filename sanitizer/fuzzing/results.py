@@ -19,6 +19,7 @@ from pathlib import Path
 from .libfuzzer import headline
 
 __all__ = [
+    "NOT_REPRODUCED",
     "FuzzFinding",
     "TargetResult",
     "format_duration",
@@ -26,6 +27,9 @@ __all__ = [
     "format_summary",
     "format_table",
 ]
+
+
+NOT_REPRODUCED = "WARNING: the saved input does not reproduce the failure on replay"
 
 
 @dataclass
@@ -41,6 +45,9 @@ class FuzzFinding:
     size: int = 0
     minimized_size: int | None = None
     duplicates: list[Path] = field(default_factory=list)
+    # Whether replaying the saved input through the real target failed again (None: not
+    # replayed yet).  False: a non-deterministic or stateful target, or memory growth.
+    reproduced: bool | None = None
 
     @property
     def title(self) -> str:
@@ -61,6 +68,8 @@ class TargetResult:
     restarts: int = 0
     errors: list[str] = field(default_factory=list)
     candidate: str | None = None
+    # Why the campaign ran far fewer executions than its time allows (None: it did not).
+    shortfall: str | None = None
 
     @property
     def exec_per_sec(self) -> float:
@@ -135,15 +144,22 @@ def format_summary(results: Sequence[TargetResult], cwd: Path | None = None) -> 
                 )
             if finding.report is not None:
                 out.append(f"  report:    {_rel(finding.report, cwd)}")
+            if finding.reproduced is False:
+                out.append(f"  {NOT_REPRODUCED}")
             if finding.duplicates:
                 out.append(f"  same failure also hit by {len(finding.duplicates)} more input(s)")
         for error in r.errors:
             out.append(f"error ({r.target}): {error}")
+        if r.shortfall is not None:
+            out.append(f"incomplete ({r.target}): {r.shortfall}")
     total = sum(len(r.findings) for r in results)
     out.append("")
-    out.append(
-        f"{total} finding(s)" if total else "no findings: every input met the target's invariants"
-    )
+    if total:
+        out.append(f"{total} finding(s)")
+    elif any(r.shortfall for r in results):
+        out.append("no findings, but the campaign did not run as asked (see 'incomplete')")
+    else:
+        out.append("no findings: every input met the target's invariants")
     return "\n".join(out)
 
 
@@ -190,9 +206,14 @@ def format_report(
         finding.failure or "(no Python exception captured; see the fuzzer output)",
         "",
         "--- reproduce ---",
-        reproduce,
-        "",
     ]
+    if finding.reproduced is False:
+        lines += [
+            NOT_REPRODUCED,
+            "(a non-deterministic or stateful target, or memory growth over many inputs:",
+            " the command below may well exit 0)",
+        ]
+    lines += [reproduce, ""]
     if original_failure and headline(original_failure) != finding.title:
         lines += [
             "--- failure of the original (unminimized) input ---",
