@@ -527,3 +527,17 @@ def test_multipart_judged_holds_only_what_a_check_may_refuse(
         elif text_start + 10 < looked < text_start + 4000:  # the ASCII lines of the field
             assert looked - judged <= len(b"h\xc3\xa9llo\r\n") + len(b"\r\n--XyZ") + 2
     assert check.close() is None and check.judged() == len(MULTI_BENIGN)
+
+
+def test_a_chunk_fed_after_close_is_refused_not_ignored() -> None:
+    """Bytes fed after the body ended would pass unjudged: the caller is told."""
+    from sanitizer.web import WebPolicy, body_check, check_head
+
+    policy = WebPolicy()
+    problem, head = check_head(policy, b"/", b"", [(b"content-type", b"text/plain")])
+    assert problem is None
+    check = body_check(policy, head)
+    assert check.feed(b"fine") is None
+    assert check.close() is None
+    with pytest.raises(RuntimeError, match="after close"):
+        check.feed(b"\xe2\x80\xae late")

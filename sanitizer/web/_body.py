@@ -57,7 +57,8 @@ class BodyCheck:
         self._look_at = self._next_look()  # the size at which the gathered bytes are looked at
 
     def feed(self, chunk: bytes) -> Problem | None:
-        """Check the next chunk; the first problem is returned once, then None."""
+        """Check the next chunk; the first problem is returned once, then None.
+        RuntimeError after ``close()`` (unless a problem was found: then ignored)."""
         size = self.size + len(chunk)  # (the per-chunk path: kept short)
         if size < self._look_at:  # a small chunk: looked at with the next ones
             self.size = size
@@ -75,8 +76,10 @@ class BodyCheck:
         return look_at if self.limit is None else min(look_at, self.limit + 1)
 
     def _look(self, chunk: bytes, size: int) -> Problem | None:
-        if self.problem is not None or self.closed or not chunk:
+        if self.problem is not None or not chunk:
             return None
+        if self.closed:  # bytes after the end would pass unjudged: a caller's error
+            raise RuntimeError("BodyCheck.feed() after close(): the body had ended")
         self.size = size
         if self.limit is not None and size > self.limit:
             self.problem = too_large(self.limit)
