@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .decoder import _as_bytes  # one argument check for every decoder
+
 __all__ = [
     "DIRECT",
     "Utf7Error",
@@ -162,17 +164,6 @@ class Utf7Report:
 
 
 # -- the walk ------------------------------------------------------------------------------
-
-
-def _as_bytes(data: object, where: str) -> bytes:
-    if isinstance(data, bytes):
-        return data
-    if not isinstance(data, str):
-        try:
-            return memoryview(data).tobytes()  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise TypeError(f"utf7.{where}() takes a bytes-like object, not {type(data).__name__}")
 
 
 def _unit_span(b64_start: int, index: int) -> tuple[int, int]:
@@ -423,7 +414,7 @@ def _clean_text(raw: bytes) -> str | None:
 
 def inspect(data: bytes | bytearray | memoryview) -> Utf7Report:
     """What a UTF-7 decoder reads from ``data`` and everything wrong on the way."""
-    raw = _as_bytes(data, "inspect")
+    raw = _as_bytes(data, "utf7.inspect")
     text, errors = _walk(raw)
     try:
         cpython: str | None = raw.decode("utf-7")
@@ -435,13 +426,13 @@ def inspect(data: bytes | bytearray | memoryview) -> Utf7Report:
 
 def find_errors(data: bytes | bytearray | memoryview) -> list[Utf7Error]:
     """Every error in ``data``, in order of ``start``."""
-    raw = _as_bytes(data, "find_errors")
+    raw = _as_bytes(data, "utf7.find_errors")
     return [] if _clean_text(raw) is not None else _walk(raw)[1]
 
 
 def is_valid(data: bytes | bytearray | memoryview) -> bool:
     """Whether ``decode`` accepts ``data``."""
-    raw = _as_bytes(data, "is_valid")
+    raw = _as_bytes(data, "utf7.is_valid")
     return _clean_text(raw) is not None or not _walk(raw)[1]
 
 
@@ -452,7 +443,7 @@ def decode(data: bytes | bytearray | memoryview) -> str:
     writes directly (``+ADw-`` for '<'), lone surrogates, and a trailing '+'.  What it
     accepts, CPython's codec decodes to the same text.
     """
-    raw = _as_bytes(data, "decode")
+    raw = _as_bytes(data, "utf7.decode")
     clean = _clean_text(raw)
     if clean is not None:
         return clean
@@ -469,7 +460,7 @@ def spelling(data: bytes | bytearray | memoryview, limit: int = 64) -> str | Non
     The window runs from the first to the last such run, cut to ``limit`` bytes; both
     sides have controls and non-ASCII escaped, so the line cannot forge log records.
     """
-    raw = _as_bytes(data, "spelling")
+    raw = _as_bytes(data, "utf7.spelling")
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise TypeError(
             f"utf7.spelling() argument 'limit' must be an int, not {type(limit).__name__}"

@@ -20,6 +20,7 @@ from itertools import compress, islice, repeat
 from typing import Any, Literal
 
 from .charinfo import describe
+from .decoder import _as_bytes  # one argument check for every decoder
 
 Errors = Literal["strict", "replace"]
 ByteOrder = Literal["le", "be", "bom"]
@@ -147,17 +148,6 @@ def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str
             raise TypeError(f"{where}() argument '{name}' must be str, not {type(value).__name__}")
         listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
         raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
-
-
-def _as_bytes(data: object, where: str) -> bytes:
-    if isinstance(data, bytes):
-        return data
-    if not isinstance(data, str):
-        try:
-            return memoryview(data).tobytes()  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
 
 
 _FLAG = re.compile(b"\x01")
