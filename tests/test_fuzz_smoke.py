@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,7 +59,14 @@ def test_fuzz_target_runs(target: str, tmp_path: Path) -> None:
     before = {p.name for p in (ROOT / "corpus" / target).iterdir()}
     output = _run([sys.executable, str(script)], corpus)
     assert "Instrumenting sanitizer" in output
+    assert _coverage(output) > 0, output[-3000:]  # the code under test is instrumented
     assert {p.name for p in (ROOT / "corpus" / target).iterdir()} == before
+
+
+def _coverage(output: str) -> int:
+    """The last ``cov: N`` libFuzzer printed (0 when it printed none: no feedback)."""
+    found = re.findall(r"\bcov: (\d+)", output)
+    return int(found[-1]) if found else 0
 
 
 def test_candidate_env_var_reaches_the_target(tmp_path: Path) -> None:
@@ -86,7 +94,8 @@ def test_candidate_env_var_reaches_the_target(tmp_path: Path) -> None:
 def test_in_package_entry_point(tmp_path: Path) -> None:
     corpus = tmp_path / "identifiers"
     shutil.copytree(ROOT / "corpus" / "identifiers", corpus)
-    _run([sys.executable, "-m", "sanitizer.fuzzing", "identifiers"], corpus)
+    output = _run([sys.executable, "-m", "sanitizer.fuzzing", "identifiers"], corpus)
+    assert _coverage(output) > 0, output[-3000:]  # lazily loaded modules instrumented too
     proc = subprocess.run(
         [sys.executable, "-m", "sanitizer.fuzzing", "nope"], capture_output=True, text=True
     )

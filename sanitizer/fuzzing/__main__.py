@@ -21,6 +21,10 @@ import sys
 from collections.abc import Callable
 
 USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
+_LAZY_MODULES = {
+    "policy": ("sanitizer.policy", "sanitizer.profiles", "sanitizer.chardata"),
+    "identifiers": ("sanitizer.identifiers", "sanitizer.chardata"),
+}
 
 
 def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
@@ -35,6 +39,10 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
         scope = {"include": ["sanitizer"], "exclude": ["sanitizer.fuzzing", "sanitizer._machine"]}
     with atheris.instrument_imports(**scope):
         importlib.import_module("sanitizer")
+        # sanitizer loads its policy-layer names lazily, on first use: import the target's
+        # modules here, or they would load later, uninstrumented (no coverage feedback)
+        for name in _LAZY_MODULES.get(target, ()):
+            importlib.import_module(name)
     oracles = importlib.import_module("sanitizer.fuzzing.oracles")
     crumb = importlib.import_module("sanitizer.fuzzing.breadcrumb").from_env()
     check: Callable[[bytes], None] = oracles.TARGETS[target]
