@@ -56,9 +56,13 @@ def clean_replay_seconds() -> float:
 def test_mutant_is_flagged_by_corpus(name: str, clean_replay_seconds: float) -> None:
     elapsed, found = _replay_seconds(MUTANTS[name])
     assert found, f"mutant {name} ({MUTANTS[name].__doc__}) survives the seed corpus"
-    if elapsed > 10 * clean_replay_seconds:  # measure again before blaming the code
+    # "within a few seconds": 10x a correct decoder's replay, but never under 3 s, since a
+    # pure-Python mutant pays the oracle's long-input tier (seeds re-run at 1-64 KiB) at
+    # Python speed where the C decoder does not
+    bound = max(10 * clean_replay_seconds, 3.0)
+    if elapsed > bound:  # measure again before blaming the code
         elapsed = min(elapsed, _replay_seconds(MUTANTS[name])[0])
-    assert elapsed < 10 * clean_replay_seconds, (
+    assert elapsed < bound, (
         f"replaying the corpus took {elapsed:.2f}s, {clean_replay_seconds:.2f}s when correct"
     )
     assert "input (" in str(found[0])
