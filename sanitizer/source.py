@@ -412,34 +412,30 @@ def _non_ascii_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _is_word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_" or unicodedata2.category(ch)[0] == "M"
-
-
 def _wide_identifiers(
     text: str, pattern: re.Pattern[str], runs: list[tuple[int, int]]
 ) -> dict[str, int]:
     """``{identifier: first start}`` for the identifiers holding a non-ASCII character:
-    the pattern runs only around the non-ASCII ``runs``, not over the whole text."""
+    the pattern reads only the lines that hold a non-ASCII ``run``, not the whole text.
+
+    No match of ``pattern`` holds a line feed (words do not, nor does any escape:
+    ``\\.`` and ``\\N{...}`` stop before one), so its matches on a line are the same
+    whether it starts there or at the top: an escaped backslash, a ``\\N{...}`` name
+    around the run, all read as in the whole text.  Each line is read once, so the cost
+    stays linear."""
     first: dict[str, int] = {}
     covered = 0
     for lo, hi in runs:
         if hi <= covered:
             continue
-        if lo < covered:  # read up to ``covered``, a non-word character inside this run:
-            lo = covered  # go on from there (skipping the run hid what follows it)
-        else:
-            while lo > 0 and _is_word(text[lo - 1]):
-                lo -= 1
-            if lo > 0 and text[lo - 1] == "\\":  # an escape such as \u0345 or \n before it
-                lo -= 1
-        while hi < len(text) and _is_word(text[hi]):
-            hi += 1
-        for w in pattern.finditer(text, lo, hi):
+        start = max(text.rfind("\n", covered, lo) + 1, covered)
+        end = text.find("\n", hi)
+        end = len(text) if end < 0 else end
+        for w in pattern.finditer(text, start, end):
             name = w.group(1)
             if name and not name.isascii() and name not in first:
                 first[name] = w.start(1)
-        covered = hi
+        covered = end
     return first
 
 

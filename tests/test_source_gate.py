@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
@@ -259,9 +259,13 @@ def test_ascii_spellings_search_is_built_from_the_skeleton_table() -> None:
 
 
 @given(st.text(alphabet="ab1_ \n\\u{}N.-\u00e9\u2014\u0430\u0301\u05d0\u4e00", max_size=60))
+@example("\\\\\u00e9")  # an escaped backslash before the run (found on 3.13)
+@example("\\N{\u00e9}")  # the run inside a \N{...} escape
+@example("\\N{a \u00e9}\n\u00e9")
 def test_wide_identifiers_equal_a_whole_text_reading(text: str) -> None:
-    """Reading only around the non-ASCII runs finds what reading all of the text finds,
-    also where a run's word ends inside the next run (at a non-word character)."""
+    """Reading only the lines of the non-ASCII runs finds what reading all of the text
+    finds: where a run's word ends inside the next run, after an escaped backslash, and
+    inside a \\N{...} escape."""
     from sanitizer import source
 
     pattern = source._identifier_pattern()
