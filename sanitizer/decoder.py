@@ -16,10 +16,8 @@ takes over from where it stopped, so errors are exactly those of the machine alo
 from __future__ import annotations
 
 import codecs
-import gc
 import sys
 from collections.abc import Iterable
-from itertools import repeat
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -28,7 +26,7 @@ if TYPE_CHECKING:
 from . import _machine
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
 from ._native import speedups, utf8_valid_prefix
-from .errors import BomError, EncodeError, Utf8Error
+from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
 from .grammar import BOM, is_tail, lax_length, machine
 
 
@@ -269,35 +267,13 @@ def find_errors(
 
 def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> list[Utf8Error]:
     """``Utf8Error``s for flat ``spans`` (offsets into ``raw``, which starts at stream offset
-    ``base``).  ``map`` builds them without a Python-level loop.  Exceptions are GC-tracked:
-    building thousands at once sets off collections that traverse the whole heap each time,
-    which made the cost grow faster than the input; they form no cycles, so the collector
-    is paused meanwhile."""
-    n = len(spans) // 2
-    if base:
-        spans = [base + x for x in spans]
-    pause = n > 1000 and gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
-        errors = list(
-            map(
-                Utf8Error,
-                repeat("utf-8", n),
-                repeat(raw, n),
-                spans[0::2],
-                spans[1::2],
-                repeat("", n),
-            )
-        )
-        if base or not final:
-            for err in errors:
-                err.base = base
-                err.final = final
-        return errors
-    finally:
-        if pause:
-            gc.enable()
+    ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
+    errors = errors_for_spans(Utf8Error, "utf-8", raw, spans, base)
+    if base or not final:
+        for err in errors:
+            err.base = base
+            err.final = final
+    return errors
 
 
 class ErrorGrouper:

@@ -10,9 +10,13 @@ costs little more than creating the exception objects.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
-from typing import Any
+import gc
+from collections.abc import Callable, Iterator
+from itertools import repeat
+from typing import Any, TypeVar
 
 from .charinfo import describe
 from .grammar import BOM, MAX_SCALAR, is_tail, lax_length
@@ -222,3 +226,40 @@ class EncodeError(UnicodeEncodeError):
         return (
             f"cannot encode lone surrogate U+{cp:04X} at index {self.start} as UTF-8 (RFC 3629 §3)"
         )
+
+
+_E = TypeVar("_E", bound=UnicodeDecodeError)
+
+
+@contextlib.contextmanager
+def gc_paused(many: bool) -> Iterator[None]:
+    """The cyclic GC paused while ``many`` exceptions are built: they are GC-tracked, so
+    collections set off on the way would traverse all the earlier ones (cost growing
+    faster than the input); they form no cycles."""
+    pause = many and gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if pause:
+            gc.enable()
+
+
+def errors_for_spans(
+    make: Callable[[str, bytes, int, int, str], _E],
+    encoding: str,
+    raw: bytes,
+    spans: list[int],
+    base: int = 0,
+) -> list[_E]:
+    """Decode errors for flat ``spans`` [start, end, ...] (offsets into ``raw``, which
+    starts at stream offset ``base``), built by ``map`` without a Python-level loop."""
+    n = len(spans) // 2
+    if base:
+        spans = [base + x for x in spans]
+    with gc_paused(n > 1000):
+        found = list(
+            map(make, repeat(encoding, n), repeat(raw, n), spans[0::2], spans[1::2], repeat("", n))
+        )
+    return found

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import binascii
 import enum
-import gc
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from .decoder import _as_bytes  # one argument check for every decoder
+from .errors import gc_paused
 
 __all__ = [
     "DIRECT",
@@ -174,14 +174,8 @@ def _unit_span(b64_start: int, index: int) -> tuple[int, int]:
 def _walk(data: bytes) -> tuple[str, list[Utf7Error]]:
     """``_walk_all`` with the cyclic GC paused while it creates many exceptions (they are
     GC-tracked: collections on the way would traverse all the earlier ones)."""
-    pause = len(data) > 4096 and gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
+    with gc_paused(len(data) > 4096):
         return _walk_all(data)
-    finally:
-        if pause:
-            gc.enable()
 
 
 def _walk_all(data: bytes) -> tuple[str, list[Utf7Error]]:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import codecs
 import enum
-import gc
 import re
 from collections.abc import Callable, Iterator
-from itertools import compress, islice, repeat
+from itertools import compress, islice
 from typing import Any, Literal
 
 from .charinfo import describe
 from .decoder import _as_bytes  # one argument check for every decoder
+from .errors import errors_for_spans
 
 Errors = Literal["strict", "replace"]
 ByteOrder = Literal["le", "be", "bom"]
@@ -315,32 +315,12 @@ class WideCodec:
 
     def errors(self, raw: bytes, big: bool, spans: list[int], base: int = 0) -> list[WideError]:
         """Error objects for flat ``spans`` (offsets into ``raw``, at stream offset
-        ``base``), built by ``map`` with the cyclic GC paused: exceptions are tracked,
-        and collections set off while building many traverse all the earlier ones."""
-        n = len(spans) // 2
+        ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
+        found = errors_for_spans(self.error, self.name(big), raw, spans, base)
         if base:
-            spans = [base + x for x in spans]
-        pause = n > 1000 and gc.isenabled()
-        if pause:
-            gc.disable()
-        try:
-            found = list(
-                map(
-                    self.error,
-                    repeat(self.name(big), n),
-                    repeat(raw, n),
-                    spans[0::2],
-                    spans[1::2],
-                    repeat("", n),
-                )
-            )
-            if base:
-                for err in found:
-                    err.base = base
-            return found
-        finally:
-            if pause:
-                gc.enable()
+            for err in found:
+                err.base = base
+        return found
 
     def incremental_decoder(
         self,
