@@ -8,16 +8,17 @@ The server gets a session of its own, so stopping it also stops the workers it f
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import socket
 import subprocess
-import time
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO
 
-HOST = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from webservers import HOST, start  # type: ignore[import-not-found]  # the tests' one loop
+
+__all__ = ["HOST", "free_port", "running"]
 
 
 def free_port() -> int:
@@ -33,35 +34,19 @@ def running(
     *,
     env: Mapping[str, str],
     cwd: Path | None = None,
+    output: IO[bytes] | int | None = None,
     timeout: float = 30.0,
-    **popen: Any,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``command`` until it accepts connections on ``port`` (or fail after
-    ``timeout`` s); stop it and its workers on exit (SIGTERM, SIGKILL after 10 s)."""
-    proc = subprocess.Popen(command, cwd=cwd, env=dict(env), start_new_session=True, **popen)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{command[0]} ... exited with {proc.returncode}")
-            try:
-                socket.create_connection((HOST, port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+    ``timeout`` s), with ``env`` (its PYTHONPATH included) and its output to
+    ``output``; stop it and its workers on exit (``tests/webservers.start``: SIGTERM to
+    its session, SIGKILL after 10 s)."""
+    with start(
+        command,
+        port,
+        cwd=cwd or Path.cwd(),
+        env=env,
+        output=output,
+        timeout=timeout,
+    ) as proc:
         yield proc
-    finally:
-        _signal_group(proc, signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            _signal_group(proc, signal.SIGKILL)
-            proc.wait()
-        _signal_group(proc, signal.SIGKILL)  # workers that outlived their parent
-
-
-def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signum)

@@ -140,7 +140,7 @@ def server(name: str, size: int, env: dict[str, str]) -> Iterator[tuple[int, int
     path = os.pathsep.join([str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])
     environ = {**os.environ, **env, "PYTHONPATH": path}
     command = [sys.executable, "-m", *args]
-    with running(command, port, env=environ, cwd=HERE, stderr=subprocess.DEVNULL) as proc:
+    with running(command, port, env=environ, cwd=HERE, output=subprocess.DEVNULL) as proc:
         time.sleep(0.5)  # let forked workers finish starting
         yield port, proc.pid
 

@@ -409,7 +409,7 @@ def test_example_as_a_wsgi_wrapper() -> None:
     port = free_port()
     command = [sys.executable, str(ROOT / "examples" / "django_app.py")]
     env = {"PORT": str(port), "SANITIZER_VIA": "wsgi"}
-    with start(command, port, cwd=ROOT, env=env, output=subprocess.DEVNULL):  # type: ignore[arg-type]
+    with start(command, port, cwd=ROOT, env=env, output=subprocess.DEVNULL):
         response = send(port, http("GET", b"/echo?q=" + quote(TEXT).encode()))
         assert (response.status, response.json()) == (200, {"q": TEXT})
         response = send(port, http("GET", b"/echo?q=%C0%AE"))

@@ -91,7 +91,7 @@ def start(
     *,
     cwd: Path = HERE,
     env: Mapping[str, str] | None = None,
-    output: IO[bytes] | None = None,
+    output: IO[bytes] | int | None = None,  # a file, subprocess.DEVNULL, or inherited
     timeout: float = 30.0,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``command``, a server that will listen on 127.0.0.1:``port``, in ``cwd`` with
