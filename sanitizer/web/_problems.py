@@ -185,25 +185,13 @@ def wrong_charset(part: str, where: str, charset: str = "", sample: bytes = b"")
     and the app's report), escaped and bounded by ``utf7.spelling``: the response itself
     never echoes the client, not even decoded."""
     if not _is_utf7(charset):
-        return Problem(
-            400,
-            "charset",
-            "charset",
-            part,
-            where,
-            "declares a charset other than UTF-8; the client must not choose how input is read",
-        )
-    spelled = utf7_spelling(sample, _SPELLING_LIMIT) if sample else None
-    return Problem(
-        400,
-        "charset",
-        "charset",
-        part,
-        where,
-        "declares UTF-7, which hides ASCII in base64 runs (RFC 2152); the client must "
-        "not choose how input is read",
-        evidence=f"charset=utf-7: {spelled}" if spelled else "charset=utf-7",
-    )
+        declares, evidence = "declares a charset other than UTF-8", ""
+    else:
+        declares = "declares UTF-7, which hides ASCII in base64 runs (RFC 2152)"
+        spelled = utf7_spelling(sample, _SPELLING_LIMIT) if sample else None
+        evidence = f"charset=utf-7: {spelled}" if spelled else "charset=utf-7"
+    summary = f"{declares}; the client must not choose how input is read"
+    return Problem(400, "charset", "charset", part, where, summary, evidence=evidence)
 
 
 _SPELLING_LIMIT = 64  # bytes of UTF-7 shown in a log record
