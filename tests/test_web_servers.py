@@ -344,7 +344,7 @@ MULTIPART = chunked_too(
             multipart(
                 part(b'name="c"', b"+ADw-script+AD4-", b"Content-Type: text/plain; charset=utf-7")
             ),
-            attack=(b"+ADw-", b"script"),
+            # what it spelled is echoed, escaped (issue #15: tests/test_web_utf7.py)
         ),
         ok(
             "binary-file-and-japanese-field",
@@ -451,7 +451,7 @@ TEXT_BODY = [
         b"/t",
         ((b"Content-Type", b"text/plain; charset=utf-7"),),
         b"+ADw-script+AD4-alert(1)+ADw-/script+AD4-",
-        attack=(b"+ADw-", b"script", b"alert"),
+        # what the body spelled is echoed, escaped (issue #15: tests/test_web_utf7.py)
     ),
     ok(
         "charset-upper-case",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ._body import GATHER, BodyCheck
 from ._compiled import CompiledWebPolicy
 from ._grammar import parse_disposition, parse_media_type
-from ._problems import Problem, ambiguous, labelled, malformed
+from ._problems import SAMPLE_SIZE, Problem, ambiguous, labelled, malformed, with_sample
 from ._text import TextStream
 from ._values import charset_problem, field_problem, value_problem
 
@@ -55,6 +55,15 @@ class MultipartBody(BodyCheck):
         self._part_start = 0  # body offset of the current part's headers
         self._delimiters_judged = 0  # body offset before which no delimiter is unjudged
         self._text_fed = 0  # bytes of the open text field handed to its TextStream
+        # A part that declares UTF-7 is refused once its first SAMPLE_SIZE bytes (or all of
+        # them) are at hand, so that the problem says what they spelled (issue #15); until
+        # then nothing from its headers on is judged (``_utf7_from``; ``_part_start`` may
+        # have run ahead to a later delimiter in the chunk being parsed, so not past that
+        # chunk's start either).
+        self._utf7: Problem | None = None
+        self._utf7_sample = bytearray()
+        self._utf7_from = 0
+        self._write_base = 0  # body offset of the chunk python-multipart is parsing
         self._parser = MultipartParser(
             boundary,
             callbacks={
@@ -74,13 +83,15 @@ class MultipartBody(BodyCheck):
 
         problem = self._delimiters(chunk)
         if problem is not None:
-            return problem
+            return problem if self._utf7 is None else self._utf7_problem()
+        self._write_base = self._seen - len(chunk)
         try:
             self._parser.write(chunk)
         except _Stop:
             pass
         except MultipartParseError:
-            return malformed("multipart", "multipart body", "not parseable as RFC 7578")
+            problem = malformed("multipart", "multipart body", "not parseable as RFC 7578")
+            return problem if self._utf7 is None else self._utf7_problem()
         return self._found
 
     def _delimiters(self, chunk: bytes) -> Problem | None:
@@ -152,9 +163,13 @@ class MultipartBody(BodyCheck):
             judged = 0  # the preamble and first delimiter: nothing to hand over yet
         else:  # a part's headers (or a state the delimiter check refuses before)
             judged = self._part_start
+        if self._utf7 is not None:  # the part will be refused: none of it is handed over
+            judged = min(judged, self._utf7_from)
         return min(judged, self._delimiters_judged)
 
     def _close(self) -> Problem | None:
+        if self._utf7 is not None:  # the body ended inside the part
+            return self._utf7_problem()
         if not self._ended and self.size:  # an empty body holds no form to misread
             return malformed("multipart", "multipart body", "ends before its closing boundary")
         return None
@@ -162,9 +177,14 @@ class MultipartBody(BodyCheck):
     # python-multipart callbacks: data callbacks get (buffer, start, end).
 
     def _stop(self, problem: Problem | None) -> None:
-        if problem is not None:
-            self._found = problem
+        if problem is not None:  # a UTF-7 charset found before wins, with what is at hand
+            self._found = problem if self._utf7 is None else self._utf7_problem()
             raise _Stop
+
+    def _utf7_problem(self) -> Problem | None:
+        """The pending UTF-7 refusal with what its part's data spelled so far."""
+        pending = self._utf7
+        return None if pending is None else with_sample(pending, bytes(self._utf7_sample))
 
     @staticmethod
     def _data(into: bytearray) -> Callable[[bytes, int, int], None]:
@@ -214,7 +234,13 @@ class MultipartBody(BodyCheck):
                 if media is None:
                     self._stop(malformed("multipart", where, "ambiguous Content-Type"))
                 else:
-                    self._stop(charset_problem(compiled, media[1], where, "multipart"))
+                    problem = charset_problem(compiled, media[1], where, "multipart")
+                    if problem is not None and problem.utf7:  # refused with its data
+                        self._utf7 = problem
+                        self._utf7_from = min(self._part_start, self._write_base)
+                        self._utf7_sample.clear()
+                    else:
+                        self._stop(problem)
             elif name == b"content-transfer-encoding" and value.strip().lower() not in (
                 *("7bit", "8bit", "binary"),
             ):  # RFC 7578 §4.7: not to be used; Django still decodes base64 and q-p parts
@@ -254,7 +280,7 @@ class MultipartBody(BodyCheck):
         # other part is a text field whatever its Content-Type: Starlette, Werkzeug and
         # Django all hand it to the app as text (RFC 7578 §4.4 notwithstanding).
         is_file = bool(params.get("filename"))
-        if not is_file and compiled.form is not None:
+        if not is_file and compiled.form is not None and self._utf7 is None:
             self._text = TextStream(compiled.form.policy, "multipart", label)
 
     def _extended(self, value: str, label: str) -> bytes:
@@ -270,11 +296,18 @@ class MultipartBody(BodyCheck):
         return raw
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._utf7 is not None:
+            sample = self._utf7_sample
+            sample += data[start : min(end, start + SAMPLE_SIZE - len(sample))]
+            if len(sample) >= SAMPLE_SIZE:
+                self._stop(self._utf7)
         if self._text is not None:
             self._text_fed += end - start
             self._stop(self._text.feed(data[start:end]))
 
     def _part_end(self) -> None:
+        if self._utf7 is not None:
+            self._stop(self._utf7)
         if self._text is not None:
             text, self._text = self._text, None  # closed: the whole field is judged
             self._stop(text.close())

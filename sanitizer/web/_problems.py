@@ -5,13 +5,19 @@ A problem names the part of the request (``"query parameter 'q'"``) and the kind
 (``overlong``, ``bidi-control``, ``charset``, ...) and never echoes what the client sent:
 the response holds only text written here.  The bytes themselves, the code point and what
 a lax decoder would have read go to ``evidence``, which is logged, never sent.
+
+One exception (issue #15): a refused UTF-7 declaration says what the bytes would have
+spelled in UTF-7 (``'<script>' encoded as +ADw-script+AD4-``), so that the client sees
+why.  That text is ``utf7.spelling``'s: ASCII read out of the base64 runs, bounded, with
+controls and non-ASCII escaped; the response body also escapes ``<``, ``>`` and ``&``
+(RFC 8259 §7), so no HTML sniffer finds markup in it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..chardata import Category
@@ -22,6 +28,12 @@ from ..utf7 import spelling as utf7_spelling
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
 PROBLEM_TYPE_BASE = "urn:utf8-sanitizer:problem:"
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+# Sent with every problem: a browser must not sniff the body as HTML (it may hold the one
+# echo, a UTF-7 spelling; WHATWG Fetch §3.5, "X-Content-Type-Options").
+NOSNIFF = ("X-Content-Type-Options", "nosniff")
+# Most body bytes an adapter reads, after a head refused for a UTF-7 charset, to say what
+# they spelled (``sample_size``): a bounded read, never the whole body.
+SAMPLE_SIZE = 1024
 
 # Problem types (the "type" member) and their titles; ``kind`` refines the type.
 TITLES: dict[str, str] = {
@@ -46,6 +58,8 @@ class Problem:
     ``form``, ``multipart``, ``json``, ``text``, ``body``) and ``where`` says which one
     in words safe to show.  ``offset`` is a byte offset into the value (a character index
     for JSON strings, whose escapes are resolved first).  ``evidence`` is for logs only.
+    ``utf7`` marks the refusal of a UTF-7 charset, whose ``spelled`` (``with_sample``) is
+    the one text from the request a detail shows: ``utf7.spelling``'s, escaped, bounded.
     """
 
     status: int
@@ -56,6 +70,8 @@ class Problem:
     summary: str
     offset: int | None = None
     evidence: str = ""
+    utf7: bool = False
+    spelled: str = ""
 
     @property
     def title(self) -> str:
@@ -64,7 +80,8 @@ class Problem:
     @property
     def detail(self) -> str:
         at = "" if self.offset is None else f" at {self._unit} {self.offset}"
-        return f"{self.where}{at}: {self.kind} ({self.summary})"
+        spelled = f": {self.spelled}" if self.spelled else ""
+        return f"{self.where}{at}: {self.kind} ({self.summary}){spelled}"
 
     @property
     def _unit(self) -> str:
@@ -85,7 +102,11 @@ class Problem:
         return out
 
     def body(self) -> bytes:
-        return json.dumps(self.as_dict(), ensure_ascii=True).encode("ascii")
+        """``as_dict`` as JSON, ASCII only, with ``<``, ``>`` and ``&`` escaped as \\u003c,
+        \\u003e and \\u0026: the same strings to a JSON reader, no markup to a sniffer.
+        (They can only occur inside strings, so replacing them keeps the JSON valid.)"""
+        text = json.dumps(self.as_dict(), ensure_ascii=True)
+        return text.translate(_MARKUP_ESCAPES).encode("ascii")
 
     def status_line(self) -> str:
         return f"{self.status} {_STATUS_REASON.get(self.status, 'Bad Request')}"
@@ -93,6 +114,9 @@ class Problem:
     def log_fields(self) -> dict[str, Any]:
         """``as_dict`` plus the evidence: the structured record for logging."""
         return {**self.as_dict(), "evidence": self.evidence}
+
+
+_MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
 # -- the constructors ----------------------------------------------------------------------
@@ -180,21 +204,44 @@ def dot_segment() -> Problem:
 def wrong_charset(part: str, where: str, charset: str = "", sample: bytes = b"") -> Problem:
     """A charset parameter the policy does not accept (HOWTO §5.9.1, §5.9.5).
 
-    For UTF-7 (RFC 2152) the summary names the smuggling form; what ``sample`` (bytes of
-    the request, when at hand) would have spelled in UTF-7 goes to the evidence (the log
-    and the app's report), escaped and bounded by ``utf7.spelling``: the response itself
-    never echoes the client, not even decoded."""
+    For UTF-7 (RFC 2152) the summary names the smuggling form, and the problem is marked
+    ``utf7``: ``with_sample`` adds what ``sample`` (bytes it labels, when at hand) would
+    have spelled.  The refusal itself never waits for them."""
     if not _is_utf7(charset):
-        declares, evidence = "declares a charset other than UTF-8", ""
+        declares = "declares a charset other than UTF-8"
     else:
         declares = "declares UTF-7, which hides ASCII in base64 runs (RFC 2152)"
-        spelled = utf7_spelling(sample, _SPELLING_LIMIT) if sample else None
-        evidence = f"charset=utf-7: {spelled}" if spelled else "charset=utf-7"
     summary = f"{declares}; the client must not choose how input is read"
-    return Problem(400, "charset", "charset", part, where, summary, evidence=evidence)
+    problem = Problem(400, "charset", "charset", part, where, summary)
+    if not _is_utf7(charset):
+        return problem
+    return with_sample(replace(problem, utf7=True, evidence="charset=utf-7"), sample)
 
 
-_SPELLING_LIMIT = 64  # bytes of UTF-7 shown in a log record
+def with_sample(problem: Problem, sample: bytes) -> Problem:
+    """``problem`` with what ``sample`` would have spelled in UTF-7 in its detail, when it
+    refuses a UTF-7 charset and the sample hides ASCII in base64 (issue #15); else
+    ``problem`` itself.  The spelling is ``utf7.spelling``'s, cut to ``_SPELLING_LIMIT``
+    bytes of the sample and escaped (printable ASCII only).  Pure: the adapters read the
+    sample (``sample_size`` bytes) and call this."""
+    if not problem.utf7 or not sample:
+        return problem
+    spelled = utf7_spelling(sample[:SAMPLE_SIZE], _SPELLING_LIMIT)
+    if spelled is None:
+        return problem
+    return replace(problem, spelled=spelled)
+
+
+def sample_size(problem: Problem, length: int | None) -> int:
+    """How many body bytes an adapter reads for ``with_sample`` before answering a head
+    refusal: ``SAMPLE_SIZE``, or fewer when the body's ``length`` is known (0: no body;
+    None: not known, a chunked body); 0 unless ``problem`` refuses a UTF-7 charset."""
+    if not problem.utf7:
+        return 0
+    return SAMPLE_SIZE if length is None else max(0, min(SAMPLE_SIZE, length))
+
+
+_SPELLING_LIMIT = 64  # bytes of UTF-7 shown in a detail (and so in a log record)
 
 
 # UTF-7's labels: IANA's "UTF-7" and "UNICODE-1-1-UTF-7" (with its csUnicode11UTF7) and

@@ -90,7 +90,8 @@ def charset_problem(
     sample: bytes = b"",
 ) -> Problem | None:
     """A charset parameter other than the policy's ``charsets`` (HOWTO §5.9.1);
-    ``sample``: the bytes it labels, when at hand (an RFC 8187 ext-value), for the log."""
+    ``sample``: the bytes it labels, when at hand (an RFC 8187 ext-value), whose UTF-7
+    spelling the detail shows (``_problems.with_sample``, issue #15)."""
     charset = params.get("charset")
     if charset is None or charset_label(charset) in compiled.policy.charsets:
         return None

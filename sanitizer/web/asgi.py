@@ -8,7 +8,8 @@ the last bytes wait for the end of the body, so the app never holds a complete b
 that fails.  On a failure the app's next ``receive()`` gets
 ``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
 If the app had already started its response, the client gets that response instead:
-the app still never saw the refused chunk.
+the app still never saw the refused chunk.  A head refused for a UTF-7 charset first
+receives up to ``SAMPLE_SIZE`` (1 KiB) of the body, to say what it spelled (issue #15).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ._body import BodyCheck
 from ._config import WebPolicy
 from ._dispatch import body_check
 from ._head import Head, check_head
-from ._problems import PROBLEM_CONTENT_TYPE, Problem
+from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, configure
 
 Scope = MutableMapping[str, Any]
@@ -78,14 +79,14 @@ class ASGIMiddleware:
             self.policy, raw_path, query, scope.get("headers", ()), path_decoded=decoded
         )
         if problem is not None:
-            self._report(problem, scope, raw_path, query)
-            if not self.policy.report_only:
-                if kind == "websocket":
-                    await _refuse_websocket(receive, send)
-                elif scope.get("http_version") in _FRAMED_BY_HEADERS:
-                    await _respond(send, problem, close=head.has_body)
-                else:
-                    await _respond(send, problem, close=not await _drain(receive))
+            if self.policy.report_only:
+                self._report(problem, scope, raw_path, query)
+            elif kind == "websocket":
+                self._report(problem, scope, raw_path, query)
+                await _refuse_websocket(receive, send)
+                return
+            else:
+                await self._refuse_head(problem, head, scope, receive, send, raw_path)
                 return
         if kind == "websocket" or (
             not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
@@ -93,6 +94,26 @@ class ASGIMiddleware:
             await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
         await _Exchange(self, scope, receive, send, head, raw_path).run()
+
+    async def _refuse_head(
+        self, problem: Problem, head: Head, scope: Scope, receive: Receive, send: Send, path: bytes
+    ) -> None:
+        """Answer a request refused with its head; the app is not called.  A UTF-7 charset
+        first reads up to ``sample_size`` body bytes for the detail (issue #15)."""
+        framed = scope.get("http_version") in _FRAMED_BY_HEADERS
+        ended = framed and not head.has_body  # HTTP/1.x without a body: nothing to read
+        want = 0 if ended else sample_size(problem, head.content_length)
+        if want:
+            sample, ended, gone = await _sample(receive, want)
+            problem = with_sample(problem, sample)
+        else:
+            gone = False
+        self._report(problem, scope, path, scope.get("query_string", b""))
+        if framed:  # HTTP/1.x: the server closes rather than read an unread body
+            close = head.has_body and not ended
+        else:  # HTTP/2, 3: drained to release the stream's flow-control window
+            close = gone or not (ended or await _drain(receive))
+        await _respond(send, problem, close=close)
 
     def _report(self, problem: Problem, scope: Scope, path: bytes, query: bytes) -> None:
         client = scope.get("client")
@@ -202,11 +223,27 @@ async def _drain(receive: Receive, limit: int = DRAIN_LIMIT) -> bool:
     return False
 
 
+async def _sample(receive: Receive, want: int) -> tuple[bytes, bool, bool]:
+    """Receive body messages of a refused request until ``want`` bytes (the first ``want``
+    are kept), the body's end or a disconnect: the sample, whether the body ended, and
+    whether the client disconnected."""
+    sample = bytearray()
+    while len(sample) < want:
+        message = await receive()
+        if message["type"] != "http.request":
+            return bytes(sample), False, True  # http.disconnect
+        sample += message.get("body", b"")[: want - len(sample)]
+        if not message.get("more_body", False):
+            return bytes(sample), True, False
+    return bytes(sample), False, False
+
+
 async def _respond(send: Send, problem: Problem, close: bool) -> None:
     body = problem.body()
     headers = [
         (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
         (b"content-length", str(len(body)).encode()),
+        (NOSNIFF[0].lower().encode(), NOSNIFF[1].encode()),
     ]
     if close:  # the rest of the request body was not read: don't reuse the connection
         headers.append((b"connection", b"close"))

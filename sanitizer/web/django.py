@@ -34,9 +34,9 @@ from ._body import BodyCheck
 from ._config import POLICY_FIELDS, WebPolicy
 from ._dispatch import body_check
 from ._head import check_head
-from ._problems import PROBLEM_CONTENT_TYPE, Problem
+from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, Reporter, configure
-from .wsgi import CheckedInput, report_environ, request_headers
+from .wsgi import CheckedInput, read_sample, report_environ, request_headers
 
 __all__ = ["SanitizerMiddleware", "policy_from_settings"]
 
@@ -113,6 +113,9 @@ class SanitizerMiddleware:
         path, query, headers, decoded = _head(request)
         problem, head = check_head(self.policy, path, query, headers, path_decoded=decoded)
         if problem is not None:
+            if not self.policy.report_only:  # a UTF-7 charset: what the body spelled
+                wanted = sample_size(problem, _body_length(request, head.content_length))
+                problem = with_sample(problem, read_sample(request, wanted))
             self._report(problem, meta, path, query)
             if not self.policy.report_only:
                 return problem_response(problem)
@@ -131,11 +134,7 @@ class SanitizerMiddleware:
             if check.problem is not None and failed(check.problem):
                 return problem_response(check.problem)
         else:
-            length = head.content_length
-            if length is None and not (
-                meta.get("wsgi.input_terminated") or hasattr(request, "scope")
-            ):  # PEP 3333: no length, no body; ASGI: Django spooled the whole body
-                length = 0
+            length = _body_length(request, head.content_length)
             request._stream = _CheckedStream(request._stream, check, length, failed)
         response = self.get_response(request)
         refused: Problem | None = getattr(request, _REFUSED, None)
@@ -174,7 +173,22 @@ class _CheckedStream(CheckedInput):
 
 def problem_response(problem: Problem) -> HttpResponse:
     """The RFC 9457 problem+json answer, as the WSGI and ASGI adapters send it."""
-    return HttpResponse(problem.body(), status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+    response = HttpResponse(
+        problem.body(), status=problem.status, content_type=PROBLEM_CONTENT_TYPE
+    )
+    response[NOSNIFF[0]] = NOSNIFF[1]
+    return response
+
+
+def _body_length(request: HttpRequest, length: int | None) -> int | None:
+    """How much of the body may be read: Content-Length's ``length``, or None: to its end
+    (ASGI: Django spooled the whole body; WSGI: the server says the input is terminated),
+    or 0 (PEP 3333: no CONTENT_LENGTH, no body)."""
+    if length is None and not (
+        request.META.get("wsgi.input_terminated") or hasattr(request, "scope")
+    ):
+        return 0
+    return length
 
 
 def _head(request: HttpRequest) -> tuple[bytes, bytes, list[tuple[bytes, bytes]], bool]:

@@ -1,16 +1,17 @@
 """WSGI (PEP 3333) middleware: translates a WSGI environ into ``check_head``/``body_check`` calls.
 
-The head is judged before the app is called.  ``wsgi.input`` is wrapped so the body is
-checked as the app reads it: a byte is handed over only once every check that could
-refuse the request because of it has passed, and the last bytes only after the end of
-the body passed.  The server's input is only ever read in bounded blocks with a size
-(``read(n)``: PEP 3333 lets servers refuse ``read()`` and ``read(-1)``), never past
-CONTENT_LENGTH, and never more than one byte past ``max_body_size``, so a chunked upload
-of any size costs a block of memory and gets its 413 at the limit.  A failure raises
-``RequestRejected`` (an ``OSError``, which frameworks treat as a broken client stream)
-inside the app's read; the middleware then discards the app's response and answers 400
-(or 413).  The app's ``start_response`` is held back until its first body chunk, so
-nothing reaches the client before that decision.
+The head is judged before the app is called (a head refused for a UTF-7 charset first
+reads up to 1 KiB of the body, to say what it spelled: issue #15).  ``wsgi.input`` is
+wrapped so the body is checked as the app reads it: a byte is handed over only once every
+check that could refuse the request because of it has passed, and the last bytes only
+after the end of the body passed.  The server's input is only ever read in bounded blocks
+with a size (``read(n)``: PEP 3333 lets servers refuse ``read()`` and ``read(-1)``),
+never past CONTENT_LENGTH, and never more than one byte past ``max_body_size``, so a
+chunked upload of any size costs a block of memory and gets its 413 at the limit.  A
+failure raises ``RequestRejected`` (an ``OSError``, which frameworks treat as a broken
+client stream) inside the app's read; the middleware then discards the app's response and
+answers 400 (or 413).  The app's ``start_response`` is held back until its first body
+chunk, so nothing reaches the client before that decision.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ._body import BodyCheck
 from ._config import WebPolicy
 from ._dispatch import body_check
 from ._head import check_head
-from ._problems import PROBLEM_CONTENT_TYPE, Problem
+from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, Reporter, configure
 
 if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
@@ -73,14 +74,17 @@ class WSGIMiddleware:
         query = environ.get("QUERY_STRING", "").encode("latin-1")
         headers = request_headers(environ)
         problem, head = check_head(self.policy, path, query, headers, path_decoded=decoded)
+        length = head.content_length
+        if length is None and not environ.get("wsgi.input_terminated"):
+            length = 0  # PEP 3333: without CONTENT_LENGTH the app must not read
         if problem is not None:
+            if not self.policy.report_only:  # a UTF-7 charset: what the body spelled
+                wanted = sample_size(problem, length)
+                problem = with_sample(problem, read_sample(environ["wsgi.input"], wanted))
             self._report(problem, environ, path, query)
             if not self.policy.report_only:
                 return _respond(start_response, problem)
         exchange = _Exchange(self, environ, path, query)
-        length = head.content_length
-        if length is None and not environ.get("wsgi.input_terminated"):
-            length = 0  # PEP 3333: without CONTENT_LENGTH the app must not read
         environ["wsgi.input"] = CheckedInput(
             environ["wsgi.input"], body_check(self.policy, head), length, exchange.failed
         )
@@ -105,6 +109,22 @@ def report_environ(
         path + b"?" + query if query else path,
         None if not host else f"{host}:{port}" if port else host,
     )
+
+
+def read_sample(stream: Any, size: int) -> bytes:
+    """Up to ``size`` bytes from the start of a refused request's body (``with_sample``):
+    read with a size, as PEP 3333 asks; b"" when the read fails (the server's error or
+    timeout: the detail then says less, the answer is the same)."""
+    sample = b""
+    try:
+        while len(sample) < size:
+            data = stream.read(size - len(sample))
+            if not data:
+                break
+            sample += data
+    except (OSError, ValueError):
+        return b""
+    return sample
 
 
 def request_headers(environ: Mapping[str, Any]) -> Iterator[tuple[bytes, bytes]]:
@@ -209,7 +229,7 @@ def _respond(start_response: StartResponse, problem: Problem) -> list[bytes]:
     # No "Connection: close" here: PEP 3333 leaves hop-by-hop headers to the server, which
     # drains or closes on a body the app did not read.
     body = problem.body()
-    headers = [("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(body)))]
+    headers = [("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(body))), NOSNIFF]
     start_response(problem.status_line(), headers)
     return [body]
 
