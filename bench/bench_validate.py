@@ -4,6 +4,8 @@
     python bench/bench_validate.py              # both tables (writes a 128 MiB file in /tmp)
     python bench/bench_validate.py --quick      # fewer repeats, a 32 MiB file
     python bench/bench_validate.py --no-check   # the is_valid table only
+    python bench/bench_validate.py --check-only --instructions  # the check table, with
+                                                # instruction counts (valgrind)
 
 1. ``is_valid`` on valid ASCII, Latin, CJK and emoji text against ``bytes.decode`` (the
    cost of a verdict before issue #14), at 64 B and 1 MiB, with the kernel in use and then
@@ -14,6 +16,12 @@
    ``iconv -f UTF-8 -t UTF-8`` (``apt-get install -y moreutils``): wall and CPU time, and
    peak RSS of each process (``os.wait4``), minimum over rounds.  Goals: <= 0.5x the wall
    time of both, RSS < 64 MiB.  The file is generated in /tmp and removed afterwards.
+   ``--python PY`` runs ``sanitizer`` with another interpreter (a regular install, as
+   bench_gate.py says: an editable install's import hook adds start-up a user's install
+   does not have); Python's bytecode cache is kept in the temporary folder even where
+   ``PYTHONDONTWRITEBYTECODE`` is set, as for an installed wheel.
+   ``--instructions`` adds each tool's instruction count (``valgrind --tool=callgrind``,
+   one run each, the same whatever else the machine does) and its ratio.
 
 The CPU model (lscpu) heads the output: these ratios depend on it.  On a shared machine
 wall times are noisy; compare CPU times, or count instructions with
@@ -120,10 +128,14 @@ def write_multilingual(path: str, size: int) -> None:
             f.write(block)
 
 
+OURS_PYTHON = sys.executable  # --python
+ENV = dict(os.environ)  # check_table sets a bytecode cache
+
+
 def run_measured(command: Sequence[str]) -> tuple[float, float, int]:
     """(wall s, CPU s, peak RSS in bytes) of ``command``, output discarded."""
     start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -132,9 +144,23 @@ def run_measured(command: Sequence[str]) -> tuple[float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
-def check_table(size: int, rounds: int) -> None:
+def instructions(command: Sequence[str]) -> int | None:
+    """Instructions ``command`` executes (callgrind's total), or None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    proc = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False, env=ENV,
+    )  # fmt: skip
+    for line in proc.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1].strip())
+    return None
+
+
+def check_table(size: int, rounds: int, count: bool = False) -> None:
     tools = {
-        "sanitizer check": [sys.executable, "-m", "sanitizer", "check"],
+        "sanitizer check": [OURS_PYTHON, "-m", "sanitizer", "check"],
         "isutf8": ["isutf8"],
         "iconv": ["iconv", "-f", "UTF-8", "-t", "UTF-8", "-o", os.devnull],
     }
@@ -143,15 +169,20 @@ def check_table(size: int, rounds: int) -> None:
         print(f"({name} not found: apt-get install -y moreutils for isutf8)")
         del tools[name]
     with tempfile.TemporaryDirectory(prefix="bench_validate", dir="/tmp") as tmp:
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         path = os.path.join(tmp, "multilingual.txt")
         write_multilingual(path, size)
         real = os.path.getsize(path)
         best = {name: (float("inf"), float("inf"), 0) for name in tools}
+        for cmd in tools.values():
+            run_measured([*cmd, path])  # warm-up: page cache, bytecode cache
         for _ in range(rounds):
             for name, cmd in tools.items():
                 wall, cpu, rss = run_measured([*cmd, path])
                 old = best[name]
                 best[name] = (min(old[0], wall), min(old[1], cpu), max(old[2], rss))
+        counted = {name: instructions([*cmd, path]) for name, cmd in tools.items()} if count else {}
     ours = best.get("sanitizer check")
     print(f"`sanitizer check` on {real / 2**20:.0f} MiB of valid multilingual text")
     print()
@@ -160,13 +191,30 @@ def check_table(size: int, rounds: int) -> None:
     for name, (wall, cpu, rss) in best.items():
         ratio = f"{ours[0] / wall:.2f}x | {ours[1] / cpu:.2f}x" if ours else "- | -"
         print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {rss / 2**20:.0f} MiB | {ratio} |")
+    if counted:
+        print()
+        print("| tool | instructions | check's / tool's |")
+        print("|---|---|---|")
+        mine = counted.get("sanitizer check")
+        for name, n in counted.items():
+            ratio = f"{mine / n:.2f}x" if mine and n else "-"
+            print(f"| {name} | {n:,} | {ratio} |" if n else f"| {name} | (no valgrind) | - |")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds, a 32 MiB file")
     parser.add_argument("--no-check", action="store_true", help="skip the sanitizer check table")
+    parser.add_argument("--check-only", action="store_true", help="only the check table")
+    parser.add_argument("--python", help="the interpreter that runs sanitizer (default: this)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each tool's instructions in the check table (valgrind)",
+    )
     args = parser.parse_args(argv)
+    global OURS_PYTHON
+    OURS_PYTHON = args.python or sys.executable
     rounds = 3 if args.quick else 7
     python = sys.version.split()[0]
     print(f"CPU: {cpu_model()}")
@@ -175,10 +223,11 @@ def main(argv: list[str] | None = None) -> int:
         f"UTF-8 kernel: {_native.utf8_kernel()}, Python {python}"
     )
     print()
-    is_valid_table(rounds)
-    if not args.no_check:
+    if not args.check_only:
+        is_valid_table(rounds)
         print()
-        check_table((32 if args.quick else 128) << 20, 2 if args.quick else 3)
+    if not args.no_check:
+        check_table((32 if args.quick else 128) << 20, 2 if args.quick else 3, args.instructions)
     return 0
 
 

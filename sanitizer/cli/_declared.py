@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
 _BOM = b"\xef\xbb\xbf"
@@ -43,8 +43,7 @@ _OTHER_BOMS = (
 )
 
 
-@dataclass(frozen=True)
-class Declaration:
+class Declaration(NamedTuple):
     """``name`` as the file spells it, what kind of declaration, and where the name is."""
 
     name: str

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import _walk
 from ._walk import Problem, reason_of
@@ -26,8 +26,7 @@ STDIN = "-"
 __all__ = ["STDIN", "Input", "Problem", "expand", "size_of"]
 
 
-@dataclass(frozen=True)
-class Input:
+class Input(NamedTuple):
     """One file to read; ``named`` when it was a PATH argument (always read as it is:
     ignore rules, globs and binary detection apply only to files found in folders)."""
 

@@ -23,10 +23,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import pickle
 import signal
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO, TypeVar
 
@@ -74,6 +72,8 @@ def ordered(
     this process when ``k % jobs == 0``, else by forked worker ``k % jobs``.  ``work``
     must be a module-level function; what it needs beyond its items it finds in module
     globals set before this is called (inherited by fork)."""
+    import pickle  # here: a run in one process (most) never loads it
+
     starts = range(0, len(items), chunk)
     sys.stdout.flush()  # else a worker's copy of the buffers could be written twice
     sys.stderr.flush()
@@ -132,6 +132,8 @@ def _worker(  # pragma: no cover - runs in the forked worker
 ) -> None:
     """The worker's whole life: never returns into the caller's frames (``os._exit``),
     so neither their ``finally`` blocks nor ``atexit`` run twice."""
+    import pickle  # imported by the parent already (``ordered``)
+
     status = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -140,6 +142,8 @@ def _worker(  # pragma: no cover - runs in the forked worker
                 try:
                     message: tuple[bool, object] = (True, work(items[start : start + chunk]))
                 except Exception as exc:  # reported by the parent, in order
+                    import traceback  # here: only a failing worker formats one
+
                     last = traceback.format_exception_only(type(exc), exc)[-1].strip()
                     message = (False, last)
                 pickle.dump(message, pipe, pickle.HIGHEST_PROTOCOL)

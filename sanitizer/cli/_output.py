@@ -13,13 +13,12 @@ SIGPIPE; any other write error (a full disk) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import errno
 import json
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import unicodedata2
 
@@ -81,16 +80,17 @@ def json_path_fields(path: str) -> dict[str, str]:
         raw = os.fsencode(path)
         return {
             "path": raw.decode("utf-8", "replace"),
-            "path_bytes": base64.b64encode(raw).decode("ascii"),
+            "path_bytes": binascii.b2a_base64(raw, newline=False).decode("ascii"),
         }
     return {"path": path}
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """Where a finding is: byte offsets (exact) and 1-based line/column (as clicked;
     the column unit is the run's, code points or UTF-16 code units).  The end is
-    exclusive: the position just after the finding."""
+    exclusive: the position just after the finding.  (A NamedTuple, as the other value
+    classes of the CLI are NamedTuples or slotted classes: a dataclass costs about a
+    millisecond of start-up each, and ``sanitizer check`` starts once per commit.)"""
 
     path: str
     start: int
@@ -111,7 +111,6 @@ class Place:
         }
 
 
-@dataclass(frozen=True)
 class Finding:
     """One finding as every output format shows it.  ``kind`` is the rule id
     (``overlong``, ``bidi-control``, ``declared-encoding``), ``what`` the offending thing
@@ -120,15 +119,45 @@ class Finding:
     run.  ``related`` holds other places that belong to it, each with a message (e.g. the
     other spelling of a look-alike identifier); ``details`` are extra JSON fields."""
 
-    kind: str
-    what: str
-    action: str
-    reason: str
-    place: Place
-    excerpt: str = ""
-    fails: bool = True
-    related: tuple[tuple[Place, str], ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
+    _FIELDS = ("kind", "what", "action", "reason", "place", "excerpt", "fails", "related",
+               "details")  # fmt: skip
+    __slots__ = _FIELDS  # in the order of the fields (repr)
+
+    def __init__(
+        self,
+        kind: str,
+        what: str,
+        action: str,
+        reason: str,
+        place: Place,
+        excerpt: str = "",
+        fails: bool = True,
+        related: tuple[tuple[Place, str], ...] = (),
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.what = what
+        self.action = action
+        self.reason = reason
+        self.place = place
+        self.excerpt = excerpt
+        self.fails = fails
+        self.related = related
+        self.details: dict[str, Any] = {} if details is None else details
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # as a dataclass with eq: details is a dict
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"Finding({inner})"
 
     def text_line(self) -> str:
         where = f"{display_path(self.place.path)}:{self.place.line}:{self.place.column}"

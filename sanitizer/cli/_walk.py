@@ -25,11 +25,9 @@ Everything that cannot be read is reported through ``report``; nothing is droppe
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import pathspec
@@ -40,8 +38,7 @@ IGNORE_FILE = ".ignore"
 GITIGNORE_FILE = ".gitignore"
 
 
-@dataclass(frozen=True)
-class Rules:
+class Rules(NamedTuple):
     """How a folder is walked (``sanitizer check`` options)."""
 
     ignore_files: bool = True  # honour .gitignore / .ignore (--no-ignore: False)
@@ -51,17 +48,18 @@ class Rules:
     follow: bool = False  # follow symbolic links (--follow)
 
 
-@dataclass
 class Counts:
     """What the walk left out on purpose, for the summary line."""
 
-    symlinks: int = 0
-    excluded: int = 0  # by --include/--exclude
-    by_walker: dict[str, str] = field(default_factory=dict)  # folder -> "git" | "pathspec"
+    __slots__ = ("by_walker", "excluded", "symlinks")
+
+    def __init__(self) -> None:
+        self.symlinks = 0
+        self.excluded = 0  # by --include/--exclude
+        self.by_walker: dict[str, str] = {}  # folder -> "git" | "pathspec"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Something the walk could not read (``error``) or chose not to (``skipped``)."""
 
     path: str
@@ -179,6 +177,8 @@ def _git_files(top: str) -> tuple[list[str], list[str]] | None:
     """(tracked, untracked-not-ignored) relative to ``top``, or None when git is missing,
     ``top`` is not in a work tree, or ``top`` itself is ignored (then its own ignore
     files are read by the pathspec walker, as for a tree without git)."""
+    import shutil  # here: only a walk inside a folder asks for git
+
     git = shutil.which("git")
     if git is None:
         return None

@@ -22,13 +22,14 @@ import argparse
 import contextlib
 import errno
 import io
+import os
 import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
+from .._native import utf8_valid_prefix
 from ..decoder import ErrorGrouper, IncrementalDecoder, find_errors
 from ..errors import ErrorKind, Utf8Error
 from . import _inputs, _jobs, _walk
@@ -200,15 +201,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass
 class _Totals:
-    files: int = 0
-    bytes: int = 0
-    findings: int = 0
-    failing: int = 0
-    dirty_files: int = 0
-    io_errors: int = 0
-    binary: int = 0
+    """The counts of the summary line."""
+
+    __slots__ = ("binary", "bytes", "dirty_files", "failing", "files", "findings", "io_errors")
+
+    def __init__(self) -> None:
+        self.files = self.bytes = self.findings = self.failing = 0
+        self.dirty_files = self.io_errors = self.binary = 0
 
 
 class _Progress:
@@ -506,10 +506,15 @@ def _check_one(
                 findings, unlisted = _policy_findings(label, data, policy, args, columns)
             sink.emit_file(label, findings, totals, unlisted)
         else:
-            decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
-            streamed = _utf8_findings(stream, first, decoder, columns, progress, label)
-            sink.emit_file(label, streamed, totals)
-            size = decoder.position
+            valid = _valid_size(stream, first, progress, label)
+            if valid is not None:  # nothing to report: no line or column was counted
+                sink.emit_file(label, (), totals)
+                size = valid
+            else:
+                decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
+                streamed = _utf8_findings(stream, first, decoder, columns, progress, label)
+                sink.emit_file(label, streamed, totals)
+                size = decoder.position
     except OSError as exc:  # reading the input: writing raises OutputError instead
         _io_error(label, exc.strerror or str(exc), totals)
     else:
@@ -558,8 +563,7 @@ def _check_all(
 _SHARED: tuple[argparse.Namespace, Any, str] | None = None
 
 
-@dataclass
-class _Checked:
+class _Checked(NamedTuple):
     """What ``_check_one`` did for one file in a worker: its counts, what it emitted
     and wrote to stderr, and how far it moved the progress bar."""
 
@@ -620,6 +624,52 @@ def _end_on_line(place: Place, width: int) -> Place:
         place.path, place.start, place.end, place.line, place.column, place.line,
         place.column + width,
     )  # fmt: skip
+
+
+VERDICT_CHUNK = 1 << 20  # bytes read at a time by _valid_size: a few Python calls a MiB
+# The SIMD validator may stop up to one 64-byte block short of an error (_native), and a
+# character cut at a read's end leaves at most 3 bytes: a longer unproven tail is an error.
+_UNPROVEN_TAIL = 64 + 3
+
+
+def _valid_size(stream: IO[bytes], first: bytes, progress: _Progress, label: str) -> int | None:
+    """The size of a regular file that is valid UTF-8 from its first byte to its end,
+    proven by the SIMD validator alone (``utf8_valid_prefix``) in big reads; None as soon
+    as a byte may be ill-formed (or the stream cannot be read again), with the stream
+    back just after ``first``: then the exact path (``_utf8_findings``) reads it.  Valid
+    input, the usual case, so costs what reading it costs: no decoder, no line or column
+    counting (issue #14)."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is None or not stream.seekable():  # a pipe: it cannot be read again
+        return None
+    pending = len(first) - utf8_valid_prefix(first)
+    if pending > _UNPROVEN_TAIL:
+        return None
+    shown = progress.done
+    progress.advance(len(first), label)
+    size = len(first)
+    try:  # a buffer no larger than the rest of the file (most files end within first)
+        rest = os.fstat(stream.fileno()).st_size - size
+    except (OSError, ValueError):
+        rest = VERDICT_CHUNK
+    buffer = bytearray(min(VERDICT_CHUNK, max(rest, 4096)) + _UNPROVEN_TAIL)
+    view = memoryview(buffer)
+    buffer[:pending] = first[len(first) - pending :]
+    while True:
+        n = readinto(view[pending:])
+        if not n and not pending:
+            return size
+        end = pending + n
+        if n:
+            pending = end - utf8_valid_prefix(view[:end])
+        if not n or pending > _UNPROVEN_TAIL:  # a character cut short at the end, or an error
+            stream.seek(len(first))
+            progress.done = shown
+            return None
+        progress.advance(n, label)
+        size += n
+        if pending:  # the unproven tail starts the next read (a character boundary)
+            buffer[:pending] = buffer[end - pending : end]
 
 
 def _utf8_findings(

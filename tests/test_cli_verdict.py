@@ -1,0 +1,147 @@
+"""The verdict pass of ``sanitizer check`` (issue #14): a valid file is proven by the UTF-8
+validator in big reads, with no decoder and no line counting; any other file is read
+again by the exact path.  So the output must be the same whichever path decides: each
+case is checked against the same bytes given on a pipe, which the exact path reads."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sanitizer import _native
+from sanitizer.cli import check, main
+
+SAMPLE = "héllo wörld 日本語 🙂👍🏽 abc\n".encode()  # 1, 2, 3 and 4-byte characters
+READ = check.VERDICT_CHUNK
+FIRST = check.CHUNK  # what _check_one reads before the verdict pass
+
+
+def text_of(size: int) -> bytes:
+    """``size`` bytes of ``SAMPLE`` repeated, cut back to a character boundary."""
+    data = (SAMPLE * (size // len(SAMPLE) + 1))[:size]
+    return data[: _native.utf8_valid_prefix_py(data)]
+
+
+class _Pipe(io.RawIOBase):
+    """Bytes that cannot be read twice, as stdin from a pipe (not seekable)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._data.readinto(buffer)
+
+
+def _run(args: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
+    code = main(["check", "--json", *args])
+    out = capfd.readouterr().out
+    records = [json.loads(line) for line in out.splitlines()]
+    for record in records:
+        record.pop("path", None)
+    return code, records
+
+
+@pytest.fixture(params=["native", "python"])
+def validator(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both validators decide: the extension's (when built) and the pure-Python twin."""
+    if request.param == "python":
+        monkeypatch.setattr(check, "utf8_valid_prefix", _native.utf8_valid_prefix_py)
+    return str(request.param)
+
+
+def _same_as_pipe(
+    data: bytes,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *options: str,
+) -> list[dict[str, Any]]:
+    path = tmp_path / "input.txt"
+    path.write_bytes(data)
+    by_file = _run([*options, str(path)], capfd)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(_Pipe(data))))
+    by_pipe = _run([*options, "-"], capfd)
+    assert by_file == by_pipe
+    return by_file[1]
+
+
+BIG = 2 * READ + FIRST + 12_345
+
+
+@pytest.mark.parametrize(
+    "where",
+    [0, 5, FIRST - 1, FIRST, FIRST + 1, FIRST + READ - 1, FIRST + READ, FIRST + READ + 2,
+     BIG - 70, BIG - 60, BIG - 3, BIG - 1],
+)  # fmt: skip
+def test_an_error_anywhere_is_reported_as_by_the_exact_path(
+    where: int,
+    validator: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = bytearray(text_of(BIG))
+    data[where] = 0xFF  # never in UTF-8: ill-formed there, and maybe a character cut
+    records = _same_as_pipe(bytes(data), tmp_path, capfd, monkeypatch)
+    assert records[0]["start"] <= where < records[-2]["end"]
+    assert records[-1]["summary"]["bytes"] == len(data)
+
+
+@pytest.mark.parametrize("tail", [b"\xe6", b"\xe6\x97", b"\xf0\x9f\x99"])
+def test_a_character_cut_short_at_the_end(
+    tail: bytes,
+    validator: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = text_of(READ + FIRST) + tail
+    records = _same_as_pipe(data, tmp_path, capfd, monkeypatch)
+    assert [r["rule"] for r in records[:-1]] == ["incomplete"]
+
+
+@pytest.mark.parametrize("size", [0, 1, FIRST - 1, FIRST, FIRST + 1, BIG])
+def test_valid_files_of_every_size(
+    size: int,
+    validator: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = text_of(size)
+    records = _same_as_pipe(data, tmp_path, capfd, monkeypatch)
+    assert records == [records[-1]]
+    assert records[-1]["summary"]["bytes"] == len(data)
+    assert records[-1]["summary"]["findings"] == 0
+
+
+def test_overlong_nul_takes_the_exact_path(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = text_of(FIRST + 100) + b"\xc0\x80" + text_of(READ)
+    assert _same_as_pipe(data, tmp_path, capfd, monkeypatch)[-1]["summary"]["findings"] == 1
+    allowed = _same_as_pipe(data, tmp_path, capfd, monkeypatch, "--allow-overlong-nul")
+    assert allowed[-1]["summary"]["findings"] == 0
+
+
+def test_a_valid_file_is_decided_without_the_exact_path(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object) -> Callable[..., object]:
+        raise AssertionError("the exact path read a valid file")
+
+    monkeypatch.setattr(check, "_utf8_findings", refuse)
+    path = tmp_path / "valid.txt"
+    path.write_bytes(text_of(BIG))
+    code, records = _run([str(path)], capfd)
+    assert code == 0
+    assert records[-1]["summary"]["bytes"] == path.stat().st_size
