@@ -124,8 +124,20 @@ def test_refusal_in_a_gathered_run_is_found_where_it_is_whatever_the_chunking(
     assert len(found) == 1, found
 
 
+PREAMBLES = [
+    b"\r\n",  # CR/LF only: every parser skips it
+    b"\r\n\r\n",
+    b'\r\n"; filename="a.txt"\r\n\r\n!data\r\n',  # found by fuzz_web
+    b"\r\nj-unk\r\n",
+    b"\r\njunk\r\n",
+]
+
+
 @pytest.mark.parametrize(
-    "body", [multipart(b"x"), multipart(b"x") + b"tail", b"x" + multipart(b"x")]
+    "body",
+    [multipart(b"x"), multipart(b"x") + b"tail", b"x" + multipart(b"x")]
+    + [preamble + multipart(b"x") for preamble in PREAMBLES]
+    + [preamble + b"--XyZ--\r\n" for preamble in PREAMBLES],
 )
 def test_multipart_delimiter_split_anywhere_across_two_chunks(body: bytes) -> None:
     """The delimiter check scans each chunk where it is and carries only a delimiter that
@@ -138,6 +150,24 @@ def test_multipart_delimiter_split_anywhere_across_two_chunks(body: bytes) -> No
         assert (verdict is None) == (split is None), (cut, verdict, split)
         if verdict is not None and split is not None:
             assert verdict.where == split.where, cut
+
+
+@pytest.mark.parametrize("preamble", PREAMBLES)
+def test_multipart_preamble_is_cr_lf_or_refused_whatever_the_chunking(preamble: bytes) -> None:
+    """python-multipart skips leading CR/LF and then, within one write only, anything up
+    to the first "-": the same body parsed or failed depending on how it was split (found
+    by fuzz_web).  Only CR/LF may come before the first delimiter (RFC 2046 §5.1.1)."""
+    body = preamble + multipart(b"x")
+    for size in (1, 2, 3, len(body)):
+        check = check_for(MULTI_TYPE, len(body))
+        verdict = None
+        for i in range(0, len(body), size):
+            verdict = verdict or check.feed(body[i : i + size])
+        verdict = verdict or check.close()
+        if preamble.strip(b"\r\n"):
+            assert verdict is not None and verdict.kind == "ambiguous-multipart", size
+        else:
+            assert verdict is None, size
 
 
 def _body_of(kind: str, text: bytes) -> tuple[bytes, bytes]:

@@ -51,6 +51,7 @@ class MultipartBody(BodyCheck):
         self._pending = b""  # scanned bytes that may start a delimiter not yet judged
         self._before = b""  # the two bytes before ``_pending`` (or fewer at the start)
         self._judged = 0  # body offset up to which delimiters were judged
+        self._opened = False  # the first delimiter was seen (the preamble is judged)
         self._closed_at: int | None = None  # body offset just after the close delimiter
         self._part_start = 0  # body offset of the current part's headers
         self._delimiters_judged = 0  # body offset before which no delimiter is unjudged
@@ -113,6 +114,16 @@ class MultipartBody(BodyCheck):
         buf = pending + chunk if pending else chunk
         base = self._seen - len(pending)  # body offset of buf[0]
         self._seen += len(chunk)
+        if not self._opened and buf:
+            # The preamble (RFC 2046 §5.1.1): python-multipart skips leading CR/LF and then,
+            # within the same write only, everything up to the first "-", so what it reads
+            # there depends on how the body is split; Werkzeug and Django skip it all.
+            # After a leading CR/LF only CR/LF may come before the first delimiter.  (Other
+            # text at the start python-multipart refuses however the body is split.)
+            first = 0 if base == 0 and buf[0] not in b"\r\n" else buf.find(marker)
+            if buf[: first if first >= 0 else _unresolved(buf, marker, 0)].strip(b"\r\n"):
+                return ambiguous("multipart", "multipart body", _PREAMBLE)
+            self._opened = first >= 0
         pos = buf.find(b"-", max(0, self._judged - base))  # memchr: no marker before it
         pos = len(buf) if pos < 0 else pos  # (most text has few dashes: 20x faster then)
         while (i := buf.find(marker, pos)) >= 0:
@@ -344,6 +355,7 @@ def _unresolved(buf: bytes, marker: bytes, pos: int) -> int:
 
 _DELIMITER = "boundary not on a delimiter line of its own (CRLF, the boundary, then CRLF or --)"
 _AFTER_CLOSE = "text after the closing boundary, which some frameworks parse as a part"
+_PREAMBLE = "text before the first boundary, which parsers skip or read depending on chunking"
 _UNCLEAR_PARAMETERS = (
     "Content-Disposition parameters that parsers split differently: each value a token "
     "or a quoted-string without backslashes, nothing between parameters"
