@@ -23,6 +23,7 @@ setup(
                     "percent.c",
                     "lookalike.c",
                     "validate.c",
+                    "jsonscan.c",
                 )
             ],
             depends=[_SRC + "speedups.h"],

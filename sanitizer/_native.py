@@ -81,6 +81,16 @@ class Speedups(Protocol):
     def clean(
         self, data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /
     ) -> str | None: ...
+    def clean_edit(
+        self,
+        data: object,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        max_run: int,
+        edits: bytes,
+        /,
+    ) -> str | None: ...
     # The table layout scan.c reads (_classtable writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...
@@ -97,6 +107,12 @@ class Speedups(Protocol):
 
     # percent.c: percent-decoding (RFC 3986 §2.1), for sanitizer.web
     def unquote(self, data: bytes, plus: bool, /) -> bytes: ...
+
+    # jsonscan.c: the JSON strings that need judging, for sanitizer.web (reference:
+    # sanitizer.web._json._json_strings_py)
+    def json_strings(
+        self, text: str, start: int, between: bytes, strings: bytes, /
+    ) -> tuple[int, str, list[int]] | None: ...
 
     # lookalike.c: code point lookups for sanitizer.lookalike (reference: str.translate,
     # lookalike.scripts.resolved_mask_py)

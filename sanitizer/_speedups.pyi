@@ -53,6 +53,13 @@ def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: in
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
     (also for any type other than bytes and str)."""
 
+def clean_edit(
+    data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
+) -> str | None:
+    """clean(), but flagged characters whose class ``edits`` (256 bytes) marks 1 are
+    stripped and 2 replaced by U+FFFD (adjacent ones by one) when no neighbour's judgement
+    can depend on them; None when anything else is flagged (_classtable.edit_reference)."""
+
 # The table layout scan.c reads (sanitizer._classtable writes the same; see speedups.h).
 STAGE1_ENTRIES: int  # uint16 block numbers in stage1 (_classtable.BLOCKS)
 FLAGS_OFFSET: int
@@ -65,6 +72,16 @@ RULE_SIZE: int
 
 def unquote(data: bytes, plus: bool, /) -> bytes:
     """%XX decoded as urllib.parse.unquote_to_bytes does; with plus, '+' is a space."""
+
+# -- jsonscan.c: the JSON strings of a decoded chunk that need judging, for sanitizer.web --
+
+def json_strings(
+    text: str, start: int, between: bytes, strings: bytes, /
+) -> tuple[int, str, list[int]] | None:
+    """(open, joined, starts): the index of the quote of a string left open (-1 if none),
+    the strings that need judging with escapes resolved, joined by 'a', and where each
+    starts in joined; None on a flagged character between strings or a string whose
+    escapes cannot be resolved (see jsonscan.c)."""
 
 # -- lookalike.c: code point lookups for sanitizer.lookalike (UTS #39) ---------------------
 

@@ -2,7 +2,7 @@
  * The sanitizer._speedups module: its method table, its constants and its init.
  *
  * Why it exists: the optional C extension is one module built from one file per job
- * (utf8.c, scan.c, percent.c, lookalike.c, validate.c; shared declarations in
+ * (utf8.c, scan.c, percent.c, lookalike.c, validate.c, jsonscan.c; shared declarations in
  * speedups.h); this file only puts their functions together.  Python reaches the
  * module through sanitizer/_native.py only, and sanitizer/_speedups.pyi states its
  * signatures for mypy.
@@ -33,9 +33,17 @@ static PyMethodDef speedups_methods[] = {
     {"unquote", (PyCFunction)(void (*)(void))speedups_unquote, METH_FASTCALL,
      "unquote(data, plus) -> bytes: %XX decoded as urllib.parse.unquote_to_bytes does;\n"
      "with plus, a literal '+' is a space (form encoding)"},
+    {"json_strings", (PyCFunction)(void (*)(void))speedups_json_strings, METH_FASTCALL,
+     "json_strings(text, start, between, strings) -> (open, joined, starts) | None: the\n"
+     "JSON strings that need judging, escapes resolved, joined by 'a' (see jsonscan.c)"},
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
      "clean(data, stage1, stage2, tables, max_run) -> str | None: data (bytes: strictly\n"
      "decoded) when it decodes and scan() flags nothing, else None"},
+    {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
+     "clean_edit(data, stage1, stage2, tables, max_run, edits) -> str | None: clean(), but\n"
+     "flagged characters whose class edits[] marks 1 are stripped and 2 replaced by U+FFFD\n"
+     "(adjacent ones by one), when no neighbour's judgement can depend on them; else None\n"
+     "(see sanitizer.policy._classtable.edit_reference)"},
     {"index_code_points", (PyCFunction)(void (*)(void))speedups_index_code_points,
      METH_FASTCALL,
      "index_code_points(sources) -> bytes: the lookup index map_code_points reads, for a\n"

@@ -3,7 +3,7 @@
  *
  * The extension is one module built from several files, one job each: module.c (method
  * table, module init, exported constants), utf8.c (the RFC 3629 state-machine runner:
- * decode, spans, replace), scan.c (the policy class-table scan: scan, clean),
+ * decode, spans, replace), scan.c (the policy class-table scan: scan, clean, clean_edit),
  * percent.c (percent-decoding for sanitizer.web), lookalike.c (code point map and
  * script-mask lookups for sanitizer.lookalike) and validate.c (the SIMD UTF-8 validator:
  * valid_prefix, is_valid).  This header declares the functions
@@ -49,10 +49,15 @@ SPEEDUPS_INTERNAL PyObject *speedups_scan(PyObject *self, PyObject *const *args,
                                           Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_clean(PyObject *self, PyObject *const *args,
                                            Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const *args,
+                                                Py_ssize_t nargs);
 
 /* percent.c */
 SPEEDUPS_INTERNAL PyObject *speedups_unquote(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs);
+
+SPEEDUPS_INTERNAL PyObject *speedups_json_strings(PyObject *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
 
 /* lookalike.c */
 SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,

@@ -2,22 +2,32 @@
 keys included, is checked with its escapes resolved -- ``\\u202e`` is a bidi override
 however it is spelt -- as the body streams.
 
-The lexer only follows string boundaries; all scanning and unescaping is done by ``re``
-and the stdlib's JSON decoder in C, a chunk at a time, so a body full of escapes costs
-about what json.loads costs (Python work per string would be a denial of service).
-Bytes become text through the core's ``IncrementalDecoder``, stopping at the first error.
+The lexer only follows string boundaries.  One C pass over each decoded chunk
+(``json_strings``, jsonscan.c; a pure-Python twin with ``re`` and the stdlib's JSON
+decoder without the extension) finds the strings and returns only those that need
+judging -- an escape, a non-ASCII character or an ASCII one the policy scans -- with their
+escapes resolved, joined into one text, so an ASCII-only string costs nothing in Python;
+one policy call judges them together (the engine only sees the strings the C scan of the
+policy flags).  Python work per string would be a denial of service.  Only when something
+fails is the chunk walked string by string, to say where.  Bytes become text through the
+core's ``IncrementalDecoder``, stopping at the first error.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from typing import NamedTuple
 
+from .._native import speedups
 from ..decoder import IncrementalDecoder
-from ..policy import accepts, inspect
-from ..policy.compiled import CompiledPolicy
+from ..policy import Policy, accepts, inspect
+from ..policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape
 
@@ -39,7 +49,90 @@ _COMPLETE = re.compile(r'[^"]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"]*)*', re.DOTALL)
 _CONTENT = re.compile(r'[^"\\]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\]*)*')
 _PARTIAL_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# (string content after the opening quote, its index, strict) -> (text, index after the
+# closing quote); ValueError without one, or at an invalid escape.  Lone surrogates kept.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _SEPARATOR = "a"  # joins strings for one bulk check: ASCII, never scanned, a starter
+
+
+def _table(pattern: re.Pattern[str]) -> bytes:
+    """The ASCII characters ``pattern`` matches, as json_spans reads them (128 flags)."""
+    return bytes(pattern.fullmatch(chr(c)) is not None for c in range(0x80))
+
+
+_BETWEEN_TABLE = _table(_BAD_BETWEEN)
+_BETWEEN_SEQ_TABLE = _table(_BAD_BETWEEN_SEQ)
+
+
+@functools.lru_cache(maxsize=64)
+def _strings_table(ascii_allowed: bytes, every: bool = False) -> bytes:
+    """What makes a string need judging besides non-ASCII: an ASCII character the policy
+    scans, or a backslash (its escape may stand for anything); every string when the
+    policy judges whole values (the quote's entry, since no content holds one)."""
+    return bytes(c == 0x5C or c not in ascii_allowed or (every and c == 0x22) for c in range(0x80))
+
+
+@functools.lru_cache(maxsize=16)
+def _twin_patterns(between: bytes, strings: bytes) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    bad = "".join(re.escape(chr(c)) for c in range(0x80) if between[c])
+    plain = "".join(re.escape(chr(c)) for c in range(0x80) if not strings[c])
+    return re.compile(f"[{bad}]" if bad else "(?!)"), re.compile(f"[^{plain}]")
+
+
+def _json_spans_py(text: str, start: int, between: bytes, strings: bytes) -> list[int] | None:
+    """From ``text[start]`` (outside any string): None if a character ``between`` flags is
+    outside the strings, else ``[open, s0, e0, s1, e1, ...]``: the content spans of the
+    complete strings holding a non-ASCII character or one ``strings`` flags (every string
+    if it flags '"'), and the index of the quote of a string the text leaves open (-1 if
+    none).  A backslash takes the next character."""
+    if len(between) != 0x80 or len(strings) != 0x80 or not strings[0x5C]:
+        raise ValueError("json_strings() tables must be 128 bytes, strings flagging '\\'")
+    bad, flagged = _twin_patterns(between, strings)
+    end = _COMPLETE.match(text, start).end()  # type: ignore[union-attr]  # matches ""
+    out = [end if end < len(text) else -1]
+    at = start
+    for m in _STRING.finditer(text, start, end):
+        if bad.search(text, at, m.start()) is not None:
+            return None
+        if strings[0x22] or flagged.search(text, m.start(1), m.end(1)) is not None:
+            out += m.span(1)
+        at = m.end()
+    return None if bad.search(text, at, end) is not None else out
+
+
+def _json_strings_py(
+    text: str, start: int, between: bytes, strings: bytes
+) -> tuple[int, str, list[int]] | None:
+    """The pure-Python twin of jsonscan.c's ``json_strings``: ``(open, joined, starts)``,
+    the index of the quote of a string the text leaves open (-1 if none), the contents
+    of the strings that need judging with their escapes resolved, joined by
+    ``_SEPARATOR``, and where each starts in ``joined``; None if a character ``between``
+    flags is outside the strings, or a string has an invalid escape or one that leaves
+    a lone surrogate (RFC 8259 §8.2; a pair is one character)."""
+    spans = _json_spans_py(text, start, between, strings)
+    if spans is None:
+        return None
+    values = []
+    for a, b in zip(spans[1::2], spans[2::2], strict=True):
+        value = text[a:b]
+        if "\\" in value:
+            if _CONTENT.fullmatch(value) is None:  # an invalid escape
+                return None
+            value = _unescape(value)
+            if _SURROGATE.search(value) is not None:
+                try:
+                    value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+                except UnicodeDecodeError:
+                    return None
+        values.append(value)
+    starts = [0, *itertools.accumulate(len(v) + 1 for v in values[:-1])] if values else []
+    return spans[0], _SEPARATOR.join(values), starts
+
+
+# (an extension built before jsonscan.c lacks it: the twin serves)
+_json_strings: Callable[[str, int, bytes, bytes], tuple[int, str, list[int]] | None] = getattr(
+    speedups, "json_strings", _json_strings_py
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,6 +146,44 @@ def _flagged_ascii(ascii_allowed: bytes) -> re.Pattern[str]:
 def _unescape(content: str) -> str:
     """JSON string content (valid escapes only) to text; lone surrogates are kept."""
     return str(json.loads('"' + content + '"', strict=False))
+
+
+class _Reading(NamedTuple):
+    """What a JSONBody derives from its policy, built once per policy (a request with a
+    small body would otherwise pay for it each time)."""
+
+    bad_between: re.Pattern[str]  # controls refused between tokens
+    between_table: bytes  # the same for json_strings
+    strings_table: bytes  # what makes a string need judging, for json_strings
+    policy: Policy
+    flagged: re.Pattern[str]  # characters the policy may report
+    # The C fast path's arguments when one C call is the policy's verdict: then a
+    # failing bulk check is narrowed to the strings the C scan flags.
+    direct_args: CArgs | None
+    batch: bool  # strings can be checked together: no check looks at a whole value
+
+
+_READINGS: dict[tuple[int, bool], tuple[CompiledPolicy, _Reading]] = {}
+
+
+def _reading(compiled: CompiledPolicy, sequence: bool) -> _Reading:
+    key = (id(compiled), sequence)  # by identity, kept alive by the entry (as _compiled)
+    found = _READINGS.get(key)
+    if found is not None and found[0] is compiled:
+        return found[1]
+    reading = _Reading(
+        _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN,
+        _BETWEEN_SEQ_TABLE if sequence else _BETWEEN_TABLE,
+        _strings_table(compiled.ascii_allowed, compiled.judges_whole_values),
+        compiled.policy,
+        _flagged_ascii(compiled.ascii_allowed),
+        compiled.direct_verdict_args if speedups is not None else None,
+        not compiled.judges_whole_values,
+    )
+    if len(_READINGS) >= 64:
+        _READINGS.clear()
+    _READINGS[key] = (compiled, reading)
+    return reading
 
 
 class JSONBody(BodyCheck):
@@ -69,11 +200,15 @@ class JSONBody(BodyCheck):
         self, compiled: CompiledPolicy, limit: int | None, *, sequence: bool = False
     ) -> None:
         super().__init__(limit)
-        self._bad_between = _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN
-        self._policy = compiled.policy
-        self._flagged = _flagged_ascii(compiled.ascii_allowed)
-        # Strings can be checked together when no check looks at a whole value.
-        self._batch = not compiled.judges_whole_values
+        (
+            self._bad_between,
+            self._between_table,
+            self._strings_table,
+            self._policy,
+            self._flagged,
+            self._direct_args,
+            self._batch,
+        ) = _reading(compiled, sequence)
         # Strict RFC 3629 decoding with absolute offsets; a chunk's incomplete last
         # sequence waits for the next; the first error refuses the body.
         self._utf8 = IncrementalDecoder()
@@ -116,26 +251,58 @@ class JSONBody(BodyCheck):
     def _lex(self, text: str) -> Problem | None:
         if self._carry:
             text, self._carry = self._carry + text, ""
-        if "\\" not in text:
-            return self._lex_plain(text)
-        base, i, problem = self._pos, 0, None
+        base, i = self._pos, 0
         if self._in_string:
             i, problem = self._string_run(text, 0, base)
-        while i >= 0 and problem is None:
+            if problem is not None or i < 0:
+                return problem
+        found = _json_strings(text, i, self._between_table, self._strings_table)
+        if found is None or (found[2] and not self._strings_pass(found[1], found[2])):
+            # Something fails (a control between tokens, a string): say what and where.
             end = _COMPLETE.match(text, i).end()  # type: ignore[union-attr]  # matches ""
-            problem = self._region(text[i:end], base + i)
+            problem = self._region_slowly(text[i:end], base + i)
             if problem is not None:
-                break
-            if end == len(text):
-                self._pos = base + end
-                break
-            self._in_string, self._start, self._parts = True, base + end, []
-            i, problem = self._string_run(text, end + 1, base)  # usually runs out: i = -1
+                return problem
+            open_at = end if end < len(text) else -1
+        else:
+            open_at = found[0]
+        if open_at < 0:
+            self._pos = base + len(text)
+            return None
+        self._in_string, self._start, self._parts = True, base + open_at, []
+        _, problem = self._string_run(text, open_at + 1, base)  # runs out: the string is open
         return problem
 
     def _string_run(self, text: str, i: int, base: int) -> tuple[int, Problem | None]:
         """Go on with the open string from text[i]: (index after its closing quote, or -1
-        when the text ends first, and the problem found)."""
+        when the text ends first, and the problem found).  The usual case is one call of
+        the stdlib's string scanner in C (a string of 1 MiB of escapes read through
+        ``_CONTENT`` cost ten times json.loads); an invalid escape, or one cut by the end
+        of the text, takes the regex walk below."""
+        try:
+            value, end = _scanstring(text, i, False)  # strict=False: controls are judged
+        except ValueError:  # no closing quote (or an escape to look at): the text ends?
+            try:
+                value, _ = _scanstring(text + '"', i, False)
+            except ValueError:  # an escape cut by the end? the walk below takes it on
+                k = text.rfind("\\", max(i, len(text) - 6))  # (\uXXXX is six long)
+                if k >= 0:
+                    try:
+                        value, _ = _scanstring(text[:k] + '"', i, False)
+                    except ValueError:
+                        pass
+                    else:
+                        self._parts.append(value)
+                        i = k
+            else:  # it runs out: all of it is this string's
+                self._parts.append(value)
+                self._pos = base + len(text)
+                return -1, None
+        else:
+            self._parts.append(value)
+            self._in_string = False
+            value, self._parts = "".join(self._parts), []
+            return end, self._string_problem(value, self._start)
         n = len(text)
         while True:
             k = _CONTENT.match(text, i).end()  # type: ignore[union-attr]
@@ -155,64 +322,37 @@ class JSONBody(BodyCheck):
                 return -1, None
             i = k + 2  # an invalid escape: not JSON, the app's parser will refuse it
 
-    def _lex_plain(self, text: str) -> Problem | None:
-        """Text without a backslash: every '"' opens or closes a string, so str.split
-        finds them all (most chunks; no regex)."""
-        base = self._pos
-        pieces = text.split('"')
-        at = 0  # offset in text of pieces[0]
-        if self._in_string:
-            self._parts.append(pieces[0])
-            if len(pieces) == 1:
-                self._pos = base + len(text)
-                return None
-            self._in_string = False
-            value, self._parts = "".join(self._parts), []
-            problem = self._string_problem(value, self._start)
-            if problem is not None:
-                return problem
-            at = len(pieces[0]) + 1
-            del pieces[0]
-        tail = pieces.pop() if len(pieces) % 2 == 0 else None  # a string this chunk cuts
-        region = '"'.join(pieces)
-        problem = self._pieces(pieces[0::2], pieces[1::2], region, base + at)
-        if problem is None and tail is not None:
-            self._in_string, self._parts = True, [tail]
-            self._start = base + len(text) - len(tail) - 1
-        self._pos = base + len(text)
-        return problem
-
-    def _region(self, region: str, base: int) -> Problem | None:
-        """Text outside strings and complete strings: everything checked at once in C;
-        string by string only when that fails, to say where."""
-        if not region:
-            return None
-        pieces = _STRING.split(region)  # between, content, between, content, ..., between
-        return self._pieces(pieces[0::2], pieces[1::2], region, base)
-
-    def _pieces(
-        self, between: list[str], contents: list[str], region: str, base: int
-    ) -> Problem | None:
-        bad_between = self._bad_between
-        if bad_between.search("".join(between)) is None and contents:
-            joined = _SEPARATOR.join(contents)
-            if "\\" in joined:
-                try:
-                    values = json.loads('["' + '","'.join(contents) + '"]', strict=False)
-                except ValueError:  # an invalid escape: take the slow path
-                    values = None
-                joined = _SEPARATOR.join(values) if values is not None else ""
-            else:
-                values = contents
-            if values is not None and _SURROGATE.search(joined) is None:
-                if self._batch:
-                    if self._flagged.search(joined) is None or accepts(joined, self._policy):
-                        return None
-                elif all(self._string_problem(v, 0) is None for v in values):
-                    return None
-        elif not contents and bad_between.search(region) is None:
-            return None
-        return self._region_slowly(region, base)
+    def _strings_pass(self, joined: str, starts: list[int]) -> bool:
+        """Every string json_strings returned passes: ``joined`` holds them, escapes
+        resolved, each value starting at ``starts[k]`` after a separator."""
+        if not self._batch:
+            ends = [k - 1 for k in starts[1:]] + [len(joined)]
+            return all(
+                self._string_problem(joined[a:b], 0) is None
+                for a, b in zip(starts, ends, strict=True)
+            )
+        args = self._direct_args
+        if args is None:
+            return accepts(joined, self._policy)
+        stage1, stage2, tables, max_run = args
+        assert speedups is not None
+        if speedups.clean(joined, stage1, stage2, tables, max_run) is not None:
+            return True
+        # Text cut before an ASCII character is judged alike (see _text.TextStream), so
+        # the verdict is that of each piece: the first value, then each separator with
+        # the value after it.  Only the pieces the C scan flags go to the engine (a body
+        # with a few strings in Devanagari would take it over the whole).
+        flagged: list[str] = []
+        n, pos, last = len(joined), 0, len(starts) - 1
+        while pos < n:
+            at = speedups.scan(joined, stage1, stage2, tables, max_run, pos)
+            if at >= n:
+                break
+            k = bisect.bisect_right(starts, at + 1) - 1  # a separator is its next piece's
+            piece_end = starts[k + 1] - 1 if k < last else n
+            flagged.append(joined[max(0, starts[k] - 1) : piece_end])
+            pos = piece_end
+        return accepts("".join(flagged), self._policy)
 
     def _region_slowly(self, region: str, base: int) -> Problem | None:
         at = 0
@@ -246,7 +386,8 @@ class JSONBody(BodyCheck):
                 value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
             except UnicodeDecodeError:
                 return lone_surrogate_escape(f"JSON string at character {start}")
-        if self._flagged.search(value) is None or accepts(value, self._policy):
+        # Plain allowed ASCII passes, unless the policy judges whole values (a length limit).
+        if (self._batch and self._flagged.search(value) is None) or accepts(value, self._policy):
             return None
         report = inspect(value, self._policy)
         if report.ok:
