@@ -26,7 +26,7 @@ from ..chardata import Category
 from . import profiles
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
 from ._run import Run
-from .compiled import CompiledPolicy, _by_identity, c_clean, compiled_for
+from .compiled import CompiledPolicy, _by_identity, c_clean, c_clean_edit, compiled_for
 
 __all__ = [
     "BASELINE",
@@ -117,8 +117,10 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     if policy is None:
         policy = _DEFAULT
     compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
-    args = compiled.direct_verdict_args
-    if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
+    edit_args = compiled.direct_edit_args
+    if edit_args is not None:  # one C call: clean text, or cleaned by strips and replacements
+        text = c_clean_edit(data, *edit_args)  # type: ignore[misc]
+    elif (args := compiled.direct_verdict_args) is not None:  # compiled.fast_sanitize(data)
         text = c_clean(data, *args)  # type: ignore[misc]
     else:
         text = compiled.fast_text(data, compiled.verdict_args)

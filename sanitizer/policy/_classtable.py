@@ -282,3 +282,59 @@ def scan_reference(
             if mark_end - run_start > max_run:
                 return i
     return n
+
+
+EDIT_STRIP = 1  # edits[class]: sanitize strips the character (``_speedups.clean_edit``)
+EDIT_REPLACE = 2  # edits[class]: sanitize replaces it by U+FFFD (one per adjacent run)
+
+
+def edit_reference(
+    text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes
+) -> str | None:
+    """Pure-Python statement of ``_speedups.clean_edit`` on a str: ``text`` with every
+    character ``scan_reference`` stops at stripped (``edits[class]`` EDIT_STRIP) or
+    replaced by U+FFFD (EDIT_REPLACE; adjacent replaced characters by one, as the engine
+    coalesces its spans); None when one is anything else (a refusal, a failed sequence
+    rule, a mark, a run too long) or when an edit could change how a neighbour is judged:
+    a neighbour flagged with a sequence rule (the engine re-judges what a removed
+    character exempted) or, for a strip, a combining mark just before (the output could
+    join two runs of marks).  ``compiled`` gives edits only to characters without rule,
+    mark or normal-form sensitivity, so the output needs no normalization."""
+    s1 = array("H", stage1)
+
+    def cls(i: int) -> int:
+        cp = ord(text[i])
+        return stage2[(s1[cp >> 8] << 8) | (cp & 0xFF)]
+
+    def has_rule(c: int) -> bool:
+        return bool(tables[FLAGS_OFFSET + c] & 1 and tables[RULE_IDS_OFFSET + c])
+
+    n = len(text)
+    narrow = not text or ord(max(text)) < 0x100  # a 1-byte str: U+FFFD does not fit
+    out: list[str] = []
+    pos = 0
+    replaced_end = -1
+    i = scan_reference(text, stage1, stage2, tables, max_run, 0)
+    while i < n:
+        c = cls(i)
+        e = edits[c]
+        f = tables[FLAGS_OFFSET + c]
+        if e not in (EDIT_STRIP, EDIT_REPLACE) or f & 2 or tables[RULE_IDS_OFFSET + c]:
+            return None
+        if e == EDIT_REPLACE and narrow:
+            return None
+        if i > 0:
+            p = cls(i - 1)
+            if has_rule(p) or (e == EDIT_STRIP and tables[FLAGS_OFFSET + p] & 2):
+                return None
+        if i + 1 < n and has_rule(cls(i + 1)):
+            return None
+        out.append(text[pos:i])
+        if e == EDIT_REPLACE:
+            if replaced_end != i:
+                out.append("\ufffd")
+            replaced_end = i + 1
+        pos = i + 1
+        i = scan_reference(text, stage1, stage2, tables, max_run, pos)
+    out.append(text[pos:])
+    return "".join(out)

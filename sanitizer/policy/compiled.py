@@ -33,7 +33,7 @@ from ..chardata import Category
 from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import utf8_length
-from ._sequences import c_rule_id, c_rule_tables
+from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
     from ._identifier import IdentifierChecks
@@ -41,8 +41,14 @@ if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans the
 # The arguments after ``data`` of the C fast path ``_speedups.clean(data, *args)``:
 # (stage1, stage2, policy tables, mark-run limit).
 CArgs = tuple[bytes, bytes, bytes, int]
+# ``_speedups.clean_edit(data, *args)``: CArgs, then the edits by class (sanitize).
+EditArgs = tuple[bytes, bytes, bytes, int, bytes]
 
 c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
+# sanitize's C fast path: clean, or cleaned by single-character strips and replacements
+c_clean_edit = (  # (an older build lacks it)
+    speedups.clean_edit if speedups is not None and hasattr(speedups, "clean_edit") else None
+)
 # Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
@@ -71,6 +77,9 @@ class CompiledPolicy:
     direct_report_args: CArgs | None
     # The identifier checks (UTS #39) of a policy that scans any (None: the usual case).
     identifier: IdentifierChecks | None = None
+    # ``clean_edit(data, *direct_edit_args)`` is sanitize's whole fast path when set
+    # (with the direct_verdict_args, plus which classes it may strip or replace).
+    direct_edit_args: EditArgs | None = None
 
     def ascii_clean(self, raw: bytes) -> bool:
         """True if ``raw`` is ASCII with nothing the policy scans for and within its
@@ -170,6 +179,31 @@ def _c_tables(policy: Policy, scanned: frozenset[Category]) -> bytes:
     return out + c_rule_tables(table.info)
 
 
+def _c_edits(policy: Policy, dropping: frozenset[Category]) -> bytes:
+    """Per class, what ``clean_edit`` may do by itself to a character the verdict tables
+    flag: strip it (EDIT_STRIP) or replace it (EDIT_REPLACE) as its category's action
+    says, when nothing but its category flags it (no normal form it is sensitive to: the
+    output then needs no normalization, UAX #15 §9), it is no combining mark (runs), and
+    no sequence can exempt it (the engine decides those)."""
+    table = ct.class_table()
+    forms = {policy.normalization, policy.also_check}
+    sensitive = {ct.NFC} if "NFC" in forms else set()
+    if forms & {"NFKC", "NFKC_CASEFOLD"}:
+        sensitive |= {ct.NFKC, ct.CASEFOLD}
+    edits = bytearray(256)
+    for c, (cat, fl) in enumerate(table.info):
+        if cat not in dropping or fl & sensitive or ct.MARK in fl:
+            continue
+        if policy.allow_sequences and cat in EXEMPTIBLE:
+            continue
+        act = policy.actions[cat]
+        if act is Action.STRIP:
+            edits[c] = ct.EDIT_STRIP
+        elif act is Action.REPLACE:
+            edits[c] = ct.EDIT_REPLACE
+    return bytes(edits)
+
+
 def _c_args(policy: Policy, scanned: frozenset[Category]) -> CArgs | None:
     if c_clean is None:
         return None
@@ -228,6 +262,11 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
         direct_verdict_args=verdict_args if direct else None,
         direct_report_args=report_args if direct else None,
         identifier=identifier,
+        direct_edit_args=(
+            (*verdict_args, _c_edits(policy, dropping))
+            if direct and verdict_args is not None and c_clean_edit is not None
+            else None
+        ),
     )
 
 
