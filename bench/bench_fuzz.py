@@ -53,6 +53,7 @@ from sanitizer.fuzzing.libfuzzer import (  # noqa: E402
     headline,
 )
 from sanitizer.fuzzing.results import format_table  # noqa: E402
+from sanitizer.fuzzing.targets import TARGET_NAMES  # noqa: E402
 
 EXEC_GOAL = 20_000
 # fuzz_policy's goal (issue #16): one profile per input, all of them on a sample.
@@ -151,7 +152,7 @@ def run_fuzzer(
 def bench_exec_rate(seconds: float) -> str:
     layout = detect_layout(ROOT / "sanitizer")
     rows = []
-    for target in ("decode", "policy", "identifiers"):
+    for target in TARGET_NAMES:
         if layout.script(target) is None:
             rows.append([target, "-", "-", "-", "-", "no fuzz script"])
             continue
@@ -376,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     empty_cap = args.empty_cap or (30.0 if args.quick else EMPTY_GOAL)
     cpus = os.cpu_count() or 1
     if args.campaign:
-        names = ["decode", "policy", "identifiers"] if args.campaign == "all" else []
+        names = list(TARGET_NAMES) if args.campaign == "all" else []
         names = names or [t for t in args.campaign.split(",") if t]
         jobs = max(1, args.jobs)
         print(record_campaigns(names, args.campaign_time, jobs, args.log, args.note))

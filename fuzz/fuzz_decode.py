@@ -12,7 +12,9 @@ Asserts ``sanitizer.fuzzing.oracles.check_decode``: both runners of the RFC 3629
 (C and pure Python) give CPython's maximal subparts (Unicode §3.9) and replace text;
 ``decode``/``is_valid``/``find_errors``/``group_errors``/``encode`` agree with CPython;
 CPython's and this project's incremental decoders, fed a chunking derived from the input,
-equal one-shot decoding; every error kind matches the classification table.  A cheap
+equal one-shot decoding; every error kind matches the classification table; every UTF-8
+validator kernel this CPU runs (``oracles.KERNELS``), on the input copied 0..63 bytes into
+a buffer, keeps its contract against the first error offset (issue #14).  A cheap
 tier of these runs on every input and the rest on one input in 64, chosen by the input's
 CRC-32 (``oracles.DEEP_EVERY``), so a replay repeats exactly what was checked.  With
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION``, the candidate's verdict, text and error

@@ -274,3 +274,56 @@ def test_campaign_far_below_its_time_exits_3(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "incomplete (decode)" in proc.stdout and "every input met" not in proc.stdout
+
+
+def test_target_choices_are_the_campaign_targets() -> None:
+    from sanitizer.cli.fuzz import TARGET_CHOICES
+    from sanitizer.fuzzing.targets import TARGET_NAMES
+
+    assert TARGET_CHOICES == (*TARGET_NAMES, "all")
+    assert set(TARGET_NAMES) >= {"utf16", "utf7", "web"}
+
+
+@needs_atheris
+def test_all_runs_every_target_this_installation_has(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sanitizer.fuzzing import campaign, layout
+    from sanitizer.fuzzing.targets import TARGET_NAMES
+
+    monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
+    ran: list[list[str]] = []
+
+    def fake_campaign(config: campaign.CampaignConfig, progress: object) -> list[object]:
+        ran.append(list(config.targets))
+        return []
+
+    monkeypatch.setattr(campaign, "run_campaign", fake_campaign)
+    assert main(["fuzz", "all", "--max-time", "6", "--no-progress"]) == 0
+    assert ran[-1] == list(TARGET_NAMES)  # a source checkout: all six
+    # Installed without fuzz/: the targets whose oracle is in the package.
+    monkeypatch.setattr(layout, "detect_layout", lambda: layout.Layout(None))
+    assert main(["fuzz", "all", "--max-time", "6", "--no-progress"]) == 0
+    assert ran[-1] == ["decode", "policy", "identifiers", "utf16"]
+    assert main(["fuzz", "web", "--max-time", "6"]) == 2
+    assert "no fuzz target for 'web' in this installation" in capsys.readouterr().err
+
+
+@pytest.mark.fuzz
+@needs_atheris
+@pytest.mark.parametrize("target", ["utf16", "utf7", "web"])
+def test_campaign_on_the_other_targets(target: str, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    proc = _sanitizer(
+        "fuzz", target, "--max-time", "3", "--no-progress", "--corpus", str(corpus),
+        "--artifacts", str(tmp_path / "artifacts"),
+        cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no findings" in proc.stdout
+    row = next(line for line in proc.stdout.splitlines() if line.startswith(f"| {target} "))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert int(cells[3].replace(",", "")) > 0  # executions happened
+    assert int(cells[5]) > 0  # coverage: the code under test is instrumented
+    assert not list((tmp_path / "artifacts").glob("crash-*"))

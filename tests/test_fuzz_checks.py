@@ -8,13 +8,19 @@ shows that check_decode does flag broken decoders, with a report a human can rea
 from __future__ import annotations
 
 import codecs
+import dataclasses
+import importlib.util
+import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import sanitizer
-from sanitizer.fuzzing import oracles
+from sanitizer import _native
+from sanitizer.fuzzing import oracles, targets
+from sanitizer.fuzzing.layout import Layout
 from sanitizer.fuzzing.oracles import TARGETS, Divergence, check_decode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,8 +176,10 @@ def test_incremental_divergence_is_detected(monkeypatch: pytest.MonkeyPatch) -> 
     class Forgetful(sanitizer.IncrementalDecoder):
         """Drops a held-back tail at final=True."""
 
-        def feed(self, chunk: Any, final: bool = False) -> tuple[str, list[sanitizer.Utf8Error]]:
-            return super().feed(chunk, False)
+        def feed(
+            self, chunk: Any, final: bool = False, *, limit: int | None = None
+        ) -> tuple[str, list[sanitizer.Utf8Error]]:
+            return super().feed(chunk, False, limit=limit)
 
     monkeypatch.setattr(sanitizer, "IncrementalDecoder", Forgetful)
     with pytest.raises(Divergence, match="IncrementalDecoder"):
@@ -239,3 +247,138 @@ def test_load_candidate_builtin_spec() -> None:
 
     assert load("sanitizer:decode") is sanitizer.decode
     assert load("sanitizer.fuzzing.mutants:modified_utf8")(b"\xc0\x80") == "\x00"
+
+
+# -- every UTF-8 validator kernel against the machine (issue #14) -------------------------
+
+
+class _Kernels:
+    """Stands in for the native seam's module: records each kernel call, or answers
+    ``wrong(name, view, right)`` instead of the real kernel's ``right``."""
+
+    def __init__(self, wrong: Callable[[str, memoryview, int], int] | None = None) -> None:
+        real = _native.speedups  # the module itself (oracles.speedups may be a stand-in)
+        assert real is not None
+        self.real = real
+        self.wrong = wrong
+        self.calls: list[tuple[str, int, bytes]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def valid_prefix_using(self, name: str, view: memoryview) -> int:
+        assert isinstance(view, memoryview)
+        right = self.real.valid_prefix_using(name, view)
+        padded = view.obj  # the buffer the input was copied into, 0..63 bytes in
+        assert isinstance(padded, bytearray)
+        self.calls.append((name, len(padded) - len(view), bytes(view)))
+        return right if self.wrong is None else self.wrong(name, view, right)
+
+
+needs_kernels = pytest.mark.skipif(not oracles.KERNELS, reason="the C extension is not built")
+
+
+@needs_kernels
+def test_every_kernel_runs_on_every_input_at_varied_alignments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert "scalar" in oracles.KERNELS
+    assert _native.speedups is not None
+    assert oracles.KERNELS == _native.speedups.utf8_kernels()
+    fake = _Kernels()
+    monkeypatch.setattr(oracles, "speedups", fake)
+    inputs = [bytes([i]) * 70 + "\u00e9\u4e2d".encode() * i for i in range(40)]
+    inputs.append(b"")
+    for data in inputs:
+        check_decode(data, deep=False)  # the lean tier: a campaign's every input
+    for data in inputs:
+        ran = [(name, copied) for name, _, copied in fake.calls if copied == data]
+        assert sorted(name for name, _ in ran) == sorted(oracles.KERNELS)
+    offsets = {offset for _, offset, _ in fake.calls}
+    assert len(offsets) > 20 and offsets <= set(range(64))
+    # the same input, the same offsets: a replay repeats what a campaign checked
+    again = _Kernels()
+    monkeypatch.setattr(oracles, "speedups", again)
+    for data in inputs:
+        check_decode(data, deep=False)
+    assert again.calls == fake.calls
+
+
+@needs_kernels
+@pytest.mark.parametrize(
+    ("data", "wrong", "what"),
+    [
+        # accepts an overlong '/' after a full block
+        (b"a" * 70 + b"\xc0\xaf", lambda n, v, r: len(v), "breaks its contract"),
+        # scalar must stop exactly at the first error
+        (b"ab\xed\xa0\x80", lambda n, v, r: r - 1 if n == "scalar" else r, "scalar"),
+        # past the first error
+        (b"a" * 100 + b"\xff" + b"b" * 30, lambda n, v, r: r + 1, "breaks its contract"),
+        # a SIMD kernel stopping before the block that holds the error
+        (b"a" * 150 + b"\xff", lambda n, v, r: r if n == "scalar" else 60, "breaks"),
+        # inside a character
+        ("\u00e9".encode() * 40 + b"\xff", lambda n, v, r: 1, "breaks its contract"),
+        # rejects well-formed text
+        ("\u4e2d".encode() * 30, lambda n, v, r: 0, "breaks its contract"),
+    ],
+)
+def test_a_broken_kernel_is_a_divergence(
+    monkeypatch: pytest.MonkeyPatch,
+    data: bytes,
+    wrong: Callable[[str, memoryview, int], int],
+    what: str,
+) -> None:
+    check_decode(data, deep=False)  # the real kernels keep the contract
+    monkeypatch.setattr(oracles, "speedups", _Kernels(wrong))
+    with pytest.raises(Divergence, match=f"UTF-8 validator kernel .*{what}") as info:
+        check_decode(data, deep=False)
+    assert "first error" in str(info.value) and " at +" in str(info.value)
+
+
+def test_the_python_twin_is_checked_in_the_deep_tier(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oracles, "utf8_valid_prefix_py", lambda data: 0)
+    check_decode(b"abc", deep=False)
+    with pytest.raises(Divergence, match="Python twin"):
+        check_decode(b"abc", deep=True)
+
+
+# -- the campaign's targets ----------------------------------------------------------------
+
+needs_atheris = pytest.mark.skipif(
+    importlib.util.find_spec("atheris") is None, reason="atheris is not installed"
+)
+
+
+@needs_atheris
+@pytest.mark.parametrize("target", targets.TARGET_NAMES)
+def test_every_target_check_replays_its_seeds(target: str) -> None:
+    check = targets.check_for(target)
+    seeds = sorted((ROOT / "corpus" / target).glob("*"))
+    assert seeds
+    for path in seeds:
+        check(path.read_bytes())
+    assert targets.in_package(target) == (target in ("decode", "policy", "identifiers", "utf16"))
+    assert targets.SPECS[target].include  # a worker instruments something
+
+
+@needs_atheris
+def test_a_script_target_check_is_the_scripts_oracle() -> None:
+    check = targets.check_for("utf7")
+    real = check.__globals__["utf7"]
+
+    def broken(data: bytes) -> object:  # forgets that '-' ends a run
+        report = real.inspect(data)
+        return dataclasses.replace(report, text=report.text.replace("-", ""))
+
+    check.__globals__["utf7"] = types.SimpleNamespace(**{**vars(real), "inspect": broken})
+    with pytest.raises(AssertionError, match="lax reading"):
+        check(b"Hi Mom -+Jjo--!")
+    with pytest.raises(KeyError):
+        targets.check_for("nope")
+
+
+def test_script_targets_need_the_source_tree() -> None:
+    installed = Layout(None)
+    assert targets.check_for("utf16", installed) is not None
+    with pytest.raises(LookupError, match="source tree"):
+        targets.check_for("web", installed)

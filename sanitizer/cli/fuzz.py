@@ -14,13 +14,18 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sanitizer.fuzzing.layout import Layout
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # No finding, but the campaign ran far fewer executions than its time allows (dead or
 # hanging workers): not a pass.  130 after Ctrl-C or SIGTERM, as a shell reports it.
 EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
-TARGET_CHOICES = ("decode", "policy", "identifiers", "all")
+# sanitizer.fuzzing.targets.TARGET_NAMES and "all" (spelled out: the parser is built
+# without importing the fuzzing package; tests/test_cli_fuzz.py holds them equal)
+TARGET_CHOICES = ("decode", "policy", "identifiers", "utf16", "utf7", "web", "all")
 INSTALL_HINT = (
     "fuzzing needs atheris: pip install 'utf8-sanitizer[fuzz]' "
     "(atheris 3.0.0 on Python 3.11, atheris>=3.1 on Python 3.12+)"
@@ -42,7 +47,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "target",
         metavar="TARGET",
-        help="decode (differential, accepts --candidate), policy, identifiers, or all",
+        help="decode (differential, accepts --candidate), policy, identifiers, utf16, "
+        "utf7, web, or all (every target this installation has)",
     )
     parser.add_argument(
         "--max-time",
@@ -154,7 +160,11 @@ def run(args: argparse.Namespace) -> int:
     problem = _argument_problem(target, extra)
     if problem is not None:
         return _fail(problem)
-    targets = list(campaign.TARGET_NAMES) if target == "all" else [target]
+    layout = detect_layout()
+    if target == "all":  # without fuzz/ (an installed wheel): the in-package targets
+        targets = [t for t in campaign.TARGET_NAMES if _available(t, layout)]
+    else:
+        targets = [target]
     candidate = args.candidate
     if candidate is None and "decode" in targets:
         candidate = os.environ.get(CANDIDATE_ENV) or None
@@ -186,9 +196,8 @@ def run(args: argparse.Namespace) -> int:
         config.validate()
     except campaign.UsageError as exc:
         return _fail(str(exc))
-    layout = detect_layout()
     for name in targets:
-        if layout.script(name) is None and not _in_package(name):
+        if not _available(name, layout):
             return _fail(f"no fuzz target for {name!r} in this installation")
     progress = Progress(sys.stderr, enabled=not args.no_progress)
     try:
@@ -222,11 +231,17 @@ def _argument_problem(target: str, extra: Sequence[str]) -> str | None:
     return None
 
 
-def _in_package(target: str) -> bool:
-    """Whether ``python -m sanitizer.fuzzing TARGET`` exists (installed without fuzz/)."""
+def _available(target: str, layout: Layout) -> bool:
+    """Whether this installation runs TARGET: ``fuzz/fuzz_TARGET.py`` in a source tree,
+    else ``python -m sanitizer.fuzzing TARGET`` (not utf7 and web: their oracles are
+    in their scripts)."""
     from importlib.util import find_spec
 
+    from sanitizer.fuzzing.targets import in_package
+
+    if layout.script(target) is not None:
+        return True
     try:
-        return find_spec("sanitizer.fuzzing.__main__") is not None
+        return in_package(target) and find_spec("sanitizer.fuzzing.__main__") is not None
     except (ImportError, ValueError):
         return False

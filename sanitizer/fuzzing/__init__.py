@@ -5,6 +5,8 @@ knows:
 
 * ``oracles``: one invariant function per target (``TARGETS``), shared by the atheris
   scripts in ``fuzz/``, ``python -m sanitizer.fuzzing TARGET`` and the pytest replay;
+* ``targets``: the campaign's targets (those, utf16, and utf7 and web whose oracles live
+  in their scripts): each one's check and what its workers instrument;
 * ``candidate``: loads a third-party decoder ("MODULE:FUNCTION") to test differentially;
 * ``mutants``: known-broken decoders that prove the oracle and the seed corpus catch each
   classic UTF-8 mistake (RFC 3629 §10, HOWTO §5.9.4, Kuhn's UTF-8 decoder stress test),

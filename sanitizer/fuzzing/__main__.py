@@ -1,7 +1,8 @@
 """``python -m sanitizer.fuzzing TARGET [libFuzzer args...]``: run a target without the
 source tree (an installed wheel has no ``fuzz/`` directory).
 
-``TARGET`` is one of ``oracles.TARGETS`` (decode, policy, identifiers);
+``TARGET`` is one whose check is in the package (``targets.in_package``: decode, policy,
+identifiers, utf16);
 ``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION`` works as for ``fuzz/fuzz_decode.py``.
 
 ``python -m`` imports ``sanitizer`` before this module runs, and atheris only instruments
@@ -21,35 +22,34 @@ import sys
 from collections.abc import Callable
 
 USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
-_LAZY_MODULES = {
-    "policy": ("sanitizer.policy", "sanitizer.profiles", "sanitizer.chardata"),
-    "identifiers": ("sanitizer.identifiers", "sanitizer.chardata"),
-}
 
 
 def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
     import atheris
 
+    from .targets import SPECS  # (imports sanitizer; dropped again just below)
+
+    spec = SPECS[target]
     for name in [n for n in sys.modules if n == "sanitizer" or n.startswith("sanitizer.")]:
         if name != __name__:
             del sys.modules[name]
-    if target == "decode":  # as fuzz/fuzz_decode.py: the decoder's Python layer only
-        scope = {"include": ["sanitizer.decoder", "sanitizer.errors"]}
-    else:
-        scope = {"include": ["sanitizer"], "exclude": ["sanitizer.fuzzing", "sanitizer._machine"]}
-    with atheris.instrument_imports(**scope):
+    # as fuzz/fuzz_TARGET.py: the target's code under test, not the oracle
+    if not spec.instrument_core:
+        importlib.import_module("sanitizer")
+    with atheris.instrument_imports(include=list(spec.include), exclude=list(spec.exclude)):
         importlib.import_module("sanitizer")
         # sanitizer loads its policy-layer names lazily, on first use: import the target's
         # modules here, or they would load later, uninstrumented (no coverage feedback)
-        for name in _LAZY_MODULES.get(target, ()):
+        for name in (*spec.preload, *spec.include):
             importlib.import_module(name)
     oracles = importlib.import_module("sanitizer.fuzzing.oracles")
     crumb = importlib.import_module("sanitizer.fuzzing.breadcrumb").from_env()
-    check: Callable[[bytes], None] = oracles.TARGETS[target]
+    targets = importlib.import_module("sanitizer.fuzzing.targets")
+    check: Callable[[bytes], None] = targets.check_for(target)
     if target == "decode":
         candidates = importlib.import_module("sanitizer.fuzzing.candidate")
-        spec = os.environ.get(candidates.CANDIDATE_ENV, "")
-        candidate = candidates.load_instrumented(spec) if spec else None
+        wanted = os.environ.get(candidates.CANDIDATE_ENV, "")
+        candidate = candidates.load_instrumented(wanted) if wanted else None
 
         def check(data: bytes) -> None:
             oracles.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
@@ -72,10 +72,11 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    from .oracles import TARGETS
+    from .targets import TARGET_NAMES, in_package
 
-    if not args or args[0] not in TARGETS:
-        print(f"{USAGE}\nTARGET: one of {', '.join(TARGETS)}", file=sys.stderr)
+    names = [t for t in TARGET_NAMES if in_package(t)]
+    if not args or args[0] not in names:
+        print(f"{USAGE}\nTARGET: one of {', '.join(names)}", file=sys.stderr)
         return 2
     try:
         import atheris

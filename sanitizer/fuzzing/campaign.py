@@ -68,10 +68,10 @@ from .libfuzzer import (
     scheduled_max_len,
     worker_command,
 )
-from .oracles import TARGETS
 from .progress import Progress, human_count
 from .replay import TIMEOUT_ENV
 from .results import FuzzFinding, TargetResult, format_duration, format_report
+from .targets import TARGET_NAMES
 
 __all__ = [
     "TARGET_NAMES",
@@ -81,7 +81,6 @@ __all__ = [
     "run_target",
 ]
 
-TARGET_NAMES = tuple(TARGETS)  # decode, policy, identifiers
 # A campaign under this many executions per worker-second ran "far fewer executions than
 # its time allows" (Python targets run thousands); judged from SHORTFALL_MIN_SECONDS on.
 MIN_EXEC_RATE = 20.0

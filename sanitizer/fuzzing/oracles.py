@@ -27,7 +27,7 @@ import unicodedata2
 
 import sanitizer
 from sanitizer import _machine
-from sanitizer._native import speedups
+from sanitizer._native import speedups, utf8_valid_prefix_py
 from sanitizer.chardata import NORMAL_FORMS
 from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
@@ -36,6 +36,7 @@ __all__ = [
     "BLOCK_SIZES",
     "DEEP_EVERY",
     "INCREMENTAL_LIMIT",
+    "KERNELS",
     "LONG_EVERY",
     "POLICY_DEEP_EVERY",
     "PY_RUNNER_LIMIT",
@@ -234,6 +235,7 @@ def check_decode(
         ref_text = data.decode("utf-8", "replace")
         ref_spans = [] if isinstance(strict, str) else [(strict.start, strict.end)]
     _check_runners(data, ref_text, ref_spans, deep)
+    _check_kernels(data, len(data) if isinstance(strict, str) else strict.start, deep)
     errors = _check_public(data, strict, ref_text, ref_spans, deep)
     if not deep:
         return
@@ -310,6 +312,47 @@ def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool
         _fail("Python runner spans != CPython", head, flat, py_first, py_out, names=_RUNNER_NAMES)
     if py_text != ref_text:
         _fail("Python runner replace text != CPython", head, ref_text, py_text)
+
+
+# The UTF-8 validator's kernels (issue #14): every one this CPU runs (avx2, sse41, neon,
+# scalar), through the ``valid_prefix_using`` test hook of the native seam.
+KERNELS: tuple[str, ...] = (
+    speedups.utf8_kernels() if speedups is not None and hasattr(speedups, "utf8_kernels") else ()
+)
+_BLOCK = 64  # the SIMD kernels' block: validate.c's BLOCK
+
+
+def _check_kernels(data: bytes, exact: int, deep: bool) -> None:
+    """Each validator kernel against the machine's first error offset ``exact`` (CPython's
+    strict start; ``len(data)`` when well-formed), with ``data`` copied 0..63 bytes into a
+    buffer (by its CRC-32, so a replay repeats it) so vector loads run at every alignment.
+
+    The contract callers rely on (``_native.utf8_valid_prefix``): a prefix no longer than
+    ``exact``, all of it iff well-formed, ending on a character boundary; scalar stops
+    exactly at ``exact``, a SIMD kernel at most at the start of the 64-byte block holding
+    it, less up to 3 bytes of a character open across the block edge (RFC 3629 §4)."""
+    if KERNELS:
+        offset = (zlib.crc32(data) >> 8) % _BLOCK  # (the low bits pick the deep tier)
+        view = memoryview(bytearray(offset) + data)[offset:]
+        for kernel in KERNELS:
+            got = speedups.valid_prefix_using(kernel, view)  # type: ignore[union-attr]
+            if got != exact:  # exact is right for every kernel: judge only the others
+                _judge_kernel(data, exact, kernel, offset, got)
+    if deep and utf8_valid_prefix_py(data) != exact:
+        answers = [("first error", exact), ("python twin", utf8_valid_prefix_py(data))]
+        raise Divergence("UTF-8 validator's Python twin != the first error", data, answers)
+
+
+def _judge_kernel(data: bytes, exact: int, kernel: str, offset: int, got: int) -> None:
+    """Whether a kernel's answer ``got`` (!= ``exact``) is one the contract allows."""
+    lowest = exact // _BLOCK * _BLOCK - 3
+    if exact == len(data) or kernel == "scalar":
+        bad = True
+    else:
+        bad = not lowest <= got < exact or 0x80 <= data[got] <= 0xBF
+    if bad:
+        answers = [("first error", exact), (f"{kernel} at +{offset}", got)]
+        raise Divergence(f"UTF-8 validator kernel {kernel} breaks its contract", data, answers)
 
 
 def _check_public(
@@ -613,9 +656,11 @@ def split_pair(data: bytes) -> tuple[bytes, bytes]:
 
 # During a campaign (``deep=None``) each input goes through one profile (chosen by the
 # input's CRC-32) with the cheap checks, and one input in POLICY_DEEP_EVERY through every
-# profile with all of them (str input, ``sanitize``, the output re-inspected): about 10x
-# the executions per second of checking everything on every input (issue #16).
-POLICY_DEEP_EVERY = 16
+# profile with all of them (str input, ``sanitize``, the output re-inspected, the finding's
+# log line): an input of the deep tier costs about 10 of the cheap one, so at 1 in 32 it
+# adds a third to the average execution (at 1 in 16, two thirds).  pytest's replay of the
+# corpus and of saved findings always runs the deep tier (issue #16).
+POLICY_DEEP_EVERY = 32
 
 
 def check_policy(data: bytes, *, deep: bool | None = True) -> None:
@@ -640,15 +685,16 @@ def check_policy(data: bytes, *, deep: bool | None = True) -> None:
     if not deep:
         name, policy = list(profiles.items())[crc % len(profiles)]
         valid = sanitizer.is_valid(data)
-        _check_report(name, data, data, _inspect(name, data, policy), valid, False)
+        _check_report(name, data, data, _inspect(name, data, policy), valid, False, False)
         return
     valid = sanitizer.is_valid(data)
     via_sanitize = len(data) % len(profiles)  # sanitize() is inspect() again: one per input
+    text_in = data.decode("utf-8") if valid else None
     for index, (name, policy) in enumerate(profiles.items()):
         report = _inspect(name, data, policy)
         _check_report(name, data, data, report, valid, index == via_sanitize)
-        if valid:
-            text_in = data.decode("utf-8")
+        as_str = None
+        if text_in is not None:
             as_str = _inspect(name, data, policy, text_in)
             _check_report(name, data, text_in, as_str, True, False)
             if (as_str.ok, as_str.text) != (report.ok, report.text):
@@ -662,7 +708,12 @@ def check_policy(data: bytes, *, deep: bool | None = True) -> None:
         if report.text is not None:
             # The output invariant (issue #11): re-inspected with the same policy, the output
             # holds nothing it refuses, strips or replaces (sequences judged on the output).
-            again = _inspect(name, data, policy, report.text)
+            # (inspect is a function of text and policy: an output equal to the decoded
+            # input was re-inspected just above, as the str input)
+            if as_str is not None and report.text == text_in:
+                again = as_str
+            else:
+                again = _inspect(name, data, policy, report.text)
             dropped = [
                 f
                 for f in again.findings
@@ -708,6 +759,7 @@ def _check_report(
     report: sanitizer.Report,
     valid: bool,
     via_sanitize: bool,
+    render: bool = True,
 ) -> None:
     rejected = any(f.action is sanitizer.Action.REJECT for f in report.findings)
     if report.ok == rejected or report.ok != (report.text is not None):
@@ -716,8 +768,8 @@ def _check_report(
         if not 0 <= finding.start <= finding.end <= len(subject):
             _fail(f"profile {name!r}: finding outside the input", data, finding, len(subject))
         _check_points_at(name, data, subject, finding)
-    if report.findings:
-        str(report.findings[0])  # the log line must render
+    if render and report.findings:
+        str(report.findings[0])  # the log line must render (deep tier: it costs ~10%)
     if not valid and not any(f.category in _REFUSES_ILL_FORMED for f in report.findings):
         _fail(f"profile {name!r}: ill-formed input without an ILL_FORMED finding", data, report)
     if via_sanitize:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from .candidate import CANDIDATE_ENV, load
 from .libfuzzer import TIMEOUT_HEADLINE, headline
-from .oracles import TARGETS, InputTimeout, check_decode
+from .oracles import InputTimeout, check_decode
+from .targets import check_for
 
 __all__ = ["TIMEOUT_ENV", "InputTimeout", "failure_text", "main", "shrink", "target_check"]
 
@@ -76,12 +77,13 @@ def failure_text(exc: BaseException) -> str:
 
 
 def target_check(target: str) -> Callable[[bytes], None]:
-    """The check a fuzz target runs, with ``$SANITIZER_FUZZ_CANDIDATE`` for decode."""
+    """The check a fuzz target runs, with ``$SANITIZER_FUZZ_CANDIDATE`` for decode
+    (``targets.check_for``: the in-package oracle, or the script's for utf7 and web)."""
     spec = os.environ.get(CANDIDATE_ENV, "")
     if target == "decode" and spec:
         decoder = load(spec)
         return lambda data: check_decode(data, decoder)
-    return TARGETS[target]
+    return check_for(target)
 
 
 def main(argv: Sequence[str]) -> int:
