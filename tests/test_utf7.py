@@ -390,24 +390,30 @@ def test_web_refusal_names_utf7(label: str) -> None:
     assert other[0] is not None and "UTF-7" not in other[0].detail
 
 
-def test_web_refusal_logs_what_the_bytes_spelled_never_echoes_them() -> None:
+def test_web_refusal_says_what_the_bytes_spelled_escaped_and_bounded() -> None:
+    """Issue #15: the detail says what the bytes spelled in UTF-7 (the one echo a problem
+    makes), escaped and bounded; the JSON body spells markup as \\u003c..."""
+    import json
+
     from sanitizer.web._problems import wrong_charset
 
     sample = b"name=+AC8ALgAuAC8-etc+AC8-passwd+AA0ACg-X-Forged: 1"
     problem = wrong_charset("text", "text body", "utf-7", sample)
-    assert problem.evidence == (
-        "charset=utf-7: '/../etc/passwd\\r\\n' encoded as +AC8ALgAuAC8-etc+AC8-passwd+AA0ACg-"
+    assert problem.detail.endswith(
+        ": '/../etc/passwd\\r\\n' encoded as +AC8ALgAuAC8-etc+AC8-passwd+AA0ACg-"
     )
-    assert b"AC8" not in problem.body() and b"passwd" not in problem.body()
+    assert json.loads(problem.body())["detail"] == problem.detail
+    assert problem.evidence == "charset=utf-7"
     hostile = b"+ADw-" + b"\x1b[2J\n" * 100 + b"+AD4-"
-    record = wrong_charset("text", "text body", "utf-7", hostile).evidence
-    assert record.isascii() and record.isprintable() and len(record) < 400
-    assert wrong_charset("text", "text body", "utf-7", b"plain").evidence == "charset=utf-7"
+    detail = wrong_charset("text", "text body", "utf-7", hostile).detail
+    assert detail.isascii() and detail.isprintable() and len(detail) < 600
+    assert b"<" not in wrong_charset("text", "text body", "utf-7", hostile).body()
+    assert "encoded as" not in wrong_charset("text", "text body", "utf-7", b"plain").detail
 
 
-def test_web_refusal_of_an_ext_value_logs_what_it_spelled() -> None:
-    """RFC 8187 ext-value ``filename*=utf-7''...``: the bytes are at hand, so the log
-    record (evidence) says what they spell in UTF-7; the response still echoes nothing."""
+def test_web_refusal_of_an_ext_value_says_what_it_spelled() -> None:
+    """RFC 8187 ext-value ``filename*=utf-7''...``: the bytes are at hand, so the detail
+    says what they spell in UTF-7, with no raw markup in the response body."""
     from sanitizer.web import WebPolicy, body_check, check_head
 
     boundary = b"b7"
@@ -422,5 +428,5 @@ def test_web_refusal_of_an_ext_value_logs_what_it_spelled() -> None:
     )
     problem = check.feed(data) or check.close()
     assert problem is not None and problem.kind == "charset"
-    assert problem.evidence == "charset=utf-7: '<script>' encoded as +ADw-script+AD4-"
-    assert b"script" not in problem.body() and b"+AD" not in problem.body()
+    assert problem.detail.endswith(": '<script>' encoded as +ADw-script+AD4-")
+    assert b"<" not in problem.body() and b">" not in problem.body()
