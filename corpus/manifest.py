@@ -1016,6 +1016,14 @@ SEEDS: tuple[Seed, ...] = (
         "w",
     ),
     Seed(
+        "web-multipart-preamble",
+        "02 2F 75 70 6C 6F 61 64 0D 0A 0D 0A 0D 0A 22 3B 20 66 69 6C 65 6E 61 6D 65 3D 22 61 "
+        "2E 74 78 6C 61 69 6E 0D 0A 0D 0A 21 61 74 61 0D 0A 2D 2D 66 75 7A 7A 2D 2D 0D 0A",
+        "text after a leading CR/LF before the first delimiter (python-multipart: one write)",
+        "RFC 2046 §5.1.1",
+        "w",
+    ),
+    Seed(
         "web-form-separators",
         "01 2F 0D 0A 0D 0A 61 3D 31 3B 62 3D 25 45 44 25 41 30 25 38 30 26 63 2B 64 3D 65 2B "
         "66 26 26 3D 78 26 79",
