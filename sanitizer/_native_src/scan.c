@@ -649,6 +649,34 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromSsize_t(scan_text(&t, args[0], start, max_run));
 }
 
+/* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
+ * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
+ * for bytes that do not decode and for other types: the caller's full path decides); -1
+ * on error. */
+static int
+input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
+{
+    if (PyBytes_Check(data)) {
+        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
+        Py_ssize_t n = PyBytes_GET_SIZE(data);
+        *text = clean_ascii(t, s, n);
+        if (*text != NULL) return 0;
+        if (PyErr_Occurred()) return -1;
+        *text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
+        if (*text != NULL) return 1;
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+        PyErr_Clear();
+    } else if (PyUnicode_Check(data)) {
+        if (READY(data) < 0) return -1;
+        Py_INCREF(data);
+        *text = data;
+        return 1;
+    }
+    Py_INCREF(Py_None);
+    *text = Py_None;
+    return 0;
+}
+
 PyObject *
 speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -661,26 +689,9 @@ speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (load_scan_tables(args[1], args[2], args[3], &t) < 0) return NULL;
     Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
     if (max_run == -1 && PyErr_Occurred()) return NULL;
-    PyObject *data = args[0], *text;
-    if (PyBytes_Check(data)) {
-        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
-        Py_ssize_t n = PyBytes_GET_SIZE(data);
-        text = clean_ascii(&t, s, n);
-        if (text != NULL) return text;
-        if (PyErr_Occurred()) return NULL;
-        text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
-        if (text == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-    } else if (PyUnicode_Check(data)) {
-        if (READY(data) < 0) return NULL;
-        Py_INCREF(data);
-        text = data;
-    } else {
-        Py_RETURN_NONE; /* other types: the caller's full path decides */
-    }
+    PyObject *text;
+    int to_scan = input_text(&t, args[0], &text);
+    if (to_scan <= 0) return to_scan < 0 ? NULL : text;
     if (scan_text(&t, text, 0, max_run) != PyUnicode_GET_LENGTH(text)) {
         Py_DECREF(text);
         Py_RETURN_NONE;
@@ -841,26 +852,9 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     const unsigned char *edits = (const unsigned char *)PyBytes_AS_STRING(args[5]);
-    PyObject *data = args[0], *text;
-    if (PyBytes_Check(data)) {
-        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
-        Py_ssize_t n = PyBytes_GET_SIZE(data);
-        text = clean_ascii(&t, s, n);
-        if (text != NULL) return text;
-        if (PyErr_Occurred()) return NULL;
-        text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
-        if (text == NULL) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return NULL;
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-    } else if (PyUnicode_Check(data)) {
-        if (READY(data) < 0) return NULL;
-        Py_INCREF(data);
-        text = data;
-    } else {
-        Py_RETURN_NONE; /* other types: the caller's full path decides */
-    }
+    PyObject *text;
+    int to_scan = input_text(&t, args[0], &text);
+    if (to_scan <= 0) return to_scan < 0 ? NULL : text;
     run_state_t rs = {-1, -1, max_run};
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Py_ssize_t i = scan_kind(&t, PyUnicode_KIND(text), PyUnicode_DATA(text), n, 0, &rs);
