@@ -151,6 +151,7 @@ def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str
 
 
 _FLAG = re.compile(b"\x01")
+_PROBE = 1 << 12  # bytes a long input's strict decode reads alone first (``_refused_at``)
 
 
 def flagged(flags: bytes, first: int, step: int, limit: int) -> list[int]:
@@ -185,6 +186,11 @@ class WideCodec:
         self.boms = boms  # (little-endian BOM, big-endian BOM)
         self.walk = walk
         self.error = error
+        # CPython's stateful decoders (data, errors, final) -> (text, consumed), by order
+        stem = family.replace("-", "_")
+        self._partial = {
+            big: getattr(codecs, f"{stem}_{'be' if big else 'le'}_decode") for big in (False, True)
+        }
 
     # -- byte order ---------------------------------------------------------------------
 
@@ -235,6 +241,14 @@ class WideCodec:
         """CPython's text for data[skip:] if it accepts it all, else None and the unit
         boundary where it stopped (the only thing taken from its refusal)."""
         name = self.name(big)
+        if len(data) - skip > 16 * _PROBE:
+            # CPython's codec sizes its output for the whole input before it reads a unit,
+            # so an error near the start costs a whole decode: the first units are read
+            # alone first (final=False: a unit or pair cut by the probe's end is no error).
+            try:
+                self._partial[big](memoryview(data)[skip : skip + _PROBE], "strict", False)
+            except UnicodeDecodeError as exc:
+                return None, skip + exc.start - exc.start % self.unit
         try:
             view = memoryview(data)[skip:] if skip else data
             return codecs.decode(view, name), len(data)

@@ -391,3 +391,30 @@ def test_public_names_and_state() -> None:
     with pytest.raises(utf16.Utf16Error) as info:
         utf16.IncrementalDecoder(byte_order="le").decode(b"A\x00\x00\xdc", final=True)
     assert (info.value.start, info.value.end) == (2, 4)
+
+
+# A long input's strict decode reads its first units alone first (wide._PROBE): the error
+# it reports must be CPython's, and a pair or unit cut by the probe's end is no error.
+_LONG_UNITS = {
+    "utf-16-le": [b"\x3d\xd8\x00\xde", b"\x00\xdc", b"\x00\xd8", b"A\x00"],  # pair, low, high, 'A'
+    "utf-32-le": [b"\x00\xf6\x01\x00", b"\x00\xd8\x00\x00", b"\x00\x00\x11\x00", b"A\x00\x00\x00"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LONG_UNITS))
+@pytest.mark.parametrize("at", [0, 2, 4088, 4090, 4092, 4094, 4096, 4098, 8192])
+def test_long_input_first_error_is_cpythons_around_the_probe(name: str, at: int) -> None:
+    module = utf16 if name.startswith("utf-16") else utf32
+    pair, bad, odd, filler = _LONG_UNITS[name]
+    at -= at % len(filler)
+    base = filler * ((1 << 17) // len(filler))
+    for inserted in (pair, bad, odd, pair + bad, odd + filler):
+        data = base[:at] + inserted + base[at + len(inserted) :]
+        try:
+            expected = data.decode(name)
+        except UnicodeDecodeError as exc:
+            with pytest.raises(UnicodeDecodeError) as caught:
+                module.decode(data, byte_order="le")
+            assert (caught.value.start, caught.value.end) == (exc.start, exc.end), (at, inserted)
+        else:
+            assert module.decode(data, byte_order="le") == expected
