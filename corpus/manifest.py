@@ -1024,6 +1024,13 @@ SEEDS: tuple[Seed, ...] = (
         "w",
     ),
     Seed(
+        "web-json-invalid-escape-then-surrogate",
+        "03 2F 61 70 69 0D 0A 0D 0A 7B 22 6B 5C 75 64 5C 75 64 63 30 30 78 22 7D",
+        "an invalid escape before an escaped lone surrogate: judged alike whole or split",
+        "RFC 8259 §7, §8.2",
+        "w",
+    ),
+    Seed(
         "web-form-separators",
         "01 2F 0D 0A 0D 0A 61 3D 31 3B 62 3D 25 45 44 25 41 30 25 38 30 26 63 2B 64 3D 65 2B "
         "66 26 26 3D 78 26 79",

@@ -284,3 +284,28 @@ def test_one_long_string_cut_anywhere(backend: str, escape: str) -> None:
             problem = body([bad[:k], bad[k:]])
             assert problem is not None and problem.kind == "bidi-control", (k, problem)
             assert problem.where == oracle(bad, profiles.TEXT)[1]  # type: ignore[index]
+
+
+_escapes = st.lists(
+    st.sampled_from(
+        ["a", "d", "8", "0", "c", "\\", "u", "\\u", "\\ud", "\\ud800", "\\udc00", "\\uD83D",
+         "\\uDE00", "\\x", "\\~", "\\n", "\\\\", "é", "\u202e", "\\u202e", "\\u0003", "\x03"]
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=_escapes, data=st.data())
+def test_invalid_escapes_get_one_verdict_whatever_the_chunking(
+    backend: str, content: str, data: st.DataObject
+) -> None:
+    """A string with an invalid escape is not JSON, but its characters are judged, and
+    the same way whole or streamed (found by fuzz_web: ``"k\\ud\\udc00x"`` passed whole
+    and was refused as a lone surrogate when split)."""
+    raw = b'{"k": "' + content.encode("utf-8", "surrogatepass") + b'"}'
+    whole = body([raw])
+    split = body(data.draw(chunkings(raw)))
+    assert (whole is None) == (split is None), (raw, whole, split)
+    if whole is not None and split is not None:
+        assert whole.kind == split.kind, (raw, whole, split)

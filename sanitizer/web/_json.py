@@ -148,6 +148,23 @@ def _unescape(content: str) -> str:
     return str(json.loads('"' + content + '"', strict=False))
 
 
+def _unescape_lenient(content: str) -> str:
+    """JSON string content to text as the streaming walk (``_string_run``) reads it, so
+    that a verdict never depends on the chunking: valid escapes resolved, an invalid one
+    kept as its two raw characters.  (A string with an invalid escape is not JSON, RFC
+    8259 §7, and the app's parser refuses it; its characters are judged all the same.)"""
+    parts: list[str] = []
+    i, n = 0, len(content)
+    while True:
+        k = _CONTENT.match(content, i).end()  # type: ignore[union-attr]  # matches ""
+        run = content[i:k]
+        parts.append(_unescape(run) if "\\" in run else run)
+        if k >= n:
+            return "".join(parts)
+        parts.append(content[k : k + 2])
+        i = k + 2
+
+
 class _Reading(NamedTuple):
     """What a JSONBody derives from its policy, built once per policy (a request with a
     small body would otherwise pay for it each time)."""
@@ -320,7 +337,10 @@ class JSONBody(BodyCheck):
                 self._carry = text[k:]
                 self._pos = base + k
                 return -1, None
-            i = k + 2  # an invalid escape: not JSON, the app's parser will refuse it
+            # An invalid escape: not JSON, the app's parser will refuse it; its two
+            # characters are judged as they are (as _unescape_lenient reads them).
+            self._parts.append(text[k : k + 2])
+            i = k + 2
 
     def _strings_pass(self, joined: str, starts: list[int]) -> bool:
         """Every string json_strings returned passes: ``joined`` holds them, escapes
@@ -362,12 +382,7 @@ class JSONBody(BodyCheck):
                 return problem
             content = m.group(1)
             if "\\" in content:
-                k = _CONTENT.match(content).end()  # type: ignore[union-attr]
-                # An invalid escape is not JSON (RFC 8259 §7) and the app's parser refuses
-                # it; its raw characters are judged all the same, as a streamed body's are
-                # before its end is known, so the verdict never depends on the chunking.
-                if k == len(content):
-                    content = _unescape(content)
+                content = _unescape_lenient(content)
             problem = self._string_problem(content, base + m.start())
             if problem is not None:
                 return problem
