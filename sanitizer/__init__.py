@@ -13,7 +13,6 @@ policy layer and its generated tables.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
 from .charinfo import UNICODE_VERSION, describe
@@ -29,7 +28,10 @@ from .decoder import (
 )
 from .errors import BomError, EncodeError, ErrorKind, Utf8Error
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
+    from typing import Any
+
     from . import profiles, utf7, utf16, utf32
     from .chardata import Category
     from .identifiers import identifiers_equal, normalize_identifier

@@ -16,10 +16,14 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, Protocol
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
+    from typing import Literal, Protocol
+
     from _typeshed import ReadableBuffer
+else:
+    Protocol = object  # at run time ``Speedups`` is a plain class naming the same members
 
 __all__ = [
     "BACKEND",

@@ -15,7 +15,6 @@ import enum
 import functools
 import re
 from collections.abc import Iterable, Iterator
-from typing import Literal
 
 import unicodedata2
 
@@ -28,8 +27,25 @@ if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_c
         f"{UNICODE_VERSION}: run tools/gen_chartables.py"
     )
 
-NormalForm = Literal["NFC", "NFKC", "NFKC_CASEFOLD"]
 NORMAL_FORMS: tuple[str, ...] = ("NFC", "NFKC", "NFKC_CASEFOLD")
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    NormalForm = Literal["NFC", "NFKC", "NFKC_CASEFOLD"]
+else:
+
+    def __getattr__(name: str) -> object:
+        """``NormalForm`` (the ``Literal`` of NORMAL_FORMS), made on first use (PEP 562):
+        loading the policy layer does not import ``typing``."""
+        if name != "NormalForm":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from typing import Literal
+
+        alias = globals()[name] = Literal[NORMAL_FORMS]
+        return alias
+
+
 Ranges = tuple[tuple[int, int], ...]
 
 

@@ -18,10 +18,6 @@ from __future__ import annotations
 import codecs
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal, Protocol
-
-if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
 
 from . import _machine
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
@@ -29,24 +25,36 @@ from ._native import speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
 from .grammar import BOM, is_tail, lax_length, machine
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Literal, Protocol
 
-class _Runner(Protocol):
-    """What walks the RFC 3629 table: ``_machine`` (the reference) or the C extension."""
+    from _typeshed import ReadableBuffer
 
-    def spans(
-        self, data: bytes, table: bytes, nclasses: int, pos: int, limit: int, /
-    ) -> list[int]: ...
+    class _Runner(Protocol):
+        """What walks the RFC 3629 table: ``_machine`` (the reference) or the C extension."""
 
-    def replace(
-        self, data: bytes, table: bytes, nclasses: int, pos: int, out_spans: list[int] | None, /
-    ) -> str: ...
+        def spans(
+            self, data: bytes, table: bytes, nclasses: int, pos: int, limit: int, /
+        ) -> list[int]: ...
+
+        def replace(
+            self,
+            data: bytes,
+            table: bytes,
+            nclasses: int,
+            pos: int,
+            out_spans: list[int] | None,
+            /,
+        ) -> str: ...
+
+    Errors = Literal["strict", "replace"]
+    BomMode = Literal["keep", "strip", "reject"]
 
 
 # Looked up at each call: tests/conftest.py swaps it to run the entry points on both.
 _runner: _Runner = speedups if speedups is not None else _machine
 
-Errors = Literal["strict", "replace"]
-BomMode = Literal["keep", "strip", "reject"]
 _ERRORS = ("strict", "replace")
 _BOMS = ("keep", "strip", "reject")
 

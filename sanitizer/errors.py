@@ -16,10 +16,15 @@ import functools
 import gc
 from collections.abc import Callable, Iterator
 from itertools import repeat
-from typing import Any, TypeVar
 
 from .charinfo import describe
 from .grammar import BOM, MAX_SCALAR, is_tail, lax_length
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _E = TypeVar("_E", bound=UnicodeDecodeError)
 
 
 class ErrorKind(enum.Enum):
@@ -226,9 +231,6 @@ class EncodeError(UnicodeEncodeError):
         return (
             f"cannot encode lone surrogate U+{cp:04X} at index {self.start} as UTF-8 (RFC 3629 §3)"
         )
-
-
-_E = TypeVar("_E", bound=UnicodeDecodeError)
 
 
 @contextlib.contextmanager

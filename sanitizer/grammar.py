@@ -21,20 +21,26 @@ RFC 3629 §4 (ABNF, RFC 2234)::
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+
+from .values import Frozen  # a frozen dataclass without importing dataclasses (issue #13)
 
 ByteRange = tuple[int, int]  # inclusive, like ABNF's %xLO-HI
 
 TAIL: ByteRange = (0x80, 0xBF)  # UTF8-tail = %x80-BF
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Frozen):
     """One alternative of RFC 3629 §4: a lead byte range and the ranges that follow it."""
 
+    __slots__ = ("lead", "tails", "abnf")  # noqa: RUF023 (in the constructor's order)
     lead: ByteRange
     tails: tuple[ByteRange, ...]
     abnf: str
+
+    def __init__(self, lead: ByteRange, tails: tuple[ByteRange, ...], abnf: str) -> None:
+        object.__setattr__(self, "lead", lead)
+        object.__setattr__(self, "tails", tails)
+        object.__setattr__(self, "abnf", abnf)
 
 
 # RFC 3629 §4, one row per ABNF alternative, in the RFC's order.
@@ -118,8 +124,7 @@ ACCEPT = 0
 REJECT = 0xFF  # transition marker: this state cannot take this byte
 
 
-@dataclass(frozen=True)
-class Machine:
+class Machine(Frozen):
     """A DFA over byte classes, packed for both the Python and the C runner.
 
     ``table`` is ``classes`` (256 bytes: byte -> class) + ``masks`` (256 bytes: the
@@ -128,12 +133,26 @@ class Machine:
     REJECT).  ``nclasses`` is needed to index the transitions.
     """
 
+    __slots__ = ("classes", "masks", "transitions", "nclasses", "nstates", "table")  # noqa: RUF023
     classes: bytes
     masks: bytes
     transitions: bytes
     nclasses: int
     nstates: int
     table: bytes  # classes + masks + transitions, packed once
+
+    def __init__(
+        self,
+        classes: bytes,
+        masks: bytes,
+        transitions: bytes,
+        nclasses: int,
+        nstates: int,
+        table: bytes,
+    ) -> None:
+        values = (classes, masks, transitions, nclasses, nstates, table)
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def _compile(table_rows: tuple[Row, ...]) -> Machine:

@@ -54,7 +54,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import unicodedata2
 
@@ -63,6 +62,7 @@ from .chardata import MARKS, Category, char_class
 from .charinfo import describe
 from .policy import Action, Policy, Report, inspect
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
     from .lookalike import RestrictionLevel
 

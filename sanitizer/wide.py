@@ -16,15 +16,32 @@ import enum
 import re
 from collections.abc import Callable, Iterator
 from itertools import compress, islice
-from typing import Any, Literal
 
 from .charinfo import describe
 from .decoder import _as_bytes  # one argument check for every decoder
 from .errors import errors_for_spans
 
-Errors = Literal["strict", "replace"]
-ByteOrder = Literal["le", "be", "bom"]
-Endian = Literal["le", "be"]
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Errors = Literal["strict", "replace"]
+    ByteOrder = Literal["le", "be", "bom"]
+    Endian = Literal["le", "be"]
+else:
+
+    def __getattr__(name: str) -> object:
+        """The ``Literal`` aliases above, made on first use (PEP 562): ``sanitizer check``
+        imports this module but not ``typing``."""
+        values = {"Errors": _ERRORS, "ByteOrder": _ORDERS, "Endian": _ENDIANS}.get(name)
+        if values is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from typing import Literal
+
+        alias = globals()[name] = Literal[values]
+        return alias
+
+
 _ERRORS = ("strict", "replace")
 _ORDERS = ("le", "be", "bom")
 _ENDIANS = ("le", "be")

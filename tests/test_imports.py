@@ -8,8 +8,10 @@ one already holds everything.
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import json
+import site
 import subprocess
 import sys
 import textwrap
@@ -86,6 +88,46 @@ def test_check_with_policy_loads_it() -> None:
     code = 'from sanitizer.cli import main\nmain(["check", "--policy", "TEXT", "README.md"])\n'
     loaded = loaded_after(code)
     assert "sanitizer.profiles" in loaded and "sanitizer.policy" in loaded
+
+
+# Standard-library modules that start-up does not need (issue #13: ``sanitizer check``
+# starts once per commit in CI).  ``dataclasses`` brings ``inspect``, ``ast`` and ``dis``;
+# ``shutil`` brings zlib, bz2 and lzma; ``json`` is for --format json alone.
+HEAVY_STDLIB = ("typing", "dataclasses", "inspect", "ast", "dis", "json", "shutil", "bz2", "lzma")
+
+
+def stdlib_loaded_by(code: str) -> set[str]:
+    """The modules ``code`` adds to ``sys.modules`` in a new interpreter without ``site``
+    (whose ``.pth`` hooks, such as an editable install's, import modules of their own)."""
+    paths = [str(ROOT), *site.getsitepackages()]
+    script = (
+        f"import sys; sys.path[:0] = {paths!r}; before = set(sys.modules)\n"
+        + code
+        + "\nprint(repr(sorted(set(sys.modules) - before)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded: list[str] = ast.literal_eval(proc.stdout.splitlines()[-1])
+    return {name for name in loaded if not name.startswith("sanitizer")}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import sanitizer",
+        "from sanitizer.cli import main\n"
+        "assert main(['check', 'README.md', '--progress', 'never']) == 0",
+    ],
+)
+def test_start_up_leaves_heavy_stdlib_modules_unloaded(code: str) -> None:
+    assert stdlib_loaded_by(code) & set(HEAVY_STDLIB) == set()
+
+
+def test_json_output_loads_json_only_then() -> None:
+    code = "from sanitizer.cli import main\nmain(['check', '--format', 'json', 'README.md'])"
+    assert "json" in stdlib_loaded_by(code)
 
 
 def test_every_public_name_resolves() -> None:

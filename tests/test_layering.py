@@ -44,6 +44,7 @@ LAYERS = {
     "_native": CORE,
     "_speedups": CORE,
     "_version": CORE,
+    "values": CORE,  # Frozen: value classes without dataclasses (start-up, issue #13)
     "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
     "utf32": CORE,
     "wide": CORE,

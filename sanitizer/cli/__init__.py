@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
 from ..charinfo import UNICODE_VERSION
 from ._output import OutputError, end_of_output
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # Each subcommand -> the module that registers it; modules in the order of the help.
@@ -30,7 +35,43 @@ _COMMANDS = {
 }
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it ($COLUMNS, else the
+    terminal of stdout, else 80), without importing ``shutil`` (which loads zlib, bz2 and
+    lzma: ~7M instructions of every ``sanitizer check``, issue #13)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, given the width it would ask ``shutil`` for."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,  # what later Pythons add (3.14: color)
+    ) -> None:
+        if width is None:
+            width = _columns() - 2  # as argparse does
+        super().__init__(prog, indent_increment, max_help_position, width, **more)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")

@@ -25,7 +25,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ._record import NamedTuple
 
 HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
 _BOM = b"\xef\xbb\xbf"

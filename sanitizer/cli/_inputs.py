@@ -16,10 +16,15 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from . import _walk
 from ._walk import Problem, reason_of
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ._record import NamedTuple
 
 STDIN = "-"
 

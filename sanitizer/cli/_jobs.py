@@ -26,10 +26,13 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import BinaryIO, TypeVar
 
-T = TypeVar("T")
-R = TypeVar("R")
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import BinaryIO, TypeVar
+
+    T = TypeVar("T")
+    R = TypeVar("R")
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate
 # Automatic workers from this many bytes on: below it, checking is too short (the gate

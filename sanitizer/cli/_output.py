@@ -13,14 +13,17 @@ SIGPIPE; any other write error (a full disk) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
-import binascii
 import errno
-import json
 import os
 import sys
-from typing import Any, NamedTuple
 
 import unicodedata2
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ._record import NamedTuple
 
 EXIT_BROKEN_PIPE = 128 + 13  # 128 + SIGPIPE, what a shell reports for grep | head
 EXIT_IO = 2
@@ -77,6 +80,8 @@ def json_path_fields(path: str) -> dict[str, str]:
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
+        import binascii  # here: only a name that is not UTF-8 needs it
+
         raw = os.fsencode(path)
         return {
             "path": raw.decode("utf-8", "replace"),
@@ -204,6 +209,8 @@ class Writer:
         self._write(text)
 
     def record(self, record: dict[str, Any]) -> None:
+        import json  # here: text output (the default) never loads it
+
         self._write(json.dumps(record, ensure_ascii=False) + "\n")
 
     def line(self, text: str) -> None:

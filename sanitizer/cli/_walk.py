@@ -27,10 +27,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     import pathspec
+else:
+    from ._record import NamedTuple
 
 # Folders of version control systems: their content is history, not the tree.
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".fossil", ".jj", ".pijul"})

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import IO, Any
 
 from ..wide import ByteOrderError, WideError, codec
 from ._locate import UTF16
 from ._output import Finding, Place
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 

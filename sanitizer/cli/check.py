@@ -27,7 +27,6 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Any, NamedTuple
 
 from .._native import utf8_valid_prefix
 from ..decoder import ErrorGrouper, IncrementalDecoder, find_errors
@@ -37,6 +36,12 @@ from ._declared import HEAD, declared_encoding
 from ._locate import CODEPOINTS, CONTEXT, UTF16, Locator, excerpt, locate_all, visible
 from ._output import FORMATS, Finding, OutputError, Place, Writer, display_path, end_of_output
 from ._wide import check_encoding, is_utf8, wide_findings, wide_policy_findings
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+if TYPE_CHECKING:
+    from typing import IO, Any, NamedTuple
+else:
+    from ._record import NamedTuple
 
 CHUNK = 1 << 16
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep

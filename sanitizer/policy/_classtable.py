@@ -29,7 +29,6 @@ import itertools
 import sys
 import zlib
 from array import array
-from dataclasses import dataclass
 
 from ..chardata import (
     CCC_NONZERO,
@@ -46,6 +45,7 @@ from ..chardata import GRAPHIC as _GRAPHIC
 from ..chardata import IDEOGRAPHIC as _IDEOGRAPHIC
 from ..chardata import MONGOLIAN as _MONGOLIAN
 from ..charinfo import UNICODE_VERSION
+from ..values import Frozen
 
 MAX_CP = 0x10FFFF
 BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
@@ -123,14 +123,21 @@ RULES_OFFSET = 528  # = 256 + 256 + 16; then RULE_SIZE bytes per sequence rule:
 RULE_SIZE = 514  # prev_ok[257] + next_ok[257] by class; entry 256: no such character
 
 
-@dataclass(frozen=True)
-class ClassTable:
+class ClassTable(Frozen):
     """``stage1``: 0x1100 native-endian uint16 block numbers; ``stage2``: the distinct
     256-byte blocks of class ids; ``info[c]`` = (category or None, flags) of class c."""
 
+    __slots__ = ("stage1", "stage2", "info")  # noqa: RUF023 (in the constructor's order)
     stage1: bytes
     stage2: bytes
     info: tuple[tuple[Category | None, frozenset[str]], ...]
+
+    def __init__(
+        self, stage1: bytes, stage2: bytes, info: tuple[tuple[Category | None, frozenset[str]], ...]
+    ) -> None:
+        object.__setattr__(self, "stage1", stage1)
+        object.__setattr__(self, "stage2", stage2)
+        object.__setattr__(self, "info", info)
 
     def class_of(self, cp: int) -> int:
         block = array("H", self.stage1[2 * (cp >> 8) : 2 * (cp >> 8) + 2])[0]
@@ -228,12 +235,13 @@ def prefilter(flagged: list[int]) -> bytes:
     not flagged).  ``flagged`` = the bytes < 0x7F whose class a policy flags; bytes >=
     0x7F are always candidates.  Chosen to keep common bytes out and compares few."""
     marked = set(flagged)
+    ordered = sorted(marked)
     best: tuple[int, bytes] | None = None
     wasted = 0  # printable bytes below t that are not flagged: candidates for nothing
     for t in range(0x80):
         if t > 0x20 and t - 1 not in marked:
             wasted += 1
-        extras = [b for b in sorted(marked) if b >= t]
+        extras = [b for b in ordered if b >= t]
         if len(extras) > 4:
             continue
         skips = [b for b in _COMMON if b < t and b not in marked]

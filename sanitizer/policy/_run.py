@@ -17,7 +17,6 @@ import dataclasses
 import heapq
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from ..chardata import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
 from ..charinfo import describe
@@ -29,7 +28,10 @@ from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._identifier import IdentifierChecks
 
 _C = Category

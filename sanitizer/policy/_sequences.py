@@ -18,9 +18,10 @@ The characters a rule names are class-table flags, whose code points are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
 
 from ..chardata import Category, Ranges, category_of, char_class, in_ranges
+from ..values import Frozen
 from . import _classtable as ct
 
 
@@ -65,18 +66,26 @@ def _flagged(flags: tuple[str, ...]) -> Ranges:
     return merge_ranges(*(ct.SEQUENCE_SETS[f] for f in flags))
 
 
-@dataclass(frozen=True)
-class NeighbourRule:
+class NeighbourRule(Frozen):
     """A character of ``category`` with class-table flag ``flag`` is inside a sequence
     when the character before it has one of the flags ``before`` and the character after
     it one of ``after`` (None: anything, even nothing).  A character of ``category``
     itself never earns the exemption (issue #11: a run of selectors is not a sequence,
     so at most one selector follows a base), whatever its flags."""
 
+    __slots__ = ("category", "flag", "before", "after")  # noqa: RUF023 (constructor's order)
     category: Category
     flag: str
     before: tuple[str, ...]
     after: tuple[str, ...] | None
+
+    def __init__(
+        self, category: Category, flag: str, before: tuple[str, ...], after: tuple[str, ...] | None
+    ) -> None:
+        object.__setattr__(self, "category", category)
+        object.__setattr__(self, "flag", flag)
+        object.__setattr__(self, "before", before)
+        object.__setattr__(self, "after", after)
 
     @property
     def characters(self) -> Ranges:
@@ -114,17 +123,23 @@ NEIGHBOUR_RULES: tuple[NeighbourRule, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class TagSequence:
+class TagSequence(Frozen):
     """UTS #51 ED-14a: an emoji tag sequence is ``base``, then a tag_spec of ``length``
     tag characters in ``spec`` (subdivision codes: digits, lowercase letters), then the
     tag ``end``.  Every character of the run (``block``) is exempt when it is one."""
 
+    __slots__ = ("base", "spec", "length", "end", "block")  # noqa: RUF023 (constructor's order)
     base: int
     spec: Ranges
     length: tuple[int, int]  # subdivision codes are short; bounds what a "flag" can carry
     end: int
     block: tuple[int, int]  # the tag characters: a run is a maximal stretch of these
+
+    def __init__(
+        self, base: int, spec: Ranges, length: tuple[int, int], end: int, block: tuple[int, int]
+    ) -> None:
+        for name, value in zip(self.__slots__, (base, spec, length, end, block), strict=True):
+            object.__setattr__(self, name, value)
 
 
 TAG_SEQUENCE = TagSequence(
@@ -138,11 +153,16 @@ TAG_SEQUENCE = TagSequence(
 # Categories with a sequence exemption: the engine asks ``in_sequence`` for these only.
 EXEMPTIBLE = frozenset({Category.TAG, *(rule.category for rule in NEIGHBOUR_RULES)})
 
-# The Python form: (category, characters, before, after) per neighbour rule.
-_CHECKS = tuple(
-    (rule.category, rule.characters, rule.before_ranges, rule.after_ranges)
-    for rule in NEIGHBOUR_RULES
-)
+
+@functools.cache
+def _checks() -> tuple[tuple[Category, Ranges, Ranges, Ranges | None], ...]:
+    """The Python form: (category, characters, before, after) per neighbour rule.  Built
+    on first use: merging the emoji and graphic ranges is ~5M instructions of start-up
+    (issue #13), and with the C scanner most runs never ask."""
+    return tuple(
+        (rule.category, rule.characters, rule.before_ranges, rule.after_ranges)
+        for rule in NEIGHBOUR_RULES
+    )
 
 
 class SequenceCache:
@@ -164,7 +184,7 @@ def in_sequence(text: str, i: int, category: Category, cache: SequenceCache) -> 
     if category is Category.TAG:
         return _tag_run_ok(text, i, cache)
     cp = ord(text[i])
-    for cat, characters, before, after in _CHECKS:
+    for cat, characters, before, after in _checks():
         if cat is category and in_ranges(cp, characters):
             if i == 0 or not in_ranges(ord(text[i - 1]), before):
                 return False

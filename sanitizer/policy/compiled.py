@@ -23,18 +23,17 @@ leave ``ascii_allowed``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .._native import speedups
 from ..chardata import Category
+from ..values import Frozen
 from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import utf8_length
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
     from ._identifier import IdentifierChecks
 
@@ -53,10 +52,24 @@ c_clean_edit = (  # (an older build lacks it)
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledPolicy:
-    """What the fast paths need from one ``Policy`` (see ``compile_policy``)."""
+class CompiledPolicy(Frozen):
+    """What the fast paths need from one ``Policy`` (see ``compile_policy``).  A frozen
+    value (``values.Frozen``), not a dataclass: the policy layer's start-up (issue #13)."""
 
+    __slots__ = (  # noqa: RUF023 (in the constructor's order)
+        "policy",
+        "scanned",
+        "dropping",
+        "ascii_allowed",
+        "refused_values",
+        "judges_whole_values",
+        "verdict_args",
+        "report_args",
+        "direct_verdict_args",
+        "direct_report_args",
+        "identifier",
+        "direct_edit_args",
+    )
     policy: Policy
     scanned: frozenset[Category]  # categories whose action is not IGNORE
     dropping: frozenset[Category]  # categories whose action is REJECT, STRIP or REPLACE
@@ -76,10 +89,46 @@ class CompiledPolicy:
     direct_verdict_args: CArgs | None
     direct_report_args: CArgs | None
     # The identifier checks (UTS #39) of a policy that scans any (None: the usual case).
-    identifier: IdentifierChecks | None = None
+    identifier: IdentifierChecks | None
     # ``clean_edit(data, *direct_edit_args)`` is sanitize's whole fast path when set
     # (with the direct_verdict_args, plus which classes it may strip or replace).
-    direct_edit_args: EditArgs | None = None
+    direct_edit_args: EditArgs | None
+
+    def __init__(
+        self,
+        policy: Policy,
+        scanned: frozenset[Category],
+        dropping: frozenset[Category],
+        ascii_allowed: bytes,
+        refused_values: frozenset[bytes],
+        judges_whole_values: bool,
+        verdict_args: CArgs | None,
+        report_args: CArgs | None,
+        direct_verdict_args: CArgs | None,
+        direct_report_args: CArgs | None,
+        identifier: IdentifierChecks | None = None,
+        direct_edit_args: EditArgs | None = None,
+    ) -> None:
+        values = (
+            policy,
+            scanned,
+            dropping,
+            ascii_allowed,
+            refused_values,
+            judges_whole_values,
+            verdict_args,
+            report_args,
+            direct_verdict_args,
+            direct_report_args,
+            identifier,
+            direct_edit_args,
+        )
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def with_policy(self, policy: Policy) -> CompiledPolicy:
+        """The same tables for ``policy`` (an equal policy: ``compiled_for``)."""
+        return CompiledPolicy(policy, *self._fields()[1:])  # type: ignore[arg-type]
 
     def ascii_clean(self, raw: bytes) -> bool:
         """True if ``raw`` is ASCII with nothing the policy scans for and within its
@@ -282,7 +331,7 @@ def compiled_for(policy: Policy) -> CompiledPolicy:
     identity (for the ``_by_identity.get(id(policy)) or compiled_for(policy)`` idiom)."""
     compiled = compile_policy(policy)
     if compiled.policy is not policy:  # an equal policy compiled first: share its tables
-        compiled = dataclasses.replace(compiled, policy=policy)
+        compiled = compiled.with_policy(policy)
     if len(_by_identity) >= 256:  # bounded, like compile_policy's cache
         _by_identity.clear()
     _by_identity[id(policy)] = compiled
