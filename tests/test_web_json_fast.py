@@ -309,3 +309,27 @@ def test_invalid_escapes_get_one_verdict_whatever_the_chunking(
     assert (whole is None) == (split is None), (raw, whole, split)
     if whole is not None and split is not None:
         assert whole.kind == split.kind, (raw, whole, split)
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096])
+@pytest.mark.parametrize(
+    ("tail", "kind"),
+    [
+        ("\\ud83d\\ude00", None),  # a pair, its halves perhaps in two looks
+        ("\\ud800x", "lone-surrogate-escape"),
+        ("\\u202e", "bidi-control"),
+        ("\u202e", "bidi-control"),
+        ("plain", None),
+    ],
+)
+def test_open_string_read_in_pieces_is_judged_whole(
+    backend: str, size: int, tail: str, kind: str | None
+) -> None:
+    """A long string streamed in many chunks: its plain pieces are taken as they are (no
+    scan), and what follows them -- an escape far into the string, a pair cut between two
+    chunks -- is judged with the rest of the value, as the body whole is."""
+    raw = b'["' + "é".encode() * 20_000 + tail.encode() + b'", "b"]'
+    chunks = [raw[i : i + size] for i in range(0, len(raw), size)]
+    for pieces in (chunks, [raw]):
+        problem = body(pieces)
+        assert (problem and problem.kind) == kind, (size, tail, problem)

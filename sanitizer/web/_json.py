@@ -234,6 +234,9 @@ class JSONBody(BodyCheck):
         self._in_string = False
         self._start = 0  # character offset of the open string's opening quote
         self._parts: list[str] = []  # the open string's text so far
+        # Whether the open string has a backslash: only an escape can put a surrogate in
+        # it (the decoder is strict), so only then is its value searched for a lone one.
+        self._escaped = False
         self._judged_bytes = 0  # body bytes before the open string (or before undecoded bytes)
 
     def _feed(self, chunk: bytes) -> Problem | None:
@@ -242,7 +245,7 @@ class JSONBody(BodyCheck):
     def _close(self) -> Problem | None:
         problem = self._decoded(b"", final=True)
         if problem is None and self._in_string:  # cut short: check what there is anyway
-            problem = self._string_problem("".join(self._parts), self._start)
+            problem = self._string_problem("".join(self._parts), self._start, self._escaped)
         return problem
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
@@ -287,6 +290,7 @@ class JSONBody(BodyCheck):
             self._pos = base + len(text)
             return None
         self._in_string, self._start, self._parts = True, base + open_at, []
+        self._escaped = False
         _, problem = self._string_run(text, open_at + 1, base)  # runs out: the string is open
         return problem
 
@@ -295,7 +299,19 @@ class JSONBody(BodyCheck):
         when the text ends first, and the problem found).  The usual case is one call of
         the stdlib's string scanner in C (a string of 1 MiB of escapes read through
         ``_CONTENT`` cost ten times json.loads); an invalid escape, or one cut by the end
-        of the text, takes the regex walk below."""
+        of the text, takes the regex walk below.  Text without a backslash is its own
+        value: two searches and a slice (a chunk of an open string costs no scan)."""
+        quote = text.find('"', i)
+        if text.find("\\", i, len(text) if quote < 0 else quote) < 0:
+            if quote < 0:  # it runs out: all of it is this string's
+                self._parts.append(text[i:])
+                self._pos = base + len(text)
+                return -1, None
+            self._parts.append(text[i:quote])
+            self._in_string = False
+            value, self._parts = "".join(self._parts), []
+            return quote + 1, self._string_problem(value, self._start, self._escaped)
+        self._escaped = True
         try:
             value, end = _scanstring(text, i, False)  # strict=False: controls are judged
         except ValueError:  # no closing quote (or an escape to look at): the text ends?
@@ -319,7 +335,7 @@ class JSONBody(BodyCheck):
             self._parts.append(value)
             self._in_string = False
             value, self._parts = "".join(self._parts), []
-            return end, self._string_problem(value, self._start)
+            return end, self._string_problem(value, self._start, True)
         n = len(text)
         while True:
             k = _CONTENT.match(text, i).end()  # type: ignore[union-attr]
@@ -329,7 +345,7 @@ class JSONBody(BodyCheck):
             if k < n and text[k] == '"':
                 self._in_string = False
                 value, self._parts = "".join(self._parts), []
-                return k + 1, self._string_problem(value, self._start)
+                return k + 1, self._string_problem(value, self._start, True)
             if k == n:
                 self._pos = base + n
                 return -1, None
@@ -348,7 +364,7 @@ class JSONBody(BodyCheck):
         if not self._batch:
             ends = [k - 1 for k in starts[1:]] + [len(joined)]
             return all(
-                self._string_problem(joined[a:b], 0) is None
+                self._string_problem(joined[a:b], 0, False) is None  # pairs joined in C
                 for a, b in zip(starts, ends, strict=True)
             )
         args = self._direct_args
@@ -381,9 +397,10 @@ class JSONBody(BodyCheck):
             if problem is not None:
                 return problem
             content = m.group(1)
-            if "\\" in content:
+            escaped = "\\" in content
+            if escaped:
                 content = _unescape_lenient(content)
-            problem = self._string_problem(content, base + m.start())
+            problem = self._string_problem(content, base + m.start(), escaped)
             if problem is not None:
                 return problem
             at = m.end()
@@ -395,8 +412,10 @@ class JSONBody(BodyCheck):
             return None
         return json_control(base + bad.start())
 
-    def _string_problem(self, value: str, start: int) -> Problem | None:
-        if _SURROGATE.search(value):  # escapes of a pair are one character (RFC 8259 §7)
+    def _string_problem(self, value: str, start: int, escaped: bool) -> Problem | None:
+        """The problem of a string's ``value`` (escapes resolved); ``escaped``: the string
+        had a backslash, so its value may hold surrogates (RFC 8259 §7: only as escapes)."""
+        if escaped and _SURROGATE.search(value):  # a pair's escapes are one character
             try:
                 value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
             except UnicodeDecodeError:
