@@ -51,6 +51,8 @@ SPECIALS = (
     "\x00\x1b\x7f\x85\xad\u0301\u0327\u200b\u200d\u200c\ufe0f\ufe0e\u180b\u1820\u202e"
     "\u2060\ufeff\ufdd0\ufffe\u3164\uff0f\u1161\U000e0041\U000e0100\U0001fffe\U0001f469"
     "\u845b\U000e007f\U0001f3f4\U0001d15e"
+    # in the blocks tested exactly (U+20xx, U+30xx) and other supplementary super-blocks
+    "\u2066\u20d0\u3099\u302a\u300b\U000101fd\U0001d167\U0010fffe\U000f0000\U0001e944"
 )
 POLICIES = [
     *profiles.PROFILES.values(),
@@ -124,6 +126,70 @@ def test_clean_edit_matches_reference() -> None:
     assert answered > 100  # the comparison is not vacuous
     with pytest.raises(ValueError, match="edits"):
         speedups.clean_edit("a", t.stage1, t.stage2, args[2], args[3], b"\0" * 255)
+
+
+def _edits_agree(trials: int, seed: int) -> None:
+    """clean_edit on long texts dense with edits (str, and bytes: then edited in place)
+    against edit_reference: every vector block edge, in place or not."""
+    assert speedups is not None
+    rng = random.Random(seed)
+    direct = [p for p in POLICIES if compile_policy(p).direct_edit_args is not None]
+    for _ in range(trials):
+        args = _edit_args(rng.choice(direct))
+        kind = rng.choice([1, 2, 4])
+        n = rng.choice([31, 32, 33, 63, 64, 65, 97, 130, 400, 1000])
+        text = _text(rng, kind, n, rng.choice([0.02, 0.1, 0.3]))
+        want = edit_reference(text, *args)
+        assert speedups.clean_edit(text, *args) == want, text
+        assert speedups.clean_edit(text.encode(), *args) == want, text
+
+
+@needs_c
+def test_clean_edit_matches_reference_on_long_texts() -> None:
+    _edits_agree(1500, 21)
+
+
+@needs_c
+def test_clean_edit_without_avx2_matches_reference() -> None:
+    env = dict(os.environ, SANITIZER_UTF8_KERNEL="sse41")
+    code = "import tests.test_policy_edits as m; m._edits_agree(400, 22)"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=600)
+
+
+@needs_c
+@pytest.mark.parametrize("filler", ["abcé", "ab\u2019\u4e00", "a\U0001f600\u2019"])
+def test_clean_edit_at_every_offset(filler: str) -> None:
+    """One or two edits (strips, replacements, adjacent or not) at every offset of a text
+    spanning several vector blocks, as str and as bytes (edited in place)."""
+    assert speedups is not None
+    args = _edit_args(profiles.TEXT)
+    base = (filler * 40)[:100]
+    for at in range(len(base) + 1):
+        for edit in ("\u200b", "\ufffe", "\u200b\u200b", "\ufffe\ufffe", "\ufffe\u200b\ufffe"):
+            for text in (base[:at] + edit + base[at:], base[:at] + edit + base[at:] + edit):
+                want = edit_reference(text, *args)
+                assert want is not None
+                assert speedups.clean_edit(text, *args) == want, (at, edit)
+                assert speedups.clean_edit(text.encode(), *args) == want, (at, edit)
+
+
+@needs_c
+@pytest.mark.parametrize("size", [31, 255, 256, 257, 600, 5000])
+@pytest.mark.parametrize("filler", ["abc", "abcé"])
+def test_clean_edit_narrows_long_texts(size: int, filler: str) -> None:
+    """A strip that leaves a wide str holding only narrower characters: the answer is the
+    canonical str (ASCII or Latin-1 kind; == compares kinds first), wherever the strip."""
+    assert speedups is not None
+    args = _edit_args(profiles.TEXT)
+    base = (filler * size)[:size]
+    for at in (0, size // 3, size - 1, size):
+        for data in (base[:at] + "\u200b" + base[at:], base[:at] + "\u200b\u4e00" + base[at:]):
+            want = edit_reference(data, *args)
+            assert want is not None
+            for arg in (data, data.encode()):
+                got = speedups.clean_edit(arg, *args)
+                assert got == want
+                assert got is not None and got.isascii() == want.isascii()
 
 
 def _agrees_with_engine(data: bytes | str, policy: Policy) -> bool:

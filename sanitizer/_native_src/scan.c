@@ -26,8 +26,13 @@
  * SANITIZER_UTF8_KERNEL does not force a narrower kernel) the prefilter is exact instead:
  * what each validated table flags is derived once (`derive`): U+0000..00FF and the BMP's
  * 256-code-point blocks as nibble bitmaps tested 32 characters at a time with two
- * shuffles, a bit per BMP code point, and a byte per block.  Clean text then costs a few
- * vector instructions per 32 (1-, 2-byte strs) or 8 (4-byte strs) characters.
+ * shuffles, a bit per BMP code point, and a byte per block (two blocks common in text,
+ * U+20xx and U+30xx, by code point; the supplementary planes by super-blocks of 16
+ * blocks).  Clean text then costs a few vector instructions per 32 characters.
+ *
+ * clean_edit on bytes edits the str it has just decoded in place (edit_text): the AVX2
+ * loops copy each block they pass over behind the scan and edit without leaving the loop,
+ * so text with edits costs one pass and no second allocation (issue #14).
  */
 #include "speedups.h"
 
@@ -56,7 +61,28 @@ typedef struct {
      * 1 when block k (k >= 1) holds one (padded for 4-byte gathers). */
     unsigned char blk_ascii[16], blk_latin[16];
     unsigned char wide[STAGE1_ENTRIES + 4];
+    /* Two BMP blocks common in text that hold flagged characters, U+20xx (General
+     * Punctuation: quotes, dashes beside ZWSP and the bidi controls) and U+30xx (CJK
+     * punctuation, kana beside their combining marks), are tested exactly, by low byte
+     * like U+00xx, and left out of blk_*; sb_*: the supplementary super-blocks (16
+     * blocks, SUPER_BLOCK) holding a flagged class, not counting the last block of a
+     * plane (noncharacters U+xFFFE..xFFFF: its lanes are tested by value). */
+    unsigned char hot1_ascii[16], hot1_latin[16], hot2_ascii[16], hot2_latin[16];
+    unsigned char sb_ascii[16], sb_latin[16];
+    /* By class, for sanitize's edits: NB_RULE (flagged with a sequence rule: no neighbour
+     * of it is edited), NB_MARK (a mark: the character after it is not stripped), NB_SELF
+     * (a rule or a mark: not edited itself). */
+    unsigned char nb[256];
 } derived_t;
+
+#define NB_RULE 1
+#define NB_MARK 2
+#define NB_SELF 4
+
+#define HOT_BLOCK_1 0x20
+#define HOT_BLOCK_2 0x30
+/* The super-block of the block `mid` of plane `plane` (1..16; plane 16 shares 15's). */
+#define SUPER_BLOCK(plane, mid) ((((plane) < 15 ? (plane) : 15) << 4) | ((mid) >> 4))
 
 #define BMP_FLAGGED(d, ch) (((d)->bmp[(ch) >> 3] >> ((ch) & 7)) & 1)
 
@@ -96,6 +122,17 @@ static PyObject *valid_tables[VALID_CACHE];
 static derived_t valid_derived[VALID_CACHE];
 static int valid_next = 0;
 
+/* Byte b in (on > 0) or out of (on < 0) a set held as nibble bitmaps (bit b >> 4 of
+ * ascii[b & 15] for b < 0x80, bit (b >> 4) - 8 of latin[b & 15] above). */
+static void
+nibble_set(unsigned char *ascii, unsigned char *latin, int b, int on)
+{
+    unsigned char *row = b < 0x80 ? &ascii[b & 15] : &latin[b & 15];
+    unsigned char bit = (unsigned char)(1u << ((b >> 4) & 7));
+    if (on > 0) *row |= bit;
+    if (on < 0) *row &= (unsigned char)~bit;
+}
+
 static void
 derive(const scan_tables_t *t, Py_ssize_t nblocks, derived_t *d)
 {
@@ -122,6 +159,27 @@ derive(const scan_tables_t *t, Py_ssize_t nblocks, derived_t *d)
         if (k < 0x80 && d->dirty[k]) d->blk_ascii[k & 15] |= (unsigned char)(1u << (k >> 4));
         if (k >= 0x80 && k < 0x100 && d->dirty[k])
             d->blk_latin[k & 15] |= (unsigned char)(1u << ((k >> 4) - 8));
+    }
+    memset(d->hot1_ascii, 0, 16);
+    memset(d->hot1_latin, 0, 16);
+    memset(d->hot2_ascii, 0, 16);
+    memset(d->hot2_latin, 0, 16);
+    for (int b = 0; b < 256; b++) {
+        nibble_set(d->hot1_ascii, d->hot1_latin, b, BMP_FLAGGED(d, (HOT_BLOCK_1 << 8) | b));
+        nibble_set(d->hot2_ascii, d->hot2_latin, b, BMP_FLAGGED(d, (HOT_BLOCK_2 << 8) | b));
+    }
+    nibble_set(d->blk_ascii, d->blk_latin, HOT_BLOCK_1, -1);
+    nibble_set(d->blk_ascii, d->blk_latin, HOT_BLOCK_2, -1);
+    memset(d->sb_ascii, 0, 16);
+    memset(d->sb_latin, 0, 16);
+    for (int k = 0x100; k < STAGE1_ENTRIES; k++) {
+        if (d->dirty[k] && (k & 0xFF) != 0xFF)
+            nibble_set(d->sb_ascii, d->sb_latin, SUPER_BLOCK(k >> 8, k & 0xFF), 1);
+    }
+    for (int c = 0; c < 256; c++) {
+        unsigned int f = t->flags[c], r = t->rule[c];
+        d->nb[c] = (unsigned char)(((f & 1) && r ? NB_RULE : 0) | (f & 2 ? NB_MARK : 0) |
+                                   (r || (f & 2) ? NB_SELF : 0));
     }
     memset(d->lo_ascii, 0, 16);
     memset(d->lo_latin, 0, 16);
@@ -225,8 +283,35 @@ typedef struct {
     Py_ssize_t run_start, mark_end, max_run;
 } run_state_t;
 
-/* A flagged character at i (flags f, class c): 1 when the scan stops there. */
-static int
+/* Where sanitize's edits write (edit_text): the output's characters (possibly the input's
+ * own buffer, written behind the scan) and how many are written. */
+typedef struct {
+    char *at;
+    Py_ssize_t len;
+} out_t;
+
+/* Characters start..stop-1 of s (of `kind` bytes each) appended to out (if not NULL):
+ * memmove, as out may be s itself, behind it.  Returns stop. */
+static inline Py_ssize_t
+out_prefix(out_t *out, const void *s, Py_ssize_t start, Py_ssize_t stop, int kind)
+{
+    if (out != NULL) {
+        memmove(out->at + out->len * kind, (const char *)s + start * kind,
+                (size_t)(stop - start) * kind);
+        out->len += stop - start;
+    }
+    return stop;
+}
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* A flagged character at i (flags f, class c): 1 when the scan stops there.  Inlined,
+ * with a constant kind, in the loops (the rule checks of emoji sequences are common). */
+static ALWAYS_INLINE int
 flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
         unsigned int c, unsigned int f, run_state_t *rs)
 {
@@ -273,22 +358,34 @@ avx2_members(__m256i v, __m256i lo_a, __m256i lo_l, __m256i bits)
     return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, _mm256_setzero_si256()));
 }
 
-/* The first flagged byte of s[i:n] (exact), or where fewer than 32 bytes remain. */
+/* The first flagged byte of s[i:n] (exact), or where fewer than 32 bytes remain.  With
+ * an output (out not NULL: sanitize's edits) the bytes before it are copied to it. */
 SCAN_AVX2_TARGET static Py_ssize_t
-avx2_find_ucs1(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, const derived_t *d)
+avx2_find_ucs1(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, const derived_t *d,
+               out_t *out)
 {
     __m256i lo_a = avx2_bcast(d->lo_ascii), lo_l = avx2_bcast(d->lo_latin);
     __m256i bits = avx2_bcast(ROW_BITS);
     for (; i + 64 <= n; i += 64) {
-        uint32_t m0 = avx2_members(_mm256_loadu_si256((const __m256i *)(s + i)), lo_a, lo_l, bits);
-        uint32_t m1 =
-            avx2_members(_mm256_loadu_si256((const __m256i *)(s + i + 32)), lo_a, lo_l, bits);
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        uint32_t m0 = avx2_members(a, lo_a, lo_l, bits), m1 = avx2_members(b, lo_a, lo_l, bits);
         uint64_t m = (uint64_t)m0 | ((uint64_t)m1 << 32);
-        if (m) return i + __builtin_ctzll(m);
+        if (m) return out_prefix(out, s, i, i + __builtin_ctzll(m), 1);
+        if (out != NULL) { /* stored only when all 64 are copied (the output may be s) */
+            _mm256_storeu_si256((__m256i *)(out->at + out->len), a);
+            _mm256_storeu_si256((__m256i *)(out->at + out->len + 32), b);
+            out->len += 64;
+        }
     }
     for (; i + 32 <= n; i += 32) {
-        uint32_t m = avx2_members(_mm256_loadu_si256((const __m256i *)(s + i)), lo_a, lo_l, bits);
-        if (m) return i + __builtin_ctz(m);
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        uint32_t m = avx2_members(a, lo_a, lo_l, bits);
+        if (m) return out_prefix(out, s, i, i + __builtin_ctz(m), 1);
+        if (out != NULL) {
+            _mm256_storeu_si256((__m256i *)(out->at + out->len), a);
+            out->len += 32;
+        }
     }
     return i;
 }
@@ -323,28 +420,143 @@ avx2_copy_ascii(const unsigned char *s, unsigned char *dst, Py_ssize_t n, const 
         }                                                                                \
     } while (0)
 
-/* UCS2 characters from i on, 32 at a time: a character is a candidate when its block
- * (high byte, 1..FF) holds a flagged class or it is a flagged character below U+0100.
- * 1 with *at = the first flagged index, or 0 with *at = where fewer than 32 remain. */
+/* The sets the wide-string loops test, in registers, as nibble bitmaps (derived_t):
+ * characters below U+0100 (lo_*), in the two hot blocks (h1_*, h2_*), the other BMP
+ * blocks (blk_*) and the supplementary super-blocks (sb_*). */
+typedef struct {
+    __m256i lo_a, lo_l, h1_a, h1_l, h2_a, h2_l, blk_a, blk_l, sb_a, sb_l, bits;
+} avx2_sets_t;
+
+SCAN_AVX2_TARGET static inline avx2_sets_t
+avx2_sets(const derived_t *d)
+{
+    avx2_sets_t v = {avx2_bcast(d->lo_ascii),   avx2_bcast(d->lo_latin),
+                     avx2_bcast(d->hot1_ascii), avx2_bcast(d->hot1_latin),
+                     avx2_bcast(d->hot2_ascii), avx2_bcast(d->hot2_latin),
+                     avx2_bcast(d->blk_ascii),  avx2_bcast(d->blk_latin),
+                     avx2_bcast(d->sb_ascii),   avx2_bcast(d->sb_latin),
+                     avx2_bcast(ROW_BITS)};
+    return v;
+}
+
+/* Per byte of v: nonzero when it is in the set (a, l); `sel` is the bit its high nibble
+ * selects (avx2_bitsel), so tests of several sets on the same bytes share it. */
+SCAN_AVX2_TARGET static inline __m256i
+avx2_bitsel(__m256i v, __m256i bits)
+{
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    return _mm256_shuffle_epi8(bits, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+}
+
+SCAN_AVX2_TARGET static inline __m256i
+avx2_rows(__m256i v, __m256i a, __m256i l)
+{
+    __m256i lo = _mm256_and_si256(v, _mm256_set1_epi8(0x0F));
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(a, lo), _mm256_shuffle_epi8(l, lo), v);
+}
+
+/* Per character (low byte lo, block hi): nonzero rows when its block is `block` and its
+ * low byte in the set (a, l) (to be ANDed with avx2_bitsel(lo)). */
+SCAN_AVX2_TARGET static inline __m256i
+avx2_in_block(__m256i lo, __m256i hi, int block, __m256i a, __m256i l)
+{
+    return _mm256_and_si256(avx2_rows(lo, a, l),
+                            _mm256_cmpeq_epi8(hi, _mm256_set1_epi8((char)block)));
+}
+
+/* The candidates among 32 UCS2 characters (a: 0-15, b: 16-31), bit k for character k:
+ * exact below U+0100 and in the hot blocks (by low byte), else by block (high byte). */
+SCAN_AVX2_TARGET static inline uint32_t
+avx2_candidates_ucs2(__m256i a, __m256i b, const avx2_sets_t *v)
+{
+    const __m256i ff = _mm256_set1_epi16(0xFF);
+    __m256i hi = _mm256_permute4x64_epi64(
+        _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8)), 0xD8);
+    __m256i lo = _mm256_permute4x64_epi64(
+        _mm256_packus_epi16(_mm256_and_si256(a, ff), _mm256_and_si256(b, ff)), 0xD8);
+    __m256i in_lo = _mm256_or_si256(
+        avx2_in_block(lo, hi, 0, v->lo_a, v->lo_l),
+        _mm256_or_si256(avx2_in_block(lo, hi, HOT_BLOCK_1, v->h1_a, v->h1_l),
+                        avx2_in_block(lo, hi, HOT_BLOCK_2, v->h2_a, v->h2_l)));
+    __m256i hit = _mm256_or_si256(
+        _mm256_and_si256(in_lo, avx2_bitsel(lo, v->bits)),
+        _mm256_and_si256(avx2_rows(hi, v->blk_a, v->blk_l), avx2_bitsel(hi, v->bits)));
+    return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, _mm256_setzero_si256()));
+}
+
+/* Byte `shift / 8` of 32 UCS4 characters (v[0..3], 8 each), in their order. */
+SCAN_AVX2_TARGET static inline __m256i
+avx2_byte_of(const __m256i *v, int shift)
+{
+    const __m256i ff = _mm256_set1_epi32(0xFF);
+    __m256i a = _mm256_and_si256(_mm256_srli_epi32(v[0], shift), ff);
+    __m256i b = _mm256_and_si256(_mm256_srli_epi32(v[1], shift), ff);
+    __m256i c = _mm256_and_si256(_mm256_srli_epi32(v[2], shift), ff);
+    __m256i d = _mm256_and_si256(_mm256_srli_epi32(v[3], shift), ff);
+    /* per 128-bit lane, groups of 4 bytes: a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7 */
+    __m256i x = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+    return _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* The candidates among 32 UCS4 characters (v[0..3], read from s), bit k for character k:
+ * in the BMP as for UCS2 (by low byte, or by block); above it, by super-block, then the
+ * block's entry in wide[] (and the last block of each plane by its entry). */
+SCAN_AVX2_TARGET static inline uint32_t
+avx2_candidates_ucs4(const __m256i *v, const Py_UCS4 *s, const avx2_sets_t *sets,
+                     const derived_t *d)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i lo = avx2_byte_of(v, 0), mid = avx2_byte_of(v, 8), plane = avx2_byte_of(v, 16);
+    __m256i bmp = _mm256_cmpeq_epi8(plane, zero);
+    __m256i in_lo = _mm256_or_si256(
+        avx2_in_block(lo, mid, 0, sets->lo_a, sets->lo_l),
+        _mm256_or_si256(avx2_in_block(lo, mid, HOT_BLOCK_1, sets->h1_a, sets->h1_l),
+                        avx2_in_block(lo, mid, HOT_BLOCK_2, sets->h2_a, sets->h2_l)));
+    __m256i hit = _mm256_or_si256(
+        _mm256_and_si256(in_lo, avx2_bitsel(lo, sets->bits)),
+        _mm256_and_si256(avx2_rows(mid, sets->blk_a, sets->blk_l), avx2_bitsel(mid, sets->bits)));
+    hit = _mm256_and_si256(hit, bmp);
+    uint32_t m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, zero));
+    uint32_t astral = ~(uint32_t)_mm256_movemask_epi8(bmp);
+    if (astral) {
+        /* SUPER_BLOCK(plane, mid) of each byte (plane <= 15 keeps plane << 4 in its byte) */
+        __m256i sb = _mm256_or_si256(
+            _mm256_slli_epi16(_mm256_min_epu8(plane, _mm256_set1_epi8(15)), 4),
+            _mm256_and_si256(_mm256_srli_epi16(mid, 4), _mm256_set1_epi8(0x0F)));
+        __m256i in_sb =
+            _mm256_and_si256(avx2_rows(sb, sets->sb_a, sets->sb_l), avx2_bitsel(sb, sets->bits));
+        uint32_t sb_m = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(in_sb, zero));
+        uint32_t plane_end = (uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(mid, _mm256_set1_epi8((char)0xFF)));
+        astral &= sb_m | plane_end;
+        while (astral) { /* supplementary: the block's entry */
+            int k = __builtin_ctz(astral);
+            astral &= astral - 1;
+            if (d->wide[s[k] >> 8]) m |= 1u << k;
+        }
+    }
+    return m;
+}
+
+/* Loads 32 UCS4 characters from s into v[0..3]. */
+SCAN_AVX2_TARGET static inline void
+avx2_load_ucs4(__m256i *v, const Py_UCS4 *s)
+{
+    for (int k = 0; k < 4; k++) v[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+}
+
+/* UCS2 characters from i on, 32 at a time (candidates: avx2_candidates_ucs2).  1 with
+ * *at = the first flagged index, or 0 with *at = where fewer than 32 remain. */
 SCAN_AVX2_TARGET static int
 avx2_scan_ucs2(const scan_tables_t *t, const Py_UCS2 *s, Py_ssize_t n, Py_ssize_t i,
                run_state_t *rs, Py_ssize_t *at)
 {
     const derived_t *d = t->derived;
-    __m256i lo_a = avx2_bcast(d->lo_ascii), lo_l = avx2_bcast(d->lo_latin);
-    __m256i blk_a = avx2_bcast(d->blk_ascii), blk_l = avx2_bcast(d->blk_latin);
-    __m256i bits = avx2_bcast(ROW_BITS), ff = _mm256_set1_epi16(0xFF);
+    const avx2_sets_t sets = avx2_sets(d);
     for (; i + 32 <= n; i += 32) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 16));
-        __m256i hi = _mm256_permute4x64_epi64(
-            _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8)), 0xD8);
-        __m256i lo = _mm256_permute4x64_epi64(
-            _mm256_packus_epi16(_mm256_and_si256(a, ff), _mm256_and_si256(b, ff)), 0xD8);
-        uint32_t narrow =
-            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, _mm256_setzero_si256()));
-        uint32_t m = (avx2_members(lo, lo_a, lo_l, bits) & narrow) |
-                     avx2_members(hi, blk_a, blk_l, bits);
+        uint32_t m = avx2_candidates_ucs2(a, b, &sets);
         while (m) {
             Py_ssize_t j = i + __builtin_ctz(m);
             m &= m - 1;
@@ -355,39 +567,17 @@ avx2_scan_ucs2(const scan_tables_t *t, const Py_UCS2 *s, Py_ssize_t n, Py_ssize_
     return 0;
 }
 
-/* The same for UCS4, 8 at a time: below U+10000 the nibble bitmaps (the character's
- * below U+0100, else its block's), above it the block's entry in wide[]. */
+/* The same for UCS4, 32 at a time (candidates: avx2_candidates_ucs4). */
 SCAN_AVX2_TARGET static int
 avx2_scan_ucs4(const scan_tables_t *t, const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i,
                run_state_t *rs, Py_ssize_t *at)
 {
     const derived_t *d = t->derived;
-    const __m256i byte = _mm256_set1_epi32(0xFF), zero = _mm256_setzero_si256();
-    __m256i lo_a = avx2_bcast(d->lo_ascii), lo_l = avx2_bcast(d->lo_latin);
-    __m256i bits = avx2_bcast(ROW_BITS);
-    __m256i blk_a = avx2_bcast(d->blk_ascii), blk_l = avx2_bcast(d->blk_latin);
-    const __m256i bmp_max = _mm256_set1_epi32(0xFFFF);
-    for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-        __m256i blk = _mm256_srli_epi32(v, 8);
-        /* lanes of the 8 characters: below U+0100, other BMP, supplementary */
-        uint32_t narrow = (uint32_t)_mm256_movemask_ps(
-            _mm256_castsi256_ps(_mm256_cmpeq_epi32(blk, zero)));
-        uint32_t astral = (uint32_t)_mm256_movemask_ps(
-            _mm256_castsi256_ps(_mm256_cmpgt_epi32(v, bmp_max)));
-        /* bytes packed: characters 0-3 in bytes 0-3 of the low lane, 4-7 in bytes 16-19 */
-        __m256i lo = _mm256_and_si256(v, byte), hi = _mm256_and_si256(blk, byte);
-        lo = _mm256_packus_epi32(lo, hi);      /* words: lo 0-3, hi 0-3 | lo 4-7, hi 4-7 */
-        lo = _mm256_packus_epi16(lo, lo);      /* bytes 0-3 lo, 4-7 hi (per lane) */
-        uint32_t in_lo = avx2_members(lo, lo_a, lo_l, bits);
-        uint32_t in_blk = avx2_members(lo, blk_a, blk_l, bits);
-        uint32_t m = (((in_lo & 0xF) | ((in_lo >> 12) & 0xF0)) & narrow) |
-                     ((((in_blk >> 4) & 0xF) | ((in_blk >> 16) & 0xF0)) & ~narrow & ~astral);
-        while (astral) { /* supplementary: the block's entry */
-            int k = __builtin_ctz(astral);
-            astral &= astral - 1;
-            if (d->wide[s[i + k] >> 8]) m |= 1u << k;
-        }
+    const avx2_sets_t sets = avx2_sets(d);
+    for (; i + 32 <= n; i += 32) {
+        __m256i v[4];
+        avx2_load_ucs4(v, s + i);
+        uint32_t m = avx2_candidates_ucs4(v, s + i, &sets, d);
         while (m) {
             Py_ssize_t j = i + __builtin_ctz(m);
             m &= m - 1;
@@ -454,7 +644,7 @@ scan_ucs4(const scan_tables_t *t, const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i,
           run_state_t *rs)
 {
 #if defined(SCAN_AVX2)
-    if (use_avx2() && n - i >= 8) {
+    if (use_avx2() && n - i >= 32) {
         if (avx2_scan_ucs4(t, s, n, i, rs, &i)) return i;
     }
 #endif
@@ -528,7 +718,7 @@ scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
 #if defined(SCAN_AVX2)
     if (use_avx2()) {
         while (n - i >= 32) {
-            i = avx2_find_ucs1(s, i, n, t->derived);
+            i = avx2_find_ucs1(s, i, n, t->derived, NULL);
             if (i == n) return n;
             unsigned int c = blk0[s[i]], f = flags[c];
             if (!f) break; /* fewer than 32 left: the scalar loop below */
@@ -586,10 +776,15 @@ scan_text(const scan_tables_t *t, PyObject *text, Py_ssize_t start, Py_ssize_t m
 static PyObject *
 clean_ascii(const scan_tables_t *t, const unsigned char *s, Py_ssize_t n)
 {
+    /* Most text that is not clean ASCII says so early: look before allocating a large
+     * str (one allocated and freed for nothing costs the page faults of the next one). */
+    const unsigned char *flags = t->flags, *blk0 = t->blk0;
+    for (Py_ssize_t k = 0; n > 4096 && k < 256; k++) {
+        if (s[k] >= 0x80 || flags[blk0[s[k]]]) return NULL;
+    }
     PyObject *out = PyUnicode_New(n, 127);
     if (out == NULL) return NULL;
     unsigned char *dst = PyUnicode_1BYTE_DATA(out);
-    const unsigned char *flags = t->flags, *blk0 = t->blk0;
     Py_ssize_t i = 0;
 #if defined(SCAN_AVX2)
     if (use_avx2()) {
@@ -723,10 +918,49 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
         for (Py_ssize_t j = k; j < end; j++) acc |= ((const TYPE *)p)[j];                \
     }
 
+#if defined(SCAN_AVX2)
+/* or_of for UCS2 (stop a power of two), 16 characters an instruction. */
+SCAN_AVX2_TARGET static Py_UCS4
+avx2_or_ucs2(const Py_UCS2 *p, Py_ssize_t n, Py_UCS4 stop)
+{
+    const __m256i high = _mm256_set1_epi16((short)(uint16_t)~(stop - 1));
+    __m256i acc = _mm256_setzero_si256();
+    Py_ssize_t k = 0;
+    for (; k + 256 <= n && _mm256_testz_si256(acc, high); k += 256) {
+        for (int j = 0; j < 256; j += 16)
+            acc = _mm256_or_si256(acc, _mm256_loadu_si256((const __m256i *)(p + k + j)));
+    }
+    uint16_t lanes[16];
+    _mm256_storeu_si256((__m256i *)lanes, acc);
+    Py_UCS4 r = 0;
+    for (int j = 0; j < 16; j++) r |= lanes[j];
+    for (; k < n && r < stop; k++) r |= p[k];
+    return r;
+}
+
+/* UCS2 characters, all below U+0100, to UCS1. */
+SCAN_AVX2_TARGET static void
+avx2_ucs2_to_ucs1(const Py_UCS2 *src, Py_UCS1 *dst, Py_ssize_t n)
+{
+    Py_ssize_t j = 0;
+    for (; j + 32 <= n; j += 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(src + j));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(src + j + 16));
+        _mm256_storeu_si256((__m256i *)(dst + j),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8));
+    }
+    for (; j < n; j++) dst[j] = (Py_UCS1)src[j];
+}
+#endif
+
 static Py_UCS4
 or_of(int kind, const void *p, Py_ssize_t n, Py_UCS4 stop)
 {
     Py_UCS4 acc = 0;
+#if defined(SCAN_AVX2)
+    if (kind == PyUnicode_2BYTE_KIND && use_avx2())
+        return avx2_or_ucs2((const Py_UCS2 *)p, n, stop);
+#endif
     if (kind == PyUnicode_1BYTE_KIND) {
         OR_OF(Py_UCS1)
     } else if (kind == PyUnicode_2BYTE_KIND) {
@@ -750,6 +984,12 @@ narrowed(PyObject *wide, int kind, Py_ssize_t n, Py_UCS4 acc)
         if (to == kind) {
             memcpy(dst, src, (size_t)n * kind);
         } else if (kind == PyUnicode_2BYTE_KIND) {
+#if defined(SCAN_AVX2)
+            if (use_avx2()) {
+                avx2_ucs2_to_ucs1((const Py_UCS2 *)src, (Py_UCS1 *)dst, n);
+                goto done;
+            }
+#endif
             for (Py_ssize_t j = 0; j < n; j++) ((Py_UCS1 *)dst)[j] = (Py_UCS1)((const Py_UCS2 *)src)[j];
         } else if (to == PyUnicode_2BYTE_KIND) {
             for (Py_ssize_t j = 0; j < n; j++) ((Py_UCS2 *)dst)[j] = (Py_UCS2)((const Py_UCS4 *)src)[j];
@@ -757,6 +997,9 @@ narrowed(PyObject *wide, int kind, Py_ssize_t n, Py_UCS4 acc)
             for (Py_ssize_t j = 0; j < n; j++) ((Py_UCS1 *)dst)[j] = (Py_UCS1)((const Py_UCS4 *)src)[j];
         }
     }
+#if defined(SCAN_AVX2)
+done:
+#endif
     Py_DECREF(wide);
     return out;
 }
@@ -764,8 +1007,197 @@ narrowed(PyObject *wide, int kind, Py_ssize_t n, Py_UCS4 acc)
 #define EDIT_STRIP 1
 #define EDIT_REPLACE 2
 
+/* Scans from i like scan_kind, and appends the characters before the stop to out. */
+static Py_ssize_t
+copy_scan(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+          run_state_t *rs, out_t *out)
+{
+#if defined(SCAN_AVX2)
+    if (use_avx2()) { /* the vector loops copy what they pass over: one read of the text */
+        if (kind == PyUnicode_1BYTE_KIND) {
+            const Py_UCS1 *s = (const Py_UCS1 *)data;
+            while (n - i >= 32) {
+                i = avx2_find_ucs1(s, i, n, t->derived, out);
+                if (i == n) return n;
+                unsigned int c = t->blk0[s[i]], f = t->flags[c];
+                if (!f) break; /* fewer than 32 left: scan_kind below */
+                if (flagged(t, PyUnicode_1BYTE_KIND, s, n, i, c, f, rs)) return i;
+                out->at[out->len++] = (char)s[i++];
+            }
+        } /* wide strs: the fused loops of edit_text (avx2_edit_ucs2, _ucs4) */
+    }
+#endif
+    return out_prefix(out, data, i, scan_kind(t, kind, data, n, i, rs), kind);
+}
+
+/* An edit pass (edit_text): the tables edit_one reads, and what is known of the edits so
+ * far.  The vector loops work on a copy of their own (a local: the compiler keeps it in
+ * registers, though the output is written through a char pointer). */
+typedef struct {
+    const uint16_t *stage1;
+    const unsigned char *stage2, *flags, *nb, *edits;
+    const derived_t *d;
+    Py_ssize_t n, replaced_end, edited_end; /* ends of the last replaced / edited character */
+    Py_UCS4 wide;                            /* below: fits the next narrower kind */
+    int removed_wide;                        /* an edited character did not */
+} edits_t;
+
+/* The class of character k of s for the edit checks' neighbours: 0 (no flags, so no
+ * NB_* bit) for a BMP character the bitmap does not flag, saving two lookups. */
+#define NEIGHBOUR_CLASS(es, kind, s, k)                                                  \
+    ((nch = PyUnicode_READ(kind, s, k)) < 0x10000 && !BMP_FLAGGED((es)->d, nch)          \
+         ? 0u                                                                            \
+         : (es)->nb[CLASS_OF(es, nch)])
+
+/* The scan stopped at i, at ch of class c (the characters before are in out): edit it,
+ * or -1 when the engine must decide (see edit_text).  Inlined with a constant kind in
+ * the vector loops. */
+static ALWAYS_INLINE int
+edit_one(edits_t *es, int kind, const void *s, Py_ssize_t i, Py_UCS4 ch, unsigned int c,
+         char *out, Py_ssize_t *olen)
+{
+    unsigned int e = es->edits[c];
+    Py_UCS4 nch;
+    if (e - 1 > EDIT_REPLACE - 1 || (es->nb[c] & NB_SELF)) return -1; /* e not 1 or 2 */
+    if (e == EDIT_REPLACE && kind == PyUnicode_1BYTE_KIND) return -1; /* U+FFFD won't fit */
+    /* The character before: an edited one (no rule, no mark: nothing to check) may have
+     * been overwritten in place, any other is the input's. */
+    if (i > 0 && i != es->edited_end &&
+        (NEIGHBOUR_CLASS(es, kind, s, i - 1) & (e == EDIT_STRIP ? NB_RULE | NB_MARK : NB_RULE)))
+        return -1;
+    if (i + 1 < es->n && (NEIGHBOUR_CLASS(es, kind, s, i + 1) & NB_RULE)) return -1;
+    es->removed_wide |= ch >= es->wide;
+    if (e == EDIT_REPLACE) {
+        if (es->replaced_end != i) {
+            PyUnicode_WRITE(kind, out, *olen, 0xFFFD);
+            ++*olen;
+        }
+        es->replaced_end = i + 1;
+    }
+    es->edited_end = i + 1;
+    return 0;
+}
+
+#if defined(SCAN_AVX2)
+/* len (<= 128) bytes from src to dst <= src: every load before any store, so the copy
+ * is right when the two overlap (in place), and nothing past dst + len is written. */
+SCAN_AVX2_TARGET static ALWAYS_INLINE void
+copy_small(char *dst, const char *src, size_t len)
+{
+    if (len >= 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)src);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(src + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(src + len - 64));
+        __m256i d = _mm256_loadu_si256((const __m256i *)(src + len - 32));
+        _mm256_storeu_si256((__m256i *)dst, a);
+        _mm256_storeu_si256((__m256i *)(dst + 32), b);
+        _mm256_storeu_si256((__m256i *)(dst + len - 64), c);
+        _mm256_storeu_si256((__m256i *)(dst + len - 32), d);
+    } else if (len >= 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)src);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(src + len - 32));
+        _mm256_storeu_si256((__m256i *)dst, a);
+        _mm256_storeu_si256((__m256i *)(dst + len - 32), b);
+    } else if (len >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)src);
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + len - 16));
+        _mm_storeu_si128((__m128i *)dst, a);
+        _mm_storeu_si128((__m128i *)(dst + len - 16), b);
+    } else if (len >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + len - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + len - 8, &b, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + len - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + len - 4, &b, 4);
+    } else if (len >= 2) {
+        uint16_t a, b;
+        memcpy(&a, src, 2);
+        memcpy(&b, src + len - 2, 2);
+        memcpy(dst, &a, 2);
+        memcpy(dst + len - 2, &b, 2);
+    } else if (len == 1) {
+        *dst = *src;
+    }
+}
+
+/* The edit loop over whole vector blocks of a wide str from *at on (the characters before
+ * are in out): a block with no stop is stored whole; in one with stops, the pieces between
+ * them are copied (copy_small: in place, nothing the scan has yet to read is written) and
+ * each stop edited (edit_one) there, without leaving the loop.  0 with *at = where fewer
+ * than a block remain (all before it in out), or -1 when the engine must decide. */
+#define AVX2_EDIT_LOOP(KIND, STEP, CANDIDATES, STORE)                                       \
+    const derived_t *d = t->derived;                                                    \
+    const avx2_sets_t sets = avx2_sets(d);                                              \
+    edits_t e = *es;                                                                    \
+    Py_ssize_t i = *at, n = e.n, olen = out->len;                                       \
+    char *o = out->at;                                                                  \
+    for (; i + STEP <= n; i += STEP) {                                                  \
+        uint32_t m = CANDIDATES;                                                        \
+        Py_ssize_t from = i; /* the block's first character not yet in out */           \
+        while (m) {                                                                     \
+            Py_ssize_t j = i + __builtin_ctz(m);                                        \
+            m &= m - 1;                                                                 \
+            Py_UCS4 ch = s[j];                                                          \
+            if (ch < 0x10000 && !BMP_FLAGGED(d, ch)) continue;                          \
+            unsigned int c = CLASS_OF(&e, ch), f = e.flags[c];                          \
+            if (!f) continue;                                                           \
+            /* a stop: flagged without a rule (what edits have), else as flagged() says */ \
+            if (!((f & 1) && !(e.nb[c] & NB_SELF)) && !flagged(t, KIND, s, n, j, c, f, rs)) \
+                continue;                                                               \
+            copy_small(o + olen * KIND, (const char *)(s + from), (size_t)(j - from) * KIND); \
+            olen += j - from;                                                           \
+            if (edit_one(&e, KIND, s, j, ch, c, o, &olen) < 0) return -1;               \
+            from = j + 1;                                                               \
+        }                                                                               \
+        if (from == i) { /* no stop: the block whole */                                \
+            STORE;                                                                      \
+            olen += STEP;                                                               \
+        } else {                                                                        \
+            copy_small(o + olen * KIND, (const char *)(s + from),                       \
+                       (size_t)(i + STEP - from) * KIND);                               \
+            olen += i + STEP - from;                                                    \
+        }                                                                               \
+    }                                                                                   \
+    out->len = olen;                                                                    \
+    *es = e;                                                                            \
+    *at = i;                                                                            \
+    return 0;
+
+SCAN_AVX2_TARGET static int
+avx2_edit_ucs2(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void *data,
+               Py_ssize_t *at, out_t *out)
+{
+    const Py_UCS2 *s = (const Py_UCS2 *)data;
+    __m256i a, b;
+    AVX2_EDIT_LOOP(PyUnicode_2BYTE_KIND, 32,
+                   (a = _mm256_loadu_si256((const __m256i *)(s + i)),
+                    b = _mm256_loadu_si256((const __m256i *)(s + i + 16)),
+                    avx2_candidates_ucs2(a, b, &sets)),
+                   (_mm256_storeu_si256((__m256i *)(o + olen * 2), a),
+                    _mm256_storeu_si256((__m256i *)(o + olen * 2 + 32), b)))
+}
+
+SCAN_AVX2_TARGET static int
+avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void *data,
+               Py_ssize_t *at, out_t *out)
+{
+    const Py_UCS4 *s = (const Py_UCS4 *)data;
+    __m256i v[4];
+    AVX2_EDIT_LOOP(PyUnicode_4BYTE_KIND, 32,
+                   (avx2_load_ucs4(v, s + i), avx2_candidates_ucs4(v, s + i, &sets, d)),
+                   for (int k = 0; k < 4; k++)
+                       _mm256_storeu_si256((__m256i *)(o + olen * 4 + 32 * k), v[k]))
+}
+#endif
+
 /*
- * text with the flagged characters from `first` on removed (edits[class] 1) or replaced by
+ * text with the flagged characters from `i` on removed (edits[class] 1) or replaced by
  * U+FFFD (2; adjacent replaced characters share one, as the engine coalesces its spans),
  * or NULL without an exception when a flagged character is anything else, or when an
  * edit could change how a neighbour is judged: a neighbour with a sequence rule (its
@@ -773,61 +1205,60 @@ narrowed(PyObject *wide, int kind, Py_ssize_t n, Py_UCS4 acc)
  * a combining mark just before (the output could join two runs of marks).  The tables
  * give edits only to characters that are no mark, have no rule and no normal-form
  * sensitivity, so the output is in the form the input was (UAX #15 §9: U+FFFD is a
- * Quick_Check=Yes starter).  The output is written straight into a str of the input's
- * kind; when stripping removed characters that only that kind holds, and none is left,
- * it is copied into the narrower kind a str must have (`narrowed`).
+ * Quick_Check=Yes starter).
+ *
+ * One pass: the scan copies the characters it passes over to the output, which is a new
+ * str of the input's kind or, when `in_place` (text is a str only this call holds: just
+ * decoded from bytes), text itself.  In place the output is written behind the scan (it
+ * never grows: a strip drops a character, a replacement writes one for one or more), so
+ * what the scan reads ahead is still the input's; behind it, only the character before i
+ * may be overwritten, and only when that one was replaced (a vector block is stored only
+ * when all of it is copied).  When stripping removed characters that only that kind
+ * holds, and none is left, the output is copied into the narrower kind a str must have
+ * (`narrowed`).  When `in_place`, the caller's reference to text is taken over.
  */
 static PyObject *
 edit_text(const scan_tables_t *t, const unsigned char *edits, PyObject *text, Py_ssize_t i,
-          run_state_t *rs)
+          run_state_t *rs, int in_place)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    const unsigned char *flags = t->flags;
+    PyObject *result;
+    if (in_place) {
+        result = text; /* the caller's reference, which this call takes over */
+    } else {
+        result = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(text));
+        if (result == NULL) return NULL;
+        memcpy(PyUnicode_DATA(result), data, (size_t)i * kind);
+    }
+    out_t out = {(char *)PyUnicode_DATA(result), i};
     /* the smallest code point only this kind holds (ASCII is a kind of its own) */
     Py_UCS4 wide = kind == PyUnicode_1BYTE_KIND ? 0x80 : kind == PyUnicode_2BYTE_KIND ? 0x100
                                                                                      : 0x10000;
-    PyObject *result = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(text));
-    if (result == NULL) return NULL;
-    char *out = (char *)PyUnicode_DATA(result);
-    Py_ssize_t pos = 0, olen = 0, replaced_end = -1;
-    int removed_wide = 0;
-    while (i < n) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        unsigned int c = CLASS_OF(t, ch);
-        unsigned int e = edits[c];
-        if (e == 0 || e > EDIT_REPLACE || (flags[c] & 2) || t->rule[c] != 0) goto bail;
-        if (e == EDIT_REPLACE && kind == PyUnicode_1BYTE_KIND) goto bail; /* U+FFFD won't fit */
-        if (i > 0) {
-            unsigned int p = CLASS_OF(t, PyUnicode_READ(kind, data, i - 1));
-            if (((flags[p] & 1) && t->rule[p] != 0) || (e == EDIT_STRIP && (flags[p] & 2)))
-                goto bail;
-        }
-        if (i + 1 < n) {
-            unsigned int q = CLASS_OF(t, PyUnicode_READ(kind, data, i + 1));
-            if ((flags[q] & 1) && t->rule[q] != 0) goto bail;
-        }
-        removed_wide |= ch >= wide;
-        memcpy(out + olen * kind, (const char *)data + pos * kind, (size_t)(i - pos) * kind);
-        olen += i - pos;
-        if (e == EDIT_REPLACE) {
-            if (replaced_end != i) {
-                PyUnicode_WRITE(kind, out, olen, 0xFFFD);
-                olen++;
-            }
-            replaced_end = i + 1;
-        }
-        pos = i + 1;
-        i = scan_kind(t, kind, data, n, pos, rs);
+    edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits, t->derived,
+                  n, -1, -1, wide, 0};
+    Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+    if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
+    i++;
+#if defined(SCAN_AVX2)
+    if (use_avx2()) { /* whole vector blocks, edits included; then fewer than a block left */
+        if (kind == PyUnicode_2BYTE_KIND && avx2_edit_ucs2(t, rs, &es, data, &i, &out) < 0)
+            goto bail;
+        if (kind == PyUnicode_4BYTE_KIND && avx2_edit_ucs4(t, rs, &es, data, &i, &out) < 0)
+            goto bail;
     }
-    memcpy(out + olen * kind, (const char *)data + pos * kind, (size_t)(n - pos) * kind);
-    olen += n - pos;
-    if (removed_wide && !(kind == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(text))) {
-        Py_UCS4 acc = or_of(kind, out, olen, wide);
-        if (acc < wide) return narrowed(result, kind, olen, acc);
+#endif
+    for (i = copy_scan(t, kind, data, n, i, rs, &out); i < n;
+         i = copy_scan(t, kind, data, n, i + 1, rs, &out)) {
+        ch = PyUnicode_READ(kind, data, i);
+        if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
     }
-    if (olen < n && PyUnicode_Resize(&result, olen) < 0) return NULL;
+    if (es.removed_wide && !(kind == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(text))) {
+        Py_UCS4 acc = or_of(kind, out.at, out.len, wide);
+        if (acc < wide) return narrowed(result, kind, out.len, acc);
+    }
+    if (out.len < n && PyUnicode_Resize(&result, out.len) < 0) return NULL;
     return result;
 bail:
     Py_DECREF(result);
@@ -859,8 +1290,11 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Py_ssize_t i = scan_kind(&t, PyUnicode_KIND(text), PyUnicode_DATA(text), n, 0, &rs);
     if (i == n) return text;
-    PyObject *edited = edit_text(&t, edits, text, i, &rs);
-    Py_DECREF(text);
+    /* A str just decoded from bytes, that only this call holds, is edited in place. */
+    int in_place = text != args[0] && Py_REFCNT(text) == 1 && PyUnicode_CheckExact(text) &&
+                   !PyUnicode_CHECK_INTERNED(text);
+    PyObject *edited = edit_text(&t, edits, text, i, &rs, in_place);
+    if (!in_place) Py_DECREF(text);
     if (edited == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return edited;
 }
