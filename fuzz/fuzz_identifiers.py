@@ -12,7 +12,11 @@ The input holds two identifiers separated by an FF byte (never part of UTF-8, RF
 ``sanitizer.fuzzing.oracles.check_identifiers`` for NFC, NFKC and NFKC_CASEFOLD:
 ``normalize_identifier`` is idempotent and (NFC, NFKC) equals ``unicodedata2.normalize``
 (UAX #15); ``identifiers_equal`` is reflexive, symmetric and equals comparing normal
-forms; equality under a weaker form implies equality under a stronger one.
+forms; equality under a weaker form implies equality under a stronger one.  Then UTS #39 §4:
+``skeleton`` and ``confusable`` (the C extension's ``lookalike.c`` when built, and under
+``tools/build_fuzz_native.py`` its instrumented copy) against their pure-Python twins
+``skeleton_py`` / ``confusable_py`` and against the definition (skeletons are NFD,
+confusable iff equal skeletons, the verdict from the resolved script sets, symmetric).
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ import atheris
 with atheris.instrument_imports(
     include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
 ):
+    # sanitizer loads these lazily: imported here, or they load later uninstrumented
     import sanitizer
-    import sanitizer.identifiers  # noqa: F401 (loaded lazily otherwise: uninstrumented)
+    import sanitizer.identifiers
+    import sanitizer.lookalike  # noqa: F401 (skeletons, scripts: UTS #39)
 
 from sanitizer.fuzzing.oracles import check_identifiers
 

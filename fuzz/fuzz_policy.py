@@ -12,9 +12,12 @@ finding is a rejection, and ``sanitize`` then returns ``report.text`` (else rais
 ``PolicyError``); findings lie inside the input; ill-formed UTF-8 always yields an
 ILL_FORMED finding (RFC 3629 §10); the output is well-formed text that the same policy
 returns unchanged (idempotence); well-formed bytes and their decoded str get the same
-verdict and text.  Over the byte limit an ill-formed input may get TOO_LONG alone (limits
-apply before decoding).  Each input goes through one profile with the cheap checks, one
-input in ``oracles.POLICY_DEEP_EVERY`` through all of them (pytest's replay: every input).
+verdict and text; ``accepts`` and ``sanitize`` agree.  Over the byte limit an ill-formed input
+may get TOO_LONG alone (limits apply before decoding).  While fuzzing, each input goes
+through one profile's ``accepts``/``sanitize`` checks, sampled inputs through its
+``inspect`` (``oracles.POLICY_INSPECT_EVERY``) or every check of every profile
+(``POLICY_DEEP_EVERY``); run on files (``fuzz_policy.py crash-...``, libFuzzer's replay and
+``-minimize_crash``), every input gets the full check.
 """
 
 from __future__ import annotations
@@ -37,15 +40,18 @@ with atheris.instrument_imports(
     import sanitizer.profiles  # noqa: F401
 
 from sanitizer.fuzzing import breadcrumb
+from sanitizer.fuzzing.libfuzzer import replaying
 from sanitizer.fuzzing.oracles import check_policy
 
 _CRUMB = breadcrumb.from_env()  # set by a campaign: the input survives a silent death
+# Sampled tiers while fuzzing; the full check when replaying files (no sampling on replay)
+_DEEP = True if replaying(sys.argv) else None
 
 
 def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
     if _CRUMB is not None:
         _CRUMB.record(data)
-    check_policy(data, deep=None)  # sampled: see POLICY_DEEP_EVERY
+    check_policy(data, deep=_DEEP)  # sampled while fuzzing: see POLICY_DEEP_EVERY
 
 
 def main() -> None:

@@ -4,7 +4,10 @@ executions per target are summed from."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+
+import pytest
 
 from sanitizer.fuzzing import ledger
 from sanitizer.fuzzing.results import FuzzFinding, TargetResult
@@ -37,3 +40,34 @@ def test_entries_append_and_sum_per_target(tmp_path: Path) -> None:
     assert own["policy"].findings == 1
     assert ledger.totals(lines, candidate=True)["decode"].execs == 9_999
     assert ledger.read(tmp_path / "missing.jsonl") == []
+
+
+def test_native_build_campaigns_are_recorded_with_their_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tools/build_fuzz_native.py campaign --record``: each run a line, summed alike."""
+    import importlib.util
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "build_fuzz_native.py"
+    spec = importlib.util.spec_from_file_location("build_fuzz_native_under_test", tool)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # (its dataclasses look it up)
+    spec.loader.exec_module(module)
+    runs = [
+        module.CampaignRun("utf7", True, 0, 30_000, 601.5, 190, 700, ""),
+        module.CampaignRun("utf7", False, 0, 120_000, 600.8, 150, 520, ""),
+        module.CampaignRun("identifiers", True, 77, 5_000, 90.0, 320, 1100, "crash"),
+    ]
+    log = tmp_path / "campaigns.jsonl"
+    module.record(runs, log, note="test")
+    lines = ledger.read(log)
+    assert [(x["target"], x["build"], x["execs"], x["cov"]) for x in lines] == [
+        ("utf7", "asan-ubsan-coverage", 30_000, 190),
+        ("utf7", "plain", 120_000, 150),
+        ("identifiers", "asan-ubsan-coverage", 5_000, 320),
+    ]
+    assert lines[2]["findings"] == ["libFuzzer exit 77"] and lines[0]["findings"] == []
+    sums = ledger.totals(lines)
+    assert sums["utf7"].execs == 150_000 and sums["utf7"].max_cov == 190
+    assert sums["identifiers"].findings == 1

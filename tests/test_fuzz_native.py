@@ -205,6 +205,28 @@ def test_every_target_runs_under_asan_and_ubsan(
 
 
 @needs_clang
+def test_fuzz_identifiers_reaches_the_c_lookalike_code(native_build: Path, tmp_path: Path) -> None:
+    """The UTS #39 skeleton and confusable in C (lookalike.c) run under fuzz_identifiers,
+    held against their Python twins: libFuzzer counts their edges (issue #16)."""
+    corpus = _seeds("identifiers", tmp_path)
+    script = ROOT / "fuzz" / "fuzz_identifiers.py"
+    flags = ("-runs=300", "-print_coverage=1", "-rss_limit_mb=4096")
+    proc = _libfuzzer([sys.executable, str(script)], corpus, *flags, env=_env(native_build))
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-3000:]
+    # "COVERED_FUNC: hits: 73 edges: 23/62 speedups_confusable .../lookalike.c:NNN"
+    covered: set[str] = set()
+    for line in output.splitlines():
+        if line.startswith("COVERED_FUNC:") and "lookalike.c" in line:
+            _, _, hits, _, _, function, *_ = line.split()
+            if hits != "0":
+                covered.add(function)
+    assert {"speedups_skeleton", "speedups_confusable", "speedups_script_mask"} <= covered, output[
+        -3000:
+    ]
+
+
+@needs_clang
 def test_asan_catches_the_selftest_off_by_one_within_seconds(tmp_path: Path) -> None:
     out = tmp_path / "broken"
     _build(out, "--selftest-oob")

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -236,7 +237,44 @@ def run_target(target: str, seconds: int, env: Mapping[str, str], work: Path) ->
     )
 
 
-def campaign(out: Path, seconds: int, compare: bool, targets: Sequence[str]) -> int:
+def record(runs: Sequence[CampaignRun], log: Path, note: str = "") -> None:
+    """Append each run to the record of campaigns (``fuzz/campaigns.jsonl``, the format of
+    ``sanitizer.fuzzing.ledger``), with the build it ran under."""
+    from sanitizer.fuzzing import ledger
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    commit += "+dirty" if git("status", "--porcelain", "--", "sanitizer", "fuzz").strip() else ""
+    for run in runs:
+        line = {
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "target": run.target,
+            "candidate": None,
+            "jobs": 1,
+            "seconds": round(run.seconds, 1),
+            "execs": run.execs,
+            "cov": run.cov,
+            "ft": run.ft,
+            "findings": [] if run.returncode == 0 else [f"libFuzzer exit {run.returncode}"],
+            "incomplete": None,
+            "commit": commit,
+            "python": platform.python_version(),
+            "build": "asan-ubsan-coverage" if run.native else "plain",
+            "note": note,
+        }
+        ledger.append(log, line)
+
+
+def campaign(
+    out: Path,
+    seconds: int,
+    compare: bool,
+    targets: Sequence[str],
+    log: Path | None = None,
+    note: str = "",
+) -> int:
     native_env = fuzz_env(out)
     check_picked(native_env, out)
     plain_env = {k: v for k, v in os.environ.items() if k != "SANITIZER_PURE_PYTHON"}
@@ -249,6 +287,8 @@ def campaign(out: Path, seconds: int, compare: bool, targets: Sequence[str]) -> 
                 runs.append(run_target(target, seconds, plain_env, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if log is not None:
+        record(runs, log, note)
     print("| target | build | time | execs | exec/s | cov | ft | result |")
     print("|---|---|---|---|---|---|---|---|")
     for run in runs:
@@ -280,6 +320,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     campaign_cmd = sub.add_parser("campaign", help="every target briefly, under the build")
     campaign_cmd.add_argument("--seconds", type=int, default=15, help="per target and build")
     campaign_cmd.add_argument("--compare", action="store_true", help="also without the build")
+    campaign_cmd.add_argument(
+        "--record",
+        type=Path,
+        nargs="?",
+        const=ROOT / "fuzz" / "campaigns.jsonl",
+        help="append each run to the record of campaigns (default fuzz/campaigns.jsonl)",
+    )
+    campaign_cmd.add_argument("--note", default="", help="a note stored with each record")
     campaign_cmd.add_argument("targets", nargs="*", help="default: every fuzz/fuzz_*.py")
     args = parser.parse_args(argv)
     out = args.out.resolve()
@@ -295,7 +343,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             unknown = set(args.targets) - set(every)
             if unknown:
                 parser.error(f"unknown target(s): {', '.join(sorted(unknown))}")
-            return campaign(out, args.seconds, args.compare, args.targets or every)
+            return campaign(
+                out, args.seconds, args.compare, args.targets or every, args.record, args.note
+            )
         env = fuzz_env(out, args.python)
         if args.command == "env":
             for name in ("PYTHONPATH", "LD_PRELOAD", "PYTHONMALLOC", "ASAN_OPTIONS"):

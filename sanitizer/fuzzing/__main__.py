@@ -24,7 +24,7 @@ from collections.abc import Callable
 USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
 
 
-def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
+def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes], None]:
     import atheris
 
     from .targets import SPECS  # (imports sanitizer; dropped again just below)
@@ -55,9 +55,13 @@ def _fresh_instrumented_check(target: str) -> Callable[[bytes], None]:
             oracles.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
 
     elif target == "policy":
+        # sampled while fuzzing, the full check when replaying files (no sampling on replay)
+        deep = (
+            True if importlib.import_module("sanitizer.fuzzing.libfuzzer").replaying(argv) else None
+        )
 
         def check(data: bytes) -> None:
-            oracles.check_policy(data, deep=None)  # sampled: see POLICY_DEEP_EVERY
+            oracles.check_policy(data, deep=deep)  # see POLICY_DEEP_EVERY
 
     if crumb is None:
         return check
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print("atheris is not installed: pip install 'utf8-sanitizer[fuzz]'", file=sys.stderr)
         return 2
     try:
-        check = _fresh_instrumented_check(args[0])
+        check = _fresh_instrumented_check(args[0], [sys.argv[0], *args[1:]])
     except ValueError as exc:  # a bad SANITIZER_FUZZ_CANDIDATE
         print(f"sanitizer.fuzzing: {exc}", file=sys.stderr)
         return 2

@@ -41,6 +41,7 @@ __all__ = [
     "minimize_command",
     "parse_line",
     "parse_size",
+    "replaying",
     "reproduce_command",
     "scheduled_max_len",
     "worker_command",
@@ -112,6 +113,14 @@ _STAT_RE = re.compile(r"^stat::(\w+):\s*(\d+)\s*$")
 _DONE_RE = re.compile(r"^Done (\d+) runs in (\d+) second")
 _PY_EXC = "=== Uncaught Python exception: ==="
 _SIZE_UNITS = {"b": 1, "Kb": 1 << 10, "Mb": 1 << 20, "Gb": 1 << 30}
+
+
+def replaying(argv: Sequence[str]) -> bool:
+    """Whether libFuzzer, given this argv (``sys.argv``), runs each input file once instead
+    of fuzzing: as its driver decides (``AllInputsAreFiles``), positional arguments that
+    are all not directories.  Then a target runs its full check, never a sampled tier."""
+    inputs = [arg for arg in argv[1:] if not arg.startswith("-")]
+    return bool(inputs) and not any(os.path.isdir(arg) for arg in inputs)
 
 
 def parse_size(text: str) -> int:

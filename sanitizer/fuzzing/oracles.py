@@ -39,6 +39,9 @@ __all__ = [
     "KERNELS",
     "LONG_EVERY",
     "POLICY_DEEP_EVERY",
+    "POLICY_INSPECT_EVERY",
+    "POLICY_INSPECT_LIMIT",
+    "POLICY_REFUSAL_EVERY",
     "PY_RUNNER_LIMIT",
     "TARGETS",
     "Candidate",
@@ -74,6 +77,7 @@ LEAN_KINDS = 1
 _HEX_SHOWN = 512
 
 # Actions whose findings must not survive in a policy's output (idempotence check).
+_REJECT = sanitizer.Action.REJECT
 _DROPPING = frozenset({sanitizer.Action.REJECT, sanitizer.Action.STRIP, sanitizer.Action.REPLACE})
 # What a report on ill-formed bytes must hold: ILL_FORMED, or TOO_LONG (over ``max_bytes``
 # the input is refused before it is decoded: "limits apply before the costly steps").
@@ -654,49 +658,77 @@ def split_pair(data: bytes) -> tuple[bytes, bytes]:
     return left, right
 
 
-# During a campaign (``deep=None``) each input goes through one profile (chosen by the
-# input's CRC-32) with the cheap checks, and one input in POLICY_DEEP_EVERY through every
-# profile with all of them (str input, ``sanitize``, the output re-inspected, the finding's
-# log line): an input of the deep tier costs about 10 of the cheap one, so at 1 in 32 it
-# adds a third to the average execution (at 1 in 16, two thirds).  pytest's replay of the
-# corpus and of saved findings always runs the deep tier (issue #16).
-POLICY_DEEP_EVERY = 32
+# During a campaign (``deep=None``) the checks run in three tiers, chosen by the input's
+# CRC-32 so that replaying or minimizing an input repeats its tier:
+#
+# * verdict, every input: one profile (by the CRC) through ``accepts`` and ``sanitize``
+#   (on a refused input, one in POLICY_REFUSAL_EVERY), whose clean inputs are one C call
+#   each and whose engine stops at the first refusal -- about a sixth of an ``inspect`` on
+#   the seed corpus: they agree with each other and with the decoder (ill-formed bytes
+#   never accepted), and the output is well-formed text the policy returns unchanged;
+# * report, one input in POLICY_INSPECT_EVERY of at most POLICY_INSPECT_LIMIT bytes: that
+#   profile's ``inspect`` and its report (findings, offsets, ill-formed -> ILL_FORMED);
+# * deep, one input in POLICY_DEEP_EVERY: every profile with everything (both tiers above,
+#   str input, ``sanitize`` against ``inspect``, the output re-inspected, the log line).
+#
+# ``inspect`` builds a finding per character it flags (tens of microseconds each in the
+# engine): sampling it is what keeps a campaign exploring (issue #16).  The deep tier
+# holds every check of the other two, so an input failing a sampled tier fails
+# ``deep=True`` too: pytest's replay of the corpus and of saved findings, a campaign's
+# replay helper and ``fuzz/fuzz_policy.py FILE`` (libFuzzer's one-input replay) run it.
+POLICY_INSPECT_EVERY = 32
+POLICY_REFUSAL_EVERY = 8
+POLICY_INSPECT_LIMIT = 1024
+POLICY_DEEP_EVERY = 256
 
 
 def check_policy(data: bytes, *, deep: bool | None = True) -> None:
-    """Invariants of ``inspect``/``sanitize`` under every profile in ``profiles.PROFILES``.
+    """Invariants of ``inspect``/``sanitize``/``accepts`` under every profile in
+    ``profiles.PROFILES``.
 
     Never an exception other than ``PolicyError`` for content; ``ok`` iff no finding is a
-    rejection, and then ``sanitize`` returns ``report.text`` (else raises ``PolicyError``);
-    findings lie inside the input; ill-formed bytes (RFC 3629 §10) are never accepted
-    silently -- an ``ILL_FORMED`` finding, or a ``TOO_LONG`` refusal when the input is over
-    the policy's byte limit (limits apply before decoding, docs/profiles.md); the output is
-    well-formed text that the same policy accepts unchanged (idempotence); well-formed
-    bytes and their decoded str get the same verdict and text.
+    rejection, and then ``sanitize`` returns ``report.text`` (else raises ``PolicyError``)
+    and ``accepts`` says so; findings lie inside the input; ill-formed bytes (RFC 3629 §10)
+    are never accepted silently -- an ``ILL_FORMED`` finding, or a ``TOO_LONG`` refusal
+    when the input is over the policy's byte limit (limits apply before decoding,
+    docs/profiles.md); the output is well-formed text that the same policy accepts
+    unchanged (idempotence); well-formed bytes and their decoded str get the same verdict
+    and text.
 
     ``deep=True`` (the default) checks all of it under every profile; ``deep=None`` is a
-    campaign's sampling (see ``POLICY_DEEP_EVERY``); ``deep=False`` only the cheap tier.
+    campaign's sampling (see ``POLICY_DEEP_EVERY``); ``deep=False`` only the verdict tier
+    and, on the sampled inputs, the report tier, of one profile.
     """
     data = bytes(data)
     profiles = sanitizer.profiles.PROFILES
     crc = zlib.crc32(data)
     if deep is None:
         deep = crc % POLICY_DEEP_EVERY == 0
+    valid = sanitizer.is_valid(data)
     if not deep:
         name, policy = list(profiles.items())[crc % len(profiles)]
-        valid = sanitizer.is_valid(data)
-        _check_report(name, data, data, _inspect(name, data, policy), valid, False, False)
+        _check_verdict(name, data, policy, valid, (crc >> 8) % POLICY_REFUSAL_EVERY == 0)
+        if (crc >> 16) % POLICY_INSPECT_EVERY == 0 and len(data) <= POLICY_INSPECT_LIMIT:
+            _check_report(name, data, data, _inspect(name, data, policy), valid, False)
         return
-    valid = sanitizer.is_valid(data)
-    via_sanitize = len(data) % len(profiles)  # sanitize() is inspect() again: one per input
     text_in = data.decode("utf-8") if valid else None
-    for index, (name, policy) in enumerate(profiles.items()):
+    for name, policy in profiles.items():
+        verdict = _check_verdict(name, data, policy, valid)
         report = _inspect(name, data, policy)
-        _check_report(name, data, data, report, valid, index == via_sanitize)
+        _check_report(name, data, data, report, valid)
+        if verdict != report.text:  # (and accepts() agrees with sanitize(): verdict tier)
+            what = "accepts what inspect() rejects" if report.text is None else "!= inspect().text"
+            _fail(
+                f"profile {name!r}: sanitize() {what}",
+                data,
+                report.text,
+                verdict,
+                names=("inspect", "sanitize"),
+            )
         as_str = None
         if text_in is not None:
             as_str = _inspect(name, data, policy, text_in)
-            _check_report(name, data, text_in, as_str, True, False)
+            _check_report(name, data, text_in, as_str, True)
             if (as_str.ok, as_str.text) != (report.ok, report.text):
                 _fail(
                     f"profile {name!r}: bytes and str input disagree",
@@ -738,6 +770,63 @@ def check_policy(data: bytes, *, deep: bool | None = True) -> None:
                 )
 
 
+def _check_verdict(
+    name: str, data: bytes, policy: sanitizer.Policy, valid: bool, refusal: bool = True
+) -> str | None:
+    """The verdict tier: ``accepts`` and ``sanitize`` agree, ill-formed bytes are refused
+    when the policy rejects ILL_FORMED (RFC 3629 §10; every profile does), and the output
+    is well-formed text the policy accepts and returns unchanged.  Returns the output.
+
+    ``refusal=False`` trusts ``accepts`` when it refuses (``sanitize`` would raise a
+    ``PolicyError``, whose message renders the first finding: the costliest part of a
+    refusal), the campaign tier's sampling; an accepted input is always sanitized."""
+    try:
+        ok = sanitizer.policy.accepts(data, policy)
+        out: str | None = None
+        if ok or refusal:
+            try:
+                out = sanitizer.sanitize(data, policy)
+            except sanitizer.PolicyError:
+                pass
+        else:
+            return None
+    except Exception as exc:
+        raise Divergence(
+            f"profile {name!r}: accepts()/sanitize() raised (they must never raise for content)",
+            data,
+            [("exception", exc)],
+        ) from exc
+    if ok != (out is not None):
+        _fail(
+            f"profile {name!r}: accepts() and sanitize() disagree",
+            data,
+            ok,
+            out,
+            names=("accepts", "sanitize"),
+        )
+    if ok and not valid and policy.actions.get(sanitizer.Category.ILL_FORMED) is _REJECT:
+        _fail(f"profile {name!r}: ill-formed input accepted", data, out, names=("sanitize",))
+    if out is None:
+        return None
+    try:
+        out.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        _fail(f"profile {name!r}: output holds a lone surrogate", data, out, exc)
+    try:
+        again: str | BaseException = sanitizer.sanitize(out, policy)
+    except sanitizer.PolicyError as exc:
+        again = exc
+    if again != out or not sanitizer.policy.accepts(out, policy):
+        _fail(
+            f"profile {name!r}: sanitize is not idempotent",
+            data,
+            out,
+            again,
+            names=("first pass", "second pass"),
+        )
+    return out
+
+
 def _inspect(
     name: str, data: bytes, policy: sanitizer.Policy, subject: bytes | str | None = None
 ) -> sanitizer.Report:
@@ -758,7 +847,6 @@ def _check_report(
     subject: bytes | str,
     report: sanitizer.Report,
     valid: bool,
-    via_sanitize: bool,
     render: bool = True,
 ) -> None:
     rejected = any(f.action is sanitizer.Action.REJECT for f in report.findings)
@@ -772,15 +860,6 @@ def _check_report(
         str(report.findings[0])  # the log line must render (deep tier: it costs ~10%)
     if not valid and not any(f.category in _REFUSES_ILL_FORMED for f in report.findings):
         _fail(f"profile {name!r}: ill-formed input without an ILL_FORMED finding", data, report)
-    if via_sanitize:
-        try:
-            out: str | BaseException = sanitizer.sanitize(subject, report.policy)
-        except sanitizer.PolicyError as exc:
-            out = exc
-        if report.text is None and not isinstance(out, sanitizer.PolicyError):
-            _fail(f"profile {name!r}: sanitize() accepts what inspect() rejects", data, out)
-        if report.text is not None and out != report.text:
-            _fail(f"profile {name!r}: sanitize() != inspect().text", data, report.text, out)
     if report.text is None:
         return
     try:
@@ -818,6 +897,7 @@ def check_identifiers(data: bytes) -> None:
     For each normal form: normalization is idempotent and, for NFC/NFKC, equals
     ``unicodedata2.normalize`` (UAX #15); equality is reflexive, symmetric and the same as
     comparing normal forms; NFC-equal implies NFKC-equal implies NFKC_CASEFOLD-equal.
+    Then the look-alike checks (``_check_lookalike``).
     """
     left, right = (x.decode("utf-8", "surrogateescape") for x in split_pair(bytes(data)))
     equal_before = False
@@ -848,6 +928,57 @@ def check_identifiers(data: bytes) -> None:
         if equal_before and not equal:
             _fail(f"{form}: equal under a weaker form but not under {form}", data, left, right)
         equal_before = equal
+    _check_lookalike(data, left, right)
+
+
+def _check_lookalike(data: bytes, left: str, right: str) -> None:
+    """UTS #39 §4 on the pair: ``skeleton`` and ``confusable`` (in C when the extension
+    has them: ``lookalike.skeletons.native()``) against their pure-Python twins
+    ``skeleton_py`` / ``confusable_py``, and both against the definition -- the skeleton
+    is NFD (its step 4), two strings are confusable iff their skeletons are equal, and
+    the verdict follows from the resolved script sets (``resolved_mask_py``, also against
+    the C ``resolved_mask``): single-script when they intersect, whole-script when both
+    are non-empty, else mixed-script; symmetric in the pair."""
+    # (loaded on first use, as sanitizer loads it: its tables cost 0.2 s to import)
+    from sanitizer.lookalike.scripts import resolved_mask, resolved_mask_py
+    from sanitizer.lookalike.skeletons import confusable_py, skeleton_py
+
+    skeletons = []
+    masks = []
+    for side in (left, right):
+        got, want = sanitizer.skeleton(side), skeleton_py(side)
+        if got != want:
+            _fail("skeleton != skeleton_py", data, side, want, got, names=("s", "python", "C"))
+        if unicodedata2.normalize("NFD", got) != got:
+            _fail("skeleton is not NFD (UTS #39 §4 step 4)", data, side, got)
+        mask, mask_py = resolved_mask(side), resolved_mask_py(side)
+        if mask != mask_py:
+            _fail("resolved_mask != resolved_mask_py", data, side, mask_py, mask)
+        skeletons.append(got)
+        masks.append(mask_py)
+    want_verdict: sanitizer.Confusability | None = None
+    if skeletons[0] == skeletons[1]:
+        if masks[0] & masks[1]:
+            want_verdict = sanitizer.Confusability.SINGLE_SCRIPT
+        elif masks[0] and masks[1]:
+            want_verdict = sanitizer.Confusability.WHOLE_SCRIPT
+        else:
+            want_verdict = sanitizer.Confusability.MIXED_SCRIPT
+    verdicts = (
+        sanitizer.confusable(left, right),
+        sanitizer.confusable(right, left),
+        confusable_py(left, right),
+    )
+    if any(v is not want_verdict for v in verdicts):
+        _fail(
+            "confusable disagrees with the skeletons and script sets (UTS #39 §4)",
+            data,
+            skeletons,
+            masks,
+            want_verdict,
+            *verdicts,
+            names=("skeletons", "resolved masks", "expected", "(a, b)", "(b, a)", "python"),
+        )
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

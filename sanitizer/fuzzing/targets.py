@@ -64,7 +64,7 @@ SPECS: dict[str, TargetSpec] = {
             "identifiers",
             ("sanitizer",),
             ("sanitizer.fuzzing", "sanitizer._machine"),
-            preload=("sanitizer.identifiers", "sanitizer.chardata"),
+            preload=("sanitizer.identifiers", "sanitizer.chardata", "sanitizer.lookalike"),
         ),
         TargetSpec("utf16", ("sanitizer.utf16", "sanitizer.utf32", "sanitizer.wide")),
         TargetSpec("utf7", ("sanitizer.utf7",), in_package=False),
