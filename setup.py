@@ -24,6 +24,8 @@ setup(
                     "lookalike.c",
                     "validate.c",
                     "jsonscan.c",
+                    "webhead.c",
+                    "source.c",
                 )
             ],
             depends=[_SRC + "speedups.h"],

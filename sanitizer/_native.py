@@ -112,6 +112,17 @@ class Speedups(Protocol):
     # percent.c: percent-decoding (RFC 3986 §2.1), for sanitizer.web
     def unquote(self, data: bytes, plus: bool, /) -> bytes: ...
 
+    # webhead.c: sanitizer.web's head fast path in one call (reference:
+    # sanitizer.web._head.fast_head_py)
+    def web_head(
+        self,
+        path: bytes,
+        query: bytes,
+        headers: list[tuple[bytes, bytes]],
+        groups: tuple[object, ...],
+        /,
+    ) -> tuple[bytes | None, int | None, bool] | None: ...
+
     # jsonscan.c: the JSON strings that need judging, for sanitizer.web (reference:
     # sanitizer.web._json._json_strings_py)
     def json_strings(
@@ -139,6 +150,13 @@ class Speedups(Protocol):
     ) -> object: ...
     def skeleton(self, tables: object, s: str, /) -> str: ...
     def confusable(self, tables: object, a: str, b: str, /) -> object: ...
+
+    # source.c: where the source gate has work in a text (reference:
+    # sanitizer.source._source_lines_py)
+    def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...
+    def identifiers(
+        self, text: str, spans: list[int], marks: bytes, wide: bool, /
+    ) -> dict[str, int]: ...
 
 
 speedups: Speedups | None = None

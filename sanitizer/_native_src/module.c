@@ -2,10 +2,10 @@
  * The sanitizer._speedups module: its method table, its constants and its init.
  *
  * Why it exists: the optional C extension is one module built from one file per job
- * (utf8.c, scan.c, percent.c, lookalike.c, validate.c, jsonscan.c; shared declarations in
- * speedups.h); this file only puts their functions together.  Python reaches the
- * module through sanitizer/_native.py only, and sanitizer/_speedups.pyi states its
- * signatures for mypy.
+ * (utf8.c, scan.c, percent.c, lookalike.c, validate.c, jsonscan.c, source.c; shared
+ * declarations in speedups.h); this file only puts their functions together.  Python
+ * reaches the module through sanitizer/_native.py only, and sanitizer/_speedups.pyi
+ * states its signatures for mypy.
  */
 #include "speedups.h"
 
@@ -33,6 +33,10 @@ static PyMethodDef speedups_methods[] = {
     {"unquote", (PyCFunction)(void (*)(void))speedups_unquote, METH_FASTCALL,
      "unquote(data, plus) -> bytes: %XX decoded as urllib.parse.unquote_to_bytes does;\n"
      "with plus, a literal '+' is a space (form encoding)"},
+    {"web_head", (PyCFunction)(void (*)(void))speedups_web_head, METH_FASTCALL,
+     "web_head(path, query, headers, groups) -> (content_type, length, has_body) | None:\n"
+     "sanitizer.web's head fast path in one call (see webhead.c; reference:\n"
+     "sanitizer.web._head.fast_head_py)"},
     {"json_strings", (PyCFunction)(void (*)(void))speedups_json_strings, METH_FASTCALL,
      "json_strings(text, start, between, strings) -> (open, joined, starts) | None: the\n"
      "JSON strings that need judging, escapes resolved, joined by 'a' (see jsonscan.c)"},
@@ -80,6 +84,13 @@ static PyMethodDef speedups_methods[] = {
      "sanitizer.decoder.is_valid_py, with the same behaviour."},
     {"set_is_valid_fallback", speedups_set_is_valid_fallback, METH_O,
      "set_is_valid_fallback(fn): the Python is_valid() non-trivial calls go to"},
+    {"source_lines", speedups_source_lines, METH_O,
+     "source_lines(text) -> (spans, rare): the lines holding non-ASCII characters and the\n"
+     "indices of NEL, LS, PS and VS1..VS16, for sanitizer.source (see source.c)"},
+    {"identifiers", (PyCFunction)(void (*)(void))speedups_identifiers, METH_FASTCALL,
+     "identifiers(text, spans, marks, wide) -> dict[str, int]: the identifiers in those\n"
+     "spans holding a non-ASCII character (wide) or not, and where each first starts\n"
+     "(see source.c)"},
     {NULL, NULL, 0, NULL},
 };
 

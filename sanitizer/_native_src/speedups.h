@@ -56,6 +56,10 @@ SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const 
 SPEEDUPS_INTERNAL PyObject *speedups_unquote(PyObject *self, PyObject *const *args,
                                              Py_ssize_t nargs);
 
+/* webhead.c */
+SPEEDUPS_INTERNAL PyObject *speedups_web_head(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs);
+
 SPEEDUPS_INTERNAL PyObject *speedups_json_strings(PyObject *self, PyObject *const *args,
                                                   Py_ssize_t nargs);
 
@@ -83,5 +87,10 @@ SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix_using(PyObject *self, PyObject
 SPEEDUPS_INTERNAL PyObject *speedups_is_valid(PyObject *self, PyObject *const *args,
                                               Py_ssize_t nargs, PyObject *kwnames);
 SPEEDUPS_INTERNAL PyObject *speedups_set_is_valid_fallback(PyObject *self, PyObject *fn);
+
+/* source.c */
+SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text);
+SPEEDUPS_INTERNAL PyObject *speedups_identifiers(PyObject *self, PyObject *const *args,
+                                                 Py_ssize_t nargs);
 
 #endif /* SANITIZER_SPEEDUPS_H */

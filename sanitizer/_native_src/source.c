@@ -1,0 +1,310 @@
+/*
+ * source_lines(text) -> (spans, rare): where the source gate (sanitizer/source.py) has
+ * work to do in a decoded file that is not all ASCII.
+ *
+ * Why it exists: source code is nearly all ASCII even where it is not all ASCII (CPython's
+ * standard library: 7.2 million characters in its non-ASCII files, 3,269 of them not
+ * ASCII).  The rules of UTS #55 that check_source applies beyond the policy look only at
+ * non-ASCII characters and at the lines holding them, so finding those with re and
+ * str.isascii over 1024-character slices cost more than all the rest of the gate.  This
+ * pass reads each character at most twice (8 bytes at a time where it is ASCII) and
+ * hands back only positions.  It holds no Unicode knowledge beyond the five characters
+ * below; the pure-Python statement is sanitizer.source._source_lines_py and the tests
+ * check that the two agree.
+ *
+ * spans: a flat list [start0, end0, start1, end1, ...] of the lines holding a character
+ * >= U+0080, a line running from after a "\n" (or the text's start) to the next "\n"
+ * (excluded, or the text's end); consecutive such lines are one span (the "\n" between
+ * them inside it).  rare: the indices of NEL U+0085, LS U+2028, PS U+2029 and the
+ * variation selectors U+FE00..U+FE0F (UTS #55: line ends for some, invisible marks), in
+ * order.
+ *
+ * identifiers(text, spans, marks, wide) -> {identifier: first start}: the identifiers in
+ * those spans that hold a character >= U+0080 (wide true) or that are all ASCII (wide
+ * false), as sanitizer.source._identifiers_py and _ascii_spellings find them with the
+ * pattern ESCAPE|([^\W\d][\w{marks}]*) (their pure-Python twin; the tests check that
+ * the two agree).  Word and decimal are what re's Unicode \w and \d
+ * ask of CPython (Py_UNICODE_ISALNUM or '_', Py_UNICODE_ISDECIMAL), so the two read the
+ * same Unicode version; marks is the packed (lo, hi) uint32 ranges of chardata.MARKS.
+ * Reading the spans with re built a match object for every word of every line holding a
+ * non-ASCII character; this builds one str per identifier that is not ASCII.
+ */
+#include "speedups.h"
+
+#include <string.h>
+
+static inline int
+is_rare(Py_UCS4 c)
+{
+    return c == 0x85 || c == 0x2028 || c == 0x2029 || (c >= 0xFE00 && c <= 0xFE0F);
+}
+
+/* The index of the first character >= 0x80 in data[i:n], or n: eight bytes at a time,
+ * each mask holding the bits above 0x7F of every character in a 64-bit word. */
+#define NEXT_NON_ASCII(NAME, T, MASK)                                                     \
+    static Py_ssize_t NAME(const T *data, Py_ssize_t i, Py_ssize_t n)                     \
+    {                                                                                     \
+        const Py_ssize_t per = (Py_ssize_t)(sizeof(uint64_t) / sizeof(T));                \
+        while (i + per <= n) {                                                            \
+            uint64_t word;                                                                \
+            memcpy(&word, data + i, sizeof word);                                         \
+            if (word & (MASK))                                                            \
+                break;                                                                    \
+            i += per;                                                                     \
+        }                                                                                 \
+        while (i < n && data[i] < 0x80)                                                   \
+            i++;                                                                          \
+        return i;                                                                         \
+    }
+
+NEXT_NON_ASCII(next_non_ascii_1, Py_UCS1, UINT64_C(0x8080808080808080))
+NEXT_NON_ASCII(next_non_ascii_2, Py_UCS2, UINT64_C(0xFF80FF80FF80FF80))
+NEXT_NON_ASCII(next_non_ascii_4, Py_UCS4, UINT64_C(0xFFFFFF80FFFFFF80))
+
+static int
+append_index(PyObject *list, Py_ssize_t i)
+{
+    PyObject *v = PyLong_FromSsize_t(i);
+    if (v == NULL)
+        return -1;
+    int rc = PyList_Append(list, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* One kind of str: covered is where the last span ended (its "\n"), so the search back
+ * for a line's start never reads a character twice. */
+#define SCAN_KIND(NAME, T, NEXT)                                                          \
+    static int NAME(const T *data, Py_ssize_t n, PyObject *spans, PyObject *rare)         \
+    {                                                                                     \
+        Py_ssize_t covered = 0, i = 0;                                                    \
+        while ((i = NEXT(data, i, n)) < n) {                                              \
+            Py_ssize_t start = i;                                                         \
+            while (start > covered && data[start - 1] != '\n')                            \
+                start--;                                                                  \
+            Py_ssize_t end = i;                                                           \
+            for (; end < n && data[end] != '\n'; end++) {                                 \
+                if (data[end] >= 0x80 && is_rare((Py_UCS4)data[end])                      \
+                    && append_index(rare, end) < 0)                                       \
+                    return -1;                                                            \
+            }                                                                             \
+            Py_ssize_t count = PyList_GET_SIZE(spans);                                    \
+            if (count && start > 0 && start - 1 == covered) { /* the line after a span */ \
+                PyObject *v = PyLong_FromSsize_t(end);                                    \
+                if (v == NULL)                                                            \
+                    return -1;                                                            \
+                if (PyList_SetItem(spans, count - 1, v) < 0)                              \
+                    return -1;                                                            \
+            }                                                                             \
+            else if (append_index(spans, start) < 0 || append_index(spans, end) < 0)      \
+                return -1;                                                                \
+            covered = i = end;                                                            \
+        }                                                                                 \
+        return 0;                                                                         \
+    }
+
+SCAN_KIND(scan_1, Py_UCS1, next_non_ascii_1)
+SCAN_KIND(scan_2, Py_UCS2, next_non_ascii_2)
+SCAN_KIND(scan_4, Py_UCS4, next_non_ascii_4)
+
+PyObject *
+speedups_source_lines(PyObject *self, PyObject *text)
+{
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "source_lines() argument must be str, not %.100s",
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+    PyObject *spans = PyList_New(0);
+    PyObject *rare = PyList_New(0);
+    if (spans == NULL || rare == NULL)
+        goto fail;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const void *data = PyUnicode_DATA(text);
+    int rc = 0;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        rc = scan_1((const Py_UCS1 *)data, n, spans, rare);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        rc = scan_2((const Py_UCS2 *)data, n, spans, rare);
+        break;
+    default:
+        rc = scan_4((const Py_UCS4 *)data, n, spans, rare);
+        break;
+    }
+    if (rc < 0)
+        goto fail;
+    PyObject *out = PyTuple_Pack(2, spans, rare);
+    Py_DECREF(spans);
+    Py_DECREF(rare);
+    return out;
+fail:
+    Py_XDECREF(spans);
+    Py_XDECREF(rare);
+    return NULL;
+}
+
+
+/* -- identifiers ---------------------------------------------------------------------- */
+
+typedef struct {
+    const uint32_t *ranges; /* (lo, hi) pairs, sorted */
+    Py_ssize_t count;       /* pairs */
+} marks_t;
+
+static int
+is_mark(const marks_t *marks, Py_UCS4 c)
+{
+    Py_ssize_t lo = 0, hi = marks->count;
+    while (lo < hi) { /* the first range whose hi >= c */
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (marks->ranges[2 * mid + 1] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < marks->count && marks->ranges[2 * lo] <= c;
+}
+
+static inline int
+is_word(Py_UCS4 c)
+{
+    return c == '_' || Py_UNICODE_ISALNUM(c);
+}
+
+static inline int
+is_hex(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The end of the escape sequence at text[p] == '\\' (_ESCAPE in source.py: \\u or \\U
+ * and 4 to 8 hex digits, \\x and 2, \\N{...} closed on its line, else \\ and any character
+ * but a line feed), or p when none matches before end. */
+static Py_ssize_t
+escape_end(int kind, const void *data, Py_ssize_t p, Py_ssize_t end)
+{
+    if (p + 1 >= end)
+        return p;
+    Py_UCS4 d = PyUnicode_READ(kind, data, p + 1);
+    if (d == 'u' || d == 'U') {
+        Py_ssize_t q = p + 2;
+        while (q < end && q < p + 10 && is_hex(PyUnicode_READ(kind, data, q)))
+            q++;
+        if (q - (p + 2) >= 4)
+            return q;
+    }
+    else if (d == 'x') {
+        if (p + 3 < end && is_hex(PyUnicode_READ(kind, data, p + 2))
+            && is_hex(PyUnicode_READ(kind, data, p + 3)))
+            return p + 4;
+    }
+    else if (d == 'N' && p + 2 < end && PyUnicode_READ(kind, data, p + 2) == '{') {
+        Py_ssize_t q = p + 3;
+        for (; q < end; q++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, q);
+            if (c == '}')
+                return q + 1;
+            if (c == '\n')
+                break;
+        }
+    }
+    return d == '\n' ? p : p + 2; /* the last alternative: \\ and any character */
+}
+
+PyObject *
+speedups_identifiers(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "identifiers() takes text, spans, marks, wide");
+        return NULL;
+    }
+    PyObject *text = args[0], *spans = args[1];
+    if (!PyUnicode_Check(text) || !PyList_Check(spans)) {
+        PyErr_SetString(PyExc_TypeError, "identifiers() takes a str and a list");
+        return NULL;
+    }
+    int wide = PyObject_IsTrue(args[3]);
+    if (wide < 0)
+        return NULL;
+    if (PyUnicode_READY(text) < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *found = NULL;
+    if (view.len % (2 * sizeof(uint32_t)) != 0) {
+        PyErr_SetString(PyExc_ValueError, "identifiers(): marks must be uint32 pairs");
+        goto done;
+    }
+    marks_t marks = {(const uint32_t *)view.buf, view.len / (Py_ssize_t)(2 * sizeof(uint32_t))};
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t count = PyList_GET_SIZE(spans);
+    if (count % 2 != 0) {
+        PyErr_SetString(PyExc_ValueError, "identifiers(): spans must be start, end pairs");
+        goto done;
+    }
+    found = PyDict_New();
+    if (found == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < count; k += 2) {
+        Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k));
+        Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(spans, k + 1));
+        if ((p == -1 || end == -1) && PyErr_Occurred())
+            goto fail;
+        if (p < 0 || end > n || p > end) {
+            PyErr_SetString(PyExc_ValueError, "identifiers(): a span is out of range");
+            goto fail;
+        }
+        while (p < end) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, p);
+            if (c == '\\') {
+                Py_ssize_t e = escape_end(kind, data, p, end);
+                p = e > p ? e : p + 1;
+                continue;
+            }
+            if (c < 0x80 ? !(c == '_' || Py_ISALPHA(c))
+                         : !is_word(c) || Py_UNICODE_ISDECIMAL(c)) {
+                p++;
+                continue;
+            }
+            /* An identifier: [^\W\d] then [\w{marks}]* */
+            Py_UCS4 widest = c;
+            Py_ssize_t q = p + 1;
+            for (; q < end; q++) {
+                Py_UCS4 d = PyUnicode_READ(kind, data, q);
+                if (d < 0x80) {
+                    if (!(d == '_' || Py_ISALNUM(d)))
+                        break;
+                }
+                else if (!is_word(d) && !is_mark(&marks, d))
+                    break;
+                if (d > widest)
+                    widest = d;
+            }
+            if ((widest >= 0x80) == wide) {
+                PyObject *name = PyUnicode_Substring(text, p, q);
+                PyObject *start = name ? PyLong_FromSsize_t(p) : NULL;
+                PyObject *had = start ? PyDict_SetDefault(found, name, start) : NULL;
+                Py_XDECREF(name);
+                Py_XDECREF(start);
+                if (had == NULL)
+                    goto fail;
+            }
+            p = q;
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(found);
+done:
+    PyBuffer_Release(&view);
+    return found;
+}

@@ -1,0 +1,281 @@
+/*
+ * The web middleware's head fast path in one call:
+ * web_head(path, query, headers, groups) -> (content_type, length, has_body) | None.
+ *
+ * Why it exists: sanitizer.web judges the head of every request, and in Python the
+ * common case (every value clean) cost a few dozen interpreter calls: more than the
+ * value checks themselves.  This file does the same steps, in the same order, as the
+ * pure-Python twin sanitizer.web._head.fast_head_py, through the same C calls
+ * (scan.c's clean(), percent.c's unquote()); it adds no rule of its own.  None means
+ * "not sure" (a value that is not clean, a '%' or '.' in the path, an ambiguous framing
+ * header, an argument of an unexpected type): the caller then decides everything again,
+ * fully, in Python.  The media type is left to the caller (it parses it once per value).
+ *
+ * groups is sanitizer.web._compiled.FastHeadArgs: four groups (path, query, headers,
+ * cookies), each a FastGroup (allowed, flags, c_args).  A value passes its group if it is
+ * ASCII whose 128 flags are all 1 (no policy of the group scans those bytes), or else if
+ * clean() finds it clean under each of c_args, the policies' table arguments (stage1,
+ * stage2, tables, max_run).
+ */
+#include "speedups.h"
+
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+ * "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA (sanitizer.web._grammar.TOKEN). */
+#define D1(c) [c] = 1
+static const unsigned char TCHAR[256] = {
+    D1('!'), D1('#'), D1('$'), D1('%'), D1('&'), D1('\''), D1('*'), D1('+'), D1('-'),
+    D1('.'), D1('^'), D1('_'), D1('`'), D1('|'), D1('~'),
+    D1('0'), D1('1'), D1('2'), D1('3'), D1('4'), D1('5'), D1('6'), D1('7'), D1('8'), D1('9'),
+    D1('a'), D1('b'), D1('c'), D1('d'), D1('e'), D1('f'), D1('g'), D1('h'), D1('i'), D1('j'),
+    D1('k'), D1('l'), D1('m'), D1('n'), D1('o'), D1('p'), D1('q'), D1('r'), D1('s'), D1('t'),
+    D1('u'), D1('v'), D1('w'), D1('x'), D1('y'), D1('z'),
+    D1('A'), D1('B'), D1('C'), D1('D'), D1('E'), D1('F'), D1('G'), D1('H'), D1('I'), D1('J'),
+    D1('K'), D1('L'), D1('M'), D1('N'), D1('O'), D1('P'), D1('Q'), D1('R'), D1('S'), D1('T'),
+    D1('U'), D1('V'), D1('W'), D1('X'), D1('Y'), D1('Z'),
+};
+#undef D1
+
+/* 1 if every byte of s[0:n] is ASCII with its flag set.  Printable ASCII (0x20..0x7E) is
+ * passed 16 bytes at a time when the group allows all of it (SINGLE_LINE, TEXT do), so
+ * the flags are read only for the other bytes. */
+static int
+all_allowed(const unsigned char *s, Py_ssize_t n, const unsigned char *allowed)
+{
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    if (n >= 16 && memchr(allowed + 0x20, 0, 0x7F - 0x20) == NULL) {
+        const __m128i low = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
+        for (; i + 16 <= n; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + i));
+            /* signed: bytes >= 0x80 are negative, so below 0x20 too */
+            __m128i odd = _mm_or_si128(_mm_cmplt_epi8(x, low), _mm_cmpeq_epi8(x, del));
+            if (_mm_movemask_epi8(odd) == 0) continue;
+            for (Py_ssize_t j = i; j < i + 16; j++) {
+                if (s[j] >= 0x80 || !allowed[s[j]]) return 0;
+            }
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        if (s[i] >= 0x80 || !allowed[s[i]]) return 0;
+    }
+    return 1;
+}
+
+/* 1 if data (bytes) passes every policy of the group, 0 if not (or a group of another
+ * shape), -1 on error. */
+static int
+clean_under(PyObject *data, PyObject *group)
+{
+    if (!PyTuple_Check(group) || PyTuple_GET_SIZE(group) != 3) return 0;
+    PyObject *flags = PyTuple_GET_ITEM(group, 1), *c_args = PyTuple_GET_ITEM(group, 2);
+    if (!PyBytes_CheckExact(flags) || PyBytes_GET_SIZE(flags) != 0x80) return 0;
+    if (!PyTuple_CheckExact(c_args)) return 0;
+    const unsigned char *allowed = (const unsigned char *)PyBytes_AS_STRING(flags);
+    if (all_allowed((const unsigned char *)PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
+                    allowed))
+        return 1; /* ASCII that no policy of the group scans */
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(c_args); k++) {
+        PyObject *args = PyTuple_GET_ITEM(c_args, k);
+        if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != 4) return 0;
+        PyObject *argv[5] = {data, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                             PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 3)};
+        PyObject *text = speedups_clean(NULL, argv, 5);
+        if (text == NULL) return -1;
+        int ok = text != Py_None;
+        Py_DECREF(text);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* bytes.lower() == name for an ASCII name of lower-case letters and '-'. */
+static int
+name_is(const char *s, Py_ssize_t n, const char *name, Py_ssize_t m)
+{
+    if (n != m) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c + 32);
+        if (c != (unsigned char)name[i]) return 0;
+    }
+    return 1;
+}
+
+#define NAME_IS(s, n, literal) name_is((s), (n), literal, (Py_ssize_t)sizeof(literal) - 1)
+
+/* The framing and cookie headers all start with 'c' or 't' (_head._INTERESTING). */
+static int
+may_be_framing(const char *s, Py_ssize_t n)
+{
+    return n > 0 && ((s[0] | 0x20) == 'c' || (s[0] | 0x20) == 't');
+}
+
+/* bytes.strip()'s whitespace: space, \t, \n, \v, \f, \r. */
+static int
+is_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static void
+strip(const char **s, Py_ssize_t *n)
+{
+    while (*n > 0 && is_space((unsigned char)(*s)[0])) (*s)++, (*n)--;
+    while (*n > 0 && is_space((unsigned char)(*s)[*n - 1])) (*n)--;
+}
+
+/* Content-Length as _head._content_length reads it: int(v) if v.strip().isdigit(), else
+ * None.  A new reference; NULL on error (int()'s own, for a very long number). */
+static PyObject *
+content_length(PyObject *value)
+{
+    const char *s = PyBytes_AS_STRING(value);
+    Py_ssize_t n = PyBytes_GET_SIZE(value);
+    strip(&s, &n);
+    if (n == 0) Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') Py_RETURN_NONE;
+    }
+    if (n <= 18) {
+        long long v = 0;
+        for (Py_ssize_t i = 0; i < n; i++) v = v * 10 + (s[i] - '0');
+        return PyLong_FromLongLong(v);
+    }
+    PyObject *digits = PyBytes_FromStringAndSize(s, n); /* NUL-terminated */
+    if (digits == NULL) return NULL;
+    PyObject *out = PyLong_FromString(PyBytes_AS_STRING(digits), NULL, 10);
+    Py_DECREF(digits);
+    return out;
+}
+
+/* What the Content-Encoding fields joined as _head._framing joins them ("a,b") can be:
+ * only "" and "identity" pass. */
+enum { CODING_NONE, CODING_IDENTITY, CODING_OTHER };
+
+static PyObject *
+not_sure(void)
+{
+    Py_RETURN_NONE;
+}
+
+PyObject *
+speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "web_head(path, query, headers, groups) takes 4 arguments");
+        return NULL;
+    }
+    PyObject *path = args[0], *query = args[1], *headers = args[2], *groups = args[3];
+    int ok;
+    if (!PyBytes_CheckExact(path) || !PyBytes_CheckExact(query) || !PyList_CheckExact(headers))
+        return not_sure();
+    if (!PyTuple_Check(groups) || PyTuple_GET_SIZE(groups) != 4) return not_sure();
+    /* the path: no percent-escape or '.' (segments), then clean */
+    const char *p = PyBytes_AS_STRING(path);
+    Py_ssize_t pn = PyBytes_GET_SIZE(path);
+    if (memchr(p, '%', (size_t)pn) != NULL || memchr(p, '.', (size_t)pn) != NULL)
+        return not_sure();
+    if ((ok = clean_under(path, PyTuple_GET_ITEM(groups, 0))) <= 0)
+        return ok < 0 ? NULL : not_sure();
+    /* the query: '+' and percent-decoded (WHATWG URL §5.1), all fields at once */
+    if (PyBytes_GET_SIZE(query) > 0) {
+        PyObject *uargs[2] = {query, Py_True};
+        PyObject *data = speedups_unquote(NULL, uargs, 2);
+        if (data == NULL) return NULL;
+        ok = clean_under(data, PyTuple_GET_ITEM(groups, 1));
+        Py_DECREF(data);
+        if (ok <= 0) return ok < 0 ? NULL : not_sure();
+    }
+    /* the headers: every name a token (RFC 9110 §5.1), the values joined by TAB, at once */
+    Py_ssize_t count = PyList_GET_SIZE(headers), total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyList_GET_ITEM(headers, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) return not_sure();
+        PyObject *name = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        if (!PyBytes_CheckExact(name) || !PyBytes_CheckExact(value)) return not_sure();
+        const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(name);
+        Py_ssize_t n = PyBytes_GET_SIZE(name);
+        if (n == 0) return not_sure();
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (!TCHAR[s[j]]) return not_sure();
+        }
+        total += PyBytes_GET_SIZE(value) + (i > 0);
+    }
+    if (count > 0) {
+        PyObject *joined;
+        if (count == 1) {
+            joined = Py_NewRef(PyTuple_GET_ITEM(PyList_GET_ITEM(headers, 0), 1));
+        } else {
+            joined = PyBytes_FromStringAndSize(NULL, total);
+            if (joined == NULL) return NULL;
+            char *d = PyBytes_AS_STRING(joined);
+            for (Py_ssize_t i = 0; i < count; i++) {
+                PyObject *value = PyTuple_GET_ITEM(PyList_GET_ITEM(headers, i), 1);
+                if (i > 0) *d++ = '\t';
+                memcpy(d, PyBytes_AS_STRING(value), (size_t)PyBytes_GET_SIZE(value));
+                d += PyBytes_GET_SIZE(value);
+            }
+        }
+        ok = clean_under(joined, PyTuple_GET_ITEM(groups, 2));
+        Py_DECREF(joined);
+        if (ok <= 0) return ok < 0 ? NULL : not_sure();
+    }
+    /* the framing headers (RFC 9110 §8, RFC 9112 §6), as _head._framing reads them */
+    PyObject *content_type = NULL, *length = Py_NewRef(Py_None), *result = NULL;
+    int content_types = 0, has_body = 0, coding = CODING_NONE, cookies = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PyList_GET_ITEM(headers, i);
+        PyObject *name = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        const char *s = PyBytes_AS_STRING(name);
+        Py_ssize_t n = PyBytes_GET_SIZE(name);
+        if (!may_be_framing(s, n)) continue;
+        if (NAME_IS(s, n, "content-type")) {
+            content_type = value; /* borrowed from headers */
+            content_types++;
+        } else if (NAME_IS(s, n, "content-length")) {
+            Py_SETREF(length, content_length(value));
+            if (length == NULL) return NULL;
+            has_body = has_body || length == Py_None || PyObject_IsTrue(length);
+        } else if (NAME_IS(s, n, "transfer-encoding")) {
+            has_body = 1;
+        } else if (NAME_IS(s, n, "content-encoding")) {
+            /* repeated fields are one list (RFC 9110 §5.3) */
+            const char *v = PyBytes_AS_STRING(value);
+            Py_ssize_t vn = PyBytes_GET_SIZE(value);
+            strip(&v, &vn);
+            if (coding != CODING_NONE) coding = CODING_OTHER;
+            else if (vn > 0) coding = NAME_IS(v, vn, "identity") ? CODING_IDENTITY : CODING_OTHER;
+        } else if (NAME_IS(s, n, "cookie")) {
+            cookies++;
+        }
+    }
+    if (content_types > 1 || coding == CODING_OTHER) goto unsure;
+    /* cookies, read literally as frameworks read them; quoted-strings are left to Python */
+    for (Py_ssize_t i = 0; cookies > 0 && i < count; i++) {
+        PyObject *pair = PyList_GET_ITEM(headers, i);
+        PyObject *name = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+        if (!NAME_IS(PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name), "cookie")) continue;
+        cookies--;
+        const char *v = PyBytes_AS_STRING(value);
+        Py_ssize_t vn = PyBytes_GET_SIZE(value);
+        if (memchr(v, '"', (size_t)vn) != NULL || memchr(v, '\\', (size_t)vn) != NULL)
+            goto unsure;
+        ok = clean_under(value, PyTuple_GET_ITEM(groups, 3));
+        if (ok < 0) goto done;
+        if (ok == 0) goto unsure;
+    }
+    result = PyTuple_Pack(3, content_type ? content_type : Py_None, length,
+                          has_body ? Py_True : Py_False);
+    goto done;
+unsure:
+    result = not_sure();
+done:
+    Py_DECREF(length);
+    return result;
+}
