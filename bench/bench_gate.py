@@ -24,12 +24,17 @@
 2. What each tool catches and wrongly flags on tests/source_samples.py: the Trojan Source
    attacks (Python, C, JavaScript, Rust), payloads, ill-formed files, and the legitimate
    multilingual corpus (ruff reads Python only, so it gets the ``.py`` files).
+3. With ``--instructions``: instruction counts of the gate (valgrind's callgrind, which a
+   busy machine does not disturb): with ``--jobs 1``, and with ``--jobs 2`` split at the
+   fork into the serial start (imports, walk, warm-up), this process's part after it and
+   the worker's; the critical path (start + the longer part) is what wall time follows.
 
 Run: ``python bench/bench_gate.py`` (``--runs N``, ``--files-from LIST``,
-``--python PY``: run ``sanitizer`` with another interpreter).  The figures in the README
-use a regular install, as the Quick start makes one (``python -m venv /tmp/gate &&
-/tmp/gate/bin/pip install . && python bench/bench_gate.py --python /tmp/gate/bin/python``):
-an editable install's import hook, and any ``.pth`` files of the development
+``--python PY``: run ``sanitizer`` with another interpreter; ``--instructions``).  The
+figures in the README use a regular install, as the Quick start makes one
+(``python -m venv /tmp/gate && /tmp/gate/bin/pip install .`` from a temporary folder,
+then ``python bench/bench_gate.py --python /tmp/gate/bin/python``): an editable
+install's import hook, and any ``.pth`` files of the development
 environment, add interpreter start-up that a user's install does not have.
 """
 
@@ -101,12 +106,14 @@ def commands(files: list[str]) -> dict[str, list[str]]:
 
 
 def measure(cmd: list[str], out: Path) -> tuple[float, float, int, int]:
-    """Wall seconds, CPU seconds, peak RSS in KiB and exit status of one run of ``cmd``."""
+    """Wall seconds, CPU seconds, peak RSS in KiB and exit status of one run of ``cmd``,
+    run in ``out``'s (temporary) folder: from this checkout, ``python -m sanitizer``
+    would import the checkout's package instead of the one installed for ``--python``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(out.parent / "pycache")
     proc = subprocess.run(
         [sys.executable, "-c", MEASURE, str(out), *cmd], capture_output=True, text=True,
-        check=True, cwd=ROOT, env=env,
+        check=True, cwd=out.parent, env=env,
     )  # fmt: skip
     seconds, cpu, rss, code = proc.stdout.split()
     return float(seconds), float(cpu), int(rss), int(code)
@@ -214,11 +221,56 @@ def side_by_side() -> None:
         )
 
 
+def instructions(files: list[str]) -> None:
+    """Callgrind instruction counts of the gate, --jobs 1 and --jobs 2 (see the docstring)."""
+    if shutil.which("valgrind") is None:
+        print("bench_gate: --instructions needs valgrind\n", file=sys.stderr)
+        return
+    ours = [OURS_PYTHON, "-m", "sanitizer", "check", "--policy", "SOURCE", "--progress",
+            "never", "--format", "json"]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+
+        def run(cmd: list[str]) -> None:
+            out, err = subprocess.DEVNULL, subprocess.DEVNULL
+            subprocess.run(cmd, env=env, cwd=tmp, stdout=out, stderr=err, check=False)
+
+        run([*ours, *files])  # the bytecode cache
+        counts: dict[str, int] = {}
+        for jobs in ("1", "2"):
+            out = Path(tmp) / f"j{jobs}"
+            out.mkdir()
+            cmd = ["valgrind", "--tool=callgrind", "--dump-before=*os_fork*",
+                   f"--callgrind-out-file={out}/cg.%p", *ours, "--jobs", jobs, *files]  # fmt: skip
+            run(cmd)
+            for dump in out.iterdir():
+                text = dump.read_text(errors="replace")
+                total = int(text.split("\nsummary: ", 1)[1].split()[0])
+                counts[f"{jobs}:{dump.name.removeprefix('cg.')}"] = total
+        one = sum(v for k, v in counts.items() if k.startswith("1:"))
+        two = {k[2:]: v for k, v in counts.items() if k.startswith("2:")}
+        parent = next((k[:-2] for k in two if k.endswith(".1")), None)
+        print("## Instructions (callgrind), sanitizer SOURCE\n")
+        print(f"- --jobs 1: {one / 1e6:.0f}M")
+        if parent is None:
+            print("- --jobs 2: no worker was forked\n")
+            return
+        start, rest = two[f"{parent}.1"], two[parent]
+        workers = [v for k, v in two.items() if not k.startswith(parent)]
+        print(f"- --jobs 2: start {start / 1e6:.0f}M, then this process {rest / 1e6:.0f}M "
+              f"and the worker(s) {', '.join(f'{w / 1e6:.0f}M' for w in workers)}; "
+              f"critical path {(start + max([rest, *workers])) / 1e6:.0f}M\n")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--files-from", help="a file listing the files to scan, one a line")
     parser.add_argument("--python", help="the interpreter that runs sanitizer (default: this)")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count instructions with callgrind"
+    )
     args = parser.parse_args()
     global OURS_PYTHON
     OURS_PYTHON = args.python or sys.executable
@@ -233,6 +285,8 @@ def main() -> None:
     else:
         files = stdlib_files()
     speed(files, args.runs)
+    if args.instructions:
+        instructions(files)
     side_by_side()
 
 

@@ -53,14 +53,15 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 
 import unicodedata2
 
 from . import profiles
+from ._native import speedups
 from .chardata import MARKS, Category, char_class
 from .charinfo import describe
 from .policy import Action, Policy, Report, inspect
+from .values import Frozen
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
@@ -100,22 +101,44 @@ _NOT_MODERATE = frozenset({"Cyrl", "Grek"})  # UTS #39 §5.2 step 4
 _HIGHLY = frozenset({"Jpan", "Kore", "Hanb"})  # UTS #39 §5.2 step 3 (augmented, §5.1)
 
 
-@dataclass(frozen=True)
-class SourceFinding:
+class SourceFinding(Frozen):
     """One finding of the source gate.  ``kind`` is the rule id (a policy category such as
     ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``);
     ``start``/``end`` are code-point indices; ``codepoint`` the character, for a
     one-character finding; ``identifier`` the identifier, for the identifier rules;
-    ``other`` for ``confusable``: the other spelling's (start, end, spelling)."""
+    ``other`` for ``confusable``: the other spelling's (start, end, spelling).  A frozen
+    value (``values.Frozen``: a frozen dataclass's behaviour without its start-up)."""
 
+    __slots__ = ("kind", "start", "end", "action", "reason", "codepoint", "identifier", "other")  # noqa: RUF023 (in the constructor's order)
     kind: str
     start: int
     end: int
     action: Action
     reason: str
-    codepoint: int | None = None
-    identifier: str | None = None
-    other: tuple[int, int, str] | None = None
+    codepoint: int | None
+    identifier: str | None
+    other: tuple[int, int, str] | None
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        action: Action,
+        reason: str,
+        codepoint: int | None = None,
+        identifier: str | None = None,
+        other: tuple[int, int, str] | None = None,
+    ) -> None:
+        field = object.__setattr__
+        field(self, "kind", kind)
+        field(self, "start", start)
+        field(self, "end", end)
+        field(self, "action", action)
+        field(self, "reason", reason)
+        field(self, "codepoint", codepoint)
+        field(self, "identifier", identifier)
+        field(self, "other", other)
 
     @property
     def refused(self) -> bool:
@@ -138,26 +161,62 @@ class SourceFinding:
         return out
 
 
-@dataclass(frozen=True)
-class SourceReport:
+class SourceReport(Frozen):
     """``findings`` in order of position (at most ``Policy.max_findings``);
-    ``more_findings`` counts the rest; ``ok`` is False when anything is refused."""
+    ``more_findings`` counts the rest; ``ok`` is False when anything is refused.  A
+    frozen value; ``policy`` is shown and pickled but not compared."""
 
+    __slots__ = ("ok", "findings", "more_findings", "policy")  # noqa: RUF023 (in the constructor's order)
     ok: bool
-    findings: tuple[SourceFinding, ...] = ()
-    more_findings: int = 0
-    policy: Policy = field(default=profiles.SOURCE, compare=False)
+    findings: tuple[SourceFinding, ...]
+    more_findings: int
+    policy: Policy
+
+    def __init__(
+        self,
+        ok: bool,
+        findings: tuple[SourceFinding, ...] = (),
+        more_findings: int = 0,
+        policy: Policy = profiles.SOURCE,
+    ) -> None:
+        object.__setattr__(self, "ok", ok)
+        object.__setattr__(self, "findings", findings)
+        object.__setattr__(self, "more_findings", more_findings)
+        object.__setattr__(self, "policy", policy)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SourceReport:
+            return NotImplemented
+        return (self.ok, self.findings, self.more_findings) == (
+            other.ok, other.findings, other.more_findings
+        )  # fmt: skip
+
+    def __hash__(self) -> int:
+        return hash((self.ok, self.findings, self.more_findings))
 
 
-@functools.lru_cache(maxsize=8)
-def _character_policy(policy: Policy) -> Policy:
-    """``policy`` with bidi controls and joiners reported rather than refused, so that
-    this module can judge each by its context (pairing, UAX #31 §2.3)."""
+# id(policy) -> what _derived gives: looked up once a file, by identity (an lru_cache
+# would hash and compare the policy in Python each time).
+_DERIVED: dict[int, tuple[Policy, Policy, SourceReport]] = {}
+
+
+def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport]:
+    """``(policy, characters, clean)``: ``characters`` is ``policy`` with bidi controls
+    and joiners reported rather than refused, so that this module can judge each by its
+    context (pairing, UAX #31 §2.3); ``clean`` the report of a file with nothing to
+    report, one frozen value per policy."""
+    got = _DERIVED.get(id(policy))
+    if got is not None and got[0] is policy:
+        return got
     changes: dict[Category | str, Action | str] = {}
     for category in (Category.BIDI_CONTROL, Category.JOINER):
         if policy.action(category) is Action.REJECT:
             changes[category] = Action.ALLOW
-    return policy.with_actions(changes) if changes else policy
+    characters = policy.with_actions(changes) if changes else policy
+    if len(_DERIVED) >= 8:  # bounded: policies are few (profiles, --max-restriction-level)
+        _DERIVED.clear()
+    got = _DERIVED[id(policy)] = (policy, characters, SourceReport(True, (), 0, policy))
+    return got
 
 
 def check_source(text: str, policy: Policy | None = None) -> SourceReport:
@@ -174,7 +233,12 @@ def check_source(text: str, policy: Policy | None = None) -> SourceReport:
         )
     shift = 1 if text.startswith("\ufeff") else 0  # a signature (RFC 3629 §6), not text
     body = text[shift:] if shift else text
-    report = inspect(body, _character_policy(policy))
+    _, characters, clean = _derived(policy)
+    report = inspect(body, characters)
+    if not report.findings and body.isascii():  # the usual file: no rule below has work
+        if report.ok and not report.more_findings:
+            return clean
+        return SourceReport(report.ok, (), report.more_findings, policy)
     found: list[SourceFinding] = []
     judge_bidi = policy.action(Category.BIDI_CONTROL) is Action.REJECT
     judge_joiners = policy.action(Category.JOINER) is Action.REJECT
@@ -192,9 +256,9 @@ def check_source(text: str, policy: Policy | None = None) -> SourceReport:
                           f.codepoint)
         )  # fmt: skip
     if not body.isascii():  # O(1): CPython knows whether a str is ASCII
-        runs = _non_ascii_runs(body)
-        found.extend(_separators_and_selectors(body, shift, runs))
-        found.extend(_identifier_findings(body, shift, _max_level(policy), runs))
+        lines, rare = _source_lines(body)
+        found.extend(_separators_and_selectors(body, shift, rare))
+        found.extend(_identifier_findings(body, shift, _max_level(policy), lines))
     found.sort(key=lambda f: (f.start, f.end))
     limit = policy.max_findings
     listed = found if limit is None else found[:limit]
@@ -282,15 +346,13 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
 # -- line separators and selectors ----------------------------------------------------------
 
 
-def _separators_and_selectors(
-    text: str, shift: int, runs: list[tuple[int, int]]
-) -> list[SourceFinding]:
+def _separators_and_selectors(text: str, shift: int, rare: list[int]) -> list[SourceFinding]:
     """NEL, LS, PS anywhere, and a variation selector right after an ASCII character
-    other than a keycap's (the rare characters are not ASCII, so only ``runs``, the
-    non-ASCII runs, are searched; then a look around each)."""
+    other than a keycap's (``rare``: where ``_source_lines`` found those characters;
+    then a look around each)."""
     found = []
-    for m in (m for lo, hi in runs for m in _RARE.finditer(text, lo, hi)):
-        i, ch = m.start(), m.group()
+    for i in rare:
+        ch = text[i]
         if ch in "\x85\u2028\u2029":
             found.append(
                 SourceFinding(
@@ -412,31 +474,73 @@ def _non_ascii_runs(text: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _wide_identifiers(
-    text: str, pattern: re.Pattern[str], runs: list[tuple[int, int]]
-) -> dict[str, int]:
-    """``{identifier: first start}`` for the identifiers holding a non-ASCII character:
-    the pattern reads only the lines that hold a non-ASCII ``run``, not the whole text.
-
-    No match of ``pattern`` holds a line feed (words do not, nor does any escape:
-    ``\\.`` and ``\\N{...}`` stop before one), so its matches on a line are the same
-    whether it starts there or at the top: an escaped backslash, a ``\\N{...}`` name
-    around the run, all read as in the whole text.  Each line is read once, so the cost
-    stays linear."""
-    first: dict[str, int] = {}
-    covered = 0
-    for lo, hi in runs:
+def _source_lines_py(text: str) -> tuple[list[int], list[int]]:
+    """The pure-Python twin of the C ``source_lines`` (``_native_src/source.c``): the
+    lines holding a non-ASCII character, as a flat ``[start, end, ...]`` list
+    (consecutive lines one span, a line ending before its line feed), and the indices of
+    the rare characters (``_RARE``: NEL, LS, PS, VS1..VS16), all of them non-ASCII."""
+    spans: list[int] = []
+    rare: list[int] = []
+    covered = 0  # where the last span ended: its line feed (or the end of the text)
+    for lo, hi in _non_ascii_runs(text):
+        rare.extend(m.start() for m in _RARE.finditer(text, lo, hi))
         if hi <= covered:
             continue
         start = max(text.rfind("\n", covered, lo) + 1, covered)
         end = text.find("\n", hi)
         end = len(text) if end < 0 else end
-        for w in pattern.finditer(text, start, end):
-            name = w.group(1)
-            if name and not name.isascii() and name not in first:
-                first[name] = w.start(1)
+        if spans and start == covered + 1:  # the line right after the last span
+            spans[-1] = end
+        else:
+            spans += (start, end)
         covered = end
+    return spans, rare
+
+
+# (spans, rare) of the lines of a text that is not all ASCII: C (about 2 instructions a
+# character, 8 bytes at a time; a tenth of the twin's cost) or the pure-Python twin.  An
+# extension built before source.c lacks it and ``identifiers``.
+_NATIVE = speedups is not None and hasattr(speedups, "identifiers")
+_source_lines = speedups.source_lines if _NATIVE and speedups else _source_lines_py
+
+
+def _identifiers_py(text: str, lines: list[int], wide: bool) -> dict[str, int]:
+    """``{identifier: first start}`` for the identifiers (``_identifier_pattern``) in
+    ``lines`` (a flat ``[start, end, ...]`` list of line spans) that hold a non-ASCII
+    character (``wide``) or that are all ASCII (not ``wide``): the pattern reads only
+    those lines, not the whole text.
+
+    No match of the pattern holds a line feed (words do not, nor does any escape:
+    ``\\.`` and ``\\N{...}`` stop before one), so its matches on a line are the same
+    whether it starts there or at the top, or with the lines before and after it: an
+    escaped backslash, a ``\\N{...}`` name around a non-ASCII character, all read as in
+    the whole text.  Each line is read once, so the cost stays linear."""
+    pattern = _identifier_pattern()
+    first: dict[str, int] = {}
+    for k in range(0, len(lines), 2):
+        for w in pattern.finditer(text, lines[k], lines[k + 1]):
+            name = w.group(1)
+            if name and name.isascii() is not wide and name not in first:
+                first[name] = w.start(1)
     return first
+
+
+@functools.lru_cache(maxsize=1)
+def _marks_table() -> bytes:
+    """``MARKS`` as the C ``identifiers`` reads it: (lo, hi) pairs of uint32."""
+    import struct
+
+    return struct.pack(f"={2 * len(MARKS)}I", *(v for span in MARKS for v in span))
+
+
+def _identifiers_c(text: str, lines: list[int], wide: bool) -> dict[str, int]:
+    assert speedups is not None
+    return speedups.identifiers(text, lines, _marks_table(), wide)
+
+
+# ``_identifiers_py``: in C (``source.c``: the same reading of each character, one str
+# per identifier kept instead of a match object per word) or by the pattern itself.
+_identifiers = _identifiers_c if _NATIVE else _identifiers_py
 
 
 @functools.lru_cache(maxsize=1)
@@ -520,16 +624,16 @@ def _spelling_search(keys: set[str], table: dict[int, str] | None) -> re.Pattern
     return None if len(search) > _MAX_SEARCH else re.compile(search)
 
 
-def _ascii_spellings(text: str, pattern: re.Pattern[str], keys: set[str]) -> dict[str, int]:
+def _ascii_spellings(text: str, keys: set[str]) -> dict[str, int]:
     """``{identifier: first start}`` for the ASCII identifiers longer than one character
-    whose skeleton is in ``keys``, as ``pattern.finditer(text)`` finds them, at a
-    fraction of its cost: a search built from ``keys`` (``_spelling_search``: usually no
-    match, and no object per word of the text) finds the lines where one may occur, and
-    ``pattern`` reads only those lines.
+    whose skeleton is in ``keys``, as ``_identifier_pattern().finditer(text)`` finds
+    them, at a fraction of its cost: a search built from ``keys`` (``_spelling_search``:
+    usually no match, and no object per word of the text) finds the lines where one may
+    occur, and ``_identifiers`` reads only those lines.
 
-    Exact because (1) no match of ``pattern`` or of the search holds a line feed, so a
+    Exact because (1) no match of the pattern or of the search holds a line feed, so a
     line is read alone as in the whole text; (2) such an identifier ends before a
-    character that is not ``[A-Za-z0-9_]`` (``pattern`` is greedy over ``\\w`` and
+    character that is not ``[A-Za-z0-9_]`` (the pattern is greedy over ``\\w`` and
     marks), so the search matches at its start unless a match that started earlier on its
     line covers it (then ending where it ends): either way its line is read.  Without a
     translate table, the same escapes with ASCII words (``_ascii_words``, read in C by
@@ -558,20 +662,31 @@ def _ascii_spellings(text: str, pattern: re.Pattern[str], keys: set[str]) -> dic
         line_end = text.find("\n", m.end())
         if line_end < 0:
             line_end = len(text)
-        for w in pattern.finditer(text, line_start, line_end):
-            name = w.group(1)
-            if name and name not in found and name.isascii() and wanted(name):
-                found[name] = w.start(1)
+        for name, at in _identifiers(text, [line_start, line_end], False).items():
+            if name not in found and wanted(name):
+                found[name] = at
     return found
 
 
+def _may_cross_scripts(wide: list[str]) -> bool:
+    """Whether two spellings in a file whose non-ASCII identifiers are ``wide`` can be
+    mixed- or whole-script confusables (``_cross_script``).  They cannot when each of
+    ``wide`` (longer than one character) has Latin in its resolved script set, as every
+    ASCII identifier has: then any two share a script, and are at most single-script
+    confusables (UTS #39 §4).  Accented Latin words ("café", "naïve") are most of the
+    non-ASCII words in code; their files need no skeleton and no search for ASCII
+    spellings."""
+    from .lookalike import resolved_scripts
+
+    return any("Latn" not in resolved_scripts(ident) for ident in wide if len(ident) > 1)
+
+
 def _identifier_findings(
-    text: str, shift: int, max_level: RestrictionLevel, runs: list[tuple[int, int]]
+    text: str, shift: int, max_level: RestrictionLevel, lines: list[int]
 ) -> list[SourceFinding]:
     from .lookalike import IdentifierStatus, identifier_status, skeleton
 
-    pattern = _identifier_pattern()
-    first = _wide_identifiers(text, pattern, runs)  # identifiers that are not ASCII
+    first = _identifiers(text, lines, True)  # identifiers that are not ASCII
     wide = list(first)
     if not wide:
         return []
@@ -601,13 +716,13 @@ def _identifier_findings(
     # §4: group spellings by skeleton; ASCII ones only join a group a wide one made,
     # so the whole text is read for them only when a skeleton could be theirs.
     groups: dict[str, set[str]] = {}
-    for ident in wide:
+    for ident in wide if _may_cross_scripts(wide) else ():
         if len(ident) > 1:
             groups.setdefault(skeleton(ident), set()).add(ident)
     ascii_keys = {key for key in groups if key.isascii()}
     if ascii_keys:
         table = _ascii_skeletons()
-        for ident, at in _ascii_spellings(text, pattern, ascii_keys).items():
+        for ident, at in _ascii_spellings(text, ascii_keys).items():
             groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
             first[ident] = at
     groups = {k: v for k, v in groups.items() if len(v) > 1}

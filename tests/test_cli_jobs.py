@@ -95,7 +95,8 @@ def test_ordered_gives_each_chunk_in_order_and_shares_them_out(jobs: int, chunk:
     assert [len(r) for r in results] == [len(items[i : i + chunk]) for i in range(0, 46, chunk)]
     assert [sq for r in results for sq, _ in r] == [i * i for i in items]
     pids = [{pid for _, pid in r} for r in results]
-    assert all(p == {os.getpid()} for p in pids[::jobs])  # chunk k: process k % jobs
+    owner = _jobs.owners(len(results), jobs)  # round-robin, the last tenth to workers
+    assert [p == {os.getpid()} for p in pids] == [w == 0 for w in owner]
     workers = {pid for p in pids for pid in p} - {os.getpid()}
     assert len(workers) == min(jobs, len(results)) - 1
     assert not any(os.path.exists(f"/proc/{pid}") for pid in workers)  # reaped

@@ -242,7 +242,12 @@ def test_ascii_spellings_equal_a_whole_text_reading(text: str, words: list[str])
         name = m.group(1)
         if name and name.isascii() and len(name) > 1 and skeleton(name) in keys:
             expected.setdefault(name, m.start(1))
-    assert source._ascii_spellings(text, pattern, keys) == expected
+    assert source._ascii_spellings(text, keys) == expected
+    reader, source._identifiers = source._identifiers, source._identifiers_py
+    try:  # the pure-Python twin of the C line reading
+        assert source._ascii_spellings(text, keys) == expected
+    finally:
+        source._identifiers = reader
 
 
 def test_ascii_spellings_search_is_built_from_the_skeleton_table() -> None:
@@ -274,8 +279,9 @@ def test_wide_identifiers_equal_a_whole_text_reading(text: str) -> None:
         name = m.group(1)
         if name and not name.isascii():
             expected.setdefault(name, m.start(1))
-    runs = source._non_ascii_runs(text)
-    assert source._wide_identifiers(text, pattern, runs) == expected
+    for lines in (source._source_lines(text), source._source_lines_py(text)):
+        assert source._identifiers(text, lines[0], True) == expected
+        assert source._identifiers_py(text, lines[0], True) == expected
 
 
 def test_an_identifier_after_a_non_word_character_of_a_run_is_read() -> None:

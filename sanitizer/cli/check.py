@@ -23,6 +23,7 @@ import contextlib
 import errno
 import io
 import os
+import stat
 import sys
 import time
 from collections import deque
@@ -39,9 +40,7 @@ from ._wide import check_encoding, is_utf8, wide_findings, wide_policy_findings
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
-    from typing import IO, Any, NamedTuple
-else:
-    from ._record import NamedTuple
+    from typing import IO, Any
 
 CHUNK = 1 << 16
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
@@ -227,8 +226,10 @@ class _Progress:
 
     def advance(self, n: int, label: str) -> None:
         self.done += n
+        if not self.enabled:
+            return
         now = time.monotonic()
-        if not self.enabled or now - self._last < 0.1:
+        if now - self._last < 0.1:
             return
         self._last = now
         frac = min(1.0, self.done / self.total)
@@ -359,8 +360,10 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     counts = _walk.Counts()
     report = lambda problem: _walk_problem(problem, totals)  # noqa: E731
     files = list(_inputs.expand(args.paths, report, rules, counts))
-    total_size = sum(_inputs.size_of(f.path) for f in files)
     enabled = args.progress == "always" or (args.progress == "auto" and _isatty(sys.stderr))
+    # The total is for the progress bar and for choosing --jobs 0 (enough past its mark).
+    enough = _jobs.AUTO_MIN_BYTES if policy is not None and args.jobs == 0 else 0
+    total_size = _total_size(files, None if enabled else enough)
     progress = _Progress(total_size, enabled)
     sink = _Sink(args, out, columns)
     try:
@@ -406,6 +409,17 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     return code
 
 
+def _total_size(files: list[_inputs.Input], enough: int | None) -> int:
+    """The size of ``files`` in all, or once it reaches ``enough`` (None: all) that far:
+    one ``stat`` a file read, none when ``enough`` is 0."""
+    total = 0
+    for item in files:
+        if enough is not None and total >= enough:
+            break
+        total += _inputs.size_of(item.path)
+    return total
+
+
 def _isatty(stream: IO[str] | None) -> bool:
     try:
         return stream is not None and stream.isatty()
@@ -414,16 +428,30 @@ def _isatty(stream: IO[str] | None) -> bool:
 
 
 def _open(path: str) -> IO[bytes]:
+    """The input as a stream: a regular file with a size unbuffered (one ``read()`` a
+    call, no copy through a buffer: half the cost of opening and reading a small file),
+    anything else buffered (pipes, devices, and files of size 0 such as those of /proc,
+    whose reads may stop short of their end)."""
     if path == _inputs.STDIN:
         if sys.stdin is None:  # started with stdin closed (<&-)
             raise OSError(errno.EBADF, "standard input is closed")
         return sys.stdin.buffer
-    return open(path, "rb")
+    raw = open(path, "rb", buffering=0)
+    try:
+        st = os.fstat(raw.fileno())
+    except OSError:
+        raw.close()
+        raise
+    return raw if stat.S_ISREG(st.st_mode) and st.st_size else io.BufferedReader(raw)
 
 
 def _read_at_most(stream: IO[bytes], limit: int, data: bytes) -> bytes:
     """``data`` and more, up to ``limit`` + 1 bytes, read in chunks (never one
-    allocation of ``limit``)."""
+    allocation of ``limit``).  ``data`` is a first ``read(CHUNK)`` of a stream from
+    ``_open``, buffered or a regular file with a size, which returns less only at its
+    end: then no read is tried."""
+    if len(data) < CHUNK:
+        return data[: limit + 1]
     parts: list[bytes] = [data[: limit + 1]]
     size = len(parts[0])
     while size <= limit:
@@ -454,7 +482,8 @@ def _check_one(
     size = 0
     try:
         first = stream.read(CHUNK)
-        if policy is not None and not is_utf8(args.encoding):  # UTF-16/32 (``_wide``)
+        utf8 = is_utf8(args.encoding)
+        if policy is not None and not utf8:  # UTF-16/32 (``_wide``)
             data = _read_at_most(stream, args.max_bytes, first)
             progress.advance(len(data), label)
             if len(data) > args.max_bytes:
@@ -467,7 +496,7 @@ def _check_one(
             totals.files += 1  # as the else clause below does (a return skips it)
             totals.bytes += len(data)
             return
-        if not is_utf8(args.encoding):  # UTF-16/32 (``_wide``): no sniffing, no cookies
+        if not utf8:  # UTF-16/32 (``_wide``): no sniffing, no cookies
             read = [0]
             advance = lambda n: progress.advance(n, label)  # noqa: E731
             found = wide_findings(
@@ -526,7 +555,7 @@ def _check_one(
         totals.files += 1
         totals.bytes += size
     finally:
-        if stream is not sys.stdin.buffer:
+        if path != _inputs.STDIN:
             stream.close()
 
 
@@ -555,28 +584,28 @@ def _check_all(
     _SHARED = (args, policy, columns)
     chunk = max(1, min(16, len(files) // (4 * jobs)))
     for checked in _jobs.ordered(_check_chunk, files, jobs, chunk):
-        for one in checked:  # replayed as _check_one would have done it here
-            sys.stderr.write(one.stderr)
-            for label, findings, unlisted in one.emitted:
-                sink.emit_file(label, iter(findings), totals, unlisted)
-            progress.advance(one.progress, one.label)
-            for name in ("files", "bytes", "io_errors", "binary"):
-                setattr(totals, name, getattr(totals, name) + getattr(one.totals, name))
+        for label, counts, emitted, stderr, advanced in checked:  # as _check_one did
+            if stderr:
+                sys.stderr.write(stderr)
+            for name, findings, unlisted in emitted:
+                sink.emit_file(name, iter(findings), totals, unlisted)
+            progress.advance(advanced, label)
+            totals.files += counts[0]
+            totals.bytes += counts[1]
+            totals.io_errors += counts[2]
+            totals.binary += counts[3]
 
 
 # What workers check with, set before they are forked (``_jobs.ordered``).
 _SHARED: tuple[argparse.Namespace, Any, str] | None = None
 
-
-class _Checked(NamedTuple):
-    """What ``_check_one`` did for one file in a worker: its counts, what it emitted
-    and wrote to stderr, and how far it moved the progress bar."""
-
-    label: str
-    totals: _Totals
-    emitted: list[tuple[str, list[Finding], tuple[int, int]]]
-    stderr: str
-    progress: int
+# What ``_check_one`` did for one file in a worker: its label, its counts (files, bytes,
+# io_errors, binary), what it emitted and wrote to stderr, and how far it moved the
+# progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a class
+# instance costs a Python-level reduce each, several times the file's own check).
+_Checked = tuple[
+    str, tuple[int, int, int, int], list[tuple[str, list[Finding], tuple[int, int]]], str, int
+]
 
 
 class _Recorder(_Sink):
@@ -599,14 +628,20 @@ def _check_chunk(items: Sequence[_inputs.Input]) -> list[_Checked]:
     """In a worker: ``_check_one`` on each of ``items``, recorded."""
     assert _SHARED is not None, "set before the workers were forked"
     args, policy, columns = _SHARED
-    out = []
-    for item in items:
-        totals, recorder, err = _Totals(), _Recorder(), io.StringIO()
-        progress = _Progress(0, enabled=False)
-        with contextlib.redirect_stderr(err):
+    out: list[_Checked] = []
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        for item in items:
+            totals, recorder = _Totals(), _Recorder()
+            progress = _Progress(0, enabled=False)
             _check_one(item, args, policy, columns, totals, progress, recorder)
-        label = "<stdin>" if item.path == _inputs.STDIN else item.path
-        out.append(_Checked(label, totals, recorder.emitted, err.getvalue(), progress.done))
+            stderr = err.getvalue()
+            if stderr:
+                err.seek(0)
+                err.truncate()
+            label = "<stdin>" if item.path == _inputs.STDIN else item.path
+            counts = (totals.files, totals.bytes, totals.io_errors, totals.binary)
+            out.append((label, counts, recorder.emitted, stderr, progress.done))
     return out
 
 
@@ -759,6 +794,9 @@ def _too_long(label: str, data: bytes, args: argparse.Namespace) -> Finding:
     )  # fmt: skip
 
 
+_check_source: Any = None  # sanitizer.source.check_source, imported on first use
+
+
 def _source_findings(
     label: str, data: bytes, policy: Any, args: argparse.Namespace, columns: str
 ) -> tuple[list[Finding], tuple[int, int]]:
@@ -772,9 +810,15 @@ def _source_findings(
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return _policy_findings(label, data, policy, args, columns, leading_bom=False)
-    from ..source import check_source  # policy layer: only loaded with --policy SOURCE
+    global _check_source
+    if _check_source is None:  # policy layer: only loaded with --policy SOURCE
+        from ..source import check_source as _check_source
 
-    report = check_source(text, policy)
+    report = _check_source(text, policy)
+    more = report.more_findings  # counted, not listed
+    unlisted = (more, more if args.strict or not report.ok else 0)
+    if not report.findings:  # the usual file: nothing to place
+        return [], unlisted
     points = {p for f in report.findings for p in (f.start, f.end)}
     points.update(p for f in report.findings if f.other for p in f.other[:2])
     to_byte = _byte_offsets(text, points)
@@ -810,8 +854,7 @@ def _source_findings(
                 details=details,
             )
         )
-    more = report.more_findings  # counted, not listed
-    return findings, (more, more if args.strict or not report.ok else 0)
+    return findings, unlisted
 
 
 def _byte_offsets(text: str, points: Iterable[int]) -> dict[int, int]:
