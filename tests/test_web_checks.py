@@ -408,6 +408,27 @@ def test_multipart_files_pass_untouched_and_text_fields_pass() -> None:
         assert body(MULTIPART, [data[i : i + size] for i in range(0, len(data), size)]) is None
 
 
+def test_file_data_chunks_skipped_by_the_parser_keep_every_verdict() -> None:
+    """A file part's middle chunks are not parsed (``_file_data_only``): whatever the
+    chunk edges (CR, CRLF, "-" or part of a delimiter at the end of one), the parts after
+    the file are still read, a bad one refused, a clean body passed, a late delimiter
+    that is not on a line of its own refused."""
+    data = b"0\r1\r\n2-3--" + BOUNDARY[:5] + b"\r\n--\r" * 3 + bytes(range(256))
+    file_part = (disposition(b'name="f"; filename="a.bin"'), data)
+    clean = multipart(file_part, (disposition(b'name="t"'), b"hello world"))
+    evil = multipart(file_part, (disposition(b'name="t"'), "hello \u202eworld".encode()))
+    glued = clean.replace(b"\r\n--" + BOUNDARY + b"\r\n", b"--" + BOUNDARY + b"\r\n")
+    start = clean.index(data)  # the file data starts in the first chunk
+    for a in (start + 1, start + 40):
+        for b in range(a + 1, len(evil)):
+            assert body(MULTIPART, [clean[:a], clean[a:b], clean[b:]]) is None, (a, b)
+            problem = body(MULTIPART, [evil[:a], evil[a:b], evil[b:]])
+            assert problem is not None and problem.kind == "bidi-control", (a, b)
+            if b < len(glued):
+                problem = body(MULTIPART, [glued[:a], glued[a:b], glued[b:]])
+                assert problem is not None and problem.kind == "ambiguous-multipart", (a, b)
+
+
 def test_truncated_multipart_is_refused() -> None:
     data = multipart((disposition(b'name="a"'), b"1"))
     problem = body(MULTIPART, [data[:-10]])
@@ -656,6 +677,87 @@ def test_fast_head_passes_only_what_the_full_check_passes(
     full = _head.check_head_fully(compiled, path, query, headers, False)
     if fast is not None:
         assert full == (None, fast), (path, query, headers)
+
+
+# Clean header fields that the framing reads, each a case to get right.
+_FRAMING_FIELDS = [
+    *((b"Content-Length", v) for v in (b"12", b" 12 ", b"0", b"00", b"", b"1_0", b"+1")),
+    *((b"content-length", v) for v in (b"-1", b"1 2", b"\t7\x0c", b"9" * 30)),
+    *((b"Content-Encoding", v) for v in (b"identity", b" IDENTITY ", b"", b"gzip")),
+    (b"content-encodinG", b"x-identity"),
+    (b"TRANSFER-ENCODING", b"chunked"),
+    *((b"cookie", v) for v in (b"a=1; b=caf\xc3\xa9", b'a="1"', b"a\\b", b"a=1\nb")),
+    (b"content-typ", b"a"),
+    *((b"Content-Type", v) for v in (b"application/json", b"text/plain", b"image/png")),
+    (b"content-type", b"application/x-www-form-urlencoded; charset=utf-8"),
+    (b"accept", b"*/*"),
+    (b"user-agent", "Zoë".encode()),
+]
+_framing_fields = st.sampled_from(_FRAMING_FIELDS)
+_clean_values = st.sampled_from([b"", b"a", "café".encode(), b"q=caf%C3%A9+x&b=%41"])
+
+
+@settings(max_examples=5 * settings().max_examples)
+@given(  # mostly clean values, so that both sides get past the value checks
+    path=_clean_values.map(lambda v: b"/" + v) | st.lists(_bits, max_size=5).map(b"/".join),
+    query=_clean_values | _values,
+    headers=st.lists(
+        _framing_fields | st.tuples(_header_names, _values | _content_types), max_size=5
+    ),
+    limit=st.sampled_from([None, 11, 1 << 20]),
+)
+def test_fast_head_in_c_answers_as_its_python_twin(
+    path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], limit: int | None
+) -> None:
+    """webhead.c's web_head (one C call) against fast_head_py (the same steps, in Python):
+    the same Head, or both not sure."""
+    from sanitizer.web import _compiled, _head
+
+    if _head._web_head is None:
+        pytest.skip("no C extension (or one built without webhead.c)")
+    compiled = _compiled.compile_web_policy(P.replace(max_body_size=limit))
+    expected = _head.fast_head_py(compiled, path, query, headers)
+    assert _head.fast_head(compiled, path, query, headers) == expected, (path, query, headers)
+
+
+def test_fast_head_in_c_reads_every_pair_of_framing_fields_as_its_python_twin() -> None:
+    """Exhaustive over the framing cases, alone and in every ordered pair."""
+    from sanitizer.web import _compiled, _head
+
+    if _head._web_head is None:
+        pytest.skip("no C extension (or one built without webhead.c)")
+    # TEXT headers: line breaks and form feeds pass them, not the SINGLE_LINE cookies
+    text_headers = P.replace(max_body_size=11, headers=profiles.TEXT)
+    for policy in (P.replace(max_body_size=None), text_headers):
+        compiled = _compiled.compile_web_policy(policy)
+        assert compiled.fast_head_args is not None
+        for a in _FRAMING_FIELDS:
+            for headers in [[a], *([a, b] for b in _FRAMING_FIELDS)]:
+                expected = _head.fast_head_py(compiled, b"/a", b"q=caf%C3%A9", headers)
+                assert _head.fast_head(compiled, b"/a", b"q=caf%C3%A9", headers) == expected, (
+                    headers
+                )
+
+
+def test_fast_head_in_c_is_not_sure_of_unexpected_types() -> None:
+    """Anything but a list of (bytes, bytes) tuples and bytes path and query is left to
+    the full check (which reads bytearray and memoryview too), never an error."""
+    from sanitizer.web import _compiled, _head
+
+    if _head._web_head is None:
+        pytest.skip("no C extension (or one built without webhead.c)")
+    compiled = _compiled.compile_web_policy(P)
+    pair = (b"accept", b"*/*")
+    for path, query, headers in [
+        (bytearray(b"/"), b"", [pair]),
+        (b"/", memoryview(b"q=1"), [pair]),
+        (b"/", b"", [[b"accept", b"*/*"]]),
+        (b"/", b"", [(b"accept", bytearray(b"*/*"))]),
+        (b"/", b"", [(b"accept", b"*/*", b"")]),
+        (b"/", b"", [("accept", "*/*")]),
+    ]:
+        assert _head.fast_head(compiled, path, query, headers) is None  # type: ignore[arg-type]
+    assert _head.fast_head(compiled, b"/", b"", [pair]) == _head.Head()
 
 
 def test_fast_head_is_taken_for_ordinary_requests() -> None:

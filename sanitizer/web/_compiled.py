@@ -10,6 +10,7 @@ mirroring ``sanitizer.policy.compiled``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..policy import Action, Policy, accepts
 from ..policy.compiled import CArgs, CompiledPolicy, compile_policy
@@ -77,8 +78,18 @@ def _stricter(a: Policy, b: Policy) -> bool:
     )
 
 
-# The fast head check's C arguments, per group: path, query, headers, cookies.
-FastHeadArgs = tuple[tuple[CArgs, ...], tuple[CArgs, ...], tuple[CArgs, ...], tuple[CArgs, ...]]
+class FastGroup(NamedTuple):
+    """One group of the fast head check: a value passes if it is ASCII made of
+    ``allowed`` bytes (Bulk.allowed: no policy of the group scans them), or else if
+    ``speedups.clean`` finds it clean under each policy (``c_args``)."""
+
+    allowed: bytes  # for bytes.translate (fast_head_py)
+    flags: bytes  # the same as 128 flags, 1 = allowed (webhead.c)
+    c_args: tuple[CArgs, ...]
+
+
+# The fast head check's groups: path, query, headers, cookies.
+FastHeadArgs = tuple[FastGroup, FastGroup, FastGroup, FastGroup]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +128,8 @@ def _fast_head_args(policy: WebPolicy, groups: tuple[Bulk | None, ...]) -> FastH
     for group in groups:
         if group is None or not group.policies or group.c_args is None:
             return None
-        out.append(group.c_args)
+        flags = bytes(c in group.allowed for c in range(0x80))
+        out.append(FastGroup(group.allowed, flags, group.c_args))
     path, query, headers, cookies = out
     return path, query, headers, cookies
 

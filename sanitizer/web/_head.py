@@ -6,8 +6,9 @@ the multipart boundary, the framing).  A refusal here costs the app nothing.  Va
 checked after percent-decoding, since ``%C0%AF`` is the overlong '/' of the 2001 IIS
 traversal.
 
-Most requests are clean, so a C fast path (``fast_head``) passes them in a few calls;
-anything it is not sure of is decided again, fully, by ``check_head_fully``.
+Most requests are clean, so a fast path (``fast_head``: one C call, ``web_head`` in
+webhead.c, whose pure-Python twin is ``fast_head_py``) passes them; anything it is not
+sure of is decided again, fully, by ``check_head_fully``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 from .._native import speedups
 from ..policy import accepts
-from ._compiled import Bulk, CompiledWebPolicy, bulk_passes, compile_web_policy
+from ._compiled import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
 from ._grammar import (
     BOUNDARY,
@@ -62,7 +63,7 @@ def check_head(
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
     compiled = compile_web_policy(policy)
-    headers = headers if isinstance(headers, list) else list(headers)
+    headers = headers if type(headers) is list else list(headers)
     try:
         fast = fast_head(compiled, path, query, headers)
         if fast is not None:
@@ -117,60 +118,124 @@ def _content_length(value: bytes) -> int | None:
 
 # The C fast path of the policies: strictly decoded clean text, or None (not sure).
 _clean: Callable[..., str | None] | None = getattr(speedups, "clean", None)
+# fast_head_py's steps in one C call (webhead.c): the framing, or None (not sure).
+_web_head: Callable[..., tuple[bytes | None, int | None, bool] | None] | None = getattr(
+    speedups, "web_head", None
+)
 
 
 def fast_head(
     compiled: CompiledWebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
 ) -> Head | None:
-    """The common case in a few C calls: every value clean under every policy of its group
+    """The common case: every value clean under every policy of its group
     (``speedups.clean``: strictly decoded, nothing to refuse, strip or replace), no
     percent-escape or '.' in the path, an unambiguous Content-Type.  None means "not
     sure": check_head then decides everything again, so this may only ever pass what
-    check_head_fully passes (a property test holds it to that)."""
+    check_head_fully passes (a property test holds it to that).  One C call
+    (``web_head``) when built, else ``fast_head_py``; tests hold the two to the same
+    answers."""
+    if _web_head is None:
+        return fast_head_py(compiled, path, query, headers)
+    return head_if_clean(compiled, path, query, headers)
+
+
+def head_if_clean(
+    compiled: CompiledWebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
+) -> Head | None:
+    """``fast_head`` for the adapters' hot path, when it is one C call: the Head, or None
+    ("not sure"; always without the C extension): then call ``check_head``.  Values of
+    any type only make it unsure, never raise."""
+    fast = compiled.fast_head_args
+    web_head = _web_head
+    if fast is None or web_head is None:
+        return None
+    framing = web_head(path, query, headers, fast)
+    if framing is None:
+        return None
+    content_type, length, has_body = framing
+    if content_type is None and length is None and not has_body:
+        return _NO_BODY  # most GETs
+    return _head_of(compiled, content_type, length, has_body)
+
+
+def fast_head_py(
+    compiled: CompiledWebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
+) -> Head | None:
+    """``fast_head`` in Python, a few C calls (the reference of webhead.c)."""
     fast = compiled.fast_head_args
     clean = _clean
     if fast is None or clean is None or b"%" in path or b"." in path:
         return None
-    path_args, query_args, header_args, cookie_args = fast
-    for args in path_args:
-        if clean(path, *args) is None:
-            return None
-    if query:
-        data = form_decode(query)
-        for args in query_args:
-            if clean(data, *args) is None:
-                return None
+    path_group, query_group, header_group, cookie_group = fast
+    if not _clean_in(path, path_group, clean):
+        return None
+    if query and not _clean_in(form_decode(query), query_group, clean):
+        return None
     if headers:  # names and values in one C-level pass (this runs on every request)
         names, values = zip(*headers, strict=True)
         # RFC 9110 §5.1: every name a non-empty token (_grammar.names_are_tokens)
         if not all(names) or b"".join(names).translate(None, TOKEN):
             return None
-        joined = b"\t".join(values)
-        for args in header_args:
-            if clean(joined, *args) is None:
-                return None
+        if not _clean_in(b"\t".join(values), header_group, clean):
+            return None
     content_types, length, has_body, encoding, cookies = _framing(headers)
     if len(content_types) > 1 or encoding not in (b"", b"identity"):
         return None
     for value in cookies:  # read literally, as frameworks do; quoted-strings fully
-        if b'"' in value or b"\\" in value:
+        if b'"' in value or b"\\" in value or not _clean_in(value, cookie_group, clean):
             return None
-        for args in cookie_args:
-            if clean(value, *args) is None:
-                return None
-    content_type = content_types[0] if content_types else None
+    return _head_of(compiled, content_types[0] if content_types else None, length, has_body)
+
+
+def _clean_in(data: bytes, group: FastGroup, clean: Callable[..., str | None]) -> bool:
+    """``data`` passes every policy of the group: ASCII they all allow, or clean text."""
+    if not data.translate(None, group.allowed):
+        return True
+    return all(clean(data, *args) is not None for args in group.c_args)
+
+
+_NO_BODY = Head()  # most GETs
+_new_head = tuple.__new__  # Head(...) without NamedTuple's Python-level __new__
+# Content-Type value -> its media kind, or _NOT_SURE (a charset, multipart, malformed):
+# parsed once per distinct value; bounded, cleared when full (values come from clients).
+_NOT_SURE = "not sure"
+_MEDIA_KINDS: dict[bytes, str | None] = {}
+_MEDIA_KINDS_SIZE = 256
+
+
+def _fast_media_kind(content_type: bytes) -> str | None:
+    kind = _MEDIA_KINDS.get(content_type, _NOT_SURE)
+    if kind is not _NOT_SURE:
+        return kind
+    parsed = parse_media_type(content_type)
+    if parsed is None or "charset" in parsed[1]:
+        kind = _NOT_SURE
+    else:
+        kind = media_kind(parsed[0])
+        kind = _NOT_SURE if kind == "multipart" else kind
+    if len(_MEDIA_KINDS) >= _MEDIA_KINDS_SIZE:
+        _MEDIA_KINDS.clear()
+    _MEDIA_KINDS[content_type] = kind
+    return kind
+
+
+def _head_of(
+    compiled: CompiledWebPolicy, content_type: bytes | None, length: int | None, has_body: bool
+) -> Head | None:
+    """The fast path's Head from the framing headers, or None (not sure)."""
+    if content_type is None:
+        if length is None and not has_body:
+            return _NO_BODY
+        kind = None
+    else:
+        kind = _fast_media_kind(content_type)
+        if kind is _NOT_SURE:
+            return None
     limit = compiled.policy.max_body_size
     if limit is not None and length is not None and length > limit:
         return None
-    kind = None
-    if content_type is not None:
-        parsed = parse_media_type(content_type)
-        if parsed is None or "charset" in parsed[1]:
-            return None
-        kind = media_kind(parsed[0])
-        if kind == "multipart":
-            return None
-    return Head(kind, b"", length, has_body)
+    head: Head = _new_head(Head, (kind, b"", length, has_body))
+    return head
 
 
 # -- the full check --------------------------------------------------------------------------

@@ -19,9 +19,10 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._body import BodyCheck
+from ._compiled import compile_web_policy
 from ._config import WebPolicy
 from ._dispatch import body_check
-from ._head import Head, check_head
+from ._head import Head, check_head, head_if_clean
 from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, configure
 
@@ -64,6 +65,7 @@ class ASGIMiddleware:
     ) -> None:
         self.app = app
         self.policy, self.reporter = configure(policy, changes, on_problem, logger)
+        self._compiled = compile_web_policy(self.policy)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -75,25 +77,38 @@ class ASGIMiddleware:
         if raw_path is None:
             raw_path = scope.get("path", "").encode("utf-8", "surrogatepass")
         query = scope.get("query_string", b"")
-        problem, head = check_head(
-            self.policy, raw_path, query, scope.get("headers", ()), path_decoded=decoded
-        )
-        if problem is not None:
-            if self.policy.report_only:
-                self._report(problem, scope, raw_path, query)
-            elif kind == "websocket":
-                self._report(problem, scope, raw_path, query)
-                await _refuse_websocket(receive, send)
-                return
-            else:
-                await self._refuse_head(problem, head, scope, receive, send, raw_path)
-                return
+        headers = scope.get("headers", ())
+        compiled = self._compiled
+        if compiled.policy is not self.policy:  # self.policy was replaced
+            compiled = self._compiled = compile_web_policy(self.policy)
+        # most requests: one C call passes the head (else check_head decides it fully)
+        head = head_if_clean(compiled, raw_path, query, headers)
+        if head is None:
+            problem, head = check_head(self.policy, raw_path, query, headers, path_decoded=decoded)
+            if problem is not None:
+                if self.policy.report_only:
+                    self._report(problem, scope, raw_path, query)
+                elif kind == "websocket":
+                    self._report(problem, scope, raw_path, query)
+                    await _refuse_websocket(receive, send)
+                    return
+                else:
+                    await self._refuse_head(problem, head, scope, receive, send, raw_path)
+                    return
         if kind == "websocket" or (
             not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
         ):
             await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
-        await _Exchange(self, scope, receive, send, head, raw_path).run()
+        exchange = _Exchange(self, scope, receive, send, head, raw_path)
+        try:
+            await self.app(scope, exchange._receive, exchange._send)
+        except Exception:
+            if exchange.refused is None or exchange.started:
+                raise
+            # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
+        if exchange.refused is not None and not exchange.started:
+            await exchange.answer_refusal()
 
     async def _refuse_head(
         self, problem: Problem, head: Head, scope: Scope, receive: Receive, send: Send, path: bytes
@@ -153,19 +168,14 @@ class _Exchange:
         self.held = bytearray()  # received bytes not yet judged (an unfinished value)
         self.given = 0  # body bytes handed to the app
 
-    async def run(self) -> None:
-        try:
-            await self.mw.app(self.scope, self._receive, self._send)
-        except Exception:
-            if self.refused is None or self.started:
-                raise
-            # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
-        if self.refused is not None and not self.started:
-            drained = False
-            if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
-                # refused at the body's end: nothing to drain, and receive() would block
-                drained = self.ended or await _drain(self.receive)
-            await _respond(self.send, self.refused, close=not drained)
+    async def answer_refusal(self) -> None:
+        """The body was refused before the app answered: the client gets the problem."""
+        assert self.refused is not None
+        drained = False
+        if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
+            # refused at the body's end: nothing to drain, and receive() would block
+            drained = self.ended or await _drain(self.receive)
+        await _respond(self.send, self.refused, close=not drained)
 
     async def _receive(self) -> Message:
         if self.refused is not None:
@@ -201,12 +211,18 @@ class _Exchange:
                 self.given += ready
                 return {"type": "http.request", "body": out, "more_body": more}
 
-    async def _send(self, message: Message) -> None:
+    def _send(self, message: Message) -> Awaitable[None]:
+        # A plain function returning the server's awaitable: no coroutine of our own
+        # per message (this runs at least twice per request).
         if not self.started:
             if self.refused is not None:
-                return  # the app's answer to a refused request is replaced by the 400
+                return _nothing()  # the app's answer to a refused request is replaced
             self.started = message["type"] == "http.response.start"
-        await self.send(message)
+        return self.send(message)
+
+
+async def _nothing() -> None:
+    pass
 
 
 async def _drain(receive: Receive, limit: int = DRAIN_LIMIT) -> bool:
