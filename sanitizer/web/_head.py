@@ -132,30 +132,16 @@ def fast_head(
     percent-escape or '.' in the path, an unambiguous Content-Type.  None means "not
     sure": check_head then decides everything again, so this may only ever pass what
     check_head_fully passes (a property test holds it to that).  One C call
-    (``web_head``) when built, else ``fast_head_py``; tests hold the two to the same
-    answers."""
-    if _web_head is None:
-        return fast_head_py(compiled, path, query, headers)
-    return head_if_clean(compiled, path, query, headers)
-
-
-def head_if_clean(
-    compiled: CompiledWebPolicy, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
-) -> Head | None:
-    """``fast_head`` for the adapters' hot path, when it is one C call: the Head, or None
-    ("not sure"; always without the C extension): then call ``check_head``.  Values of
-    any type only make it unsure, never raise."""
-    fast = compiled.fast_head_args
+    (``web_head``, which answers "not sure" for values of any odd type) when built, else
+    ``fast_head_py``; tests hold the two to the same answers."""
     web_head = _web_head
-    if fast is None or web_head is None:
+    if web_head is None:
+        return fast_head_py(compiled, path, query, headers)
+    fast = compiled.fast_head_args
+    if fast is None:
         return None
     framing = web_head(path, query, headers, fast)
-    if framing is None:
-        return None
-    content_type, length, has_body = framing
-    if content_type is None and length is None and not has_body:
-        return _NO_BODY  # most GETs
-    return _head_of(compiled, content_type, length, has_body)
+    return None if framing is None else _head_of(compiled, *framing)
 
 
 def fast_head_py(

@@ -19,10 +19,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._body import BodyCheck
-from ._compiled import compile_web_policy
 from ._config import WebPolicy
 from ._dispatch import body_check
-from ._head import Head, check_head, head_if_clean
+from ._head import Head, check_head
 from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, configure
 
@@ -65,7 +64,6 @@ class ASGIMiddleware:
     ) -> None:
         self.app = app
         self.policy, self.reporter = configure(policy, changes, on_problem, logger)
-        self._compiled = compile_web_policy(self.policy)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -77,24 +75,19 @@ class ASGIMiddleware:
         if raw_path is None:
             raw_path = scope.get("path", "").encode("utf-8", "surrogatepass")
         query = scope.get("query_string", b"")
-        headers = scope.get("headers", ())
-        compiled = self._compiled
-        if compiled.policy is not self.policy:  # self.policy was replaced
-            compiled = self._compiled = compile_web_policy(self.policy)
-        # most requests: one C call passes the head (else check_head decides it fully)
-        head = head_if_clean(compiled, raw_path, query, headers)
-        if head is None:
-            problem, head = check_head(self.policy, raw_path, query, headers, path_decoded=decoded)
-            if problem is not None:
-                if self.policy.report_only:
-                    self._report(problem, scope, raw_path, query)
-                elif kind == "websocket":
-                    self._report(problem, scope, raw_path, query)
-                    await _refuse_websocket(receive, send)
-                    return
-                else:
-                    await self._refuse_head(problem, head, scope, receive, send, raw_path)
-                    return
+        problem, head = check_head(
+            self.policy, raw_path, query, scope.get("headers", ()), path_decoded=decoded
+        )
+        if problem is not None:
+            if self.policy.report_only:
+                self._report(problem, scope, raw_path, query)
+            elif kind == "websocket":
+                self._report(problem, scope, raw_path, query)
+                await _refuse_websocket(receive, send)
+                return
+            else:
+                await self._refuse_head(problem, head, scope, receive, send, raw_path)
+                return
         if kind == "websocket" or (
             not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
         ):
