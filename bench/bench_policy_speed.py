@@ -29,13 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_policy import UNITS as POLICY_UNITS  # the same texts as bench_policy.py
+
 from sanitizer import profiles, sanitize
 
 UNITS = {
-    "ASCII": "The quick brown fox jumps over the lazy dog; 0123456789.\n",
-    "Latin": "Falsches Üben von Xylophonmusik quält jeden größeren Zwerg. Ça été très élevé.\n",
-    "CJK": "我能吞下玻璃而不伤身体。私はガラスを食べられます。나는 유리를 먹을 수 있어요.\n",
-    "emoji": "Nice 👍🏽 👩🏾\u200d💻 👨\u200d👩\u200d👧\u200d👦 ❤\ufe0f\u200d🔥 🇯🇵 😀 ok\n",
+    **POLICY_UNITS,
     "prose": "\u201cIt\u2019s fine\u201d, she said \u2014 and left the café at 5\u00a0pm.\n",
     # TEXT strips U+200B ZERO WIDTH SPACE and replaces U+FFFE (a noncharacter)
     "prose+edits": "\u201cIt\u2019s fine\u201d, she\u200b said \u2014 and left the café\ufffe.\n",
