@@ -5,6 +5,7 @@
     python bench/bench_web.py --quick          # fewer, shorter rounds (CI smoke runs)
     python bench/bench_web.py --client python  # the asyncio client even if wrk is installed
     python bench/bench_web.py --profile        # also cProfile the middleware in process
+    python bench/bench_web.py --instructions   # small requests: server instructions (callgrind)
 
 What it measures (every figure against a baseline measured in the same run):
 
@@ -24,6 +25,13 @@ What it measures (every figure against a baseline measured in the same run):
   pays anyway, timed alternately; goal <= 1.5x), an 8 MiB multipart upload whose file
   part passes untouched (goal >= 2 GB/s), and the time the middleware adds to one small
   request driven through ASGI messages in memory.
+
+- ``--instructions``: the small requests' ratio without wall-time noise.  uvicorn runs
+  under valgrind's callgrind, as is and wrapped, once with ``n`` GETs, once with ``3n``
+  GETs, once with ``n`` GETs and ``2n`` POSTs, sent one at a time on one connection; the
+  differences divided by ``2n`` are the server's instructions per request (start-up and
+  shutdown cancel out), and their ratio (without / with) is the throughput ratio a
+  CPU-bound server would show.
 
 Load generator: ``wrk`` if it is on PATH (Debian: ``apt-get install wrk``), with a Lua
 script for each request; otherwise an asyncio keep-alive client in this process (the
@@ -48,6 +56,7 @@ import pstats
 import random
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -615,6 +624,67 @@ def profile_small(calls: int = 20000) -> None:
         profile(f"{request.label} through ASGIMiddleware (in memory)", run, calls)
 
 
+def _exchange(sock: socket.socket, raw: bytes) -> None:
+    """Send one request and read its answer (``fixed``'s: 2 bytes, "ok")."""
+    sock.sendall(raw)
+    answer = b""
+    while not answer.endswith(b"\r\n\r\nok"):
+        data = sock.recv(65536)
+        if not data:
+            raise RuntimeError(f"server closed the connection after {answer!r}")
+        answer += data
+    if not answer.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"unexpected answer {answer!r}")
+
+
+def server_instructions(app: str, http: str, loop: str, requests: list[bytes]) -> int:
+    """Instructions uvicorn serving ``app`` executes in all, start to stop, under
+    callgrind, while ``requests`` are sent one at a time on one connection."""
+    with tempfile.TemporaryDirectory(prefix="bench_web_cg_") as folder:
+        out = Path(folder) / "callgrind.out"
+        port = free_port()
+        command = [
+            *("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"),
+            *(sys.executable, "-m", "uvicorn", f"bench_web:{app}", "--host", HOST),
+            *("--port", str(port), "--workers", "1", "--no-access-log"),
+            *("--log-level", "warning", "--lifespan", "off", "--http", http, "--loop", loop),
+        ]
+        path = os.pathsep.join([str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")])
+        env = {**os.environ, "PYTHONPATH": path}
+        with running(command, port, env=env, output=subprocess.DEVNULL, timeout=300):
+            with socket.create_connection((HOST, port)) as sock:
+                for raw in requests:
+                    _exchange(sock, raw)
+        for line in out.read_text().splitlines():  # written once the server has stopped
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no total")
+
+
+def bench_instructions(http: str, loop: str, n: int) -> None:
+    """The small requests' server-side instructions, without and with the middleware."""
+    get, post = (request.raw() for request in SMALL)
+    print(f"### Small requests: uvicorn's instructions per request (callgrind, n = {n})")
+    print()
+    print("| request | without | with | ratio (without / with) | goal |")
+    print("|---|---|---|---|---|")
+    counts = {}
+    for app in ("plain", "checked"):
+        base = server_instructions(app, http, loop, [get] * n)
+        gets = server_instructions(app, http, loop, [get] * (3 * n))
+        posts = server_instructions(app, http, loop, [get] * n + [post] * (2 * n))
+        counts[app] = ((gets - base) / (2 * n), (posts - base) / (2 * n))
+    for i, request in enumerate(SMALL):
+        without, with_ = counts["plain"][i], counts["checked"][i]
+        ratio = without / with_
+        verdict = "met" if ratio >= GOAL else "MISSED"
+        print(
+            f"| {request.label} | {without / 1e3:.0f}K | {with_ / 1e3:.0f}K"
+            f" (+{(with_ - without) / 1e3:.1f}K) | {ratio:.3f}x | >= {GOAL}x: {verdict} |"
+        )
+    print()
+
+
 def profile_big(body: bytes, calls: int = 3) -> None:
     mib = len(body) / (1 << 20)
     profile(f"check_head + body_check, {mib:.2f} MiB JSON", lambda: check_whole(body), calls)
@@ -628,14 +698,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
     parser.add_argument("--client", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--connections", type=int, default=32, help="client connections")
-    parser.add_argument("--rounds", type=int, help="rounds per small request (default 5)")
-    parser.add_argument("--seconds", type=float, help="seconds per measurement (default 5)")
+    parser.add_argument("--rounds", type=int, help="rounds per small request (default 11)")
+    parser.add_argument("--seconds", type=float, help="seconds per measurement (default 2.5)")
     parser.add_argument("--http", default="auto", help="uvicorn --http (auto, h11, ...)")
     parser.add_argument("--loop", default="auto", help="uvicorn --loop (auto, asyncio, ...)")
     parser.add_argument("--profile", action="store_true", help="cProfile small requests")
+    parser.add_argument(
+        "--instructions", action="store_true", help="small requests under callgrind only"
+    )
+    parser.add_argument("--requests", type=int, default=300, help="n for --instructions")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (3 if args.quick else 5)
-    seconds = args.seconds or (2.0 if args.quick else 5.0)
+    rounds = args.rounds or (3 if args.quick else 11)  # many short rounds: a steadier median
+    seconds = args.seconds or (2.0 if args.quick else 2.5)
     repeats = 10 if args.quick else 30
     pin = pinning()
     if pin.client_core is not None:  # this process is a client too (latency, python client)
@@ -656,6 +730,12 @@ def main(argv: list[str] | None = None) -> int:
     if loop == "auto":
         loop = "uvloop" if _importable("uvloop") else "asyncio"
     python = sys.version.split()[0]
+    if args.instructions:
+        print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {python}")
+        print(f"uvicorn {uv.__version__} (--http {http}, --loop {loop}), under callgrind")
+        print()
+        bench_instructions(http, loop, args.requests)
+        return 0
     print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {python}")
     print(f"uvicorn {uv.__version__} (--http {http}, --loop {loop}), one worker, no access log")
     print(f"client: {client.describe()}")
