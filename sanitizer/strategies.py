@@ -45,6 +45,12 @@ def encode_lax(cp: int, length: int) -> bytes:
     >>> encode_lax(0xD800, 3).hex(" ")        # encoded surrogate, RFC 3629 §3
     'ed a0 80'
     """
+    if type(cp) is not int or type(length) is not int:  # bool is no count either
+        raise TypeError(
+            f"encode_lax() takes two ints, not {type(cp).__name__} and {type(length).__name__}"
+        )
+    if length not in _CAPACITY:
+        raise ValueError(f"encode_lax() length must be 1 to 6 (RFC 2279 §2), not {length}")
     if not 0 <= cp <= _CAPACITY[length]:
         raise ValueError(f"U+{cp:X} does not fit in {length} bytes")
     if length == 1:

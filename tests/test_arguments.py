@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import sanitizer
 from sanitizer import profiles
-from sanitizer.web import WebPolicy
+from sanitizer.web import DEFAULT, ASGIMiddleware, WebPolicy, WSGIMiddleware, body_check, check_head
 
 # (expression, expected exception type, substring of its message).  Evaluated with
 # ``sanitizer`` as ``s`` and ``sanitizer.profiles`` as ``p``.
@@ -112,6 +112,17 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("w.WebPolicy(untyped_body=1)", "TypeError", "WebPolicy() argument 'untyped_body'"),
     ("w.ASGIMiddleware(None, json='TEXT')", "TypeError", "WebPolicy() argument 'json'"),
     ("w.WSGIMiddleware(None, max_body_size=1.5)", "TypeError", "'max_body_size'"),
+    # strategies and the fuzzing harness
+    ("st.encode_lax(0x2F, None)", "TypeError", "encode_lax() takes two ints"),
+    ("st.encode_lax(0x2F, 7)", "ValueError", "length must be 1 to 6"),
+    ("fz.load(None)", "TypeError", "candidate must be a str MODULE:FUNCTION"),
+    ("w.ASGIMiddleware(None, 'TEXT')", "TypeError", "policy must be a sanitizer.web.WebPolicy"),
+    ("w.ASGIMiddleware(None, policy=0)", "TypeError", "or None, not int"),
+    ("w.WSGIMiddleware(None, on_problem=1)", "TypeError", "on_problem must be a callable"),
+    ("w.WSGIMiddleware(None, logger='x')", "TypeError", "logger must be a logging.Logger"),
+    ("w.check_head(None, b'/', b'', [])", "TypeError", "policy must be a sanitizer.web.WebPolicy"),
+    ("w.body_check(w.DEFAULT, None)", "TypeError", "head must be the Head check_head returned"),
+    ("w.body_check({}, w.check_head(w.DEFAULT, b'/', b'', [])[1])", "TypeError", "not dict"),
 ]
 
 # Arguments that are fine, including edge values the two backends once disagreed on.
@@ -165,6 +176,8 @@ import sanitizer as s
 import sanitizer.policy
 import sanitizer.web as w
 from sanitizer import profiles as p
+from sanitizer import strategies as st
+from sanitizer import fuzzing as fz
 
 def outcome(expr):
     try:
@@ -252,6 +265,10 @@ def _junk() -> st.SearchStrategy[Any]:
     )
 
 
+def _app(*args: Any) -> None:
+    """An app the middleware wraps; never called here."""
+
+
 # The public calls, one argument slot at a time (the rest valid), in this process's backend.
 SLOTS: dict[str, Any] = {
     "decode": lambda x: sanitizer.decode(x),
@@ -290,6 +307,11 @@ SLOTS: dict[str, Any] = {
     "WebPolicy.max_body_size": lambda x: WebPolicy(max_body_size=x),
     "WebPolicy.charsets": lambda x: WebPolicy(charsets=x),
     "WebPolicy.untyped_body": lambda x: WebPolicy(untyped_body=x),
+    "ASGIMiddleware.policy": lambda x: ASGIMiddleware(_app, x),
+    "ASGIMiddleware.on_problem": lambda x: ASGIMiddleware(_app, on_problem=x),
+    "WSGIMiddleware.logger": lambda x: WSGIMiddleware(_app, logger=x),
+    "check_head.policy": lambda x: check_head(x, b"/", b"", []),
+    "body_check.head": lambda x: body_check(DEFAULT, x),
 }
 
 

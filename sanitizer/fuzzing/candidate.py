@@ -28,9 +28,12 @@ def load(spec: str) -> Callable[[bytes], str]:
     """Import ``MODULE:FUNCTION`` (``FUNCTION`` may be dotted, e.g. ``mod:Class.method``),
     with the current directory on ``sys.path``, and return the callable.
 
-    Raises ValueError with a one-line reason for a malformed spec, a module that cannot
-    be imported, a missing attribute or a non-callable.
+    Raises TypeError for a spec that is not a str, and ValueError with a one-line reason
+    for a malformed spec, a module that cannot be imported, a missing attribute or a
+    non-callable.
     """
+    if not isinstance(spec, str):
+        raise TypeError(f"candidate must be a str MODULE:FUNCTION, not {type(spec).__name__}")
     module_name, sep, attr_path = spec.partition(":")
     module_name, attr_path = module_name.strip(), attr_path.strip()
     if not sep or not module_name or not attr_path:

@@ -169,6 +169,9 @@ def compile_web_policy(policy: WebPolicy) -> CompiledWebPolicy:
     compiled = _CACHE.get(id(policy))
     if compiled is not None and compiled.policy is policy:
         return compiled
+    if not isinstance(policy, WebPolicy):
+        kind = type(policy).__qualname__
+        raise TypeError(f"policy must be a sanitizer.web.WebPolicy, not {kind}")
     compiled = _compile(policy)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()

@@ -18,6 +18,8 @@ from ._text import TextBody
 def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     """A fresh check for the body of the request whose head was ``head``."""
     compiled = compile_web_policy(policy)
+    if not isinstance(head, Head):
+        raise TypeError(f"head must be the Head check_head returned, not {type(head).__qualname__}")
     limit = policy.max_body_size
     if head.media == "form" and (compiled.names or compiled.form):
         return FormBody(compiled, limit)

@@ -90,5 +90,16 @@ def configure(
             "sanitizer.web needs python-multipart to check multipart/form-data bodies: "
             "pip install 'utf8-sanitizer[web]'"
         ) from None
-    resolved = (policy or DEFAULT).replace(**changes) if changes else (policy or DEFAULT)
+    if policy is not None and not isinstance(policy, WebPolicy):
+        raise TypeError(f"policy must be a sanitizer.web.WebPolicy or None, not {_kind(policy)}")
+    if on_problem is not None and not callable(on_problem):
+        raise TypeError(f"on_problem must be a callable or None, not {_kind(on_problem)}")
+    if logger is not None and not isinstance(logger, logging.Logger):
+        raise TypeError(f"logger must be a logging.Logger or None, not {_kind(logger)}")
+    base = DEFAULT if policy is None else policy
+    resolved = base.replace(**changes) if changes else base
     return resolved, Reporter(resolved.report_only, on_problem, logger)
+
+
+def _kind(value: object) -> str:
+    return type(value).__qualname__
