@@ -32,7 +32,14 @@
  *
  * clean_edit on bytes edits the str it has just decoded in place (edit_text): the AVX2
  * loops copy each block they pass over behind the scan and edit without leaving the loop,
- * so text with edits costs one pass and no second allocation (issue #14).
+ * so text with edits costs one pass and no second allocation (issue #14).  An edit with
+ * no candidate beside it in its block takes one table lookup (edit_actions) and no
+ * neighbour check.
+ *
+ * Bytes are not decoded by CPython's codec when the AVX2 loops run (decode_or_none): the
+ * SIMD validator proves them well-formed, then they are decoded here with no checks left
+ * to make (ASCII 32 bytes at a time).  Ill-formed bytes are answered None without a
+ * UnicodeDecodeError raised and caught.
  */
 #include "speedups.h"
 
@@ -844,6 +851,137 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromSsize_t(scan_text(&t, args[0], start, max_run));
 }
 
+/* ---- bytes proven valid, decoded (issue #14) ------------------------------------------
+ * CPython's strict decoder goes a character at a time outside ASCII (about 10 instructions
+ * a byte on prose with typographic quotes), which made the decode most of sanitize's
+ * cost.  Here the SIMD validator (validate.c: RFC 3629 §4, derived from grammar.UTF8_CHAR
+ * and tested against it) proves the bytes well-formed first, so decoding them is plain
+ * arithmetic: a pass counts the characters and finds the str kind (a lead byte C4..EF
+ * starts a character >= U+0100, F0..F4 one >= U+10000; continuation bytes 80..BF start
+ * none), then ASCII goes 32 bytes at a time (widened to the kind) and the other
+ * characters one by one (RFC 3629 §3). */
+#if defined(SCAN_AVX2)
+/* One character at s[*i] (valid UTF-8) stored at out[*o], both advanced. */
+#define DECODE_ONE(TYPE)                                                                 \
+    do {                                                                                 \
+        unsigned int b0 = s[i];                                                          \
+        Py_UCS4 cp;                                                                      \
+        if (b0 < 0x80) {                                                                 \
+            cp = b0;                                                                     \
+            i += 1;                                                                      \
+        } else if (b0 < 0xE0) {                                                          \
+            cp = ((b0 & 0x1Fu) << 6) | (s[i + 1] & 0x3Fu);                               \
+            i += 2;                                                                      \
+        } else if (b0 < 0xF0) {                                                          \
+            cp = ((b0 & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);   \
+            i += 3;                                                                      \
+        } else {                                                                         \
+            cp = ((b0 & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12) |                     \
+                 ((s[i + 2] & 0x3Fu) << 6) | (s[i + 3] & 0x3Fu);                          \
+            i += 4;                                                                      \
+        }                                                                                \
+        out[o++] = (TYPE)cp;                                                             \
+    } while (0)
+
+/* Decodes s[0:n] (valid) into out (nchars long): ASCII runs by vectors (WIDEN stores the
+ * 32 characters of v at out + o; those past the run are written again later), the rest
+ * one character at a time.  A vector store never reaches out[nchars] (the str's NUL). */
+#define DECODE_VALID(NAME, TYPE, WIDEN)                                                   \
+    SCAN_AVX2_TARGET static void NAME(const unsigned char *s, Py_ssize_t n, TYPE *out,    \
+                                      Py_ssize_t nchars)                                  \
+    {                                                                                    \
+        Py_ssize_t i = 0, o = 0;                                                         \
+        while (i < n) {                                                                  \
+            if (i + 32 <= n && o + 32 <= nchars) {                                       \
+                __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));                \
+                uint32_t high = (uint32_t)_mm256_movemask_epi8(v);                       \
+                WIDEN;                                                                   \
+                if (!high) {                                                             \
+                    i += 32;                                                             \
+                    o += 32;                                                             \
+                    continue;                                                            \
+                }                                                                        \
+                int k = __builtin_ctz(high);                                             \
+                i += k;                                                                  \
+                o += k;                                                                  \
+            }                                                                            \
+            do /* the character there, and those after it up to ASCII */                 \
+                DECODE_ONE(TYPE);                                                        \
+            while (i < n && s[i] >= 0x80);                                               \
+        }                                                                                \
+    }
+
+DECODE_VALID(avx2_decode_ucs1, Py_UCS1, _mm256_storeu_si256((__m256i *)(out + o), v))
+DECODE_VALID(avx2_decode_ucs2, Py_UCS2,
+             (_mm256_storeu_si256((__m256i *)(out + o),
+                                  _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v))),
+              _mm256_storeu_si256((__m256i *)(out + o + 16),
+                                  _mm256_cvtepu8_epi16(_mm256_extracti128_si256(v, 1)))))
+DECODE_VALID(avx2_decode_ucs4, Py_UCS4,
+             for (int q = 0; q < 4; q++) _mm256_storeu_si256(
+                 (__m256i *)(out + o + 8 * q),
+                 _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 8 * q)))))
+
+/* Of valid s[0:n]: how many characters (bytes that are not continuation bytes) and the
+ * largest code point's kind, as a maxchar for PyUnicode_New (0x7F, 0xFF, 0xFFFF or
+ * 0x10FFFF: the str's kind is then the one its characters need). */
+SCAN_AVX2_TARGET static Py_ssize_t
+avx2_count_kind(const unsigned char *s, Py_ssize_t n, Py_UCS4 *maxchar)
+{
+    const __m256i c0 = _mm256_set1_epi8((char)0xC0), x80 = _mm256_set1_epi8((char)0x80);
+    const __m256i c4 = _mm256_set1_epi8((char)0xC4);
+    __m256i top = _mm256_setzero_si256(), wide = _mm256_setzero_si256();
+    Py_ssize_t cont = 0, i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
+        top = _mm256_max_epu8(top, v);
+        /* C4..FF: unsigned max(v, C4) == v */
+        wide = _mm256_or_si256(wide, _mm256_cmpeq_epi8(_mm256_max_epu8(v, c4), v));
+        cont += __builtin_popcount(
+            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(v, c0), x80)));
+    }
+    unsigned char lanes[32];
+    _mm256_storeu_si256((__m256i *)lanes, top);
+    unsigned int hi = 0, w = !_mm256_testz_si256(wide, wide);
+    for (int k = 0; k < 32; k++) hi = lanes[k] > hi ? lanes[k] : hi;
+    for (; i < n; i++) {
+        hi = s[i] > hi ? s[i] : hi;
+        w |= s[i] >= 0xC4;
+        cont += (s[i] & 0xC0) == 0x80;
+    }
+    *maxchar = hi >= 0xF0 ? 0x10FFFF : w ? 0xFFFF : hi >= 0x80 ? 0xFF : 0x7F;
+    return n - cont;
+}
+#endif
+
+/* s[0:n] decoded (strict): a new str; None (a new reference) when the bytes are not
+ * valid UTF-8, without raising and catching CPython's UnicodeDecodeError; NULL on error. */
+static PyObject *
+decode_or_none(const unsigned char *s, Py_ssize_t n)
+{
+    if (speedups_valid_prefix_of(s, n) != n) Py_RETURN_NONE;
+#if defined(SCAN_AVX2)
+    if (use_avx2()) { /* fewer instructions than CPython's decoder from 16 bytes on */
+        Py_UCS4 maxchar;
+        Py_ssize_t nchars = avx2_count_kind(s, n, &maxchar);
+        PyObject *text = PyUnicode_New(nchars, maxchar);
+        if (text == NULL) return NULL;
+        switch (PyUnicode_KIND(text)) {
+        case PyUnicode_1BYTE_KIND:
+            avx2_decode_ucs1(s, n, PyUnicode_1BYTE_DATA(text), nchars);
+            break;
+        case PyUnicode_2BYTE_KIND:
+            avx2_decode_ucs2(s, n, PyUnicode_2BYTE_DATA(text), nchars);
+            break;
+        default:
+            avx2_decode_ucs4(s, n, PyUnicode_4BYTE_DATA(text), nchars);
+        }
+        return text;
+    }
+#endif
+    return PyUnicode_DecodeUTF8((const char *)s, n, "strict");
+}
+
 /* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
  * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
  * for bytes that do not decode and for other types: the caller's full path decides); -1
@@ -857,10 +995,8 @@ input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
         *text = clean_ascii(t, s, n);
         if (*text != NULL) return 0;
         if (PyErr_Occurred()) return -1;
-        *text = PyUnicode_DecodeUTF8((const char *)s, n, NULL);
-        if (*text != NULL) return 1;
-        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
-        PyErr_Clear();
+        *text = decode_or_none(s, n);
+        return *text == NULL ? -1 : *text != Py_None;
     } else if (PyUnicode_Check(data)) {
         if (READY(data) < 0) return -1;
         Py_INCREF(data);
@@ -1036,6 +1172,7 @@ copy_scan(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
 typedef struct {
     const uint16_t *stage1;
     const unsigned char *stage2, *flags, *nb, *edits;
+    const unsigned char *act; /* by class: ACT_* (edit_actions) */
     const derived_t *d;
     Py_ssize_t n, replaced_end, edited_end; /* ends of the last replaced / edited character */
     Py_UCS4 wide;                            /* below: fits the next narrower kind */
@@ -1076,6 +1213,38 @@ edit_one(edits_t *es, int kind, const void *s, Py_ssize_t i, Py_UCS4 ch, unsigne
     }
     es->edited_end = i + 1;
     return 0;
+}
+
+/* What the vector edit loops do with a flagged character, by class, in one lookup:
+ * ACT_CLEAN: not flagged (a candidate for nothing); EDIT_STRIP / EDIT_REPLACE: an edit
+ * (flagged, no rule, not a mark) that needs no neighbour check when neither neighbour is
+ * a candidate (a character with a rule or a mark is flagged, so it is one); ACT_OTHER:
+ * anything else, judged as before (flagged(), edit_one). */
+#define ACT_CLEAN 0
+#define ACT_OTHER 3
+
+/* The ACT_* table of a policy's tables and an edits table, kept for the last pair (both
+ * held, so neither address can be reused while it is): most calls use one policy. */
+static PyObject *act_tables = NULL, *act_edits = NULL;
+static unsigned char act_table[256];
+
+static const unsigned char *
+edit_actions(const scan_tables_t *t, PyObject *tables, PyObject *edits)
+{
+    if (tables != act_tables || edits != act_edits) {
+        const unsigned char *e = (const unsigned char *)PyBytes_AS_STRING(edits);
+        for (int c = 0; c < 256; c++) {
+            unsigned int f = t->flags[c];
+            int editable = (f & 1) && !(t->derived->nb[c] & NB_SELF) &&
+                           (e[c] == EDIT_STRIP || e[c] == EDIT_REPLACE);
+            act_table[c] = (unsigned char)(!f ? ACT_CLEAN : editable ? e[c] : ACT_OTHER);
+        }
+        Py_INCREF(tables);
+        Py_XSETREF(act_tables, tables);
+        Py_INCREF(edits);
+        Py_XSETREF(act_edits, edits);
+    }
+    return act_table;
 }
 
 #if defined(SCAN_AVX2)
@@ -1139,14 +1308,39 @@ copy_small(char *dst, const char *src, size_t len)
     char *o = out->at;                                                                  \
     for (; i + STEP <= n; i += STEP) {                                                  \
         uint32_t m = CANDIDATES;                                                        \
+        if (!m) { /* no candidate: the block whole */                                   \
+            STORE;                                                                      \
+            olen += STEP;                                                               \
+            continue;                                                                   \
+        }                                                                               \
+        /* bit k: character k has a candidate beside it, or is at an edge of the block \
+         * (its neighbour outside is not in m): its neighbours are checked one by one */ \
+        uint32_t near = (m << 1) | (m >> 1) | 1u | (1u << (STEP - 1));                  \
         Py_ssize_t from = i; /* the block's first character not yet in out */           \
         while (m) {                                                                     \
-            Py_ssize_t j = i + __builtin_ctz(m);                                        \
+            int k = __builtin_ctz(m);                                                   \
+            Py_ssize_t j = i + k;                                                       \
             m &= m - 1;                                                                 \
             Py_UCS4 ch = s[j];                                                          \
-            if (ch < 0x10000 && !BMP_FLAGGED(d, ch)) continue;                          \
-            unsigned int c = CLASS_OF(&e, ch), f = e.flags[c];                          \
-            if (!f) continue;                                                           \
+            unsigned int c = CLASS_OF(&e, ch), a = e.act[c];                            \
+            if (a == ACT_CLEAN) continue;                                               \
+            if (a != ACT_OTHER && !((near >> k) & 1)) {                                 \
+                /* an edit between two characters no policy flags (so the one before   \
+                 * was not replaced: a U+FFFD of its own) */                            \
+                copy_small(o + olen * KIND, (const char *)(s + from),                   \
+                           (size_t)(j - from) * KIND);                                  \
+                olen += j - from;                                                       \
+                e.removed_wide |= ch >= e.wide;                                         \
+                if (a == EDIT_REPLACE) {                                                \
+                    PyUnicode_WRITE(KIND, o, olen, 0xFFFD);                             \
+                    olen++;                                                             \
+                    e.replaced_end = j + 1;                                             \
+                }                                                                       \
+                e.edited_end = j + 1;                                                   \
+                from = j + 1;                                                           \
+                continue;                                                               \
+            }                                                                           \
+            unsigned int f = e.flags[c];                                                \
             /* a stop: flagged without a rule (what edits have), else as flagged() says */ \
             if (!((f & 1) && !(e.nb[c] & NB_SELF)) && !flagged(t, KIND, s, n, j, c, f, rs)) \
                 continue;                                                               \
@@ -1218,8 +1412,8 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
  * (`narrowed`).  When `in_place`, the caller's reference to text is taken over.
  */
 static PyObject *
-edit_text(const scan_tables_t *t, const unsigned char *edits, PyObject *text, Py_ssize_t i,
-          run_state_t *rs, int in_place)
+edit_text(const scan_tables_t *t, PyObject *tables, PyObject *edits_obj, PyObject *text,
+          Py_ssize_t i, run_state_t *rs, int in_place)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -1236,8 +1430,9 @@ edit_text(const scan_tables_t *t, const unsigned char *edits, PyObject *text, Py
     /* the smallest code point only this kind holds (ASCII is a kind of its own) */
     Py_UCS4 wide = kind == PyUnicode_1BYTE_KIND ? 0x80 : kind == PyUnicode_2BYTE_KIND ? 0x100
                                                                                      : 0x10000;
-    edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits, t->derived,
-                  n, -1, -1, wide, 0};
+    const unsigned char *edits = (const unsigned char *)PyBytes_AS_STRING(edits_obj);
+    edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits,
+                  edit_actions(t, tables, edits_obj), t->derived, n, -1, -1, wide, 0};
     Py_UCS4 ch = PyUnicode_READ(kind, data, i);
     if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
     i++;
@@ -1282,7 +1477,6 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "malformed edits table");
         return NULL;
     }
-    const unsigned char *edits = (const unsigned char *)PyBytes_AS_STRING(args[5]);
     PyObject *text;
     int to_scan = input_text(&t, args[0], &text);
     if (to_scan <= 0) return to_scan < 0 ? NULL : text;
@@ -1293,7 +1487,7 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     /* A str just decoded from bytes, that only this call holds, is edited in place. */
     int in_place = text != args[0] && Py_REFCNT(text) == 1 && PyUnicode_CheckExact(text) &&
                    !PyUnicode_CHECK_INTERNED(text);
-    PyObject *edited = edit_text(&t, edits, text, i, &rs, in_place);
+    PyObject *edited = edit_text(&t, args[3], args[5], text, i, &rs, in_place);
     if (!in_place) Py_DECREF(text);
     if (edited == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return edited;

@@ -80,6 +80,7 @@ SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const 
 /* validate.c */
 SPEEDUPS_INTERNAL int speedups_validate_init(void);
 SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix(PyObject *self, PyObject *data);
+SPEEDUPS_INTERNAL Py_ssize_t speedups_valid_prefix_of(const unsigned char *s, Py_ssize_t n);
 SPEEDUPS_INTERNAL PyObject *speedups_utf8_kernel(PyObject *self, PyObject *unused);
 SPEEDUPS_INTERNAL PyObject *speedups_utf8_kernels(PyObject *self, PyObject *unused);
 SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix_using(PyObject *self, PyObject *const *args,

@@ -492,6 +492,14 @@ run_kernel(kernel_fn fn, const unsigned char *s, Py_ssize_t n)
     return good;
 }
 
+/* For the other C files (scan.c decodes bytes it has proven valid): the same answer as
+ * valid_prefix, from C, with the GIL held. */
+Py_ssize_t
+speedups_valid_prefix_of(const unsigned char *s, Py_ssize_t n)
+{
+    return (n < SHORT_INPUT ? valid_prefix_scalar : active->fn)(s, n);
+}
+
 PyObject *
 speedups_valid_prefix(PyObject *self, PyObject *data)
 {
