@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sanitizer import profiles
 from sanitizer.chardata import CHARACTER_CATEGORIES, MARKS, Category
-from sanitizer.policy import Action, Policy, PolicyError, inspect, sanitize
+from sanitizer.policy import Action, Policy, PolicyError, accepts, inspect, sanitize
 from sanitizer.policy._sequences import NEIGHBOUR_RULES
 
 DROPPING = {Action.REJECT, Action.STRIP, Action.REPLACE}
@@ -167,3 +167,24 @@ def test_max_findings_is_validated() -> None:
         TEXT.replace(max_findings=-1)
     with pytest.raises(TypeError):
         TEXT.replace(max_findings="10")
+
+
+# Bytes as attackers send them: valid text around ill-formed pieces (RFC 3629 §10).
+_BAD_PIECES = [b"\xc0\xae", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80", b"\xff"]
+_byte_pieces = st.one_of(texts.map(str.encode), st.sampled_from(_BAD_PIECES), st.binary(max_size=6))
+byte_texts = st.lists(_byte_pieces, max_size=8).map(b"".join)
+
+
+@given(byte_texts, st.sampled_from([*POLICIES, TEXT.with_actions(ILL_FORMED=Action.REPLACE)]))
+def test_accepts_is_the_report_verdict(data: bytes, policy: Policy) -> None:
+    """``accepts`` (its fast paths and its ill-formed shortcut) says what ``inspect``'s
+    report says, and ``sanitize`` raises exactly when it is False."""
+    ok = inspect(data, policy).ok
+    assert accepts(data, policy) is ok
+    assert accepts(bytearray(data), policy) is ok
+    try:
+        sanitize(data, policy)
+    except PolicyError:
+        assert not ok
+    else:
+        assert ok

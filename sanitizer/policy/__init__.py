@@ -23,6 +23,7 @@ decides everything.  The package's modules, one job each:
 from __future__ import annotations
 
 from ..chardata import Category
+from ..decoder import is_valid
 from . import profiles
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
 from ._run import Run
@@ -109,6 +110,12 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     if text is not None:
         return True  # nothing to refuse, strip or replace
     _check_data(data, "accepts")
+    if (
+        not isinstance(data, str)
+        and compiled.policy.actions[Category.ILL_FORMED] is Action.REJECT
+        and not is_valid(data)
+    ):
+        return False  # RFC 3629 §4: refused whatever else it holds (one validator pass)
     return Run(data, compiled, verdict=True).report().ok
 
 
