@@ -37,6 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _allocator import steady_heap
+
 from sanitizer import UNICODE_VERSION, identifiers_equal, profiles, sanitize
 
 UNITS = {
@@ -181,9 +183,12 @@ def bench_identifiers(quick: bool) -> None:
 
 
 def main() -> int:
+    heap = steady_heap()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="short run (no 1 MiB inputs)")
     args = parser.parse_args()
+    print(f"heap: {heap} (bench/_allocator.py; --allocator-as-is for the defaults)")
+    print()
     bench_text(args.quick)
     bench_identifiers(args.quick)
     return 0

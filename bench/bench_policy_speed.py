@@ -13,7 +13,9 @@ replaces noncharacters.  A script, not a test.
 
 Time is the thread's CPU time (``time.thread_time``: time spent waiting for a core on a
 busy machine is not counted, cache contention still is); decode and sanitize are
-interleaved and the minimum of the repeats is taken.  ``--instructions`` runs each in its
+interleaved and the minimum of the repeats is taken, in a process whose large blocks come
+from a heap that keeps its pages (``bench/_allocator.py``: otherwise page faults decide
+the ratio).  ``--instructions`` runs each in its
 own process under valgrind's callgrind with 0 and 3 calls after the same set-up and
 divides the difference (repeatable, but an instruction count is not a time: the AVX2
 loops do more per instruction than CPython's decoder does).
@@ -30,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _allocator import steady_heap
 from bench_policy import UNITS as POLICY_UNITS  # the same texts as bench_policy.py
 
 from sanitizer import profiles, sanitize
@@ -101,10 +104,14 @@ def instructions(kind: str, call: str, calls: int) -> int:
 
 
 def main() -> int:
+    heap = steady_heap()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--instructions", action="store_true", help="callgrind counts")
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
+    if not args.instructions:
+        print(f"heap: {heap} (bench/_allocator.py; --allocator-as-is for the defaults)")
+        print()
     unit = "M instructions" if args.instructions else "ms"
     print(f"| input (1 MiB) | decode {unit} | sanitize(TEXT) {unit} | throughput vs decode |")
     print("|---|---|---|---|")

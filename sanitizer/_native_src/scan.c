@@ -911,7 +911,66 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }                                                                                \
     }
 
-DECODE_VALID(avx2_decode_ucs1, Py_UCS1, _mm256_storeu_si256((__m256i *)(out + o), v))
+/* For an 8-bit mask of bytes to drop, the indices of the bytes kept, in order (then 0x80:
+ * a zero byte).  Built on first use. */
+static unsigned char squeeze8[256][8];
+static int squeeze8_built = 0;
+
+static void
+build_squeeze8(void)
+{
+    for (int m = 0; m < 256; m++) {
+        int k = 0;
+        for (int j = 0; j < 8; j++)
+            if (!(m >> j & 1)) squeeze8[m][k++] = (unsigned char)j;
+        while (k < 8) squeeze8[m][k++] = 0x80;
+    }
+    squeeze8_built = 1;
+}
+
+/* Valid s[0:n] into a 1-byte str (nchars long): every character is below U+0100, so
+ * every lead byte is C2 or C3 and starts a 2-byte form (RFC 3629 §3).  16 bytes at a
+ * time: each lead becomes its character, ((lead & 3) << 6) | (next & 0x3F), and the
+ * continuation bytes are squeezed out 8 at a time by a shuffle (squeeze8).  A lead at
+ * a block's end takes its continuation from the byte after the block, which the next
+ * block drops (or the tail skips).  No store reaches out[nchars] (the str's NUL). */
+SCAN_AVX2_TARGET static void
+avx2_decode_latin1(const unsigned char *s, Py_ssize_t n, Py_UCS1 *out, Py_ssize_t nchars)
+{
+    const __m128i m3f = _mm_set1_epi8(0x3F), mc0 = _mm_set1_epi8((char)0xC0);
+    const __m128i x80 = _mm_set1_epi8((char)0x80), three = _mm_set1_epi8(3);
+    const __m128i eight = _mm_set1_epi8(8);
+    Py_ssize_t i = 0, o = 0;
+    if (!squeeze8_built) build_squeeze8();
+    while (i + 17 <= n && o + 16 <= nchars) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        if (!_mm_movemask_epi8(v)) {
+            _mm_storeu_si128((__m128i *)(out + o), v);
+            i += 16;
+            o += 16;
+            continue;
+        }
+        __m128i next = _mm_loadu_si128((const __m128i *)(s + i + 1));
+        __m128i cont = _mm_cmpeq_epi8(_mm_and_si128(v, mc0), x80);
+        /* (v & 3) << 6 stays within each byte (at most 0xC0) */
+        __m128i ch = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(v, three), 6),
+                                  _mm_and_si128(next, m3f));
+        /* leads (high bit set, not a continuation) take ch; ASCII stays */
+        __m128i text = _mm_blendv_epi8(v, ch, _mm_andnot_si128(cont, v));
+        unsigned int drop = (unsigned int)_mm_movemask_epi8(cont);
+        unsigned int d0 = drop & 0xFF, d1 = drop >> 8;
+        __m128i lo = _mm_loadl_epi64((const __m128i *)squeeze8[d0]);
+        __m128i hi = _mm_add_epi8(_mm_loadl_epi64((const __m128i *)squeeze8[d1]), eight);
+        _mm_storel_epi64((__m128i *)(out + o), _mm_shuffle_epi8(text, lo));
+        o += 8 - __builtin_popcount(d0);
+        /* 0x80 + 8 = 0x88 still has its high bit: still a zero byte */
+        _mm_storel_epi64((__m128i *)(out + o), _mm_shuffle_epi8(text, hi));
+        o += 8 - __builtin_popcount(d1);
+        i += 16;
+    }
+    if (i < n && (s[i] & 0xC0) == 0x80) i++; /* taken by the lead before the last block */
+    while (i < n) DECODE_ONE(Py_UCS1);
+}
 DECODE_VALID(avx2_decode_ucs2, Py_UCS2,
              (_mm256_storeu_si256((__m256i *)(out + o),
                                   _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v))),
@@ -968,7 +1027,7 @@ decode_or_none(const unsigned char *s, Py_ssize_t n)
         if (text == NULL) return NULL;
         switch (PyUnicode_KIND(text)) {
         case PyUnicode_1BYTE_KIND:
-            avx2_decode_ucs1(s, n, PyUnicode_1BYTE_DATA(text), nchars);
+            avx2_decode_latin1(s, n, PyUnicode_1BYTE_DATA(text), nchars);
             break;
         case PyUnicode_2BYTE_KIND:
             avx2_decode_ucs2(s, n, PyUnicode_2BYTE_DATA(text), nchars);
