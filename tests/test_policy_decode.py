@@ -97,6 +97,26 @@ def test_clean_text_of_every_kind_decodes_exactly() -> None:
                 assert got == text and sys.getsizeof(got) == sys.getsizeof(text)
 
 
+# Dense text of each str kind, every UTF-8 length the kind holds in turn: the vector
+# decoders squeeze continuation bytes out of 16-byte (1- and 2-byte str) or 8-byte
+# (4-byte str) blocks and start the next block after a character begun at a block's end.
+DENSE = {
+    "1-byte": "a\u00e9 \u00ff\u00c0b",
+    "2-byte": "a\u00e9\u4e00\u0416 \uffe0\u2019\u07ff\u0800",
+    "4-byte": "a\u00e9\u4e00\U0001f600 \U00020000\u2019\U00010000\u07ff",
+}
+
+
+@needs_c
+@pytest.mark.parametrize("kind", sorted(DENSE))
+def test_dense_text_at_every_length_and_phase(kind: str) -> None:
+    cycle = DENSE[kind]
+    for size in range(0, 90):
+        for phase in range(len(cycle)):
+            text = "".join(cycle[(phase + k) % len(cycle)] for k in range(size))
+            _same_as_str(text.encode(), [profiles.TEXT])
+
+
 texts = st.text(st.characters(codec="utf-8"), max_size=700)
 
 

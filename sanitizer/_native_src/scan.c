@@ -912,20 +912,24 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
 
 /* For an 8-bit mask of bytes to drop, the indices of the bytes kept, in order (then 0x80:
- * a zero byte).  Built on first use. */
-static unsigned char squeeze8[256][8];
-static int squeeze8_built = 0;
+ * a zero byte); squeeze16 the same for 2-byte units (byte indices).  Built on first use. */
+static unsigned char squeeze8[256][8], squeeze16[256][16];
+static int squeeze_built = 0;
 
 static void
-build_squeeze8(void)
+build_squeeze(void)
 {
     for (int m = 0; m < 256; m++) {
         int k = 0;
         for (int j = 0; j < 8; j++)
             if (!(m >> j & 1)) squeeze8[m][k++] = (unsigned char)j;
         while (k < 8) squeeze8[m][k++] = 0x80;
+        for (k = 0; k < 16; k++) {
+            unsigned char j = squeeze8[m][k / 2];
+            squeeze16[m][k] = j == 0x80 ? 0x80 : (unsigned char)(2 * j + k % 2);
+        }
     }
-    squeeze8_built = 1;
+    squeeze_built = 1;
 }
 
 /* Valid s[0:n] into a 1-byte str (nchars long): every character is below U+0100, so
@@ -941,7 +945,7 @@ avx2_decode_latin1(const unsigned char *s, Py_ssize_t n, Py_UCS1 *out, Py_ssize_
     const __m128i x80 = _mm_set1_epi8((char)0x80), three = _mm_set1_epi8(3);
     const __m128i eight = _mm_set1_epi8(8);
     Py_ssize_t i = 0, o = 0;
-    if (!squeeze8_built) build_squeeze8();
+    if (!squeeze_built) build_squeeze();
     while (i + 17 <= n && o + 16 <= nchars) {
         __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
         if (!_mm_movemask_epi8(v)) {
@@ -971,15 +975,115 @@ avx2_decode_latin1(const unsigned char *s, Py_ssize_t n, Py_UCS1 *out, Py_ssize_
     if (i < n && (s[i] & 0xC0) == 0x80) i++; /* taken by the lead before the last block */
     while (i < n) DECODE_ONE(Py_UCS1);
 }
-DECODE_VALID(avx2_decode_ucs2, Py_UCS2,
-             (_mm256_storeu_si256((__m256i *)(out + o),
-                                  _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v))),
-              _mm256_storeu_si256((__m256i *)(out + o + 16),
-                                  _mm256_cvtepu8_epi16(_mm256_extracti128_si256(v, 1)))))
-DECODE_VALID(avx2_decode_ucs4, Py_UCS4,
-             for (int q = 0; q < 4; q++) _mm256_storeu_si256(
-                 (__m256i *)(out + o + 8 * q),
-                 _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 8 * q)))))
+/* Valid s[0:n] into a 2-byte str (nchars long): no 4-byte form (no character above
+ * U+FFFF).  16 bytes at a time, widened to 16 lanes of 16 bits: each lead becomes its
+ * character from the one or two bytes after it (RFC 3629 §3: 110xxxxx 10xxxxxx,
+ * 1110xxxx 10xxxxxx 10xxxxxx), then the continuation bytes are squeezed out of each
+ * half by a shuffle (squeeze16).  A character whose lead is near the block's end takes
+ * its continuation bytes from after the block; the next block starts after them, so a
+ * block always starts on a character.  No store reaches out[nchars]. */
+SCAN_AVX2_TARGET static void
+avx2_decode_ucs2(const unsigned char *s, Py_ssize_t n, Py_UCS2 *out, Py_ssize_t nchars)
+{
+    const __m128i mc0 = _mm_set1_epi8((char)0xC0), x80 = _mm_set1_epi8((char)0x80);
+    const __m128i me0 = _mm_set1_epi8((char)0xE0), mf0 = _mm_set1_epi8((char)0xF0);
+    const __m256i m1f = _mm256_set1_epi16(0x1F), m0f = _mm256_set1_epi16(0x0F);
+    const __m256i m3f = _mm256_set1_epi16(0x3F);
+    Py_ssize_t i = 0, o = 0;
+    if (!squeeze_built) build_squeeze();
+    while (i + 18 <= n && o + 16 <= nchars) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        __m256i w = _mm256_cvtepu8_epi16(v);
+        if (!_mm_movemask_epi8(v)) {
+            _mm256_storeu_si256((__m256i *)(out + o), w);
+            i += 16;
+            o += 16;
+            continue;
+        }
+        __m256i n1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(s + i + 1)));
+        __m256i n2 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(s + i + 2)));
+        __m128i cont = _mm_cmpeq_epi8(_mm_and_si128(v, mc0), x80);
+        __m256i lead2 = _mm256_cvtepi8_epi16(_mm_cmpeq_epi8(_mm_and_si128(v, me0), mc0));
+        __m256i lead3 = _mm256_cvtepi8_epi16(_mm_cmpeq_epi8(_mm_and_si128(v, mf0), me0));
+        __m256i tail1 = _mm256_and_si256(n1, m3f);
+        __m256i c2 = _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(w, m1f), 6), tail1);
+        __m256i c3 = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(w, m0f), 12),
+                            _mm256_slli_epi16(tail1, 6)),
+            _mm256_and_si256(n2, m3f));
+        __m256i text = _mm256_blendv_epi8(_mm256_blendv_epi8(w, c2, lead2), c3, lead3);
+        unsigned int drop = (unsigned int)_mm_movemask_epi8(cont);
+        unsigned int d0 = drop & 0xFF, d1 = drop >> 8;
+        __m256i shuffle = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)squeeze16[d0])),
+            _mm_loadu_si128((const __m128i *)squeeze16[d1]), 1);
+        text = _mm256_shuffle_epi8(text, shuffle); /* within each 128-bit half */
+        _mm_storeu_si128((__m128i *)(out + o), _mm256_castsi256_si128(text));
+        o += 8 - __builtin_popcount(d0);
+        _mm_storeu_si128((__m128i *)(out + o), _mm256_extracti128_si256(text, 1));
+        o += 8 - __builtin_popcount(d1);
+        /* past the continuation bytes of a character begun in the last two bytes */
+        i += 16 + (s[i + 15] >= 0xE0 ? 2 : s[i + 15] >= 0xC0 ? 1 : s[i + 14] >= 0xE0);
+    }
+    while (i < n) DECODE_ONE(Py_UCS2);
+}
+/* Valid s[0:n] into a 4-byte str (nchars long), 8 bytes at a time in 8 lanes of 32 bits:
+ * each lead becomes its character from the one to three bytes after it (RFC 3629 §3),
+ * the continuation bytes are squeezed out by a lane permutation (squeeze8 as 32-bit
+ * indices), and the next block starts after the continuation bytes of a character begun
+ * near the block's end.  No store reaches out[nchars]. */
+SCAN_AVX2_TARGET static void
+avx2_decode_ucs4(const unsigned char *s, Py_ssize_t n, Py_UCS4 *out, Py_ssize_t nchars)
+{
+    const __m256i m3f = _mm256_set1_epi32(0x3F), m1f = _mm256_set1_epi32(0x1F);
+    const __m256i m0f = _mm256_set1_epi32(0x0F), m07 = _mm256_set1_epi32(0x07);
+    const __m256i xc0 = _mm256_set1_epi32(0xC0), x80 = _mm256_set1_epi32(0x80);
+    const __m256i xe0 = _mm256_set1_epi32(0xE0), xf0 = _mm256_set1_epi32(0xF0);
+    const __m256i xf8 = _mm256_set1_epi32(0xF8);
+    Py_ssize_t i = 0, o = 0;
+    if (!squeeze_built) build_squeeze();
+    while (i + 11 <= n && o + 8 <= nchars) {
+        __m128i bytes = _mm_loadl_epi64((const __m128i *)(s + i));
+        __m256i w = _mm256_cvtepu8_epi32(bytes);
+        if (!_mm_movemask_epi8(bytes)) {
+            _mm256_storeu_si256((__m256i *)(out + o), w);
+            i += 8;
+            o += 8;
+            continue;
+        }
+        __m256i t1 = _mm256_and_si256(
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 1))), m3f);
+        __m256i t2 = _mm256_and_si256(
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 2))), m3f);
+        __m256i t3 = _mm256_and_si256(
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 3))), m3f);
+        __m256i c2 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m1f), 6), t1);
+        __m256i c3 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m0f), 12),
+                                     _mm256_or_si256(_mm256_slli_epi32(t1, 6), t2));
+        __m256i c4 = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m07), 18),
+                            _mm256_slli_epi32(t1, 12)),
+            _mm256_or_si256(_mm256_slli_epi32(t2, 6), t3));
+        __m256i lead2 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xe0), xc0);
+        __m256i lead3 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xf0), xe0);
+        __m256i lead4 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xf8), xf0);
+        __m256i text = _mm256_blendv_epi8(w, c2, lead2);
+        text = _mm256_blendv_epi8(text, c3, lead3);
+        text = _mm256_blendv_epi8(text, c4, lead4);
+        __m256i cont = _mm256_cmpeq_epi32(_mm256_and_si256(w, xc0), x80);
+        unsigned int drop = (unsigned int)_mm256_movemask_ps(_mm256_castsi256_ps(cont));
+        /* the kept lanes first (a dropped lane's index is 0x80: any lane, stored past
+         * the kept ones and written again later) */
+        __m256i order = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)squeeze8[drop]));
+        _mm256_storeu_si256((__m256i *)(out + o), _mm256_permutevar8x32_epi32(text, order));
+        o += 8 - __builtin_popcount(drop);
+        /* past the continuation bytes of a character begun in the last three bytes */
+        unsigned int b5 = s[i + 5], b6 = s[i + 6], b7 = s[i + 7];
+        i += 8 + (b7 >= 0xF0 ? 3 : b7 >= 0xE0 ? 2 : b7 >= 0xC0 ? 1
+                  : b6 >= 0xF0 ? 2 : b6 >= 0xE0 ? 1 : b5 >= 0xF0);
+    }
+    while (i < n) DECODE_ONE(Py_UCS4);
+}
 
 /* Of valid s[0:n]: how many characters (bytes that are not continuation bytes) and the
  * largest code point's kind, as a maxchar for PyUnicode_New (0x7F, 0xFF, 0xFFFF or
