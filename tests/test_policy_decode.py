@@ -70,8 +70,10 @@ def _same_as_str(data: bytes, policies: list[Policy] = POLICIES) -> None:
         ]
         for got, want in pairs:
             assert got == want, (policy.name, data[:80])
-            if got is not None:
-                assert type(got) is str and sys.getsizeof(got) == sys.getsizeof(want)
+            if got is not None:  # same kind: same size (3.13's one-character singletons
+                # also hold their UTF-8 form, so only longer strs are compared)
+                assert type(got) is str
+                assert len(got) < 2 or sys.getsizeof(got) == sys.getsizeof(want)
 
 
 @needs_c
