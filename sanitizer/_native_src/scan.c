@@ -38,7 +38,7 @@
  *
  * Bytes are not decoded by CPython's codec when the AVX2 loops run (decode_or_none): the
  * SIMD validator proves them well-formed, then they are decoded here with no checks left
- * to make (ASCII 32 bytes at a time).  Ill-formed bytes are answered None without a
+ * to make (16 or 8 bytes at a time).  Ill-formed bytes are answered None without a
  * UnicodeDecodeError raised and caught.
  */
 #include "speedups.h"
@@ -858,10 +858,10 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * and tested against it) proves the bytes well-formed first, so decoding them is plain
  * arithmetic: a pass counts the characters and finds the str kind (a lead byte C4..EF
  * starts a character >= U+0100, F0..F4 one >= U+10000; continuation bytes 80..BF start
- * none), then ASCII goes 32 bytes at a time (widened to the kind) and the other
- * characters one by one (RFC 3629 §3). */
+ * none), then blocks are widened to the kind, each lead combined with its continuation
+ * bytes (RFC 3629 §3) and those squeezed out (below); the last bytes go one by one. */
 #if defined(SCAN_AVX2)
-/* One character at s[*i] (valid UTF-8) stored at out[*o], both advanced. */
+/* One character at s[i] (valid UTF-8) stored at out[o], both advanced. */
 #define DECODE_ONE(TYPE)                                                                 \
     do {                                                                                 \
         unsigned int b0 = s[i];                                                          \
@@ -882,34 +882,6 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }                                                                                \
         out[o++] = (TYPE)cp;                                                             \
     } while (0)
-
-/* Decodes s[0:n] (valid) into out (nchars long): ASCII runs by vectors (WIDEN stores the
- * 32 characters of v at out + o; those past the run are written again later), the rest
- * one character at a time.  A vector store never reaches out[nchars] (the str's NUL). */
-#define DECODE_VALID(NAME, TYPE, WIDEN)                                                   \
-    SCAN_AVX2_TARGET static void NAME(const unsigned char *s, Py_ssize_t n, TYPE *out,    \
-                                      Py_ssize_t nchars)                                  \
-    {                                                                                    \
-        Py_ssize_t i = 0, o = 0;                                                         \
-        while (i < n) {                                                                  \
-            if (i + 32 <= n && o + 32 <= nchars) {                                       \
-                __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));                \
-                uint32_t high = (uint32_t)_mm256_movemask_epi8(v);                       \
-                WIDEN;                                                                   \
-                if (!high) {                                                             \
-                    i += 32;                                                             \
-                    o += 32;                                                             \
-                    continue;                                                            \
-                }                                                                        \
-                int k = __builtin_ctz(high);                                             \
-                i += k;                                                                  \
-                o += k;                                                                  \
-            }                                                                            \
-            do /* the character there, and those after it up to ASCII */                 \
-                DECODE_ONE(TYPE);                                                        \
-            while (i < n && s[i] >= 0x80);                                               \
-        }                                                                                \
-    }
 
 /* For an 8-bit mask of bytes to drop, the indices of the bytes kept, in order (then 0x80:
  * a zero byte); squeeze16 the same for 2-byte units (byte indices).  Built on first use. */
