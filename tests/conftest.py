@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import signal
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -47,6 +48,14 @@ settings.load_profile(
 BOUNDARY = bytes.fromhex(
     "00 7F 80 8F 90 9F A0 BF C0 C1 C2 DF E0 E1 EC ED EE EF F0 F1 F3 F4 F5 F7 F8 FB FC FD FE FF"
 )
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT: the default disposition,
+    as a terminal leaves it.  A test run started in the background without job control
+    (``cmd &`` in a script) ignores SIGINT, the child would inherit that, and Python then
+    installs no KeyboardInterrupt handler: the signal would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import source_samples as samples
+from conftest import default_sigint
 
 from sanitizer.cli import _jobs
 
@@ -144,7 +145,9 @@ def test_ctrl_c_stops_the_workers_and_prints_one_line(tmp_path: Path, to_group: 
     cmd = [sys.executable, "-m", "sanitizer", "check", "-j", "2", "--policy", "SOURCE"]
     cmd += [str(p) for p in [*names, fifo]]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-    with subprocess.Popen(cmd, start_new_session=True, **pipes) as proc:  # type: ignore[call-overload]
+    with subprocess.Popen(  # type: ignore[call-overload]
+        cmd, start_new_session=True, preexec_fn=default_sigint, **pipes
+    ) as proc:
         deadline = time.monotonic() + 60  # a loaded machine starts slowly
         while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -153,7 +156,11 @@ def test_ctrl_c_stops_the_workers_and_prints_one_line(tmp_path: Path, to_group: 
             os.killpg(proc.pid, signal.SIGINT)
         else:  # `kill -INT`: the parent alone
             proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # never hang the suite: fail
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
     assert proc.returncode == 130
     assert err.decode().splitlines() == ["sanitizer: interrupted"]
     assert out == b""

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import default_sigint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -352,10 +353,15 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path: Path) -> None:
     os.mkfifo(fifo)  # opening it blocks until a writer comes: the scan is mid-way
     write(tmp_path, "a.txt")
     cmd = [sys.executable, "-m", "sanitizer", "check", str(tmp_path / "a.txt"), str(fifo)]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with subprocess.Popen(cmd, preexec_fn=default_sigint, **pipes) as proc:  # type: ignore[call-overload]
         _wait_for_fifo_writer(proc.pid)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # never hang the suite: fail
+            proc.kill()
+            raise
     assert proc.returncode == 130
     assert err.decode().splitlines() == ["sanitizer: interrupted"]
     assert out == b""
