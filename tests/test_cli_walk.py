@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import default_sigint
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sanitizer.cli import _inputs, _walk, check
@@ -287,6 +287,9 @@ PIECES += [b"\xe2\x82", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\xff", b"\r\
     st.integers(1, 9),
     st.sampled_from([CODEPOINTS, UTF16]),
 )
+# the excerpt's edge cuts the last emoji: trimmed whether or not its last byte was read
+@example(b"\xc0" + b"a" * 9 + "\u00e9\U0001f600".encode() + b"\xf8\x88\x80\x80\x80" * 6
+         + "\U0001f600".encode(), 1, CODEPOINTS)  # fmt: skip
 def test_streamed_positions_equal_a_decode_of_the_prefix(
     data: bytes, chunk: int, columns: str
 ) -> None:

@@ -746,7 +746,9 @@ def _utf8_findings(
             ready.append(last)
         # Later errors start at or after the held-back bytes: count up to them now.
         locator.at(max(0, decoder.position - 8))
-        while ready and (final or ready[0][-1].end + CONTEXT <= locator.end):
+        # A byte past the excerpt's edge too, so a character it cuts is known cut (the
+        # excerpt drops it) exactly as when the whole file is at hand.
+        while ready and (final or ready[0][-1].end + CONTEXT < locator.end):
             group = ready.popleft()
             for _ in group:
                 unemitted.popleft()
