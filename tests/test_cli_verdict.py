@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,10 +16,10 @@ from typing import Any
 import pytest
 
 from sanitizer import _native
-from sanitizer.cli import check, main
+from sanitizer.cli import _verdict, check, main
 
 SAMPLE = "héllo wörld 日本語 🙂👍🏽 abc\n".encode()  # 1, 2, 3 and 4-byte characters
-READ = check.VERDICT_CHUNK
+READ = _verdict.VERDICT_CHUNK
 FIRST = check.CHUNK  # what _check_one reads before the verdict pass
 
 
@@ -54,7 +55,7 @@ def _run(args: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, list[
 def validator(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both validators decide: the extension's (when built) and the pure-Python twin."""
     if request.param == "python":
-        monkeypatch.setattr(check, "utf8_valid_prefix", _native.utf8_valid_prefix_py)
+        monkeypatch.setattr(_verdict, "utf8_valid_prefix", _native.utf8_valid_prefix_py)
     return str(request.param)
 
 
@@ -145,3 +146,117 @@ def test_a_valid_file_is_decided_without_the_exact_path(
     code, records = _run([str(path)], capfd)
     assert code == 0
     assert records[-1]["summary"]["bytes"] == path.stat().st_size
+
+
+# -- big files, proven in parts by threads ----------------------------------------------
+
+
+@pytest.fixture
+def in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file is big enough to be proven in parts (``--jobs`` says how many)."""
+    monkeypatch.setattr(_verdict, "PARALLEL_MIN", 0)
+
+
+def cuts(data: bytes, parts: int) -> list[int]:
+    """Where ``_prove_in_parts`` cuts ``data`` before moving to a character start."""
+    start = _native.utf8_valid_prefix_py(data[:FIRST])
+    return [start + (len(data) - start) * k // parts for k in range(1, parts)]
+
+
+@pytest.mark.parametrize("parts", [2, 3, 5])
+@pytest.mark.parametrize("shift", range(-4, 5))
+def test_an_error_near_a_cut_is_reported_as_by_the_exact_path(
+    parts: int,
+    shift: int,
+    in_parts: None,
+    validator: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = bytearray(text_of(BIG))
+    spoiled = [cut + shift for cut in cuts(bytes(data), parts)]
+    for where in spoiled:
+        data[where] = 0xFF
+    records = _same_as_pipe(bytes(data), tmp_path, capfd, monkeypatch, f"--jobs={parts}")
+    for where in spoiled:
+        assert any(r["start"] <= where < r["end"] for r in records[:-1])
+    assert records[-1]["summary"]["bytes"] == len(data)
+
+
+@pytest.mark.parametrize("run", [b"\x80\x80\x80", b"\x80\x80\x80\x80", b"\xbf" * 9])
+def test_continuation_bytes_at_a_cut(
+    run: bytes,
+    in_parts: None,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cut moves past at most three continuation bytes; on more it gives up."""
+    data = bytearray(text_of(BIG))
+    (cut,) = cuts(bytes(data), 2)
+    data[cut : cut + len(run)] = run
+    records = _same_as_pipe(bytes(data), tmp_path, capfd, monkeypatch, "--jobs=2")
+    assert records[-1]["summary"]["findings"] >= 1
+
+
+@pytest.mark.parametrize("parts", [2, 3, 4, 7])
+@pytest.mark.parametrize("shift", range(4))
+def test_a_valid_file_is_proven_in_parts(
+    parts: int,
+    shift: int,
+    in_parts: None,
+    validator: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cuts fall inside 2-, 3- and 4-byte characters as ``shift`` moves the text."""
+
+    def refuse(*args: object) -> Callable[..., object]:
+        raise AssertionError("the exact path read a valid file")
+
+    monkeypatch.setattr(check, "_utf8_findings", refuse)
+    path = tmp_path / "valid.txt"
+    path.write_bytes(b"x" * shift + text_of(BIG))
+    code, records = _run([f"--jobs={parts}", str(path)], capfd)
+    assert code == 0
+    assert records[-1]["summary"]["bytes"] == path.stat().st_size
+
+
+def test_a_character_cut_short_at_the_end_of_a_file_in_parts(
+    in_parts: None,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = text_of(BIG) + b"\xf0\x9f\x99"
+    records = _same_as_pipe(data, tmp_path, capfd, monkeypatch, "--jobs=3")
+    assert [r["rule"] for r in records[:-1]] == ["incomplete"]
+
+
+def test_parts_for() -> None:
+    small = _verdict.PARALLEL_MIN - 1
+    assert _verdict.parts_for(0, small) == _verdict.parts_for(8, small) == 1
+    assert _verdict.parts_for(3, _verdict.PARALLEL_MIN) == 3
+    assert _verdict.parts_for(1, 1 << 40) == 1
+    assert 1 <= _verdict.parts_for(0, 1 << 40) <= _verdict.MAX_PARTS
+
+
+def test_a_read_error_in_a_thread_reaches_the_caller(
+    in_parts: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "valid.txt"
+    path.write_bytes(text_of(BIG))
+    calls: list[int] = []
+
+    def failing(fd: int, buffers: list[memoryview], at: int) -> int:
+        calls.append(at)
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "preadv", failing)
+    with open(path, "rb", buffering=0) as stream:
+        first = stream.read(FIRST)
+        with pytest.raises(OSError, match="Input/output"):
+            _verdict.valid_size(stream, first, lambda n: None, 3)
+    assert len(calls) == 3

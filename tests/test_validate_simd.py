@@ -32,6 +32,9 @@ C_KERNELS: tuple[str, ...] = speedups.utf8_kernels() if speedups is not None els
 SIMD_KERNELS = tuple(k for k in C_KERNELS if k != "scalar")
 KERNELS = (*C_KERNELS, "python")
 BLOCK = 64
+# The x86 kernels test the error bits once per four blocks and re-run a failing group a
+# block at a time (validate.c GROUP): offsets must reach past a group's edge too.
+GROUP_BYTES = 4 * BLOCK
 
 
 def run_kernel(kernel: str, data: bytes | memoryview) -> int:
@@ -143,10 +146,12 @@ def test_boundary_bytes_cover_every_range_end() -> None:
 def test_short_sequences_at_every_alignment(kernel: str) -> None:
     """Every 1- and 2-byte sequence over the boundary bytes, at every offset of two
     blocks and the partial block after them, followed by nothing (a truncation at the
-    end of the input) or by 3 or 63..69 bytes."""
-    for seq in sequences(2):
+    end of the input) or by 3 or 63..69 bytes; from one sequence to the next those two
+    blocks turn through the blocks of a group and over its edge."""
+    for index, seq in enumerate(sequences(2)):
         bad = first_error(seq)
-        for at in range(0, 2 * BLOCK + 4):
+        lead = index % 5 * BLOCK
+        for at in range(lead, lead + 2 * BLOCK + 4):
             for after in (0, 3 if at % 2 else BLOCK + 5 - at % 7):
                 kind = (at + after) % 2
                 data = filler(at, kind) + seq + filler(after, kind)
@@ -155,14 +160,15 @@ def test_short_sequences_at_every_alignment(kernel: str) -> None:
 
 
 def check_rotating(kernel: str, seqs: Iterator[bytes]) -> None:
-    """Each of ``seqs`` once; its offset turns through 0..130 (every lane, vector and
-    block edge, and the tail) from one sequence to the next, and so does what follows
-    it (nothing, a few bytes, past a block edge) and the filler's kind."""
+    """Each of ``seqs`` once; its offset turns through 0..330 (every lane, vector,
+    block and group edge, and the tail) from one sequence to the next, and so does what
+    follows it (nothing, a few bytes, past a block edge) and the filler's kind."""
+    span = GROUP_BYTES + 75
     for index, seq in enumerate(seqs):
         bad = first_error(seq)
-        at = index % 131
-        after = (0, 2, 61, 3)[index // 131 % 4]
-        kind = index // 524 % 2
+        at = index % span
+        after = (0, 2, 61, 3)[index // span % 4]
+        kind = index // (4 * span) % 2
         data = filler(at, kind) + seq + filler(after, kind)
         exact = at + bad if bad < len(seq) else len(data)
         check_answer(kernel, data, run_kernel(kernel, data), exact)
@@ -253,7 +259,7 @@ mutated = st.builds(
 
 
 @settings(max_examples=5 * settings().max_examples)
-@given(data=mutated, prefix=st.integers(0, BLOCK))
+@given(data=mutated, prefix=st.integers(0, GROUP_BYTES + BLOCK))
 @example(data=b"\xe2\x82", prefix=62)
 @example(data="\U0001f600".encode() * 40 + b"\xf4\x90\x80\x80", prefix=1)
 def test_every_kernel_keeps_the_contract(data: bytes, prefix: int) -> None:

@@ -60,10 +60,10 @@ def choose(requested: int, files: int, size: int) -> int:
         return min(requested, files)
     if size < AUTO_MIN_BYTES:
         return 1
-    return max(1, min(_cores(), MAX_AUTO_JOBS, files))
+    return max(1, min(cores(), MAX_AUTO_JOBS, files))
 
 
-def _cores() -> int:
+def cores() -> int:
     try:
         return len(os.sched_getaffinity(0))  # what this process may use (taskset, cgroups)
     except (AttributeError, OSError):

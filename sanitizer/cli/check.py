@@ -29,10 +29,9 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 
-from .._native import utf8_valid_prefix
 from ..decoder import ErrorGrouper, IncrementalDecoder, find_errors
 from ..errors import ErrorKind, Utf8Error
-from . import _inputs, _jobs, _walk
+from . import _inputs, _jobs, _verdict, _walk
 from ._declared import HEAD, declared_encoding
 from ._locate import CODEPOINTS, CONTEXT, UTF16, Locator, excerpt, locate_all, visible
 from ._output import FORMATS, Finding, OutputError, Place, Writer, display_path, end_of_output
@@ -84,7 +83,9 @@ def register(sub: Any) -> None:
         metavar="N",
         help="with --policy, check files in N processes (default 0: one a core, at most "
         f"{_jobs.MAX_AUTO_JOBS}, for {_jobs.AUTO_MIN_BYTES >> 20} MiB or more; 1: one "
-        "process); the output is the same for any N",
+        "process); without, prove a valid file of "
+        f"{_verdict.PARALLEL_MIN >> 20} MiB or more in N threads (0: one a core, at most "
+        f"{_verdict.MAX_PARTS}); the output is the same for any N",
     )
     out = p.add_argument_group("output")
     out.add_argument(
@@ -540,11 +541,14 @@ def _check_one(
                 findings, unlisted = _policy_findings(label, data, policy, args, columns)
             sink.emit_file(label, findings, totals, unlisted)
         else:
-            valid = _valid_size(stream, first, progress, label)
+            shown = progress.done
+            advance = lambda n: progress.advance(n, label)  # noqa: E731
+            valid = _verdict.valid_size(stream, first, advance, args.jobs)
             if valid is not None:  # nothing to report: no line or column was counted
                 sink.emit_file(label, (), totals)
                 size = valid
-            else:
+            else:  # the exact path reads it again
+                progress.done = shown
                 decoder = IncrementalDecoder(allow_overlong_nul=args.allow_overlong_nul)
                 streamed = _utf8_findings(stream, first, decoder, columns, progress, label)
                 sink.emit_file(label, streamed, totals)
@@ -664,52 +668,6 @@ def _end_on_line(place: Place, width: int) -> Place:
         place.path, place.start, place.end, place.line, place.column, place.line,
         place.column + width,
     )  # fmt: skip
-
-
-VERDICT_CHUNK = 1 << 20  # bytes read at a time by _valid_size: a few Python calls a MiB
-# The SIMD validator may stop up to one 64-byte block short of an error (_native), and a
-# character cut at a read's end leaves at most 3 bytes: a longer unproven tail is an error.
-_UNPROVEN_TAIL = 64 + 3
-
-
-def _valid_size(stream: IO[bytes], first: bytes, progress: _Progress, label: str) -> int | None:
-    """The size of a regular file that is valid UTF-8 from its first byte to its end,
-    proven by the SIMD validator alone (``utf8_valid_prefix``) in big reads; None as soon
-    as a byte may be ill-formed (or the stream cannot be read again), with the stream
-    back just after ``first``: then the exact path (``_utf8_findings``) reads it.  Valid
-    input, the usual case, so costs what reading it costs: no decoder, no line or column
-    counting (issue #14)."""
-    readinto = getattr(stream, "readinto", None)
-    if readinto is None or not stream.seekable():  # a pipe: it cannot be read again
-        return None
-    pending = len(first) - utf8_valid_prefix(first)
-    if pending > _UNPROVEN_TAIL:
-        return None
-    shown = progress.done
-    progress.advance(len(first), label)
-    size = len(first)
-    try:  # a buffer no larger than the rest of the file (most files end within first)
-        rest = os.fstat(stream.fileno()).st_size - size
-    except (OSError, ValueError):
-        rest = VERDICT_CHUNK
-    buffer = bytearray(min(VERDICT_CHUNK, max(rest, 4096)) + _UNPROVEN_TAIL)
-    view = memoryview(buffer)
-    buffer[:pending] = first[len(first) - pending :]
-    while True:
-        n = readinto(view[pending:])
-        if not n and not pending:
-            return size
-        end = pending + n
-        if n:
-            pending = end - utf8_valid_prefix(view[:end])
-        if not n or pending > _UNPROVEN_TAIL:  # a character cut short at the end, or an error
-            stream.seek(len(first))
-            progress.done = shown
-            return None
-        progress.advance(n, label)
-        size += n
-        if pending:  # the unproven tail starts the next read (a character boundary)
-            buffer[:pending] = buffer[end - pending : end]
 
 
 def _utf8_findings(
