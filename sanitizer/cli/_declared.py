@@ -34,10 +34,12 @@ else:
 
 HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
 _BOM = b"\xef\xbb\xbf"
-_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-_BLANK = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
-_XML = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][\w.:-]*)[\"']")
-_META = re.compile(rb"<meta\b[^>]*?charset\s*=\s*[\"']?([A-Za-z0-9][\w.:-]*)", re.IGNORECASE)
+# Patterns, compiled on first use (``re.compile`` keeps them): most files declare nothing,
+# and a check of one file should not pay for compiling four (start-up: issue #14).
+_COOKIE = rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)"
+_BLANK = rb"^[ \t\f]*(?:[#\r\n]|$)"
+_XML = rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][\w.:-]*)[\"']"
+_META = rb"(?i)<meta\b[^>]*?charset\s*=\s*[\"']?([A-Za-z0-9][\w.:-]*)"
 _UTF8_COMPATIBLE = frozenset({"utf-8", "utf-8-sig", "ascii"})
 # Longest first: FF FE 00 00 is UTF-32LE, not UTF-16LE followed by U+0000.
 _OTHER_BOMS = (
@@ -87,16 +89,19 @@ def declared_encoding(head: bytes, path: str = "") -> Declaration | None:
     python = path.endswith((".py", ".pyw", ".pyi"))
     if text.startswith(b"<?xml"):
         end = text.find(b"?>")
-        match = _XML.match(text, 0, end if end >= 0 else len(text))
+        match = re.compile(_XML).match(text, 0, end if end >= 0 else len(text))
         return _found(match, "XML declaration", shift, False) if match else None
     if text.lstrip().startswith(b"<"):
-        match = _META.search(text)
+        match = re.compile(_META).search(text)
         return _found(match, "HTML meta charset", shift, False) if match else None
+    if b"coding" not in text:  # no cookie can match
+        return None
+    cookie = re.compile(_COOKIE)
     first, _, rest = text.partition(b"\n")
-    match = _COOKIE.match(first)
-    if match is None and _BLANK.match(first):
+    match = cookie.match(first)
+    if match is None and re.match(_BLANK, first):
         second = rest.partition(b"\n")[0]
-        match = _COOKIE.match(second)
+        match = cookie.match(second)
         if match is not None:
             return _found(match, "PEP 263 coding cookie", shift + len(first) + 1, python)
     return _found(match, "PEP 263 coding cookie", shift, python) if match else None

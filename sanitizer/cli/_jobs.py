@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
@@ -77,7 +76,8 @@ def ordered(
     this process when ``owners(...)[k] == 0``, else by forked worker ``owners(...)[k]``.
     ``work`` must be a module-level function; what it needs beyond its items it finds
     in module globals set before this is called (inherited by fork)."""
-    import pickle  # here: a run in one process (most) never loads it
+    import pickle  # here: a run in one process (most) never loads either
+    import signal
 
     starts = range(0, len(items), chunk)
     owner = owners(len(starts), jobs)
@@ -154,7 +154,8 @@ def _worker(  # pragma: no cover - runs in the forked worker
 ) -> None:
     """The worker's whole life: never returns into the caller's frames (``os._exit``),
     so neither their ``finally`` blocks nor ``atexit`` run twice."""
-    import pickle  # imported by the parent already (``ordered``)
+    import pickle  # imported by the parent already (``ordered``), as signal is
+    import signal
 
     status = 1
     try:

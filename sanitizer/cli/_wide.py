@@ -15,13 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from ..wide import ByteOrderError, WideError, codec
 from ._locate import UTF16
 from ._output import Finding, Place
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
     from typing import IO, Any
+
+    from ..wide import ByteOrderError, WideError
+# ``sanitizer.wide`` is imported where a UTF-16/32 file is read, not with the CLI: a UTF-8
+# check (the usual one) does not pay for it (start-up: issue #14).
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -30,6 +33,8 @@ def check_encoding(name: str) -> str | None:
     """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
     if name.lower().replace("_", "-") in ("utf-8", "utf8"):
         return None
+    from ..wide import codec
+
     try:
         codec(name)
     except ValueError as exc:
@@ -72,6 +77,8 @@ def wide_findings(
 ) -> Iterator[Finding]:
     """The findings of one file, as they are decoded; ``consumed[0]`` ends as the byte
     count read.  ``advance(n)`` reports progress."""
+    from ..wide import ByteOrderError, codec
+
     found, order = codec(encoding)
     decoder = found.incremental_decoder("replace", byte_order=order)
     counter = _Counter(columns)
@@ -144,6 +151,7 @@ def wide_policy_findings(
     """``--policy`` on a UTF-16/32 file: ``inspect(data, policy, encoding=...)``, its
     byte offsets located on the decoded text; and the count of unlisted findings."""
     from ..policy import inspect  # policy layer: loaded only with --policy
+    from ..wide import ByteOrderError, codec
 
     found, order = codec(encoding)
     try:
