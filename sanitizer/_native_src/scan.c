@@ -999,61 +999,79 @@ avx2_decode_ucs2(const unsigned char *s, Py_ssize_t n, Py_UCS2 *out, Py_ssize_t 
     }
     while (i < n) DECODE_ONE(Py_UCS2);
 }
-/* Valid s[0:n] into a 4-byte str (nchars long), 8 bytes at a time in 8 lanes of 32 bits:
- * each lead becomes its character from the one to three bytes after it (RFC 3629 §3),
- * the continuation bytes are squeezed out by a lane permutation (squeeze8 as 32-bit
- * indices), and the next block starts after the continuation bytes of a character begun
- * near the block's end.  No store reaches out[nchars]. */
+/* Valid s[0:n] into a 4-byte str (nchars long), 16 bytes at a time as two blocks of 8
+ * in 8 lanes of 32 bits: each lead becomes its character from the one to three bytes
+ * after it (RFC 3629 §3) and the continuation bytes are squeezed out by a lane
+ * permutation (squeeze8 as 32-bit indices).  A character begun near a block's end takes
+ * its continuation bytes from after the block, where the next block drops them: blocks
+ * go at a fixed stride, so no block waits for the one before.  No store reaches
+ * out[nchars]. */
+typedef struct {
+    __m256i m3f, m1f, m0f, m07, xc0, x80, xe0, xf0, xf8;
+} ucs4_consts_t;
+
+/* The 8 characters (or dropped lanes) of the block at p, and the mask of lanes to drop. */
+SCAN_AVX2_TARGET static inline __m256i
+avx2_ucs4_block(const unsigned char *p, const ucs4_consts_t *k, unsigned int *drop)
+{
+    __m256i w = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+    __m256i t1 = _mm256_and_si256(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 1))), k->m3f);
+    __m256i t2 = _mm256_and_si256(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 2))), k->m3f);
+    __m256i t3 = _mm256_and_si256(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(p + 3))), k->m3f);
+    __m256i c2 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, k->m1f), 6), t1);
+    __m256i c3 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, k->m0f), 12),
+                                 _mm256_or_si256(_mm256_slli_epi32(t1, 6), t2));
+    __m256i c4 = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, k->m07), 18),
+                        _mm256_slli_epi32(t1, 12)),
+        _mm256_or_si256(_mm256_slli_epi32(t2, 6), t3));
+    __m256i lead2 = _mm256_cmpeq_epi32(_mm256_and_si256(w, k->xe0), k->xc0);
+    __m256i lead3 = _mm256_cmpeq_epi32(_mm256_and_si256(w, k->xf0), k->xe0);
+    __m256i lead4 = _mm256_cmpeq_epi32(_mm256_and_si256(w, k->xf8), k->xf0);
+    __m256i text = _mm256_blendv_epi8(w, c2, lead2);
+    text = _mm256_blendv_epi8(text, c3, lead3);
+    text = _mm256_blendv_epi8(text, c4, lead4);
+    __m256i cont = _mm256_cmpeq_epi32(_mm256_and_si256(w, k->xc0), k->x80);
+    *drop = (unsigned int)_mm256_movemask_ps(_mm256_castsi256_ps(cont));
+    /* the kept lanes first (a dropped lane's index is 0x80: any lane, stored past the
+     * kept ones and written again later) */
+    __m256i order = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)squeeze8[*drop]));
+    return _mm256_permutevar8x32_epi32(text, order);
+}
+
 SCAN_AVX2_TARGET static void
 avx2_decode_ucs4(const unsigned char *s, Py_ssize_t n, Py_UCS4 *out, Py_ssize_t nchars)
 {
-    const __m256i m3f = _mm256_set1_epi32(0x3F), m1f = _mm256_set1_epi32(0x1F);
-    const __m256i m0f = _mm256_set1_epi32(0x0F), m07 = _mm256_set1_epi32(0x07);
-    const __m256i xc0 = _mm256_set1_epi32(0xC0), x80 = _mm256_set1_epi32(0x80);
-    const __m256i xe0 = _mm256_set1_epi32(0xE0), xf0 = _mm256_set1_epi32(0xF0);
-    const __m256i xf8 = _mm256_set1_epi32(0xF8);
+    const ucs4_consts_t k = {
+        _mm256_set1_epi32(0x3F), _mm256_set1_epi32(0x1F), _mm256_set1_epi32(0x0F),
+        _mm256_set1_epi32(0x07), _mm256_set1_epi32(0xC0), _mm256_set1_epi32(0x80),
+        _mm256_set1_epi32(0xE0), _mm256_set1_epi32(0xF0), _mm256_set1_epi32(0xF8),
+    };
     Py_ssize_t i = 0, o = 0;
     if (!squeeze_built) build_squeeze();
-    while (i + 11 <= n && o + 8 <= nchars) {
-        __m128i bytes = _mm_loadl_epi64((const __m128i *)(s + i));
-        __m256i w = _mm256_cvtepu8_epi32(bytes);
+    while (i + 19 <= n && o + 16 <= nchars) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(s + i));
         if (!_mm_movemask_epi8(bytes)) {
-            _mm256_storeu_si256((__m256i *)(out + o), w);
-            i += 8;
-            o += 8;
+            _mm256_storeu_si256((__m256i *)(out + o), _mm256_cvtepu8_epi32(bytes));
+            _mm256_storeu_si256((__m256i *)(out + o + 8),
+                                _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
+            i += 16;
+            o += 16;
             continue;
         }
-        __m256i t1 = _mm256_and_si256(
-            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 1))), m3f);
-        __m256i t2 = _mm256_and_si256(
-            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 2))), m3f);
-        __m256i t3 = _mm256_and_si256(
-            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(s + i + 3))), m3f);
-        __m256i c2 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m1f), 6), t1);
-        __m256i c3 = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m0f), 12),
-                                     _mm256_or_si256(_mm256_slli_epi32(t1, 6), t2));
-        __m256i c4 = _mm256_or_si256(
-            _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, m07), 18),
-                            _mm256_slli_epi32(t1, 12)),
-            _mm256_or_si256(_mm256_slli_epi32(t2, 6), t3));
-        __m256i lead2 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xe0), xc0);
-        __m256i lead3 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xf0), xe0);
-        __m256i lead4 = _mm256_cmpeq_epi32(_mm256_and_si256(w, xf8), xf0);
-        __m256i text = _mm256_blendv_epi8(w, c2, lead2);
-        text = _mm256_blendv_epi8(text, c3, lead3);
-        text = _mm256_blendv_epi8(text, c4, lead4);
-        __m256i cont = _mm256_cmpeq_epi32(_mm256_and_si256(w, xc0), x80);
-        unsigned int drop = (unsigned int)_mm256_movemask_ps(_mm256_castsi256_ps(cont));
-        /* the kept lanes first (a dropped lane's index is 0x80: any lane, stored past
-         * the kept ones and written again later) */
-        __m256i order = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)squeeze8[drop]));
-        _mm256_storeu_si256((__m256i *)(out + o), _mm256_permutevar8x32_epi32(text, order));
-        o += 8 - __builtin_popcount(drop);
-        /* past the continuation bytes of a character begun in the last three bytes */
-        unsigned int b5 = s[i + 5], b6 = s[i + 6], b7 = s[i + 7];
-        i += 8 + (b7 >= 0xF0 ? 3 : b7 >= 0xE0 ? 2 : b7 >= 0xC0 ? 1
-                  : b6 >= 0xF0 ? 2 : b6 >= 0xE0 ? 1 : b5 >= 0xF0);
+        unsigned int d0, d1;
+        __m256i a = avx2_ucs4_block(s + i, &k, &d0);
+        __m256i b = avx2_ucs4_block(s + i + 8, &k, &d1);
+        _mm256_storeu_si256((__m256i *)(out + o), a);
+        o += 8 - __builtin_popcount(d0);
+        _mm256_storeu_si256((__m256i *)(out + o), b);
+        o += 8 - __builtin_popcount(d1);
+        i += 16;
     }
+    while (i < n && (s[i] & 0xC0) == 0x80) i++; /* taken by a lead before the last block */
     while (i < n) DECODE_ONE(Py_UCS4);
 }
 
