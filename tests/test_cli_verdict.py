@@ -260,3 +260,34 @@ def test_a_read_error_in_a_thread_reaches_the_caller(
         with pytest.raises(OSError, match="Input/output"):
             _verdict.valid_size(stream, first, lambda n: None, 3)
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+@pytest.mark.parametrize("spoil", [None, 5, FIRST + 7, BIG - 2])
+def test_stdin_from_a_file_read_in_part_already(
+    parts: int,
+    spoil: int | None,
+    in_parts: None,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Standard input redirected from a file the shell had read from: the check starts
+    where stdin stands, not at the file's first byte, in one read or in parts."""
+    skipped = b"\xff\xfe junk a shell script read before starting the check\n"
+    data = bytearray(text_of(BIG))
+    if spoil is not None:
+        data[spoil] = 0xFF
+    path = tmp_path / "input.txt"
+    path.write_bytes(skipped + data)
+    (tmp_path / "alone").mkdir()
+    expected = _same_as_pipe(bytes(data), tmp_path / "alone", capfd, monkeypatch)
+    stdin = open(path, "rb")
+    try:
+        stdin.seek(len(skipped))
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+        code, records = _run([f"--jobs={parts}", "-"], capfd)
+    finally:
+        stdin.close()
+    assert records == expected
+    assert code == (0 if spoil is None else 1)

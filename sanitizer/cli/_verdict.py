@@ -54,9 +54,13 @@ def valid_size(stream: IO[bytes], first: bytes, advance: _Advance, jobs: int) ->
     pending = len(first) - utf8_valid_prefix(first)
     if pending > _UNPROVEN_TAIL:
         return None
+    # Where ``first`` began in the file: not 0 for stdin redirected from a file that the
+    # shell had read from (``(head -c 9 >/dev/null; sanitizer check -) < FILE``).
+    after_first = stream.tell()
+    origin = after_first - len(first)
     try:
         fd = stream.fileno()
-        rest = os.fstat(fd).st_size - len(first)
+        rest = os.fstat(fd).st_size - after_first
     except (OSError, ValueError):
         fd, rest = -1, VERDICT_CHUNK
     start = len(first) - pending  # proven so far: a character boundary
@@ -64,12 +68,13 @@ def valid_size(stream: IO[bytes], first: bytes, advance: _Advance, jobs: int) ->
     end: int | None
     parts = parts_for(jobs, rest) if fd >= 0 else 1
     if parts > 1:
-        end = _prove_in_parts(fd, start, len(first) + rest, parts, advance)
+        end = _prove_in_parts(fd, origin + start, after_first + rest, parts, advance)
+        end = None if end is None else end - origin
     else:
         proven = _prove_stream(readinto, first[start:], rest, advance)
         end = None if proven is None else start + proven
     if end is None:
-        stream.seek(len(first))
+        stream.seek(after_first)
         return None
     return end
 
