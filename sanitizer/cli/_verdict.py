@@ -118,27 +118,20 @@ def _char_start(fd: int, at: int) -> int | None:
 
 def _prove_range(fd: int, start: int, stop: int | None, advance: _Advance) -> int | None:
     """Prove the bytes from ``start`` (a character start) to ``stop`` (another one; None:
-    to the end of the file) with ``os.preadv``: where the range ended when it is valid
-    UTF-8 that ends on a character boundary, else None."""
-    buffer = bytearray(VERDICT_CHUNK + _UNPROVEN_TAIL)
-    view = memoryview(buffer)
-    at, pending = start, 0
-    while stop is None or at < stop:
-        want = VERDICT_CHUNK if stop is None else min(VERDICT_CHUNK, stop - at)
-        n = os.preadv(fd, [view[pending : pending + want]], at)
-        if not n:
-            break
+    to the end of the file) with ``os.preadv``, through ``_prove_stream``: where the
+    range ended when it is valid UTF-8 that ends on a character boundary, else None."""
+    at = start
+
+    def read(view: memoryview) -> int:
+        nonlocal at
+        want = len(view) if stop is None else min(len(view), stop - at)
+        n = os.preadv(fd, [view[:want]], at) if want > 0 else 0
         at += n
-        end = pending + n
-        pending = end - utf8_valid_prefix(view[:end])
-        if pending > _UNPROVEN_TAIL:
-            return None
-        advance(end - pending)
-        if pending:
-            buffer[:pending] = buffer[end - pending : end]
-    if pending or (stop is not None and at < stop):  # cut short, or the file shrank
+        return n
+
+    if _prove_stream(read, b"", VERDICT_CHUNK, advance) is None:
         return None
-    return at
+    return None if stop is not None and at < stop else at  # the file shrank
 
 
 def _prove_in_parts(fd: int, start: int, size: int, parts: int, advance: _Advance) -> int | None:
