@@ -26,6 +26,7 @@ from sanitizer.web import DEFAULT, Problem, body_check, check_head
 pytest.importorskip("starlette")
 pytest.importorskip("werkzeug")
 pytest.importorskip("django")
+pytest.importorskip("multipart")
 
 import logging
 import warnings
@@ -170,10 +171,33 @@ def django_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
     return out
 
 
+def multipart_package_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
+    """The ``multipart`` package's parser, which Litestar reads form bodies with."""
+    import multipart  # type: ignore[import-untyped]
+
+    out: Exposed = []
+    media = dict(headers).get(b"Content-Type", b"").decode("latin-1")
+    if not media.startswith("multipart/form-data"):
+        return out
+    _, options = multipart.parse_options_header(media)
+    try:
+        parser = multipart.MultipartParser(io.BytesIO(body), options["boundary"])
+        for part in parser:
+            out.append(("name", part.name))
+            if part.filename is None:
+                out.append(("value", part.value))
+            else:
+                out.append(("filename", part.filename))
+    except Exception:
+        pass
+    return out
+
+
 READERS: dict[str, Callable[[list[tuple[bytes, bytes]], bytes], Exposed]] = {
     "starlette": starlette_reads,
     "werkzeug": werkzeug_reads,
     "django": django_reads,
+    "multipart": multipart_package_reads,
 }
 
 _POLICIES: dict[str, Policy | None] = {
@@ -436,7 +460,7 @@ def odd_parts(draw: st.DrawFn, spots: _Spots, eol: bytes) -> bytes:
     params = b"".join(
         draw(st.sampled_from([b"; ", b";", b" ; ", b";\t"]))
         + key
-        + b"="
+        + draw(st.sampled_from([b"="] * 12 + [b" =", b"= ", b" = ", b"\t="]))
         + (
             draw(st.sampled_from([b'""', b'"a"', b'"b"', b'"a[]"', b"a"]))
             if key == b"name" and draw(st.integers(0, 3)) == 0  # duplicate and empty names
@@ -581,6 +605,16 @@ LATE_PART = b"\r\n--" + BOUNDARY + b"\r\n" + CD + b'name="late"\r\n\r\n\xe2\x80\
         (_multipart((CD + b'name="a"; filename*0="f.txt"', ATTACK)), "ambiguous-multipart"),
         # name*=: Django names the field by it, the others by name=
         (_multipart((CD + b"name*=utf-8''b; name=\"a\"", b"x")), "ambiguous-multipart"),
+        # whitespace around "=": Werkzeug sees no filename (a text field), the others a file
+        (_multipart((CD + b'name="a"; filename = "x.bin"', ATTACK)), "ambiguous-multipart"),
+        (_multipart((CD + b'name="a"; filename ="x.bin"', ATTACK)), "ambiguous-multipart"),
+        (_multipart((CD + b'name="a"; filename=\t"x.bin"', ATTACK)), "ambiguous-multipart"),
+        (_multipart((CD + b'name = "a"', ATTACK)), "ambiguous-multipart"),
+        # a tab after ";": the multipart package (Litestar) sees no filename, the others do
+        (_multipart((CD + b'name="a";\tfilename="x.bin"', ATTACK)), "ambiguous-multipart"),
+        # %0A and %0D: the multipart package reads line breaks, the others the characters
+        (_multipart((CD + b'name="a%0Ab"', b"x")), "ambiguous-multipart"),
+        (_multipart((CD + b'name="a"; filename="x%0D.txt"', b"x")), "ambiguous-multipart"),
         # an unquoted value with a space: Werkzeug stops at the space
         (_multipart((CD + b"name=a b; filename=f.txt", ATTACK)), "ambiguous-multipart"),
         # a backslash in a quoted value: python-multipart and Django end the value at the
@@ -656,4 +690,5 @@ def test_odd_but_benign_multipart_passes(head: bytes) -> None:
 def test_percent_encoded_cookie_is_read_literally() -> None:
     headers = [(b"Cookie", b"a=%C0%AE")]
     assert middleware_verdict(headers, b"") is None
-    assert all(dict(read(headers, b""))["cookie"] == "%C0%AE" for read in READERS.values())
+    cookie_readers = [starlette_reads, werkzeug_reads, django_reads]
+    assert all(dict(read(headers, b""))["cookie"] == "%C0%AE" for read in cookie_readers)

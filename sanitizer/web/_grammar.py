@@ -22,12 +22,19 @@ _PARAM = re.compile(rf'\s*;\s*({_TOKEN_RE})\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)', re
 _STRICT_PARAM = re.compile(
     rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})=("(?:[^"\\]|\\.)*"|{_TOKEN_RE})[ \t]*)?'
 )
-# Content-Disposition of a multipart part, as every framework reads it alike: each value a
-# token or a quoted-string without backslashes (python-multipart, Werkzeug and Django
-# unescape differently), nothing between parameters (RFC 6266 §4.1, RFC 7578 §4.2).
+# Content-Disposition of a multipart part, as every framework reads it alike (RFC 6266
+# §4.1, RFC 7578 §4.2): the intersection of their parameter grammars.  Only spaces after
+# ";" (the multipart package, Litestar's parser, skips no tab there); a name of letters,
+# digits, "-", "_" (its parameter names) and "*" (RFC 8187 names, refused later by name);
+# no whitespace around "=" (Werkzeug sees no parameter there); each value a token or a
+# quoted-string without backslashes (python-multipart, Werkzeug and Django unescape
+# differently); nothing between parameters.
 _DISPOSITION_PARAM = re.compile(
-    rf'[ \t]*;[ \t]*(?:({_TOKEN_RE})[ \t]*=[ \t]*("[^"\\\r\n]*"|{_TOKEN_RE})[ \t]*)?'
+    rf'[ \t]*;[ ]*(?:([A-Za-z0-9_*-]+)=("[^"\\\r\n]*"|{_TOKEN_RE})[ \t]*)?'
 )
+# The HTML standard's escapes of CR and LF in a name or filename: the multipart package
+# turns them into line breaks, the other parsers keep the three characters.
+_ESCAPED_LINE_BREAK = re.compile("%0[AD]")
 _MEDIA_TYPE = re.compile(rf"{_TOKEN_RE}/{_TOKEN_RE}\Z")  # type "/" subtype (§8.3.1)
 # RFC 2046 §5.1.1 bchars, without the space it allows but no browser sends (and parsers
 # disagree on: Werkzeug stops an unquoted boundary at a space).
@@ -67,8 +74,9 @@ def parse_params(value: str) -> tuple[str, list[tuple[str, str]]]:
 def parse_disposition(value: str) -> tuple[str, list[tuple[str, str]]] | None:
     """A part's Content-Disposition read strictly: the type (lower case) and the
     (name as sent, unquoted value) pairs, or None when parsers could read it differently:
-    text that is not a parameter, an unquoted value that is not a token, a backslash in a
-    quoted value."""
+    text that is not a parameter, whitespace around "=", a tab after ";", an unquoted value
+    that is not a token, a backslash in a quoted value, an escaped CR or LF (``%0D``,
+    ``%0A``) in a value."""
     first, sep, rest = value.partition(";")
     params: list[tuple[str, str]] = []
     rest = sep + rest
@@ -80,6 +88,8 @@ def parse_disposition(value: str) -> tuple[str, list[tuple[str, str]]] | None:
         pos = m.end()
         if m.group(1) is not None:
             raw = m.group(2)
+            if _ESCAPED_LINE_BREAK.search(raw):
+                return None
             params.append((m.group(1), raw[1:-1] if raw[:1] == '"' else raw))
     return first.strip(" \t").lower(), params
 
