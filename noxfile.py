@@ -74,10 +74,9 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(python=DEFAULT_PYTHON)
 def tables(session: nox.Session) -> None:
-    """The generated files match their sources: character tables and the seed corpus."""
+    """The generated files match their sources: Unicode tables and the seed corpus."""
     _install(session, "test")
-    session.run("python", "tools/gen_chartables.py", "--check")
-    session.run("python", "tools/gen_corpus.py", "--check")
+    session.run("python", "tools/generate.py", "--check")
 
 
 @nox.session(python=PYTHONS)

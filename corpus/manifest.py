@@ -1,6 +1,6 @@
 """The seed corpus, one reviewable row per attack: name, bytes in hex, what it attacks, source.
 
-``tools/gen_corpus.py`` writes ``<name>.bin`` for each row into the directory of each
+``tools/generate.py corpus`` writes ``<name>.bin`` for each row into the directory of each
 target it names (``corpus/decode/``, ``corpus/policy/``, ``corpus/identifiers/``) and
 ``--check`` verifies the files on disk match this table.  Targets: ``d`` decode, ``p``
 policy, ``i`` identifiers, ``w`` web (requests, format in ``fuzz/fuzz_web.py``).

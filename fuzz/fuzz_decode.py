@@ -40,7 +40,7 @@ import atheris
 DECODE_MODULES = ("sanitizer.decoder", "sanitizer.errors")
 
 # Coverage from the decoder's Python layer only (entry points, classification, reasons);
-# grammar and charinfo are data and lookups, and the policy layer is fuzz_policy.py's:
+# grammar and charnames are data and lookups, and the policy layer is fuzz_policy.py's:
 # instrumenting them here would only slow each execution down.
 with atheris.instrument_imports(include=list(DECODE_MODULES)):
     import sanitizer  # noqa: F401

@@ -32,10 +32,10 @@ import atheris
 import sanitizer  # the core, uninstrumented
 
 with atheris.instrument_imports(
-    include=["sanitizer.policy", "sanitizer.profiles", "sanitizer.chardata"]
+    include=["sanitizer.policy", "sanitizer.profiles", "sanitizer.categories"]
 ):
     # sanitizer loads its policy layer lazily: imported here, or it loads later uninstrumented
-    import sanitizer.chardata
+    import sanitizer.categories
     import sanitizer.policy
     import sanitizer.profiles  # noqa: F401
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__ as __version__
-from .charinfo import UNICODE_VERSION, describe
+from .charnames import UNICODE_VERSION, describe
 from .decoder import (
     BACKEND,
     ErrorGrouper,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
     from typing import Any
 
     from . import profiles, utf7, utf16, utf32
-    from .chardata import Category
+    from .categories import Category
     from .identifiers import identifiers_equal, normalize_identifier
     from .lookalike import (
         ALL_SCRIPTS,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
 # The policy layer's public names -> the module defining each (a submodule's own name:
 # the submodule itself).  Loaded on first use, by __getattr__ below.
 _POLICY_LAYER: dict[str, str] = {
-    "Category": "sanitizer.chardata",
+    "Category": "sanitizer.categories",
     "Action": "sanitizer.policy",
     "Finding": "sanitizer.policy",
     "Policy": "sanitizer.policy",

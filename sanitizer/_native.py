@@ -152,7 +152,7 @@ class Speedups(Protocol):
     def confusable(self, tables: object, a: str, b: str, /) -> object: ...
 
     # source.c: where the source gate has work in a text (reference:
-    # sanitizer.source._source_lines_py)
+    # sanitizer.source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...
     def identifiers(
         self, text: str, spans: list[int], marks: bytes, wide: bool, /

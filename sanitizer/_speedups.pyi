@@ -79,7 +79,7 @@ def web_head(
     path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], groups: tuple[object, ...], /
 ) -> tuple[bytes | None, int | None, bool] | None:
     """(content_type, length, has_body) when every value is clean under every policy of
-    its group (groups: sanitizer.web._compiled.FastHeadArgs), else None: "not sure"
+    its group (groups: sanitizer.web._compiled_web.FastHeadArgs), else None: "not sure"
     (reference: sanitizer.web._head.fast_head_py)."""
 
 # -- jsonscan.c: the JSON strings of a decoded chunk that need judging, for sanitizer.web --
@@ -156,15 +156,15 @@ def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool =
 def set_is_valid_fallback(fn: Callable[..., bool], /) -> None:
     """The Python is_valid() that non-trivial calls go to."""
 
-# -- source.c: where the source gate has work in a text (sanitizer.source) -----------------
+# -- source.c: where the source gate has work in a text (sanitizer.source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:
     """(spans, rare): [start, end, ...] of the runs of lines holding a character >= U+0080
     (a line ends before its "\\n"), and the indices of U+0085, U+2028, U+2029 and
-    U+FE00..U+FE0F (reference: sanitizer.source._source_lines_py)."""
+    U+FE00..U+FE0F (reference: sanitizer.source_gate._source_lines_py)."""
 
 def identifiers(text: str, spans: list[int], marks: bytes, wide: bool, /) -> dict[str, int]:
     """{identifier: first start} of the identifiers in text[spans[0]:spans[1]], ... that
     hold a character >= U+0080 (wide) or are ASCII (not wide); marks: packed uint32
     (lo, hi) ranges of the marks an identifier continues with (reference: the pattern of
-    sanitizer.source._identifier_pattern, in _wide_identifiers and _ascii_spellings)."""
+    sanitizer.source_gate._identifier_pattern, in _wide_identifiers and _ascii_spellings)."""

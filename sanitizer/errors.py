@@ -17,7 +17,7 @@ import gc
 from collections.abc import Callable, Iterator
 from itertools import repeat
 
-from .charinfo import describe
+from .charnames import describe
 from .grammar import BOM, MAX_SCALAR, is_tail, lax_length
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)

@@ -12,11 +12,11 @@ docs/normalization.md).  Filtering (what characters are allowed) is the job of
 
 from __future__ import annotations
 
-from .chardata import NORMAL_FORMS, normalize
+from .categories import NORMAL_FORMS, normalize
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
-    from .chardata import NormalForm
+    from .categories import NormalForm
 
 
 def _check(form: object, where: str) -> None:

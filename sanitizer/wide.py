@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import compress, islice
 
-from .charinfo import describe
+from .charnames import describe
 from .decoder import _as_bytes  # one argument check for every decoder
 from .errors import errors_for_spans
 

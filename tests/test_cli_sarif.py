@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sanitizer.chardata import Category
+from sanitizer.categories import Category
 from sanitizer.cli._rules import RULES
 from sanitizer.errors import ErrorKind
 

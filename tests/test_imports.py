@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 POLICY_LAYER = (
     "sanitizer.policy",
     "sanitizer.profiles",
-    "sanitizer.chardata",
-    "sanitizer._chartables",
+    "sanitizer.categories",
+    "sanitizer._chartables_data",
     "sanitizer._classtable",
     "sanitizer.identifiers",
     "sanitizer.lookalike",

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sanitizer
-from sanitizer.chardata import is_default_ignorable
+from sanitizer.categories import is_default_ignorable
 from sanitizer.identifiers import identifiers_equal, normalize_identifier
 from sanitizer.lookalike import (
     ALL_SCRIPTS,
@@ -366,9 +366,9 @@ def test_identifier_key_separates(a: str, b: str) -> None:
 
 def test_identifier_key_of_ascii_is_exact() -> None:
     """The ASCII fast path equals the general algorithm (NFKD, map, NFD) on all of ASCII."""
-    from sanitizer.lookalike import _data
+    from sanitizer.lookalike import _lookups
 
-    table = _data.key_map().table()
+    table = _lookups.key_map().table()
     for cp in range(128):
         general = nfd(unicodedata2.normalize("NFKD", chr(cp)).translate(table))
         assert identifier_key(chr(cp)) == general

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sanitizer
-from sanitizer.lookalike import Confusability, _data, scripts, skeletons
+from sanitizer.lookalike import Confusability, _lookups, scripts, skeletons
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "icu-78.3-spoof.json.xz"
@@ -110,7 +110,7 @@ def test_tables_are_checked_once() -> None:
     from sanitizer._native import speedups
 
     assert speedups is not None
-    good = _data.native_map(_data.skeleton_map())
+    good = _lookups.native_map(_lookups.skeleton_map())
     runs = scripts.native_script_tables()
     verdicts = (None, 1, 2, 3)
     sources, index, offsets, values = good
@@ -129,7 +129,7 @@ def test_tables_are_checked_once() -> None:
 def test_falls_back_when_unicodedata2_has_another_version(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_data, "normalization_version", lambda: "0.0.0")
+    monkeypatch.setattr(_lookups, "normalization_version", lambda: "0.0.0")
     assert skeletons.native.__wrapped__() is None
 
 

@@ -179,9 +179,9 @@ def _lookalike_c() -> ModuleType:
 
 
 def _skeleton_c() -> tuple[Callable[[str], str], dict[int, str]]:
-    from sanitizer.lookalike import _data
+    from sanitizer.lookalike import _lookups
 
-    codepoints = _data.skeleton_map()
+    codepoints = _lookups.skeleton_map()
     ext = _lookalike_c()
     index = ext.index_code_points(codepoints.sources)
     args = (codepoints.sources, index, codepoints.offsets.tobytes(), codepoints.values)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from sanitizer import profiles, sanitize
 from sanitizer._native import speedups
-from sanitizer.chardata import Category
+from sanitizer.categories import Category
 from sanitizer.policy import Action, Policy
 from sanitizer.policy._classtable import (
     EDIT_REPLACE,

@@ -21,9 +21,9 @@ import unicodedata2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import _chartables, profiles
+from sanitizer import _chartables_data, profiles
 from sanitizer._native import speedups
-from sanitizer.chardata import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
+from sanitizer.categories import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
 from sanitizer.policy import Action, Policy
 from sanitizer.policy._classtable import (
     CASEFOLD,
@@ -87,7 +87,7 @@ def test_class_table_reproduces_categories() -> None:
 
 def test_class_table_reproduces_flags() -> None:
     flat = _flat()
-    union = _chartables
+    union = _chartables_data
     sources = {
         EMOJI: union.EMOJI,
         GRAPHIC: union.GRAPHIC,

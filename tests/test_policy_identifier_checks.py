@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.chardata import MARKS, Category
+from sanitizer.categories import MARKS, Category
 from sanitizer.lookalike import (
     IdentifierStatus,
     RestrictionLevel,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.chardata import CHARACTER_CATEGORIES, MARKS, Category
+from sanitizer.categories import CHARACTER_CATEGORIES, MARKS, Category
 from sanitizer.policy import Action, Policy, PolicyError, accepts, inspect, sanitize
 from sanitizer.policy._sequences import NEIGHBOUR_RULES
 

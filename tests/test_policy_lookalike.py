@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.chardata import Category
+from sanitizer.categories import Category
 from sanitizer.lookalike import (
     IdentifierStatus,
     RestrictionLevel,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import _native, profiles
-from sanitizer.chardata import CHARACTER_CATEGORIES
+from sanitizer.categories import CHARACTER_CATEGORIES
 from sanitizer.policy import Policy, _scan
 from sanitizer.policy.compiled import compiled_for
 

@@ -670,9 +670,9 @@ _content_types = st.sampled_from(
 def test_fast_head_passes_only_what_the_full_check_passes(
     path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], report_only: bool
 ) -> None:
-    from sanitizer.web import _compiled, _head
+    from sanitizer.web import _compiled_web, _head
 
-    compiled = _compiled.compile_web_policy(P.replace(report_only=report_only))
+    compiled = _compiled_web.compile_web_policy(P.replace(report_only=report_only))
     fast = _head.fast_head(compiled, path, query, headers)
     full = _head.check_head_fully(compiled, path, query, headers, False)
     if fast is not None:
@@ -711,25 +711,25 @@ def test_fast_head_in_c_answers_as_its_python_twin(
 ) -> None:
     """webhead.c's web_head (one C call) against fast_head_py (the same steps, in Python):
     the same Head, or both not sure."""
-    from sanitizer.web import _compiled, _head
+    from sanitizer.web import _compiled_web, _head
 
     if _head._web_head is None:
         pytest.skip("no C extension (or one built without webhead.c)")
-    compiled = _compiled.compile_web_policy(P.replace(max_body_size=limit))
+    compiled = _compiled_web.compile_web_policy(P.replace(max_body_size=limit))
     expected = _head.fast_head_py(compiled, path, query, headers)
     assert _head.fast_head(compiled, path, query, headers) == expected, (path, query, headers)
 
 
 def test_fast_head_in_c_reads_every_pair_of_framing_fields_as_its_python_twin() -> None:
     """Exhaustive over the framing cases, alone and in every ordered pair."""
-    from sanitizer.web import _compiled, _head
+    from sanitizer.web import _compiled_web, _head
 
     if _head._web_head is None:
         pytest.skip("no C extension (or one built without webhead.c)")
     # TEXT headers: line breaks and form feeds pass them, not the SINGLE_LINE cookies
     text_headers = P.replace(max_body_size=11, headers=profiles.TEXT)
     for policy in (P.replace(max_body_size=None), text_headers):
-        compiled = _compiled.compile_web_policy(policy)
+        compiled = _compiled_web.compile_web_policy(policy)
         assert compiled.fast_head_args is not None
         for a in _FRAMING_FIELDS:
             for headers in [[a], *([a, b] for b in _FRAMING_FIELDS)]:
@@ -742,11 +742,11 @@ def test_fast_head_in_c_reads_every_pair_of_framing_fields_as_its_python_twin() 
 def test_fast_head_in_c_is_not_sure_of_unexpected_types() -> None:
     """Anything but a list of (bytes, bytes) tuples and bytes path and query is left to
     the full check (which reads bytearray and memoryview too), never an error."""
-    from sanitizer.web import _compiled, _head
+    from sanitizer.web import _compiled_web, _head
 
     if _head._web_head is None:
         pytest.skip("no C extension (or one built without webhead.c)")
-    compiled = _compiled.compile_web_policy(P)
+    compiled = _compiled_web.compile_web_policy(P)
     pair = (b"accept", b"*/*")
     for path, query, headers in [
         (bytearray(b"/"), b"", [pair]),
@@ -761,7 +761,7 @@ def test_fast_head_in_c_is_not_sure_of_unexpected_types() -> None:
 
 
 def test_fast_head_is_taken_for_ordinary_requests() -> None:
-    from sanitizer.web import _compiled, _head
+    from sanitizer.web import _compiled_web, _head
 
     if _head._clean is None:
         pytest.skip("no C runner: the fast path is off")
@@ -771,7 +771,7 @@ def test_fast_head_is_taken_for_ordinary_requests() -> None:
         (b"content-type", b"application/json"),
         (b"content-length", b"12"),
     ]
-    compiled = _compiled.compile_web_policy(P)
+    compiled = _compiled_web.compile_web_policy(P)
     fast = _head.fast_head(compiled, b"/search", b"q=caf%C3%A9+cr%C3%A8me", headers)
     assert fast == _head.Head("json", b"", 12, True)
 

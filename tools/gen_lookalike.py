@@ -1,5 +1,5 @@
-"""Generate the UTS #39 tables of ``sanitizer.lookalike``: ``_tables.py``, ``_skeletons.py``
-and ``_confusables.py``.
+"""Generate the UTS #39 tables of ``sanitizer.lookalike``: ``_tables_data.py``,
+``_skeletons_data.py`` and ``_confusables_data.py``.
 
 Why generated: the look-alike checks need confusables.txt, Identifier_Status,
 Identifier_Type, Script and Script_Extensions (UTS #39, UAX #24), none of which
@@ -10,29 +10,27 @@ This script computes everything once, from the files vendored in ``tools/unicode
 Sources, all pinned to one Unicode version (refused otherwise):
 - ``tools/unicode-18.0.0/*.txt.xz`` (Unicode 18.0.0, UTS #39 and UCD data files);
 - unicodedata2 (normalization, combining classes, general categories);
-- ``sanitizer.chardata`` (Default_Ignorable_Code_Point and NFKC_Casefold, itself generated
+- ``sanitizer.categories`` (Default_Ignorable_Code_Point and NFKC_Casefold, itself generated
   from the UCD by tools/gen_chartables.py);
 - ucdinfo 0.3's UCD XML (UAX #42): Soft_Dotted, and the ISO 15924 code (``sc``) of each
   long script name in Scripts.txt.
 
-Three files: ``_tables.py`` (small: scripts, identifier status, ASCII fast-path tables;
-loaded on first use of the package's functions), ``_skeletons.py`` (the skeleton map, and
+Three files: ``_tables_data.py`` (small: scripts, identifier status, ASCII fast-path tables;
+loaded on first use of the package's functions), ``_skeletons_data.py`` (the skeleton map, and
 NFD's decompositions and combining classes from unicodedata2 for the one-pass C skeleton
-of lookalike.c; loaded when the first skeleton is needed) and ``_confusables.py`` (the
+of lookalike.c; loaded when the first skeleton is needed) and ``_confusables_data.py`` (the
 identifier-key map and Identifier_Type, loaded only when a function needs them).  The two
 maps are written as three parallel string literals (sources, value lengths, values): no
 parsing at load, so a first call costs little even where no .pyc can be written.
 
-Run: ``python tools/gen_lookalike.py`` (rewrites the files) or ``--check`` (exit 1 when a
-file is stale).  ``tests/test_lookalike_tables.py`` regenerates in memory and compares.
+Run by ``tools/generate.py`` (rewrites the files) or ``--check`` (exit 1 when a file is
+stale); ``tests/test_generated_files.py`` runs the check.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import lzma
-import sys
 from collections.abc import Iterable, Iterator
 from importlib.metadata import version as _dist_version
 from pathlib import Path
@@ -44,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tools" / "unicode-18.0.0"
 PACKAGE = ROOT / "sanitizer" / "lookalike"
 TARGETS = {
-    "tables": PACKAGE / "_tables.py",
-    "skeletons": PACKAGE / "_skeletons.py",
-    "confusables": PACKAGE / "_confusables.py",
+    "tables": PACKAGE / "_tables_data.py",
+    "skeletons": PACKAGE / "_skeletons_data.py",
+    "confusables": PACKAGE / "_confusables_data.py",
 }
 MAP_LENGTH_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a value's length, one digit
 UTS39_VERSION = "18.0.0"
@@ -336,7 +334,7 @@ def check_key_map(
 
 def build(data: Any) -> dict[str, Any]:
     """Every table, as plain Python values."""
-    from sanitizer.chardata import DEFAULT_IGNORABLE, UNICODE_VERSION, nfkc_casefold_table
+    from sanitizer.categories import DEFAULT_IGNORABLE, UNICODE_VERSION, nfkc_casefold_table
 
     assert UNICODE_VERSION == UTS39_VERSION, UNICODE_VERSION
     confusables = read_confusables()
@@ -359,7 +357,7 @@ def build(data: Any) -> dict[str, Any]:
     for value in ascii_key.values():  # the ASCII fast path of identifier_key is exact
         assert nfkd(value) == value and not any(unicodedata2.combining(ch) for ch in value)
 
-    for table in (ascii_skeleton, ascii_key):  # _data.ascii_mapper: no value maps again
+    for table in (ascii_skeleton, ascii_key):  # _lookups.ascii_mapper: no value maps again
         assert not any(ord(ch) in table for value in table.values() for ch in value)
     # UTS #39 §5.4 / ICU USPOOF_HIDDEN_OVERLAY: bases after which U+0307 is hidden.
     leads = soft_dotted(data) | set(DOT_LEAD_EXTRA)
@@ -469,7 +467,7 @@ def _fmt_str(name: str, text: str, per_line: int) -> list[str]:
 
 
 def _fmt_map(name: str, mapping: dict[int, str]) -> list[str]:
-    """A code point map as three parallel strings (see sanitizer/lookalike/_data.py,
+    """A code point map as three parallel strings (see sanitizer/lookalike/_lookups.py,
     CodePointMap): the sources in code point order, the length of each value as one
     digit of MAP_LENGTH_DIGITS, and the values one after another."""
     items = sorted(mapping.items())
@@ -492,9 +490,9 @@ def _header(what: str) -> list[str]:
         "",
         f"UTS #39 {UTS39_VERSION} (confusables.txt, IdentifierStatus.txt, IdentifierType.txt)",
         f"and UCD {UTS39_VERSION} (Scripts.txt, ScriptExtensions.txt), in tools/unicode-18.0.0/;",
-        f"unicodedata2 {_dist_version('unicodedata2')}, sanitizer.chardata (Default_Ignorable,",
+        f"unicodedata2 {_dist_version('unicodedata2')}, sanitizer.categories (Default_Ignorable,",
         "NFKC_Casefold) and ucdinfo 0.3's UCD XML (Soft_Dotted, script codes).",
-        "Generated by tools/gen_lookalike.py.",
+        "Generated by tools/gen_lookalike.py (run tools/generate.py).",
         '"""',
         "",
         "# fmt: off",
@@ -571,25 +569,7 @@ def render(tables: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
-    args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
+def outputs() -> dict[Path, str]:
+    """The generated files, by repo-relative path (the interface of ``tools/generate.py``)."""
     texts = render(build(load_ucd()))
-    stale = 0
-    for name, text in texts.items():
-        target = TARGETS[name]
-        if args.check:
-            current = target.read_text(encoding="utf-8") if target.exists() else ""
-            if current != text:
-                print(f"{target} is stale: run tools/gen_lookalike.py", file=sys.stderr)
-                stale = 1
-        else:
-            target.write_text(text, encoding="utf-8")
-            print(f"wrote {target} ({len(text)} bytes)")
-    return stale
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return {TARGETS[name].relative_to(ROOT): text for name, text in texts.items()}

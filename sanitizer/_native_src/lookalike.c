@@ -9,7 +9,7 @@
  *   map_code_points(sources, index, offsets, values, text) -> str
  *       text with every code point found in ``sources`` replaced by its value
  *       values[offsets[i]:offsets[i + 1]], the others kept (reference: str.translate with
- *       the same map as a dict, _data.CodePointMap.table); index from index_code_points.
+ *       the same map as a dict, _lookups.CodePointMap.table); index from index_code_points.
  *   script_mask(starts, ids, masks, values, text) -> int
  *       the AND of the bit masks of the runs the code points of text fall in: starts are
  *       the first code points of the runs, in order, from 0; ids the mask number of each
@@ -21,7 +21,7 @@
  * Why it exists: a confusable check of two strings is a skeleton (NFD, this map, NFD) and
  * a resolved script set (§5.1, this mask) of each; str.translate calls back into Python
  * for every code point its cache has not seen, and a set intersection per character is a
- * Python loop.  The tables are built by Python (sanitizer/lookalike/_data.py, scripts.py)
+ * Python loop.  The tables are built by Python (sanitizer/lookalike/_lookups.py, scripts.py)
  * as bytes of native-order integers (index, offsets, starts: uint32; ids: uint16; masks:
  * uint64); this file knows nothing of Unicode data.  Every index read is checked against
  * the buffer it reads, so wrong tables give wrong answers, never a bad read.

@@ -86,7 +86,7 @@ static PyMethodDef speedups_methods[] = {
      "set_is_valid_fallback(fn): the Python is_valid() non-trivial calls go to"},
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines(text) -> (spans, rare): the lines holding non-ASCII characters and the\n"
-     "indices of NEL, LS, PS and VS1..VS16, for sanitizer.source (see source.c)"},
+     "indices of NEL, LS, PS and VS1..VS16, for sanitizer.source_gate (see source.c)"},
     {"identifiers", (PyCFunction)(void (*)(void))speedups_identifiers, METH_FASTCALL,
      "identifiers(text, spans, marks, wide) -> dict[str, int]: the identifiers in those\n"
      "spans holding a non-ASCII character (wide) or not, and where each first starts\n"

@@ -11,7 +11,7 @@
  * header, an argument of an unexpected type): the caller then decides everything again,
  * fully, in Python.  The media type is left to the caller (it parses it once per value).
  *
- * groups is sanitizer.web._compiled.FastHeadArgs: four groups (path, query, headers,
+ * groups is sanitizer.web._compiled_web.FastHeadArgs: four groups (path, query, headers,
  * cookies), each a FastGroup (allowed, flags, c_args).  A value passes its group if it is
  * ASCII whose 128 flags are all 1 (no policy of the group scans those bytes), or else if
  * clean() finds it clean under each of c_args, the policies' table arguments (stage1,

@@ -9,7 +9,7 @@ them (``C0 AE`` is one overlong '.') and printed once complete, one line each::
     PATH:LINE:COLUMN: KIND  WHAT  ACTION  REASON  | EXCERPT
 
 A file that declares another encoding (``_declared``) is one ``declared-encoding``
-finding.  ``--policy SOURCE`` runs ``sanitizer.source.check_source`` (Trojan Source,
+finding.  ``--policy SOURCE`` runs ``sanitizer.source_gate.check_source`` (Trojan Source,
 invisibles, look-alike identifiers, UTS #55) on each UTF-8 file.  ``--format json``
 prints JSON Lines and a summary object, ``--format sarif`` one
 SARIF 2.1.0 log (``_sarif``).  Exit 0 when nothing fails the check, 1 when a finding the
@@ -122,7 +122,7 @@ def register(sub: Any) -> None:
         "--policy",
         metavar="PROFILE",
         help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE; "
-        "SOURCE: the source-code gate of UTS #55, see sanitizer.source)",
+        "SOURCE: the source-code gate of UTS #55, see sanitizer.source_gate)",
     )
     gate.add_argument(
         "--max-restriction-level",
@@ -653,7 +653,7 @@ def _warm_up(policy: Any, source: bool) -> None:
     """Build what checking needs (compiled policy, patterns, look-alike tables) before
     workers are forked, so that each starts with it instead of building it again."""
     if source:
-        from ..source import check_source
+        from ..source_gate import check_source
 
         check_source("p\u043est post \u202e\u202c caf\u00e9\n", policy)
     else:
@@ -754,13 +754,13 @@ def _too_long(label: str, data: bytes, args: argparse.Namespace) -> Finding:
     )  # fmt: skip
 
 
-_check_source: Any = None  # sanitizer.source.check_source, imported on first use
+_check_source: Any = None  # sanitizer.source_gate.check_source, imported on first use
 
 
 def _source_findings(
     label: str, data: bytes, policy: Any, args: argparse.Namespace, columns: str
 ) -> tuple[list[Finding], tuple[int, int]]:
-    """``sanitizer.source.check_source`` on a file that is UTF-8 (CPython's codec accepts
+    """``sanitizer.source_gate.check_source`` on a file that is UTF-8 (CPython's codec accepts
     exactly RFC 3629 §4), with its code-point offsets turned into bytes, lines and
     columns.  A file that is not UTF-8 gets the policy alone (``_policy_findings``): every
     bidi control refused, identifiers not compared; it fails either way."""
@@ -772,7 +772,7 @@ def _source_findings(
         return _policy_findings(label, data, policy, args, columns, leading_bom=False)
     global _check_source
     if _check_source is None:  # policy layer: only loaded with --policy SOURCE
-        from ..source import check_source as _check_source
+        from ..source_gate import check_source as _check_source
 
     report = _check_source(text, policy)
     more = report.more_findings  # counted, not listed
@@ -842,7 +842,7 @@ def _policy_findings(
     ``leading_bom``: report a leading BOM by the profile's action (SOURCE: never)."""
     if len(data) > args.max_bytes:
         return [_too_long(label, data, args)], (0, 0)
-    from ..chardata import Category  # policy layer: loaded only with --policy
+    from ..categories import Category  # policy layer: loaded only with --policy
     from ..policy import Action, inspect
 
     found: list[tuple[str, str, str, str, int, int, dict[str, Any]]] = []

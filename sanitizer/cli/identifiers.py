@@ -19,14 +19,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ..charinfo import describe
+from ..charnames import describe
 from ..decoder import decode
 from ..errors import Utf8Error
 from . import collisions
 from ._output import OutputError, Writer, display_path, end_of_output
 from .collisions import shown
 
-# The policy layer (sanitizer.identifiers, sanitizer.chardata, sanitizer.lookalike and
+# The policy layer (sanitizer.identifiers, sanitizer.categories, sanitizer.lookalike and
 # their tables) is imported only when a command here runs: ``sanitizer check`` does not
 # load it.
 
@@ -93,7 +93,7 @@ def _form_option(p: argparse.ArgumentParser, default: str | None = "NFC") -> Non
 
 def _normal_form(value: str) -> str:
     """``--form``: one of ``NORMAL_FORMS``, in any case."""
-    from ..chardata import NORMAL_FORMS
+    from ..categories import NORMAL_FORMS
 
     if value.upper() not in NORMAL_FORMS:
         choices = ", ".join(map(repr, NORMAL_FORMS))
@@ -142,7 +142,7 @@ def _encodable(text: str, cmd: str) -> bool:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from ..chardata import NormalForm
+    from ..categories import NormalForm
     from ..identifiers import identifiers_equal, normalize_identifier
 
     a, b = args.a, args.b

@@ -28,7 +28,7 @@ import unicodedata2
 import sanitizer
 from sanitizer import _machine
 from sanitizer._native import speedups, utf8_valid_prefix_py
-from sanitizer.chardata import NORMAL_FORMS
+from sanitizer.categories import NORMAL_FORMS
 from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
 

@@ -57,14 +57,14 @@ SPECS: dict[str, TargetSpec] = {
         # instrumenting it too made each execution a third slower (docs/fuzzing.md)
         TargetSpec(
             "policy",
-            ("sanitizer.policy", "sanitizer.profiles", "sanitizer.chardata"),
+            ("sanitizer.policy", "sanitizer.profiles", "sanitizer.categories"),
             instrument_core=False,
         ),
         TargetSpec(
             "identifiers",
             ("sanitizer",),
             ("sanitizer.fuzzing", "sanitizer._machine"),
-            preload=("sanitizer.identifiers", "sanitizer.chardata", "sanitizer.lookalike"),
+            preload=("sanitizer.identifiers", "sanitizer.categories", "sanitizer.lookalike"),
         ),
         TargetSpec("utf16", ("sanitizer.utf16", "sanitizer.utf32", "sanitizer.wide")),
         TargetSpec("utf7", ("sanitizer.utf7",), in_package=False),

@@ -14,15 +14,15 @@ this package decides when they *look* the same or mix scripts suspiciously:
 * a unique-column key for names: ``identifier_key`` (key.py).
 
 Data: confusables.txt, IdentifierStatus.txt, IdentifierType.txt (UTS #39 18.0.0) and
-Scripts.txt, ScriptExtensions.txt (UCD 18.0.0), generated into ``_tables``, ``_skeletons``
-and ``_confusables`` by tools/gen_lookalike.py; ``UTS39_VERSION`` names the version.  Every
+Scripts.txt, ScriptExtensions.txt (UCD 18.0.0), generated into ``_tables_data``, ``_skeletons_data``
+and ``_confusables_data`` by tools/gen_lookalike.py; ``UTS39_VERSION`` names the version.  Every
 function is pure, linear in its input and thread-safe.  The per-code-point lookups run in
 C when the extension is built (sanitizer._native), with the same results as without it.
 """
 
 from __future__ import annotations
 
-from ._data import UTS39_VERSION
+from ._lookups import UTS39_VERSION
 from .key import IDENTIFIER_KEY_VERSION, identifier_key
 from .overlay import hidden_overlays
 from .restriction import RestrictionLevel, mixed_numbers, restriction_level

@@ -42,13 +42,13 @@ from __future__ import annotations
 
 import unicodedata2
 
-from . import _data, _tables
+from . import _lookups, _tables_data
 from ._check import bad_str
 
-IDENTIFIER_KEY_VERSION: str = f"{_tables.UTS39_VERSION}.{_tables.IDENTIFIER_KEY_REVISION}"
+IDENTIFIER_KEY_VERSION: str = f"{_tables_data.UTS39_VERSION}.{_tables_data.IDENTIFIER_KEY_REVISION}"
 
 _normalize = unicodedata2.normalize
-_ascii_key = _data.ascii_mapper(_data.ASCII_KEY)
+_ascii_key = _lookups.ascii_mapper(_lookups.ASCII_KEY)
 
 
 def identifier_key(s: str) -> str:
@@ -58,7 +58,7 @@ def identifier_key(s: str) -> str:
         bad_str(s, "s", "identifier_key")
     if s.isascii():  # the generator checks ASCII keys are NFKD and mark-free
         return _ascii_key(s)
-    return str(_normalize("NFD", _data.key_mapper()(_normalize("NFKD", s))))
+    return str(_normalize("NFD", _lookups.key_mapper()(_normalize("NFKD", s))))
 
 
 __all__ = ["IDENTIFIER_KEY_VERSION", "identifier_key"]

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import unicodedata2
 
-from . import _data, _tables
+from . import _lookups, _tables_data
 from ._check import bad_str
 
 # The characters that hide a following U+0307 (the rule above), as sorted inclusive
 # (first, last) ranges; all of combining class 0.
-DOT_LEAD_RANGES: tuple[tuple[int, int], ...] = _tables.DOT_LEADS
+DOT_LEAD_RANGES: tuple[tuple[int, int], ...] = _tables_data.DOT_LEADS
 
 _DOT_ABOVE = "\u0307"
 _combining = unicodedata2.combining
@@ -42,7 +42,7 @@ def hidden_overlays(s: str) -> tuple[int, ...]:
         if lead and ch == _DOT_ABOVE:
             found.append(i)
         if _combining(ch) in (0, 230):
-            lead = _data.is_dot_lead(ord(ch))
+            lead = _lookups.is_dot_lead(ord(ch))
     return tuple(found)
 
 

@@ -26,7 +26,7 @@ import re
 
 import unicodedata2
 
-from . import _data
+from . import _lookups
 from ._check import bad_str
 from .scripts import resolved_from
 
@@ -55,7 +55,7 @@ def restriction_level(s: str) -> RestrictionLevel:
         if _ASCII_RESTRICTED(s):
             return RestrictionLevel.UNRESTRICTED
         return RestrictionLevel.ASCII_ONLY
-    if _data.restricted_search().search(s):
+    if _lookups.restricted_search().search(s):
         return RestrictionLevel.UNRESTRICTED
     if resolved_from(s):
         return RestrictionLevel.SINGLE_SCRIPT

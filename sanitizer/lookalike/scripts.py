@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 
 from .._native import Speedups, speedups
-from . import _data, _tables
+from . import _lookups, _tables_data
 from ._check import bad_str, check_char
 
 # UTS #39 §5.1: augmented script sets.
@@ -34,7 +34,9 @@ AUGMENT: dict[str, frozenset[str]] = {
     "Hang": frozenset({"Kore"}),
     "Bopo": frozenset({"Hanb"}),
 }
-ALL_SCRIPTS: frozenset[str] = frozenset(_tables.SCRIPT_CODES) | frozenset({"Hanb", "Jpan", "Kore"})
+ALL_SCRIPTS: frozenset[str] = frozenset(_tables_data.SCRIPT_CODES) | frozenset(
+    {"Hanb", "Jpan", "Kore"}
+)
 LATIN: frozenset[str] = frozenset({"Latn"})
 
 
@@ -48,7 +50,7 @@ def augment(codes: frozenset[str]) -> frozenset[str]:
 
 
 # Augmented sets by the index of the Script_Extensions value; ALL_SCRIPTS is shared.
-AUGMENTED: tuple[frozenset[str], ...] = tuple(augment(s) for s in _data.SCRIPT_SETS)
+AUGMENTED: tuple[frozenset[str], ...] = tuple(augment(s) for s in _lookups.SCRIPT_SETS)
 _MEMO_LIMIT = 4096
 ASCII_LETTER = re.compile("[A-Za-z]").search
 
@@ -60,7 +62,7 @@ class _ScriptIds(dict[int, str]):
     def __missing__(self, cp: int) -> str:
         if len(self) >= _MEMO_LIMIT:
             self.clear()
-        value = self[cp] = chr(_data.script_set_index(cp))
+        value = self[cp] = chr(_lookups.script_set_index(cp))
         return value
 
 
@@ -100,8 +102,8 @@ def native_script_tables() -> tuple[bytes, bytes, bytes, int]:
     low = (1 << 64) - 1
     words = [(m >> (64 * w)) & low for m in AUGMENTED_MASKS for w in range(MASK_WORDS)]
     return (
-        array.array("I", _tables.SCRIPT_STARTS).tobytes(),
-        array.array("H", _tables.SCRIPT_RUNS).tobytes(),
+        array.array("I", _tables_data.SCRIPT_STARTS).tobytes(),
+        array.array("H", _tables_data.SCRIPT_RUNS).tobytes(),
         array.array("Q", words).tobytes(),
         MASK_WORDS,
     )
@@ -122,7 +124,7 @@ def script_extensions(ch: str) -> frozenset[str]:
     """The Script_Extensions of one character as ISO 15924 codes (UAX #24): "Latn",
     "Zyyy" (Common), "Zinh" (Inherited), "Zzzz" (unassigned); not augmented."""
     check_char(ch, "script_extensions")
-    return _data.SCRIPT_SETS[_data.script_set_index(ord(ch))]
+    return _lookups.SCRIPT_SETS[_lookups.script_set_index(ord(ch))]
 
 
 _AUGMENTED_NAMES = {"Hanb": "Han with Bopomofo", "Jpan": "Japanese", "Kore": "Korean"}
@@ -133,7 +135,7 @@ def script_name(code: str) -> str:
     "Latn", "Common" for "Zyyy", "Japanese" for the augmented "Jpan" (§5.1)."""
     if not isinstance(code, str):
         bad_str(code, "code", "script_name")
-    name = _tables.SCRIPT_NAMES.get(code) or _AUGMENTED_NAMES.get(code)
+    name = _tables_data.SCRIPT_NAMES.get(code) or _AUGMENTED_NAMES.get(code)
     if name is None:
         raise ValueError(f"script_name() argument 'code' is not a script code: {code!r}")
     return name

@@ -16,7 +16,7 @@ are one native call each (``_speedups.skeleton`` / ``confusable``): NFD from gen
 decomposition and combining-class tables, the map, NFD again and both script masks, with no
 intermediate str.  That path is taken only when the installed unicodedata2 has the Unicode
 version the tables were generated from, so both paths always agree.  The pure-Python path
-(the reference): steps 2-3 are one ``str.translate`` (``_data.skeleton_mapper``), step 4 is
+(the reference): steps 2-3 are one ``str.translate`` (``_lookups.skeleton_mapper``), step 4 is
 skipped for ASCII (which is NFD), and ``confusable`` takes both skeletons of a non-ASCII
 pair in one pass across a U+0000 separator, with script sets as bit masks.
 """
@@ -30,15 +30,15 @@ from collections.abc import Callable
 import unicodedata2
 
 from .._native import speedups
-from . import _data, scripts
+from . import _lookups, scripts
 from ._check import bad_str
 
 _normalize = unicodedata2.normalize
-_ascii_skeleton = _data.ascii_mapper(_data.ASCII_SKELETON)
+_ascii_skeleton = _lookups.ascii_mapper(_lookups.ASCII_SKELETON)
 _ascii_letter = scripts.ASCII_LETTER
 _resolved_mask = scripts.resolved_mask
 _ALL, _LATIN = scripts.ALL_MASK, scripts.LATIN_MASK
-_skeleton_mapper = _data.skeleton_mapper
+_skeleton_mapper = _lookups.skeleton_mapper
 
 
 class Confusability(enum.Enum):
@@ -137,12 +137,12 @@ def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability |
     (the C path would then disagree with unicodedata2.normalize)."""
     if speedups is None or not hasattr(speedups, "confusable"):
         return None
-    if unicodedata2.unidata_version != _data.normalization_version():
+    if unicodedata2.unidata_version != _lookups.normalization_version():
         return None
     tables = speedups.skeleton_tables(
-        _data.native_map(_data.skeleton_map()),
-        _data.native_map(_data.decomposition_map()),
-        _data.native_map(_data.combining_map()),
+        _lookups.native_map(_lookups.skeleton_map()),
+        _lookups.native_map(_lookups.decomposition_map()),
+        _lookups.native_map(_lookups.combining_map()),
         scripts.native_script_tables(),
         _VERDICTS,
     )

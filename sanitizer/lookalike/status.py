@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import enum
 
-from . import _data, _tables
+from . import _lookups, _tables_data
 from ._check import check_char
 
 # The code points with Identifier_Status=Allowed, as sorted inclusive (first, last)
 # ranges (IdentifierStatus.txt): every other code point is Restricted.
-ALLOWED_RANGES: tuple[tuple[int, int], ...] = _tables.ALLOWED
+ALLOWED_RANGES: tuple[tuple[int, int], ...] = _tables_data.ALLOWED
 
 
 class IdentifierStatus(enum.Enum):
@@ -50,7 +50,7 @@ class IdentifierType(enum.Enum):
 def identifier_status(ch: str) -> IdentifierStatus:
     """The Identifier_Status of one character."""
     check_char(ch, "identifier_status")
-    if _data.is_allowed(ord(ch)):
+    if _lookups.is_allowed(ord(ch)):
         return IdentifierStatus.ALLOWED
     return IdentifierStatus.RESTRICTED
 
@@ -59,7 +59,7 @@ def identifier_types(ch: str) -> frozenset[IdentifierType]:
     """The Identifier_Type values of one character (Not_Character where the file lists
     none: unassigned, private use, surrogates, noncharacters)."""
     check_char(ch, "identifier_types")
-    return frozenset(IdentifierType(name) for name in _data.identifier_type_names(ord(ch)))
+    return frozenset(IdentifierType(name) for name in _lookups.identifier_type_names(ord(ch)))
 
 
 __all__ = [

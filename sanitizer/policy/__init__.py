@@ -22,7 +22,7 @@ decides everything.  The package's modules, one job each:
 
 from __future__ import annotations
 
-from ..chardata import Category
+from ..categories import Category
 from ..decoder import is_valid
 from . import profiles
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report

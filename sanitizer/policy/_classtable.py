@@ -11,14 +11,13 @@ point blocks, identical blocks shared) gives a uint8 class, and a policy becomes
 256-entry tables indexed by class (see ``compiled``).  The C code holds no Unicode
 knowledge at all: it only indexes these tables.
 
-``build_class_table`` derives the table from the generated range data (via ``chardata``)
+``build_class_table`` derives the table from the generated range data (via ``categories``)
 by painting whole segments between range boundaries -- never a Python loop over all
 1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms, with the
 NFKC_Casefold table it parses).  A command such as ``sanitizer check`` pays that on every
-start, so ``_classtable_gen`` stores its result in ``_classtable_data`` (a few KiB,
-compressed), which ``class_table`` loads instead (well under 1 ms) when it was made for
-this Unicode version, these flags and categories; else it builds.  tests/
-test_classtable_data.py regenerates it in memory and compares.
+start, so ``tools/gen_classtable.py`` stores its result in ``_classtable_data`` (a few
+KiB, compressed), which ``class_table`` loads instead (well under 1 ms) when it was made
+for this Unicode version, these flags and categories; else it builds.
 """
 
 from __future__ import annotations
@@ -30,7 +29,8 @@ import sys
 import zlib
 from array import array
 
-from ..chardata import (
+from .._frozen import Frozen
+from ..categories import (
     CCC_NONZERO,
     CHARACTER_CATEGORIES,
     MARKS,
@@ -40,19 +40,18 @@ from ..chardata import (
     Ranges,
     nfkc_casefold_table,
 )
-from ..chardata import EMOJI as _EMOJI
-from ..chardata import GRAPHIC as _GRAPHIC
-from ..chardata import IDEOGRAPHIC as _IDEOGRAPHIC
-from ..chardata import MONGOLIAN as _MONGOLIAN
-from ..charinfo import UNICODE_VERSION
-from ..values import Frozen
+from ..categories import EMOJI as _EMOJI
+from ..categories import GRAPHIC as _GRAPHIC
+from ..categories import IDEOGRAPHIC as _IDEOGRAPHIC
+from ..categories import MONGOLIAN as _MONGOLIAN
+from ..charnames import UNICODE_VERSION
 
 MAX_CP = 0x10FFFF
 BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
 
 # Flags (names used in ClassTable.info).  The sequence rules (_sequences.py) name
 # their characters by these flags; SEQUENCE_SETS below says which code points each has.
-EMOJI = "emoji"  # chardata.EMOJI: what a ZWJ may join
+EMOJI = "emoji"  # categories.EMOJI: what a ZWJ may join
 GRAPHIC = "graphic"  # base of a standardized variation sequence
 IDEOGRAPHIC = "ideographic"  # base of an ideographic variation sequence (UTS #37)
 MONGOLIAN = "mongolian"  # base of a Mongolian free variation selector

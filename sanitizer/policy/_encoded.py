@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..chardata import Category
+from ..categories import Category
 from ..wide import WideError, codec
 from ._model import Action, Finding, Policy, Report
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import unicodedata2
 
-from ..chardata import MARKS, Category, char_class, quick_class
+from ..categories import MARKS, Category, char_class, quick_class
 from ..lookalike import (
     RestrictionLevel,
     identifier_types,

@@ -14,15 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ..chardata import NORMAL_FORMS, Category
-from ..charinfo import describe
+from ..categories import NORMAL_FORMS, Category
+from ..charnames import describe
 from ..errors import Utf8Error
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:  # imported when a policy names a level: other policies never load it
     from typing import Any
 
-    from ..chardata import NormalForm
+    from ..categories import NormalForm
     from ..lookalike import RestrictionLevel
 
 

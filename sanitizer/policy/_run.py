@@ -18,8 +18,8 @@ import heapq
 import re
 from collections.abc import Iterator
 
-from ..chardata import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
-from ..charinfo import describe
+from ..categories import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
+from ..charnames import describe
 from ..decoder import find_errors
 from ..errors import Utf8Error
 from ._model import DROPPING, Action, Finding, Policy, Report

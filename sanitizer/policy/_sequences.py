@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import functools
 
-from ..chardata import Category, Ranges, category_of, char_class, in_ranges
-from ..values import Frozen
+from .._frozen import Frozen
+from ..categories import Category, Ranges, category_of, char_class, in_ranges
 from . import _classtable as ct
 
 

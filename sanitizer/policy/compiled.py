@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import functools
 
+from .._frozen import Frozen
 from .._native import speedups
-from ..chardata import Category
-from ..values import Frozen
+from ..categories import Category
 from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import utf8_length
@@ -54,7 +54,7 @@ _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Categor
 
 class CompiledPolicy(Frozen):
     """What the fast paths need from one ``Policy`` (see ``compile_policy``).  A frozen
-    value (``values.Frozen``), not a dataclass: the policy layer's start-up (issue #13)."""
+    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up (issue #13)."""
 
     __slots__ = (  # noqa: RUF023 (in the constructor's order)
         "policy",

@@ -9,7 +9,7 @@ default; ``sanitizer.profiles`` is the same module under its public name.
 
 from __future__ import annotations
 
-from ..chardata import Category as C
+from ..categories import Category as C
 from ._model import Action as A
 from ._model import Policy
 

@@ -3,7 +3,7 @@ of a request, and the limits.
 
 Plain frozen data, validated when made; what the checks derive from it (the compiled
 policies, the bulk groups, the C fast path's arguments) is built once by
-``_compiled.compile_web_policy``, not stored here.
+``_compiled_web.compile_web_policy``, not stored here.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ found.  The one place that maps a kind to its module; a part switched off in the
 from __future__ import annotations
 
 from ._body import BodyCheck
-from ._compiled import compile_web_policy
+from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._form import FormBody
 from ._head import Head

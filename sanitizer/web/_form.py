@@ -6,9 +6,9 @@ cost stays linear in the body whatever the chunking."""
 from __future__ import annotations
 
 from ._body import GATHER, BodyCheck
-from ._compiled import CompiledWebPolicy, bulk_passes
+from ._compiled_web import CompiledWebPolicy, bulk_passes
 from ._problems import Problem
-from ._values import pairs_problem
+from ._value_checks import pairs_problem
 
 
 class FormBody(BodyCheck):

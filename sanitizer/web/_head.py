@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .._native import speedups
 from ..policy import accepts
-from ._compiled import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
+from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
 from ._grammar import (
     BOUNDARY,
@@ -39,7 +39,7 @@ from ._problems import (
     showable,
     too_large,
 )
-from ._values import charset_problem, field_problem, pairs_problem, value_problem
+from ._value_checks import charset_problem, field_problem, pairs_problem, value_problem
 
 
 class Head(NamedTuple):

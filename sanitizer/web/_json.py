@@ -184,7 +184,7 @@ _READINGS: dict[tuple[int, bool], tuple[CompiledPolicy, _Reading]] = {}
 
 
 def _reading(compiled: CompiledPolicy, sequence: bool) -> _Reading:
-    key = (id(compiled), sequence)  # by identity, kept alive by the entry (as _compiled)
+    key = (id(compiled), sequence)  # by identity, kept alive by the entry (as _compiled_web)
     found = _READINGS.get(key)
     if found is not None and found[0] is compiled:
         return found[1]

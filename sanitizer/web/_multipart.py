@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._body import GATHER, BodyCheck
-from ._compiled import CompiledWebPolicy
+from ._compiled_web import CompiledWebPolicy
 from ._grammar import parse_disposition, parse_media_type
 from ._problems import SAMPLE_SIZE, Problem, ambiguous, labelled, malformed, with_sample
 from ._text import TextStream
-from ._values import charset_problem, field_problem, value_problem
+from ._value_checks import charset_problem, field_problem, value_problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..chardata import Category
+from ..categories import Category
 from ..errors import ErrorKind, Utf8Error
 from ..policy import Finding
 from ..utf7 import spelling as utf7_spelling

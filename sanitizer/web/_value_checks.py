@@ -19,7 +19,7 @@ from ._percent import form_decode
 from ._problems import Problem, from_finding, labelled, wrong_charset
 
 if TYPE_CHECKING:
-    from ._compiled import CompiledWebPolicy
+    from ._compiled_web import CompiledWebPolicy
 
 
 def value_problem(

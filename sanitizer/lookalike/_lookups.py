@@ -1,7 +1,7 @@
 """The generated UTS #39 tables, as the lookups the other modules need.
 
-``_tables`` (scripts, identifier status, ASCII fast paths) is imported with the package;
-``_skeletons`` (the skeleton map) and ``_confusables`` (the identifier-key map and
+``_tables_data`` (scripts, identifier status, ASCII fast paths) is imported with the package;
+``_skeletons_data`` (the skeleton map) and ``_confusables_data`` (the identifier-key map and
 Identifier_Type) only when a function first needs them, the way idna loads its big tables.
 Every loader is cached, so the work happens once per process; a race only does it twice.
 
@@ -22,15 +22,15 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .._native import speedups
-from . import _tables
+from . import _tables_data
 
 Ranges = tuple[tuple[int, int], ...]
 
-UTS39_VERSION: str = _tables.UTS39_VERSION
-ASCII_SKELETON: dict[int, str] = _tables.ASCII_SKELETON
-ASCII_KEY: dict[int, str] = _tables.ASCII_KEY
+UTS39_VERSION: str = _tables_data.UTS39_VERSION
+ASCII_SKELETON: dict[int, str] = _tables_data.ASCII_SKELETON
+ASCII_KEY: dict[int, str] = _tables_data.ASCII_KEY
 SCRIPT_SETS: tuple[frozenset[str], ...] = tuple(
-    frozenset(value.split()) for value in _tables.SCRIPT_VALUES
+    frozenset(value.split()) for value in _tables_data.SCRIPT_VALUES
 )
 
 
@@ -63,7 +63,7 @@ def ascii_mapper(table: dict[int, str]) -> Callable[[str], str]:
 
 def script_set_index(cp: int) -> int:
     """The index in SCRIPT_SETS of the Script_Extensions of ``cp`` (UAX #24)."""
-    return _tables.SCRIPT_RUNS[bisect.bisect_right(_tables.SCRIPT_STARTS, cp) - 1]
+    return _tables_data.SCRIPT_RUNS[bisect.bisect_right(_tables_data.SCRIPT_STARTS, cp) - 1]
 
 
 def in_ranges(cp: int, ranges: Ranges) -> bool:
@@ -73,12 +73,12 @@ def in_ranges(cp: int, ranges: Ranges) -> bool:
 
 def is_allowed(cp: int) -> bool:
     """Identifier_Status=Allowed (UTS #39 §3.1)."""
-    return in_ranges(cp, _tables.ALLOWED)
+    return in_ranges(cp, _tables_data.ALLOWED)
 
 
 def is_dot_lead(cp: int) -> bool:
     """Whether a following U+0307 is hidden by ``cp`` (ICU's USPOOF_HIDDEN_OVERLAY)."""
-    return in_ranges(cp, _tables.DOT_LEADS)
+    return in_ranges(cp, _tables_data.DOT_LEADS)
 
 
 def _class(ranges: Ranges) -> str:
@@ -91,7 +91,7 @@ def _class(ranges: Ranges) -> str:
 @functools.cache
 def restricted_search() -> re.Pattern[str]:
     """A pattern matching any Identifier_Status=Restricted character."""
-    return re.compile(f"[^{_class(_tables.ALLOWED)}]")
+    return re.compile(f"[^{_class(_tables_data.ALLOWED)}]")
 
 
 _LENGTH_DIGITS = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyz", bytes(range(36)))
@@ -172,7 +172,7 @@ class TranslateTable(dict[int, "str | int"]):
 def skeleton_map() -> CodePointMap:
     """The skeleton map: Default_Ignorable_Code_Point -> "" (UTS #39 §4 step 2), every
     other source of confusables.txt -> its prototype (step 3)."""
-    from . import _skeletons as s
+    from . import _skeletons_data as s
 
     return CodePointMap.parse(s.SKELETON_SOURCES, s.SKELETON_LENGTHS, s.SKELETON_VALUES)
 
@@ -187,7 +187,7 @@ def skeleton_mapper() -> Callable[[str], str]:
 def decomposition_map() -> CodePointMap:
     """NFD's full canonical decompositions (Hangul syllables aside: arithmetic) for the C
     skeleton, from the unicodedata2 version ``normalization_version()`` names."""
-    from . import _skeletons as s
+    from . import _skeletons_data as s
 
     return CodePointMap.parse(
         s.DECOMPOSITION_SOURCES, s.DECOMPOSITION_LENGTHS, s.DECOMPOSITION_VALUES
@@ -197,16 +197,16 @@ def decomposition_map() -> CodePointMap:
 @functools.cache
 def combining_map() -> CodePointMap:
     """Each non-zero Canonical_Combining_Class, as a one-character value (see above)."""
-    from . import _skeletons as s
+    from . import _skeletons_data as s
 
     return CodePointMap.parse(s.COMBINING_SOURCES, s.COMBINING_LENGTHS, s.COMBINING_VALUES)
 
 
 def normalization_version() -> str:
     """The Unicode version of the decomposition tables (that of unicodedata2 at generation)."""
-    from . import _skeletons
+    from . import _skeletons_data
 
-    return _skeletons.UNICODE_VERSION
+    return _skeletons_data.UNICODE_VERSION
 
 
 def native_map(codepoints: CodePointMap) -> tuple[str, bytes, bytes, str]:
@@ -219,7 +219,7 @@ def native_map(codepoints: CodePointMap) -> tuple[str, bytes, bytes, str]:
 @functools.cache
 def key_map() -> CodePointMap:
     """identifier_key's per-character map N over NFKD-stable code points (see key.py)."""
-    from . import _confusables as c
+    from . import _confusables_data as c
 
     return CodePointMap.parse(c.KEY_SOURCES, c.KEY_LENGTHS, c.KEY_VALUES)
 
@@ -232,7 +232,7 @@ def key_mapper() -> Callable[[str], str]:
 
 def identifier_type_names(cp: int) -> tuple[str, ...]:
     """The Identifier_Type values of ``cp`` as spelled in IdentifierType.txt."""
-    from . import _confusables
+    from . import _confusables_data
 
-    i = bisect.bisect_right(_confusables.TYPE_STARTS, cp) - 1
-    return tuple(_confusables.TYPE_VALUES[_confusables.TYPE_RUNS[i]].split())
+    i = bisect.bisect_right(_confusables_data.TYPE_STARTS, cp) - 1
+    return tuple(_confusables_data.TYPE_VALUES[_confusables_data.TYPE_RUNS[i]].split())

@@ -1,7 +1,7 @@
 """Character classes for policies: which category a code point is in, as data.
 
 Policies are tables: each ``Category`` maps to a set of code points (from the generated
-``_chartables``; Unicode version = ``UNICODE_VERSION``) and each set compiles into a
+``_chartables_data``; Unicode version = ``UNICODE_VERSION``) and each set compiles into a
 regular-expression character class, so finding hits runs in ``re``'s C loop, never in a
 Python loop over characters.  This module also carries the derived properties that
 unicodedata2 lacks (Default_Ignorable_Code_Point, NFKC_Casefold) and the normalization
@@ -18,13 +18,13 @@ from collections.abc import Iterable, Iterator
 
 import unicodedata2
 
-from . import _chartables as _t
-from .charinfo import UNICODE_VERSION
+from . import _chartables_data as _t
+from .charnames import UNICODE_VERSION
 
-if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_chardata
+if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_categories
     raise ImportError(
-        f"sanitizer/_chartables.py is for Unicode {_t.UNICODE_VERSION} but unicodedata2 has "
-        f"{UNICODE_VERSION}: run tools/gen_chartables.py"
+        f"sanitizer/_chartables_data.py is for Unicode {_t.UNICODE_VERSION} but unicodedata2 has "
+        f"{UNICODE_VERSION}: run tools/generate.py"
     )
 
 NORMAL_FORMS: tuple[str, ...] = ("NFC", "NFKC", "NFKC_CASEFOLD")

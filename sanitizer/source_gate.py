@@ -57,11 +57,11 @@ import re
 import unicodedata2
 
 from . import profiles
+from ._frozen import Frozen
 from ._native import speedups
-from .chardata import MARKS, Category, char_class
-from .charinfo import describe
+from .categories import MARKS, Category, char_class
+from .charnames import describe
 from .policy import Action, Policy, Report, inspect
-from .values import Frozen
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class SourceFinding(Frozen):
     ``start``/``end`` are code-point indices; ``codepoint`` the character, for a
     one-character finding; ``identifier`` the identifier, for the identifier rules;
     ``other`` for ``confusable``: the other spelling's (start, end, spelling).  A frozen
-    value (``values.Frozen``: a frozen dataclass's behaviour without its start-up)."""
+    value (``_frozen.Frozen``: a frozen dataclass's behaviour without its start-up)."""
 
     __slots__ = ("kind", "start", "end", "action", "reason", "codepoint", "identifier", "other")  # noqa: RUF023 (in the constructor's order)
     kind: str
