@@ -20,6 +20,7 @@ import unicodedata2
 
 from . import _chartables_data as _t
 from .charnames import UNICODE_VERSION
+from .grammar import LENGTH_BOUNDS
 
 if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_categories
     raise ImportError(
@@ -242,8 +243,6 @@ def quick_class(ranges: Iterable[tuple[int, int]]) -> str:
 # code points runs on bytes: sets become byte-range sequences (RFC 3629 §4; the method of
 # RE2 and Rust's regex-syntax ``Utf8Sequences``), merged into a trie.
 
-_LENGTH_BOUNDS = ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
-
 
 def _utf8(cp: int) -> bytes:
     return chr(cp).encode("utf-8", "surrogatepass")
@@ -251,7 +250,7 @@ def _utf8(cp: int) -> bytes:
 
 def utf8_sequences(lo: int, hi: int) -> Iterator[tuple[tuple[int, int], ...]]:
     """Byte-range sequences whose UTF-8 strings are exactly the code points lo..hi."""
-    for a, b in _LENGTH_BOUNDS:
+    for a, b in LENGTH_BOUNDS:
         if max(lo, a) <= min(hi, b):
             yield from _same_length(max(lo, a), min(hi, b))
 

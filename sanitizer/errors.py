@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterator
 from itertools import repeat
 
 from .charnames import describe
-from .grammar import BOM, MAX_SCALAR, is_tail, lax_length
+from .grammar import (
+    BOM,
+    MAX_SCALAR,
+    SURROGATES,
+    is_tail,
+    lax_capacity,
+    lax_length,
+    row_for_lead,
+)
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
 if TYPE_CHECKING:
@@ -53,32 +61,40 @@ _DESCRIPTIONS = {
     ErrorKind.INCOMPLETE: "multi-byte sequence cut short by the end of the input",
 }
 
-_K = ErrorKind
-# The classification table, first match wins: (first byte range, second byte range or
-# None for "any, or none", kind).  A valid lead (C2..F4) matching no row is TRUNCATED or
-# INCOMPLETE.
-KIND_RULES: tuple[tuple[tuple[int, int], tuple[int, int] | None, ErrorKind], ...] = (
-    ((0x80, 0xBF), None, _K.UNEXPECTED_CONTINUATION),
-    ((0xFE, 0xFF), None, _K.INVALID_BYTE),
-    ((0xC0, 0xC1), None, _K.OVERLONG),  # 2-byte form of U+0000..007F
-    ((0xE0, 0xE0), (0x80, 0x9F), _K.OVERLONG),  # 3-byte form of < U+0800
-    ((0xF0, 0xF0), (0x80, 0x8F), _K.OVERLONG),  # 4-byte form of < U+10000
-    ((0xF8, 0xF8), (0x80, 0x87), _K.OVERLONG),  # 5-byte form of < U+200000
-    ((0xFC, 0xFC), (0x80, 0x83), _K.OVERLONG),  # 6-byte form of < U+4000000
-    ((0xED, 0xED), (0xA0, 0xBF), _K.SURROGATE),  # U+D800..DFFF
-    ((0xF4, 0xF4), (0x90, 0xBF), _K.OUT_OF_RANGE),  # U+110000..13FFFF
-    ((0xF5, 0xFD), None, _K.OUT_OF_RANGE),  # 4-, 5-, 6-byte leads beyond U+10FFFF
-)
+
+def _shortest_from(length: int) -> int:
+    """The smallest value an RFC 2279 ``length``-byte form is the shortest for: below
+    it the form is overlong (RFC 3629 §3)."""
+    return 0 if length == 1 else lax_capacity(length - 1) + 1
 
 
 @functools.cache  # at most 256 * 65 * 2 keys
 def classify(first: int, second: int | None, at_end: bool) -> ErrorKind:
-    """Kind of a subpart starting with ``first``; ``second`` only if it is a continuation."""
-    for (lo, hi), rng, kind in KIND_RULES:
-        if lo <= first <= hi and (
-            rng is None or (second is not None and rng[0] <= second <= rng[1])
-        ):
-            return kind
+    """Kind of a subpart starting with ``first``; ``second`` only if it is a continuation.
+
+    Derived from the grammar, not tabled: the values an RFC 2279 decoder could read from
+    a form starting with these bytes (``grammar.LAX_LENGTH``) are all overlong, all beyond
+    ``MAX_SCALAR``, or all ``SURROGATES`` (RFC 3629 §3), or else the bytes are a lead of
+    ``UTF8_CHAR`` cut short.  A lead that starts no row and is not overlong (F5..FD: 5-
+    and 6-byte forms) is out of range.
+    """
+    if is_tail(first):
+        return ErrorKind.UNEXPECTED_CONTINUATION
+    length = lax_length(first)
+    if length == 0:  # FE, FF (RFC 3629 §1)
+        return ErrorKind.INVALID_BYTE
+    unknown = 6 * (length - 1)  # payload bits of the continuation bytes not yet seen
+    low = (first & (0x7F >> length)) << unknown
+    if second is not None and unknown:
+        unknown -= 6
+        low |= (second & 0x3F) << unknown
+    high = low | ((1 << unknown) - 1)
+    if high < _shortest_from(length):
+        return ErrorKind.OVERLONG
+    if low > MAX_SCALAR or row_for_lead(first) is None:
+        return ErrorKind.OUT_OF_RANGE
+    if SURROGATES[0] <= low and high <= SURROGATES[1]:
+        return ErrorKind.SURROGATE
     return ErrorKind.INCOMPLETE if at_end else ErrorKind.TRUNCATED
 
 

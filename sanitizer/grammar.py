@@ -94,6 +94,36 @@ def lax_length(lead: int) -> int:
     return _LAX_BY_BYTE[lead]
 
 
+def lax_lead(length: int) -> int:
+    """The smallest lead byte of an RFC 2279 ``length``-byte form (its length marker)."""
+    return next(lo for (lo, _), n in LAX_LENGTH if n == length)
+
+
+def lax_capacity(length: int) -> int:
+    """The largest value an RFC 2279 ``length``-byte form holds: 7 bits in one byte, else
+    6 - ``length`` bits in the lead and 6 in each continuation byte (RFC 2279 §2)."""
+    return (1 << (7 if length == 1 else 5 * length + 1)) - 1
+
+
+def _scalar_bounds(row: Row) -> ByteRange:
+    """The code points a row of UTF8_CHAR encodes: its lowest and highest bytes decoded."""
+    lead_bits = 0x7F >> (len(row.tails) + 1 if row.tails else 0)
+    lo, hi = row.lead[0] & lead_bits, row.lead[1] & lead_bits
+    for tail_lo, tail_hi in row.tails:
+        lo, hi = lo << 6 | tail_lo & 0x3F, hi << 6 | tail_hi & 0x3F
+    return lo, hi
+
+
+# The code points encoded in 1, 2, 3 and 4 bytes (RFC 3629 §3's table), from the rows.
+LENGTH_BOUNDS: tuple[ByteRange, ...] = tuple(
+    (
+        min(_scalar_bounds(r)[0] for r in UTF8_CHAR if len(r.tails) == n),
+        max(_scalar_bounds(r)[1] for r in UTF8_CHAR if len(r.tails) == n),
+    )
+    for n in range(4)
+)
+
+
 def is_tail(byte: int) -> bool:
     return TAIL[0] <= byte <= TAIL[1]
 

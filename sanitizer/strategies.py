@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from .grammar import LAX_LENGTH, LENGTH_BOUNDS, MAX_SCALAR, SURROGATES, lax_capacity, lax_lead
+
 __all__ = [
     "attack_bytes",
     "chunkings",
@@ -33,8 +35,9 @@ __all__ = [
     "valid_utf8",
 ]
 
-_LEAD_MARK = {2: 0xC0, 3: 0xE0, 4: 0xF0, 5: 0xF8, 6: 0xFC}  # RFC 2279 §2 lead prefixes
-_CAPACITY = {1: 0x7F, 2: 0x7FF, 3: 0xFFFF, 4: 0x1FFFFF, 5: 0x3FFFFFF, 6: 0x7FFFFFFF}
+_LAX_LENGTHS = tuple(n for _, n in LAX_LENGTH)  # RFC 2279 §2: 1 to 6 bytes
+_HIGH_SURROGATES = (SURROGATES[0], SURROGATES[0] + 0x3FF)  # Unicode §3.8 D71
+_LOW_SURROGATES = (SURROGATES[0] + 0x400, SURROGATES[1])  # D73
 
 
 def encode_lax(cp: int, length: int) -> bytes:
@@ -49,9 +52,9 @@ def encode_lax(cp: int, length: int) -> bytes:
         raise TypeError(
             f"encode_lax() takes two ints, not {type(cp).__name__} and {type(length).__name__}"
         )
-    if length not in _CAPACITY:
+    if length not in _LAX_LENGTHS:
         raise ValueError(f"encode_lax() length must be 1 to 6 (RFC 2279 §2), not {length}")
-    if not 0 <= cp <= _CAPACITY[length]:
+    if not 0 <= cp <= lax_capacity(length):
         raise ValueError(f"U+{cp:X} does not fit in {length} bytes")
     if length == 1:
         return bytes([cp])
@@ -59,11 +62,11 @@ def encode_lax(cp: int, length: int) -> bytes:
     for _ in range(length - 1):
         tails.append(0x80 | (cp & 0x3F))
         cp >>= 6
-    return bytes([_LEAD_MARK[length] | cp, *reversed(tails)])
+    return bytes([lax_lead(length) | cp, *reversed(tails)])
 
 
 def _shortest(cp: int) -> int:
-    return next(n for n in range(1, 7) if cp <= _CAPACITY[n])
+    return next(n for n in _LAX_LENGTHS if cp <= lax_capacity(n))
 
 
 def valid_utf8(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[bytes]:
@@ -100,10 +103,10 @@ def overlong(cp: int | None = None) -> st.SearchStrategy[bytes]:
 def encoded_surrogates(pairs: bool = True) -> st.SearchStrategy[bytes]:
     """ED A0..BF xx (U+D800..DFFF, RFC 3629 §3; Kuhn §5.1), and with ``pairs`` also
     CESU-8 high+low pairs (Kuhn §5.2)."""
-    single = st.integers(0xD800, 0xDFFF).map(lambda cp: encode_lax(cp, 3))
+    single = st.integers(*SURROGATES).map(lambda cp: encode_lax(cp, 3))
     if not pairs:
         return single
-    pair = st.tuples(st.integers(0xD800, 0xDBFF), st.integers(0xDC00, 0xDFFF)).map(
+    pair = st.tuples(st.integers(*_HIGH_SURROGATES), st.integers(*_LOW_SURROGATES)).map(
         lambda hl: encode_lax(hl[0], 3) + encode_lax(hl[1], 3)
     )
     return st.one_of(single, pair)
@@ -113,15 +116,17 @@ def out_of_range() -> st.SearchStrategy[bytes]:
     """Values past U+10FFFF (RFC 3629 §3): F4 90.., F5..F7 4-byte forms, and the RFC 2279
     5- and 6-byte forms (F8..FD leads), each in its shortest lax form."""
     return st.one_of(
-        st.integers(0x110000, 0x1FFFFF).map(lambda cp: encode_lax(cp, 4)),
-        st.integers(0x200000, 0x3FFFFFF).map(lambda cp: encode_lax(cp, 5)),
-        st.integers(0x4000000, 0x7FFFFFFF).map(lambda cp: encode_lax(cp, 6)),
+        st.integers(MAX_SCALAR + 1, lax_capacity(4)).map(lambda cp: encode_lax(cp, 4)),
+        st.integers(lax_capacity(4) + 1, lax_capacity(5)).map(lambda cp: encode_lax(cp, 5)),
+        st.integers(lax_capacity(5) + 1, lax_capacity(6)).map(lambda cp: encode_lax(cp, 6)),
     )
 
 
 def truncated() -> st.SearchStrategy[bytes]:
     """A well-formed multi-byte character with 1..n-1 trailing bytes cut off (Kuhn §3.3)."""
-    chars = st.integers(0x80, 0x10FFFF).filter(lambda cp: not 0xD800 <= cp <= 0xDFFF)
+    chars = st.integers(LENGTH_BOUNDS[1][0], MAX_SCALAR).filter(
+        lambda cp: not SURROGATES[0] <= cp <= SURROGATES[1]
+    )
     return chars.map(lambda cp: chr(cp).encode()).flatmap(
         lambda enc: st.integers(1, len(enc) - 1).map(lambda keep: enc[:keep])
     )

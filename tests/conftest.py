@@ -21,8 +21,8 @@ from hypothesis import settings
 from sanitizer import _machine, decoder
 from sanitizer._native import speedups
 
-# The kind table, read independently of sanitizer.errors.KIND_RULES: one reading
-# serves these tests and the fuzz targets alike.
+# The kind table, spelled out independently of sanitizer.errors.classify (which derives it
+# from the grammar): one oracle serves these tests and the fuzz targets alike.
 from sanitizer.fuzzing.oracles import expected_kind as expected_kind
 
 # The runners: the reference always, the C one when the package uses it (built and not

@@ -208,3 +208,19 @@ def test_group_errors_examples() -> None:
         b"\xe0\x80",
     ]
     assert [g[0].naive for g in groups] == [0x2F, 0x2E, None, None, None]
+
+
+def test_classify_derived_from_the_grammar_equals_the_oracles_table() -> None:
+    """Every (first byte, second byte or none, at the end or not) a subpart can start with:
+    the kind ``classify`` derives from the grammar is the oracle's spelled-out table."""
+    from conftest import expected_kind
+
+    from sanitizer.errors import classify
+
+    for first in range(0x80, 0x100):
+        for second in (None, *range(0x80, 0xC0)):
+            head = bytes([first]) if second is None else bytes([first, second])
+            for at_end in (False, True):
+                data = head if at_end else head + b"A"  # "A" continues nothing
+                expected = expected_kind(data, 0, len(head))
+                assert classify(first, second, at_end) == expected, (hex(first), second, at_end)

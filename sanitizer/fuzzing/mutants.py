@@ -10,7 +10,9 @@ that a fuzzing setup works ("mutation testing" of the harness).
 
 Most are a few lines around ``bytes.decode``: a regex that rewrites the accepted
 ill-formed sequence to the well-formed encoding of what a lax RFC 2279 decoder reads, an
-error handler, or a post-check on the decoded text.
+error handler, or a post-check on the decoded text.  Their byte patterns and limits are
+spelled out on purpose, independently of ``sanitizer.grammar``: each mutant is a
+deliberately wrong copy of the grammar, as the decoders it imitates are.
 """
 
 from __future__ import annotations
