@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 import unicodedata2
 
 from . import _chartables_data as _t
+from .category_meanings import MEANINGS
 from .charnames import UNICODE_VERSION
 from .grammar import LENGTH_BOUNDS
 
@@ -52,38 +53,40 @@ Ranges = tuple[tuple[int, int], ...]
 
 class Category(enum.Enum):
     """What a finding is.  Character categories are disjoint: a code point is in the first
-    one that lists it, in the order below (so U+200D is JOINER, not INVISIBLE)."""
+    one that lists it, in the order below (so U+200D is JOINER, not INVISIBLE).  What each
+    means, in words, is ``description``, ``members`` and ``rationale``
+    (``sanitizer.category_meanings``)."""
 
     # -- input-level ----------------------------------------------------------------
-    ILL_FORMED = "ill-formed"  # bytes that are not UTF-8 (RFC 3629 §3, §10; HOWTO §5.9.4)
-    TOO_LONG = "too-long"  # over max_bytes or max_code_points (HOWTO §5.9.5: DoS)
+    ILL_FORMED = "ill-formed"
+    TOO_LONG = "too-long"
     # -- character categories, in priority order --------------------------------------
-    NUL = "nul"  # U+0000: truncates C strings (RFC 3629 §10's C0 80 example)
-    LINE_BREAK = "line-break"  # LF VT FF CR NEL LS PS: mandatory breaks (UAX #14 BK/CR/LF/NL)
-    CONTROL = "control"  # other Cc: C0 (not TAB) and C1, e.g. ESC for terminal injection
-    PATH_SEPARATOR = "path-separator"  # '/' and '\\': split a path segment
-    BIDI_CONTROL = "bidi-control"  # embeddings, overrides, isolates (UAX #9; CVE-2021-42574)
-    BIDI_MARK = "bidi-mark"  # ALM, LRM, RLM: Bidi_Control without scope (UAX #9 §2.6)
-    TAG = "tag"  # U+E0000..E007F: invisible ASCII copies, used to smuggle text (UTS #51 §2.8)
-    VARIATION_SELECTOR = "variation-selector"  # Variation_Selector (UTS #37, UTS #51)
-    BOM = "bom"  # U+FEFF: byte order mark / ZWNBSP (RFC 3629 §6)
-    JOINER = "joiner"  # ZWNJ, ZWJ: Join_Control (UAX #31 §2.3)
-    NONCHARACTER = "noncharacter"  # U+FDD0..FDEF, U+xxFFFE/F (Unicode §23.7)
-    PRIVATE_USE = "private-use"  # Co: meaning by private agreement only
-    SURROGATE = "surrogate"  # lone surrogate in a str (never a scalar value; RFC 3629 §3)
-    INVISIBLE = "invisible"  # other Default_Ignorable_Code_Point: ZWSP, WJ, SHY, CGJ, fillers
-    FORMAT = "format"  # other Cf: prepended concatenation marks, annotation anchors
-    UNASSIGNED = "unassigned"  # Cn in this Unicode version (may be assigned later)
-    WHITESPACE = "whitespace"  # other White_Space: TAB, SPACE, NBSP, U+2000..200A, U+3000
+    NUL = "nul"
+    LINE_BREAK = "line-break"
+    CONTROL = "control"
+    PATH_SEPARATOR = "path-separator"
+    BIDI_CONTROL = "bidi-control"
+    BIDI_MARK = "bidi-mark"
+    TAG = "tag"
+    VARIATION_SELECTOR = "variation-selector"
+    BOM = "bom"
+    JOINER = "joiner"
+    NONCHARACTER = "noncharacter"
+    PRIVATE_USE = "private-use"
+    SURROGATE = "surrogate"
+    INVISIBLE = "invisible"
+    FORMAT = "format"
+    UNASSIGNED = "unassigned"
+    WHITESPACE = "whitespace"
     # -- sequence-level ----------------------------------------------------------------
-    COMBINING_RUN = "combining-run"  # more marks in a row than max_combining (UAX #15 §13)
-    DOT_SEGMENT = "dot-segment"  # the value is '.' or '..' (RFC 3986 §3.3), maybe after NFKC
-    EMPTY = "empty"  # nothing left (empty input, or all of it stripped)
+    COMBINING_RUN = "combining-run"
+    DOT_SEGMENT = "dot-segment"
+    EMPTY = "empty"
     # -- identifiers (UTS #39), judged on the output ------------------------------------
-    RESTRICTED = "restricted"  # Identifier_Status=Restricted (UTS #39 §3.1)
-    MIXED_SCRIPT = "mixed-script"  # restriction level over the policy's limit (§5.2)
-    MIXED_NUMBERS = "mixed-numbers"  # digits of more than one decimal system (§5.3)
-    HIDDEN_OVERLAY = "hidden-overlay"  # marks a reader cannot see or count (§5.4)
+    RESTRICTED = "restricted"
+    MIXED_SCRIPT = "mixed-script"
+    MIXED_NUMBERS = "mixed-numbers"
+    HIDDEN_OVERLAY = "hidden-overlay"
 
     # Members are singletons compared by identity: hash them in C (Enum's is Python).
     __hash__ = object.__hash__
@@ -92,6 +95,22 @@ class Category(enum.Enum):
     def ranges(self) -> Ranges:
         """The code points of a character category (empty for the others)."""
         return _t.CATEGORIES.get(self.name, ())
+
+    @property
+    def description(self) -> str:
+        """A short phrase for a log line or a problem title: "NUL character, which
+        truncates C strings"."""
+        return MEANINGS[self.value][0]
+
+    @property
+    def members(self) -> str:
+        """Which code points (or inputs) the category holds, in words (Markdown)."""
+        return MEANINGS[self.value][1]
+
+    @property
+    def rationale(self) -> str:
+        """Why the category matters, citing the specification (Markdown)."""
+        return MEANINGS[self.value][2]
 
 
 CHARACTER_CATEGORIES: tuple[Category, ...] = tuple(Category[name] for name in _t.CATEGORIES)

@@ -48,7 +48,13 @@ class ErrorKind(enum.Enum):
 
     @property
     def description(self) -> str:
+        """What the subpart is, in a phrase (problem titles, rule descriptions)."""
         return _DESCRIPTIONS[self]
+
+    @property
+    def rationale(self) -> str:
+        """Why it matters, citing the specification."""
+        return _RATIONALES[self]
 
 
 _DESCRIPTIONS = {
@@ -59,6 +65,17 @@ _DESCRIPTIONS = {
     ErrorKind.OUT_OF_RANGE: "code point beyond U+10FFFF, incl. 5- and 6-byte forms",
     ErrorKind.TRUNCATED: "multi-byte sequence cut short by a byte that cannot continue it",
     ErrorKind.INCOMPLETE: "multi-byte sequence cut short by the end of the input",
+}
+_LAX = "Lax decoders read such bytes as characters a check never saw (RFC 3629 §10)."
+_RATIONALES = {
+    ErrorKind.UNEXPECTED_CONTINUATION: _LAX,
+    ErrorKind.INVALID_BYTE: "FE and FF never appear in UTF-8 (RFC 3629 §1). " + _LAX,
+    ErrorKind.OVERLONG: "An overlong form smuggles a character such as '/' or NUL past a "
+    "check on its shortest form (RFC 3629 §10, CVE-2000-0884).",
+    ErrorKind.SURROGATE: "Surrogates are not scalar values (RFC 3629 §3). " + _LAX,
+    ErrorKind.OUT_OF_RANGE: "UTF-8 ends at U+10FFFF (RFC 3629 §3). " + _LAX,
+    ErrorKind.TRUNCATED: _LAX,
+    ErrorKind.INCOMPLETE: _LAX,
 }
 
 

@@ -196,3 +196,13 @@ def test_nfkc_casefold_erases_default_ignorables() -> None:
     assert nfkc_casefold("Straße") == "strasse"
     assert nfkc_casefold("ＡＤＭＩＮ") == "admin"
     assert nfkc_casefold("\u212b") == "\u00e5"
+
+
+def test_every_category_has_its_meaning_once() -> None:
+    """The words of each category (problem titles, SARIF rules, the docs table) come from
+    one table, which names every category and nothing else."""
+    from sanitizer.category_meanings import MEANINGS
+
+    assert list(MEANINGS) == [c.value for c in Category]
+    for c in Category:
+        assert c.description and c.members and c.rationale.endswith("."), c

@@ -53,6 +53,7 @@ LAYERS = {
     "profiles": POLICY,
     "identifiers": POLICY,
     "categories": POLICY,
+    "category_meanings": POLICY,  # what each Category means, in words
     "_chartables_data": POLICY,
     "_classtable": POLICY,
     "lookalike": POLICY,  # UTS #39 (issue #12)

@@ -36,6 +36,8 @@ GENERATORS: dict[str, str] = {
     "lookalike": "sanitizer/lookalike/_*_data.py: UTS #39 scripts, skeletons, identifier keys "
     "(tools/unicode-18.0.0/)",
     "corpus": "corpus/*/*.bin: the fuzzing seed corpus (corpus/manifest.py)",
+    "docs_tables": "the tables of docs/*.md that restate the package's data (between "
+    "BEGIN/END markers)",
 }
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..categories import Category
-from ..errors import ErrorKind, Utf8Error
+from ..errors import Utf8Error
 from ..policy import Finding
 from ..utf7 import spelling as utf7_spelling
 
@@ -141,7 +141,7 @@ def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Prob
         cat.value,
         part,
         where,
-        _CATEGORY_SUMMARY.get(cat, cat.value.replace("-", " ")),
+        cat.description,
         None if whole else base + finding.start,
         finding.reason(),
     )
@@ -156,7 +156,7 @@ def ill_formed(err: Utf8Error, part: str, where: str, offset: int) -> Problem:
         kind.value,
         part,
         where,
-        _KIND_SUMMARY[kind],
+        kind.description,
         offset,
         f"{err.hex}: {err.reason}",
     )
@@ -164,9 +164,7 @@ def ill_formed(err: Utf8Error, part: str, where: str, offset: int) -> Problem:
 
 def too_long(part: str, where: str) -> Problem:
     """A streamed value over its policy's max_bytes or max_code_points."""
-    return Problem(
-        400, "refused-text", "too-long", part, where, _CATEGORY_SUMMARY[Category.TOO_LONG]
-    )
+    return Problem(400, "refused-text", "too-long", part, where, Category.TOO_LONG.description)
 
 
 def too_large(limit: int) -> Problem:
@@ -304,33 +302,3 @@ def labelled(what: str, name: bytes, number: int) -> str:
     """``what`` named by ``name`` when it is showable, else by its ``number``."""
     shown = showable(name)
     return f"{what} '{shown}'" if shown is not None else f"{what} #{number}"
-
-
-_KIND_SUMMARY = {k: k.description for k in ErrorKind}
-_CATEGORY_SUMMARY = {
-    Category.TOO_LONG: "value longer than the policy allows",
-    Category.NUL: "NUL character, which truncates C strings",
-    Category.LINE_BREAK: "line break, which splits headers and forges log lines",
-    Category.CONTROL: "control character, such as a terminal escape",
-    Category.PATH_SEPARATOR: "path separator",
-    Category.BIDI_CONTROL: "bidi embedding, override or isolate (Trojan Source)",
-    Category.BIDI_MARK: "bidi mark",
-    Category.TAG: "tag character, an invisible copy of ASCII",
-    Category.VARIATION_SELECTOR: "variation selector",
-    Category.BOM: "byte order mark",
-    Category.JOINER: "zero-width joiner or non-joiner",
-    Category.NONCHARACTER: "noncharacter",
-    Category.PRIVATE_USE: "private-use character",
-    Category.SURROGATE: "lone surrogate",
-    Category.INVISIBLE: "invisible character",
-    Category.FORMAT: "format character",
-    Category.UNASSIGNED: "unassigned code point",
-    Category.WHITESPACE: "whitespace",
-    Category.COMBINING_RUN: "too many combining marks in a row",
-    Category.DOT_SEGMENT: "'.' or '..' as a whole value",
-    Category.EMPTY: "empty value",
-    Category.RESTRICTED: "character not allowed in identifiers (UTS #39)",
-    Category.MIXED_SCRIPT: "letters of scripts that do not belong together (UTS #39)",
-    Category.MIXED_NUMBERS: "digits of more than one numbering system (UTS #39)",
-    Category.HIDDEN_OVERLAY: "marks that cannot be seen or counted (UTS #39)",
-}
