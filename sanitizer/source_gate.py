@@ -58,6 +58,7 @@ import unicodedata2
 
 from . import profiles
 from ._frozen import Frozen
+from ._identity_cache import IdentityCache
 from ._native import speedups
 from .categories import MARKS, Category, char_class
 from .charnames import describe
@@ -195,9 +196,10 @@ class SourceReport(Frozen):
         return hash((self.ok, self.findings, self.more_findings))
 
 
-# id(policy) -> what _derived gives: looked up once a file, by identity (an lru_cache
-# would hash and compare the policy in Python each time).
-_DERIVED: dict[int, tuple[Policy, Policy, SourceReport]] = {}
+# policy -> what _derived gives: looked up once a file, by identity (an lru_cache would
+# hash and compare the policy in Python each time); policies are few (profiles,
+# --max-restriction-level).
+_DERIVED: IdentityCache[tuple[Policy, Policy, SourceReport]] = IdentityCache(8)
 
 
 def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport]:
@@ -205,18 +207,15 @@ def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport]:
     and joiners reported rather than refused, so that this module can judge each by its
     context (pairing, UAX #31 §2.3); ``clean`` the report of a file with nothing to
     report, one frozen value per policy."""
-    got = _DERIVED.get(id(policy))
-    if got is not None and got[0] is policy:
+    got = _DERIVED.lookup(id(policy))
+    if got is not None:
         return got
     changes: dict[Category | str, Action | str] = {}
     for category in (Category.BIDI_CONTROL, Category.JOINER):
         if policy.action(category) is Action.REJECT:
             changes[category] = Action.ALLOW
     characters = policy.with_actions(changes) if changes else policy
-    if len(_DERIVED) >= 8:  # bounded: policies are few (profiles, --max-restriction-level)
-        _DERIVED.clear()
-    got = _DERIVED[id(policy)] = (policy, characters, SourceReport(True, (), 0, policy))
-    return got
+    return _DERIVED.store(policy, (policy, characters, SourceReport(True, (), 0, policy)))
 
 
 def check_source(text: str, policy: Policy | None = None) -> SourceReport:

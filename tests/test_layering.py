@@ -45,6 +45,7 @@ LAYERS = {
     "_speedups": CORE,
     "_version": CORE,
     "_frozen": CORE,  # Frozen: value classes without dataclasses (start-up)
+    "_identity_cache": CORE,
     "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
     "utf32": CORE,
     "wide": CORE,
@@ -68,7 +69,12 @@ LAYERS = {
 # adapter -> the other adapters it may import
 ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing", "web"}}
 # private modules any package may import
-SHARED_PRIVATE = {"sanitizer._machine", "sanitizer._native", "sanitizer._frozen"}
+SHARED_PRIVATE = {
+    "sanitizer._machine",  # the reference runner, run by the fuzzing oracles
+    "sanitizer._native",  # the one native seam
+    "sanitizer._frozen",  # value classes without dataclasses
+    "sanitizer._identity_cache",  # what is derived from a policy, found by identity
+}
 NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension
 
 

@@ -391,3 +391,25 @@ def test_compiled_once_per_policy() -> None:
     assert compile_policy(policy) is compile_policy(twin)  # policies are values
     assert compiled_for(twin).policy is twin  # the entry points' lookup by identity
     assert compiled_for(twin).verdict_args is compile_policy(policy).verdict_args
+
+
+def test_identity_cache_keeps_its_keys_alive_and_stays_bounded() -> None:
+    """An id is only unique while its object lives: the cache keeps each key alive, so a
+    new object can never be taken for a dead one; when full it starts over."""
+    import gc
+
+    from sanitizer._identity_cache import IdentityCache
+
+    cache: IdentityCache[str] = IdentityCache(4)
+    key = object()
+    assert cache.lookup(id(key)) is None
+    assert cache.store(key, "derived") == "derived"
+    ident = id(key)
+    del key
+    gc.collect()
+    assert cache.lookup(ident) == "derived"  # the object is alive: its id is still its own
+    keys = [object() for _ in range(4)]
+    for k in keys:
+        cache.store(k, "x")
+    assert len(cache) <= 4
+    assert cache.lookup(ident) is None  # full once: started over

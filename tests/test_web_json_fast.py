@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import sanitizer.web._json as json_check
 from sanitizer import Policy, inspect, profiles
+from sanitizer._identity_cache import IdentityCache
 from sanitizer._native import speedups
 from sanitizer.policy.compiled import compile_policy
 from sanitizer.strategies import chunkings
@@ -39,7 +40,9 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param == "python":
         monkeypatch.setattr(json_check, "_json_strings", json_check._json_strings_py)
         monkeypatch.setattr(json_check, "speedups", None)  # no C narrowing either
-        monkeypatch.setattr(json_check, "_READINGS", {})  # (built with the C arguments)
+        monkeypatch.setattr(
+            json_check, "_READINGS", IdentityCache(64)
+        )  # (built with the C arguments)
     elif speedups is None or not hasattr(speedups, "json_strings"):
         pytest.skip("no C extension")
     yield request.param
@@ -262,7 +265,7 @@ def test_c_and_twin_agree_on_any_bytes(
     with monkeypatch.context() as m:
         m.setattr(json_check, "_json_strings", json_check._json_strings_py)
         m.setattr(json_check, "speedups", None)
-        m.setattr(json_check, "_READINGS", {})
+        m.setattr(json_check, "_READINGS", IdentityCache(64))
         assert body(chunks) == with_c, raw
 
 

@@ -124,6 +124,31 @@ def test_refusal_in_a_gathered_run_is_found_where_it_is_whatever_the_chunking(
     assert len(found) == 1, found
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"\t \xc2\x00\x00",  # found by Hypothesis: C2 cut from the NUL after it
+        b"ab\xe2\x82 cd",
+        b"ab\xf0\x9f\x98\n",
+        b"\xe2\x82" * 3 + b"x",
+        b"ok\xed\xa0 ",
+    ],
+)
+def test_a_sequence_cut_short_is_truncated_wherever_the_stream_is_cut(text: bytes) -> None:
+    """A sequence left open by a piece is cut short by the next byte of the stream, as
+    in the whole (RFC 3629 §3), not by the end of the input: every two-chunk split
+    gives the whole's problem."""
+    for kind in ("text", "multipart"):
+        content_type, body = _body_of(kind, text)
+        found = set()
+        for cut in range(len(body) + 1):
+            check = check_for(content_type, len(body))
+            problems = [check.feed(body[:cut]), check.feed(body[cut:]), check.close()]
+            (problem,) = [p for p in problems if p is not None]
+            found.add((problem.kind, problem.where, problem.offset))
+        assert len(found) == 1, (kind, found)
+
+
 PREAMBLES = [
     b"\r\n",  # CR/LF only: every parser skips it
     b"\r\n\r\n",

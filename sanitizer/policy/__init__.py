@@ -27,7 +27,7 @@ from ..decoder import is_valid
 from . import profiles
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
 from ._run import Run
-from .compiled import CompiledPolicy, _by_identity, c_clean, c_clean_edit, compiled_for
+from .compiled import CompiledPolicy, by_identity, c_clean, c_clean_edit, compiled_for
 
 __all__ = [
     "BASELINE",
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 _DEFAULT = profiles.TEXT
-_compiled = _by_identity.get  # id(policy) -> CompiledPolicy (see compiled.compiled_for)
+_compiled = by_identity.lookup  # id(policy) -> CompiledPolicy (see compiled.compiled_for)
 
 
 def _compile(policy: object, where: str) -> CompiledPolicy:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 
 from .._frozen import Frozen
+from .._identity_cache import IdentityCache
 from .._native import speedups
 from ..categories import Category
 from . import _classtable as ct
@@ -320,19 +321,15 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 
 
 # The hot paths (inspect, sanitize, accepts) find a policy's compiled form by the
-# identity of the Policy object: one dict lookup in C, where ``compile_policy`` calls
-# Policy.__hash__ in Python.  An entry's CompiledPolicy holds that very Policy object,
-# so its id cannot be reused while the entry exists.
-_by_identity: dict[int, CompiledPolicy] = {}
+# identity of the Policy object (``by_identity.lookup(id(policy))``, a dict lookup in C),
+# where ``compile_policy`` calls Policy.__hash__ in Python.  Bounded like its cache.
+by_identity: IdentityCache[CompiledPolicy] = IdentityCache(256)
 
 
 def compiled_for(policy: Policy) -> CompiledPolicy:
     """``compile_policy(policy)`` with ``.policy`` being this object, remembered by
-    identity (for the ``_by_identity.get(id(policy)) or compiled_for(policy)`` idiom)."""
+    identity (for the ``by_identity.lookup(id(policy)) or compiled_for(policy)`` idiom)."""
     compiled = compile_policy(policy)
     if compiled.policy is not policy:  # an equal policy compiled first: share its tables
         compiled = compiled.with_policy(policy)
-    if len(_by_identity) >= 256:  # bounded, like compile_policy's cache
-        _by_identity.clear()
-    _by_identity[id(policy)] = compiled
-    return compiled
+    return by_identity.store(policy, compiled)

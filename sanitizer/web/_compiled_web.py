@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .._identity_cache import IdentityCache
 from ..policy import Action, Policy, accepts
 from ..policy.compiled import CArgs, CompiledPolicy, compile_policy
 from ._config import WebPolicy
@@ -158,22 +159,17 @@ def _compile(policy: WebPolicy) -> CompiledWebPolicy:
     )
 
 
-# Keyed by identity (the entry keeps its policy alive, so an id is not reused meanwhile):
-# a dict lookup per request, where hashing a WebPolicy would hash nine Policies.
-_CACHE: dict[int, CompiledWebPolicy] = {}
-_CACHE_SIZE = 64
+# Keyed by identity: a dict lookup per request, where hashing a WebPolicy would hash
+# nine Policies.
+_BY_IDENTITY: IdentityCache[CompiledWebPolicy] = IdentityCache(64)
 
 
 def compile_web_policy(policy: WebPolicy) -> CompiledWebPolicy:
     """The compiled form of ``policy`` (cached per policy object)."""
-    compiled = _CACHE.get(id(policy))
-    if compiled is not None and compiled.policy is policy:
+    compiled = _BY_IDENTITY.lookup(id(policy))
+    if compiled is not None:
         return compiled
     if not isinstance(policy, WebPolicy):
         kind = type(policy).__qualname__
         raise TypeError(f"policy must be a sanitizer.web.WebPolicy, not {kind}")
-    compiled = _compile(policy)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.clear()
-    _CACHE[id(policy)] = compiled
-    return compiled
+    return _BY_IDENTITY.store(policy, _compile(policy))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
+from .._identity_cache import IdentityCache
 from .._native import speedups
 from ..decoder import IncrementalDecoder
 from ..policy import Policy, accepts, inspect
@@ -180,26 +181,23 @@ class _Reading(NamedTuple):
     batch: bool  # strings can be checked together: no check looks at a whole value
 
 
-_READINGS: dict[tuple[int, bool], tuple[CompiledPolicy, _Reading]] = {}
+# compiled policy -> its readings (without, with record separators), by identity
+_READINGS: IdentityCache[list[_Reading | None]] = IdentityCache(64)
 
 
 def _reading(compiled: CompiledPolicy, sequence: bool) -> _Reading:
-    key = (id(compiled), sequence)  # by identity, kept alive by the entry (as _compiled_web)
-    found = _READINGS.get(key)
-    if found is not None and found[0] is compiled:
-        return found[1]
-    reading = _Reading(
-        _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN,
-        _BETWEEN_SEQ_TABLE if sequence else _BETWEEN_TABLE,
-        _strings_table(compiled.ascii_allowed, compiled.judges_whole_values),
-        compiled.policy,
-        _flagged_ascii(compiled.ascii_allowed),
-        compiled.direct_verdict_args if speedups is not None else None,
-        not compiled.judges_whole_values,
-    )
-    if len(_READINGS) >= 64:
-        _READINGS.clear()
-    _READINGS[key] = (compiled, reading)
+    readings = _READINGS.lookup(id(compiled)) or _READINGS.store(compiled, [None, None])
+    reading = readings[sequence]
+    if reading is None:
+        reading = readings[sequence] = _Reading(
+            _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN,
+            _BETWEEN_SEQ_TABLE if sequence else _BETWEEN_TABLE,
+            _strings_table(compiled.ascii_allowed, compiled.judges_whole_values),
+            compiled.policy,
+            _flagged_ascii(compiled.ascii_allowed),
+            compiled.direct_verdict_args if speedups is not None else None,
+            not compiled.judges_whole_values,
+        )
     return reading
 
 

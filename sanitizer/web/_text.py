@@ -76,20 +76,23 @@ class TextStream:
             if cut <= 0:
                 cut = _last_lead(held)
             self._held, self._held_size = [held[cut:]], len(held) - cut
-            return self._check(held[:cut])
+            return self._check(held[:cut], held[cut : cut + 1])
         if self._held or len(pieces) > 1:
             piece = b"".join([*self._held, *pieces[:-1], last[:cut]])
         else:
             piece = last[:cut]
         self._held, self._held_size = [last[cut:]], len(last) - cut
-        return self._check(piece)
+        return self._check(piece, last[cut : cut + 1])
 
     def close(self) -> Problem | None:
         held = b"".join(self._held)
         self._held, self._held_size = [], 0
         return self._check(held)
 
-    def _check(self, piece: bytes) -> Problem | None:
+    def _check(self, piece: bytes, following: bytes = b"") -> Problem | None:
+        """Judge ``piece``; ``following`` is the stream's next byte (none at its end),
+        which cannot continue a UTF-8 sequence: a sequence the piece leaves open is
+        then cut short there, not by the end of the input (RFC 3629 §3)."""
         base = self._base
         self._base += len(piece)
         policy = self.policy
@@ -101,7 +104,11 @@ class TextStream:
             return None
         report = inspect(piece, self._piece_policy)
         if not report.ok:
-            return from_finding(report.rejections[0], self.part, self.where, base)
+            first = report.rejections[0]
+            if following and first.error is not None and first.end == len(piece):
+                # the whole stream reads the open sequence with the byte after it
+                first = inspect(piece + following, self._piece_policy).rejections[0]
+            return from_finding(first, self.part, self.where, base)
         if policy.max_code_points is not None and report.text is not None:
             self._points += len(report.text)
             if self._points > policy.max_code_points:
