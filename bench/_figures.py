@@ -66,6 +66,65 @@ def table(
     return {"caption": caption, "columns": list(columns), "rows": [list(r) for r in rows]}
 
 
+def from_markdown(text: str, caption: str = "") -> list[dict[str, Any]]:
+    """The tables of ``text`` as a script printed them (``| a | b |`` lines, the second of
+    each table its ``|---|`` separator)."""
+    tables: list[dict[str, Any]] = []
+    lines: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if line.strip().startswith("|"):
+            lines.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
+        elif lines:
+            tables.append(table(lines[0], lines[2:], caption))
+            lines = []
+    return tables
+
+
+class Tables:
+    """Markdown tables printed row by row as they are measured, and kept for ``write``."""
+
+    def __init__(self) -> None:
+        self.tables: list[dict[str, Any]] = []
+
+    def head(self, columns: Sequence[str], caption: str = "") -> None:
+        """Start a table (the caption is kept for the docs, not printed)."""
+        self.tables.append(table(columns, [], caption))
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "---|" * len(columns))
+
+    def markdown_row(self, line: str) -> None:
+        """A row as a script formats it for printing, ``| a | b |``."""
+        self.row(*(cell.strip() for cell in line.strip().strip("|").split(" | ")))
+
+    def row(self, *cells: object) -> None:
+        text = [str(cell) for cell in cells]
+        self.tables[-1]["rows"].append(text)
+        print("| " + " | ".join(text) + " |", flush=True)
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """JSON with one line per key and per table row, so a re-run's diff shows the rows
+    that changed."""
+
+    def one(value: object) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = []
+    for key, value in data.items():
+        if key == "tables":
+            tables = []
+            for t in value:
+                rows = ",\n".join(f"    {one(row)}" for row in t["rows"])
+                head = f'  {{"caption": {one(t["caption"])}, "columns": {one(t["columns"])},'
+                tables.append(f'{head}\n   "rows": [\n{rows}\n   ]}}')
+            lines.append(' "tables": [\n' + ",\n".join(tables) + "\n ]")
+        else:
+            lines.append(f" {one(key)}: {one(value)}")
+    text = "{\n" + ",\n".join(lines) + "\n}\n"
+    assert json.loads(text) == data
+    return text
+
+
 def write(
     name: str,
     *,
@@ -91,6 +150,6 @@ def write(
     }
     DOCS_BENCHMARKS.mkdir(parents=True, exist_ok=True)
     path = DOCS_BENCHMARKS / f"{name}.json"
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(dumps(data), encoding="utf-8")
     print(f"figures written to {path}", file=sys.stderr)
     return path

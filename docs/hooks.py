@@ -224,4 +224,10 @@ def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> st
         return _include(argument, src, config)
 
     markdown = _rewrite_links(markdown, f"docs/{src}", src, config)
-    return _MARKER.sub(expand, markdown)
+    shown = {m.group(2) for m in _MARKER.finditer(markdown) if m.group(1) == "benchmarks"}
+    markdown = _MARKER.sub(expand, markdown)
+    if shown:  # the benchmarks page: figures no section names yet still appear
+        others = sorted(p.stem for p in BENCHMARKS.glob("*.json") if p.stem not in shown)
+        for name in others:
+            markdown += f"\n\n## Other figures: {name}\n\n{benchmark_figures(name)}"
+    return markdown
