@@ -7,6 +7,7 @@
     nox -s fuzz_smoke                  # 20 s of every fuzz target
     nox -s fuzz_native                 # every target under the ASan+UBSan C build (clang)
     nox -s cflite_build                # the ClusterFuzzLite build for real, 10,000 runs each
+    nox -s docs                        # the docs site, strict (warnings are errors), offline
 
 ``python -m pytest`` (the README's command) stays the one command that runs everything;
 these sessions run the same tests on other interpreters and in clean environments.
@@ -94,6 +95,19 @@ def tests(session: nox.Session, pure: bool) -> None:
     _install(session)
     env = {**_env(pure), "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     session.run("python", "-m", "pytest", *session.posargs, env=env)
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def docs(session: nox.Session) -> None:
+    """The docs site (mkdocs.yml) in strict mode, into build/site/: API reference from the
+    docstrings, CLI reference from the parser; then the test that checks what it holds.
+    ``nox -s docs -- serve`` serves it on 127.0.0.1:8000 instead."""
+    _install(session, "docs,test")
+    if session.posargs[:1] == ["serve"]:
+        session.run("mkdocs", "serve", "--strict", "--dev-addr", "127.0.0.1:8000")
+        return
+    session.run("mkdocs", "build", "--strict", "--site-dir", "build/site")
+    session.run("python", "-m", "pytest", "tests/test_docs.py")
 
 
 @nox.session(python=DEFAULT_PYTHON)

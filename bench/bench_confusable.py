@@ -50,6 +50,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
+import _figures
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's sanitizer, whatever bench/.venv has installed
 FIXTURE = ROOT / "tests" / "data" / "icu-78.3-spoof.json.xz"
@@ -167,7 +169,8 @@ def why(a: str, b: str, changes: dict[str, set[int]]) -> str:
     return ", ".join(reasons[:3]) or "NOT EXPLAINED by a listed Unicode 18 change"
 
 
-def bench_pairs(repeat: int) -> None:
+def bench_pairs(repeat: int) -> list[list[str]]:
+    """Prints the comparison; returns its table's rows for the docs (``--write-docs``)."""
     pairs, fixture_bits = load_pairs()
     found, missing = tools()
     confusable_count = sum(1 for bits in fixture_bits if bits)
@@ -185,10 +188,13 @@ def bench_pairs(repeat: int) -> None:
         f"\n{'tool (pairs/s)':36} {'cold':>10} {'vs ICU':>7} {'warm':>10} {'vs ICU':>7}"
         f" {'agree w/ ICU':>14}"
     )
+    rows = []
     for name in found:
         agree = sum(bool(x) == t for x, t in zip(answers[name], truth, strict=True))
         vs_cold = f"{cold[name] / icu_cold:.2f}x" if icu_cold else "-"
         vs_warm = f"{warm[name] / icu_warm:.2f}x" if icu_warm else "-"
+        speed = f"{vs_cold} / {vs_warm} ({cold[name]:,.0f} / {warm[name]:,.0f} pairs/s)"
+        rows.append([name, speed, f"{agree:,} / {len(pairs):,}"])
         print(
             f"{name:36} {cold[name]:10,.0f} {vs_cold:>7} {warm[name]:10,.0f} {vs_warm:>7}"
             f" {agree:>8,}/{len(pairs):,}"
@@ -224,6 +230,7 @@ def bench_pairs(repeat: int) -> None:
                 f" {ours_warm / warm[name]:,.1f}x warm"
                 + ("" if "(native)" in name else " (goal >= 10x: pure Python)")
             )
+    return rows
 
 
 INSTRUCTIONS = """
@@ -293,7 +300,7 @@ def ascii_usernames(count: int, seed: int = 12) -> list[str]:
     return sorted(names)
 
 
-def bench_identifier_key(count: int = 100_000, repeat: int = 5) -> None:
+def bench_identifier_key(count: int = 100_000, repeat: int = 5) -> str:
     import sanitizer
 
     names = ascii_usernames(count)
@@ -304,7 +311,9 @@ def bench_identifier_key(count: int = 100_000, repeat: int = 5) -> None:
         for name in names:
             key(name)
         best = min(best, time.perf_counter() - start)
-    print(f"\nidentifier_key on {count:,} distinct ASCII usernames: {count / best:,.0f}/s")
+    result = f"`identifier_key` on {count:,} distinct ASCII usernames: {count / best:,.0f}/s"
+    print(f"\n{result}")
+    return result
 
 
 def generated_usernames(path: Path, count: int, seed: int = 7) -> None:
@@ -375,15 +384,27 @@ def main() -> int:
         action="store_true",
         help="only count warm instructions per pair under callgrind (ours and ICU's)",
     )
+    _figures.add_argument(parser)
     args = parser.parse_args()
     if args.instructions:
         bench_instructions()
         return 0
     print(f"Python {sys.version.split()[0]}, peak RSS so far: {peak_rss_mib():.0f} MiB")
-    bench_pairs(args.repeat)
-    bench_identifier_key()
+    rows = bench_pairs(args.repeat)
+    key = bench_identifier_key()
     if args.collisions:
         bench_collisions(args.collisions)
+    if args.write_docs:
+        columns = ["tool", "vs ICU `areConfusable`, cold / warm (pairs/s)", "agrees with ICU"]
+        _figures.write(
+            "confusable",
+            summary="username pairs of the ICU fixture through each tool in the same run, "
+            "against ICU's `areConfusable` (cold: first pass; warm: best pass).",
+            goals="at least ICU's speed; 10x every pure-Python library; `identifier_key` on "
+            "ASCII names >= 1M calls/s.",
+            tables=[_figures.table(columns, rows)],
+            notes=[f"{key}."],
+        )
     return 0
 
 

@@ -41,6 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import _figures
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -363,6 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, default=LEDGER, help=f"default {LEDGER}")
     parser.add_argument("--totals", action="store_true", help="print the record's totals")
     parser.add_argument("--note", default="", help="a note stored with each recorded campaign")
+    _figures.add_argument(parser)
     args = parser.parse_args(argv)
     if args.totals:
         print(format_totals(args.log))
@@ -385,17 +388,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     print(f"# Fuzzing benchmark ({'quick' if args.quick else 'full'})\n")
     print(f"Python {sys.version.split()[0]}, {cpus} CPU(s), parallel runs: {args.parallel}\n")
+    tables = []
     if not args.skip_rate:
-        print(f"## Executions per second ({rate_seconds:.0f} s per target, seed corpus)\n")
-        print(bench_exec_rate(rate_seconds))
+        caption = f"Executions per second ({rate_seconds:.0f} s per target, seed corpus)"
+        print(f"## {caption}\n")
+        rates = bench_exec_rate(rate_seconds)
+        print(rates)
         print()
+        tables += _figures.from_markdown(rates, caption)
     if not args.skip_mutants:
         selected = [m for m in args.mutants.split(",") if m]
-        print(
-            f"## Time to flag each mutant (seeds: cap {seed_cap:.0f} s, goal < {SEED_GOAL:.0f} s;"
-            f" empty corpus: cap {empty_cap:.0f} s, goal < {EMPTY_GOAL:.0f} s)\n"
+        caption = (
+            f"Time to flag each mutant (seeds: cap {seed_cap:.0f} s, goal < {SEED_GOAL:.0f} s;"
+            f" empty corpus: cap {empty_cap:.0f} s, goal < {EMPTY_GOAL:.0f} s)"
         )
-        print(bench_mutants(selected, seed_cap, empty_cap, max(1, args.parallel), args.no_dict))
+        print(f"## {caption}\n")
+        flagged = bench_mutants(selected, seed_cap, empty_cap, max(1, args.parallel), args.no_dict)
+        print(flagged)
+        tables += _figures.from_markdown(flagged, caption)
+    if args.write_docs:
+        _figures.write(
+            "fuzz",
+            summary="executions per second of each fuzz target from the seed corpus, one "
+            "core, and the time libFuzzer needs to flag each deliberately broken decoder; "
+            "times include interpreter start-up.",
+            goals=f"`fuzz_decode` >= 20,000 exec/s; every mutant flagged from the seeds in < "
+            f"{SEED_GOAL:.0f} s and from an empty corpus in < {EMPTY_GOAL:.0f} s.",
+            tables=tables,
+            note=f"parallel runs: {args.parallel}",
+        )
     return 0
 
 

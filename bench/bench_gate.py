@@ -50,6 +50,8 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+import _figures
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 import source_samples as samples  # type: ignore[import-not-found]  # noqa: E402
@@ -142,14 +144,21 @@ def findings(tool: str, out: Path) -> dict[str, int]:
     return counts
 
 
-def speed(files: list[str], runs: int) -> None:
+def speed(files: list[str], runs: int, table: _figures.Tables) -> str:
+    """Prints the table into ``table``; returns what was scanned and the speed-ups."""
     size = sum(os.path.getsize(f) for f in files)
-    print(f"## {len(files)} files, {size / 2**20:.1f} MiB ({Path(files[0]).parent})\n")
-    print(
-        f"| tool | wall time (best of {runs}) | CPU time (that run) | peak RSS | findings "
-        "| files with findings |"
+    what = f"{len(files)} files, {size / 2**20:.1f} MiB ({Path(files[0]).parent})"
+    print(f"## {what}\n")
+    table.head(
+        [
+            "tool",
+            f"wall time (best of {runs})",
+            "CPU time (that run)",
+            "peak RSS",
+            "findings",
+            "files with findings",
+        ]
     )
-    print("| --- | --- | --- | --- | --- | --- |")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -166,15 +175,22 @@ def speed(files: list[str], runs: int) -> None:
             best, cpu = min(t[:2] for t in timings[tool])
             rss = max(t[2] for t in timings[tool])
             results[tool] = best
-            print(
-                f"| {tool} | {best:.2f} s | {cpu:.2f} s | {rss / 1024:.0f} MiB "
-                f"| {sum(counts[tool].values())} | {len(counts[tool])} |"
+            table.row(
+                tool,
+                f"{best:.2f} s",
+                f"{cpu:.2f} s",
+                f"{rss / 1024:.0f} MiB",
+                sum(counts[tool].values()),
+                len(counts[tool]),
             )
     ours = results["sanitizer SOURCE"]
+    faster = []
     for tool, seconds in results.items():
         if not tool.startswith("sanitizer"):
-            print(f"\nsanitizer is {seconds / ours:.1f}x faster than {tool}", end="")
+            faster.append(f"{seconds / ours:.1f}x faster than {tool}")
+            print(f"\nsanitizer is {faster[-1]}", end="")
     print("\n")
+    return f"{what}; sanitizer is {', '.join(faster)}"
 
 
 def side_by_side() -> None:
@@ -271,6 +287,7 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="also count instructions with callgrind"
     )
+    _figures.add_argument(parser)
     args = parser.parse_args()
     global OURS_PYTHON
     OURS_PYTHON = args.python or sys.executable
@@ -284,7 +301,18 @@ def main() -> None:
         files = [f for f in files if f]
     else:
         files = stdlib_files()
-    speed(files, args.runs)
+    table = _figures.Tables()
+    what = speed(files, args.runs, table)
+    if args.write_docs:
+        _figures.write(
+            "gate",
+            summary="the SOURCE gate against ruff's Unicode rules and anti-trojan-source, the "
+            "same file list for each tool, the tools taking turns.",
+            goals="2x ruff in wall time; 20x anti-trojan-source; RSS < 100 MiB.",
+            tables=table.tables,
+            notes=[f"{what}."],
+            note=f"sanitizer run by {OURS_PYTHON}",
+        )
     if args.instructions:
         instructions(files)
     side_by_side()

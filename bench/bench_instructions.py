@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _figures
+
 # name: (calls counted, code run per call); set-up is shared by every workload.
 SETUP = """
 import sanitizer
@@ -113,6 +115,7 @@ def per_call(root: Path, calls: int, statement: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="root of another checkout to compare")
+    _figures.add_argument(parser)
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -124,11 +127,20 @@ def main(argv: list[str] | None = None) -> int:
         then = per_call(args.baseline.resolve(), calls, statement) if args.baseline else None
         rows.append((name, now, then))
         print(f"  {name}: {now:,}" + (f" (baseline {then:,})" if then else ""), file=sys.stderr)
-    print("| workload | instructions per call |" + (" baseline | ratio |" if args.baseline else ""))
-    print("|---|---|" + ("---|---|" if args.baseline else ""))
+    out = _figures.Tables()
+    out.head(
+        ["workload", "instructions per call", *(["baseline", "ratio"] if args.baseline else [])]
+    )
     for name, now, then in rows:
-        extra = f" {then:,} | {now / then:.3f} |" if then else ""
-        print(f"| {name} | {now:,} |{extra}")
+        out.row(name, f"{now:,}", *([f"{then:,}", f"{now / then:.3f}"] if then else []))
+    if args.write_docs:
+        _figures.write(
+            "instructions",
+            summary="instructions per call under callgrind (repeatable whatever else the "
+            "machine does)"
+            + (", against the baseline checkout; same inputs, same run." if args.baseline else "."),
+            tables=out.tables,
+        )
     return 0
 
 

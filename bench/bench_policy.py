@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _figures
 from _allocator import steady_heap
 
 from sanitizer import UNICODE_VERSION, identifiers_equal, profiles, sanitize
@@ -98,7 +99,7 @@ def cleaners() -> dict[str, Callable[[bytes], object] | None]:
     }
 
 
-def bench_text(quick: bool) -> None:
+def bench_text(quick: bool, out: _figures.Tables) -> None:
     libs = cleaners()
     goals: list[str] = []
     print(
@@ -106,8 +107,7 @@ def bench_text(quick: bool) -> None:
     )
     print()
     head = ["input", "size", "decode µs"] + [f"{n} µs (xdecode)" for n in libs]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    out.head(head)
     sizes = {k: v for k, v in SIZES.items() if not quick or v != 1 << 20}
     if quick:
         sizes["256 KiB"] = 1 << 18
@@ -123,12 +123,12 @@ def bench_text(quick: bool) -> None:
                     continue
                 t = times[name] = best(lambda d=data, f=fn: f(d), quick, size)  # type: ignore[misc]
                 cells.append(f"{t * 1e6:.1f} ({t / t_dec:.1f}x; {t_dec / t:.2f} thr)")
-            print("| " + " | ".join(cells) + " |")
+            out.row(*cells)
             goals += check_goals(f"{uname} {sname}", size, t_dec, times)
     print()
     print("(x = time relative to bytes.decode; thr = throughput ratio decode/this)")
     print()
-    print("Goals (issue 3): " + ("all met" if not goals else "MISSED:"))
+    print("Goals: " + ("all met" if not goals else "MISSED:"))
     for line in goals:
         print(f"- {line}")
     print()
@@ -150,15 +150,15 @@ def check_goals(label: str, size: int, t_dec: float, times: dict[str, float]) ->
     return missed
 
 
-def bench_identifiers(quick: bool) -> None:
+def bench_identifiers(quick: bool, out: _figures.Tables) -> None:
     precis = optional("precis_i18n")
     print("### identifiers_equal(NFKC_CASEFOLD) vs precis-i18n UsernameCaseMapped")
     print()
     ours = best(lambda: [identifiers_equal(a, b, form="NFKC_CASEFOLD") for a, b in PAIRS], quick, 0)
     per = ours / len(PAIRS)
     if precis is None:
-        print("| identifiers_equal µs/pair | precis-i18n |\n|---|---|")
-        print(f"| {per * 1e6:.2f} | not installed |")
+        out.head(["identifiers_equal µs/pair", "precis-i18n"])
+        out.row(f"{per * 1e6:.2f}", "not installed")
         print()
         return
     profile = precis.get_profile("UsernameCaseMapped")
@@ -170,9 +170,8 @@ def bench_identifiers(quick: bool) -> None:
             return False
 
     theirs = best(lambda: [precis_equal(a, b) for a, b in PAIRS], quick, 0) / len(PAIRS)
-    print("| identifiers_equal µs/pair | precis-i18n µs/pair | speed-up |")
-    print("|---|---|---|")
-    print(f"| {per * 1e6:.2f} | {theirs * 1e6:.2f} | {theirs / per:.1f}x |")
+    out.head(["identifiers_equal µs/pair", "precis-i18n µs/pair", "speed-up"])
+    out.row(f"{per * 1e6:.2f}", f"{theirs * 1e6:.2f}", f"{theirs / per:.1f}x")
     print()
     agree = sum(
         identifiers_equal(a, b, form="NFKC_CASEFOLD") == precis_equal(a, b) for a, b in PAIRS
@@ -186,11 +185,25 @@ def main() -> int:
     heap = steady_heap()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="short run (no 1 MiB inputs)")
+    _figures.add_argument(parser)
     args = parser.parse_args()
     print(f"heap: {heap} (bench/_allocator.py; --allocator-as-is for the defaults)")
     print()
-    bench_text(args.quick)
-    bench_identifiers(args.quick)
+    out = _figures.Tables()
+    bench_text(args.quick, out)
+    bench_identifiers(args.quick, out)
+    if args.write_docs:
+        _figures.write(
+            "policy",
+            summary="`sanitize(data, profiles.TEXT)` on valid bytes: time relative to "
+            "`bytes.decode` (x) and throughput ratio (thr), beside libraries a user might "
+            "pick instead (their time includes the decode); `identifiers_equal` against "
+            "precis-i18n.",
+            goals="<= 10x at 64 B; >= 0.5x throughput at 1 MiB; `identifiers_equal` >= 10x "
+            "faster than precis-i18n.",
+            tables=out.tables,
+            note=f"heap: {heap}",
+        )
     return 0
 
 

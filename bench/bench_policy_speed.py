@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _figures
 from _allocator import steady_heap
 from bench_policy import UNITS as POLICY_UNITS  # the same texts as bench_policy.py
 
@@ -108,13 +109,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--instructions", action="store_true", help="callgrind counts")
     parser.add_argument("--repeats", type=int, default=30)
+    _figures.add_argument(parser)
     args = parser.parse_args()
     if not args.instructions:
         print(f"heap: {heap} (bench/_allocator.py; --allocator-as-is for the defaults)")
         print()
     unit = "M instructions" if args.instructions else "ms"
-    print(f"| input (1 MiB) | decode {unit} | sanitize(TEXT) {unit} | throughput vs decode |")
-    print("|---|---|---|---|")
+    out = _figures.Tables()
+    out.head(["input (1 MiB)", f"decode {unit}", f"sanitize(TEXT) {unit}", "throughput vs decode"])
     missed = []
     for kind in UNITS:
         if args.instructions:
@@ -124,11 +126,22 @@ def main() -> int:
         else:
             d, s = (x * 1e3 for x in wall(kind, args.repeats))
         ratio = d / s
-        print(f"| {kind} | {d:.3f} | {s:.3f} | {ratio:.2f}x |")
+        out.row(kind, f"{d:.3f}", f"{s:.3f}", f"{ratio:.2f}x")
         if ratio < 0.8:
             missed.append(kind)
     print()
-    print("goal (issue #14): >= 0.8x; " + ("met" if not missed else f"missed: {', '.join(missed)}"))
+    verdict = "met" if not missed else f"missed: {', '.join(missed)}"
+    print(f"goal: >= 0.8x; {verdict}")
+    if args.write_docs:
+        how = "callgrind instructions" if args.instructions else "thread CPU time, min of runs"
+        _figures.write(
+            "policy_speed_instructions" if args.instructions else "policy_speed",
+            summary="`sanitize(data, profiles.TEXT)` at 1 MiB against `bytes.decode`: "
+            f"throughput ratio ({how}).",
+            goals=f">= 0.8x `bytes.decode`: {verdict}.",
+            tables=out.tables,
+            note="" if args.instructions else f"heap: {heap}",
+        )
     return 0
 
 

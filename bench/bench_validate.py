@@ -41,6 +41,8 @@ import time
 import timeit
 from collections.abc import Callable, Sequence
 
+import _figures
+
 import sanitizer
 from sanitizer import _native
 
@@ -90,9 +92,8 @@ def _t(seconds: float) -> str:
     return f"{seconds * 1e6:.2f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
-def is_valid_table(rounds: int) -> None:
-    print("| input | size | bytes.decode | is_valid | ratio | GB/s |")
-    print("|---|---|---|---|---|---|")
+def is_valid_table(rounds: int, out: _figures.Tables) -> None:
+    out.head(["input", "size", "bytes.decode", "is_valid", "ratio", "GB/s"])
     for kind, sample in SAMPLES.items():
         for label, size in SIZES.items():
             data = text_of(sample, size)
@@ -101,23 +102,20 @@ def is_valid_table(rounds: int) -> None:
                 rounds,
             )
             rate = len(data) / ours / 1e9
-            print(
-                f"| {kind} | {label} | {_t(base)} | {_t(ours)} | {base / ours:.1f}x | {rate:.1f} |"
-            )
+            out.row(kind, label, _t(base), _t(ours), f"{base / ours:.1f}x", f"{rate:.1f}")
     speedups = _native.speedups
     if speedups is None:
         return
     print()
     kernels = speedups.utf8_kernels()
-    print("| 1 MiB, GB/s | " + " | ".join(kernels) + " |")
-    print("|---|" + "---|" * len(kernels))
+    out.head(["1 MiB, GB/s", *kernels])
     for kind, sample in SAMPLES.items():
         data = text_of(sample, 1 << 20)
         times = interleaved(
             [lambda k=k, d=data: speedups.valid_prefix_using(k, d) for k in kernels],  # type: ignore[misc]
             rounds,
         )
-        print(f"| {kind} | " + " | ".join(f"{len(data) / t / 1e9:.1f}" for t in times) + " |")
+        out.row(kind, *(f"{len(data) / t / 1e9:.1f}" for t in times))
 
 
 def write_multilingual(path: str, size: int) -> None:
@@ -158,7 +156,8 @@ def instructions(command: Sequence[str]) -> int | None:
     return None
 
 
-def check_table(size: int, rounds: int, count: bool = False) -> None:
+def check_table(size: int, rounds: int, out: _figures.Tables, count: bool = False) -> str:
+    """Prints the tables into ``out``; returns what was checked, for the docs."""
     tools = {
         "sanitizer check": [OURS_PYTHON, "-m", "sanitizer", "check"],
         "isutf8": ["isutf8"],
@@ -184,21 +183,21 @@ def check_table(size: int, rounds: int, count: bool = False) -> None:
                 best[name] = (min(old[0], wall), min(old[1], cpu), max(old[2], rss))
         counted = {name: instructions([*cmd, path]) for name, cmd in tools.items()} if count else {}
     ours = best.get("sanitizer check")
-    print(f"`sanitizer check` on {real / 2**20:.0f} MiB of valid multilingual text")
+    what = f"`sanitizer check` on {real / 2**20:.0f} MiB of valid multilingual text"
+    print(what)
     print()
-    print("| tool | wall | CPU | peak RSS | check's wall / tool's | check's CPU / tool's |")
-    print("|---|---|---|---|---|---|")
+    out.head(["tool", "wall", "CPU", "peak RSS", "check's wall / tool's", "check's CPU / tool's"])
     for name, (wall, cpu, rss) in best.items():
-        ratio = f"{ours[0] / wall:.2f}x | {ours[1] / cpu:.2f}x" if ours else "- | -"
-        print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {rss / 2**20:.0f} MiB | {ratio} |")
+        ratios = [f"{ours[0] / wall:.2f}x", f"{ours[1] / cpu:.2f}x"] if ours else ["-", "-"]
+        out.row(name, f"{wall:.2f} s", f"{cpu:.2f} s", f"{rss / 2**20:.0f} MiB", *ratios)
     if counted:
         print()
-        print("| tool | instructions | check's / tool's |")
-        print("|---|---|---|")
+        out.head(["tool", "instructions", "check's / tool's"])
         mine = counted.get("sanitizer check")
         for name, n in counted.items():
             ratio = f"{mine / n:.2f}x" if mine and n else "-"
-            print(f"| {name} | {n:,} | {ratio} |" if n else f"| {name} | (no valgrind) | - |")
+            out.row(name, f"{n:,}", ratio) if n else out.row(name, "(no valgrind)", "-")
+    return what
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also count each tool's instructions in the check table (valgrind)",
     )
+    _figures.add_argument(parser)
     args = parser.parse_args(argv)
     global OURS_PYTHON
     OURS_PYTHON = args.python or sys.executable
@@ -223,11 +223,34 @@ def main(argv: list[str] | None = None) -> int:
         f"UTF-8 kernel: {_native.utf8_kernel()}, Python {python}"
     )
     print()
+    note = f"UTF-8 kernel: {_native.utf8_kernel()}"
     if not args.check_only:
-        is_valid_table(rounds)
+        out = _figures.Tables()
+        is_valid_table(rounds, out)
         print()
+        if args.write_docs:
+            _figures.write(
+                "validate",
+                summary="`is_valid` (the SIMD validator) against `bytes.decode` on valid text "
+                "(time ratio); GB/s of each kernel this CPU runs.",
+                goals=">= 10x on non-ASCII text and >= 1x on ASCII at 1 MiB; at 64 B no slower "
+                "than `bytes.decode`.",
+                tables=out.tables,
+                note=note,
+            )
     if not args.no_check:
-        check_table((32 if args.quick else 128) << 20, 2 if args.quick else 3, args.instructions)
+        out = _figures.Tables()
+        size = (32 if args.quick else 128) << 20
+        what = check_table(size, 2 if args.quick else 3, out, args.instructions)
+        if args.write_docs:
+            _figures.write(
+                "validate_check",
+                summary=f"{what}, against `isutf8` (moreutils) and `iconv`; "
+                f"`sanitizer` run by {OURS_PYTHON}.",
+                goals="<= 0.5x the wall time of both, RSS < 64 MiB.",
+                tables=out.tables,
+                note=note,
+            )
     return 0
 
 

@@ -71,6 +71,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+import _figures  # noqa: E402
 from _servers import HOST, free_port, running  # noqa: E402
 
 import sanitizer  # noqa: E402
@@ -80,6 +81,7 @@ from sanitizer.web.asgi import Message, Receive, Scope, Send  # noqa: E402
 GOAL = 0.95  # small requests: req/s with the middleware / without (issue #14; was 0.9)
 JSON_GOAL = 1.5  # a valid 1 MiB JSON body: body_check time / json.loads time (issue #14)
 FILE_GOAL = 2.0  # multipart file parts: GB/s through body_check (issue #14)
+TABLES = _figures.Tables()  # what this run measured, for --write-docs
 
 # -- the apps uvicorn serves (imported by the server as bench_web:NAME) -------------------
 
@@ -357,8 +359,10 @@ def bench_small(client: Client, ports: dict[str, int], rounds: int, seconds: flo
     """Prints the req/s table; returns True if every ratio meets the goal."""
     print(f"### Small requests: req/s, median of {rounds} rounds of {seconds:g} s per server")
     print()
-    print("| request | without req/s | with req/s | ratio (with/without) | ratios per round |")
-    print("|---|---|---|---|---|")
+    TABLES.head(
+        ["request", "without req/s", "with req/s", "ratio (with/without)", "ratios per round"],
+        f"Small requests: req/s, median of {rounds} rounds of {seconds:g} s per server",
+    )
     met = True
     for request in SMALL:
         for port in ports.values():
@@ -378,7 +382,7 @@ def bench_small(client: Client, ports: dict[str, int], rounds: int, seconds: flo
         met = met and ratio >= GOAL
         without, with_ = statistics.median(rates["plain"]), statistics.median(rates["checked"])
         each = " ".join(f"{x:.2f}" for x in ratios)
-        print(f"| {request.label} | {without:,.0f} | {with_:,.0f} | {ratio:.2f}x | {each} |")
+        TABLES.row(request.label, f"{without:,.0f}", f"{with_:,.0f}", f"{ratio:.2f}x", each)
     print()
     return met
 
@@ -422,9 +426,11 @@ def bench_big(ports: dict[str, int], body: bytes, repeats: int) -> None:
     without, with_ = (statistics.median(times[n]) for n in ("reader", "reader_checked"))
     print(f"### {request.label}, app reads the whole body: median of {repeats} requests each")
     print()
-    print("| without ms | with ms | added ms | ratio (time with/without) |")
-    print("|---|---|---|---|")
-    print(
+    TABLES.head(
+        ["without ms", "with ms", "added ms", "ratio (time with/without)"],
+        f"{request.label}, app reads the whole body: median of {repeats} requests each",
+    )
+    TABLES.markdown_row(
         f"| {without * 1e3:.1f} | {with_ * 1e3:.1f} | {(with_ - without) * 1e3:+.1f} |"
         f" {with_ / without:.2f}x |"
     )
@@ -562,13 +568,12 @@ HOSTILE_JSON = [
 def bench_in_process(body: bytes, repeat: int) -> None:
     print("### In-process, no server")
     print()
-    print("| what | time | against |")
-    print("|---|---|---|")
+    TABLES.head(["what", "time", "against"], "In-process, no server")
     t_loads, t_check = interleaved(lambda: json.loads(body), lambda: check_whole(body), repeat)
     mib = len(body) / (1 << 20)
     ratio = t_check / t_loads
     verdict = "met" if ratio <= JSON_GOAL else "MISSED"
-    print(
+    TABLES.markdown_row(
         f"| check_head + body_check, {mib:.2f} MiB JSON in 64 KiB chunks | {t_check * 1e3:.2f} ms"
         f" ({mib / t_check:.0f} MiB/s) | json.loads {t_loads * 1e3:.2f} ms:"
         f" {ratio:.2f}x its time (goal <= {JSON_GOAL}x: {verdict}) |"
@@ -578,21 +583,21 @@ def bench_in_process(body: bytes, repeat: int) -> None:
     t_file = best(functools.partial(check_multipart, chunks), repeat)
     rate = len(upload) / t_file / 1e9
     verdict = "met" if rate >= FILE_GOAL else "MISSED"
-    print(
+    TABLES.markdown_row(
         f"| the same, a {len(upload) / (1 << 20):.0f} MiB multipart upload (a file part)"
         f" | {t_file * 1e3:.2f} ms | {rate:.2f} GB/s (goal >= {FILE_GOAL} GB/s: {verdict}) |"
     )
     for label, hostile in HOSTILE_JSON:
         t_loads = best(functools.partial(json.loads, hostile), repeat)
         t_check = best(functools.partial(check_whole, hostile), repeat)
-        print(
+        TABLES.markdown_row(
             f"| the same, 1 MiB of {label} | {t_check * 1e3:.2f} ms"
             f" | json.loads {t_loads * 1e3:.2f} ms: {t_check / t_loads:.2f}x its time |"
         )
     for request in SMALL:
         t_plain = best(in_memory(fixed, request), repeat)
         t_checked = best(in_memory(checked, request), repeat)
-        print(
+        TABLES.markdown_row(
             f"| middleware on one request: {request.label} | +{(t_checked - t_plain) * 1e6:.1f} µs"
             f" | the bare app through ASGI in memory: {t_plain * 1e6:.1f} µs |"
         )
@@ -666,8 +671,10 @@ def bench_instructions(http: str, loop: str, n: int) -> None:
     get, post = (request.raw() for request in SMALL)
     print(f"### Small requests: uvicorn's instructions per request (callgrind, n = {n})")
     print()
-    print("| request | without | with | ratio (without / with) | goal |")
-    print("|---|---|---|---|---|")
+    TABLES.head(
+        ["request", "without", "with", "ratio (without / with)", "goal"],
+        f"Small requests: uvicorn's instructions per request (callgrind, n = {n})",
+    )
     counts = {}
     for app in ("plain", "checked"):
         base = server_instructions(app, http, loop, [get] * n)
@@ -678,7 +685,7 @@ def bench_instructions(http: str, loop: str, n: int) -> None:
         without, with_ = counts["plain"][i], counts["checked"][i]
         ratio = without / with_
         verdict = "met" if ratio >= GOAL else "MISSED"
-        print(
+        TABLES.markdown_row(
             f"| {request.label} | {without / 1e3:.0f}K | {with_ / 1e3:.0f}K"
             f" (+{(with_ - without) / 1e3:.1f}K) | {ratio:.3f}x | >= {GOAL}x: {verdict} |"
         )
@@ -707,6 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         "--instructions", action="store_true", help="small requests under callgrind only"
     )
     parser.add_argument("--requests", type=int, default=300, help="n for --instructions")
+    _figures.add_argument(parser)
     args = parser.parse_args(argv)
     rounds = args.rounds or (3 if args.quick else 11)  # many short rounds: a steadier median
     seconds = args.seconds or (2.0 if args.quick else 2.5)
@@ -735,6 +743,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"uvicorn {uv.__version__} (--http {http}, --loop {loop}), under callgrind")
         print()
         bench_instructions(http, loop, args.requests)
+        if args.write_docs:
+            _figures.write(
+                "web_instructions",
+                summary="the server's instructions per request under callgrind, with and "
+                "without the middleware, from runs of n, 3n and n + 2n requests (start-up "
+                "cancels out).",
+                goals=f">= {GOAL}x.",
+                tables=TABLES.tables,
+                note=f"uvicorn {uv.__version__} (--http {http}, --loop {loop})",
+            )
         return 0
     print(f"sanitizer {sanitizer.__version__}, runner: {sanitizer.BACKEND}, Python {python}")
     print(f"uvicorn {uv.__version__} (--http {http}, --loop {loop}), one worker, no access log")
@@ -760,6 +778,17 @@ def main(argv: list[str] | None = None) -> int:
         f"Goal (small requests >= {GOAL}x without the middleware): " + ("met" if met else "MISSED")
     )
     print()
+    if args.write_docs:
+        _figures.write(
+            "web",
+            summary="a minimal ASGI app with `ASGIMiddleware` against the same app without "
+            "it, same client, same run; then large bodies and the checks in process.",
+            goals=f"small requests >= {GOAL}x ({'met' if met else 'missed'}); a 1 MiB JSON body "
+            f"<= {JSON_GOAL}x `json.loads`; multipart file parts >= {FILE_GOAL} GB/s.",
+            tables=TABLES.tables,
+            note=f"uvicorn {uv.__version__} (--http {http}, --loop {loop}); "
+            f"client: {client.describe()}; pinning: {pin.text}",
+        )
     if args.profile or not met:
         profile_small()
     if args.profile:

@@ -24,10 +24,13 @@ import resource
 import time
 import urllib.parse
 
+import _figures
+
 CHUNK_COUNTS = (1, 64, 4096)
 
 
-def chunk_ratios(runs: int = 9) -> None:
+def chunk_ratios(runs: int = 9) -> list[list[str]]:
+    """Prints a line per body; returns the rows for the docs (``--write-docs``)."""
     from sanitizer.web import WebPolicy
     from sanitizer.web._dispatch import body_check
     from sanitizer.web._head import check_head
@@ -55,6 +58,7 @@ def chunk_ratios(runs: int = 9) -> None:
             return None
 
     print(f"{'body':<12}" + "".join(f"{n:>10} ch" for n in CHUNK_COUNTS) + "   ratio")
+    rows = []
     for name, (content_type, body) in bodies.items():
         _, head = check_head(policy, b"/", b"", [(b"content-type", content_type)])
         split = {}
@@ -84,6 +88,8 @@ def chunk_ratios(runs: int = 9) -> None:
             f"{name:<12}{cells}   {ratio:.2f}x  (floor {floor * 1000:.2f} ms: {least:.2f}x)"
             f"  faults {faults[0]:.0f} (1 ch), {faults[1]:.0f} (4,096 ch)"
         )
+        rows.append([name, *(f"{t * 1000:.2f} ms" for t in times), f"{ratio:.2f}x"])
+    return rows
 
 
 def _faults(policy: object, head: object, pieces: list[bytes], runs: int) -> float:
@@ -102,7 +108,18 @@ def _faults(policy: object, head: object, pieces: list[bytes], runs: int) -> flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=25)
-    chunk_ratios(parser.parse_args().runs)
+    _figures.add_argument(parser)
+    args = parser.parse_args()
+    rows = chunk_ratios(args.runs)
+    if args.write_docs:
+        columns = ["body", *(f"{n:,} chunk{'s' if n > 1 else ''}" for n in CHUNK_COUNTS)]
+        _figures.write(
+            "web_chunks",
+            summary="the same 1 MiB of non-ASCII text checked in "
+            f"{', '.join(map(str, CHUNK_COUNTS))} chunks, best of {args.runs}.",
+            goals="4,096 chunks / 1 chunk <= 1.5x.",
+            tables=[_figures.table([*columns, "ratio 4,096 / 1"], rows)],
+        )
 
 
 if __name__ == "__main__":

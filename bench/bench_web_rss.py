@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import _figures
 from _servers import HOST, free_port, running
 
 HERE = Path(__file__).resolve().parent
@@ -321,11 +322,15 @@ def row(
     where: str, case: str, idle: float, peak: float, seconds: float, status: str, sent: int
 ) -> None:
     mark = "" if peak < GOAL_MIB else " (over the goal)"
-    print(
-        f"| {where} | {case} | {idle:.0f} | {peak:.0f}{mark} | {seconds:.1f} | {status[:24]} "
-        f"| {sent / (1 << 20):.0f} |",
-        flush=True,
-    )
+    cells = [where, case, f"{idle:.0f}", f"{peak:.0f}{mark}", f"{seconds:.1f}", status[:24]]
+    cells.append(f"{sent / (1 << 20):.0f}")
+    if TABLE.tables:  # the parent's table; a --child prints its row for the parent's output
+        TABLE.row(*cells)
+    else:
+        print("| " + " | ".join(cells) + " |", flush=True)
+
+
+TABLE = _figures.Tables()  # the rows measured in this process, for --write-docs
 
 
 def measure(name: str, size: int, setup: str, media: bytes) -> None:
@@ -346,6 +351,7 @@ def main() -> None:
     parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated")
     parser.add_argument("--skip-in-process", action="store_true")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    _figures.add_argument(parser)
     args = parser.parse_args()
     size = args.size_mib << 20
     if args.child:
@@ -353,8 +359,8 @@ def main() -> None:
         return
     print(f"{args.size_mib} MiB chunked upload; peak RSS: the largest VmHWM of the server's")
     print(f"processes; 413 setup: max_body_size {LIMIT_413 >> 20} MiB.\n")
-    print("| server | setup, body | idle MiB | peak RSS MiB | seconds | answer | MiB sent |")
-    print("|---|---|---|---|---|---|---|")
+    columns = ["server", "setup, body", "idle MiB", "peak RSS MiB", "seconds", "answer"]
+    TABLE.head([*columns, "MiB sent"])
     if not args.skip_in_process:
         for how in ("read()", "read(8192)"):
             command = [sys.executable, __file__, "--child", str(size), how]
@@ -366,6 +372,16 @@ def main() -> None:
                 measure(name, size, setup, media)
             except (OSError, RuntimeError) as e:
                 row(name, setup, 0, 0, 0, f"error: {e}", 0)
+    if args.write_docs:
+        _figures.write(
+            "web_rss",
+            summary=f"peak RSS (largest VmHWM of the server's processes) of a {args.size_mib} MiB "
+            "chunked upload per server: `stream` checks the body (text) or passes it (binary), "
+            f"`413` is over a {LIMIT_413 >> 20} MiB limit, `bare` is the app without the "
+            "middleware (in-process WSGI rows are not part of this table).",
+            goals=f"< {GOAL_MIB} MiB.",
+            tables=TABLE.tables,
+        )
 
 
 if __name__ == "__main__":

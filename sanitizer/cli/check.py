@@ -158,7 +158,7 @@ def register(sub: Any) -> None:
         default="utf-8",
         metavar="NAME",
         help="how the files are encoded: utf-8 (default), utf-16le, utf-16be, utf-32le, "
-        "utf-32be, or utf-16 / utf-32 (byte order from the BOM, never guessed; issue #15)",
+        "utf-32be, or utf-16 / utf-32 (byte order from the BOM, never guessed)",
     )
     gate.add_argument(
         "--allow-overlong-nul",

@@ -1,5 +1,5 @@
 """Framework integrations: a sanitizer policy as a pydantic type, as Django validators, and
-``identifier_key`` in a unique Django column (issue #12).
+``identifier_key`` in a unique Django column.
 
 Each submodule imports its framework and nothing else does, so ``import sanitizer``
 never needs pydantic or Django: ``sanitizer.integrations.pydantic`` and

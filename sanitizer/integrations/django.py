@@ -1,5 +1,5 @@
 """Django validators for identifiers, and ``identifier_key`` in a unique column so a new
-username that looks like an existing one is a form error, not an IntegrityError (#12).
+username that looks like an existing one is a form error, not an IntegrityError.
 
     from django.db import models
     from sanitizer.integrations.django import (

@@ -75,7 +75,7 @@ def inspect(
     """Apply ``policy`` (default ``profiles.TEXT``) to ``data``; never raises for content.
 
     ``encoding`` names how bytes are encoded: "utf-8", or "utf-16", "utf-16le",
-    "utf-16be", "utf-32", "utf-32le", "utf-32be" (issue #15; ``_encoded``: ill-formed
+    "utf-16be", "utf-32", "utf-32le", "utf-32be" (``_encoded``: ill-formed
     units are ILL_FORMED findings, offsets are byte offsets into ``data``; "utf-16" and
     "utf-32" need a BOM, else ``ByteOrderError``)."""
     if policy is None:
