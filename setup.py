@@ -26,6 +26,7 @@ setup(
                     "jsonscan.c",
                     "webhead.c",
                     "source.c",
+                    "precis.c",
                 )
             ],
             depends=[_SRC + "speedups.h"],

@@ -32,7 +32,7 @@ TYPE_CHECKING = False  # typing's constant without importing typing (start-up: i
 if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
     from typing import Any
 
-    from . import profiles, utf7, utf16, utf32
+    from . import precis, profiles, utf7, utf16, utf32
     from .categories import Category
     from .identifiers import identifiers_equal, normalize_identifier
     from .lookalike import (
@@ -73,6 +73,7 @@ _POLICY_LAYER: dict[str, str] = {
     "inspect": "sanitizer.policy",
     "sanitize": "sanitizer.policy",
     "profiles": "sanitizer.profiles",
+    "precis": "sanitizer.precis",  # RFC 8264, 8265, 8266
     "identifiers_equal": "sanitizer.identifiers",
     "normalize_identifier": "sanitizer.identifiers",
     "ALL_SCRIPTS": "sanitizer.lookalike",
@@ -147,6 +148,7 @@ __all__ = [
     "is_valid",
     "mixed_numbers",
     "normalize_identifier",
+    "precis",
     "profiles",
     "resolved_scripts",
     "restriction_level",

@@ -138,6 +138,12 @@ class Speedups(Protocol):
     def script_mask(
         self, starts: bytes, ids: bytes, masks: bytes, values: tuple[int, ...], text: str, /
     ) -> int: ...
+
+    # precis.c: PRECIS enforcement for sanitizer.precis (reference: Profile._enforce_py)
+    def precis_enforce(
+        self, stage1: bytes, stage2: bytes, config: tuple[object, ...], text: object, /
+    ) -> str: ...
+    def precis_layout(self) -> dict[str, object]: ...
     # (reference: lookalike.skeletons, unicodedata2.normalize and str.translate)
     def skeleton_tables(
         self,

@@ -168,3 +168,15 @@ def identifiers(text: str, spans: list[int], marks: bytes, wide: bool, /) -> dic
     hold a character >= U+0080 (wide) or are ASCII (not wide); marks: packed uint32
     (lo, hi) ranges of the marks an identifier continues with (reference: the pattern of
     sanitizer.source_gate._identifier_pattern, in _wide_identifiers and _ascii_spellings)."""
+
+# -- precis.c: PRECIS enforcement for sanitizer.precis (RFC 8264, 8265, 8266) -------------
+
+def precis_enforce(
+    stage1: bytes, stage2: bytes, config: tuple[object, ...], text: object, /
+) -> str:
+    """text as a PRECIS profile enforces it, or PrecisError raised, or config's
+    fallback(text) for what the C path leaves to Python (see sanitizer/_native_src/precis.c;
+    reference: sanitizer.precis Profile._enforce_py)."""
+
+def precis_layout() -> dict[str, object]:
+    """The table layout, config flags and reason order precis_enforce reads."""

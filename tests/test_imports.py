@@ -31,6 +31,7 @@ POLICY_LAYER = (
     "sanitizer._classtable",
     "sanitizer.identifiers",
     "sanitizer.lookalike",
+    "sanitizer.precis",
 )
 
 

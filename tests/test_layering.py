@@ -5,7 +5,8 @@ Three layers, depending inward only:
 0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
    ``charnames``, ``_native`` (the one native seam) and the ``_speedups`` it loads;
 1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
-   ``categories`` and its generated ``_chartables_data`` / ``_classtable``; the package's own
+   ``categories`` and its generated ``_chartables_data`` / ``_classtable``, ``lookalike``,
+   ``precis``; the package's own
    ``__init__`` (the public facade, which loads this layer lazily) counts here;
 2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
    ``sanitizer/fuzzing/``, ``sanitizer/strategies.py`` (Hypothesis strategies),
@@ -59,6 +60,7 @@ LAYERS = {
     "_classtable": POLICY,
     "lookalike": POLICY,  # UTS #39 (issue #12)
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
+    "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
     "cli": ADAPTER,
     "__main__": ADAPTER,

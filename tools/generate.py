@@ -35,6 +35,8 @@ GENERATORS: dict[str, str] = {
     "(from _chartables_data)",
     "lookalike": "sanitizer/lookalike/_*_data.py: UTS #39 scripts, skeletons, identifier keys "
     "(tools/unicode-18.0.0/)",
+    "precis": "sanitizer/precis/_precis_data.py: the PRECIS derived property and profile data "
+    "(unicodedata2, ucdinfo's UCD, _chartables_data, tools/unicode-18.0.0/)",
     "corpus": "corpus/*/*.bin: the fuzzing seed corpus (corpus/manifest.py)",
     "docs_tables": "the tables of docs/*.md that restate the package's data (between "
     "BEGIN/END markers)",

@@ -112,7 +112,8 @@ PyInit__speedups(void)
         PyModule_AddIntConstant(m, "RULE_IDS_OFFSET", RULE_IDS_OFFSET) < 0 ||
         PyModule_AddIntConstant(m, "PREFILTER_OFFSET", PREFILTER_OFFSET) < 0 ||
         PyModule_AddIntConstant(m, "RULES_OFFSET", RULES_OFFSET) < 0 ||
-        PyModule_AddIntConstant(m, "RULE_SIZE", RULE_SIZE) < 0) {
+        PyModule_AddIntConstant(m, "RULE_SIZE", RULE_SIZE) < 0 ||
+        speedups_precis_register(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

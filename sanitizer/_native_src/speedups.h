@@ -94,4 +94,7 @@ SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text
 SPEEDUPS_INTERNAL PyObject *speedups_identifiers(PyObject *self, PyObject *const *args,
                                                  Py_ssize_t nargs);
 
+/* precis.c: registers its own functions (precis_enforce, precis_layout) */
+SPEEDUPS_INTERNAL int speedups_precis_register(PyObject *module);
+
 #endif /* SANITIZER_SPEEDUPS_H */
