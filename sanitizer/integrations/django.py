@@ -21,6 +21,19 @@ source field, code ``"identifier_taken"``, without naming the account it collide
 ``save_unique(form)`` turns the race that validation cannot see (two signups at once)
 into that same form error.  Django is optional: importing this module without it raises
 ImportError saying what to install.
+
+PRECIS (RFC 8265 usernames and passwords, RFC 8266 nicknames; ``sanitizer.precis``):
+``PrecisValidator(profile)`` refuses what ``get_profile(profile).enforce`` refuses, as
+``ValidationError`` code ``"sanitizer_precis"`` (params: ``profile``, ``reason`` as
+precis-i18n says it, ``index``, ``detail``), for any profile, OpaqueString included
+(validate a password, then hash what ``enforce`` returns).  ``PrecisField(profile=...)``
+is a CharField that holds the enforced string: ``full_clean`` (ModelForms) enforces the
+value and reports a refusal on the field, ``save`` enforces again, so with
+``unique=True`` the database itself refuses a second "JULIET" beside "juliet".
+
+    class Account(models.Model):
+        username = PrecisField(profile="UsernameCaseMapped", max_length=64, unique=True)
+        display_name = PrecisField(profile="NicknameCaseMapped", max_length=64)
 """
 
 from __future__ import annotations
@@ -39,15 +52,18 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
         "sanitizer.integrations.django needs Django: pip install 'django>=4.2'"
     ) from exc
 
-from .. import profiles
+from .. import precis, profiles
 from ..lookalike import IDENTIFIER_KEY_VERSION, identifier_key
 from ..policy import Policy, inspect
 
 __all__ = [
     "INVALID_CODE",
+    "PRECIS_INVALID_CODE",
     "TAKEN_CODE",
     "IdentifierKeyField",
     "IdentifierValidator",
+    "PrecisField",
+    "PrecisValidator",
     "UniqueIdentifierKeys",
     "rekey",
     "save_unique",
@@ -55,6 +71,7 @@ __all__ = [
 
 INVALID_CODE = "sanitizer_identifier"  # the policy refused the value
 TAKEN_CODE = "identifier_taken"  # another row has the same identifier_key
+PRECIS_INVALID_CODE = "sanitizer_precis"  # a PRECIS profile refused the value
 KEY_TOO_LONG_CODE = "identifier_key_too_long"
 
 
@@ -361,3 +378,122 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
                 field.refresh(row)
             manager.bulk_update(rows, written)
     return []
+
+
+# -- PRECIS (RFC 8264, 8265, 8266) ----------------------------------------------------------
+
+
+class PrecisValidator:
+    """A Django validator refusing what the PRECIS profile ``profile`` refuses (a name as
+    ``sanitizer.precis.get_profile`` takes it; written into migrations by that name).
+
+    ``%(detail)s`` in the message is the ``PrecisError`` message ("UsernameCaseMapped:
+    U+0020 SPACE ' ' at index 3 is a space ... [DISALLOWED/spaces]"): it names the
+    refused character, never the whole value.  A validator only checks: to store the
+    enforced string, use ``PrecisField`` or clean the value with ``enforce``."""
+
+    message = "Enter a valid value: %(detail)s."
+    code = PRECIS_INVALID_CODE
+
+    def __init__(
+        self,
+        profile: str = "UsernameCaseMapped",
+        *,
+        message: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        if not isinstance(profile, str):
+            raise TypeError(
+                "PrecisValidator() argument 'profile' must be a PRECIS profile name, "
+                f"not {type(profile).__name__}"
+            )
+        self.profile = precis.get_profile(profile)  # UnknownProfileError lists the names
+        if message is not None:
+            self.message = message
+        if code is not None:
+            self.code = code
+
+    def enforce(self, value: Any) -> str:
+        """``value`` enforced, or the ``ValidationError`` of this validator."""
+        if not isinstance(value, str):
+            detail, reason, index = f"not text but {type(value).__name__}", None, None
+        else:
+            try:
+                return self.profile.enforce(value)
+            except precis.PrecisError as error:
+                detail, reason, index = str(error), error.reason, error.index
+        params = {
+            "value": value,
+            "profile": self.profile.name,
+            "reason": reason,
+            "index": index,
+            "detail": detail,
+        }
+        raise ValidationError(self.message, code=self.code, params=params)
+
+    def __call__(self, value: Any) -> None:
+        self.enforce(value)
+
+    def deconstruct(self) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+        kwargs: dict[str, Any] = {}
+        if self.profile.name != "UsernameCaseMapped":
+            kwargs["profile"] = self.profile.name
+        if self.message != PrecisValidator.message:
+            kwargs["message"] = self.message
+        if self.code != PrecisValidator.code:
+            kwargs["code"] = self.code
+        return f"{__name__}.PrecisValidator", (), kwargs
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, PrecisValidator)
+            and self.profile is other.profile
+            and self.message == other.message
+            and self.code == other.code
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.profile.name, self.message, self.code))
+
+    def __repr__(self) -> str:
+        return f"PrecisValidator(profile={self.profile.name!r})"
+
+
+class PrecisField(models.CharField):  # type: ignore[misc]
+    """A CharField holding the PRECIS profile's enforced form of its value (RFC 8264 §7).
+
+    ``clean`` (``full_clean``, ModelForms) enforces, so a refusal is a ValidationError on
+    the field (code ``"sanitizer_precis"``) and ``validate_unique`` compares enforced
+    values; ``save`` enforces again (a refused value raises the same ValidationError
+    rather than reach the database; ``QuerySet.update()`` does not run it).  A blank
+    value of a ``blank=True`` field is kept.  Lookups compare as given: filter with the
+    enforced value (``field.precis.profile.enforce("JULIET")``)."""
+
+    description = "a string enforced by a PRECIS profile"
+
+    def __init__(self, *args: Any, profile: str = "UsernameCaseMapped", **kwargs: Any) -> None:
+        self.precis = PrecisValidator(profile)
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self) -> tuple[str, str, list[Any], dict[str, Any]]:
+        name, _, args, kwargs = super().deconstruct()
+        kwargs["profile"] = self.precis.profile.name
+        return name, f"{__name__}.PrecisField", args, kwargs
+
+    def _enforced(self, value: Any) -> Any:
+        if value is None or (self.blank and value in self.empty_values):
+            return value
+        return self.precis.enforce(value)
+
+    def to_python(self, value: Any) -> Any:
+        return self._enforced(super().to_python(value))
+
+    def get_prep_value(self, value: Any) -> Any:
+        # Lookups are not enforced (a refused value would make a query raise): query
+        # with the enforced value, ``field.precis.profile.enforce(value)``.
+        return models.CharField.to_python(self, models.Field.get_prep_value(self, value))
+
+    def pre_save(self, model_instance: Any, add: bool) -> Any:
+        value = self._enforced(getattr(model_instance, self.attname))
+        setattr(model_instance, self.attname, value)
+        return value
