@@ -9,6 +9,10 @@ confusable (equal skeletons), 1 when not, and shows both skeletons, the scripts 
 string (UTS #39 §5.1) and whether the pair is single-, mixed- or whole-script.
 ``skeleton`` prints UTS #39 skeletons, for comparison only (UTS #39 §4: never display
 one to a user).  ``collisions`` (a file of identifiers) lives in ``collisions.py``.
+``normalize --precis PROFILE`` and ``compare --precis PROFILE`` enforce with a PRECIS
+profile (RFC 8264, 8265, 8266; ``sanitizer.precis``) instead of a normal form: a string
+the profile refuses is one line on stderr (why, and which character where) and exit 1;
+two strings compare equal when both are enforced and the results are equal.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ def register(sub: Any) -> None:
         description="Print each TEXT (or each line of stdin) in the normal form.",
     )
     p.add_argument("text", nargs="*", metavar="TEXT", help="identifiers (default: stdin lines)")
-    _form_option(p)
+    _form_option(p, default=None)
+    _precis_option(p)
     p.add_argument("--codepoints", action="store_true", help="also list the code points")
     p.set_defaults(func=_normalize)
 
@@ -64,6 +69,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="compare skeletons (UTS #39 §4) rather than normal forms; not with --form",
     )
+    _precis_option(c)
     c.set_defaults(func=_compare)
 
     k = sub.add_parser(
@@ -89,6 +95,40 @@ def _form_option(p: argparse.ArgumentParser, default: str | None = "NFC") -> Non
         metavar="FORM",
         help="normal form: NFC (default), NFKC or NFKC_CASEFOLD",
     )
+
+
+def _precis_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--precis",
+        default=None,
+        type=_precis_profile,
+        metavar="PROFILE",
+        help="enforce with a PRECIS profile instead of a normal form (RFC 8264; not with "
+        "--form): UsernameCaseMapped, UsernameCasePreserved, OpaqueString, "
+        "NicknameCaseMapped, NicknameCasePreserved, ... as precis-i18n names them",
+    )
+
+
+def _precis_profile(value: str) -> str:
+    """``--precis``: a profile name as ``sanitizer.precis.get_profile`` reads it."""
+    from .. import precis
+
+    try:
+        return precis.get_profile(value).name
+    except KeyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _exclusive(args: argparse.Namespace, cmd: str) -> bool:
+    """--precis goes with neither --form nor --confusable: one line on stderr if it does."""
+    others = [name for name in ("form", "confusable") if getattr(args, name, None)]
+    if args.precis is None or not others:
+        return True
+    print(
+        f"sanitizer {cmd}: --precis and --{others[0]} exclude each other",
+        file=sys.stderr,
+    )
+    return False
 
 
 def _normal_form(value: str) -> str:
@@ -118,17 +158,31 @@ def _read_stdin(cmd: str = "normalize") -> list[str] | None:
 def _normalize(args: argparse.Namespace) -> int:
     from ..identifiers import normalize_identifier
 
+    if not _exclusive(args, "normalize"):
+        return EXIT_USAGE
     items: list[str] | None = args.text or _read_stdin()
     if items is None:
         return EXIT_USAGE
-    for item in items:
+    refused = False
+    for number, item in enumerate(items, 1):
         if not _encodable(item, "normalize"):
             return EXIT_USAGE
-        out = normalize_identifier(item, form=args.form)
+        if args.precis is None:
+            out = normalize_identifier(item, form=args.form or "NFC")
+        else:
+            from .. import precis
+
+            try:
+                out = precis.get_profile(args.precis).enforce(item)
+            except precis.PrecisError as exc:
+                where = f"TEXT {number}" if args.text else f"stdin: line {number}"
+                print(f"sanitizer normalize: {where}: refused by {exc}", file=sys.stderr)
+                refused = True
+                continue
         print(out)
         if args.codepoints:
             print(f"  {_codepoints(out)}")
-    return EXIT_OK
+    return EXIT_DIFFERENT if refused else EXIT_OK
 
 
 def _encodable(text: str, cmd: str) -> bool:
@@ -148,6 +202,10 @@ def _compare(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
     if not (_encodable(a, "compare") and _encodable(b, "compare")):
         return EXIT_USAGE
+    if not _exclusive(args, "compare"):
+        return EXIT_USAGE
+    if args.precis is not None:
+        return _compare_precis(args.precis, a, b)
     if args.confusable:
         if args.form is not None:
             print(
@@ -168,6 +226,34 @@ def _compare(args: argparse.Namespace) -> int:
         return EXIT_OK
     print("different:")
     for line in _differences(na, nb):
+        print(line)
+    return EXIT_DIFFERENT
+
+
+def _compare_precis(name: str, a: str, b: str) -> int:
+    """``compare --precis``: both enforced (RFC 8264 §7); a refused string equals nothing."""
+    from .. import precis
+
+    profile = precis.get_profile(name)
+    enforced: list[str | None] = []
+    for label, text in (("A", a), ("B", b)):
+        try:
+            out = profile.enforce(text)
+        except precis.PrecisError as exc:
+            print(f"{label} ({name}): refused by {exc}")
+            enforced.append(None)
+            continue
+        print(f"{label} ({name}): {out!r}  {_codepoints(out)}")
+        enforced.append(out)
+    ea, eb = enforced
+    if ea is None or eb is None:
+        print("different: a string the profile refuses equals nothing (RFC 8264 §7)")
+        return EXIT_DIFFERENT
+    if ea == eb:
+        print("equal")
+        return EXIT_OK
+    print("different:")
+    for line in _differences(ea, eb):
         print(line)
     return EXIT_DIFFERENT
 
