@@ -51,6 +51,7 @@ enum { S_OTHER, S_GREEK, S_HEBREW, S_HIRAGANA_KATAKANA_HAN };
 #define F_FOLD 16
 #define F_BIDI 32
 #define F_CLASS_ONLY 64 /* a string class alone: no rules, an empty string allowed */
+#define F_FREEFORM 128  /* FreeformClass: U+0020 allowed (ID_DIS or FREE_PVAL, §9.14) */
 
 /* The reasons after the 16 derived kinds, in config's reasons tuple. */
 enum {
@@ -304,7 +305,12 @@ prepare(const Config *cfg, const Table *tab, PyObject *text, int *defer)
             PyErr_SetString(PyExc_TypeError, "precis_enforce: the mapper must return str");
             return NULL;
         }
-        seen = P_NFC | P_NFKC; /* the mapped text is not scanned again */
+        /* what the mapped text needs from normalization */
+        n = PyUnicode_GET_LENGTH(t);
+        kind = PyUnicode_KIND(t);
+        data = PyUnicode_DATA(t);
+        seen = 0;
+        for (Py_ssize_t i = 0; i < n; i++) seen |= prop_of(tab, PyUnicode_READ(kind, data, i));
     }
     if (cfg->flags & F_NICKNAME) {
         t = nickname_spaces(t);
@@ -324,6 +330,33 @@ prepare(const Config *cfg, const Table *tab, PyObject *text, int *defer)
     return t;
 }
 
+/* ASCII (RFC 8264 §9.11): no width, space or Final_Sigma mapping, normalization or Bidi
+ * Rule applies, 0x21..0x7E are PVALID and U+0020 FREE_PVAL; so the result is the text,
+ * lowercased under a case-mapping profile.  Py_None (a new reference) when the text is
+ * refused: the general path finds the reason. */
+static PyObject *
+enforce_ascii(const Config *cfg, PyObject *text)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    int space_ok = (cfg->flags & F_FREEFORM) != 0, upper = 0;
+    if (n == 0) return cfg->flags & F_CLASS_ONLY ? Py_NewRef(text) : Py_NewRef(Py_None);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c < 0x20 || c == 0x7F || (c == ' ' && !space_ok)) return Py_NewRef(Py_None);
+        if (c >= 'A' && c <= 'Z') upper = 1;
+    }
+    if (!upper || !(cfg->flags & (F_LOWER | F_FOLD))) return Py_NewRef(text);
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out == NULL) return NULL;
+    unsigned char *o = PyUnicode_1BYTE_DATA(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        o[i] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+    }
+    return out;
+}
+
 PyObject *
 speedups_precis_enforce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -340,6 +373,11 @@ speedups_precis_enforce(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                  PyBytes_GET_SIZE(args[1]) / 1024};
     PyObject *text = args[3];
     if (!PyUnicode_CheckExact(text)) return PyObject_CallOneArg(cfg.fallback, text);
+    if (PyUnicode_IS_ASCII(text) && !(cfg.flags & F_NICKNAME)) {
+        PyObject *out = enforce_ascii(&cfg, text);
+        if (out != Py_None) return out; /* the result, or NULL for an error */
+        Py_DECREF(out);                 /* a refusal: the general path says which */
+    }
     uint32_t mapped_by = mapped_bits(&cfg);
     int defer = 0;
     PyObject *t = prepare(&cfg, &tab, text, &defer);
@@ -460,6 +498,7 @@ static const struct {
     {"S_HIRAGANA_KATAKANA_HAN", S_HIRAGANA_KATAKANA_HAN}, {"F_WIDTH", F_WIDTH},
     {"F_SPACES", F_SPACES}, {"F_NICKNAME", F_NICKNAME}, {"F_LOWER", F_LOWER},
     {"F_FOLD", F_FOLD}, {"F_BIDI", F_BIDI}, {"F_CLASS_ONLY", F_CLASS_ONLY},
+    {"F_FREEFORM", F_FREEFORM},
     {"STAGE1_ENTRIES", STAGE1}, {"KINDS", 16},
 };
 

@@ -89,6 +89,7 @@ class Profile:
         self._twice = additional == "nickname"  # RFC 8266 §2.4
         self._fast: Callable[[str], str | None] | None = None
         self._map: tuple[dict[int, str], Callable[[str], str] | None] | None = None
+        self._enforcer: Callable[[str | bytes], str] | None = None
 
     @property
     def name(self) -> str:
@@ -107,10 +108,13 @@ class Profile:
 
         ``s`` is a str, or bytes read as UTF-8 strictly (``sanitizer.decode``: ill-formed
         bytes raise ``Utf8Error``, a ValueError that is not a PrecisError)."""
-        # First call: from now on this instance's ``enforce`` is the C function when the
-        # extension is built (no Python frame per call), else the Python path.
-        enforce = self._native() or self._enforce_py
-        self.__dict__["enforce"] = enforce
+        # From the first call on, ``profile.enforce`` is the C function itself when the
+        # extension is built (an instance attribute: no Python frame per call), else the
+        # Python path; a method bound before that first call delegates to the same.
+        enforce = self._enforcer
+        if enforce is None:
+            enforce = self._enforcer = self._native() or self._enforce_py
+            self.__dict__["enforce"] = enforce
         return enforce(s)
 
     def _enforce_py(self, s: str | bytes) -> str:
@@ -228,6 +232,7 @@ class Profile:
             (self._case == "fold", "F_FOLD"),
             (self._bidi, "F_BIDI"),
             (self._form is None, "F_CLASS_ONLY"),
+            (self.base == FREEFORM_CLASS, "F_FREEFORM"),
         ):
             if wanted:
                 value = layout[name]
