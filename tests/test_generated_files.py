@@ -29,8 +29,8 @@ def _load_generate() -> ModuleType:
 
 GENERATE = _load_generate()
 # Generators that read Unicode data files or ucdinfo's XML take seconds.
-SLOW = {"chartables", "lookalike"}
-NEEDS_UCDINFO = {"chartables", "lookalike"}
+SLOW = {"chartables", "lookalike", "precis"}
+NEEDS_UCDINFO = {"chartables", "lookalike", "precis"}
 
 
 @pytest.mark.parametrize(
