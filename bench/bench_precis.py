@@ -13,7 +13,7 @@ number of calls.  Columns: precis-i18n; sanitizer.precis as installed (the C ext
 when built); and, from a child process with SANITIZER_PURE_PYTHON=1, the pure-Python
 path.
 
-    python bench/bench_precis.py [--rounds 7] [--no-pure]
+    python bench/bench_precis.py [--rounds 7] [--no-pure] [--write-docs]
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's sanitizer
+import _figures  # noqa: E402  (bench/, beside this script)
+
 GOLDEN = ROOT / "tests" / "data" / "precis-i18n-golden.json.xz"
 CHUNK = 50
 Call = tuple[str, str]  # (profile name, input)
@@ -182,6 +184,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--no-pure", action="store_true", help="skip the pure-Python column")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # the child
+    _figures.add_argument(parser)
     args = parser.parse_args()
     if args.json:
         print(json.dumps(measure(args.rounds, only_ours=True)))
@@ -220,6 +223,7 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     calls_per_kind = {k: len(v) for k, v in kinds(random.Random(8264)).items()}
+    rows: list[list[str]] = []
     goals: dict[str, list[float]] = {"ASCII usernames": [], "golden": [], "non-ASCII nicknames": []}
     for kind, times in results.items():
         ref, mine = times["precis-i18n"], times["sanitizer.precis"]
@@ -229,6 +233,11 @@ def main() -> int:
             p = pure[kind]["sanitizer.precis"]
             line += f" {p * 1e6:>10.2f}us {ref / p:>6.1f}x"
         print(line)
+        row = [kind, str(calls_per_kind[kind]), f"{ref * 1e6:.2f} µs", f"{mine * 1e6:.2f} µs"]
+        row.append(f"{ref / mine:.1f}x")
+        if pure:
+            row += [f"{pure[kind]['sanitizer.precis'] * 1e6:.2f} µs", f"{ref / p:.1f}x"]
+        rows.append(row)
         for goal in goals:
             if kind.startswith(goal):
                 goals[goal].append(ref / mine)
@@ -237,6 +246,23 @@ def main() -> int:
         worst = min(ratios)
         print(f"goal >= 10x on {goal}: worst {worst:.1f}x: {'met' if worst >= 10 else 'NOT MET'}")
     print(f"answers that differ from precis-i18n's / the golden file's: {wrong}")
+    if args.write_docs:
+        columns = ["input kind", "calls", "precis-i18n", f"sanitizer.precis ({BACKEND})", "ratio"]
+        if pure:
+            columns += ["pure Python", "ratio"]
+        _figures.write(
+            "precis",
+            summary=f"`enforce` of sanitizer.precis and of precis-i18n {precis_i18n.__version__}"
+            " on the same calls, in the same run (per call: the sum of each 50-call chunk's "
+            "best round)",
+            goals=">= 10x precis-i18n on ASCII usernames, on precis-i18n's golden inputs and "
+            "on non-ASCII nicknames, with the same answers.",
+            tables=[_figures.table(columns, rows)],
+            notes=[
+                f"precis-i18n on Python's unicodedata {unicodedata.unidata_version}; every "
+                f"answer checked (differing: {wrong}).",
+            ],
+        )
     return 0 if wrong == 0 else 1
 
 
