@@ -8,6 +8,7 @@ The message names the one refused character (``U+202E RIGHT-TO-LEFT OVERRIDE at 
 from __future__ import annotations
 
 from ..charnames import describe
+from ._lookups import UNICODE_VERSION
 from ._rules import bidi_violation
 
 # precis-i18n's reason (after "DISALLOWED/") -> why, citing the rule.
@@ -17,7 +18,7 @@ WHY: dict[str, str] = {
     "(RFC 8264 §7: enforcement must be idempotent)",
     "bidi_rule": "breaks the Bidi Rule (RFC 5893 §2), which applies because the string has "
     "right-to-left characters",
-    "unassigned": "is unassigned in Unicode 18.0.0 (RFC 8264 §9.10)",
+    "unassigned": f"is unassigned in Unicode {UNICODE_VERSION} (RFC 8264 §9.10)",
     "controls": "is a control character (RFC 8264 §9.12)",
     "precis_ignorable_properties": "is a default-ignorable code point or a noncharacter "
     "(RFC 8264 §9.13)",

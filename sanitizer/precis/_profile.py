@@ -8,13 +8,15 @@ directionality), the Nickname rules applied twice (RFC 8266 §2.4: they are not
 idempotent in one pass), a check that one more pass changes nothing, an empty result
 refused, then the string class's per-character rule (``_rules.first_refused``).
 
-Speed: most strings need no step-by-step work.  ASCII takes a few ``str`` methods; other
-text is mapped in one call (width, spaces and case composed, ``_mapping.composed``) and
+Speed: most strings need no step-by-step work.  With the C extension, ``enforce`` is
+``speedups.precis_enforce`` (sanitizer/_native_src/precis.c), which hands what it does
+not decide to ``_enforce_py``.  In Python, ASCII takes a few ``str`` methods; other text
+is mapped in one call (width, spaces and case composed, ``_mapping.composed``) and
 normalized, then one regular expression decides whether the result is final: every
-character allowed by the string class without a context rule, and none that a second pass
-would change.  Anything else (a refusal, a context rule, U+03A3 with its Final_Sigma
-context) takes ``_enforce_exact``, the rules one by one, which is also what the fast
-paths are tested against.
+character allowed by the string class without a context rule, and none that a second
+pass would change; a refusal is found by another.  Anything else (U+03A3 with its
+Final_Sigma context, a result a second pass would change) takes ``_enforce_exact``, the
+rules one by one, which is also what the fast paths and the C path are tested against.
 """
 
 from __future__ import annotations
