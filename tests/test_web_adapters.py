@@ -319,6 +319,8 @@ def test_wsgi_head_checks_and_raw_uri() -> None:
     env = environ_for(query="q=%E2%80%AE")
     assert json.loads(call_wsgi(app, env)[2])["kind"] == "bidi-control"
     env = environ_for(HTTP_X_NAME="caf\xc3\xa9")  # PEP 3333: headers arrive as latin-1
+    assert json.loads(call_wsgi(app, env)[2])["kind"] == "ambiguous-header"  # obs-text
+    app = WSGIMiddleware(wsgi_reader(lambda f: f.read()), utf8_headers={"x-name"})
     assert call_wsgi(app, env)[0] == "200 OK"
 
 

@@ -173,8 +173,8 @@ def test_header_attacks(headers: list[tuple[bytes, bytes]], part: str, kind: str
 @pytest.mark.parametrize(
     "headers",
     [
-        [(b"x-name", b"caf\xc3\xa9")],
-        [(b"cookie", b"a=%C0%AE; b=%E2%80%AE")],  # no framework percent-decodes a cookie
+        [(b"cookie", b"a=%C3%A9; b=%2F")],  # Litestar percent-decodes: still harmless
+        [(b"cookie", b'prefs={"theme":"dark","n":[1,2]}')],  # JSON: read literally by all
         [(b"cookie", b'a="q\\"x\\\\"; b=""')],  # escapes every framework reads alike
         [(b"user-agent", b"Mozilla/5.0 (X11; Linux x86_64)\tfoo")],
         [(b"cookie", b'a=caf%C3%A9; b="quoted"; c=')],
@@ -186,6 +186,50 @@ def test_header_attacks(headers: list[tuple[bytes, bytes]], part: str, kind: str
 )
 def test_benign_headers(headers: list[tuple[bytes, bytes]]) -> None:
     assert head(headers=headers) is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "part", "kind"),
+    [
+        # obs-text: read as Latin-1 by the frameworks ("Û" = C3 9B: "Ã" + CSI)
+        ([(b"x-name", b"caf\xc3\xa9")], "header", "ambiguous-header"),
+        ([(b"user-agent", "Û".encode())], "header", "ambiguous-header"),
+        ([(b"cookie", "a=Ņ".encode())], "cookie", "ambiguous-cookie"),
+        # Litestar percent-decodes cookie values
+        ([(b"cookie", b"a=%E2%80%AE")], "cookie", "bidi-control"),
+        ([(b"cookie", b"a=x%0D%0Ay")], "cookie", "line-break"),
+        ([(b"cookie", b"a=%C0%AE")], "cookie", "overlong"),
+        ([(b"cookie", b'a="x%00"')], "cookie", "nul"),
+        # a value that opens a quoted-string it does not close in its pair: Werkzeug
+        # reads past the ';'
+        ([(b"cookie", b'a="x; b=y"')], "cookie", "ambiguous-cookie"),
+    ],
+)
+def test_head_readings(headers: list[tuple[bytes, bytes]], part: str, kind: str) -> None:
+    problem = head(headers=headers)
+    assert problem is not None and (problem.part, problem.kind) == (part, kind), problem
+
+
+def test_raw_utf8_in_listed_headers_and_cookies_is_judged_as_utf8() -> None:
+    policy = P.replace(utf8_headers={"X-Name"}, utf8_cookies={"who"})
+    assert policy.utf8_headers == frozenset({"x-name"})
+    ok = [(b"x-name", "Ņ".encode()), (b"cookie", "who=Ņ; b=1".encode())]
+    assert check_head(policy, b"/", b"", ok)[0] is None
+    for headers in (
+        [(b"x-name", "\u202e".encode())],
+        [(b"x-other", "Ņ".encode())],
+        [(b"cookie", "who=\u202e".encode())],
+        [(b"cookie", "b=Ņ".encode())],
+    ):
+        assert check_head(policy, b"/", b"", headers)[0] is not None, headers
+    with pytest.raises(TypeError, match="utf8_headers"):
+        P.replace(utf8_headers="x-name")
+
+
+def test_raw_bytes_in_a_query_are_ambiguous() -> None:
+    problem = head(query="q=Ņ".encode())
+    assert problem is not None and (problem.part, problem.kind) == ("query", "ambiguous-query")
+    assert "Starlette" in problem.summary and "Werkzeug" in problem.summary
 
 
 def test_other_charsets_can_be_allowed() -> None:
@@ -767,7 +811,7 @@ def test_fast_head_is_taken_for_ordinary_requests() -> None:
         pytest.skip("no C runner: the fast path is off")
     headers = [
         (b"user-agent", b"Mozilla/5.0"),
-        (b"cookie", b"a=caf%C3%A9"),
+        (b"cookie", b"a=cafe; theme=dark"),
         (b"content-type", b"application/json"),
         (b"content-length", b"12"),
     ]

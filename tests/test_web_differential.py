@@ -1,174 +1,45 @@
-"""Parser differentials (issue #10): what Starlette, Werkzeug and Django expose to an app
-as text must have passed the part's policy, read the way that framework reads it.
+"""Parser differentials of multipart bodies (and the cookie cases of issue #10): what
+every supported framework exposes to an app as text must have passed the part's policy,
+read the way that framework reads it.
 
-Each framework's own parser reads the request (Starlette's ``Request.form()`` and
-``cookies`` over python-multipart, Werkzeug's ``Request``, Django's ``WSGIRequest``);
-every text it exposes (field names and values, file names, cookie names and values) is
-judged by ``sanitizer.inspect`` with the part's policy.  If the middleware passed the
-request, every such text must pass.  Hypothesis generates the multipart bodies, part
-headers, Content-Disposition parameters and Cookie headers.
+Each framework's own app reads the request in process (tests/webframeworks.py:
+Starlette over python-multipart, Litestar over the ``multipart`` package, Falcon ASGI
+and WSGI, Quart, Django ASGI and WSGI, Flask over Werkzeug), and the ``multipart``
+package is also asked directly; every text they expose (field names and values, file
+names, cookie names and values) is judged by ``sanitizer.inspect`` with the part's
+policy.  No reading is excused: text is judged as the framework hands it over.  If the
+middleware passed the request, every such text must pass.  Hypothesis generates the
+multipart bodies, part headers, Content-Disposition parameters and Cookie headers.  The
+head's parts are tests/test_web_differential_head.py, the other bodies
+tests/test_web_differential_body.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import io
+import warnings
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import Policy, inspect
-from sanitizer.web import DEFAULT, Problem, body_check, check_head
+from sanitizer.web import DEFAULT, Problem
 
-pytest.importorskip("starlette")
-pytest.importorskip("werkzeug")
-pytest.importorskip("django")
-pytest.importorskip("multipart")
+for _module in ("starlette", "werkzeug", "django", "multipart", "litestar", "falcon", "quart"):
+    pytest.importorskip(_module)
 
-import logging
-import warnings
-
-import django  # type: ignore[import-untyped]
-from django.conf import settings as django_settings  # type: ignore[import-untyped]
-
-if not django_settings.configured:
-    django_settings.configure(
-        DEFAULT_CHARSET="utf-8",
-        ALLOWED_HOSTS=["*"],
-        FILE_UPLOAD_HANDLERS=["django.core.files.uploadhandler.MemoryFileUploadHandler"],
-        DATA_UPLOAD_MAX_NUMBER_FIELDS=None,
-    )
-    django.setup()
+import webframeworks as wf  # noqa: E402
 
 # Starlette leaves a spooled file to the collector when python-multipart stops mid-body.
 pytestmark = pytest.mark.filterwarnings(
     "ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning"
 )
-logging.getLogger("python_multipart").setLevel(logging.CRITICAL)  # its parse errors
 
 BOUNDARY = b"b0undary"
 MULTIPART_TYPE = b"multipart/form-data; boundary=" + BOUNDARY
 
-Exposed = list[tuple[str, "str | None"]]  # (what: "name", "value", "filename", "cookie-name", ...)
-
-
-# -- what each framework exposes --------------------------------------------------------
-
-
-def _environ(headers: list[tuple[bytes, bytes]], body: bytes) -> dict[str, Any]:
-    env: dict[str, Any] = {
-        "REQUEST_METHOD": "POST",
-        "SCRIPT_NAME": "",
-        "PATH_INFO": "/",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "testserver",
-        "SERVER_PORT": "80",
-        "SERVER_PROTOCOL": "HTTP/1.1",
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": io.StringIO(),
-        "wsgi.multithread": False,
-        "wsgi.multiprocess": False,
-        "wsgi.run_once": False,
-        "CONTENT_LENGTH": str(len(body)),
-    }
-    for name, value in headers:
-        key = name.decode("latin-1").upper().replace("-", "_")
-        text = value.decode("latin-1")
-        if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            env[key] = text
-        else:
-            key = "HTTP_" + key
-            env[key] = env[key] + "; " + text if key in env else text  # PEP 3333 joining
-    return env
-
-
-def starlette_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
-    from starlette.datastructures import UploadFile
-    from starlette.requests import Request
-
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/",
-        "raw_path": b"/",
-        "query_string": b"",
-        "headers": [(n.lower(), v) for n, v in headers],
-    }
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    out: Exposed = []
-
-    async def read() -> None:
-        request = Request(scope, receive)
-        for name, value in request.cookies.items():
-            out.extend([("cookie-name", name), ("cookie", value)])
-        if any(n.lower() == b"content-type" for n, _ in headers):
-            async with request.form() as form:
-                items = form.multi_items()
-            for name, item in items:
-                out.append(("name", name))
-                if isinstance(item, UploadFile):
-                    out.append(("filename", item.filename))
-                else:
-                    out.append(("value", item))
-
-    try:
-        asyncio.run(read())
-    except Exception:  # the framework refuses the request: it exposes nothing more
-        pass
-    return out
-
-
-def werkzeug_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
-    from werkzeug.wrappers import Request
-
-    out: Exposed = []
-    request = Request(_environ(headers, body))
-    try:
-        for name, value in request.cookies.items(multi=True):
-            out.extend([("cookie-name", name), ("cookie", value)])
-        for name, value in request.form.items(multi=True):
-            out.extend([("name", name), ("value", value)])
-        for name, file in request.files.items(multi=True):
-            out.extend([("name", name), ("filename", file.filename)])
-    except Exception:
-        pass
-    finally:
-        request.close()  # the parsed files' temporary storage
-    return out
-
-
-def django_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
-    from django.core.handlers.wsgi import WSGIRequest  # type: ignore[import-untyped]
-
-    out: Exposed = []
-    request = WSGIRequest(_environ(headers, body))
-    try:
-        for name, value in request.COOKIES.items():
-            out.extend([("cookie-name", name), ("cookie", value)])
-        for name, values in request.POST.lists():
-            out.append(("name", name))
-            out.extend(("value", v) for v in values)
-        for name, files in request.FILES.lists():
-            out.append(("name", name))
-            out.extend(("filename", f.name) for f in files)
-    except Exception:
-        pass
-    finally:
-        request.close()  # Django's uploaded files (SpooledTemporaryFile on Django 6)
-    return out
+Exposed = list[tuple[str, "str | None"]]  # (what: "name", "value", "filename", "cookie", ...)
 
 
 def multipart_package_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
@@ -193,46 +64,28 @@ def multipart_package_reads(headers: list[tuple[bytes, bytes]], body: bytes) -> 
     return out
 
 
-READERS: dict[str, Callable[[list[tuple[bytes, bytes]], bytes], Exposed]] = {
-    "starlette": starlette_reads,
-    "werkzeug": werkzeug_reads,
-    "django": django_reads,
-    "multipart": multipart_package_reads,
-}
+def _app_reader(app: str) -> Callable[[list[tuple[bytes, bytes]], bytes], Exposed]:
+    def read(headers: list[tuple[bytes, bytes]], body: bytes) -> Exposed:
+        method = "POST" if body else "GET"
+        exposed = wf.expose(app, method, b"/", headers, body)
+        return [(w, t) for w, t in exposed if w not in ("path", "header")]
 
-_POLICIES: dict[str, Policy | None] = {
-    "name": DEFAULT.names,
-    "value": DEFAULT.form,
-    "filename": DEFAULT.filenames,
-    "cookie-name": DEFAULT.names,
-    "cookie": DEFAULT.cookies,
+    return read
+
+
+READERS: dict[str, Callable[[list[tuple[bytes, bytes]], bytes], Exposed]] = {
+    **{app: _app_reader(app) for app in wf.APPS},
+    "multipart": multipart_package_reads,
 }
 
 
 def judged(what: str, text: str | None) -> bool:
-    """The text passes its part's policy.  Header bytes reach a framework as latin-1 (WSGI,
-    Starlette's headers), so text made only of code points < 256 also passes when those
-    bytes, strictly decoded as UTF-8, pass: the app undoing that transport reads them."""
-    policy = _POLICIES[what]
-    if text is None:  # a file part without a file name
-        return True
-    if policy is None or inspect(text, policy).ok:
-        return True
-    if what == "filename" and not text:
-        return True
-    try:
-        raw = text.encode("latin-1")
-    except UnicodeEncodeError:
-        return False
-    return inspect(raw, policy).ok
+    """The text passes its part's policy, as the framework handed it over."""
+    return wf.judged(DEFAULT, what, text)
 
 
 def middleware_verdict(headers: list[tuple[bytes, bytes]], body: bytes) -> Problem | None:
-    problem, head = check_head(DEFAULT, b"/", b"", headers)
-    if problem is not None:
-        return problem
-    check = body_check(DEFAULT, head)
-    return check.feed(body) or check.close()
+    return wf.middleware_verdict(DEFAULT, "POST" if body else "GET", b"/", headers, body)
 
 
 def unjudged(headers: list[tuple[bytes, bytes]], body: bytes) -> list[tuple[str, str, str | None]]:
@@ -687,8 +540,13 @@ def test_odd_but_benign_multipart_passes(head: bytes) -> None:
     assert unjudged(headers, body) == []
 
 
-def test_percent_encoded_cookie_is_read_literally() -> None:
-    headers = [(b"Cookie", b"a=%C0%AE")]
-    assert middleware_verdict(headers, b"") is None
-    cookie_readers = [starlette_reads, werkzeug_reads, django_reads]
-    assert all(dict(read(headers, b""))["cookie"] == "%C0%AE" for read in cookie_readers)
+def test_percent_encoded_cookie_is_read_by_litestar_decoded() -> None:
+    # Starlette, Werkzeug, Django and Falcon read a cookie literally; Litestar
+    # percent-decodes it, so both readings are judged (an overlong, as in a query).
+    headers = [(b"Cookie", b"a=%E2%80%AE")]
+    readings = {app: dict(READERS[app](headers, b""))["cookie"] for app in wf.APPS}
+    assert readings.pop("litestar") == "\u202e"
+    assert set(readings.values()) == {"%E2%80%AE"}
+    assert middleware_verdict(headers, b"") is not None
+    assert middleware_verdict([(b"Cookie", b"a=%C0%AE")], b"") is not None
+    assert middleware_verdict([(b"Cookie", b"a=caf%C3%A9")], b"") is None

@@ -15,7 +15,9 @@
  * cookies), each a FastGroup (allowed, flags, c_args).  A value passes its group if it is
  * ASCII whose 128 flags are all 1 (no policy of the group scans those bytes), or else if
  * clean() finds it clean under each of c_args, the policies' table arguments (stage1,
- * stage2, tables, max_run).
+ * stage2, tables, max_run); a group with no c_args takes ASCII only (header values and
+ * cookies: other bytes are read as Latin-1 by frameworks).  A query string must be ASCII
+ * before it is decoded, and a cookie with a '%' is left to Python (Litestar decodes it).
  */
 #include "speedups.h"
 
@@ -39,6 +41,14 @@ static const unsigned char TCHAR[256] = {
     D1('U'), D1('V'), D1('W'), D1('X'), D1('Y'), D1('Z'),
 };
 #undef D1
+
+/* Every ASCII byte allowed: all_allowed(s, n, ASCII_BYTES) says s is ASCII. */
+static const unsigned char ASCII_BYTES[128] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
 
 /* 1 if every byte of s[0:n] is ASCII with its flag set.  Printable ASCII (0x20..0x7E) is
  * passed 16 bytes at a time when the group allows all of it (SINGLE_LINE, TEXT do), so
@@ -80,6 +90,7 @@ clean_under(PyObject *data, PyObject *group)
     if (all_allowed((const unsigned char *)PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
                     allowed))
         return 1; /* ASCII that no policy of the group scans */
+    if (PyTuple_GET_SIZE(c_args) == 0) return 0; /* a group of ASCII only */
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(c_args); k++) {
         PyObject *args = PyTuple_GET_ITEM(c_args, k);
         if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != 4) return 0;
@@ -185,6 +196,10 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return ok < 0 ? NULL : not_sure();
     /* the query: '+' and percent-decoded (WHATWG URL §5.1), all fields at once */
     if (PyBytes_GET_SIZE(query) > 0) {
+        /* raw bytes >= 0x80: some frameworks read them as Latin-1 (_readings) */
+        if (!all_allowed((const unsigned char *)PyBytes_AS_STRING(query), PyBytes_GET_SIZE(query),
+                         ASCII_BYTES))
+            return not_sure();
         PyObject *uargs[2] = {query, Py_True};
         PyObject *data = speedups_unquote(NULL, uargs, 2);
         if (data == NULL) return NULL;
@@ -264,8 +279,9 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         cookies--;
         const char *v = PyBytes_AS_STRING(value);
         Py_ssize_t vn = PyBytes_GET_SIZE(value);
-        if (memchr(v, '"', (size_t)vn) != NULL || memchr(v, '\\', (size_t)vn) != NULL)
-            goto unsure;
+        if (memchr(v, '"', (size_t)vn) != NULL || memchr(v, '\\', (size_t)vn) != NULL ||
+            memchr(v, '%', (size_t)vn) != NULL)
+            goto unsure; /* quoted-strings, and %-escapes Litestar decodes */
         ok = clean_under(value, PyTuple_GET_ITEM(groups, 3));
         if (ok < 0) goto done;
         if (ok == 0) goto unsure;

@@ -82,7 +82,9 @@ def _stricter(a: Policy, b: Policy) -> bool:
 class FastGroup(NamedTuple):
     """One group of the fast head check: a value passes if it is ASCII made of
     ``allowed`` bytes (Bulk.allowed: no policy of the group scans them), or else if
-    ``speedups.clean`` finds it clean under each policy (``c_args``)."""
+    ``speedups.clean`` finds it clean under each policy (``c_args``); with no ``c_args``,
+    only such ASCII passes (header values and cookies: frameworks read their other bytes
+    as Latin-1, so the full check decides)."""
 
     allowed: bytes  # for bytes.translate (fast_head_py)
     flags: bytes  # the same as 128 flags, 1 = allowed (webhead.c)
@@ -108,6 +110,7 @@ class CompiledWebPolicy:
     filenames: CompiledPolicy | None
     json: CompiledPolicy | None
     text: CompiledPolicy | None
+    websocket: CompiledPolicy | None
     # The bulk groups (None: some policy of the group judges whole values).
     query_bulk: Bulk | None  # names and query values
     cookie_bulk: Bulk | None  # names and cookie values
@@ -122,15 +125,19 @@ def _compiled(policy: Policy | None) -> CompiledPolicy | None:
     return None if policy is None else compile_policy(policy)
 
 
+# Which fast groups (path, query, headers, cookies) pass ASCII only (see FastGroup).
+_ASCII_ONLY = (False, False, True, True)
+
+
 def _fast_head_args(policy: WebPolicy, groups: tuple[Bulk | None, ...]) -> FastHeadArgs | None:
     if policy.untyped_body is not None:
         return None
     out = []
-    for group in groups:
+    for group, ascii_only in zip(groups, _ASCII_ONLY, strict=True):
         if group is None or not group.policies or group.c_args is None:
             return None
         flags = bytes(c in group.allowed for c in range(0x80))
-        out.append(FastGroup(group.allowed, flags, group.c_args))
+        out.append(FastGroup(group.allowed, flags, () if ascii_only else group.c_args))
     path, query, headers, cookies = out
     return path, query, headers, cookies
 
@@ -151,6 +158,7 @@ def _compile(policy: WebPolicy) -> CompiledWebPolicy:
         filenames=_compiled(policy.filenames),
         json=_compiled(policy.json),
         text=_compiled(policy.text),
+        websocket=_compiled(policy.websocket),
         query_bulk=query_bulk,
         cookie_bulk=cookie_bulk,
         header_bulk=header_bulk,

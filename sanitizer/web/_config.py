@@ -38,6 +38,7 @@ class WebPolicy:
     filenames: Policy | None = FILENAME  # multipart filename= and filename*=
     json: Policy | None = TEXT  # every JSON string, keys included, escapes resolved
     text: Policy | None = TEXT  # text/* bodies
+    websocket: Policy | None = TEXT  # WebSocket text messages (ASGI); binary ones pass
     # Declared charsets accepted (lower case; "utf8" means "utf-8").  Any other charset
     # parameter is refused: the client must not choose how a document is read
     # (HOWTO §5.9.1, §5.9.5; charset=utf-7 spells '<' as "+ADw-").
@@ -47,6 +48,13 @@ class WebPolicy:
     # How to read a body that has no Content-Type, e.g. "application/json" for frameworks
     # that parse such bodies as JSON anyway (FastAPI does).  None: pass it unchecked.
     untyped_body: str | None = None
+    # Raw bytes >= 0x80 in a header value or cookie are obs-text (RFC 9110 §5.5, RFC 6265
+    # §4.1.1), which every framework but Django under WSGI hands over as Latin-1 (a
+    # harmless "Û", C3 9B, becomes "Ã" and the terminal escape U+009B): refused as
+    # ambiguous, except in the headers (names, any case) and cookies (names, exact) listed
+    # here, whose values are judged as UTF-8 for an app that decodes them itself.
+    utf8_headers: frozenset[str] = frozenset()
+    utf8_cookies: frozenset[str] = frozenset()
     report_only: bool = False  # let everything through; only log and call back
 
     def __post_init__(self) -> None:
@@ -89,6 +97,16 @@ class WebPolicy:
             )
         charsets = frozenset(charset_label(c) for c in self.charsets)
         object.__setattr__(self, "charsets", charsets)  # normalised, so equal policies are ==
+        for field in ("utf8_headers", "utf8_cookies"):
+            names = getattr(self, field)
+            if isinstance(names, (str, bytes)) or not all(isinstance(n, str) for n in names):
+                raise TypeError(
+                    f"WebPolicy() argument {field!r} must be a collection of str "
+                    f"(names), not {names!r:.60}"
+                )
+            if field == "utf8_headers":
+                names = (n.lower() for n in names)  # header names are case-insensitive
+            object.__setattr__(self, field, frozenset(names))
         if self.untyped_body is not None and media_kind(self.untyped_body) is None:
             raise ValueError(f"untyped_body {self.untyped_body!r} is not a checked media type")
 
@@ -100,7 +118,7 @@ class WebPolicy:
 
 POLICY_FIELDS = (
     *("path", "names", "query", "headers", "cookies"),
-    *("form", "filenames", "json", "text"),
+    *("form", "filenames", "json", "text", "websocket"),
 )
 
 DEFAULT = WebPolicy()

@@ -30,11 +30,13 @@ from ._grammar import (
     parse_media_type,
 )
 from ._percent import form_decode, percent_decode
+from ._readings import disagree_on_raw_bytes, percent_readers
 from ._problems import (
     Problem,
     ambiguous,
     content_encoding,
     dot_segment,
+    labelled,
     malformed,
     showable,
     too_large,
@@ -155,8 +157,8 @@ def fast_head_py(
     path_group, query_group, header_group, cookie_group = fast
     if not _clean_in(path, path_group, clean):
         return None
-    if query and not _clean_in(form_decode(query), query_group, clean):
-        return None
+    if query and (not query.isascii() or not _clean_in(form_decode(query), query_group, clean)):
+        return None  # raw bytes >= 0x80 in a query: read as Latin-1 by some (_readings)
     if headers:  # names and values in one C-level pass (this runs on every request)
         names, values = zip(*headers, strict=True)
         # RFC 9110 §5.1: every name a non-empty token (_grammar.names_are_tokens)
@@ -167,17 +169,21 @@ def fast_head_py(
     content_types, length, has_body, encoding, cookies = _framing(headers)
     if len(content_types) > 1 or encoding not in (b"", b"identity"):
         return None
-    for value in cookies:  # read literally, as frameworks do; quoted-strings fully
-        if b'"' in value or b"\\" in value or not _clean_in(value, cookie_group, clean):
+    for value in cookies:  # literally; quoted-strings and %-escapes (Litestar) fully
+        if b'"' in value or b"\\" in value or b"%" in value:
+            return None
+        if not _clean_in(value, cookie_group, clean):
             return None
     return _head_of(compiled, content_types[0] if content_types else None, length, has_body)
 
 
 def _clean_in(data: bytes, group: FastGroup, clean: Callable[..., str | None]) -> bool:
-    """``data`` passes every policy of the group: ASCII they all allow, or clean text."""
+    """``data`` passes every policy of the group: ASCII they all allow, or clean text
+    (a group without policies' C arguments, ``()``, takes ASCII only: header values and
+    cookies, whose other bytes frameworks read as Latin-1)."""
     if not data.translate(None, group.allowed):
         return True
-    return all(clean(data, *args) is not None for args in group.c_args)
+    return bool(group.c_args) and all(clean(data, *args) is not None for args in group.c_args)
 
 
 _NO_BODY = Head()  # most GETs
@@ -244,6 +250,11 @@ def check_head_fully(
         problem = _path_problem(compiled, path, path_decoded)
     if problem is None and query and not bulk_passes(query, compiled.query_bulk):
         problem = pairs_problem(query, compiled, compiled.query, "query parameter", "query")[0]
+    # Raw bytes >= 0x80 that pass as UTF-8: some frameworks read them as Latin-1 (browsers
+    # percent-encode a query, WHATWG URL §4.4), so what the app reads is not known.
+    if problem is None and query and not query.isascii() and _QUERY_RAW is not None:
+        if compiled.query is not None or compiled.names is not None:
+            problem = ambiguous("query", "query string", _QUERY_RAW)
     content_types, length, has_body, encoding, cookies = _framing(headers)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = compiled.header_bulk
@@ -324,10 +335,13 @@ def _path_problem(compiled: CompiledWebPolicy, path: bytes, decoded: bool) -> Pr
 
 
 def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
-    """All header values at once (no percent-decoding here: header values are literal)."""
-    if not b"".join(values).translate(None, bulk.allowed):
-        return True
+    """All header values at once (no percent-decoding here: header values are literal);
+    a byte >= 0x80 is itemised (``_header_problem``: frameworks read it as Latin-1)."""
     joined = b"\t".join(values)  # TAB: ASCII, and a header value may hold it (RFC 9110 §5.5)
+    if not joined.isascii():
+        return False
+    if not joined.translate(None, bulk.allowed):
+        return True
     return all(accepts(joined, policy) for policy in bulk.policies)
 
 
@@ -351,32 +365,56 @@ def _header_problem(compiled: CompiledWebPolicy, name: bytes, value: bytes) -> P
     if check is None or check.ascii_clean(value):
         return None
     shown = showable(name)
-    return value_problem(value, check, "header", f"header '{shown}'" if shown else "a header")
+    where = f"header '{shown}'" if shown else "a header"
+    problem = value_problem(value, check, "header", where)  # as UTF-8 first: names the attack
+    if problem is None and not value.isascii() and name.lower() != b"cookie":
+        # obs-text (RFC 9110 §5.5): every framework hands it over as Latin-1 (_readings),
+        # unless the app decodes this header itself (WebPolicy.utf8_headers).  (Cookies:
+        # _cookie_problem.)
+        if name.decode("ascii").lower() not in compiled.policy.utf8_headers:
+            problem = ambiguous("header", where, _HEADER_RAW)
+    return problem
 
 
 def _cookies_pass(bulk: Bulk | None, header: bytes) -> bool:
-    """A Cookie header's pairs at once, read literally: no frameworks percent-decodes
-    cookies, and one with a quote or backslash is read pair by pair."""
-    if bulk is None or b'"' in header or b"\\" in header:
+    """A Cookie header's pairs at once, read literally and percent-decoded (Litestar
+    decodes cookie values); one with a quote, a backslash or a byte >= 0x80 is read pair
+    by pair."""
+    if bulk is None or b'"' in header or b"\\" in header or not header.isascii():
         return False
     if not header.translate(None, bulk.allowed):
-        return True
+        if b"%" not in header or not _COOKIE_PERCENT:
+            return True
+        header = percent_decode(header)  # (its ';' and '=' stay ASCII: same verdict)
+        if not header.translate(None, bulk.allowed):
+            return True
     return all(accepts(header, policy) for policy in bulk.policies)
 
 
 # RFC 6265 §4.1.1 allows DQUOTE around a value; frameworks also undo backslash escapes
 # inside (Python's http.cookies._unquote: \ooo octal or \c), Werkzeug then decoding the
-# bytes as UTF-8 and Django keeping each escape as one code point.
-_QUOTED_COOKIE = re.compile(rb'"(?:[^"\\]|\\.)*"\Z', re.DOTALL)
+# bytes as UTF-8 and the others keeping each escape as one code point.  Werkzeug reads a
+# value that starts with a quote as a quoted-string, which may run past ';'.
+_QUOTED_PREFIX = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _COOKIE_ESCAPE = re.compile(rb"\\(?:([0-3][0-7][0-7])|(.))", re.DOTALL)
+_HEADER_RAW = (
+    disagree_on_raw_bytes("header") or ""
+) + "; list the header in WebPolicy.utf8_headers if the app decodes it as UTF-8"
+_QUERY_RAW = disagree_on_raw_bytes("query")
+_COOKIE_RAW = disagree_on_raw_bytes("cookie")
+_COOKIE_PERCENT = bool(percent_readers("cookie"))  # Litestar
 
 
 def _cookie_value(value: bytes) -> bytes | str:
-    """A cookie value as every framework reads it, or why they read it differently."""
-    if b'"' not in value:
-        return value  # read literally (Starlette, Werkzeug and Django decode nothing)
-    if not _QUOTED_COOKIE.match(value):  # Werkzeug reads a quoted-string across ';'
-        return "quote that is not one quoted-string around the whole value"
+    """A cookie value as the frameworks read it (quotes and escapes undone), or why they
+    read it differently.  A quote inside a value (JSON: ``{"theme":"dark"}``) is read
+    literally by all of them but Werkzeug, which drops the pair."""
+    if value[:1] != b'"':
+        return value  # read literally
+    if _QUOTED_PREFIX.match(value) is None:  # Werkzeug's quoted-string runs past ';'
+        return "quoted-string that does not end in its pair, which Werkzeug reads past ';'"
+    if len(value) < 2 or value[-1:] != b'"':
+        return value  # Werkzeug drops it, the others read it literally
     inner = value[1:-1]
     if b"\\" not in inner:
         return inner
@@ -390,7 +428,12 @@ def _cookie_value(value: bytes) -> bytes | str:
 
 def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | None:
     """Cookie pairs (RFC 6265 §4.2.1) as Starlette and Django split them (Werkzeug alike
-    once values are plain or whole quoted-strings); values literal, quoted-strings undone."""
+    once values are plain or whole quoted-strings); each value read literally with its
+    quoted-string undone, and percent-decoded (Litestar).  Bytes >= 0x80 are refused
+    as ambiguous (read as Latin-1 by all but Django under WSGI) unless the cookie is one
+    of ``WebPolicy.utf8_cookies``."""
+    if compiled.cookies is None and compiled.names is None:
+        return None
     for number, pair in enumerate(header.split(b";"), 1):
         pair = pair.strip(b" \t")
         if not pair:
@@ -398,12 +441,19 @@ def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | Non
         name, equals, raw = pair.partition(b"=")
         if not equals:  # Werkzeug: a name; Starlette and Django: the value of name ""
             raw = pair
+        name = name.strip(b" \t")
         value = _cookie_value(raw.strip(b" \t"))
         if isinstance(value, str):
             return ambiguous("cookie", f"cookie #{number}", value)
-        problem = field_problem(
-            name.strip(b" \t"), value, number, "cookie", compiled, compiled.cookies, "cookie"
-        )
+        cookies = compiled.cookies
+        problem = field_problem(name, value, number, "cookie", compiled, cookies, "cookie")
+        if problem is None and _COOKIE_PERCENT and b"%" in value:  # as Litestar reads it
+            decoded = percent_decode(value)
+            what = "cookie (percent-decoded)"
+            problem = field_problem(name, decoded, number, what, compiled, cookies, "cookie")
+        if problem is None and not pair.isascii() and _COOKIE_RAW is not None:
+            if not name.isascii() or name.decode("ascii") not in compiled.policy.utf8_cookies:
+                problem = ambiguous("cookie", labelled("cookie", name, number), _COOKIE_RAW)
         if problem is not None:
             return problem
     return None

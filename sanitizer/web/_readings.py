@@ -1,0 +1,224 @@
+"""How each supported framework turns the bytes of each part of a request into text: the
+one table the middleware's ambiguity rules derive from, and that docs/web.md's readings
+table is generated from (tools/gen_web_readings.py).
+
+The rule (docs/web.md): what any supported framework would expose as text must pass the
+part's policy *in that framework's reading*; where readings differ in a way that matters
+(one has a control the other lacks, one is a file and the other text), the request is
+refused as ambiguous, naming the part and the readers that disagree.  So every rule of
+the checks that concerns a framework is asked of this table -- which readers decode raw
+bytes >= 0x80 as Latin-1, which percent-decode a cookie, which HTML-escapes a multipart
+name resolves, which JSON accessor parses a body whatever its Content-Type -- and a test
+holds the table to the frameworks' own parsers (tests/test_web_differential*.py).
+
+The readers are the frameworks at the versions the ``test`` extra installs; each entry
+was read from the framework's source and is checked by calling it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+# Reader ids, as docs/web.md and problems name them.
+STARLETTE = "Starlette"  # and FastAPI, which reads through Starlette's Request
+WERKZEUG = "Werkzeug"  # Flask
+QUART = "Quart"
+DJANGO_WSGI = "Django (WSGI)"
+DJANGO_ASGI = "Django (ASGI)"
+LITESTAR = "Litestar"
+FALCON_ASGI = "Falcon (ASGI)"
+FALCON_WSGI = "Falcon (WSGI)"
+READERS = (
+    STARLETTE,
+    WERKZEUG,
+    QUART,
+    DJANGO_WSGI,
+    DJANGO_ASGI,
+    LITESTAR,
+    FALCON_ASGI,
+    FALCON_WSGI,
+)
+ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI)
+
+# How raw bytes >= 0x80 (not percent-escaped) become text.
+UTF8 = "utf-8"
+LATIN1 = "latin-1"
+BYTES = "bytes"  # handed over as bytes: the app decodes (UTF-8 assumed)
+NONE = "none"  # not exposed: the framework refuses such bytes, or has no accessor
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one framework reads one part."""
+
+    raw: str  # UTF8, LATIN1, BYTES or NONE: what a raw byte >= 0x80 becomes
+    percent: bool = False  # %XX escapes are decoded (as UTF-8, errors replaced)
+    # Content-Disposition names and filenames: the HTML standard's escapes undone
+    # ("%22" -> '"', "%0D" -> CR, "%0A" -> LF), as a tuple of the escapes resolved.
+    html_escapes: tuple[str, ...] = ()
+    note: str = ""  # what else the doc table says (quoting, whitespace, ...)
+
+    def describe(self) -> str:
+        """The table cell: the reading in words."""
+        words = {UTF8: "UTF-8", LATIN1: "**Latin-1**", BYTES: "bytes", NONE: "-"}[self.raw]
+        if self.percent:
+            words += ", %-decoded"
+        if self.html_escapes:
+            words += ", " + " ".join(f"`{e}`" for e in self.html_escapes) + " resolved"
+        return words + (f"; {self.note}" if self.note else "")
+
+
+def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
+    """``reading`` for every reader but those named in ``others`` (by variable name)."""
+    names = {
+        "starlette": STARLETTE,
+        "werkzeug": WERKZEUG,
+        "quart": QUART,
+        "django_wsgi": DJANGO_WSGI,
+        "django_asgi": DJANGO_ASGI,
+        "litestar": LITESTAR,
+        "falcon_asgi": FALCON_ASGI,
+        "falcon_wsgi": FALCON_WSGI,
+    }
+    table = dict.fromkeys(READERS, reading)
+    for key, value in others.items():
+        table[names[key]] = value
+    return MappingProxyType(table)
+
+
+_COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
+
+# part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
+TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
+    {
+        "path": _all(
+            Reading(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
+        ),
+        "query": _all(
+            Reading(UTF8, True, note="`+` is a space"),
+            starlette=Reading(LATIN1, True, note="`+` is a space"),
+            litestar=Reading(LATIN1, True, note="`+` is a space"),
+            falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
+        ),
+        "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        "cookie": _all(
+            Reading(LATIN1, note=_COOKIE_QUOTE),
+            werkzeug=Reading(
+                LATIN1,
+                note='a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; '
+                "a value with a quote or space inside is dropped",
+            ),
+            quart=Reading(LATIN1, note="as Werkzeug"),
+            django_wsgi=Reading(UTF8, note=_COOKIE_QUOTE),
+            litestar=Reading(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
+            falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            falcon_wsgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+        ),
+        "form": _all(
+            Reading(UTF8, True, note="`+` is a space"),
+            starlette=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
+            litestar=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
+            falcon_asgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
+            falcon_wsgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
+        ),
+        "multipart name": _all(
+            Reading(UTF8),
+            werkzeug=Reading(UTF8, html_escapes=("%22",)),
+            quart=Reading(UTF8, html_escapes=("%22",)),
+            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
+        ),
+        "multipart filename": _all(
+            Reading(UTF8),
+            werkzeug=Reading(UTF8, html_escapes=("%22",)),
+            quart=Reading(UTF8, html_escapes=("%22",)),
+            django_wsgi=Reading(UTF8, note="HTML character references resolved, last segment"),
+            django_asgi=Reading(UTF8, note="HTML character references resolved, last segment"),
+            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
+            falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
+        ),
+        "multipart field": _all(
+            Reading(UTF8, note="the part's charset"),
+            falcon_asgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
+            falcon_wsgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
+        ),
+        "json": _all(
+            Reading(UTF8, note="`\\u` escapes resolved"),
+            starlette=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            werkzeug=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            quart=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            django_wsgi=Reading(BYTES, note="no JSON accessor"),
+            django_asgi=Reading(BYTES, note="no JSON accessor"),
+        ),
+        # What a framework's JSON accessor parses when the body is *not* declared JSON.
+        "json by content": _all(
+            Reading(UTF8, note="any body (`request.json()`)"),
+            werkzeug=Reading(NONE, note="only with `get_json(force=True)`"),
+            quart=Reading(NONE, note="only with `get_json(force=True)`"),
+            django_wsgi=Reading(NONE, note="no JSON accessor"),
+            django_asgi=Reading(NONE, note="no JSON accessor"),
+            falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
+            falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
+        ),
+        "text": _all(Reading(BYTES, note="the app decodes")),
+        "websocket": _all(
+            Reading(UTF8, note="text messages, decoded by the server"),
+            werkzeug=Reading(NONE, note="no WebSocket"),
+            django_wsgi=Reading(NONE, note="no WebSocket"),
+            django_asgi=Reading(NONE, note="not without Channels"),
+            falcon_wsgi=Reading(NONE, note="no WebSocket"),
+        ),
+    }
+)
+
+
+def readers(part: str, raw: str) -> tuple[str, ...]:
+    """The readers of ``part`` that read raw bytes >= 0x80 as ``raw`` (UTF8, LATIN1...)."""
+    return tuple(name for name, reading in TABLE[part].items() if reading.raw == raw)
+
+
+def disagree_on_raw_bytes(part: str) -> str | None:
+    """Words naming the readers that read raw bytes >= 0x80 of ``part`` differently, or
+    None when they all read them alike (as UTF-8)."""
+    latin1 = readers(part, LATIN1)
+    if not latin1:
+        return None
+    others = [n for n in READERS if n not in latin1 and TABLE[part][n].raw != NONE]
+    said = f"raw bytes >= 0x80, which {_names(latin1)} read as Latin-1"
+    return f"{said} and {_names(others)} as UTF-8" if others else said
+
+
+def percent_readers(part: str) -> tuple[str, ...]:
+    """The readers that percent-decode ``part`` (for cookies: Litestar)."""
+    return tuple(name for name, reading in TABLE[part].items() if reading.percent)
+
+
+def html_escape_readings(part: str) -> tuple[tuple[str, ...], ...]:
+    """The distinct sets of HTML-standard escapes the readers of ``part`` resolve (the
+    empty set, literal, included), each set once."""
+    return tuple(dict.fromkeys(reading.html_escapes for reading in TABLE[part].values()))
+
+
+def escape_readers(part: str, escape: str) -> tuple[str, ...]:
+    """The readers of ``part`` that resolve ``escape`` ("%22", "%0A")."""
+    return tuple(n for n, reading in TABLE[part].items() if escape in reading.html_escapes)
+
+
+def parses_json_by_content() -> tuple[str, ...]:
+    """The readers whose JSON accessor parses a body not declared JSON."""
+    return tuple(n for n, reading in TABLE["json by content"].items() if reading.raw != NONE)
+
+
+def _names(names: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def markdown_table() -> str:
+    """docs/web.md's readings table (tools/gen_web_readings.py writes it there)."""
+    columns = ["part", *READERS]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for part, row in TABLE.items():
+        cells = [row[name].describe().replace("|", "\\|") for name in READERS]
+        lines.append("| " + " | ".join([part, *cells]) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,578 @@
+"""One app per supported framework, each answering with every text its framework handed
+it: the path, query fields, header values, cookies, form fields and file names, the
+strings of the body read through the framework's JSON accessor, and (Starlette) each
+WebSocket text message.
+
+The same apps serve two kinds of test: in process (``expose``: the raw request is
+turned into the ASGI scope or WSGI environ a server would make, and the app is called
+directly -- tests/test_web_differential*.py), and under real servers
+(tests/test_web_frameworks.py, through ``webframeworks:<name>`` and
+``webframeworks:<name>_guarded``, the app behind the middleware).
+
+The answer is JSON: ``{"exposed": [[what, text], ...]}`` where ``what`` names the part
+(``EXPOSED_PARTS``: the WebPolicy field that judges it).  A framework that refuses a
+request (its own 400) exposes nothing more for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+from sanitizer.web import ASGIMiddleware, WSGIMiddleware
+
+logging.getLogger("sanitizer.web").setLevel(logging.ERROR)
+logging.getLogger("python_multipart").setLevel(logging.CRITICAL)
+warnings.filterwarnings("ignore", category=ResourceWarning)
+
+# what -> the WebPolicy field whose policy judges that text
+EXPOSED_PARTS = {
+    "path": "path",
+    "query-name": "names",
+    "query": "query",
+    "header": "headers",
+    "cookie-name": "names",
+    "cookie": "cookies",
+    "name": "names",
+    "value": "form",
+    "filename": "filenames",
+    "json": "json",
+    "message": "websocket",
+}
+
+Exposed = list[tuple[str, str]]
+
+
+def _json_strings(value: Any, out: Exposed) -> None:
+    """Every string of a parsed JSON document, keys included."""
+    if isinstance(value, str):
+        out.append(("json", value))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            out.append(("json", key))
+            _json_strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _json_strings(item, out)
+
+
+def _pairs(out: Exposed, name_kind: str, kind: str, items: Iterable[tuple[str, Any]]) -> None:
+    for name, value in items:
+        out.append((name_kind, name))
+        if isinstance(value, str):
+            out.append((kind, value))
+
+
+def _answer(out: Exposed) -> bytes:
+    return json.dumps({"exposed": out}).encode()
+
+
+def _media(content_type: str | None) -> str:
+    return (content_type or "").partition(";")[0].strip().lower()
+
+
+# -- Starlette (FastAPI) ---------------------------------------------------------------
+
+
+async def starlette_endpoint(request: Any) -> Any:
+    from starlette.datastructures import UploadFile
+    from starlette.responses import Response
+
+    out: Exposed = [("path", request.url.path)]
+    _pairs(out, "query-name", "query", request.query_params.multi_items())
+    out += [("header", v) for _, v in request.headers.items()]
+    _pairs(out, "cookie-name", "cookie", request.cookies.items())
+    media = _media(request.headers.get("content-type"))
+    try:
+        if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            async with request.form() as form:
+                for name, item in form.multi_items():
+                    out.append(("name", name))
+                    if isinstance(item, UploadFile):
+                        if item.filename is not None:
+                            out.append(("filename", item.filename))
+                    else:
+                        out.append(("value", item))
+        else:
+            body = await request.body()
+            if body:
+                _json_strings(await request.json(), out)
+    except Exception:
+        pass
+    return Response(_answer(out), media_type="application/json")
+
+
+async def starlette_websocket(websocket: Any) -> None:
+    await websocket.accept()
+    out: Exposed = [("path", websocket.url.path)]
+    out += [("header", v) for _, v in websocket.headers.items()]
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message.get("text") is not None:
+            if message["text"] == "end":
+                await websocket.send_text(_answer(out).decode())
+                await websocket.close()
+                return
+            out.append(("message", message["text"]))
+
+
+def _starlette() -> Any:
+    from starlette.applications import Starlette
+    from starlette.routing import Route, WebSocketRoute
+
+    methods = ["GET", "POST", "PUT"]
+    return Starlette(
+        routes=[
+            WebSocketRoute("/ws", starlette_websocket),
+            Route("/{rest:path}", starlette_endpoint, methods=methods),
+        ]
+    )
+
+
+# -- Litestar -----------------------------------------------------------------------------
+
+
+def _litestar() -> Any:
+    from litestar import Litestar, Request, Response, route
+    from litestar.datastructures import UploadFile
+
+    async def handler(request: Any) -> Any:
+        out: Exposed = [("path", request.url.path)]
+        _pairs(out, "query-name", "query", request.query_params.multi_items())
+        out += [("header", v) for _, v in request.headers.items()]
+        _pairs(out, "cookie-name", "cookie", request.cookies.items())
+        media = _media(request.headers.get("content-type"))
+        try:
+            if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
+                form = await request.form()
+                for name, item in form.multi_items():
+                    out.append(("name", name))
+                    if isinstance(item, UploadFile):
+                        out.append(("filename", item.filename))
+                    else:
+                        out.append(("value", item))
+            else:
+                body = await request.body()
+                if body:
+                    _json_strings(await request.json(), out)
+        except Exception:
+            pass
+        return Response(_answer(out), media_type="application/json")
+
+    handler.__annotations__ = {"request": Request, "return": Response}  # resolved by Litestar
+    methods: Any = ["GET", "POST", "PUT"]
+    endpoint = route(["/", "/{rest:path}"], http_method=methods, status_code=200)(handler)
+    return Litestar([endpoint], debug=False, logging_config=None)
+
+
+# -- Falcon (ASGI and WSGI) -----------------------------------------------------------
+
+
+def _falcon_common(req: Any, out: Exposed) -> None:
+    out.append(("path", req.path))
+    for name in req.params:
+        values = req.get_param_as_list(name) or []
+        out.append(("query-name", name))
+        out += [("query", v) for v in values]
+    out += [("header", v) for v in req.headers.values()]
+    for name in req.cookies:
+        out.append(("cookie-name", name))
+        out += [("cookie", v) for v in req.get_cookie_values(name) or []]
+
+
+def _falcon_asgi() -> Any:
+    import falcon.asgi
+
+    async def sink(req: Any, resp: Any, **kwargs: Any) -> None:
+        out: Exposed = []
+        _falcon_common(req, out)
+        try:
+            media = await req.get_media()
+            if _media(req.content_type) == "multipart/form-data":
+                async for part in media:
+                    out.append(("name", part.name))
+                    if part.filename is not None:
+                        out.append(("filename", part.filename))
+                    else:
+                        out.append(("value", await part.get_text()))
+            elif isinstance(media, dict) and _media(req.content_type).endswith("urlencoded"):
+                _pairs(out, "name", "value", _flat(media))
+            else:
+                _json_strings(media, out)
+        except Exception:
+            pass
+        resp.data = _answer(out)
+        resp.content_type = "application/json"
+
+    app = falcon.asgi.App()
+    app.add_sink(sink, prefix="/")
+    return app
+
+
+def _falcon_wsgi() -> Any:
+    import falcon
+
+    def sink(req: Any, resp: Any, **kwargs: Any) -> None:
+        out: Exposed = []
+        _falcon_common(req, out)
+        try:
+            media = req.get_media()
+            if _media(req.content_type) == "multipart/form-data":
+                for part in media:
+                    out.append(("name", part.name))
+                    if part.filename is not None:
+                        out.append(("filename", part.filename))
+                    else:
+                        out.append(("value", part.get_text()))
+            elif isinstance(media, dict) and _media(req.content_type).endswith("urlencoded"):
+                _pairs(out, "name", "value", _flat(media))
+            else:
+                _json_strings(media, out)
+        except Exception:
+            pass
+        resp.data = _answer(out)
+        resp.content_type = "application/json"
+
+    app = falcon.App()
+    app.add_sink(sink, prefix="/")
+    return app
+
+
+def _flat(media: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(k, x) for k, v in media.items() for x in (v if isinstance(v, list) else [v])]
+
+
+# -- Flask (Werkzeug) and Quart -----------------------------------------------------------
+
+
+def _flask() -> Any:
+    from flask import Flask, request
+
+    app = Flask("webframeworks_flask")
+
+    @app.route("/", defaults={"rest": ""}, methods=["GET", "POST", "PUT"])
+    @app.route("/<path:rest>", methods=["GET", "POST", "PUT"])
+    def endpoint(rest: str) -> Any:
+        out: Exposed = [("path", request.path)]
+        _pairs(out, "query-name", "query", request.args.items(multi=True))
+        out += [("header", v) for _, v in request.headers.items()]
+        _pairs(out, "cookie-name", "cookie", request.cookies.items(multi=True))
+        try:
+            _pairs(out, "name", "value", request.form.items(multi=True))
+            for name, file in request.files.items(multi=True):
+                out.append(("name", name))
+                if file.filename is not None:
+                    out.append(("filename", file.filename))
+            _json_strings(request.get_json(silent=True), out)
+        except Exception:
+            pass
+        return app.response_class(_answer(out), mimetype="application/json")
+
+    return app
+
+
+def _quart() -> Any:
+    from quart import Quart, request
+
+    app = Quart("webframeworks_quart")
+
+    @app.route("/", defaults={"rest": ""}, methods=["GET", "POST", "PUT"])
+    @app.route("/<path:rest>", methods=["GET", "POST", "PUT"])
+    async def endpoint(rest: str) -> Any:
+        out: Exposed = [("path", request.path)]
+        _pairs(out, "query-name", "query", request.args.items(multi=True))
+        out += [("header", v) for _, v in request.headers.items()]
+        _pairs(out, "cookie-name", "cookie", request.cookies.items(multi=True))
+        try:
+            form = await request.form
+            _pairs(out, "name", "value", form.items(multi=True))
+            files = await request.files
+            for name, file in files.items(multi=True):
+                out.append(("name", name))
+                if file.filename is not None:
+                    out.append(("filename", file.filename))
+            _json_strings(await request.get_json(silent=True), out)
+        except Exception:
+            pass
+        return app.response_class(_answer(out), mimetype="application/json")
+
+    return app
+
+
+# -- Django (WSGI and ASGI) ---------------------------------------------------------------
+
+
+def _django_settings() -> None:
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(
+            DEBUG=False,
+            DEFAULT_CHARSET="utf-8",
+            ALLOWED_HOSTS=["*"],
+            ROOT_URLCONF=__name__,
+            SECRET_KEY="webframeworks",
+            MIDDLEWARE=[],
+            FILE_UPLOAD_HANDLERS=["django.core.files.uploadhandler.MemoryFileUploadHandler"],
+            DATA_UPLOAD_MAX_NUMBER_FIELDS=None,
+            LOGGING_CONFIG=None,
+        )
+        django.setup()
+    if not hasattr(settings, "ROOT_URLCONF"):  # configured by another test module
+        settings.ROOT_URLCONF = __name__
+
+
+def django_view(request: Any) -> Any:
+    from django.http import HttpResponse
+
+    out: Exposed = [("path", request.path)]
+    for name, values in request.GET.lists():
+        out.append(("query-name", name))
+        out += [("query", v) for v in values]
+    out += [("header", v) for _, v in request.headers.items()]
+    _pairs(out, "cookie-name", "cookie", request.COOKIES.items())
+    try:
+        if request.method != "GET":
+            for name, values in request.POST.lists():
+                out.append(("name", name))
+                out += [("value", v) for v in values]
+            for name, files in request.FILES.lists():
+                out.append(("name", name))
+                out += [("filename", f.name) for f in files]
+    except Exception:
+        pass
+    return HttpResponse(_answer(out), content_type="application/json")
+
+
+def _urlpatterns() -> list[Any]:
+    from django.urls import re_path
+
+    return [re_path(r"", django_view)]
+
+
+def __getattr__(name: str) -> Any:  # apps made on first use: importing a framework costs
+    if name == "urlpatterns":
+        return _urlpatterns()
+    base, _, guard = name.partition("_guarded")
+    if base in _FACTORIES and guard == "":
+        app = _make(base)
+        if name.endswith("_guarded"):
+            wrap = ASGIMiddleware if base in ASGI_APPS else WSGIMiddleware
+            app = wrap(app)
+        globals()[name] = app
+        return app
+    raise AttributeError(name)
+
+
+def _make(name: str) -> Any:
+    if name.startswith("django"):
+        return _django_handler(name == "django_asgi")
+    return _FACTORIES[name]()
+
+
+def _django_handler(asgi: bool) -> Any:
+    """Django's own handler, its URLs and middleware this module's (none) whatever the
+    settings another test module configured first."""
+    _django_settings()
+    from django.core.handlers.asgi import ASGIHandler
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import override_settings
+
+    base: Any = ASGIHandler if asgi else WSGIHandler
+
+    class Handler(base):  # type: ignore[misc,valid-type]
+        def load_middleware(self, is_async: bool = False) -> None:
+            with override_settings(MIDDLEWARE=[]):
+                super().load_middleware(is_async)
+
+        def get_response(self, request: Any) -> Any:
+            request.urlconf = __name__
+            return super().get_response(request)
+
+        async def get_response_async(self, request: Any) -> Any:
+            request.urlconf = __name__
+            return await super().get_response_async(request)
+
+    return Handler()
+
+
+_FACTORIES: dict[str, Callable[[], Any]] = {
+    "starlette": _starlette,
+    "litestar": _litestar,
+    "falcon_asgi": _falcon_asgi,
+    "falcon_wsgi": _falcon_wsgi,
+    "quart": _quart,
+    "flask": _flask,
+    "django_asgi": lambda: None,
+    "django_wsgi": lambda: None,
+}
+ASGI_APPS = ("starlette", "litestar", "falcon_asgi", "quart", "django_asgi")
+WSGI_APPS = ("flask", "falcon_wsgi", "django_wsgi")
+APPS = ASGI_APPS + WSGI_APPS
+
+
+# -- in process: a raw request as a server hands it over ------------------------------------
+
+
+def scope_of(method: str, target: bytes, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """The ASGI scope uvicorn makes: ``path`` percent-decoded as UTF-8."""
+    raw_path, _, query = target.partition(b"?")
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": unquote_to_bytes(raw_path).decode("utf-8", "replace"),
+        "raw_path": raw_path,
+        "root_path": "",
+        "query_string": query,
+        "headers": [(n.lower(), v) for n, v in headers],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+
+
+def environ_of(
+    method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes
+) -> dict[str, Any]:
+    """The WSGI environ of PEP 3333: PATH_INFO percent-decoded, every str latin-1."""
+    raw_path, _, query = target.partition(b"?")
+    env: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": unquote_to_bytes(raw_path).decode("latin-1"),
+        "QUERY_STRING": query.decode("latin-1"),
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers:
+        key = name.decode("latin-1").upper().replace("-", "_")
+        text = value.decode("latin-1")
+        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            key = "HTTP_" + key
+        env[key] = env[key] + ("; " if key == "HTTP_COOKIE" else ",") + text if key in env else text
+    return env
+
+
+def _read_answer(raw: bytes) -> Exposed:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return []  # the framework's own error page: it exposed nothing
+    return [(what, text) for what, text in data.get("exposed", [])]
+
+
+async def _call_asgi(app: Any, scope: dict[str, Any], body: bytes) -> bytes:
+    sent = False
+    chunks: list[bytes] = []
+    status = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            await asyncio.sleep(3600)
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return b"".join(chunks) if status == 200 else b""
+
+
+def expose(
+    name: str, method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes = b""
+) -> Exposed:
+    """What the app of framework ``name`` (in ``APPS``) was handed as text for this raw
+    request, called in process as uvicorn (ASGI) or a PEP 3333 server (WSGI) would."""
+    app = __getattr__(name) if name not in globals() else globals()[name]
+    if body and not any(n.lower() == b"content-length" for n, _ in headers):
+        headers = [*headers, (b"Content-Length", b"%d" % len(body))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name in ASGI_APPS:
+            scope = scope_of(method, target, headers)
+            if name == "quart":
+                scope["extensions"] = {}
+            raw = asyncio.run(_call_asgi(app, scope, body))
+        else:
+            environ = environ_of(method, target, headers, body)
+            status: list[str] = []
+            result = app(environ, lambda s, h, e=None: status.append(s))
+            try:
+                raw = b"".join(result)
+            finally:
+                getattr(result, "close", lambda: None)()
+            raw = raw if status and status[0].startswith("200") else b""
+    return _read_answer(raw)
+
+
+# -- the differential rule ----------------------------------------------------------------
+
+
+def middleware_verdict(
+    policy: Any, method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes
+) -> Any:
+    """The middleware's verdict (a Problem, or None) through its sans-IO checks."""
+    from sanitizer.web import body_check, check_head
+
+    raw_path, _, query = target.partition(b"?")
+    problem, head = check_head(policy, raw_path, query, headers)
+    if problem is not None:
+        return problem
+    check = body_check(policy, head)
+    return check.feed(body) or check.close()
+
+
+def judged(policy: Any, what: str, text: str | None) -> bool:
+    """``text``, exposed as ``what``, passes the policy of its part (None: nothing)."""
+    from sanitizer import inspect
+
+    if text is None or (what == "filename" and not text):  # no file, or a file input left empty
+        return True
+    part_policy = getattr(policy, EXPOSED_PARTS[what])
+    return part_policy is None or inspect(text, part_policy).ok
+
+
+def unjudged(
+    policy: Any,
+    method: str,
+    target: bytes,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes = b"",
+    apps: Iterable[str] = APPS,
+) -> list[tuple[str, str, str]]:
+    """What a framework exposes that fails its part's policy although the middleware
+    passed the request: (app, what, text) for each; [] when the middleware refused."""
+    if middleware_verdict(policy, method, target, headers, body) is not None:
+        return []
+    return [
+        (app, what, text)
+        for app in apps
+        for what, text in expose(app, method, target, headers, body)
+        if not judged(policy, what, text)
+    ]
