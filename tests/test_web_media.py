@@ -104,8 +104,11 @@ def test_each_record_is_checked(
 
 
 def test_text_with_json_in_it_is_text_checked() -> None:
-    """text/* is read as text: escapes are not JSON's business there, characters are."""
-    assert verdict(b"text/plain", b'{"a": "\\u202e"}') is None
+    """text/* is read as text, and as JSON by content (Starlette's and Litestar's
+    request.json() parse it whatever its label): escapes are judged too."""
+    problem = verdict(b"text/plain", b'{"a": "\\u202e"}')
+    assert problem is not None and (problem.part, problem.kind) == ("json", "bidi-control")
+    assert verdict(b"text/plain", b'not JSON: "\\u202e"') is None  # no JSON parser reads it
     problem = verdict(b"text/plain; charset=utf-8", '{"a": "\u202e"}'.encode())
     assert problem is not None and (problem.part, problem.kind) == ("text", "bidi-control")
 

@@ -24,9 +24,15 @@ each byte once, when it must hold a run whole; the others join them once.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from ._problems import Problem, too_large
 
 GATHER = 64 << 10  # most bytes gathered before a content check looks at them
+# A JSON text that holds a string starts, after whitespace (RFC 8259 §2), with '{', '['
+# or '"'.
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
 
 
 class BodyCheck:
@@ -38,9 +44,12 @@ class BodyCheck:
     __slots__ = (
         "_gather",
         "_gathered",
+        "_json",
+        "_json_wait",
         "_look_at",
         "checked",
         "closed",
+        "json_by_content",
         "limit",
         "problem",
         "size",
@@ -55,6 +64,13 @@ class BodyCheck:
         self._gathered: list[bytes] = []  # fed since ``checked``, handed over when looked at
         self._gather = self._gathered.append
         self._look_at = self._next_look()  # the size at which the gathered bytes are looked at
+        # JSON by content (docs/web.md): frameworks' JSON accessors (Starlette's and
+        # Litestar's request.json(), Falcon's get_media() without a Content-Type) parse a
+        # body whatever it is labelled.  ``body_check`` sets ``json_by_content`` to make
+        # the check that reads it so, engaged if the body starts like JSON with strings.
+        self.json_by_content: Callable[..., BodyCheck] | None = None
+        self._json: BodyCheck | None = None
+        self._json_wait: list[bytes] | None = []  # the body's first pieces, < 4 bytes
 
     def feed(self, chunk: bytes) -> Problem | None:
         """Check the next chunk; the first problem is returned once, then None.
@@ -93,8 +109,50 @@ class BodyCheck:
         new = size - self.checked
         self.checked = size
         self.problem = self._feed_pieces(pieces, new)
+        if self.problem is None and (self._json is not None or self.json_by_content is not None):
+            self.problem = self._json_pieces(pieces)
         self._look_at = self._next_look()
         return self.problem
+
+    def _json_pieces(self, pieces: list[bytes], final: bool = False) -> Problem | None:
+        """The body read as JSON by content, as ``json.loads`` reads bytes: decoded as
+        UTF-16 or UTF-32 after such a byte order mark, else as UTF-8 after an optional
+        UTF-8 one; engaged at the first byte that is not whitespace if that byte may
+        start a JSON text holding a string, else never."""
+        reading = self._json
+        if reading is None:
+            start = self.json_by_content
+            assert start is not None
+            waiting = self._json_wait
+            if waiting is not None:  # the body's first 4 bytes decide its encoding
+                waiting.extend(pieces)
+                head = b"".join(p[:4] for p in waiting[:4])[:4]
+                if len(head) < 4 and not final:
+                    return None
+                self._json_wait = None
+                pieces = waiting
+                if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head == b"\x00\x00\xfe\xff":
+                    reading = self._json = start(wide=head)
+                elif head[:3] == b"\xef\xbb\xbf":  # json.loads skips it (utf-8-sig)
+                    pieces = [b"".join(waiting)[3:]]
+            if reading is None:
+                for i, piece in enumerate(pieces):
+                    m = _NOT_SPACE.search(piece)
+                    if m is None:
+                        continue  # whitespace so far
+                    self.json_by_content = None
+                    if piece[m.start() : m.start() + 1] not in (b"{", b"[", b'"'):
+                        return None  # no JSON text with a string: nothing to read
+                    reading = self._json = start()
+                    pieces = [piece[m.start() :], *pieces[i + 1 :]]
+                    break
+                else:
+                    return None
+        for piece in pieces:
+            problem = reading.feed(piece)
+            if problem is not None:
+                return problem
+        return None
 
     def close(self) -> Problem | None:
         """The body ended: check what was gathered and what was held back."""
@@ -110,6 +168,10 @@ class BodyCheck:
             if self.problem is not None:
                 return self.problem
         self.problem = self._close()
+        if self.problem is None and self.json_by_content is not None and self._json_wait:
+            self.problem = self._json_pieces([], final=True)  # a body of < 4 bytes
+        if self.problem is None and self._json is not None:
+            self.problem = self._json.close()
         return self.problem
 
     def judged(self) -> int:

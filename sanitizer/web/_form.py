@@ -1,5 +1,6 @@
 """application/x-www-form-urlencoded bodies: fields checked as each '&' arrives, so
-only the current field is held (WHATWG URL §5.1: '+' is a space, then %XX).  The held
+only the current field is held (WHATWG URL §5.1: '+' is a space, then %XX).  Raw
+bytes >= 0x80 are refused as ambiguous: some frameworks read them as Latin-1.  The held
 field is kept as the chunks it came in and joined once, when its '&' arrives, so the
 cost stays linear in the body whatever the chunking."""
 
@@ -7,7 +8,8 @@ from __future__ import annotations
 
 from ._body import GATHER, BodyCheck
 from ._compiled_web import CompiledWebPolicy, bulk_passes
-from ._problems import Problem
+from ._problems import Problem, ambiguous
+from ._readings import disagree_on_raw_bytes
 from ._value_checks import pairs_problem
 
 
@@ -46,8 +48,16 @@ class FormBody(BodyCheck):
         if bulk_passes(data, compiled.form_bulk):  # all fields at once, usually
             fields = data.split(b"&")
             self._number += len(fields) - fields.count(b"")
-            return None
-        problem, self._number = pairs_problem(
-            data, compiled, compiled.form, "form field", "form", self._number
-        )
+            problem = None
+        else:
+            problem, self._number = pairs_problem(
+                data, compiled, compiled.form, "form field", "form", self._number
+            )
+        if problem is None and _RAW is not None and not data.isascii():
+            # Browsers percent-encode a form (WHATWG URL §5.2); raw bytes >= 0x80 are read
+            # as Latin-1 by Starlette and Litestar, as UTF-8 by the others (_readings).
+            problem = ambiguous("form", "form body", _RAW)
         return problem
+
+
+_RAW = disagree_on_raw_bytes("form")

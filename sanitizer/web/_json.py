@@ -16,6 +16,7 @@ core's ``IncrementalDecoder``, stopping at the first error.
 from __future__ import annotations
 
 import bisect
+import codecs
 import functools
 import itertools
 import json
@@ -27,6 +28,7 @@ from typing import NamedTuple
 from .._identity_cache import IdentityCache
 from .._native import speedups
 from ..decoder import IncrementalDecoder
+from ..errors import ErrorKind, Utf8Error
 from ..policy import Policy, accepts, inspect
 from ..policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
@@ -63,6 +65,10 @@ def _table(pattern: re.Pattern[str]) -> bytes:
 
 _BETWEEN_TABLE = _table(_BAD_BETWEEN)
 _BETWEEN_SEQ_TABLE = _table(_BAD_BETWEEN_SEQ)
+# A body read as JSON by content (not declared JSON): what lies between its strings is
+# the text check's business, or nothing's (an untyped body), so nothing is refused there.
+_NOTHING_BETWEEN = re.compile("(?!)")
+_NOTHING_TABLE = bytes(0x80)
 
 
 @functools.lru_cache(maxsize=64)
@@ -181,17 +187,23 @@ class _Reading(NamedTuple):
     batch: bool  # strings can be checked together: no check looks at a whole value
 
 
-# compiled policy -> its readings (without, with record separators), by identity
-_READINGS: IdentityCache[list[_Reading | None]] = IdentityCache(64)
+# compiled policy -> its readings (JSON, JSON text sequence, by content), by identity
+_READINGS: IdentityCache[dict[str, _Reading]] = IdentityCache(64)
+_BETWEEN = {
+    "json": (_BAD_BETWEEN, _BETWEEN_TABLE),
+    "json-seq": (_BAD_BETWEEN_SEQ, _BETWEEN_SEQ_TABLE),
+    "by-content": (_NOTHING_BETWEEN, _NOTHING_TABLE),
+}
 
 
-def _reading(compiled: CompiledPolicy, sequence: bool) -> _Reading:
-    readings = _READINGS.lookup(id(compiled)) or _READINGS.store(compiled, [None, None])
-    reading = readings[sequence]
+def _reading(compiled: CompiledPolicy, mode: str) -> _Reading:
+    readings = _READINGS.lookup(id(compiled))
+    if readings is None:
+        readings = _READINGS.store(compiled, {})
+    reading = readings.get(mode)
     if reading is None:
-        reading = readings[sequence] = _Reading(
-            _BAD_BETWEEN_SEQ if sequence else _BAD_BETWEEN,
-            _BETWEEN_SEQ_TABLE if sequence else _BETWEEN_TABLE,
+        reading = readings[mode] = _Reading(
+            *_BETWEEN[mode],
             _strings_table(compiled.ascii_allowed, compiled.judges_whole_values),
             compiled.policy,
             _flagged_ascii(compiled.ascii_allowed),
@@ -199,6 +211,32 @@ def _reading(compiled: CompiledPolicy, sequence: bool) -> _Reading:
             not compiled.judges_whole_values,
         )
     return reading
+
+
+class _WideDecoder:
+    """A UTF-16 or UTF-32 body read by content, as ``json.loads`` of bytes decodes it
+    (``json.detect_encoding``; "surrogatepass"), behind IncrementalDecoder's interface:
+    an error is reported as "not JSON" (an ``invalid-byte`` error the caller drops)."""
+
+    def __init__(self, encoding: str) -> None:
+        self._codec = codecs.getincrementaldecoder(encoding)("surrogatepass")
+
+    def feed(self, data: bytes, final: bool, limit: int = 1) -> tuple[str, list[Utf8Error]]:
+        try:
+            return self._codec.decode(data, final), []
+        except UnicodeDecodeError:
+            return "", [Utf8Error("utf-8", b"\xff", 0, 1, "")]  # (its kind: invalid-byte)
+
+    def getstate(self) -> tuple[bytes, int]:
+        return self._codec.getstate()
+
+
+def wide_json(start: bytes) -> str | None:
+    """The encoding ``json.loads`` reads ``start`` (a body's first bytes) in when it
+    begins with a UTF-16 or UTF-32 byte order mark, else None."""
+    if start[:2] not in (b"\xff\xfe", b"\xfe\xff") and start[:4] != b"\x00\x00\xfe\xff":
+        return None
+    return json.detect_encoding(start)
 
 
 class JSONBody(BodyCheck):
@@ -212,9 +250,16 @@ class JSONBody(BodyCheck):
     gather = GATHER
 
     def __init__(
-        self, compiled: CompiledPolicy, limit: int | None, *, sequence: bool = False
+        self,
+        compiled: CompiledPolicy,
+        limit: int | None,
+        *,
+        sequence: bool = False,
+        by_content: bool = False,
+        wide: str | None = None,
     ) -> None:
         super().__init__(limit)
+        mode = "by-content" if by_content else "json-seq" if sequence else "json"
         (
             self._bad_between,
             self._between_table,
@@ -223,10 +268,20 @@ class JSONBody(BodyCheck):
             self._flagged,
             self._direct_args,
             self._batch,
-        ) = _reading(compiled, sequence)
+        ) = _reading(compiled, mode)
+        # Read as JSON by content (``json_by_content``): bytes that are not UTF-8 are no
+        # JSON to the frameworks' parsers, so the reading stops there (but for an
+        # encoded surrogate, which json.loads of bytes decodes with "surrogatepass").
+        self._by_content = by_content
+        self._not_json = False
+        self._pending: Problem | None = None  # by content: refused at the end if it decodes
         # Strict RFC 3629 decoding with absolute offsets; a chunk's incomplete last
-        # sequence waits for the next; the first error refuses the body.
-        self._utf8 = IncrementalDecoder()
+        # sequence waits for the next; the first error refuses the body.  (Read by
+        # content, a body that starts with a UTF-16 or UTF-32 byte order mark is decoded
+        # as json.loads decodes such bytes.)
+        self._utf8: IncrementalDecoder | _WideDecoder = (
+            IncrementalDecoder() if wide is None else _WideDecoder(wide)
+        )
         self._pos = 0  # character offset of the text _lex gets next (its carry included)
         self._carry = ""  # an escape cut by the chunk boundary
         self._in_string = False
@@ -238,16 +293,36 @@ class JSONBody(BodyCheck):
         self._judged_bytes = 0  # body bytes before the open string (or before undecoded bytes)
 
     def _feed(self, chunk: bytes) -> Problem | None:
-        return self._decoded(chunk, final=False)
+        if not self._by_content:
+            return self._decoded(chunk, final=False)
+        if self._not_json:
+            return None
+        if self._pending is not None:  # only whether the rest decodes matters now
+            if self._utf8.feed(chunk, False, limit=1)[1]:
+                self._not_json = True
+            return None
+        self._pending = self._decoded(chunk, final=False)
+        return None
 
     def _close(self) -> Problem | None:
+        if self._by_content:
+            # Read by content, a problem counts only if the whole body decodes: bytes that
+            # do not are no JSON to any parser (a binary body that starts with '{').
+            if self._pending is not None and not self._not_json:
+                if self._utf8.feed(b"", True, limit=1)[1]:
+                    self._not_json = True
+            if self._not_json or self._pending is not None:
+                return None if self._not_json else self._pending
         problem = self._decoded(b"", final=True)
-        if problem is None and self._in_string:  # cut short: check what there is anyway
+        if problem is None and self._in_string and not self._not_json:  # cut short: check
             problem = self._string_problem("".join(self._parts), self._start, self._escaped)
-        return problem
+        return None if self._not_json else problem
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
         text, errors = self._utf8.feed(chunk, final, limit=1)
+        if errors and self._by_content and errors[0].kind is not ErrorKind.SURROGATE:
+            self._not_json = True  # no framework parses this as JSON
+            return None
         if errors:  # the text before it is not lexed: the UTF-8 error is the problem
             return ill_formed(errors[0], "json", "JSON body", errors[0].start)
         if final:
