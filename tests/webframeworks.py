@@ -359,18 +359,42 @@ def _urlpatterns() -> list[Any]:
     return [re_path(r"", django_view)]
 
 
-def __getattr__(name: str) -> Any:  # apps made on first use: importing a framework costs
+def __getattr__(name: str) -> Any:
     if name == "urlpatterns":
         return _urlpatterns()
-    base, _, guard = name.partition("_guarded")
-    if base in _FACTORIES and guard == "":
+    raise AttributeError(name)
+
+
+_BUILT: dict[str, Any] = {}
+
+
+def _app(name: str) -> Any:
+    """The app ``name`` ("starlette", "flask_guarded", ...), made on first use (importing
+    a framework costs) and kept."""
+    app = _BUILT.get(name)
+    if app is None:
+        base = name.removesuffix("_guarded")
         app = _make(base)
         if name.endswith("_guarded"):
-            wrap = ASGIMiddleware if base in ASGI_APPS else WSGIMiddleware
-            app = wrap(app)
-        globals()[name] = app
-        return app
-    raise AttributeError(name)
+            app = (ASGIMiddleware if base in ASGI_APPS else WSGIMiddleware)(app)
+        app = _BUILT[name] = app
+    return app
+
+
+class _LazyASGI:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await _app(self.name)(scope, receive, send)
+
+
+class _LazyWSGI:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        return _app(self.name)(environ, start_response)
 
 
 def _make(name: str) -> Any:
@@ -418,6 +442,14 @@ _FACTORIES: dict[str, Callable[[], Any]] = {
 ASGI_APPS = ("starlette", "litestar", "falcon_asgi", "quart", "django_asgi")
 WSGI_APPS = ("flask", "falcon_wsgi", "django_wsgi")
 APPS = ASGI_APPS + WSGI_APPS
+# Module attributes for servers ("webframeworks:starlette", "webframeworks:flask_guarded"):
+# callables that make their app on first use.
+for _name in ASGI_APPS:
+    globals()[_name] = _LazyASGI(_name)
+    globals()[_name + "_guarded"] = _LazyASGI(_name + "_guarded")
+for _name in WSGI_APPS:
+    globals()[_name] = _LazyWSGI(_name)
+    globals()[_name + "_guarded"] = _LazyWSGI(_name + "_guarded")
 
 
 # -- in process: a raw request as a server hands it over ------------------------------------
@@ -509,7 +541,7 @@ def expose(
 ) -> Exposed:
     """What the app of framework ``name`` (in ``APPS``) was handed as text for this raw
     request, called in process as uvicorn (ASGI) or a PEP 3333 server (WSGI) would."""
-    app = __getattr__(name) if name not in globals() else globals()[name]
+    app = _app(name)
     if body and not any(n.lower() == b"content-length" for n, _ in headers):
         headers = [*headers, (b"Content-Length", b"%d" % len(body))]
     with warnings.catch_warnings():

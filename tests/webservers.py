@@ -30,6 +30,11 @@ HOST = "127.0.0.1"
 _COMMANDS = {
     "asgi": "import uvicorn, sys; uvicorn.run(sys.argv[1], host={host!r}, port={port},"
     " log_level='error', access_log=False)",
+    # uvicorn with each of its WebSocket implementations
+    "asgi-websockets": "import uvicorn, sys; uvicorn.run(sys.argv[1], host={host!r}, port={port},"
+    " log_level='error', access_log=False, ws='websockets')",
+    "asgi-wsproto": "import uvicorn, sys; uvicorn.run(sys.argv[1], host={host!r}, port={port},"
+    " log_level='error', access_log=False, ws='wsproto')",
     "wsgi": "import waitress, importlib, sys; m, _, a = sys.argv[1].partition(':');"
     " waitress.serve(getattr(importlib.import_module(m), a), host={host!r}, port={port},"
     " threads=8, _quiet=True)",
@@ -48,6 +53,10 @@ _MODULES = {
         *("granian", "--interface", "asgi", "--host", "{host}", "--port", "{port}"),
         *("--log-level", "error", "--no-ws"),
     ],
+    "granian-asgi-ws": [  # WebSockets on
+        *("granian", "--interface", "asgi", "--host", "{host}", "--port", "{port}"),
+        *("--log-level", "error"),
+    ],
     "granian-wsgi": [
         *("granian", "--interface", "wsgi", "--host", "{host}", "--port", "{port}"),
         *("--log-level", "error", "--blocking-threads", "8"),
@@ -56,6 +65,9 @@ _MODULES = {
 # What each server kind serves: the interface, so a test knows which echo app to load.
 INTERFACE = {
     "asgi": "asgi",  # uvicorn
+    "asgi-websockets": "asgi",
+    "asgi-wsproto": "asgi",
+    "granian-asgi-ws": "asgi",
     "wsgi": "wsgi",  # waitress
     "hypercorn": "asgi",
     "gunicorn": "wsgi",

@@ -457,3 +457,4 @@ def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | Non
         if problem is not None:
             return problem
     return None
+

@@ -85,7 +85,8 @@ class Problem:
 
     @property
     def _unit(self) -> str:
-        return "character" if self.part == "json" and self.type != "ill-formed-utf8" else "byte"
+        text = self.part in ("json", "websocket") and self.type != "ill-formed-utf8"
+        return "character" if text else "byte"
 
     def as_dict(self) -> dict[str, Any]:
         """The RFC 9457 members plus ``part``, ``kind`` and ``offset`` (extension members)."""

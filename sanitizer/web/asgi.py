@@ -5,7 +5,8 @@ checked as it streams: a byte reaches the app only once every check that could r
 the request because of it has passed (``BodyCheck.judged``), so the unfinished tail of a
 chunk -- an open form field, JSON string or text run -- waits for the next chunks, and
 the last bytes wait for the end of the body, so the app never holds a complete body
-that fails.  On a failure the app's next ``receive()`` gets
+that fails.  A WebSocket's text messages are judged one by one (``_Socket``).  On a
+failure the app's next ``receive()`` gets
 ``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
 If the app had already started its response, the client gets that response instead:
 the app still never saw the refused chunk.  A head refused for a UTF-7 charset first
@@ -19,11 +20,13 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._body import BodyCheck
+from ._compiled import compile_web_policy
 from ._config import WebPolicy
 from ._dispatch import body_check
 from ._head import Head, check_head
 from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, configure
+from ._websocket import websocket_problem
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -88,9 +91,14 @@ class ASGIMiddleware:
             else:
                 await self._refuse_head(problem, head, scope, receive, send, raw_path)
                 return
-        if kind == "websocket" or (
-            not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS
-        ):
+        if kind == "websocket":
+            if compile_web_policy(self.policy).websocket is None:
+                await self.app(scope, receive, send)
+            else:
+                socket = _Socket(self, scope, receive, send, raw_path)
+                await self.app(scope, socket.receive, socket.send)
+            return
+        if not head.has_body and scope.get("http_version") in _FRAMED_BY_HEADERS:
             await self.app(scope, receive, send)  # nothing to watch: no body can follow
             return
         exchange = _Exchange(self, scope, receive, send, head, raw_path)
@@ -212,6 +220,45 @@ class _Exchange:
                 return _nothing()  # the app's answer to a refused request is replaced
             self.started = message["type"] == "http.response.start"
         return self.send(message)
+
+
+class _Socket:
+    """One WebSocket connection: each text message is judged before the app receives it
+    (binary messages pass).  One that fails closes the connection with 1007, "inconsistent
+    data" (RFC 6455 §7.4.1), and a reason naming the problem; the app then receives
+    ``websocket.disconnect``, and what it sends after is dropped."""
+
+    __slots__ = ("closed", "mw", "path", "raw_receive", "raw_send", "scope")
+
+    def __init__(
+        self, mw: ASGIMiddleware, scope: Scope, receive: Receive, send: Send, path: bytes
+    ) -> None:
+        self.mw, self.scope, self.raw_receive, self.raw_send = mw, scope, receive, send
+        self.path = path
+        self.closed = False
+
+    async def receive(self) -> Message:
+        if self.closed:
+            return {"type": "websocket.disconnect", "code": 1007}
+        message = await self.raw_receive()
+        text = message.get("text") if message["type"] == "websocket.receive" else None
+        if text is None:
+            return message
+        problem = websocket_problem(self.mw.policy, text)
+        if problem is None:
+            return message
+        self.mw._report(problem, self.scope, self.path, self.scope.get("query_string", b""))
+        if self.mw.policy.report_only:
+            return message
+        self.closed = True
+        reason = f"{problem.where}: {problem.kind}"[:123]  # at most 123 bytes (RFC 6455 §5.5)
+        await self.raw_send({"type": "websocket.close", "code": 1007, "reason": reason})
+        return {"type": "websocket.disconnect", "code": 1007}
+
+    def send(self, message: Message) -> Awaitable[None]:
+        if self.closed:  # closed by us: the app's late messages go nowhere
+            return _nothing()
+        return self.raw_send(message)
 
 
 async def _nothing() -> None:
