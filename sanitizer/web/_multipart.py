@@ -18,6 +18,7 @@ from ._body import GATHER, BodyCheck
 from ._compiled_web import CompiledWebPolicy
 from ._grammar import parse_disposition, parse_media_type
 from ._problems import SAMPLE_SIZE, Problem, ambiguous, labelled, malformed, with_sample
+from ._readings import escaped_readings
 from ._text import TextStream
 from ._value_checks import charset_problem, field_problem, value_problem
 
@@ -285,9 +286,10 @@ class MultipartBody(BodyCheck):
         name = params["name"]
         what = "multipart field"
         self._stop(field_problem(name, b"", number, what, compiled, None, "multipart"))
-        if b"%22" in name:  # Werkzeug reads %22 in a quoted value as '"' (the HTML escape)
-            werkzeug = name.replace(b"%22", b'"')
-            self._stop(field_problem(werkzeug, b"", number, what, compiled, None, "multipart"))
+        # and as the readers that undo the HTML standard's escapes read it (_readings:
+        # Werkzeug and Quart read %22 as '"', the multipart package also %0D, %0A)
+        for read in escaped_readings("multipart name", name):
+            self._stop(field_problem(read, b"", number, what, compiled, None, "multipart"))
         label = labelled(what, name, number)
         for key, given in params.items():
             if key.endswith("*"):  # RFC 8187, checked first so that the problem is named
@@ -297,8 +299,10 @@ class MultipartBody(BodyCheck):
             elif key.lower() == "filename" and given:  # empty: a file input left empty
                 where_key = f"{key} of {label}"
                 self._stop(value_problem(given, compiled.filenames, "multipart", where_key))
-                # and as Werkzeug (%22 is '"') and Django (HTML references) read it
-                for read in (given.replace(b"%22", b'"'), _django_filename(given)):
+                # and as the readers that undo HTML escapes (Werkzeug, Quart, Litestar)
+                # and Django (HTML character references) read it (_readings)
+                readings = escaped_readings("multipart filename", given)
+                for read in (*readings, _django_filename(given)):
                     if read is not None and read != given:
                         check = compiled.filenames
                         self._stop(value_problem(read, check, "multipart", where_key))

@@ -87,6 +87,11 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
     return MappingProxyType(table)
 
 
+_WERKZEUG_COOKIE = Reading(
+    LATIN1,
+    note='a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; '
+    "a value with a quote or space inside is dropped",
+)
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
 # part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
@@ -104,12 +109,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
         "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
         "cookie": _all(
             Reading(LATIN1, note=_COOKIE_QUOTE),
-            werkzeug=Reading(
-                LATIN1,
-                note='a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; '
-                "a value with a quote or space inside is dropped",
-            ),
-            quart=Reading(LATIN1, note="as Werkzeug"),
+            werkzeug=_WERKZEUG_COOKIE,
+            quart=_WERKZEUG_COOKIE,
             django_wsgi=Reading(UTF8, note=_COOKIE_QUOTE),
             litestar=Reading(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
             falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
@@ -200,6 +201,24 @@ def html_escape_readings(part: str) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(reading.html_escapes for reading in TABLE[part].values()))
 
 
+_ESCAPED = {"%22": b'"', "%0D": b"\r", "%0A": b"\n"}  # the HTML standard's (form submission)
+
+
+def escaped_readings(part: str, value: bytes) -> list[bytes]:
+    """``value`` (a multipart name or filename) as each distinct escape set of ``part``'s
+    readers reads it, the literal reading excluded, each distinct reading once."""
+    out: list[bytes] = []
+    if b"%" not in value:
+        return out
+    for escapes in html_escape_readings(part):
+        read = value
+        for escape in escapes:
+            read = read.replace(escape.encode("ascii"), _ESCAPED[escape])
+        if read != value and read not in out:
+            out.append(read)
+    return out
+
+
 def escape_readers(part: str, escape: str) -> tuple[str, ...]:
     """The readers of ``part`` that resolve ``escape`` ("%22", "%0A")."""
     return tuple(n for n, reading in TABLE[part].items() if escape in reading.html_escapes)
@@ -215,10 +234,15 @@ def _names(names: tuple[str, ...] | list[str]) -> str:
 
 
 def markdown_table() -> str:
-    """docs/web.md's readings table (tools/gen_web_readings.py writes it there)."""
-    columns = ["part", *READERS]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    """docs/web.md's readings table (tools/gen_web_readings.py writes it there): for each
+    part, each distinct reading and the readers that read the part so."""
+    lines = ["| part | reading | readers |", "|---|---|---|"]
     for part, row in TABLE.items():
-        cells = [row[name].describe().replace("|", "\\|") for name in READERS]
-        lines.append("| " + " | ".join([part, *cells]) + " |")
+        groups: dict[Reading, list[str]] = {}
+        for name in READERS:
+            groups.setdefault(row[name], []).append(name)
+        for i, (reading, names) in enumerate(groups.items()):
+            who = "all" if len(names) == len(READERS) else ", ".join(names)
+            cell = reading.describe().replace("|", "\\|")
+            lines.append(f"| {part if i == 0 else ''} | {cell} | {who} |")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,111 @@
+"""The readings table (sanitizer/web/_readings.py) against the frameworks themselves, and
+docs/web.md's copy of it against the table.
+
+Each row is asked of the framework's own app in process (tests/webframeworks.py): a raw
+"Û" (C3 9B) must come out as "Ã" + U+009B from a Latin-1 reader and as "Û" from a UTF-8
+one; a percent-decoding reader of cookies must hand over the decoded text; a multipart
+name's HTML escapes must be resolved by exactly the readers the table says; a body not
+declared JSON must be parsed by exactly the readers of "json by content".
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from sanitizer.web import _readings
+from sanitizer.web._readings import LATIN1, NONE, READERS, TABLE, UTF8
+
+ROOT = Path(__file__).resolve().parent.parent
+
+APP_OF = {
+    _readings.STARLETTE: "starlette",
+    _readings.WERKZEUG: "flask",
+    _readings.QUART: "quart",
+    _readings.DJANGO_WSGI: "django_wsgi",
+    _readings.DJANGO_ASGI: "django_asgi",
+    _readings.LITESTAR: "litestar",
+    _readings.FALCON_ASGI: "falcon_asgi",
+    _readings.FALCON_WSGI: "falcon_wsgi",
+}
+RAW = "Û".encode()  # C3 9B
+AS = {UTF8: "Û", LATIN1: "Ã\x9b"}
+
+
+def test_docs_table_is_generated_from_the_data() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    import gen_web_readings
+
+    for path, text in gen_web_readings.outputs().items():
+        assert (ROOT / path).read_text(encoding="utf-8") == text, (
+            f"{path} is stale: run python tools/gen_web_readings.py"
+        )
+
+
+def test_every_part_names_every_reader() -> None:
+    assert set(APP_OF) == set(READERS)
+    for part, row in TABLE.items():
+        assert tuple(row) == READERS, part
+
+
+def _exposed(reader: str, what: str, *request: object) -> list[str]:
+    wf = pytest.importorskip("webframeworks")
+    return [t for w, t in wf.expose(APP_OF[reader], *request) if w == what]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_raw_bytes(reader: str) -> None:
+    for part in ("path", "query", "header", "cookie", "form"):
+        reading = TABLE[part][reader]
+        if part == "path":
+            got = _exposed(reader, "path", "GET", b"/" + RAW, [])
+            want = ["/" + AS[reading.raw]]
+        elif part == "query":
+            got = _exposed(reader, "query", "GET", b"/?q=" + RAW, [])
+            want = [AS[reading.raw]]
+        elif part == "header":
+            got = _exposed(reader, "header", "GET", b"/", [(b"X-Test", RAW)])
+            want = [AS[reading.raw]]
+        elif part == "cookie":
+            got = _exposed(reader, "cookie", "GET", b"/", [(b"Cookie", b"c=" + RAW)])
+            want = [AS[reading.raw]]
+        else:
+            form = [(b"Content-Type", b"application/x-www-form-urlencoded")]
+            got = _exposed(reader, "value", "POST", b"/", form, b"q=" + RAW)
+            want = [] if reading.raw == NONE else [AS[reading.raw]]
+        assert [t for t in got if t in AS.values() or t == "/" + AS[UTF8]] == want, part
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_percent_decoded_cookies(reader: str) -> None:
+    got = _exposed(reader, "cookie", "GET", b"/", [(b"Cookie", b"c=%C3%9B")])
+    assert got == (["Û"] if TABLE["cookie"][reader].percent else ["%C3%9B"])
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_html_escapes_in_multipart_names(reader: str) -> None:
+    body = (
+        b'--XX\r\nContent-Disposition: form-data; name="a%22b%0Ac"\r\n\r\nv\r\n--XX--\r\n'
+    )
+    headers = [(b"Content-Type", b"multipart/form-data; boundary=XX")]
+    got = _exposed(reader, "name", "POST", b"/", headers, body)
+    name = "a%22b%0Ac"
+    for escape in TABLE["multipart name"][reader].html_escapes:
+        name = name.replace(escape, {"%22": '"', "%0D": "\r", "%0A": "\n"}[escape])
+    assert got == [name]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_json_by_content(reader: str) -> None:
+    reading = TABLE["json by content"][reader]
+    body = b'{"k": "\\u00e9"}'
+    text = _exposed(reader, "json", "POST", b"/", [(b"Content-Type", b"text/plain")], body)
+    untyped = _exposed(reader, "json", "POST", b"/", [], body)
+    if reading.raw == NONE:
+        assert text == untyped == []
+    elif "without Content-Type" in reading.note:
+        assert (text, untyped) == ([], ["k", "é"])
+    else:
+        assert text == untyped == ["k", "é"]
