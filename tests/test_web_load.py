@@ -95,7 +95,7 @@ def benign(rng: random.Random) -> Case:
     word, other = rng.choice(WORDS), rng.choice(WORDS)
     path = b"/wiki/" + q(word) + b"/" + q(other)
     query = b"q=" + q(word) + b"&lang=" + q(other) + b"&page=" + str(rng.randrange(99)).encode()
-    headers = [UA, (b"X-Name", word.encode()), (b"Cookie", b"theme=dark; name=" + q(other))]
+    headers = [UA, (b"X-Name", q(word)), (b"Cookie", b"theme=dark; name=" + q(other))]
     kind = rng.choice(["get", "json", "json-escaped", "form", "multipart", "binary", "text"])
     method, body = "POST", b""
     if kind == "get":

@@ -63,11 +63,10 @@ _MODULES = {
     ],
 }
 # What each server kind serves: the interface, so a test knows which echo app to load.
+# (The WebSocket variants, "asgi-websockets", "asgi-wsproto" and "granian-asgi-ws", serve
+# ASGI too; tests/test_web_websocket.py runs them, and they are not listed here.)
 INTERFACE = {
     "asgi": "asgi",  # uvicorn
-    "asgi-websockets": "asgi",
-    "asgi-wsproto": "asgi",
-    "granian-asgi-ws": "asgi",
     "wsgi": "wsgi",  # waitress
     "hypercorn": "asgi",
     "gunicorn": "wsgi",
