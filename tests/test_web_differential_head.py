@@ -68,7 +68,6 @@ def cookie_headers(draw: st.DrawFn) -> bytes:
 def _unjudged(
     target: bytes, headers: list[tuple[bytes, bytes]], policy: WebPolicy = DEFAULT
 ) -> list[tuple[str, str, str]]:
-    raw_path, _, query = target.partition(b"?")
     problem = wf.middleware_verdict(policy, "GET", target, headers, b"")
     event("passed" if problem is None else f"refused: {problem.kind}")
     return wf.unjudged(policy, "GET", target, headers)

@@ -71,14 +71,25 @@ FORM = (b"Content-Type", b"application/x-www-form-urlencoded")
 
 def multipart(disposition: bytes, content: bytes) -> bytes:
     return (
-        b"--" + BOUNDARY + b"\r\nContent-Disposition: form-data; " + disposition + b"\r\n\r\n"
-        + content + b"\r\n--" + BOUNDARY + b"--\r\n"
+        b"--"
+        + BOUNDARY
+        + b"\r\nContent-Disposition: form-data; "
+        + disposition
+        + b"\r\n\r\n"
+        + content
+        + b"\r\n--"
+        + BOUNDARY
+        + b"--\r\n"
     )
 
 
 REFUSED = {
     # 1. parameter grammars: Werkzeug sees no filename (a text field), the others a file
-    "spaced-filename": (b"/u", [MULTIPART], multipart(b'name="a"; filename = "x.bin"', "x\u202ey".encode())),
+    "spaced-filename": (
+        b"/u",
+        [MULTIPART],
+        multipart(b'name="a"; filename = "x.bin"', "x\u202ey".encode()),
+    ),
     # the multipart package (Litestar) reads %0A as a line break
     "escaped-line-break": (b"/u", [MULTIPART], multipart(b'name="a%0Ab"', b"v")),
     # 2. raw bytes read as Latin-1: "Û" is "Ã" + CSI, "Ņ" is "Å" + NEL

@@ -86,9 +86,7 @@ def test_percent_decoded_cookies(reader: str) -> None:
 
 @pytest.mark.parametrize("reader", READERS)
 def test_html_escapes_in_multipart_names(reader: str) -> None:
-    body = (
-        b'--XX\r\nContent-Disposition: form-data; name="a%22b%0Ac"\r\n\r\nv\r\n--XX--\r\n'
-    )
+    body = b'--XX\r\nContent-Disposition: form-data; name="a%22b%0Ac"\r\n\r\nv\r\n--XX--\r\n'
     headers = [(b"Content-Type", b"multipart/form-data; boundary=XX")]
     got = _exposed(reader, "name", "POST", b"/", headers, body)
     name = "a%22b%0Ac"

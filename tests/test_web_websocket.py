@@ -35,9 +35,15 @@ async def _echo_app(scope: Message, receive: Any, send: Any) -> None:
         await send({"type": "websocket.send", **{k: v for k, v in message.items() if k != "type"}})
 
 
-def _converse(app: Any, messages: list[Message], headers: list[tuple[bytes, bytes]] = []) -> list[Message]:
+def _converse(
+    app: Any, messages: list[Message], headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> list[Message]:
     """Run ``app`` on a WebSocket scope that receives ``messages``; what it sent."""
-    inbox = [{"type": "websocket.connect"}, *messages, {"type": "websocket.disconnect", "code": 1000}]
+    inbox = [
+        {"type": "websocket.connect"},
+        *messages,
+        {"type": "websocket.disconnect", "code": 1000},
+    ]
     sent: list[Message] = []
 
     async def receive() -> Message:
@@ -51,7 +57,7 @@ def _converse(app: Any, messages: list[Message], headers: list[tuple[bytes, byte
         "path": "/ws",
         "raw_path": b"/ws",
         "query_string": b"",
-        "headers": headers,
+        "headers": list(headers),
     }
     asyncio.run(app(scope, receive, send))
     return sent
@@ -97,7 +103,7 @@ def test_the_check_can_be_switched_off_or_changed() -> None:
 
 
 def test_the_handshake_is_judged_as_http() -> None:
-    sent = _converse(ASGIMiddleware(_echo_app), [], headers=[(b"x-a", "\u202e".encode())])
+    sent = _converse(ASGIMiddleware(_echo_app), [], headers=((b"x-a", "\u202e".encode()),))
     assert sent == [{"type": "websocket.close", "code": 1008}]
     assert WebPolicy().websocket is not None
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import functools
 
-from ._body import BodyCheck
 from ..policy.compiled import CompiledPolicy
+from ._body import BodyCheck
 from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._form import FormBody

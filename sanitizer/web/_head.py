@@ -30,7 +30,6 @@ from ._grammar import (
     parse_media_type,
 )
 from ._percent import form_decode, percent_decode
-from ._readings import disagree_on_raw_bytes, percent_readers
 from ._problems import (
     Problem,
     ambiguous,
@@ -41,6 +40,7 @@ from ._problems import (
     showable,
     too_large,
 )
+from ._readings import disagree_on_raw_bytes, percent_readers
 from ._value_checks import charset_problem, field_problem, pairs_problem, value_problem
 
 
@@ -457,4 +457,3 @@ def _cookie_problem(compiled: CompiledWebPolicy, header: bytes) -> Problem | Non
         if problem is not None:
             return problem
     return None
-

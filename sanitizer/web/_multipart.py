@@ -302,8 +302,9 @@ class MultipartBody(BodyCheck):
                 # and as the readers that undo HTML escapes (Werkzeug, Quart, Litestar)
                 # and Django (HTML character references) read it (_readings)
                 readings = escaped_readings("multipart filename", given)
-                for read in (*readings, _django_filename(given)):
-                    if read is not None and read != given:
+                django = _django_filename(given)
+                for read in (*readings, *([django] if django is not None else [])):
+                    if read != given:
                         check = compiled.filenames
                         self._stop(value_problem(read, check, "multipart", where_key))
         for key in params:

@@ -89,7 +89,7 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
 
 _WERKZEUG_COOKIE = Reading(
     LATIN1,
-    note='a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; '
+    note="a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; "
     "a value with a quote or space inside is dropped",
 )
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
