@@ -6,7 +6,9 @@ the page with the region between them rendered anew, so GitHub shows the page as
 and ``tools/generate.py --check`` fails when the data changed and the page did not.
 
 Tables: ``categories`` in docs/profiles.md, from ``Category.members`` and
-``Category.rationale`` (``sanitizer/category_meanings.py``).
+``Category.rationale`` (``sanitizer/category_meanings.py``); ``readings`` in docs/web.md,
+how each supported framework turns each part of a request into text, from the table the
+web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``).
 """
 
 from __future__ import annotations
@@ -29,9 +31,16 @@ def categories_table() -> str:
     return "\n".join(rows)
 
 
+def readings_table() -> str:
+    from sanitizer.web._readings import markdown_table
+
+    return markdown_table().rstrip("\n")
+
+
 # page -> table name -> what renders it
 TABLES: dict[Path, dict[str, Callable[[], str]]] = {
     Path("docs/profiles.md"): {"categories": categories_table},
+    Path("docs/web.md"): {"readings": readings_table},
 }
 
 

@@ -1,6 +1,6 @@
 """How each supported framework turns the bytes of each part of a request into text: the
 one table the middleware's ambiguity rules derive from, and that docs/web.md's readings
-table is generated from (tools/gen_web_readings.py).
+table is generated from (tools/gen_docs_tables.py).
 
 The rule (docs/web.md): what any supported framework would expose as text must pass the
 part's policy *in that framework's reading*; where readings differ in a way that matters
@@ -234,7 +234,7 @@ def _names(names: tuple[str, ...] | list[str]) -> str:
 
 
 def markdown_table() -> str:
-    """docs/web.md's readings table (tools/gen_web_readings.py writes it there): for each
+    """docs/web.md's readings table (tools/gen_docs_tables.py writes it there): for each
     part, each distinct reading and the readers that read the part so."""
     lines = ["| part | reading | readers |", "|---|---|---|"]
     for part, row in TABLE.items():

@@ -8,10 +8,10 @@ closes the connection with 1007 (``asgi._Socket``).
 
 from __future__ import annotations
 
-from ._compiled import compile_web_policy
+from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._problems import Problem
-from ._values import value_problem
+from ._value_checks import value_problem
 
 
 def websocket_problem(policy: WebPolicy, text: str) -> Problem | None:

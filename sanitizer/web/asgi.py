@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._body import BodyCheck
-from ._compiled import compile_web_policy
+from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._dispatch import body_check
 from ._head import Head, check_head
