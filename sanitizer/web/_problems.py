@@ -55,9 +55,10 @@ class Problem:
     ``status`` is 400, or 413 for the size limit.  ``type`` is a key of ``TITLES``;
     ``kind`` is the precise finding (an ``ErrorKind`` or ``Category`` value, or the type
     itself).  ``part`` is the request part (``path``, ``query``, ``header``, ``cookie``,
-    ``form``, ``multipart``, ``json``, ``text``, ``body``) and ``where`` says which one
-    in words safe to show.  ``offset`` is a byte offset into the value (a character index
-    for JSON strings, whose escapes are resolved first).  ``evidence`` is for logs only.
+    ``form``, ``multipart``, ``json``, ``text``, ``body``, ``websocket``) and ``where``
+    says which one in words safe to show.  ``offset`` is a byte offset into the value (a
+    character index for JSON strings, whose escapes are resolved first, and WebSocket
+    messages, which arrive decoded).  ``evidence`` is for logs only.
     ``utf7`` marks the refusal of a UTF-7 charset, whose ``spelled`` (``with_sample``) is
     the one text from the request a detail shows: ``utf7.spelling``'s, escaped, bounded.
     """
@@ -181,10 +182,10 @@ def malformed(part: str, where: str, summary: str) -> Problem:
 
 
 def ambiguous(part: str, where: str, summary: str) -> Problem:
-    """A request part that the supported frameworks (Starlette with python-multipart,
-    Werkzeug, Django) read differently from each other or from the middleware (issue #10):
-    what the app reads cannot be known, so it is not judged but refused.  ``kind`` is
-    ``ambiguous-<part>``; ``summary`` names the ambiguity."""
+    """A request part that the supported frameworks (``_readings``) read differently from
+    each other or from the middleware: what the app reads cannot be known, so it is not
+    judged but refused.  ``kind`` is ``ambiguous-<part>``; ``summary`` names the ambiguity
+    (and, where the table says, the readers that disagree)."""
     return Problem(400, "malformed", f"ambiguous-{part}", part, where, summary)
 
 
