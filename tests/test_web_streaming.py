@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 import pytest
 
@@ -199,7 +200,7 @@ def _body_of(kind: str, text: bytes) -> tuple[bytes, bytes]:
     content_type = BODIES[kind][0]
     body = {
         "text": text,
-        "form": b"a=" + text,
+        "form": b"a=" + quote_from_bytes(text).encode(),  # as browsers send it
         "json": b'["' + text + b'"]',
         "multipart": multipart(text),
     }[kind]
