@@ -478,6 +478,11 @@ LATE_PART = b"\r\n--" + BOUNDARY + b"\r\n" + CD + b'name="late"\r\n\r\n\xe2\x80\
         (_multipart((CD + b'name="a"; filename="&#xff0e;&#xff0e;"', b"x")), "dot-segment"),
         (_multipart((CD + b'name="a"; filename="&#xff0f;etc"', b"x")), "path-separator"),
         (_multipart((CD + b'name="a"; filename="x&#47;&#x2024;&#x2024;"', b"x")), "dot-segment"),
+        # raw bytes in a part header: Starlette's UploadFile.headers reads them as Latin-1
+        (
+            _multipart((CD + b'name="a"; filename="f.txt"\r\nX-Note: \xc3\x9b[2J', b"x")),
+            "ambiguous-multipart",
+        ),
         # a delimiter with padding or after a bare LF
         (
             _multipart((CD + b'name="a"', b"ok")).replace(

@@ -92,3 +92,16 @@ def test_json_by_content(reader: str) -> None:
         assert (text, untyped) == ([], ["k", "é"])
     else:
         assert text == untyped == ["k", "é"]
+
+
+def test_multipart_part_headers() -> None:
+    """Starlette's UploadFile.headers reads a part's headers as Latin-1 (the others
+    expose no part header but Content-Type, which is ASCII)."""
+    body = (
+        b'--XX\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n'
+        b"X-Note: " + RAW + b"\r\n\r\nv\r\n--XX--\r\n"
+    )
+    headers = [(b"Content-Type", b"multipart/form-data; boundary=XX")]
+    got = _exposed(_readings.STARLETTE, "header", "POST", b"/", headers, body)
+    assert AS[TABLE["multipart header"][_readings.STARLETTE].raw] in got
+    assert _readings.readers("multipart header", LATIN1) == (_readings.STARLETTE,)

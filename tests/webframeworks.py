@@ -97,6 +97,11 @@ async def starlette_endpoint(request: Any) -> Any:
                     if isinstance(item, UploadFile):
                         if item.filename is not None:
                             out.append(("filename", item.filename))
+                        out += [  # the part's other headers, as UploadFile.headers has them
+                            ("header", v)
+                            for k, v in item.headers.items()
+                            if k != "content-disposition"
+                        ]
                     else:
                         out.append(("value", item))
         else:

@@ -18,7 +18,7 @@ from ._body import GATHER, BodyCheck
 from ._compiled_web import CompiledWebPolicy
 from ._grammar import parse_disposition, parse_media_type
 from ._problems import SAMPLE_SIZE, Problem, ambiguous, labelled, malformed, with_sample
-from ._readings import escaped_readings
+from ._readings import disagree_on_raw_bytes, escaped_readings
 from ._text import TextStream
 from ._value_checks import charset_problem, field_problem, value_problem
 
@@ -313,8 +313,14 @@ class MultipartBody(BodyCheck):
                 self._stop(ambiguous("multipart", where, f"{key} parameter (RFC 7578 §4.2)"))
             elif key != key.lower():  # python-multipart reads FILENAME as no filename
                 self._stop(ambiguous("multipart", where, f"{key} parameter not in lower case"))
-        for raw_value in (v for _, v in self._headers):
+        for raw_name, raw_value in self._headers:
             self._stop(value_problem(raw_value, compiled.headers, "multipart", where))
+            # raw bytes >= 0x80 in a part header other than Content-Disposition (whose
+            # name and filename every reader takes as UTF-8): Starlette reads them as
+            # Latin-1 (_readings)
+            name = raw_name.strip().lower()
+            if _PART_HEADER_RAW and name != b"content-disposition" and not raw_value.isascii():
+                self._stop(ambiguous("multipart", where, _PART_HEADER_RAW))
         # A part is a file, its content passed untouched, only when every framework reads
         # it as one: a non-empty filename (Django reads filename="" as a field).  Every
         # other part is a text field whatever its Content-Type: Starlette, Werkzeug and
@@ -382,6 +388,7 @@ def _unresolved(buf: bytes, marker: bytes, pos: int) -> int:
     return len(buf)
 
 
+_PART_HEADER_RAW = disagree_on_raw_bytes("multipart header")
 _DELIMITER = "boundary not on a delimiter line of its own (CRLF, the boundary, then CRLF or --)"
 _AFTER_CLOSE = "text after the closing boundary, which some frameworks parse as a part"
 _PREAMBLE = "text before the first boundary, which parsers skip or read depending on chunking"

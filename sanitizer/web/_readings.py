@@ -139,6 +139,13 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
             falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
         ),
+        # the other headers of a part (Content-Type, ...): Content-Disposition's name and
+        # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
+        # still shows the raw Content-Disposition as Latin-1)
+        "multipart header": _all(
+            Reading(UTF8),
+            starlette=Reading(LATIN1, note="`UploadFile.headers`"),
+        ),
         "multipart field": _all(
             Reading(UTF8, note="the part's charset"),
             falcon_asgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
