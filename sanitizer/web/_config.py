@@ -45,8 +45,9 @@ class WebPolicy:
     charsets: frozenset[str] = frozenset({"utf-8"})
     max_body_size: int | None = 16 * MiB  # any request body; over it answers 413
     dot_segments: bool = False  # allow '.' and '..' path segments (after percent-decoding)
-    # How to read a body that has no Content-Type, e.g. "application/json" for frameworks
-    # that parse such bodies as JSON anyway (FastAPI does).  None: pass it unchecked.
+    # How to read a body that has no Content-Type, e.g. "application/json" for the full
+    # JSON check.  None: only counted, and read as JSON by content (docs/web.md) as every
+    # body that is not declared JSON or multipart is.
     untyped_body: str | None = None
     # Raw bytes >= 0x80 in a header value or cookie are obs-text (RFC 9110 §5.5, RFC 6265
     # §4.1.1), which every framework but Django under WSGI hands over as Latin-1 (a
