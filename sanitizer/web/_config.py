@@ -23,10 +23,11 @@ class WebPolicy:
     """Which ``Policy`` applies to each part of a request; None turns a check off.
 
     Defaults: TEXT for free-text values (query values, form fields, JSON strings, text
-    bodies, WebSocket text messages), SINGLE_LINE for values that must stay on one line (path, names, headers,
-    cookies), FILENAME for multipart filenames.  A policy *rejects* a request only with
-    its REJECT findings; what it would strip, replace or merely report is left for the
-    app (``sanitizer.sanitize``), since the middleware never rewrites.
+    bodies, WebSocket text messages), SINGLE_LINE for values that must stay on one line
+    (path, names, headers, cookies), FILENAME for multipart filenames.  A policy
+    *rejects* a request only with its REJECT findings; what it would strip, replace or
+    merely report is left for the app (``sanitizer.sanitize``), since the middleware
+    never rewrites.
     """
 
     path: Policy | None = SINGLE_LINE
