@@ -198,8 +198,9 @@ def run_campaign(
     results = []
     with _sigterm_as_interrupt():
         for index, target in enumerate(config.targets):
-            budget = max(0.0, end - config.clock()) / (len(config.targets) - index)
-            result = run_target(config, target, budget, progress)
+            now = config.clock()
+            budget = max(0.0, end - now) / (len(config.targets) - index)
+            result = run_target(config, target, budget, progress, end=now + budget)
             results.append(result)
             if on_result is not None:
                 on_result(result)
@@ -229,10 +230,15 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 
 def run_target(
-    config: CampaignConfig, target: str, budget: float, progress: Progress
+    config: CampaignConfig,
+    target: str,
+    budget: float,
+    progress: Progress,
+    end: float | None = None,
 ) -> TargetResult:
-    """One target's campaign, all of it within ``budget`` seconds from now."""
-    return _TargetCampaign(config, target, budget, progress).run()
+    """One target's campaign, all of it within ``budget`` seconds from now (or by
+    ``end`` on ``config.clock``)."""
+    return _TargetCampaign(config, target, budget, progress, end).run()
 
 
 # -- worker processes ----------------------------------------------------------------------
@@ -273,7 +279,12 @@ class _TargetCampaign:
     """One target's campaign (its workers, minimizer and bookkeeping)."""
 
     def __init__(
-        self, config: CampaignConfig, target: str, budget: float, progress: Progress
+        self,
+        config: CampaignConfig,
+        target: str,
+        budget: float,
+        progress: Progress,
+        end: float | None = None,
     ) -> None:
         self.config = config
         self.target = target
@@ -285,7 +296,7 @@ class _TargetCampaign:
         self.artifacts = config.artifacts.resolve()
         self.clock = config.clock
         self.start = self.clock()
-        self.deadline = Deadline(self.clock, self.start + budget)
+        self.deadline = Deadline(self.clock, self.start + budget if end is None else end)
         # the workers stop here, leaving the rest for minimizing and merging
         self.workers_end = self.deadline.end - finish_reserve(budget)
         if config.corpus is not None:
@@ -776,8 +787,8 @@ class _TargetCampaign:
         if wanted == TIMEOUT_HEADLINE or wanted.startswith(DIED_HEADLINE):
             pass  # every try would cost a timeout or a dead helper: keep the input as found
         else:
-            confirmed = self._shrink(artifact, minimized, wanted)
-            if confirmed is None and len(original) > 1 and self.deadline.left() >= 1:
+            shrunk, confirmed = self._shrink(artifact, minimized, wanted)
+            if not shrunk and len(original) > 1 and self.deadline.left() >= 1:
                 confirmed = self._minimize(artifact, minimized, wanted)
         failed, failure = confirmed if confirmed is not None else self._replay(minimized)
         if failed is None:
@@ -804,10 +815,13 @@ class _TargetCampaign:
         finding.note = finding.note or OUT_OF_TIME
         finding.report = self._write_report(finding, minimized, data, original)
 
-    def _shrink(self, artifact: Path, minimized: Path, wanted: str) -> tuple[bool, str] | None:
+    def _shrink(
+        self, artifact: Path, minimized: Path, wanted: str
+    ) -> tuple[bool, tuple[bool, str] | None]:
         """The replay helper's delta debugging from the original input toward a smaller
-        one failing with headline ``wanted``; it replaces ``minimized`` if the real target
-        confirms that headline (then the replay's result, else None)."""
+        one failing with headline ``wanted``: whether the helper reproduced the failure
+        at all (else libFuzzer's minimizer may), and the real target's replay if it
+        confirmed a smaller input with that headline (it replaces ``minimized``)."""
         polished = artifact.with_name(artifact.name + ".shrink")
         polished.unlink(missing_ok=True)
         shrink_cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "shrink"]
@@ -815,7 +829,7 @@ class _TargetCampaign:
             [*shrink_cmd, self.target, str(artifact), str(polished), wanted],
             timeout=self.deadline.limit(self.config.minimize_time),
         )
-        return self._keep_if_same(polished, minimized, wanted)
+        return polished.exists(), self._keep_if_same(polished, minimized, wanted)
 
     def _minimize(self, artifact: Path, minimized: Path, wanted: str) -> tuple[bool, str] | None:
         """libFuzzer's ``-minimize_crash``, kept only if it fails as ``wanted`` (libFuzzer

@@ -674,8 +674,9 @@ def _candidate_problem(
             if own and got.start < start:
                 notes.append(("note", Note(f"it refused at {got.start}, before {start}")))
                 return f"{REJECTS} (before the first ill-formed subpart)", notes
+            later = any(gs <= got.start < ge for _, gs, ge in found[1:])
             passed = [c for c, _, group_end in found if group_end <= got.start]
-            if own and passed:  # it read past whole ill-formed groups, refusing later
+            if own and later and passed:  # it read past ill-formed groups, refused a later one
                 notes.append(
                     (
                         "note",

@@ -148,7 +148,10 @@ def _probe() -> None:
     spec = os.environ.get(CANDIDATE_ENV, "")
     if not spec:
         return
-    decoder = load(spec)
+    try:
+        decoder = load(spec)
+    except ValueError:  # the screen's own load reports it
+        return
     info = {"spec": spec, "code": candidate_code(decoder), "type": type(decoder).__name__}
     print(json.dumps({"candidate": info}), flush=True)
     limit = _input_timeout()
