@@ -780,9 +780,7 @@ def test_max_time_bounds_every_step_of_the_campaign(
         grants.append((before, granted, self.end))
         return granted
 
-    def recording_helper(
-        self: Any, cmd: Sequence[str], timeout: float
-    ) -> tuple[int | None, str]:
+    def recording_helper(self: Any, cmd: Sequence[str], timeout: float) -> tuple[int | None, str]:
         helper_timeouts.append(timeout)
         return real_helper(self, cmd, timeout)
 
