@@ -53,7 +53,7 @@ def test_seed_letters_and_corpus_directories() -> None:
         files = seeds.files(name)
         assert files, name
         on_disk = {p.name for p in (ROOT / "corpus" / name).glob("*.bin")}
-        assert on_disk == set(files), name  # tools/gen_corpus.py --check, per target
+        assert on_disk == set(files), name  # tools/generate.py --check corpus, per target
 
 
 def test_the_cli_and_the_entry_point_offer_the_registry() -> None:

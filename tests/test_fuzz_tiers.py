@@ -52,6 +52,14 @@ def test_fuzz_policy_runs_the_full_check_on_replay(
     argv = ["fuzz_policy.py", str(crash if replay else tmp_path)]
     targets.worker_check("policy", argv)(b"x")
     assert seen == [True if replay else None]
+    # so does decode (a finding the screen's full check saw replays the same check)
+    decoded: list[bool | None] = []
+    monkeypatch.setattr(
+        oracles, "check_decode", lambda data, candidate, deep: decoded.append(deep)
+    )
+    monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
+    targets.worker_check("decode", argv)(b"x")
+    assert decoded == [True if replay else None]
 
 
 def _tier_counts(monkeypatch: pytest.MonkeyPatch, deep: bool | None) -> dict[str, int]:

@@ -42,6 +42,7 @@ __all__ = [
     "INCREMENTAL_LIMIT",
     "KERNELS",
     "LONG_EVERY",
+    "LONG_TIER_MARK",
     "OFFSETS_CONTRACT",
     "POLICY_DEEP_EVERY",
     "POLICY_INSPECT_EVERY",
@@ -605,6 +606,8 @@ def _check_candidate(
 # (a reader decoding every ``read()`` separately) is only wrong where a multi-byte
 # sequence straddles one of these offsets, far past a campaign's usual -max_len.
 BLOCK_SIZES = (1024, 4096, 8192, 65536)
+# What a long-tier finding's headline says (after the problem).
+LONG_TIER_MARK = "the input placed across a"
 # During a campaign the long tier runs on one input in LONG_EVERY (by CRC-32, as
 # DEEP_EVERY, so a replay repeats it) with the two smaller block sizes: 5 KiB through a
 # coverage-instrumented Python candidate costs ~20 ms (4 us a byte), which on every input
@@ -638,7 +641,7 @@ def _check_candidate_long(data: bytes, candidate: Candidate, deep: bool | None) 
         return
     sizes = BLOCK_SIZES if deep else BLOCK_SIZES[:2]
     for block, long in long_variants(data, sizes):
-        where = f" (the input placed across a {block}-byte block boundary)"
+        where = f" ({LONG_TIER_MARK} {block}-byte block boundary)"
         _check_candidate(long, candidate, *_reference(long), what=where)
 
 

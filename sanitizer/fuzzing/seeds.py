@@ -947,7 +947,7 @@ SEEDS: tuple[Seed, ...] = (
         "ident-single", "53 74 72 61 C3 9F 65 CC 81", "one identifier, no separator", "UAX #31", "i"
     ),
     # web: byte 0 picks the Content-Type and chunkings, then head CR LF CR LF body
-    # (request format: fuzz/fuzz_web.py)
+    # (request format: web_oracle.parse_request)
     Seed(
         "web-get-clean",
         "00 2F 69 6E 64 65 78 2E 68 74 6D 6C 3F 71 3D 63 61 66 25 43 33 25 41 39 26 70 61 67 "
@@ -1180,7 +1180,7 @@ SEEDS: tuple[Seed, ...] = (
         "RFC 3629 §3; RFC 9112 §7.1",
         "w",
     ),
-    # UTF-7 (issue #15), target ``7`` (corpus/utf7/, fuzz/fuzz_utf7.py): RFC 2152's
+    # UTF-7, target ``7`` (corpus/utf7/, utf7_oracle.py): RFC 2152's
     # examples, the smuggling forms and every kind of ill-formed run
     Seed(
         "utf7-rfc-alpha",
@@ -1302,7 +1302,7 @@ SEEDS: tuple[Seed, ...] = (
         "RFC 2152 §1",
         "7",
     ),
-    # UTF-16 and UTF-32 (issue #15), target ``u`` (corpus/utf16/, fuzz/fuzz_utf16.py): each
+    # UTF-16 and UTF-32, target ``u`` (corpus/utf16/, wide_oracle.py): each
     # input is decoded in all four byte orders; the kinds of ill-formed units and controls
     Seed(
         "utf16-lone-high",

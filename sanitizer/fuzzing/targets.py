@@ -5,7 +5,7 @@ instrument, its seeds (the letter of ``seeds.SEEDS`` rows), its dictionary and i
 libFuzzer options.  Derived from it, or tested equal to it (``tests/test_fuzz_registry.py``):
 ``sanitizer fuzz TARGET`` (``cli/fuzz.py``), ``python -m sanitizer.fuzzing TARGET``,
 a campaign's replay helpers, the scripts ``fuzz/fuzz_TARGET.py`` and their ``.options``,
-the seed directories ``corpus/TARGET/`` (``tools/gen_corpus.py``) and the ClusterFuzzLite
+the seed directories ``corpus/TARGET/`` (``tools/generate.py corpus``) and the ClusterFuzzLite
 build (``.clusterfuzzlite/build.sh``).
 
 Every oracle is in the package, so an installed wheel runs every target with its seeds.
@@ -174,19 +174,18 @@ def worker_check(name: str, argv: Sequence[str]) -> Check:
     from .candidate import CANDIDATE_ENV, load, load_instrumented
 
     wanted = os.environ.get(CANDIDATE_ENV, "")
+    deep = True if replaying(argv) else None  # sampled unless replaying files
     if name == "decode":
         from .oracles import check_decode
 
         candidate = load_instrumented(wanted) if wanted else None
 
         def check_decode_sampled(data: bytes) -> None:
-            check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
+            check_decode(data, candidate, deep=deep)  # sampled: see DEEP_EVERY, LONG_EVERY
 
         return check_decode_sampled
     if name == "policy":
         from .oracles import check_policy
-
-        deep = True if replaying(argv) else None  # sampled unless replaying files
 
         def check_policy_sampled(data: bytes) -> None:
             check_policy(data, deep=deep)  # see POLICY_DEEP_EVERY
