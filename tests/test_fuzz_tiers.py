@@ -54,9 +54,7 @@ def test_fuzz_policy_runs_the_full_check_on_replay(
     assert seen == [True if replay else None]
     # so does decode (a finding the screen's full check saw replays the same check)
     decoded: list[bool | None] = []
-    monkeypatch.setattr(
-        oracles, "check_decode", lambda data, candidate, deep: decoded.append(deep)
-    )
+    monkeypatch.setattr(oracles, "check_decode", lambda data, candidate, deep: decoded.append(deep))
     monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
     targets.worker_check("decode", argv)(b"x")
     assert decoded == [True if replay else None]
