@@ -613,11 +613,16 @@ class _TargetCampaign:
         active = sum(1 for p in self.procs.values() if p.poll() is None)
         dups = sum(len(f.duplicates) for f in self.findings)
         found = f"{len(self.findings)}" + (f"+{dups}dup" if dups else "")
+        # a native or uninstrumented candidate: libFuzzer's figures are not about it
+        blind = self.candidate is not None and (
+            self.candidate_info.get("code") == "native" or not self.config.instrument_candidate
+        )
+        coverage = "cov n/a" if blind else f"cov {cov} ft {ft}"
         return (
             f"[{self.target}] {format_duration(min(elapsed, self.budget))}"
             f"/{format_duration(self.budget)} "
             f"jobs {active}/{self.config.jobs} execs {human_count(execs)} "
-            f"({human_count(execs / elapsed)}/s) cov {cov} ft {ft} corp {corp} "
+            f"({human_count(execs / elapsed)}/s) {coverage} corp {corp} "
             f"findings {found}"
         )
 
