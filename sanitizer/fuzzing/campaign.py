@@ -22,7 +22,7 @@ minimized and the merge, and every helper process is given at most the time left
 does not fit is cut, and said so (a finding "not minimized: the --max-time budget ran
 out" keeps its input as found; a merge that cannot run keeps every new unit).
 
-It cannot pass silently (issue #16): an input running over ``--timeout`` is a finding
+It cannot pass silently: an input running over ``--timeout`` is a finding
 (libFuzzer's ``-timeout``); a worker that dies without a report leaves its last input in
 a breadcrumb file, which becomes a finding; a campaign far below ``MIN_EXEC_RATE`` says
 so (``TargetResult.shortfall``); a finding that does not fail again on replay says so in

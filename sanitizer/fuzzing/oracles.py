@@ -335,7 +335,7 @@ def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool
         _fail("Python runner replace text != CPython", head, ref_text, py_text)
 
 
-# The UTF-8 validator's kernels (issue #14): every one this CPU runs (avx2, sse41, neon,
+# The UTF-8 validator's kernels: every one this CPU runs (avx2, sse41, neon,
 # scalar), through the ``valid_prefix_using`` test hook of the native seam.
 KERNELS: tuple[str, ...] = (
     speedups.utf8_kernels() if speedups is not None and hasattr(speedups, "utf8_kernels") else ()
@@ -794,12 +794,12 @@ def split_pair(data: bytes) -> tuple[bytes, bytes]:
 #   str input, ``sanitize`` against ``inspect``, the output re-inspected, the log line).
 #
 # ``inspect`` builds a finding per character it flags (tens of microseconds each in the
-# engine): sampling it is what keeps a campaign exploring (issue #16).  The deep tier
+# engine): sampling it is what keeps a campaign exploring.  The deep tier
 # holds every check of the other two, so an input failing a sampled tier fails
 # ``deep=True`` too: pytest's replay of the corpus and of saved findings, a campaign's
 # replay helper and ``fuzz/fuzz_policy.py FILE`` (libFuzzer's one-input replay) run it.
 #
-# The rates (issue #16, measured with callgrind on 3,000 inputs a libFuzzer run made from
+# The rates (measured with callgrind on 3,000 inputs a libFuzzer run made from
 # the seed corpus, instrumented as a worker is): the verdict tier's engine run is the
 # floor (~230K instructions per input, uninstrumented); with the two sampled tiers and
 # the sampled refusal at 1 in 32 / 1 in 256 / 1 in 8, an instrumented execution cost
@@ -867,7 +867,7 @@ def check_policy(data: bytes, *, deep: bool | None = True) -> None:
                     names=("bytes", "str"),
                 )
         if report.text is not None:
-            # The output invariant (issue #11): re-inspected with the same policy, the output
+            # The output invariant: re-inspected with the same policy, the output
             # holds nothing it refuses, strips or replaces (sequences judged on the output).
             # (inspect is a function of text and policy: an output equal to the decoded
             # input was re-inspected just above, as the str input)

@@ -15,7 +15,7 @@ Asserts, for every input:
   and (up to 128 bytes) byte by byte is passed by all, or refused by all with the same
   status;
 * ``judged()`` never passes the bytes fed, never goes back, and is everything at close;
-* what a framework's parser exposes as text was judged (issue #10's differential rule):
+* what a framework's parser exposes as text was judged (the web layer's differential rule):
   for a urlencoded body passed, every name and value ``urllib.parse.parse_qsl`` reads
   (Django's reading) passes its policy; for a multipart body passed, every field name,
   filename and field value python-multipart (Starlette's parser) reads does.
