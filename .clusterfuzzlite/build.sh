@@ -4,11 +4,14 @@
 # Installs the package with its C extension instrumented (the builder's CC=clang and
 # CFLAGS carry the sanitizer of this build, address or undefined; libFuzzer's coverage is
 # added: atheris' native_extension_fuzzing.md), checks the extension really was built so
-# (setup.py makes it optional), then for every fuzz/fuzz_<name>.py:
+# (setup.py makes it optional), then for every fuzz/fuzz_<name>.py (one per target of
+# sanitizer.fuzzing.targets.REGISTRY, a thin entry point; tests/test_fuzz_registry.py):
 #   $OUT/fuzz_<name>                 the fuzzer (compile_python_fuzzer: pyinstaller + atheris)
 #   $OUT/fuzz_<name>_seed_corpus.zip corpus/<name>/, the seeds ClusterFuzzLite starts from
+#                                    (tools/generate.py corpus writes them from the package's
+#                                    sanitizer/fuzzing/seeds.py; --check proves them equal)
 #   $OUT/fuzz_<name>.dict            corpus/utf8.dict, the UTF-8 token dictionary
-#   $OUT/fuzz_<name>.options         fuzz/fuzz_<name>.options (max_len), when present
+#   $OUT/fuzz_<name>.options         fuzz/fuzz_<name>.options (the registry's libFuzzer flags)
 
 cd "$SRC/utf8-sanitizer"
 
@@ -17,7 +20,7 @@ cd "$SRC/utf8-sanitizer"
 export CC="${CC:-clang}"
 export CFLAGS="${CFLAGS:-} -fsanitize=fuzzer-no-link"
 export LDSHARED="$CC -shared"
-pip3 install '.[web]'   # web: python-multipart, which fuzz_web reads bodies with
+pip3 install '.[web]'   # web: python-multipart, which the web target reads bodies with
 
 # The extension is optional in setup.py: a failed compile would silently leave the
 # pure-Python paths, and the C code unfuzzed.  Refuse to go on without it, instrumented.

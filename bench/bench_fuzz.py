@@ -104,7 +104,7 @@ def run_fuzzer(
         ]
         if not any(flag.startswith("-max_len=") for flag in extra):
             cmd.append(f"-max_len={DEFAULT_MAX_LEN}")  # as a campaign runs (campaign.py)
-        dictionary = layout.dictionary()
+        dictionary = layout.dictionary(target)
         if dictionary is not None and use_dict:
             cmd.append(f"-dict={dictionary}")
         cmd.append(str(work))
@@ -158,7 +158,7 @@ def bench_exec_rate(seconds: float) -> str:
         if layout.script(target) is None:
             rows.append([target, "-", "-", "-", "-", "no fuzz script"])
             continue
-        run = run_fuzzer(target, corpus=layout.seeds(target), cap=seconds)
+        run = run_fuzzer(target, corpus=ROOT / "corpus" / target, cap=seconds)
         want = {"decode": EXEC_GOAL, "policy": POLICY_EXEC_GOAL}.get(target)
         goal = f">= {want:,}" if want else "-"
         note = run.error or (f"CRASHED: {run.failure}" if run.flagged else "")
@@ -212,9 +212,8 @@ def _cell(run: Run | None, goal: float) -> tuple[str, str, bool]:
 def bench_mutants(
     selected: Sequence[str], seed_cap: float, empty_cap: float, parallel: int, bare: bool
 ) -> str:
-    layout = detect_layout(ROOT / "sanitizer")
-    seeds = layout.seeds("decode")
-    if seeds is not None and not any(seeds.iterdir()):
+    seeds: Path | None = ROOT / "corpus" / "decode"  # tools/gen_corpus.py writes it
+    if seeds is not None and not (seeds.is_dir() and any(seeds.iterdir())):
         seeds = None
     specs = mutant_specs(selected)
     # (name, spec, mode): mode "seeds", "empty" (with the dictionary) or "bare" (neither).

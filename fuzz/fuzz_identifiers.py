@@ -1,49 +1,23 @@
 #!/usr/bin/env python3
-"""OSS-Fuzz-style atheris target: identifier normalization and comparison.
+"""OSS-Fuzz-style atheris entry point of the ``identifiers`` fuzz target.
 
 Run (from the repository root)::
 
     mkdir -p work      # new inputs go here; the reviewed seeds stay as they are
     python fuzz/fuzz_identifiers.py work/ corpus/identifiers -dict=corpus/utf8.dict \
         -max_total_time=60
+    python fuzz/fuzz_identifiers.py crash-<sha1>            # replay one finding
 
-The input holds two identifiers separated by an FF byte (never part of UTF-8, RFC 3629
-§1), each decoded with surrogateescape.  Asserts
-``sanitizer.fuzzing.oracles.check_identifiers`` for NFC, NFKC and NFKC_CASEFOLD:
-``normalize_identifier`` is idempotent and (NFC, NFKC) equals ``unicodedata2.normalize``
-(UAX #15); ``identifiers_equal`` is reflexive, symmetric and equals comparing normal
-forms; equality under a weaker form implies equality under a stronger one.  Then UTS #39 §4:
-``skeleton`` and ``confusable`` (the C extension's ``lookalike.c`` when built, and under
-``tools/build_fuzz_native.py`` its instrumented copy) against their pure-Python twins
-``skeleton_py`` / ``confusable_py`` and against the definition (skeletons are NFD,
-confusable iff equal skeletons, the verdict from the resolved script sets, symmetric).
+The target -- what it asserts, what it instruments, its seeds and libFuzzer options -- is
+defined once, in ``sanitizer.fuzzing.targets.REGISTRY``; this script runs it as ``python -m
+sanitizer.fuzzing identifiers`` does (``sanitizer fuzz identifiers`` runs a whole campaign).
 """
 
 from __future__ import annotations
 
 import sys
 
-import atheris
-
-with atheris.instrument_imports(
-    include=["sanitizer"], exclude=["sanitizer.fuzzing", "sanitizer._machine"]
-):
-    # sanitizer loads these lazily: imported here, or they load later uninstrumented
-    import sanitizer
-    import sanitizer.identifiers
-    import sanitizer.lookalike  # noqa: F401 (skeletons, scripts: UTS #39)
-
-from sanitizer.fuzzing.oracles import check_identifiers
-
-
-def TestOneInput(data: bytes) -> None:  # atheris/OSS-Fuzz entry point name
-    check_identifiers(data)
-
-
-def main() -> None:
-    atheris.Setup(sys.argv, TestOneInput)
-    atheris.Fuzz()
-
+from sanitizer.fuzzing.__main__ import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(["identifiers", *sys.argv[1:]]))

@@ -1,9 +1,10 @@
-"""The seed corpus on disk matches corpus/manifest.py, and the manifest covers the attacks.
+"""The seed corpus on disk matches the seed table, which covers the attacks.
 
-The manifest is the reviewable source of truth; ``tools/generate.py --check corpus`` (run
-by tests/test_generated_files.py) keeps the files equal to it, and the coverage tests below
-pin the attack classes the seeds must hold (RFC 3629 §3/§10, Kuhn's stress test, Unicode
-§3.9, Trojan Source, NFKC '/' and '..').
+The table (``sanitizer/fuzzing/seeds.py``) is the reviewable source of truth;
+``tools/generate.py --check corpus`` (run by tests/test_generated_files.py) keeps the
+files equal to it, and the coverage tests below pin the attack classes the seeds must
+hold (RFC 3629 §3/§10, Kuhn's stress test, Unicode §3.9, Trojan Source, NFKC '/' and
+'..').
 """
 
 from __future__ import annotations

@@ -11,11 +11,15 @@ import io
 import os
 import sys
 import textwrap
+import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sanitizer.fuzzing import campaign, libfuzzer, replay
+from sanitizer.fuzzing import seeds as seed_table
 from sanitizer.fuzzing.campaign import CampaignConfig, UsageError
 from sanitizer.fuzzing.candidate import CANDIDATE_ENV
 from sanitizer.fuzzing.layout import Layout, detect_layout, fuzzer_command, shim_source, write_shim
@@ -233,8 +237,8 @@ def test_fuzzer_command_source_tree(tmp_path: Path) -> None:
         "py",
         str(tmp_path / "fuzz" / "fuzz_decode.py"),
     ]
-    assert layout.seeds("decode") == tmp_path / "corpus" / "decode"
-    assert layout.dictionary() == tmp_path / "corpus" / "utf8.dict"
+    # the dictionary is package data, wherever the scripts are
+    assert layout.dictionary("decode") == Path(libfuzzer.__file__).with_name("utf8.dict")
     # No script for this target in the tree: fall back to the in-package entry.
     assert fuzzer_command("policy", layout, "py") == [
         "py",
@@ -248,7 +252,8 @@ def test_fuzzer_command_installed(tmp_path: Path) -> None:
     (tmp_path / "site" / "sanitizer").mkdir(parents=True)
     layout = detect_layout(tmp_path / "site" / "sanitizer")
     assert layout.source_root is None
-    assert layout.script("decode") is None and layout.seeds("decode") is None
+    assert layout.script("decode") is None
+    assert layout.dictionary("web") == Path(libfuzzer.__file__).with_name("utf8.dict")
     assert fuzzer_command("identifiers", layout, "py") == [
         "py",
         "-m",
@@ -392,9 +397,11 @@ def test_format_summary(tmp_path: Path) -> None:
         "ft",
         "corpus",
         "findings",
+        "first finding",
     ]
     assert (
-        "| decode | 2    | 20.0s | 40,000 | 2,000  | 335 | 958 | 10 -> 42 | 1 (+1 dup) |" in lines
+        "| decode | 2    | 20.0s | 40,000 | 2,000  | 335 | 958 | 10 -> 42 | 1 (+1 dup) |"
+        in (lines[2])
     )
     assert "finding (decode): Divergence: candidate decode accepts ill-formed UTF-8" in text
     assert "minimized: crash-ab.min (3 bytes)" in text
@@ -405,11 +412,14 @@ def test_format_summary(tmp_path: Path) -> None:
 
 
 def test_format_report(tmp_path: Path) -> None:
+    # The headline is the original input's failure; the minimized input's failure is the
+    # one shown as the reproduce command prints it, the original's below.
     finding = FuzzFinding(
         "decode",
         tmp_path / "crash-ab",
         minimized=tmp_path / "crash-ab.min",
-        failure="Divergence: x differs\n  input (3 bytes): ED A0 80",
+        failure="Divergence: x differs\n  input (5 bytes): 41 42 ED A0 80",
+        minimized_failure="Divergence: x differs\n  input (3 bytes): ED A0 80",
     )
     text = format_report(
         finding,
@@ -417,14 +427,16 @@ def test_format_report(tmp_path: Path) -> None:
         original=b"AB\xed\xa0\x80",
         candidate="examples.my_decoder:decode",
         reproduce="python fuzz/fuzz_decode.py crash-ab.min",
-        original_failure="Divergence: something else",
     )
+    assert text.splitlines()[1] == "failure:   Divergence: x differs"
     assert "input hex (3 bytes): ED A0 80" in text
     assert "original hex (5 bytes): 41 42 ED A0 80" in text
     assert "candidate: examples.my_decoder:decode" in text
     assert "--- reproduce ---\npython fuzz/fuzz_decode.py crash-ab.min" in text
-    assert "Divergence: x differs" in text
-    assert "failure of the original (unminimized) input ---\nDivergence: something else" in text
+    assert "as printed by the fuzz target) ---\nDivergence: x differs\n  input (3 bytes)" in text
+    assert "failure of the original (unminimized) input ---\nDivergence: x differs\n  input (5" in (
+        text
+    )
 
 
 def test_config_validation(tmp_path: Path) -> None:
@@ -492,7 +504,10 @@ FAKE_FUZZER = textwrap.dedent(
 
     def fail(data):
         print(" === Uncaught Python exception: ===")
-        print("Divergence: candidate decode accepts ill-formed UTF-8")
+        if os.environ.get("FAKE_SHORTER_FAILS_OTHERWISE") and len(data) < len(BUG):
+            print("Divergence: candidate decode reports the wrong error offsets (offsets only)")
+        else:
+            print("Divergence: candidate decode accepts ill-formed UTF-8: encoded surrogate")
         print("  input (%d bytes): %s" % (len(data), data.hex(" ").upper()), flush=True)
         print("==1== ERROR: libFuzzer: fuzz target exited", file=sys.stderr, flush=True)
 
@@ -504,6 +519,8 @@ FAKE_FUZZER = textwrap.dedent(
         print("MERGE-OUTER: 1 new files with 1 new features added")
         sys.exit(0)
     if flags.get("minimize_crash") == "1":
+        if os.environ.get("FAKE_MINIMIZE") == "hang":
+            time.sleep(3600)
         with open(paths[0], "rb") as f:
             data = f.read()
         with open(flags["exact_artifact_path"], "wb") as f:
@@ -559,7 +576,6 @@ FAKE_FUZZER = textwrap.dedent(
 def fake_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
     layout = _source_tree(tmp_path / "src")
     (tmp_path / "src" / "fuzz" / "fuzz_decode.py").write_text(FAKE_FUZZER)
-    (tmp_path / "src" / "corpus" / "decode" / "seed-ascii").write_bytes(b"abc")
     monkeypatch.chdir(tmp_path)
     return layout
 
@@ -567,7 +583,7 @@ def fake_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
 def _config(layout: Layout, tmp_path: Path, **kw: object) -> CampaignConfig:
     base: dict[str, object] = {
         "targets": ["decode"],
-        "max_time": 2.0,
+        "max_time": 5.0,
         "jobs": 2,
         "artifacts": tmp_path / "art",
         "state_dir": tmp_path / "state",
@@ -589,10 +605,12 @@ def test_campaign_clean(fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.M
     assert result.findings == [] and result.errors == []
     assert result.execs == 1000  # 2 workers x 500
     assert (result.cov, result.ft) == (11, 13)
-    working = tmp_path / "state" / "corpus" / "decode"
-    assert result.corpus_before == 1  # the seed, copied in
-    assert sorted(p.name for p in working.iterdir()) == ["0" * 40, "seed-ascii"]
-    assert result.corpus_after == 2
+    working = tmp_path / "state" / "corpus" / "decode" / "sanitizer"  # no candidate
+    assert result.corpus_dir == working
+    seeds = seed_table.files("decode")
+    assert result.corpus_before == len(seeds)  # the package's seeds, copied in
+    assert sorted(p.name for p in working.iterdir()) == sorted([*seeds, "0" * 40])
+    assert result.corpus_after == len(seeds) + 1
     assert "[decode]" in out.getvalue()
 
 
@@ -617,6 +635,14 @@ def test_campaign_crash_minimize_report_restart(
     assert "Divergence: candidate decode accepts ill-formed UTF-8" in report
     assert "SANITIZER_FUZZ_CANDIDATE=m:f" in report
     assert "finding: Divergence" in out.getvalue()
+    # filed under its class; the class table has it, though the candidate (m:f) could
+    # not be probed
+    assert (finding.verdict, finding.klass) == ("accepted", "surrogate")
+    rows = {row.key: row for row in result.classes}
+    assert rows["surrogate"].verdict == "accepted"
+    assert rows["surrogate"].example == b"\xed\xa0\x80"
+    assert rows["overlong"].verdict == "not probed"
+    assert result.first_finding is not None and result.first_finding <= result.seconds
 
 
 def test_campaign_stop_on_first(
@@ -653,7 +679,7 @@ def test_campaign_worker_dying_silently_is_a_finding(
     # from the worker's breadcrumb; never "no findings".
     monkeypatch.setenv("FAKE_MODE", "die")
     results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, jobs=1, max_time=3.0),
+        _config(fake_tree, tmp_path, jobs=1, max_time=5.0),
         Progress(io.StringIO(), enabled=False),
     )
     (result,) = results
@@ -670,7 +696,7 @@ def test_campaign_finding_that_does_not_reproduce_says_so(
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "flaky")  # crashes while fuzzing, passes on replay
     results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, jobs=1, max_time=2.0, stop_on_first=True),
+        _config(fake_tree, tmp_path, jobs=1, max_time=5.0, stop_on_first=True),
         Progress(io.StringIO(), enabled=False),
     )
     (finding,) = results[0].findings
@@ -687,7 +713,7 @@ def test_campaign_far_below_its_time_is_incomplete(
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "slow")
     results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, jobs=1, max_time=campaign.SHORTFALL_MIN_SECONDS + 1),
+        _config(fake_tree, tmp_path, jobs=1, max_time=campaign.SHORTFALL_MIN_SECONDS + 4),
         Progress(io.StringIO(), enabled=False),
     )
     (result,) = results
@@ -708,7 +734,118 @@ def test_campaign_no_seeds_starts_empty(
         Progress(io.StringIO(), enabled=False),
     )
     assert results[0].corpus_before == 0
-    assert not (empty / "seed-ascii").exists()  # the bundled seed stayed out
+    assert not list(empty.glob("*.bin"))  # the bundled seeds stayed out
+
+
+def test_minimizing_never_changes_the_headline(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # libFuzzer's -minimize_crash keeps "it crashes": its 3-byte result fails with another
+    # headline, so the finding keeps the input as found, and its own headline.
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    monkeypatch.setenv("FAKE_SHORTER_FAILS_OTHERWISE", "1")
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, max_time=5.0, jobs=1, candidate="m:f", stop_on_first=True),
+        Progress(io.StringIO(), enabled=False),
+    )
+    (finding,) = results[0].findings
+    wanted = "Divergence: candidate decode accepts ill-formed UTF-8: encoded surrogate"
+    assert finding.title == wanted
+    assert finding.minimized is not None
+    assert finding.minimized.read_bytes() == finding.artifact.read_bytes()
+    assert finding.minimized_failure.startswith(wanted)
+    assert finding.klass == "surrogate"
+
+
+@pytest.mark.slow  # runs to its deadline (6 s); the fast tier has the fake-clock test below
+def test_max_time_bounds_every_step_of_the_campaign(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Minimizing hangs and --minimize-time is huge: still, every helper the campaign
+    # starts gets a timeout the budget granted (at most what was left when asked), and
+    # every worker's -max_total_time ends before the workers' stop -- all read on the
+    # campaign's own clock, no wall-clock assert.
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    monkeypatch.setenv("FAKE_MINIMIZE", "hang")
+    grants: list[tuple[float, float, float]] = []
+    helper_timeouts: list[float] = []
+    workers: list[tuple[float, float]] = []
+    real_limit = campaign.Deadline.limit
+    real_helper = campaign._TargetCampaign._run_helper
+    real_worker_command = campaign.worker_command
+
+    def limit(self: campaign.Deadline, seconds: float) -> float:
+        before = self.clock()
+        granted = real_limit(self, seconds)
+        grants.append((before, granted, self.end))
+        return granted
+
+    def recording_helper(self: Any, cmd: Sequence[str], timeout: float) -> tuple[int | None, str]:
+        helper_timeouts.append(timeout)
+        return real_helper(self, cmd, timeout)
+
+    def recording_worker(base: Sequence[str], **kw: Any) -> list[str]:
+        workers.append((readings[-1], float(kw["max_time"])))
+        return real_worker_command(base, **kw)
+
+    readings: list[float] = []
+
+    def clock() -> float:
+        readings.append(time.monotonic())
+        return readings[-1]
+
+    monkeypatch.setattr(campaign.Deadline, "limit", limit)
+    monkeypatch.setattr(campaign._TargetCampaign, "_run_helper", recording_helper)
+    monkeypatch.setattr(campaign, "worker_command", recording_worker)
+    config = _config(fake_tree, tmp_path, max_time=6.0, jobs=1, candidate="m:f")
+    config.minimize_time = 600
+    config.clock = clock
+    (result,) = campaign.run_campaign(config, Progress(io.StringIO(), enabled=False))
+    end = readings[0] + 6.0  # run_campaign's first reading: the campaign's end
+    assert result.findings and helper_timeouts and workers
+    granted = {g for _, g, _ in grants}
+    assert all(timeout in granted for timeout in helper_timeouts)
+    for before, timeout, deadline in grants:
+        assert deadline <= end
+        assert timeout == 0 or before + timeout <= deadline
+    workers_end = end - campaign.finish_reserve(6.0)
+    for at, max_time in workers:
+        assert at + max_time + campaign.WORKER_STARTUP <= workers_end
+
+
+def test_out_of_time_findings_are_reported_as_found(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A patched clock jumps past the deadline as the first finding arrives: nothing more
+    # is started (no minimizing, replay or merge), the finding keeps its input as found
+    # and gets its report, saying why.
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    jump = [0.0]
+    started_late: list[Sequence[str]] = []
+    real_register = campaign._TargetCampaign._register
+    real_popen = campaign._TargetCampaign._popen
+
+    def register(self: Any, *args: Any) -> None:
+        jump[0] = 10_000.0
+        real_register(self, *args)
+
+    def popen(self: Any, cmd: Sequence[str], env: Any = None) -> Any:
+        if jump[0]:
+            started_late.append(cmd)
+        return real_popen(self, cmd, env)
+
+    monkeypatch.setattr(campaign._TargetCampaign, "_register", register)
+    monkeypatch.setattr(campaign._TargetCampaign, "_popen", popen)
+    config = _config(fake_tree, tmp_path, max_time=20.0, jobs=1, candidate="m:f")
+    config.clock = lambda: time.monotonic() + jump[0]
+    (result,) = campaign.run_campaign(config, Progress(io.StringIO(), enabled=False))
+    (finding,) = result.findings
+    assert started_late == []
+    assert finding.note == campaign.OUT_OF_TIME
+    assert finding.minimized is not None
+    assert finding.minimized.read_bytes() == finding.artifact.read_bytes()
+    assert finding.report is not None and campaign.OUT_OF_TIME in finding.report.read_text()
+    assert campaign.OUT_OF_TIME in format_summary([result])
 
 
 def _processes_mentioning(marker: str) -> list[int]:
@@ -817,9 +954,9 @@ def test_helper_screen_and_shrink(
     (line,) = capsys.readouterr().out.splitlines()
     item = json.loads(line)
     assert item["path"] == str(pool / "bad")
-    assert item["failure"].startswith("Divergence: candidate decode accepts ill-formed UTF-8")
+    wanted = "Divergence: candidate decode accepts ill-formed UTF-8: encoded surrogate"
+    assert item["failure"].startswith(wanted + "\n")
     assert "Traceback" in item["failure"]
-    wanted = "Divergence: candidate decode accepts ill-formed UTF-8"
     out = tmp_path / "min"
     assert replay.main(["shrink", "decode", str(pool / "bad"), str(out), wanted]) == 0
     assert out.read_bytes() == b"\xed\xa0\x80"

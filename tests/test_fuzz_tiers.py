@@ -11,8 +11,6 @@
 from __future__ import annotations
 
 import dataclasses
-import runpy
-import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +20,7 @@ import pytest
 
 import sanitizer
 import sanitizer.policy
-from sanitizer.fuzzing import oracles
+from sanitizer.fuzzing import oracles, targets
 from sanitizer.fuzzing.libfuzzer import replaying
 from sanitizer.fuzzing.oracles import Divergence, check_identifiers, check_policy
 
@@ -47,12 +45,19 @@ def test_replaying_is_libfuzzers_all_inputs_are_files(tmp_path: Path) -> None:
 def test_fuzz_policy_runs_the_full_check_on_replay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replay: bool
 ) -> None:
-    pytest.importorskip("atheris")
     crash = tmp_path / "crash-1"
     crash.write_bytes(b"x")
-    monkeypatch.setattr(sys, "argv", ["fuzz_policy.py", str(crash if replay else tmp_path)])
-    script = runpy.run_path(str(ROOT / "fuzz" / "fuzz_policy.py"), run_name="fuzz_policy")
-    assert script["_DEEP"] is (True if replay else None)
+    seen: list[bool | None] = []
+    monkeypatch.setattr(oracles, "check_policy", lambda data, deep: seen.append(deep))
+    argv = ["fuzz_policy.py", str(crash if replay else tmp_path)]
+    targets.worker_check("policy", argv)(b"x")
+    assert seen == [True if replay else None]
+    # so does decode (a finding the screen's full check saw replays the same check)
+    decoded: list[bool | None] = []
+    monkeypatch.setattr(oracles, "check_decode", lambda data, candidate, deep: decoded.append(deep))
+    monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
+    targets.worker_check("decode", argv)(b"x")
+    assert decoded == [True if replay else None]
 
 
 def _tier_counts(monkeypatch: pytest.MonkeyPatch, deep: bool | None) -> dict[str, int]:

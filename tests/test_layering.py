@@ -13,7 +13,8 @@ Three layers, depending inward only:
    and the fuzz targets in ``fuzz/``.
 
 Rules: nothing imports a higher layer; adapters do not import each other (except the CLI
-and the fuzz targets, which drive ``sanitizer.fuzzing``); no module imports another
+and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's oracle in
+``sanitizer.fuzzing``, which drives ``sanitizer.web``); no module imports another
 package's private (``_x``) module or name.  Allowed across packages: the core's reference
 runner ``sanitizer._machine`` (the fuzzing oracles run it) and native seam
 ``sanitizer._native``; ``sanitizer.policy.compiled`` is the one internal API of the policy
@@ -69,7 +70,14 @@ LAYERS = {
     "integrations": ADAPTER,  # pydantic and Django (issue #12)
 }
 # adapter -> the other adapters it may import
-ADAPTER_USES = {"cli": {"fuzzing"}, "__main__": {"cli"}, "fuzz": {"fuzzing", "web"}}
+# (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,
+# ships in the package so an installed wheel runs it; public names only)
+ADAPTER_USES = {
+    "cli": {"fuzzing"},
+    "__main__": {"cli"},
+    "fuzz": {"fuzzing"},
+    "fuzzing": {"web"},
+}
 # private modules any package may import
 SHARED_PRIVATE = {
     "sanitizer._machine",  # the reference runner, run by the fuzzing oracles

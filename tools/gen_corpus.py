@@ -1,45 +1,37 @@
 #!/usr/bin/env python3
-"""The fuzzing seed corpus, generated from corpus/manifest.py (run tools/generate.py).
+"""The checkout's fuzzing seed corpus, generated from the package (run tools/generate.py).
 
-The corpus directories hold one file per attack per target so that libFuzzer, the pytest
-regression replay and reviewers all see the same bytes; the manifest is the reviewable
-source of truth (name, hex, what it attacks, RFC/Kuhn/Unicode/CVE reference).
+The seeds are written down once, in ``sanitizer/fuzzing/seeds.py`` (package data: an
+installed wheel fuzzes with them), and the dictionary in ``sanitizer/fuzzing/utf8.dict``.
+This generates their checkout view: ``corpus/TARGET/<name>.bin`` for every target of
+``sanitizer.fuzzing.targets.REGISTRY`` and ``corpus/utf8.dict``, so that libFuzzer command
+lines, ``sanitizer check corpus/decode``, the ClusterFuzzLite build and reviewers see the
+same bytes; ``tools/generate.py --check corpus`` proves the files equal the table.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
+from sanitizer.fuzzing import seeds as seed_table
+from sanitizer.fuzzing.targets import REGISTRY
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
-TARGET_DIRS = {
-    "d": "decode",
-    "p": "policy",
-    "i": "identifiers",
-    "w": "web",
-    "7": "utf7",
-    "u": "utf16",
-}
+DICTIONARY = Path(seed_table.__file__).with_name("utf8.dict")
+# a row's target letter -> its directory under corpus/ (the registry's ``seeds``)
+TARGET_DIRS = {t.seeds: t.name for t in REGISTRY}
 
 
-def load_manifest(path: Path = CORPUS / "manifest.py") -> tuple[Any, ...]:
-    """The ``SEEDS`` rows of the manifest (loaded by path: corpus/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("corpus_manifest", path)
-    if spec is None or spec.loader is None:
-        raise FileNotFoundError(path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # NamedTuple needs its module registered
-    spec.loader.exec_module(module)
-    seeds: tuple[Any, ...] = module.SEEDS
-    return seeds
+def load_manifest() -> tuple[Any, ...]:
+    """The rows of the seed table (``sanitizer.fuzzing.seeds.SEEDS``)."""
+    return seed_table.SEEDS
 
 
 def expected_files(seeds: tuple[Any, ...]) -> dict[Path, bytes]:
-    """Relative path -> bytes, for every (seed, target) pair."""
-    files: dict[Path, bytes] = {}
+    """Corpus-relative path -> bytes, for every (seed, target) pair, and the dictionary."""
+    files: dict[Path, bytes] = {Path("utf8.dict"): DICTIONARY.read_bytes()}
     for seed in seeds:
         for code in seed.targets:
             path = Path(TARGET_DIRS[code]) / f"{seed.name}.bin"
@@ -56,7 +48,7 @@ def outputs() -> dict[Path, bytes]:
 
 
 def obsolete(root: Path = ROOT) -> list[Path]:
-    """Seed files under ``root`` that the manifest no longer names, repo-relative."""
+    """Seed files under ``root`` that the table no longer names, repo-relative."""
     wanted = outputs()
     corpus = root / CORPUS.relative_to(ROOT)
     return [

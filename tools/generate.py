@@ -37,7 +37,8 @@ GENERATORS: dict[str, str] = {
     "(tools/unicode-18.0.0/)",
     "precis": "sanitizer/precis/_precis_data.py: the PRECIS derived property and profile data "
     "(unicodedata2, ucdinfo's UCD, _chartables_data, tools/unicode-18.0.0/)",
-    "corpus": "corpus/*/*.bin: the fuzzing seed corpus (corpus/manifest.py)",
+    "corpus": "corpus/: the fuzzing seed corpus and dictionary (sanitizer/fuzzing/seeds.py, "
+    "utf8.dict)",
     "docs_tables": "the tables of docs/*.md that restate the package's data (between "
     "BEGIN/END markers)",
 }

@@ -10,26 +10,29 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from sanitizer.fuzzing.layout import Layout
+from typing import Any
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # No finding, but the campaign ran far fewer executions than its time allows (dead or
 # hanging workers): not a pass.  130 after Ctrl-C or SIGTERM, as a shell reports it.
 EXIT_INCOMPLETE, EXIT_INTERRUPTED = 3, 130
-# sanitizer.fuzzing.targets.TARGET_NAMES and "all" (spelled out: the parser is built
-# without importing the fuzzing package; tests/test_cli_fuzz.py holds them equal)
-TARGET_CHOICES = ("decode", "policy", "identifiers", "utf16", "utf7", "web", "all")
 INSTALL_HINT = (
     "fuzzing needs atheris: pip install 'utf8-sanitizer[fuzz]' "
     "(atheris 3.0.0 on Python 3.11, atheris>=3.1 on Python 3.12+)"
 )
+
+
+def target_choices() -> tuple[str, ...]:
+    """The registry's targets (``sanitizer.fuzzing.targets``, which loads no oracle) and
+    ``all``."""
+    from sanitizer.fuzzing.targets import TARGET_NAMES
+
+    return (*TARGET_NAMES, "all")
 
 
 def register(sub: Any) -> None:
@@ -47,15 +50,16 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "target",
         metavar="TARGET",
-        help="decode (differential, accepts --candidate), policy, identifiers, utf16, "
-        "utf7, web, or all (every target this installation has)",
+        help=f"{', '.join(target_choices()[:-1])} (decode is differential and accepts "
+        "--candidate), or all (every target in turn)",
     )
     parser.add_argument(
         "--max-time",
         type=float,
         default=60.0,
         metavar="S",
-        help="fuzzing time budget in seconds (split between targets for 'all'; default 60)",
+        help="time budget in seconds for the whole campaign: screening, fuzzing, minimizing "
+        "and merging (split between targets for 'all'; default 60)",
     )
     parser.add_argument(
         "-j", "--jobs", type=int, default=1, metavar="N", help="parallel workers (default 1)"
@@ -74,7 +78,8 @@ def register(sub: Any) -> None:
         type=Path,
         default=None,
         help="working corpus directory (must exist; new entries are merged into it; "
-        "default .sanitizer-fuzz/corpus/TARGET seeded from the bundled corpus)",
+        "default .sanitizer-fuzz/corpus/TARGET/CANDIDATE, one per candidate, seeded from "
+        "the bundled seeds)",
     )
     parser.add_argument(
         "--artifacts",
@@ -94,7 +99,7 @@ def register(sub: Any) -> None:
         type=int,
         default=20,
         metavar="S",
-        help="time limit for minimizing each finding (default 20)",
+        help="time limit for minimizing each finding (default 20), within --max-time",
     )
     parser.add_argument(
         "--no-seeds",
@@ -114,6 +119,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="do not coverage-instrument the candidate's module (it is by default, so "
         "libFuzzer is guided by the candidate's own branches)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="the summary on stdout: a text table (default) or JSON",
     )
     parser.add_argument("--no-progress", action="store_true", help="no live progress on stderr")
     parser.set_defaults(func=run, libfuzzer_args=[])
@@ -151,20 +162,15 @@ def have_atheris() -> bool:
 def run(args: argparse.Namespace) -> int:
     from sanitizer.fuzzing import campaign
     from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load
-    from sanitizer.fuzzing.layout import detect_layout
     from sanitizer.fuzzing.progress import Progress
-    from sanitizer.fuzzing.results import format_summary
+    from sanitizer.fuzzing.results import format_summary, summary_dict
 
     target: str = args.target
     extra = list(args.libfuzzer_args)
     problem = _argument_problem(target, extra)
     if problem is not None:
         return _fail(problem)
-    layout = detect_layout()
-    if target == "all":  # without fuzz/ (an installed wheel): the in-package targets
-        targets = [t for t in campaign.TARGET_NAMES if _available(t, layout)]
-    else:
-        targets = [target]
+    targets = list(campaign.TARGET_NAMES) if target == "all" else [target]
     candidate = args.candidate
     if candidate is None and "decode" in targets:
         candidate = os.environ.get(CANDIDATE_ENV) or None
@@ -197,8 +203,12 @@ def run(args: argparse.Namespace) -> int:
     except campaign.UsageError as exc:
         return _fail(str(exc))
     for name in targets:
-        if not _available(name, layout):
-            return _fail(f"no fuzz target for {name!r} in this installation")
+        missing = _missing(name)
+        if missing:
+            return _fail(
+                f"fuzz target {name!r} needs {', '.join(missing)}: "
+                "pip install 'utf8-sanitizer[fuzz]'"
+            )
     progress = Progress(sys.stderr, enabled=not args.no_progress)
     try:
         results = campaign.run_campaign(config, progress)
@@ -209,7 +219,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: workers stopped, workspace removed
         print("sanitizer fuzz: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(format_summary(results))
+    if args.format == "json":
+        print(json.dumps(summary_dict(results), indent=2))
+    else:
+        print(format_summary(results))
     if any(r.findings for r in results):
         return EXIT_FOUND
     return EXIT_INCOMPLETE if any(r.shortfall for r in results) else EXIT_OK
@@ -217,8 +230,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _argument_problem(target: str, extra: Sequence[str]) -> str | None:
     """What is wrong with TARGET or the libFuzzer flags after '--', if anything."""
-    if target not in TARGET_CHOICES:
-        return f"unknown target {target!r} (choose from {', '.join(TARGET_CHOICES)})"
+    choices = target_choices()
+    if target not in choices:
+        return f"unknown target {target!r} (choose from {', '.join(choices)})"
     if any(not a.startswith("-") for a in extra):
         bad = next(a for a in extra if not a.startswith("-"))
         return (
@@ -231,17 +245,10 @@ def _argument_problem(target: str, extra: Sequence[str]) -> str | None:
     return None
 
 
-def _available(target: str, layout: Layout) -> bool:
-    """Whether this installation runs TARGET: ``fuzz/fuzz_TARGET.py`` in a source tree,
-    else ``python -m sanitizer.fuzzing TARGET`` (not utf7 and web: their oracles are
-    in their scripts)."""
+def _missing(target: str) -> list[str]:
+    """The modules TARGET needs that this installation lacks (python-multipart for web)."""
     from importlib.util import find_spec
 
-    from sanitizer.fuzzing.targets import in_package
+    from sanitizer.fuzzing.targets import target as registered
 
-    if layout.script(target) is not None:
-        return True
-    try:
-        return in_package(target) and find_spec("sanitizer.fuzzing.__main__") is not None
-    except (ImportError, ValueError):
-        return False
+    return [name for name in registered(target).requires if find_spec(name) is None]

@@ -3,10 +3,14 @@
 Fuzzers find inputs; the oracles decide what counts as a bug.  The modules, by what each
 knows:
 
-* ``oracles``: one invariant function per target (``TARGETS``), shared by the atheris
-  scripts in ``fuzz/``, ``python -m sanitizer.fuzzing TARGET`` and the pytest replay;
-* ``targets``: the campaign's targets (those, utf16, and utf7 and web whose oracles live
-  in their scripts): each one's check and what its workers instrument;
+* ``targets``: the registry of fuzz targets (name, oracle, what a worker instruments,
+  seeds, dictionary, libFuzzer options); every other list of targets derives from it;
+* ``oracles``: the invariants of the UTF-8 targets (``check_decode``, ``check_policy``,
+  ``check_identifiers``); ``wide_oracle``, ``utf7_oracle`` and ``web_oracle`` those of
+  the others;
+* ``classes``: the ill-formed classes a candidate decoder may accept, ranked;
+* ``probes``: a candidate's verdict on every class, from the seeds;
+* ``seeds``: the seed corpus, one reviewable row per attack, and ``utf8.dict``;
 * ``candidate``: loads a third-party decoder ("MODULE:FUNCTION") to test differentially;
 * ``mutants``: known-broken decoders that prove the oracle and the seed corpus catch each
   classic UTF-8 mistake (RFC 3629 §10, HOWTO §5.9.4, Kuhn's UTF-8 decoder stress test),
@@ -14,16 +18,33 @@ knows:
 * ``libfuzzer``: libFuzzer's command lines and the meaning of its output lines;
 * ``layout``: where scripts, seeds, dictionary and corpus units live; the shims;
 * ``results``: what a campaign returns (``FuzzFinding``, ``TargetResult``) and its reports;
-* ``replay``: a campaign's in-process helpers (screen a corpus, shrink a finding);
+* ``replay``: a campaign's in-process helpers (screen a corpus, probe, shrink a finding);
 * ``progress``: the live status line;
 * ``breadcrumb``: the input a worker is running, for workers that die without a report;
 * ``ledger``: the record of campaigns (``fuzz/campaigns.jsonl``) and its totals;
 * ``campaign``: the orchestration behind ``sanitizer fuzz`` (``run_campaign``).
+
+The names below load on first use (PEP 562), so ``import sanitizer.fuzzing.targets``
+(the CLI's parser) does not load the oracles.
 """
 
 from __future__ import annotations
 
-from .candidate import load
-from .oracles import TARGETS, Divergence, check_decode, check_identifiers, check_policy
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .candidate import load
+    from .oracles import Divergence, check_decode, check_identifiers, check_policy
 
-__all__ = ["TARGETS", "Divergence", "check_decode", "check_identifiers", "check_policy", "load"]
+__all__ = ["Divergence", "check_decode", "check_identifiers", "check_policy", "load"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "load":
+        from .candidate import load
+
+        return load
+    if name in __all__:
+        from . import oracles
+
+        return getattr(oracles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,23 +1,22 @@
-"""``python -m sanitizer.fuzzing TARGET [libFuzzer args...]``: run a target without the
-source tree (an installed wheel has no ``fuzz/`` directory).
+"""``python -m sanitizer.fuzzing TARGET [libFuzzer args...]``: run a fuzz target.
 
-``TARGET`` is one whose check is in the package (``targets.in_package``: decode, policy,
-identifiers, utf16);
-``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION`` works as for ``fuzz/fuzz_decode.py``.
+Every target of ``targets.REGISTRY`` runs from an installed package; the scripts
+``fuzz/fuzz_TARGET.py`` (OSS-Fuzz's entry points) call ``main`` here too.
+``SANITIZER_FUZZ_CANDIDATE=MODULE:FUNCTION`` names a candidate decoder (decode, utf16).
 
 ``python -m`` imports ``sanitizer`` before this module runs, and atheris only instruments
 modules imported inside ``instrument_imports()``.  Rather than ``atheris.instrument_all()``
 (which rewrites every loaded module, stdlib included, and takes tens of seconds to start),
 this drops the already-imported ``sanitizer`` modules from ``sys.modules`` and imports the
-package again inside ``instrument_imports()``, exactly as ``fuzz/fuzz_*.py`` do: the core
-is instrumented, the oracle (``sanitizer.fuzzing``) is not.  Exit codes are libFuzzer's;
-2 for a usage error.
+package again inside ``instrument_imports()`` with the target's scopes: the code under
+test is instrumented, the oracle (``sanitizer.fuzzing``) is not.  Exit codes are
+libFuzzer's; 2 for a usage error.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
+import importlib.util
 import sys
 from collections.abc import Callable
 
@@ -27,42 +26,25 @@ USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
 def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes], None]:
     import atheris
 
-    from .targets import SPECS  # (imports sanitizer; dropped again just below)
+    from .targets import target as registered  # (imports sanitizer; dropped again below)
 
-    spec = SPECS[target]
+    spec = registered(target)
     for name in [n for n in sys.modules if n == "sanitizer" or n.startswith("sanitizer.")]:
         if name != __name__:
             del sys.modules[name]
-    # as fuzz/fuzz_TARGET.py: the target's code under test, not the oracle
+    # the target's code under test, not the oracle
     if not spec.instrument_core:
         importlib.import_module("sanitizer")
     with atheris.instrument_imports(include=list(spec.include), exclude=list(spec.exclude)):
         importlib.import_module("sanitizer")
-        # sanitizer loads its policy-layer names lazily, on first use: import the target's
-        # modules here, or they would load later, uninstrumented (no coverage feedback)
-        for name in (*spec.preload, *spec.include):
+        # modules imported only by the oracle (python_multipart for web) load here too,
+        # and sanitizer loads its policy-layer names lazily, on first use: import the
+        # target's modules now, or they would load later, uninstrumented
+        for name in (*spec.requires, *spec.preload, *spec.include):
             importlib.import_module(name)
-    oracles = importlib.import_module("sanitizer.fuzzing.oracles")
     crumb = importlib.import_module("sanitizer.fuzzing.breadcrumb").from_env()
     targets = importlib.import_module("sanitizer.fuzzing.targets")
-    check: Callable[[bytes], None] = targets.check_for(target)
-    if target == "decode":
-        candidates = importlib.import_module("sanitizer.fuzzing.candidate")
-        wanted = os.environ.get(candidates.CANDIDATE_ENV, "")
-        candidate = candidates.load_instrumented(wanted) if wanted else None
-
-        def check(data: bytes) -> None:
-            oracles.check_decode(data, candidate, deep=None)  # sampled: see DEEP_EVERY
-
-    elif target == "policy":
-        # sampled while fuzzing, the full check when replaying files (no sampling on replay)
-        deep = (
-            True if importlib.import_module("sanitizer.fuzzing.libfuzzer").replaying(argv) else None
-        )
-
-        def check(data: bytes) -> None:
-            oracles.check_policy(data, deep=deep)  # see POLICY_DEEP_EVERY
-
+    check: Callable[[bytes], None] = targets.worker_check(target, argv)
     if crumb is None:
         return check
     full = check
@@ -76,11 +58,17 @@ def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes],
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    from .targets import TARGET_NAMES, in_package
+    from .targets import TARGET_NAMES, target
 
-    names = [t for t in TARGET_NAMES if in_package(t)]
-    if not args or args[0] not in names:
-        print(f"{USAGE}\nTARGET: one of {', '.join(names)}", file=sys.stderr)
+    if not args or args[0] not in TARGET_NAMES:
+        print(f"{USAGE}\nTARGET: one of {', '.join(TARGET_NAMES)}", file=sys.stderr)
+        return 2
+    missing = [m for m in target(args[0]).requires if importlib.util.find_spec(m) is None]
+    if missing:
+        print(
+            f"fuzz target {args[0]} needs {', '.join(missing)}: pip install 'utf8-sanitizer[fuzz]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         import atheris

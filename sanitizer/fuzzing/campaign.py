@@ -11,11 +11,18 @@ libFuzzer's command lines and output in ``libfuzzer``, file locations and shims 
 shrink) in ``replay``.
 
 One target's campaign, step by step (``_TargetCampaign.run``): prepare the working corpus
-and a private workspace, screen the corpus through the oracle, start the workers, watch
-their output until they are done (registering, minimizing and reporting each finding in a
-background thread, restarting crashed workers), then merge new units back.
+and a private workspace, screen the corpus through the oracle (and probe a candidate on
+every ill-formed class: ``probes``), start the workers, watch their output until they are
+done (registering, minimizing and reporting each finding in a background thread,
+restarting crashed workers), then merge new units back.
 
-It cannot pass silently (issue #16): an input running over ``--timeout`` is a finding
+``--max-time`` bounds all of it (``Deadline``): each target gets its share of what is left,
+its workers stop early enough to leave ``finish_reserve`` for the findings still being
+minimized and the merge, and every helper process is given at most the time left.  What
+does not fit is cut, and said so (a finding "not minimized: the --max-time budget ran
+out" keeps its input as found; a merge that cannot run keeps every new unit).
+
+It cannot pass silently: an input running over ``--timeout`` is a finding
 (libFuzzer's ``-timeout``); a worker that dies without a report leaves its last input in
 a breadcrumb file, which becomes a finding; a campaign far below ``MIN_EXEC_RATE`` says
 so (``TargetResult.shortfall``); a finding that does not fail again on replay says so in
@@ -36,21 +43,24 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from . import seeds as seed_table
 from .breadcrumb import BREADCRUMB_ENV, read_last
 from .candidate import CANDIDATE_ENV, INSTRUMENT_ENV
 from .layout import (
     Layout,
+    candidate_slug,
     copy_missing,
     count_files,
     detect_layout,
     fuzzer_command,
     link_missing,
     sha1_hex,
+    write_missing,
     write_shim,
 )
 from .libfuzzer import (
@@ -68,14 +78,18 @@ from .libfuzzer import (
     scheduled_max_len,
     worker_command,
 )
+from .oracles import LONG_TIER_MARK, filed_under
+from .probes import Probe, class_table
 from .progress import Progress, human_count
 from .replay import TIMEOUT_ENV
 from .results import FuzzFinding, TargetResult, format_duration, format_report
 from .targets import TARGET_NAMES
+from .targets import target as registered
 
 __all__ = [
     "TARGET_NAMES",
     "CampaignConfig",
+    "Deadline",
     "UsageError",
     "run_campaign",
     "run_target",
@@ -90,6 +104,33 @@ SPLIT_MIN_SECONDS = 10.0
 # The headline of a worker that ended in the middle of an input without a libFuzzer
 # report (os._exit, SIGKILL): its input comes from the worker's breadcrumb.
 DIED_HEADLINE = "worker died without a libFuzzer report"
+# Seconds a worker takes to start (interpreter, instrumented imports, corpus load) before
+# libFuzzer's -max_total_time clock starts; a worker still running this long after its
+# stop time is stopped by the campaign.
+WORKER_STARTUP = 1.0
+# The note of a finding whose minimizing (or replay) did not fit in the budget.
+OUT_OF_TIME = "not minimized: the --max-time budget ran out (the input is as found)"
+
+
+def finish_reserve(budget: float) -> float:
+    """Seconds of a target's budget kept after its workers stop, for the findings still
+    being minimized and the merge: 15% of it, at least 1 s, at most 15 s."""
+    return min(15.0, max(1.0, 0.15 * budget))
+
+
+class Deadline:
+    """The end of a time budget on ``clock``: what is left of it, and the timeout a
+    step that wants ``seconds`` may have."""
+
+    def __init__(self, clock: Callable[[], float], end: float) -> None:
+        self.clock = clock
+        self.end = end
+
+    def left(self) -> float:
+        return max(0.0, self.end - self.clock())
+
+    def limit(self, seconds: float) -> float:
+        return max(0.0, min(seconds, self.left()))
 
 
 class UsageError(Exception):
@@ -119,6 +160,8 @@ class CampaignConfig:
     instrument_candidate: bool = True
     # Seconds one input may run before it is a "timeout" finding (libFuzzer's -timeout).
     timeout: int = DEFAULT_TIMEOUT
+    # The clock every deadline is read on (tests pass their own).
+    clock: Callable[[], float] = time.monotonic
 
     def validate(self) -> None:
         if not self.targets:
@@ -146,15 +189,18 @@ def run_campaign(
     on_result: Callable[[TargetResult], None] | None = None,
     stream: TextIO | None = None,
 ) -> list[TargetResult]:
-    """Run every target of ``config`` in turn, splitting ``max_time`` between them."""
+    """Run every target of ``config`` in turn within ``max_time`` in all: each target gets
+    an even share of the time left when it starts."""
     config.validate()
     if progress is None:
         progress = Progress(stream or sys.stderr)
-    budget = config.max_time / len(config.targets)
+    end = config.clock() + config.max_time
     results = []
     with _sigterm_as_interrupt():
-        for target in config.targets:
-            result = run_target(config, target, budget, progress)
+        for index, target in enumerate(config.targets):
+            now = config.clock()
+            budget = max(0.0, end - now) / (len(config.targets) - index)
+            result = run_target(config, target, budget, progress, end=now + budget)
             results.append(result)
             if on_result is not None:
                 on_result(result)
@@ -184,9 +230,15 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 
 def run_target(
-    config: CampaignConfig, target: str, budget: float, progress: Progress
+    config: CampaignConfig,
+    target: str,
+    budget: float,
+    progress: Progress,
+    end: float | None = None,
 ) -> TargetResult:
-    return _TargetCampaign(config, target, budget, progress).run()
+    """One target's campaign, all of it within ``budget`` seconds from now (or by
+    ``end`` on ``config.clock``)."""
+    return _TargetCampaign(config, target, budget, progress, end).run()
 
 
 # -- worker processes ----------------------------------------------------------------------
@@ -227,7 +279,12 @@ class _TargetCampaign:
     """One target's campaign (its workers, minimizer and bookkeeping)."""
 
     def __init__(
-        self, config: CampaignConfig, target: str, budget: float, progress: Progress
+        self,
+        config: CampaignConfig,
+        target: str,
+        budget: float,
+        progress: Progress,
+        end: float | None = None,
     ) -> None:
         self.config = config
         self.target = target
@@ -235,13 +292,21 @@ class _TargetCampaign:
         self.progress = progress
         self.layout = config.layout or detect_layout()
         self.base = fuzzer_command(target, self.layout, config.python)
-        self.candidate = config.candidate if target == "decode" else None
+        self.candidate = config.candidate if registered(target).candidate else None
         self.artifacts = config.artifacts.resolve()
-        self.seeds = self.layout.seeds(target)
+        self.clock = config.clock
+        self.start = self.clock()
+        self.deadline = Deadline(self.clock, self.start + budget if end is None else end)
+        # the workers stop here, leaving the rest for minimizing and merging
+        self.workers_end = self.deadline.end - finish_reserve(budget)
         if config.corpus is not None:
             self.working = config.corpus.resolve()
-        else:
-            self.working = (config.state_dir / "corpus" / target).resolve()
+        else:  # one per candidate: campaigns on two decoders never mix their corpora
+            slug = candidate_slug(self.candidate)
+            self.working = (config.state_dir / "corpus" / target / slug).resolve()
+        # A candidate: what it is, and its verdict on every probe (``_screen``).
+        self.candidate_info: dict[str, str] = {}
+        self.probes: list[Probe] = []
         # Workers: one RunStats and process per run; their output lines on one queue.
         self.runs: dict[_Key, RunStats] = {}
         self.procs: dict[_Key, subprocess.Popen[str]] = {}
@@ -265,6 +330,7 @@ class _TargetCampaign:
         self.digests: dict[str, str] = {}
         self.pending: list[Future[None]] = []
         self.errors: list[str] = []
+        self.first_finding: float | None = None
         self.lock = threading.Lock()
         # The private workspace (set up by ``_prepare_workspace``).
         self.tmp = Path()
@@ -298,28 +364,26 @@ class _TargetCampaign:
         elapsed = 0.0
         try:
             self._prepare_workspace()
-            # Replay the corpus once first: inputs that already fail become findings at
-            # once instead of crashing (and restarting) every worker while it loads.  The
-            # fuzzing budget starts after it, so a slow replay cannot eat the workers' time.
-            screened = self._screen(minimizer, timeout=max(5.0, self.budget / 3))
+            # Replay the corpus once first (and probe a candidate): inputs that already
+            # fail become findings at once instead of crashing (and restarting) every
+            # worker while it loads.  Part of the budget, at most a third of it.
+            screened = self._screen(minimizer, timeout=max(2.0, self.deadline.left() / 3))
             self.stopping = screened and self.config.stop_on_first
-            start = time.monotonic()
-            deadline = start + self.budget
-            self._start_workers(deadline)
-            self._watch(start, deadline, minimizer)
-            elapsed = min(time.monotonic(), deadline) - start
-            self._finish(start, elapsed, minimizer)
+            self._start_workers()
+            self._watch(minimizer)
+            elapsed = min(self.clock(), self.deadline.end) - self.start
+            self._finish(minimizer)
         finally:
             self._clean_up(minimizer)
         return self._result(elapsed, corpus_before)
 
     def _prepare_corpus(self) -> int:
         """Create the artifacts and working corpus directories, seed the default working
-        corpus from the bundled seeds; how many units it holds."""
+        corpus from the package's seed table; how many units it holds."""
         self.artifacts.mkdir(parents=True, exist_ok=True)
         self.working.mkdir(parents=True, exist_ok=True)
-        if self.seeds is not None and self.config.corpus is None and self.config.seeds:
-            copy_missing(self.seeds, self.working)
+        if self.config.corpus is None and self.config.seeds:
+            write_missing(seed_table.files(self.target), self.working)
         return count_files(self.working)
 
     def _prepare_workspace(self) -> None:
@@ -332,48 +396,51 @@ class _TargetCampaign:
         self.pool = self.tmp / "corpus"
         self.pool.mkdir()
         link_missing(self.working, self.pool)
-        if self.seeds is not None and self.config.corpus is not None and self.config.seeds:
-            link_missing(self.seeds, self.pool)
+        if self.config.corpus is not None and self.config.seeds:
+            write_missing(seed_table.files(self.target), self.pool)
         self.new_dirs = [self.tmp / f"new-{i}" for i in range(self.config.jobs)]
         for new_dir in self.new_dirs:
             new_dir.mkdir()
 
-    def _start_workers(self, deadline: float) -> None:
+    def _start_workers(self) -> None:
         for index, new_dir in enumerate(self.new_dirs):
-            remaining = deadline - time.monotonic()
+            remaining = self.workers_end - self.clock() - WORKER_STARTUP
             if not self.stopping and remaining >= 1:
                 self._spawn(index, 0, remaining, new_dir)
 
-    def _watch(self, start: float, deadline: float, minimizer: ThreadPoolExecutor) -> None:
-        """Feed the workers' output lines to their RunStats until every run has ended."""
+    def _watch(self, minimizer: ThreadPoolExecutor) -> None:
+        """Feed the workers' output lines to their RunStats until every run has ended;
+        stop the workers still running past their end (plus their start-up time)."""
+        stop_at = self.workers_end + WORKER_STARTUP
         while self.open_runs:
             try:
                 key, line = self.queue.get(timeout=0.25)
             except queue.Empty:
                 key, line = None, None
             if key is not None and line is not None:
-                self.runs[key].feed(line, time.monotonic())
+                self.runs[key].feed(line, self.clock())
             elif key is not None:  # the worker closed its output: it is done
-                self._on_closed(key, deadline, minimizer)
-            now = time.monotonic()
-            if now > deadline + 30:  # a worker ignoring -max_total_time
+                self._on_closed(key, minimizer)
+            now = self.clock()
+            if now > stop_at:  # a worker slow to start, or ignoring -max_total_time
+                signal_to_send = signal.SIGTERM if now < self.deadline.end else signal.SIGKILL
                 for k in self.open_runs:
                     self.killed.add(k)
-                    _kill(self.procs[k], signal.SIGKILL)
-            self.progress.update(self._status(now, start))
+                    _kill(self.procs[k], signal_to_send)
+            self.progress.update(self._status(now))
 
-    def _on_closed(self, key: _Key, deadline: float, minimizer: ThreadPoolExecutor) -> None:
+    def _on_closed(self, key: _Key, minimizer: ThreadPoolExecutor) -> None:
         """A worker run ended: collect its exit status and findings, then stop the
         campaign (``stop_on_first``) or restart the worker while time remains."""
         self.open_runs.discard(key)
         proc = self.procs[key]
         run = self.runs[key]
         try:
-            run.returncode = proc.wait(timeout=30)
+            run.returncode = proc.wait(timeout=max(1.0, self.deadline.left()))
         except subprocess.TimeoutExpired:
             _kill(proc, signal.SIGKILL)
             run.returncode = proc.wait()
-        run.ended = time.monotonic()
+        run.ended = self.clock()
         with self.lock:
             self.live.discard(proc)
         found = self._on_exit(key, run, minimizer)
@@ -382,29 +449,36 @@ class _TargetCampaign:
             for k in self.open_runs:
                 self.killed.add(k)
                 _kill(self.procs[k])
-        remaining = deadline - time.monotonic()
+        remaining = self.workers_end - self.clock() - WORKER_STARTUP
         scheduled = self.split and key == (0, 0)  # the first half of a split budget
         restart = found or scheduled or (run.returncode != 0 and run.inited)
-        if restart and not self.stopping and remaining >= 2:
+        if restart and not self.stopping and key not in self.killed and remaining >= 1:
             index = key[0]
             self.generation[index] += 1
             self.restarts += 1
             self._spawn(index, self.generation[index], remaining, self.new_dirs[index])
 
-    def _finish(self, start: float, elapsed: float, minimizer: ThreadPoolExecutor) -> None:
-        """Final progress line, wait for the findings in process, merge new units."""
-        self.progress.update(self._status(start + elapsed, start), force=True)
+    def _finish(self, minimizer: ThreadPoolExecutor) -> None:
+        """Final progress line, wait for the findings in process (within the budget),
+        merge new units."""
+        now = self.clock()
+        self.progress.update(self._status(min(now, self.deadline.end)), force=True)
         self.progress.close()
-        minimizer.shutdown(wait=True)
         for fut in self.pending:
-            exc = fut.exception()
+            try:
+                exc = fut.exception(timeout=self.deadline.left())
+            except TimeoutError:  # concurrent.futures' TimeoutError (3.11+: the builtin)
+                continue
+            except CancelledError:
+                continue
             if exc is not None:
                 self.errors.append(f"processing a finding failed: {exc}")
         self._merge([d for d in self.new_dirs if any(d.iterdir())])
 
     def _clean_up(self, minimizer: ThreadPoolExecutor) -> None:
         """Kill every process this campaign started (workers and helpers, each in its own
-        session) and remove the private workspace; also on Ctrl-C and SIGTERM."""
+        session) and remove the private workspace; also on Ctrl-C and SIGTERM.  Findings
+        whose minimizing was cut keep their input as found and get a report."""
         with self.lock:
             self.closed = True
             started = [*self.procs.values(), *self.live]
@@ -416,11 +490,24 @@ class _TargetCampaign:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
+        for finding in list(self.findings):
+            if finding.report is None and finding.artifact.exists():
+                self._cut_short(finding)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _result(self, elapsed: float, corpus_before: int) -> TargetResult:
         runs = list(self.runs.values())
         execs = sum(r.total_execs for r in runs)
+        probes = list(self.probes)
+        for finding in self.findings:  # what fuzzing found, beside the probes
+            # (not the long tier's: its answer is about a padded copy of the input)
+            long_tier = LONG_TIER_MARK in finding.title
+            if finding.klass is not None and finding.verdict is not None and not long_tier:
+                path = finding.minimized if finding.minimized is not None else finding.artifact
+                data = path.read_bytes() if path.exists() else b""
+                answer = _candidate_answer(finding.minimized_failure or finding.failure)
+                probes.append(Probe(data, finding.klass, finding.verdict, answer, finding.title))
+        info = self.candidate_info
         return TargetResult(
             target=self.target,
             jobs=self.config.jobs,
@@ -435,6 +522,12 @@ class _TargetCampaign:
             errors=self.errors,
             candidate=self.candidate,
             shortfall=self._shortfall(execs, elapsed),
+            corpus_dir=self.working,
+            first_finding=self.first_finding,
+            candidate_code=info.get("code"),
+            candidate_type=info.get("type", ""),
+            instrumented=self.config.instrument_candidate,
+            classes=class_table(probes) if self.candidate and probes else [],
         )
 
     def _shortfall(self, execs: int, elapsed: float) -> str | None:
@@ -496,7 +589,7 @@ class _TargetCampaign:
             max_time=max(1, int(run_time)),
             artifacts=self.artifacts,
             corpus_dirs=[new_dir, self.pool],
-            dictionary=self.layout.dictionary(),
+            dictionary=self.layout.dictionary(self.target),
             extra=self.config.extra_args,
             max_len=max_len,
             timeout=self.config.timeout,
@@ -505,26 +598,31 @@ class _TargetCampaign:
         crumb.unlink(missing_ok=True)
         proc = self._popen(cmd, {**self.env, BREADCRUMB_ENV: str(crumb)})
         key = (index, generation)
-        self.runs[key] = RunStats(started=time.monotonic())
+        self.runs[key] = RunStats(started=self.clock())
         self.procs[key] = proc
         self.open_runs.add(key)
         threading.Thread(target=_reader, args=(proc, key, self.queue), daemon=True).start()
 
-    def _status(self, now: float, start: float) -> str:
+    def _status(self, now: float) -> str:
         runs = list(self.runs.values())
         execs = sum(r.estimate(now) for r in runs)
-        elapsed = max(1e-9, now - start)
+        elapsed = max(1e-9, now - self.start)
         cov = max((r.cov for r in runs), default=0)
         ft = max((r.ft for r in runs), default=0)
         corp = max((r.corpus_units for r in runs), default=0)
         active = sum(1 for p in self.procs.values() if p.poll() is None)
         dups = sum(len(f.duplicates) for f in self.findings)
         found = f"{len(self.findings)}" + (f"+{dups}dup" if dups else "")
+        # a native or uninstrumented candidate: libFuzzer's figures are not about it
+        blind = self.candidate is not None and (
+            self.candidate_info.get("code") == "native" or not self.config.instrument_candidate
+        )
+        coverage = "cov n/a" if blind else f"cov {cov} ft {ft}"
         return (
             f"[{self.target}] {format_duration(min(elapsed, self.budget))}"
             f"/{format_duration(self.budget)} "
             f"jobs {active}/{self.config.jobs} execs {human_count(execs)} "
-            f"({human_count(execs / elapsed)}/s) cov {cov} ft {ft} corp {corp} "
+            f"({human_count(execs / elapsed)}/s) {coverage} corp {corp} "
             f"findings {found}"
         )
 
@@ -577,17 +675,22 @@ class _TargetCampaign:
     def _register(
         self, path: Path, failure: str, reason: str | None, minimizer: ThreadPoolExecutor
     ) -> None:
-        """A crashing input in ARTIFACTS: a new finding, or a duplicate of one."""
+        """A crashing input in ARTIFACTS: a new finding, or a duplicate of one (same
+        headline: for a candidate, the same problem on the same ill-formed class)."""
         if not path.exists():
             return
-        self._quarantine(path.read_bytes())
+        data = path.read_bytes()
+        self._quarantine(data)
         if str(path) in self.seen_artifacts:
             if str(path) in self.moved:  # a duplicate hit again: keep one copy
                 path.unlink()
             return
         self.seen_artifacts.add(str(path))
         title = headline(failure) or (reason or "crash")
+        found_after = max(0.0, self.clock() - self.start)
         with self.lock:
+            if self.first_finding is None:
+                self.first_finding = found_after
             first = self.by_title.get(title)
             if first is not None:
                 dup_dir = self.artifacts / "duplicates"
@@ -597,7 +700,12 @@ class _TargetCampaign:
                 self.moved.add(str(path))
                 first.duplicates.append(moved)
                 return
-            finding = FuzzFinding(self.target, path, failure=failure, size=path.stat().st_size)
+            finding = FuzzFinding(
+                self.target, path, failure=failure, size=len(data), found_after=found_after
+            )
+            filed = filed_under(title, data) if self.candidate else None
+            if filed is not None:
+                finding.verdict, finding.klass = filed
             self.by_title[title] = finding
             self.findings.append(finding)
         self.progress.note(f"[{self.target}] finding: {title} -> {path}")
@@ -605,18 +713,34 @@ class _TargetCampaign:
 
     def _screen(self, minimizer: ThreadPoolExecutor, timeout: float) -> bool:
         """Run every pool input through the target's check once, in a helper process;
-        failing inputs become findings and leave the pool.  True if any failed."""
-        if not any(self.pool.iterdir()):
+        failing inputs become findings and leave the pool.  A candidate is probed in the
+        same helper (``probes``; not with ``--no-seeds``).  True if any input failed."""
+        probe = self.candidate is not None and self.config.seeds
+        if not any(self.pool.iterdir()) and not probe:
             return False
         cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "screen", self.target]
-        out = self._helper([*cmd, str(self.pool)], timeout=timeout)
+        cmd.append(str(self.pool))
+        if probe:
+            cmd.append("--probe")
+        out = self._helper(cmd, timeout=self.deadline.limit(timeout))
         found = False
         for line in out.splitlines():
             try:
                 item = json.loads(line)
-                source, failure = Path(item["path"]), str(item["failure"])
-            except (ValueError, KeyError, TypeError):
+            except ValueError:
                 continue  # warnings and the like
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("candidate"), dict):
+                self.candidate_info = {k: str(v) for k, v in item["candidate"].items()}
+                continue
+            if isinstance(item.get("probe"), dict):
+                self.probes.append(_probe_from(item["probe"]))
+                continue
+            try:
+                source, failure = Path(item["path"]), str(item["failure"])
+            except (KeyError, TypeError):
+                continue
             if not source.is_file():
                 continue
             data = source.read_bytes()
@@ -653,102 +777,111 @@ class _TargetCampaign:
     def _process(self, finding: FuzzFinding) -> None:
         """Minimize a finding, replay the minimized input and write its report.
 
-        libFuzzer's ``-minimize_crash`` first; then a delta-debugging pass in a helper
-        process that keeps the *same* failure (libFuzzer only keeps "it crashes", and its
-        minimization is slow when the target starts slowly).  The result is replayed
-        through the real target; if it does not fail the same way, libFuzzer's result
-        (or the original input) is kept."""
+        The finding keeps the original input's headline: a smaller input is kept only if
+        the real target fails on it with that same headline (for a candidate, the same
+        problem on the same ill-formed class).  The replay helper's delta debugging first
+        (it keeps the headline by construction, far faster than a libFuzzer run per try);
+        libFuzzer's ``-minimize_crash`` when the helper cannot reproduce the failure (a
+        native crash kills it).  Every step is bounded by the budget; what does not fit is
+        skipped and the finding says so."""
         artifact = finding.artifact
         original = artifact.read_bytes()
-        first_failure = finding.failure
-        wanted = headline(first_failure)
+        wanted = finding.title
         minimized = artifact.with_name(artifact.name + ".min")
+        shutil.copyfile(artifact, minimized)
+        finding.minimized, finding.minimized_size = minimized, len(original)
+        confirmed: tuple[bool | None, str] | None = None  # the replay of a smaller input
         if wanted == TIMEOUT_HEADLINE or wanted.startswith(DIED_HEADLINE):
-            # Every try would cost a timeout or a dead helper: keep the input as found.
-            shutil.copyfile(artifact, minimized)
-            failure = ""
+            pass  # every try would cost a timeout or a dead helper: keep the input as found
         else:
-            minimized = self._minimize(artifact, len(original))
-            failure = self._shrink(artifact, minimized, wanted)
-        failed = bool(failure)
-        if not failed:
-            failed, failure = self._replay(minimized)
-        if not failed and minimized.read_bytes() != original:
-            # the minimized input does not reproduce: keep the original
-            shutil.copyfile(artifact, minimized)
-            failed, failure = self._replay(minimized)
-        if failure:
-            finding.failure = failure
-        finding.reproduced = failed
-        if not failed:
+            shrunk, confirmed = self._shrink(artifact, minimized, wanted)
+            if not shrunk and len(original) > 1 and self.deadline.left() >= 1:
+                confirmed = self._minimize(artifact, minimized, wanted)
+        failed, failure = confirmed if confirmed is not None else self._replay(minimized)
+        if failed is None:
+            finding.note = OUT_OF_TIME
+        else:
+            finding.reproduced = failed
+            finding.minimized_failure = failure
+        if failed is False:
             self.progress.note(
                 f"[{self.target}] finding {artifact.name} does not reproduce on replay"
             )
-        data = minimized.read_bytes()
+        finding.minimized_size = minimized.stat().st_size
+        finding.report = self._write_report(finding, minimized, minimized.read_bytes(), original)
+
+    def _cut_short(self, finding: FuzzFinding) -> None:
+        """The report of a finding the budget left no time to minimize or replay."""
+        original = finding.artifact.read_bytes()
+        minimized = finding.artifact.with_name(finding.artifact.name + ".min")
+        if not minimized.exists() or finding.minimized_failure == "":
+            shutil.copyfile(finding.artifact, minimized)
         finding.minimized = minimized
+        data = minimized.read_bytes()
         finding.minimized_size = len(data)
-        finding.report = self._write_report(finding, minimized, data, original, first_failure)
+        finding.note = finding.note or OUT_OF_TIME
+        finding.report = self._write_report(finding, minimized, data, original)
 
-    def _minimize(self, artifact: Path, size: int) -> Path:
-        """``ARTIFACT.min``: libFuzzer's ``-minimize_crash`` result, else a copy."""
-        minimized = artifact.with_name(artifact.name + ".min")
-        if size > 1:
-            self._helper(
-                minimize_command(
-                    self.shim, artifact, minimized, max_time=self.config.minimize_time
-                ),
-                timeout=self.config.minimize_time + 30,
-            )
-        if not minimized.exists():
-            shutil.copyfile(artifact, minimized)
-        return minimized
-
-    def _shrink(self, artifact: Path, minimized: Path, wanted: str) -> str:
-        """The replay helper's delta debugging (from ``minimized``, else from the
-        original) toward an input failing with headline ``wanted``; if the real target
-        confirms it, it replaces ``minimized`` and its failure text is returned, else ""."""
+    def _shrink(
+        self, artifact: Path, minimized: Path, wanted: str
+    ) -> tuple[bool, tuple[bool, str] | None]:
+        """The replay helper's delta debugging from the original input toward a smaller
+        one failing with headline ``wanted``: whether the helper reproduced the failure
+        at all (else libFuzzer's minimizer may), and the real target's replay if it
+        confirmed a smaller input with that headline (it replaces ``minimized``)."""
         polished = artifact.with_name(artifact.name + ".shrink")
-        if wanted:
-            shrink_cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "shrink"]
-            for source in (minimized, artifact):
-                polished.unlink(missing_ok=True)
-                self._helper(
-                    [*shrink_cmd, self.target, str(source), str(polished), wanted],
-                    timeout=self.config.minimize_time + 30,
-                )
-                if polished.exists():
-                    break
-        if not polished.exists():
-            return ""
-        if polished.stat().st_size > minimized.stat().st_size and self._replay(minimized)[0]:
-            # libFuzzer's input is smaller and still fails: keep it
-            polished.unlink(missing_ok=True)
-            return ""
-        failed, failure = self._replay(polished)
-        if failed and headline(failure) == wanted:
-            polished.replace(minimized)
-        else:
-            failure = ""
         polished.unlink(missing_ok=True)
-        return failure
+        shrink_cmd = [self.config.python, "-m", "sanitizer.fuzzing.replay", "shrink"]
+        self._helper(
+            [*shrink_cmd, self.target, str(artifact), str(polished), wanted],
+            timeout=self.deadline.limit(self.config.minimize_time),
+        )
+        return polished.exists(), self._keep_if_same(polished, minimized, wanted)
 
-    def _replay(self, path: Path) -> tuple[bool, str]:
+    def _minimize(self, artifact: Path, minimized: Path, wanted: str) -> tuple[bool, str] | None:
+        """libFuzzer's ``-minimize_crash``, kept only if it fails as ``wanted`` (libFuzzer
+        keeps "it crashes", which may be another failure): as ``_shrink``."""
+        smaller = artifact.with_name(artifact.name + ".lfmin")
+        smaller.unlink(missing_ok=True)
+        limit = self.deadline.limit(self.config.minimize_time)
+        if limit >= 1:
+            self._helper(
+                minimize_command(self.shim, artifact, smaller, max_time=int(limit)),
+                timeout=limit,
+            )
+        return self._keep_if_same(smaller, minimized, wanted)
+
+    def _keep_if_same(
+        self, candidate: Path, minimized: Path, wanted: str
+    ) -> tuple[bool, str] | None:
+        """Replace ``minimized`` with ``candidate`` when it is smaller and the real target
+        fails on it with headline ``wanted``: that replay's result, else None."""
+        try:
+            if not candidate.exists() or candidate.stat().st_size >= minimized.stat().st_size:
+                return None
+            failed, failure = self._replay(candidate)
+            if failed and headline(failure) == wanted:
+                candidate.replace(minimized)
+                return True, failure
+            return None
+        finally:
+            candidate.unlink(missing_ok=True)
+
+    def _replay(self, path: Path) -> tuple[bool | None, str]:
         """Run the real target once on ``path``: whether it failed (non-zero exit: an
-        exception, a signal, a timeout) and its failure text."""
+        exception, a signal, a timeout; None: no time left to know) and its failure
+        text."""
         cmd = [*self.base, f"-timeout={self.config.timeout}", str(path)]
-        code, out = self._run_helper(cmd, timeout=120 + self.config.timeout)
+        code, out = self._run_helper(cmd, timeout=self.deadline.limit(120 + self.config.timeout))
+        if code is None:
+            return None, ""
         # libFuzzer prints "Executed FILE in N ms" after running an input; exit status 0
         # without it is a process that left in the middle (os._exit(0)).
         finished = code == 0 and "\nExecuted " in f"\n{out}"
         return not finished, extract_failure(out.splitlines())
 
     def _write_report(
-        self,
-        finding: FuzzFinding,
-        minimized: Path,
-        data: bytes,
-        original: bytes,
-        first_failure: str,
+        self, finding: FuzzFinding, minimized: Path, data: bytes, original: bytes
     ) -> Path:
         """``ARTIFACT.txt``, next to the finding."""
         report = finding.artifact.with_name(finding.artifact.name + ".txt")
@@ -765,7 +898,6 @@ class _TargetCampaign:
                     minimized,
                     self.candidate,
                 ),
-                original_failure=first_failure,
             ),
             encoding="utf-8",
         )
@@ -778,8 +910,14 @@ class _TargetCampaign:
         return self._run_helper(cmd, timeout)[1]
 
     def _run_helper(self, cmd: Sequence[str], timeout: float) -> tuple[int | None, str]:
-        """A helper's exit status (None on timeout) and merged output ("" on timeout)."""
-        proc = self._popen([self.config.python, *cmd] if cmd[0] == str(self.shim) else cmd)
+        """A helper's exit status (None on timeout, or when ``timeout`` leaves it no time
+        to run) and merged output ("" then)."""
+        if timeout < 0.1:
+            return None, ""
+        try:
+            proc = self._popen([self.config.python, *cmd] if cmd[0] == str(self.shim) else cmd)
+        except RuntimeError:  # the campaign was stopped meanwhile
+            return None, ""
         try:
             out, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -793,14 +931,39 @@ class _TargetCampaign:
         return proc.returncode, out
 
     def _merge(self, sources: Sequence[Path]) -> None:
-        """``-merge=1`` the workers' new units into the working corpus."""
+        """``-merge=1`` the workers' new units into the working corpus, in the time left;
+        without the time for it, every new unit is kept."""
         if not sources:
             return
         self.progress.note(f"[{self.target}] merging new corpus entries into {self.working}")
         scratch = self.tmp / "merge-artifacts"
         scratch.mkdir(exist_ok=True)
-        out = self._helper(merge_command(self.shim, self.working, sources, scratch), timeout=300)
+        out = self._helper(
+            merge_command(self.shim, self.working, sources, scratch),
+            timeout=self.deadline.limit(300),
+        )
         if "MERGE-OUTER" not in out:
-            # Merge could not run: keep every new unit rather than lose them.
+            # Merge could not run (or finish): keep every new unit rather than lose them.
             for src in sources:
                 copy_missing(src, self.working)
+
+
+def _probe_from(item: dict[str, object]) -> Probe:
+    """A probe's verdict as the replay helper printed it."""
+    return Probe(
+        bytes.fromhex(str(item.get("input", ""))),
+        str(item.get("class", "")),
+        str(item.get("verdict", "")),
+        str(item.get("answer", "")),
+        str(item.get("headline", "")),
+    )
+
+
+def _candidate_answer(failure: str) -> str:
+    """The candidate's answer in a ``Divergence`` report: the line after ``strict``."""
+    lines = failure.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.lstrip().startswith("strict"):
+            answer = lines[i + 1].partition(" : ")[2].strip()
+            return answer if len(answer) <= 60 else answer[:57] + "..."
+    return ""

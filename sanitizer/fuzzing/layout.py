@@ -1,8 +1,10 @@
-"""Where a campaign finds and keeps its files: scripts, seeds, dictionary, corpus units.
+"""Where a campaign finds and keeps its files: scripts, dictionary, corpus units.
 
-A campaign runs from a source checkout (``fuzz/fuzz_TARGET.py``, ``corpus/TARGET/``,
-``corpus/utf8.dict`` beside the package) or from an installed package alone (``python -m
-sanitizer.fuzzing TARGET``, no seeds); ``Layout`` answers "where is X" for both.
+A campaign runs from a source checkout (workers start ``fuzz/fuzz_TARGET.py``) or from an
+installed package alone (``python -m sanitizer.fuzzing TARGET``); ``Layout`` answers
+"where is X" for both.  The seeds and the dictionary are package data either way
+(``seeds``, ``utf8.dict``); a campaign's working corpus is one directory per target and
+candidate (``candidate_slug``).
 
 libFuzzer re-executes ``argv[0]`` for ``-minimize_crash`` and ``-merge`` (through
 ``system()``), which fails for ``python fuzz/fuzz_x.py`` (``argv[0]`` is a script that may
@@ -23,6 +25,7 @@ from pathlib import Path
 
 __all__ = [
     "Layout",
+    "candidate_slug",
     "copy_missing",
     "count_files",
     "detect_layout",
@@ -30,6 +33,7 @@ __all__ = [
     "link_missing",
     "sha1_hex",
     "shim_source",
+    "write_missing",
     "write_shim",
 ]
 
@@ -47,25 +51,21 @@ class Layout:
         path = self.source_root / "fuzz" / f"fuzz_{target}.py"
         return path if path.is_file() else None
 
-    def seeds(self, target: str) -> Path | None:
-        if self.source_root is None:
-            return None
-        path = self.source_root / "corpus" / target
-        return path if path.is_dir() else None
+    def dictionary(self, target: str) -> Path | None:
+        """The target's libFuzzer dictionary (package data, ``targets.FuzzTarget``)."""
+        from .targets import target as registered
 
-    def dictionary(self) -> Path | None:
-        candidates = [Path(__file__).resolve().parent / "utf8.dict"]
-        if self.source_root is not None:
-            candidates.insert(0, self.source_root / "corpus" / "utf8.dict")
-        return next((p for p in candidates if p.is_file()), None)
+        name = registered(target).dictionary
+        path = Path(__file__).resolve().parent / name if name else None
+        return path if path is not None and path.is_file() else None
 
 
 def detect_layout(package_dir: Path | None = None) -> Layout:
-    """A source tree is recognised by ``fuzz/`` and ``corpus/`` beside the package."""
+    """A source tree is recognised by ``fuzz/`` beside the package."""
     if package_dir is None:
         package_dir = Path(__file__).resolve().parent.parent
     root = package_dir.parent
-    if (root / "fuzz").is_dir() and (root / "corpus").is_dir():
+    if (root / "fuzz").is_dir():
         return Layout(root)
     return Layout(None)
 
@@ -128,6 +128,34 @@ def link_missing(src: Path, dest: Path) -> int:
                 shutil.copyfile(path, dest / path.name)
             linked += 1
     return linked
+
+
+def write_missing(files: dict[str, bytes], dest: Path) -> int:
+    """Write the ``name -> bytes`` files not already in ``dest``; returns how many."""
+    written = 0
+    for name, data in files.items():
+        if not (dest / name).exists():
+            (dest / name).write_bytes(data)
+            written += 1
+    return written
+
+
+# The working corpus of a campaign without a candidate (the project's own code).
+OWN_CODE_SLUG = "sanitizer"
+
+
+def candidate_slug(candidate: str | None) -> str:
+    """The directory name of a candidate's working corpus: ``examples.my_decoder:decode``
+    -> ``examples.my_decoder.decode`` (characters other than letters, digits, ``.``,
+    ``_`` and ``-`` become ``_``; a long spec is cut and given its hash)."""
+    if not candidate:
+        return OWN_CODE_SLUG
+    dotted = candidate.replace(":", ".")
+    slug = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in dotted)
+    slug = slug.strip(".") or "_"
+    if len(slug) > 80 or slug != dotted:
+        slug = f"{slug[:60]}-{sha1_hex(candidate.encode())[:8]}"
+    return slug
 
 
 def sha1_hex(data: bytes) -> str:

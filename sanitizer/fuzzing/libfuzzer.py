@@ -289,7 +289,7 @@ class RunStats:
 DEFAULT_MAX_LEN = 256
 # The long-input tier of a campaign's schedule: odd-numbered workers (and every restart of
 # worker 0 after the first) explore inputs up to this size, so bugs that need a long input
-# (a decoder working in 1,024-byte blocks) are reachable too (issue #16).
+# (a decoder working in 1,024-byte blocks) are reachable too.
 LONG_MAX_LEN = 4096
 # libFuzzer's -timeout (seconds per input; its own default is 1200): an input running
 # longer is a "timeout-" finding, not a campaign that spins until it is killed.

@@ -326,7 +326,7 @@ def normalizes_nfc(data: bytes) -> str:
     return unicodedata.normalize("NFC", data.decode("utf-8"))
 
 
-# -- escapes, long inputs: what the harness itself must not miss (issue #16) ----------------
+# -- escapes, long inputs: what the harness itself must not miss ---------------------------
 
 
 def decodes_1024_byte_blocks(data: bytes) -> str:

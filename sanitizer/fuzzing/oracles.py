@@ -1,12 +1,13 @@
 """The oracles: what each fuzz target asserts, as plain functions of the input bytes.
 
 A fuzzer only finds inputs; whether an input is a bug is decided here.  One invariant
-function per target (``TARGETS``) is shared by the atheris scripts in ``fuzz/``, ``python -m
-sanitizer.fuzzing``, a campaign's helper processes (``replay``) and the plain pytest
-regression replay, so a finding reproduces everywhere with the same bytes.  Every check is
-deterministic in ``data`` (chunkings are derived from the bytes themselves), which is what
-libFuzzer's reproduction (``fuzz_decode.py crash-...``) and ``-minimize_crash`` need.  A
-violated invariant raises ``Divergence``, whose text is the finding report.
+function per UTF-8 target (named by ``targets.REGISTRY``) is shared by the fuzz workers
+(``python -m sanitizer.fuzzing``, ``fuzz/fuzz_*.py``), a campaign's helper processes
+(``replay``) and the plain pytest regression replay, so a finding reproduces everywhere
+with the same bytes.  Every check is deterministic in ``data`` (chunkings are derived from
+the bytes themselves), which is what libFuzzer's reproduction (``fuzz_decode.py
+crash-...``) and ``-minimize_crash`` need.  A violated invariant raises ``Divergence``,
+whose text is the finding report.
 
 ``check_decode`` is differential: this project's decoder (both runners of the
 ``grammar.MACHINE`` table, every public entry point) against CPython's codec, one-shot and
@@ -32,22 +33,27 @@ from sanitizer.categories import NORMAL_FORMS
 from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
 
+from .classes import CLASSES, WELL_FORMED, IllFormedClass, first_class, groups, worst_class
+
 __all__ = [
+    "ACCEPTS",
     "BLOCK_SIZES",
     "DEEP_EVERY",
     "INCREMENTAL_LIMIT",
     "KERNELS",
     "LONG_EVERY",
+    "LONG_TIER_MARK",
+    "OFFSETS_CONTRACT",
     "POLICY_DEEP_EVERY",
     "POLICY_INSPECT_EVERY",
     "POLICY_INSPECT_LIMIT",
     "POLICY_REFUSAL_EVERY",
     "PY_RUNNER_LIMIT",
-    "TARGETS",
     "Candidate",
     "CandidateEscape",
     "Divergence",
     "InputTimeout",
+    "Note",
     "call_candidate",
     "check_decode",
     "check_identifiers",
@@ -55,6 +61,8 @@ __all__ = [
     "chunk_sizes",
     "cpython_spans",
     "expected_kind",
+    "filed_under",
+    "judge_candidate",
     "long_variants",
     "split_pair",
 ]
@@ -108,7 +116,13 @@ class Divergence(AssertionError):
         return "\n".join(lines)
 
 
+class Note(str):
+    """A line of a ``Divergence`` report that is prose, shown as is (not ``ascii()``)."""
+
+
 def _show(answer: object) -> str:
+    if isinstance(answer, Note):
+        return str(answer)
     if isinstance(answer, BaseException):
         extra = ""
         if isinstance(answer, UnicodeDecodeError):
@@ -321,7 +335,7 @@ def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool
         _fail("Python runner replace text != CPython", head, ref_text, py_text)
 
 
-# The UTF-8 validator's kernels (issue #14): every one this CPU runs (avx2, sse41, neon,
+# The UTF-8 validator's kernels: every one this CPU runs (avx2, sse41, neon,
 # scalar), through the ``valid_prefix_using`` test hook of the native seam.
 KERNELS: tuple[str, ...] = (
     speedups.utf8_kernels() if speedups is not None and hasattr(speedups, "utf8_kernels") else ()
@@ -579,11 +593,12 @@ def _check_candidate(
 ) -> None:
     name = getattr(candidate, "__qualname__", repr(candidate))
     got = call_candidate(candidate, data)
-    problem = _candidate_problem(got, strict, ref_spans)
+    problem = _candidate_problem(data, got, strict, ref_spans)
     if problem is not None:
+        headline, notes = problem
         cause = got if isinstance(got, BaseException) else None
         raise Divergence(
-            f"candidate {name} {problem}{what}", data, [("strict", strict), (name, got)]
+            f"candidate {name} {headline}{what}", data, [("strict", strict), (name, got), *notes]
         ) from cause
 
 
@@ -591,6 +606,8 @@ def _check_candidate(
 # (a reader decoding every ``read()`` separately) is only wrong where a multi-byte
 # sequence straddles one of these offsets, far past a campaign's usual -max_len.
 BLOCK_SIZES = (1024, 4096, 8192, 65536)
+# What a long-tier finding's headline says (after the problem).
+LONG_TIER_MARK = "the input placed across a"
 # During a campaign the long tier runs on one input in LONG_EVERY (by CRC-32, as
 # DEEP_EVERY, so a replay repeats it) with the two smaller block sizes: 5 KiB through a
 # coverage-instrumented Python candidate costs ~20 ms (4 us a byte), which on every input
@@ -624,31 +641,133 @@ def _check_candidate_long(data: bytes, candidate: Candidate, deep: bool | None) 
         return
     sizes = BLOCK_SIZES if deep else BLOCK_SIZES[:2]
     for block, long in long_variants(data, sizes):
-        where = f" (the input placed across a {block}-byte block boundary)"
+        where = f" ({LONG_TIER_MARK} {block}-byte block boundary)"
         _check_candidate(long, candidate, *_reference(long), what=where)
 
 
+# What a candidate refusing ill-formed input promises about its error (docs/fuzzing.md).
+OFFSETS_CONTRACT = (
+    "a candidate must report the offsets of the first maximal ill-formed subpart within "
+    "the bytes it was given, as CPython does; it refused the input, as it should: only the "
+    "offsets differ (raise a plain ValueError when you cannot give them)"
+)
+# The problems a candidate's answer can have, as its finding's headline says them.
+ACCEPTS = "accepts ill-formed UTF-8"
+WRONG_OFFSETS = "reports the wrong error offsets (offsets only)"
+REJECTS = "rejects well-formed UTF-8"
+DIFFERENT_TEXT = "decodes to different text"
+
+
 def _candidate_problem(
-    got: object, strict: str | UnicodeDecodeError, ref_spans: list[Span]
-) -> str | None:
-    """What is wrong with a candidate's answer (text, or the exception it raised)."""
+    data: bytes, got: object, strict: str | UnicodeDecodeError, ref_spans: list[Span]
+) -> tuple[str, list[tuple[str, object]]] | None:
+    """What is wrong with a candidate's answer (text, or the exception it raised): the
+    headline's end (``accepts ill-formed UTF-8: overlong form``) and notes for the report.
+    Ill-formed input is filed under its class (``classes``): the most severe one present
+    when the candidate returned something, the first error's when it refused."""
+    notes: list[tuple[str, object]] = []
     if isinstance(got, ValueError):  # UnicodeDecodeError included: a rejection
         if isinstance(strict, str):
-            return "rejects well-formed UTF-8"
+            return REJECTS, notes
         if isinstance(got, UnicodeDecodeError) and (got.start, got.end) != ref_spans[0]:
-            return "reports the wrong error offsets"
+            other = got.object
+            own = isinstance(other, (bytes, bytearray, memoryview)) and bytes(other) == data
+            start, end = ref_spans[0]
+            found = groups(data)
+            if own and got.start < start:
+                notes.append(("note", Note(f"it refused at {got.start}, before {start}")))
+                return f"{REJECTS} (before the first ill-formed subpart)", notes
+            later = any(gs <= got.start < ge for _, gs, ge in found[1:])
+            passed = [c for c, _, group_end in found if group_end <= got.start]
+            if own and later and passed:  # it read past ill-formed groups, refused a later one
+                notes.append(
+                    (
+                        "note",
+                        Note(
+                            f"it refused only at [{got.start}:{got.end}], past the "
+                            f"ill-formed subpart at [{start}:{end}]"
+                        ),
+                    )
+                )
+                return f"{ACCEPTS}: {min(passed, key=lambda c: c.rank).label}", notes
+            notes.append(("contract", Note(OFFSETS_CONTRACT)))
+            if not own and isinstance(other, (bytes, bytearray)):
+                notes.append(
+                    (
+                        "hint",
+                        Note(
+                            f"its UnicodeDecodeError is about other bytes ({len(other)}, not the "
+                            f"{len(data)} it was given): a wrapper passing on a library's error "
+                            "raised over a larger document; the contract is the wrapper's"
+                        ),
+                    )
+                )
+            return f"{WRONG_OFFSETS}: {_label(first_class(data))}", notes
         return None
     if isinstance(got, CandidateEscape):
-        return f"tried to end the process: {got}"
+        return f"tried to end the process: {got}", notes
     if isinstance(got, BaseException):
-        return "crashed (only str or UnicodeDecodeError/ValueError are answers)"
-    if not isinstance(got, str):
-        return f"returned {type(got).__name__}, not str"
+        return "crashed (only str or UnicodeDecodeError/ValueError are answers)", notes
     if isinstance(strict, UnicodeDecodeError):
-        return "accepts ill-formed UTF-8"
+        if not isinstance(got, str):
+            notes.append(("note", Note(f"it also returned {type(got).__name__}, not str")))
+        return f"{ACCEPTS}: {_label(worst_class(data))}", notes
+    if not isinstance(got, str):
+        return f"returned {type(got).__name__}, not str", notes
     if got != strict:
-        return "decodes to different text"
+        return DIFFERENT_TEXT, notes
     return None
+
+
+def _label(found: IllFormedClass | None) -> str:
+    return found.label if found is not None else "(no ill-formed group)"
+
+
+def judge_candidate(data: bytes, candidate: Candidate) -> tuple[str, str, str, str]:
+    """A candidate's verdict on one input, as a probe reports it: (verdict, class key,
+    its answer as a report shows it, the finding's headline or ""), the verdict one of
+    ``probes``' accepted / differs / refused / decoded."""
+    strict, spans = _reference(data)
+    got = call_candidate(candidate, data)
+    problem = _candidate_problem(data, got, strict, spans)
+    headline = "" if problem is None else f"candidate {problem[0]}"
+    filed = filed_under(headline, data) if problem is not None else None
+    if filed is None:
+        ill = first_class(data)
+        filed = ("refused", ill.key) if ill is not None else ("decoded", WELL_FORMED)
+    return filed[0], filed[1], _brief(got, strict), headline
+
+
+def _brief(got: object, strict: str | UnicodeDecodeError) -> str:
+    """A candidate's answer for a table cell: its text, or the error and its span."""
+    if isinstance(got, UnicodeDecodeError):
+        text = f"{type(got).__name__} [{got.start}:{got.end}]"
+        if isinstance(strict, UnicodeDecodeError) and (got.start, got.end) != (
+            strict.start,
+            strict.end,
+        ):
+            text += f", CPython [{strict.start}:{strict.end}]"
+        return text
+    if isinstance(got, BaseException):
+        return type(got).__name__
+    return ascii(got)
+
+
+def filed_under(headline: str, data: bytes) -> tuple[str, str] | None:
+    """(verdict, class key) of a candidate's finding on ``data``, from its headline:
+    accepted (under the class the headline names), or differs (under the first error's
+    class, or ``well-formed`` for well-formed text it got wrong); None for a headline that
+    is no candidate's."""
+    if "candidate " not in headline:
+        return None
+    if f" {ACCEPTS}: " in headline:
+        label = headline.split(f" {ACCEPTS}: ", 1)[1]
+        named = next((c for c in CLASSES if label.startswith(c.label)), worst_class(data))
+        return "accepted", named.key if named is not None else WELL_FORMED
+    if any(f" {what}" in headline for what in (REJECTS, DIFFERENT_TEXT, "returned ")):
+        return "differs", WELL_FORMED
+    found = first_class(data)
+    return "differs", found.key if found is not None else WELL_FORMED
 
 
 # -- policy and identifiers ---------------------------------------------------------------
@@ -675,12 +794,12 @@ def split_pair(data: bytes) -> tuple[bytes, bytes]:
 #   str input, ``sanitize`` against ``inspect``, the output re-inspected, the log line).
 #
 # ``inspect`` builds a finding per character it flags (tens of microseconds each in the
-# engine): sampling it is what keeps a campaign exploring (issue #16).  The deep tier
+# engine): sampling it is what keeps a campaign exploring.  The deep tier
 # holds every check of the other two, so an input failing a sampled tier fails
 # ``deep=True`` too: pytest's replay of the corpus and of saved findings, a campaign's
 # replay helper and ``fuzz/fuzz_policy.py FILE`` (libFuzzer's one-input replay) run it.
 #
-# The rates (issue #16, measured with callgrind on 3,000 inputs a libFuzzer run made from
+# The rates (measured with callgrind on 3,000 inputs a libFuzzer run made from
 # the seed corpus, instrumented as a worker is): the verdict tier's engine run is the
 # floor (~230K instructions per input, uninstrumented); with the two sampled tiers and
 # the sampled refusal at 1 in 32 / 1 in 256 / 1 in 8, an instrumented execution cost
@@ -748,7 +867,7 @@ def check_policy(data: bytes, *, deep: bool | None = True) -> None:
                     names=("bytes", "str"),
                 )
         if report.text is not None:
-            # The output invariant (issue #11): re-inspected with the same policy, the output
+            # The output invariant: re-inspected with the same policy, the output
             # holds nothing it refuses, strips or replaces (sequences judged on the output).
             # (inspect is a function of text and policy: an output equal to the decoded
             # input was re-inspected just above, as the str input)
@@ -989,10 +1108,3 @@ def _check_lookalike(data: bytes, left: str, right: str) -> None:
             *verdicts,
             names=("skeletons", "resolved masks", "expected", "(a, b)", "(b, a)", "python"),
         )
-
-
-TARGETS: dict[str, Callable[[bytes], None]] = {
-    "decode": check_decode,
-    "policy": check_policy,
-    "identifiers": check_identifiers,
-}

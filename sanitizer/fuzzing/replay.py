@@ -1,8 +1,10 @@
 """Helper processes of a campaign: run a target's oracle on given inputs, in process.
 
-``python -m sanitizer.fuzzing.replay screen TARGET DIR`` replays a corpus once before the
-workers start (inputs that already fail become findings at once instead of crashing every
-worker while it loads), and ``... shrink TARGET IN OUT HEADLINE`` delta-debugs a finding
+``python -m sanitizer.fuzzing.replay screen TARGET DIR [--probe]`` replays a corpus once
+before the workers start (inputs that already fail become findings at once instead of
+crashing every worker while it loads); with ``--probe`` it also says what the candidate
+is (``probes.candidate_code``) and its verdict on every probe of every ill-formed class
+(``probes``), one JSON line each; and ``... shrink TARGET IN OUT HEADLINE`` delta-debugs a finding
 while keeping its *same* failure (libFuzzer's ``-minimize_crash`` only keeps "it crashes").
 They run in a child process (a crashing or hanging candidate cannot take the campaign
 down with it) and call the oracle directly, far cheaper than a libFuzzer re-run per try.
@@ -87,11 +89,14 @@ def target_check(target: str) -> Callable[[bytes], None]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``screen TARGET DIR``: one JSON line per failing file.  ``shrink TARGET IN OUT
-    HEADLINE``: write to OUT a smaller input failing with the same headline."""
+    """``screen TARGET DIR [--probe]``: one JSON line per failing file (and per probe).
+    ``shrink TARGET IN OUT HEADLINE``: write to OUT a smaller input failing with the same
+    headline."""
     mode, target, *rest = argv
     check = target_check(target)
     if mode == "screen":
+        if "--probe" in rest:
+            _probe()
         return _screen(check, Path(rest[0]))
     if mode == "shrink":
         return _shrink_file(check, Path(rest[0]), Path(rest[1]), rest[2])
@@ -133,6 +138,36 @@ def _input_timeout() -> float:
         return max(0.0, float(os.environ.get(TIMEOUT_ENV, "0")))
     except ValueError:
         return 0.0
+
+
+def _probe() -> None:
+    """The candidate's code kind, then one line per probe (``probes.judge``)."""
+    from .classes import WELL_FORMED, first_class
+    from .probes import DIFFERS, Probe, candidate_code, judge, probe_inputs
+
+    spec = os.environ.get(CANDIDATE_ENV, "")
+    if not spec:
+        return
+    try:
+        decoder = load(spec)
+    except ValueError:  # the screen's own load reports it
+        return
+    info = {"spec": spec, "code": candidate_code(decoder), "type": type(decoder).__name__}
+    print(json.dumps({"candidate": info}), flush=True)
+    limit = _input_timeout()
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for data in probe_inputs():
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            probe = judge(decoder, data)
+        except InputTimeout:  # a hanging candidate: the screen files it as a timeout
+            found = first_class(data)
+            probe = Probe(data, found.key if found else WELL_FORMED, DIFFERS, "timeout")
+        finally:
+            if limit:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        print(json.dumps({"probe": probe.as_dict()}), flush=True)
 
 
 def _screen(check: Callable[[bytes], None], directory: Path) -> int:

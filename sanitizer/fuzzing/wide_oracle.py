@@ -1,4 +1,4 @@
-"""The UTF-16/UTF-32 fuzz oracle (issue #15) and the broken decoders it must catch.
+"""The UTF-16/UTF-32 fuzz oracle and the broken decoders it must catch.
 
 ``check_wide(data)`` decodes the same bytes as UTF-16LE, UTF-16BE, UTF-32LE and UTF-32BE
 (and as ``utf-16``/``utf-32`` with BOM detection) and asserts, against CPython's codec:

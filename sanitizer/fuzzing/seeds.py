@@ -1,11 +1,16 @@
 """The seed corpus, one reviewable row per attack: name, bytes in hex, what it attacks, source.
 
-``tools/generate.py corpus`` writes ``<name>.bin`` for each row into the directory of each
-target it names (``corpus/decode/``, ``corpus/policy/``, ``corpus/identifiers/``) and
-``--check`` verifies the files on disk match this table.  Targets: ``d`` decode, ``p``
-policy, ``i`` identifiers, ``w`` web (requests, format in ``fuzz/fuzz_web.py``).
-Identifier inputs hold two identifiers separated by FF (never a byte of UTF-8, RFC 3629
-§1; see ``sanitizer.fuzzing.oracles.split_pair``).
+The one place the seeds are written down.  A campaign writes a target's rows
+(``files(target)``: ``<name>.bin`` -> bytes) into its working corpus, from an installed
+package as from a checkout; ``tools/generate.py corpus`` writes the same files into the
+checkout's ``corpus/TARGET/`` (for ``sanitizer check corpus/decode``, libFuzzer command
+lines, reviewers and the ClusterFuzzLite seed archives) and ``--check`` proves they equal
+this table.  A row's ``targets`` are letters, each target's ``seeds`` in
+``targets.REGISTRY``: ``d`` decode, ``p`` policy, ``i`` identifiers, ``u`` utf16, ``7``
+utf7, ``w`` web (requests, format in ``web_oracle``).  Identifier inputs hold two
+identifiers separated by FF (never a byte of UTF-8, RFC 3629 §1; see
+``oracles.split_pair``).  The decode rows are also a candidate's probes, one class of
+ill-formed input or more each (``probes``).
 
 Sources: RFC 3629 (§1 FE/FF, §3 range and surrogates, §4 ABNF, §6 BOM, §10 security),
 RFC 2279 §2 (the 5/6-byte forms), Secure Programming HOWTO §5.9.4/§5.9.5, Markus Kuhn's
@@ -942,7 +947,7 @@ SEEDS: tuple[Seed, ...] = (
         "ident-single", "53 74 72 61 C3 9F 65 CC 81", "one identifier, no separator", "UAX #31", "i"
     ),
     # web: byte 0 picks the Content-Type and chunkings, then head CR LF CR LF body
-    # (request format: fuzz/fuzz_web.py)
+    # (request format: web_oracle.parse_request)
     Seed(
         "web-get-clean",
         "00 2F 69 6E 64 65 78 2E 68 74 6D 6C 3F 71 3D 63 61 66 25 43 33 25 41 39 26 70 61 67 "
@@ -1175,7 +1180,7 @@ SEEDS: tuple[Seed, ...] = (
         "RFC 3629 §3; RFC 9112 §7.1",
         "w",
     ),
-    # UTF-7 (issue #15), target ``7`` (corpus/utf7/, fuzz/fuzz_utf7.py): RFC 2152's
+    # UTF-7, target ``7`` (corpus/utf7/, utf7_oracle.py): RFC 2152's
     # examples, the smuggling forms and every kind of ill-formed run
     Seed(
         "utf7-rfc-alpha",
@@ -1297,7 +1302,7 @@ SEEDS: tuple[Seed, ...] = (
         "RFC 2152 §1",
         "7",
     ),
-    # UTF-16 and UTF-32 (issue #15), target ``u`` (corpus/utf16/, fuzz/fuzz_utf16.py): each
+    # UTF-16 and UTF-32, target ``u`` (corpus/utf16/, wide_oracle.py): each
     # input is decoded in all four byte orders; the kinds of ill-formed units and controls
     Seed(
         "utf16-lone-high",
@@ -1405,3 +1410,11 @@ SEEDS: tuple[Seed, ...] = (
         "u",
     ),
 )
+
+
+def files(target: str) -> dict[str, bytes]:
+    """``<name>.bin`` -> bytes for every row of ``target`` (a registry name)."""
+    from .targets import target as registered
+
+    letter = registered(target).seeds
+    return {f"{seed.name}.bin": seed.data for seed in SEEDS if letter in seed.targets}
