@@ -8,7 +8,9 @@ and ``tools/generate.py --check`` fails when the data changed and the page did n
 Tables: ``categories`` in docs/profiles.md, from ``Category.members`` and
 ``Category.rationale`` (``sanitizer/category_meanings.py``); ``readings`` in docs/web.md,
 how each supported framework turns each part of a request into text, from the table the
-web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``).
+web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``);
+``generators`` in docs/maintainers/generators.md, from ``tools/generate.py``'s
+``GENERATORS``.
 """
 
 from __future__ import annotations
@@ -37,10 +39,19 @@ def readings_table() -> str:
     return markdown_table().rstrip("\n")
 
 
+def generators_table() -> str:
+    from generate import GENERATORS
+
+    rows = ["| generator | writes | from |", "|---|---|---|"]
+    rows += [f"| `{name}` | {writes} | {source} |" for name, (writes, source) in GENERATORS.items()]
+    return "\n".join(rows)
+
+
 # page -> table name -> what renders it
 TABLES: dict[Path, dict[str, Callable[[], str]]] = {
     Path("docs/profiles.md"): {"categories": categories_table},
     Path("docs/web.md"): {"readings": readings_table},
+    Path("docs/maintainers/generators.md"): {"generators": generators_table},
 }
 
 

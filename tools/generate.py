@@ -27,20 +27,38 @@ from typing import Protocol, cast
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "tools"
 
-# name -> what it generates, from what; tools/gen_<name>.py
-GENERATORS: dict[str, str] = {
-    "chartables": "sanitizer/_chartables_data.py: character categories, normalization "
-    "(unicodedata2, ucdinfo's UCD)",
-    "classtable": "sanitizer/policy/_classtable_data.py: the policy fast path's class table "
-    "(from _chartables_data)",
-    "lookalike": "sanitizer/lookalike/_*_data.py: UTS #39 scripts, skeletons, identifier keys "
-    "(tools/unicode-18.0.0/)",
-    "precis": "sanitizer/precis/_precis_data.py: the PRECIS derived property and profile data "
-    "(unicodedata2, ucdinfo's UCD, _chartables_data, tools/unicode-18.0.0/)",
-    "corpus": "corpus/: the fuzzing seed corpus and dictionary (sanitizer/fuzzing/seeds.py, "
-    "utf8.dict)",
-    "docs_tables": "the tables of docs/*.md that restate the package's data (between "
-    "BEGIN/END markers)",
+# name -> (what it writes, from what); the module is tools/gen_<name>.py
+GENERATORS: dict[str, tuple[str, str]] = {
+    "chartables": (
+        "`sanitizer/_chartables_data.py`: the character categories and normalization tables "
+        "of the policy layer",
+        "unicodedata2 and ucdinfo's UCD (`ucdinfo==0.3`, in the `test` extra)",
+    ),
+    "classtable": (
+        "`sanitizer/policy/_classtable_data.py`: the policy fast path's two-stage class table",
+        "the character tables",
+    ),
+    "lookalike": (
+        "`sanitizer/lookalike/_*_data.py`: UTS #39 scripts, skeletons, identifier status, "
+        "types and keys",
+        "the vendored files in `tools/unicode-18.0.0/`",
+    ),
+    "precis": (
+        "`sanitizer/precis/_precis_data.py`: the PRECIS derived property of every code point "
+        "(RFC 8264 §8) and the profiles' character data: width map, spaces, Bidi groups, "
+        "joining types, scripts, Unicode 18 lowercase and case folding",
+        "unicodedata2, ucdinfo's UCD XML, `_chartables_data` (Default_Ignorable), "
+        "`tools/unicode-18.0.0/HangulSyllableType.txt.xz`",
+    ),
+    "corpus": (
+        "`corpus/`: the fuzzing seed corpus, its dictionary and the targets' options",
+        "`sanitizer/fuzzing/seeds.py`, `sanitizer/fuzzing/utf8.dict`",
+    ),
+    "docs_tables": (
+        "the tables of `docs/*.md` that restate the package's data (between BEGIN/END "
+        "markers), this one included",
+        "the package's data and this registry",
+    ),
 }
 
 
