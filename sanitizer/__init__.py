@@ -55,7 +55,19 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
         script_name,
         skeleton,
     )
-    from .policy import Action, Finding, Policy, PolicyError, Report, inspect, sanitize
+    from .policy import (
+        Action,
+        Channel,
+        Finding,
+        Hidden,
+        Policy,
+        PolicyError,
+        Reading,
+        Report,
+        inspect,
+        reveal,
+        sanitize,
+    )
     from .utf7 import Utf7Error, Utf7ErrorKind
     from .utf16 import Utf16Error
     from .utf32 import Utf32Error
@@ -72,6 +84,10 @@ _POLICY_LAYER: dict[str, str] = {
     "Report": "sanitizer.policy",
     "inspect": "sanitizer.policy",
     "sanitize": "sanitizer.policy",
+    "reveal": "sanitizer.policy",  # hidden payloads in invisible characters
+    "Hidden": "sanitizer.policy",
+    "Channel": "sanitizer.policy",
+    "Reading": "sanitizer.policy",
     "profiles": "sanitizer.profiles",
     "precis": "sanitizer.precis",  # RFC 8264, 8265, 8266
     "identifiers_equal": "sanitizer.identifiers",
@@ -115,16 +131,19 @@ __all__ = [
     "BomError",
     "ByteOrderError",
     "Category",
+    "Channel",
     "Confusability",
     "EncodeError",
     "ErrorGrouper",
     "ErrorKind",
     "Finding",
+    "Hidden",
     "IdentifierStatus",
     "IdentifierType",
     "IncrementalDecoder",
     "Policy",
     "PolicyError",
+    "Reading",
     "Report",
     "RestrictionLevel",
     "UnitErrorKind",
@@ -152,6 +171,7 @@ __all__ = [
     "profiles",
     "resolved_scripts",
     "restriction_level",
+    "reveal",
     "sanitize",
     "script_extensions",
     "script_name",

@@ -82,6 +82,7 @@ class Category(enum.Enum):
     COMBINING_RUN = "combining-run"
     DOT_SEGMENT = "dot-segment"
     EMPTY = "empty"
+    HIDDEN_PAYLOAD = "hidden-payload"
     # -- identifiers (UTS #39), judged on the output ------------------------------------
     RESTRICTED = "restricted"
     MIXED_SCRIPT = "mixed-script"

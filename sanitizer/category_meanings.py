@@ -138,6 +138,16 @@ MEANINGS: dict[str, tuple[str, str, str]] = {
         "nothing left (empty input, or everything stripped)",
         "An identifier or file name must have content.",
     ),
+    "hidden-payload": (
+        "invisible characters that carry hidden data",
+        "a run of invisible characters that carries data, as `sanitizer.reveal` finds it: "
+        "tag characters (also dressed as an emoji flag that is not RGI), variation "
+        "selectors after any base (one byte each), bits on zero-width characters or bidi "
+        "marks",
+        'A language model reads what no reviewer sees (HOWTO §5.9.5, "ASCII '
+        'smuggling"). Only REJECT, ALLOW or IGNORE: one finding per payload, saying '
+        "what it spells.",
+    ),
     "restricted": (
         "character not allowed in identifiers (UTS #39)",
         "a character of the output with Identifier_Status=Restricted (UTS #39 §3.1): "

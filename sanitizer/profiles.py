@@ -1,4 +1,4 @@
-"""Ready-made policies (TEXT, SINGLE_LINE, IDENTIFIER, FILENAME, SOURCE) under their public name.
+"""Ready-made policies (TEXT, SINGLE_LINE, IDENTIFIER, FILENAME, SOURCE, PROMPT), by public name.
 
 The profiles are defined in ``sanitizer.policy.profiles``, next to the model they are
 made of, so the policy engine can default to ``TEXT`` without an import cycle; this
@@ -13,10 +13,21 @@ from .policy.profiles import (
     IDENTIFIER,
     NAMES,
     PROFILES,
+    PROMPT,
     SINGLE_LINE,
     SOURCE,
     TEXT,
     get,
 )
 
-__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "SOURCE", "TEXT", "get"]
+__all__ = [
+    "FILENAME",
+    "IDENTIFIER",
+    "NAMES",
+    "PROFILES",
+    "PROMPT",
+    "SINGLE_LINE",
+    "SOURCE",
+    "TEXT",
+    "get",
+]

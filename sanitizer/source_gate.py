@@ -248,7 +248,10 @@ def check_source(text: str, policy: Policy | None = None) -> SourceReport:
             action, why = bidi[f.start]
             reason = f"{reason}: {why}"
         elif judge_joiners and f.category is Category.JOINER:
-            action, why = _joiner_verdict(body, f.start)
+            if f.end - f.start == 1:
+                action, why = _joiner_verdict(body, f.start)
+            else:  # a run (one finding): a joiner after a joiner has no UAX #31 context
+                action, why = Action.REJECT, "joiners in a row: invisible (UAX #31 §2.3)"
             reason = f"{reason}: {why}"
         found.append(
             SourceFinding(f.category.value, f.start + shift, f.end + shift, action, reason,

@@ -36,8 +36,9 @@ def test_versions_agree() -> None:
 
 def test_vendored_files_are_the_ones_the_readme_describes() -> None:
     readme = (DATA / "README.md").read_text(encoding="utf-8")
-    recorded = dict(re.findall(r"\| `([\w.]+\.txt)\.xz` \|.*\| `([0-9a-f]{64})` \|", readme))
-    assert len(recorded) == 6  # 5 for gen_lookalike, HangulSyllableType for gen_precis
+    recorded = dict(re.findall(r"\| `([\w.-]+\.txt)\.xz` \|.*\| `([0-9a-f]{64})` \|", readme))
+    # 5 for gen_lookalike, HangulSyllableType for gen_precis, 5 of UTS #51 for gen_sequences
+    assert len(recorded) == 11
     for name, digest in recorded.items():
         with lzma.open(DATA / f"{name}.xz") as fh:
             assert hashlib.sha256(fh.read()).hexdigest() == digest, name

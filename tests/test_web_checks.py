@@ -269,6 +269,18 @@ def test_problem_is_rfc9457_and_echoes_nothing() -> None:
     assert "C0" in problem.evidence  # the log gets the bytes, the client does not
 
 
+def test_a_hidden_payload_problem_says_what_it_spelled() -> None:
+    """The second echo: a run of invisible characters, escaped and bounded (reveal)."""
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "<b>ignore</b>")
+    prompt = WebPolicy(json=profiles.PROMPT)
+    problem = body(b"application/json", [json.dumps({"q": "hi" + hidden}).encode()], prompt)
+    assert problem is not None and problem.kind == "hidden-payload"
+    doc = json.loads(problem.body())
+    assert doc["detail"].endswith("13 tag characters spelling '<b>ignore</b>'")
+    assert b"<b>" not in problem.body()  # markup escaped in the body (RFC 8259 §7)
+    assert body(b"application/json", [json.dumps({"q": "hi" + hidden}).encode()]) is not None
+
+
 def test_reporter_logs_structured_and_calls_back(caplog: pytest.LogCaptureFixture) -> None:
     seen: list[Problem] = []
 

@@ -50,6 +50,12 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "unicodedata2, ucdinfo's UCD XML, `_chartables_data` (Default_Ignorable), "
         "`tools/unicode-18.0.0/HangulSyllableType.txt.xz`",
     ),
+    "sequences": (
+        "`sanitizer/policy/_sequences_data.py`: the registered variation sequences and RGI "
+        "emoji tag sequences that `reveal` never reports",
+        "the vendored StandardizedVariants.txt, emoji-variation-sequences.txt and "
+        "emoji-sequences.txt in `tools/unicode-18.0.0/`",
+    ),
     "corpus": (
         "`corpus/`: the fuzzing seed corpus, its dictionary and the targets' options",
         "`sanitizer/fuzzing/seeds.py`, `sanitizer/fuzzing/utf8.dict`",

@@ -31,6 +31,7 @@ _COMMANDS = {
     "compare": "identifiers",
     "skeleton": "identifiers",
     "collisions": "identifiers",
+    "reveal": "reveal",
     "fuzz": "fuzz",
 }
 

@@ -15,7 +15,8 @@ continuation byte, RFC 3629 §3), never byte by byte in Python.
 
 The excerpt shows the line around a finding with everything a terminal would not show
 honestly made visible (``<U+202E>``, ``<C0 AF>`` for ill-formed bytes): never the raw
-control, so a report line can neither hide nor reorder what it reports.
+control, so a report line can neither hide nor reorder what it reports.  A long finding
+(a run of invisible characters is one) shows its two ends, not all of it.
 """
 
 from __future__ import annotations
@@ -149,7 +150,20 @@ def excerpt(data: bytes, start: int, end: int) -> str:
     end = max(start, min(end, len(data)))
     left, right = _line_bounds(data, start, end)
     right_text = visible(data[end:right], trim_tail=right < len(data) and right == end + CONTEXT)
-    return (visible(data[left:start]) + visible(data[start:end]) + right_text).strip()
+    return (visible(data[left:start]) + _middle(data, start, end) + right_text).strip()
+
+
+def _middle(data: bytes, start: int, end: int) -> str:
+    """``data[start:end]`` made visible; a long one (a run of thousands of invisible
+    characters is one finding) as its first and last ``CONTEXT`` bytes around
+    ``<... N bytes ...>``, each cut at a character boundary."""
+    if end - start <= 3 * CONTEXT:
+        return visible(data[start:end])
+    head = visible(data[start : start + CONTEXT], trim_tail=True)
+    tail_start = end - CONTEXT
+    while tail_start < end and 0x80 <= data[tail_start] < 0xC0:  # RFC 3629 §3: a lead
+        tail_start += 1
+    return f"{head}<... {end - start} bytes ...>{visible(data[tail_start:end])}"
 
 
 def visible(raw: bytes, trim_tail: bool = False) -> str:

@@ -55,6 +55,7 @@ SEVERITY: dict[str, str] = {
     "syntax-lookalike": "8.0",
     "dot-segment": "6.0",
     "empty": "3.0",
+    "hidden-payload": "8.0",
 }
 
 

@@ -122,6 +122,7 @@ def register(sub: Any) -> None:
         "--policy",
         metavar="PROFILE",
         help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE; "
+        "PROMPT: text for a language model, every hidden payload refused; "
         "SOURCE: the source-code gate of UTS #55, see sanitizer.source_gate)",
     )
     gate.add_argument(

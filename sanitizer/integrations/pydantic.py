@@ -11,6 +11,7 @@ a PRECIS profile (RFC 8265, RFC 8266) as one: ``Annotated[str, PrecisValidator(n
         handle: Annotated[str, IdentifierValidator(MY_POLICY)]  # any Policy
         login: UsernameCaseMapped                               # PRECIS, RFC 8265 §3.2
         display_name: NicknameCaseMapped                        # PRECIS, RFC 8266
+        question: Prompt                                        # profiles.PROMPT
 
 The value is first a ``str`` by pydantic's own rules, then ``inspect(value, policy)``
 judges it.  Accepted: the field holds the policy's output (NFC for ``IDENTIFIER``), so
@@ -57,6 +58,7 @@ __all__ = [
     "NicknameCasePreserved",
     "OpaqueString",
     "PrecisValidator",
+    "Prompt",
     "UsernameCaseMapped",
     "UsernameCasePreserved",
 ]
@@ -118,6 +120,10 @@ class IdentifierValidator:
 # A username, handle or tag, checked by profiles.IDENTIFIER.
 Identifier = Annotated[str, IdentifierValidator()]
 
+# Text headed to a language model, checked by profiles.PROMPT: a hidden payload (tag
+# characters, variation-selector bytes, zero-width or bidi-mark bits) is refused, and the
+# error's message says what it spelled (sanitizer.reveal).
+Prompt = Annotated[str, IdentifierValidator(profiles.PROMPT)]
 
 @dataclass(frozen=True)
 class PrecisValidator:

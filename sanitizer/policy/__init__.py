@@ -17,6 +17,10 @@ decides everything.  The package's modules, one job each:
 - ``compiled``: ``CompiledPolicy``, the fast paths' view of a policy (built once);
 - ``_identifier``: the identifier checks of UTS #39, judged on the output (RESTRICTED,
   MIXED_SCRIPT, MIXED_NUMBERS, HIDDEN_OVERLAY);
+- ``_hidden``: Hidden, Channel, Reading (what ``reveal`` reports, plain values);
+- ``_reveal``: ``reveal``, the payloads hidden in invisible characters (HIDDEN_PAYLOAD);
+- ``_sequences_data``: the registered sequences it never reports (generated);
+- ``_carrier_runs``: the engine's hits grouped, one finding per carrier run;
 - ``_run``: the engine.
 """
 
@@ -25,7 +29,9 @@ from __future__ import annotations
 from ..categories import Category
 from ..decoder import is_valid
 from . import profiles
+from ._hidden import Channel, Hidden, Reading
 from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
+from ._reveal import reveal
 from ._run import Run
 from .compiled import CompiledPolicy, by_identity, c_clean, c_clean_edit, compiled_for
 
@@ -33,12 +39,16 @@ __all__ = [
     "BASELINE",
     "Action",
     "Category",
+    "Channel",
     "Finding",
+    "Hidden",
     "Policy",
     "PolicyError",
+    "Reading",
     "Report",
     "accepts",
     "inspect",
+    "reveal",
     "sanitize",
 ]
 

@@ -57,6 +57,9 @@ _VALID_ACTIONS: dict[Category, frozenset[Action]] = {
     _C.MIXED_SCRIPT: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
     _C.MIXED_NUMBERS: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
     _C.HIDDEN_OVERLAY: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
+    # A payload is refused or reported, never silently removed: removing its run would
+    # change what is judged (the runs around it join), and the reader asks what it said.
+    _C.HIDDEN_PAYLOAD: frozenset({_A.REJECT, _A.ALLOW, _A.IGNORE}),
 }
 
 # The identifier checks of UTS #39 (policy/_identifier.py), judged on the output.

@@ -14,16 +14,26 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import heapq
 import re
 from collections.abc import Iterator
 
-from ..categories import MAX_NFD_EXPANSION, Category, category_of, min_normalized_length, normalize
+from ..categories import (
+    MAX_NFD_EXPANSION,
+    Category,
+    category_of,
+    char_class,
+    min_normalized_length,
+    normalize,
+)
 from ..charnames import describe
 from ..decoder import find_errors
 from ..errors import Utf8Error
+from ._carrier_runs import FAMILY, Group, grouped, run_detail
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
+from ._reveal import find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
@@ -105,17 +115,43 @@ def _merged(a: list[Span], b: list[Span]) -> list[Span]:
 _WINDOW = 1 << 16  # characters per counting search: a list of at most this many hits
 
 
+@functools.lru_cache(maxsize=16)
+def _latin1_carriers(cats: frozenset[Category]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """For ``cats``: patterns matching a Latin-1 carrier character (U+00AD SOFT HYPHEN, of
+    INVISIBLE) and one that starts a run of them, or None when none is scanned."""
+    ranges = [
+        (lo, min(hi, 0xFF)) for cat in cats if cat in FAMILY for lo, hi in cat.ranges if lo <= 0xFF
+    ]
+    if not ranges:
+        return None
+    assert {FAMILY[c] for c in cats if c in FAMILY and c.ranges[0][0] <= 0xFF} <= {
+        FAMILY[Category.INVISIBLE]
+    }, "Latin-1 carriers of one family only"
+    body = char_class(sorted(ranges))
+    return re.compile(f"[{body}]"), re.compile(f"(?<![{body}])[{body}]")
+
+
 def _count_rest(
-    found: Iterator[tuple[Category, int]], scan: Scanner, text: str, pos: int, is_latin1: bool
+    groups: Iterator[Group], scan: Scanner, text: str, pos: int, is_latin1: bool
 ) -> int:
-    """How many more hits ``found`` (``hits(text, scan, ...)`` paused after index pos - 1)
-    would yield.  Latin-1 text: ``hits`` yields every match of the one-character pattern
-    (classes are exact), so ``re`` counts them in C, window by window (its lookbehinds see
-    before ``pos``; a match is one character, so a window's end hides nothing it needs)."""
+    """How many more findings ``groups`` (paused after one that ends at index pos) would
+    yield.  Latin-1 text: every match of the scanner's one-character pattern is a hit
+    (classes are exact) and only runs of adjacent carriers (soft hyphens) are grouped,
+    so ``re`` counts them in C, window by window (its lookbehinds see before ``pos``; a
+    match is one character, so a window's end hides nothing it needs)."""
     if not is_latin1 or scan.bmp is None:
-        return sum(1 for _ in found)
-    search = scan.bmp.findall
-    return sum(len(search(text, w, w + _WINDOW)) for w in range(pos, len(text), _WINDOW))
+        return sum(1 for _ in groups)
+
+    def count(pattern: re.Pattern[str]) -> int:
+        return sum(
+            len(pattern.findall(text, w, w + _WINDOW)) for w in range(pos, len(text), _WINDOW)
+        )
+
+    total = count(scan.bmp)
+    carriers = _latin1_carriers(scan.cats)
+    if carriers is not None:  # each run of them is one finding
+        total += count(carriers[1]) - count(carriers[0])
+    return total
 
 
 class Run:
@@ -210,15 +246,19 @@ class Run:
         removed: list[Span] = []
         listed = self.index_findings
         found = hits(text, scan, p.allow_sequences, utf8)
-        for cat, i in found:
-            act = acts[cat]
-            self._note(cat, i, i + 1, act, codepoint=ord(text[i]))
+        hidden = find_hidden(text) if _C.HIDDEN_PAYLOAD in scanned else ()
+        groups = grouped(found, text, acts, hidden)  # one finding per carrier run
+        for g in groups:
+            self._note(g.category, g.start, g.end, g.action, codepoint=g.codepoint, detail=g.detail)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
-                if listed.bar is not None and listed.bar <= (i, i + 1):  # only count
-                    listed.count += _count_rest(found, scan, text, i + 1, is_latin1)
+                if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
+                    listed.count += _count_rest(groups, scan, text, g.end, is_latin1)
                     break
-            elif act in _REMOVING:
-                _coalesce(removed, i, i + 1, "" if act is Action.STRIP else "\ufffd")
+                continue
+            for cat, i in g.members:
+                act = acts[cat]
+                if act in _REMOVING:
+                    _coalesce(removed, i, i + 1, "" if act is Action.STRIP else "\ufffd")
         if not is_latin1:  # no combining marks below U+0300
             removed = _merged(removed, self._combining_runs(text))
         if self.rejected:
@@ -324,8 +364,13 @@ class Run:
                 act = acts[cat]
                 if act is Action.IGNORE:
                     break
-                for d in earned:
-                    self._note(cat, d, d + 1, act, codepoint=ord(text[d]))
+                if len(earned) == 1:
+                    self._note(cat, k, k + 1, act, codepoint=ord(text[k]))
+                else:  # a tag run after its removed base: one finding (_carrier_runs)
+                    members = [(cat, d) for d in earned]
+                    self._note(
+                        cat, earned.start, earned.stop, act, detail=run_detail(text, members)
+                    )
                 if act not in _REMOVING or self.rejected:
                     break
                 _coalesce(

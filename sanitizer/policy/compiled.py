@@ -32,6 +32,7 @@ from ..categories import Category
 from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import utf8_length
+from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
@@ -223,10 +224,39 @@ def _c_tables(policy: Policy, scanned: frozenset[Category]) -> bytes:
         flags[c] = (by_category or by_form) | (2 if runs and ct.MARK in fl else 0)
         if by_category and not by_form and policy.allow_sequences:
             rule[c] = c_rule_id(cat, fl)
+    rule_tables = c_rule_tables(table.info)
+    if Category.HIDDEN_PAYLOAD in scanned:
+        rule_tables += _carrier_flags(flags, rule, rule_tables)
     prefilter = ct.prefilter([b for b in range(0x7F) if flags[table.class_of(b)]])
     out = bytes(flags + rule + prefilter)
     assert len(out) == ct.RULES_OFFSET
-    return out + c_rule_tables(table.info)
+    return out + rule_tables
+
+
+def _carrier_flags(flags: bytearray, rule: bytearray, rule_tables: bytes) -> bytes:
+    """Flag, for a policy that scans HIDDEN_PAYLOAD, every class ``reveal`` must see
+    (``_reveal.carrier_rules``): a class flagged already keeps its own sequence rule only
+    where the carrier rule also exempts (both tables ANDed: each rule is a condition on
+    the previous and one on the next character).  Returns the rule tables added, whose
+    numbers follow those of ``rule_tables``."""
+    added: list[bytes] = []
+    first = len(rule_tables) // ct.RULE_SIZE + 1
+    for c, carrier in enumerate(carrier_rules()):
+        if carrier is None or (flags[c] & 1 and rule[c] == 0):
+            continue  # no carrier, or a candidate anyway
+        if not carrier:
+            flags[c] |= 1
+            rule[c] = 0
+            continue
+        tables = carrier[0] + carrier[1]
+        if flags[c] & 1:  # its category's sequence rule, and the carrier rule
+            own = rule_tables[(rule[c] - 1) * ct.RULE_SIZE : rule[c] * ct.RULE_SIZE]
+            tables = bytes(a & b for a, b in zip(own, tables, strict=True))
+        flags[c] |= 1
+        if tables not in added:
+            added.append(tables)
+        rule[c] = first + added.index(tables)
+    return b"".join(added)
 
 
 def _c_edits(policy: Policy, dropping: frozenset[Category]) -> bytes:
@@ -246,6 +276,8 @@ def _c_edits(policy: Policy, dropping: frozenset[Category]) -> bytes:
             continue
         if policy.allow_sequences and cat in EXEMPTIBLE:
             continue
+        if Category.HIDDEN_PAYLOAD in dropping and cat in CARRIER_CATEGORIES:
+            continue  # a run of them may hide a payload: the engine reveals it first
         act = policy.actions[cat]
         if act is Action.STRIP:
             edits[c] = ct.EDIT_STRIP

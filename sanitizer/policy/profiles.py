@@ -178,12 +178,32 @@ SOURCE = TEXT.with_actions(
     description="source code (UTS #55): Trojan Source, invisibles, look-alike identifiers",
 )
 
+# Text headed to a language model (a prompt, a document it will read, a tool's output it
+# will be shown): TEXT, and every hidden payload refused (HIDDEN_PAYLOAD: sanitizer.reveal
+# -- tag characters, also dressed as a flag that is not RGI; variation selectors after
+# any base; bits on zero-width characters or bidi marks, which TEXT keeps since joiners
+# and marks belong in Persian, Indic and Arabic text).  A model reads what a person does
+# not see (HOWTO §5.9.5), so a payload is refused, never silently passed or stripped, and
+# the refusal says what it spelled.  Refused too, as in TEXT: bidi controls (Trojan
+# Source), controls, tags outside RGI flags.  What passes: every script, joiners inside
+# words, single bidi marks, emoji ZWJ/keycap/skin-tone/RGI flag sequences, registered
+# variation sequences (standardized, emoji presentation, one ideographic selector after
+# an ideograph), Mongolian FVS.  ZWSP is stripped as in TEXT, also between words of
+# Thai, Lao, Khmer and Myanmar, where it is a line-break hint: the words read the same
+# without it, and a model tokenizes unspaced text of these scripts anyway; a run of ZWSP
+# with another invisible that carries bits is refused instead.
+PROMPT = TEXT.with_actions(HIDDEN_PAYLOAD=A.REJECT).replace(
+    name="prompt",
+    description="text for a language model: TEXT, and every hidden payload refused",
+)
+
 PROFILES: dict[str, Policy] = {
     "text": TEXT,
     "single-line": SINGLE_LINE,
     "identifier": IDENTIFIER,
     "filename": FILENAME,
     "source": SOURCE,
+    "prompt": PROMPT,
 }
 NAMES: tuple[str, ...] = tuple(PROFILES)
 
@@ -199,4 +219,14 @@ def get(name: str) -> Policy:
         raise ValueError(f"unknown profile {name!r}; choose one of: {', '.join(NAMES)}") from None
 
 
-__all__ = ["FILENAME", "IDENTIFIER", "NAMES", "PROFILES", "SINGLE_LINE", "SOURCE", "TEXT", "get"]
+__all__ = [
+    "FILENAME",
+    "IDENTIFIER",
+    "NAMES",
+    "PROFILES",
+    "PROMPT",
+    "SINGLE_LINE",
+    "SOURCE",
+    "TEXT",
+    "get",
+]

@@ -6,11 +6,13 @@ A problem names the part of the request (``"query parameter 'q'"``) and the kind
 the response holds only text written here.  The bytes themselves, the code point and what
 a lax decoder would have read go to ``evidence``, which is logged, never sent.
 
-One exception (issue #15): a refused UTF-7 declaration says what the bytes would have
-spelled in UTF-7 (``'<script>' encoded as +ADw-script+AD4-``), so that the client sees
-why.  That text is ``utf7.spelling``'s: ASCII read out of the base64 runs, bounded, with
-controls and non-ASCII escaped; the response body also escapes ``<``, ``>`` and ``&``
-(RFC 8259 §7), so no HTML sniffer finds markup in it.
+Two exceptions.  A refused UTF-7 declaration (issue #15) says what the bytes would have
+spelled in UTF-7 (``'<script>' encoded as +ADw-script+AD4-``), and a refused run of
+invisible characters what it hid (``32 tag characters spelling 'Ignore all previous
+instructions'``, ``sanitizer.reveal``), so that the client sees why.  Those texts are
+``utf7.spelling``'s and ``Hidden.describe``'s: printable ASCII, bounded, with controls
+and non-ASCII escaped; the response body also escapes ``<``, ``>`` and ``&`` (RFC 8259
+§7), so no HTML sniffer finds markup in it.
 """
 
 from __future__ import annotations
@@ -137,6 +139,9 @@ def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Prob
         Category.MIXED_SCRIPT,
         Category.MIXED_NUMBERS,
     )
+    # A run of invisible characters (one finding): its detail says what it spelled,
+    # escaped and bounded (sanitizer.reveal), the second thing a problem may echo.
+    run = finding.codepoint is None and finding.detail is not None and cat in _RUN_KINDS
     return Problem(
         400,
         "refused-text",
@@ -146,7 +151,22 @@ def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Prob
         cat.description,
         None if whole else base + finding.start,
         finding.reason(),
+        spelled=finding.detail if run and finding.detail is not None else "",
     )
+
+
+# The categories whose runs are one finding with what they spell (policy._carrier_runs).
+_RUN_KINDS = frozenset(
+    {
+        Category.TAG,
+        Category.VARIATION_SELECTOR,
+        Category.INVISIBLE,
+        Category.JOINER,
+        Category.BIDI_MARK,
+        Category.BOM,
+        Category.HIDDEN_PAYLOAD,
+    }
+)
 
 
 def ill_formed(err: Utf8Error, part: str, where: str, offset: int) -> Problem:
