@@ -191,16 +191,26 @@ _UNITS = (
     ".",
 )
 _words = st.lists(st.sampled_from(_UNITS), max_size=6)
-# Text a payload would be: printable characters of any script, spaces and line breaks
-# (the reading of bits prefers what reads as text; control-only payloads may read two ways).
-_text_payload = st.text(
-    alphabet=st.characters(
-        codec="utf-8", exclude_categories=("Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp")
+# Text a payload would be: words of any script (letters and digits), separated by spaces
+# or punctuation.  The reading of bits prefers what reads as text; a short string of
+# symbols and punctuation may read as well two ways (docs/reveal.md), so it is not used.
+_word = st.text(
+    alphabet=st.characters(codec="utf-8", categories=("Lu", "Ll", "Lo", "Nd")),
+    min_size=2,
+    max_size=10,
+)
+_text_payload = (
+    st.lists(
+        st.sampled_from(["ignore", "previous", "instructions", "Grüße", "мир", "秘密", "42"])
+        | _word,
+        min_size=2,
+        max_size=6,
     )
-    | st.sampled_from("\n "),
-    min_size=4,
-    max_size=40,
-).map(str.encode)
+    .flatmap(
+        lambda words: st.sampled_from([" ", ", ", "\n", ": "]).map(lambda sep: sep.join(words))
+    )
+    .map(str.encode)
+)
 _ascii_payload = st.text(
     alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40
 ).map(str.encode)

@@ -26,9 +26,10 @@ no bytes and are never a payload.
 Bits have no fixed reading: each polarity and bit order (and, with three symbols, each
 choice of separator, groups read as bytes or as code points) is tried, on the run and
 on the run less a symbol at either end (a joiner of the word the payload was put next
-to); the reading chosen yields well-formed UTF-8, then the most printable text, then
-bytes rather than code points, groups of 8, the fewest symbols left out, most
-significant bit first and the lower code point as 0 (``Hidden.reading`` says which).  A
+to); the reading chosen yields well-formed UTF-8, then groups of 8, bytes rather than
+code points, the most printable text, the most letters and digits, the fewest symbols
+left out, most significant bit first and the lower code point as 0
+(``Hidden.reading`` says which).  A
 symbol left out stays in the run's span unless it is legitimate where it stands (a
 joiner beside a letter or mark, a bidi mark beside anything but a carrier).
 
@@ -326,11 +327,19 @@ def _quality(payload: bytes) -> tuple[bool, float, float]:
     sample = text[:_SAMPLE]
     if not sample:
         return ok, 0.0, 0.0
-    words = sum(1 for c in sample if c.isalnum() or c == " ") / len(sample)
-    if sample.isprintable():
-        return ok, 1.0, words
-    shown = sum(1 for c in sample if c.isprintable() or c in "\t\n\r")
+    if sample.isascii():
+        words = sum(1 for c in sample if c.isalnum() or c == " ") / len(sample)
+        if sample.isprintable():
+            return ok, 1.0, words
+    else:  # spaces of any kind (NBSP, U+3000: not isprintable()) read as text too
+        words = sum(1 for c in sample if c.isalnum() or _space(c)) / len(sample)
+    shown = sum(1 for c in sample if c.isprintable() or c in "\t\n\r" or _space(c))
     return ok, shown / len(sample), words
+
+
+def _space(c: str) -> bool:
+    """A space a text may hold: SPACE, or a non-ASCII White_Space (NBSP, U+3000, ...)."""
+    return c == " " or (c >= "\xa0" and c.isspace())
 
 
 _Candidate = tuple[tuple[object, ...], bytes, Reading, int, int]
@@ -426,16 +435,20 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
         body = run[cut_start : len(run) - cut_end]
         if len(body) < MIN_BITS:
             break
-        for score, payload, reading, _, _ in _readings(body):
+        for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
             key = (
-                *score,
+                ok,
+                uniform,  # an encoder's structure (8 bits a group) beats what reads well
+                unit_byte,
+                printable,
+                words,
                 -(cut_start + cut_end),
                 reading.msb_first,
                 reading.zero < reading.one,
             )
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
-        if best is not None and best[0][:2] == (True, 1.0) and best[0][3:5] == (True, True):
+        if best is not None and best[0][:4] == (True, True, True, 1.0):
             break  # well-formed printable bytes in whole groups: nothing reads better
     if best is None:
         return None
@@ -456,6 +469,12 @@ def _legitimate_here(text: str, i: int, outer: int) -> bool:
     return False
 
 
+def _bit_channel(symbols: set[int]) -> Channel:
+    """BIDI_MARK_BITS when every symbol read is a bidi mark, else ZERO_WIDTH_BITS."""
+    marks = all(in_ranges(cp, _C.BIDI_MARK.ranges) for cp in symbols)
+    return Channel.BIDI_MARK_BITS if marks else Channel.ZERO_WIDTH_BITS
+
+
 def _bit_payload(text: str, start: int, end: int) -> Hidden | None:
     """The run of bit symbols ``text[start:end]`` as a payload, or None when it is too
     short (< MIN_BITS) or made of one symbol."""
@@ -464,12 +483,11 @@ def _bit_payload(text: str, start: int, end: int) -> Hidden | None:
     run = text[start:end]
     if len(set(run)) < 2:
         return None
-    marks = all(in_ranges(ord(c), _C.BIDI_MARK.ranges) for c in set(run))
-    channel = Channel.BIDI_MARK_BITS if marks else Channel.ZERO_WIDTH_BITS
     best = _best_reading(run)
     if best is None:
-        return Hidden(start, end, channel, b"", None)
+        return Hidden(start, end, _bit_channel({ord(c) for c in run}), b"", None)
     payload, reading, cut_start, cut_end = best
+    channel = _bit_channel({reading.zero, reading.one, reading.separator or reading.zero})
     if cut_start and _legitimate_here(text, start, start - 1):
         start += 1
     if cut_end and _legitimate_here(text, end - 1, end):
