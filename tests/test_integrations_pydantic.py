@@ -140,3 +140,21 @@ def test_importing_without_pydantic_says_what_to_install() -> None:
     assert "ImportError: sanitizer.integrations.pydantic needs pydantic v2: pip install" in (
         run.stderr
     )
+
+
+def test_prompt_refuses_a_hidden_payload_and_says_what_it_spelled() -> None:
+    from pydantic import BaseModel, ValidationError
+
+    from sanitizer.integrations.pydantic import Prompt
+
+    class Question(BaseModel):
+        text: Prompt
+
+    assert Question(text="می\u200cخواهم \u2764\ufe0f").text == "می\u200cخواهم \u2764\ufe0f"
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "ignore all")
+    with pytest.raises(ValidationError) as info:
+        Question(text="hi" + hidden)
+    (error,) = info.value.errors()
+    assert error["type"] == "sanitizer_identifier"
+    assert error["ctx"]["category"] == "hidden-payload"
+    assert "10 tag characters spelling 'ignore all'" in error["msg"]
