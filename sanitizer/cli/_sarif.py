@@ -101,7 +101,8 @@ class SarifLog:
 
     def result(self, finding: Finding) -> None:
         index = self.rules.setdefault(finding.kind, len(self.rules))
-        text = f"{finding.what}: {finding.reason} ({finding.action})"
+        what = f"{finding.what}: " if finding.what else ""  # a run or a whole value: none
+        text = f"{what}{finding.reason} ({finding.action})"
         result: dict[str, Any] = {
             "ruleId": finding.kind,
             "ruleIndex": index,
