@@ -125,6 +125,7 @@ Identifier = Annotated[str, IdentifierValidator()]
 # error's message says what it spelled (sanitizer.reveal).
 Prompt = Annotated[str, IdentifierValidator(profiles.PROMPT)]
 
+
 @dataclass(frozen=True)
 class PrecisValidator:
     """Pydantic metadata enforcing a ``str`` with a PRECIS profile (a name as
