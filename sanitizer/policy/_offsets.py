@@ -10,6 +10,7 @@ clean input.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 
 from ..errors import Utf8Error
 
@@ -30,16 +31,21 @@ class IndexOfByte:
 
 
 class ByteOffsets:
-    """Maps indices into the decoded text to byte offsets into the original bytes.
+    """Maps indices into the decoded text to byte offsets into the original bytes: the
+    one code-point -> byte offset mapper (``sanitizer.policy.compiled`` lends it to the
+    adapters).  Fastest for non-decreasing queries, each costing the text between it
+    and the one before.
 
     Anchors sit at the start and at every ill-formed subpart given (one U+FFFD in the
     text, any number of bytes in the input); between anchors the text is valid and
     re-encodes to exactly the input bytes (RFC 3629 §3: one encoding per scalar value).
-    ``errors`` may be the first ones only (``find_errors(limit=)``, issue #11: no object
-    per error beyond the listed findings): then only indices up to the last one's U+FFFD
-    (and its end) are mapped."""
+    Without ``errors`` the bytes are ``text`` encoded.  ``errors`` may be the first ones
+    only (``find_errors(limit=)``: no object per error beyond the listed findings): then
+    only indices up to the last one's U+FFFD (and its end) are mapped."""
 
-    def __init__(self, text: str, errors: list[Utf8Error], error_index: list[int]) -> None:
+    def __init__(
+        self, text: str, errors: Sequence[Utf8Error] = (), error_index: Sequence[int] = ()
+    ) -> None:
         self.text = text
         self.anchors_t = [0]
         self.anchors_b = [0]

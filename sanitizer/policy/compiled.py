@@ -4,7 +4,10 @@ A ``Policy`` is plain frozen data.  What the scanners, the C fast path and
 ``sanitizer.web`` need from it (the categories scanned, the ASCII bytes that can never
 be a finding, the C tables) is derived here, once per distinct policy, by the cached
 ``compile_policy``.  This module is the one internal API other packages of this project
-may use (``sanitizer.web``); it is not part of the public API.
+may use (``sanitizer.web``); it is not part of the public API.  It also lends them
+``ByteOffsets`` (from ``_offsets``): code-point indices into a decoded text -> byte
+offsets into its bytes, for an adapter that places findings made on text in the bytes
+it read (``sanitizer check --policy SOURCE``).
 
 The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
 finding, no edit, and normalization changes nothing when no character is
@@ -31,6 +34,7 @@ from .._native import speedups
 from ..categories import Category
 from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
+from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
