@@ -19,7 +19,7 @@ from .. import __version__
 from ..charnames import UNICODE_VERSION
 from ._output import OutputError, end_of_output
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,7 +39,7 @@ _COMMANDS = {
 def _columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` finds it ($COLUMNS, else the
     terminal of stdout, else 80), without importing ``shutil`` (which loads zlib, bz2 and
-    lzma: ~7M instructions of every ``sanitizer check``, issue #13)."""
+    lzma: ~7M instructions of every ``sanitizer check``)."""
     try:
         columns = int(os.environ.get("COLUMNS", "0"))
     except ValueError:

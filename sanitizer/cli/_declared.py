@@ -26,7 +26,7 @@ from __future__ import annotations
 import codecs
 import re
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
@@ -35,7 +35,7 @@ else:
 HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
 _BOM = b"\xef\xbb\xbf"
 # Patterns, compiled on first use (``re.compile`` keeps them): most files declare nothing,
-# and a check of one file should not pay for compiling four (start-up: issue #14).
+# and a check of one file should not pay for compiling four (start-up).
 _COOKIE = rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)"
 _BLANK = rb"^[ \t\f]*(?:[#\r\n]|$)"
 _XML = rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([A-Za-z][\w.:-]*)[\"']"

@@ -9,26 +9,50 @@ input like any other, whatever ignore rules, globs or binary detection say.  Fol
 are walked by ``_walk`` (what git would not ignore); inside them only regular files are
 read (a FIFO met while walking could block the scan forever), any other kind is reported
 as skipped and symbolic links are counted, not followed, unless ``--follow``.
+
+Opening and reading an input is here too (``open_input``, ``read_at_most``), and what
+makes a file found in a folder binary (``looks_binary``): a NUL byte in its first 8 KiB,
+as for git and ripgrep, unless those bytes are UTF-8.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 
+from ..decoder import find_errors
+from ..errors import ErrorKind
 from . import _walk
 from ._walk import Problem, reason_of
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import IO, NamedTuple
 else:
     from ._record import NamedTuple
 
 STDIN = "-"
+CHUNK = 1 << 16  # bytes a read: the first one decides binary and declared encodings
+BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
 
-__all__ = ["STDIN", "Input", "Problem", "expand", "size_of"]
+__all__ = [
+    "BINARY_SNIFF",
+    "CHUNK",
+    "STDIN",
+    "Input",
+    "Opened",
+    "Problem",
+    "expand",
+    "looks_binary",
+    "open_input",
+    "read_at_most",
+    "size_of",
+    "total_size",
+]
 
 
 class Input(NamedTuple):
@@ -37,6 +61,21 @@ class Input(NamedTuple):
 
     path: str
     named: bool
+
+    @property
+    def label(self) -> str:
+        """How reports name it: the path, or ``<stdin>``."""
+        return "<stdin>" if self.path == STDIN else self.path
+
+
+class Opened(NamedTuple):
+    """One input, open, its first ``CHUNK`` bytes read already (``first``); ``label`` is
+    how reports name it (``<stdin>`` for '-')."""
+
+    path: str
+    label: str
+    stream: IO[bytes]
+    first: bytes
 
 
 def expand(
@@ -74,3 +113,61 @@ def size_of(path: str) -> int:
     except OSError:
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
+def total_size(files: list[Input], enough: int | None) -> int:
+    """The size of ``files`` in all, or once it reaches ``enough`` (None: all) that far:
+    one ``stat`` a file read, none when ``enough`` is 0."""
+    total = 0
+    for item in files:
+        if enough is not None and total >= enough:
+            break
+        total += size_of(item.path)
+    return total
+
+
+def open_input(path: str) -> IO[bytes]:
+    """The input as a stream: a regular file with a size unbuffered (one ``read()`` a
+    call, no copy through a buffer: half the cost of opening and reading a small file),
+    anything else buffered (pipes, devices, and files of size 0 such as those of /proc,
+    whose reads may stop short of their end)."""
+    if path == STDIN:
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            raise OSError(errno.EBADF, "standard input is closed")
+        return sys.stdin.buffer
+    raw = open(path, "rb", buffering=0)
+    try:
+        st = os.fstat(raw.fileno())
+    except OSError:
+        raw.close()
+        raise
+    return raw if stat.S_ISREG(st.st_mode) and st.st_size else io.BufferedReader(raw)
+
+
+def read_at_most(stream: IO[bytes], limit: int, data: bytes) -> bytes:
+    """``data`` and more, up to ``limit`` + 1 bytes, read in chunks (never one
+    allocation of ``limit``).  ``data`` is a first ``read(CHUNK)`` of a stream from
+    ``open_input``, buffered or a regular file with a size, which returns less only at
+    its end: then no read is tried."""
+    if len(data) < CHUNK:
+        return data[: limit + 1]
+    parts: list[bytes] = [data[: limit + 1]]
+    size = len(parts[0])
+    while size <= limit:
+        chunk = stream.read(min(CHUNK, limit + 1 - size))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def looks_binary(sample: bytes) -> bool:
+    """A NUL byte in ``sample``, which is also not UTF-8 (an incomplete character at its
+    end aside).  Valid UTF-8 with a NUL is text with a NUL: gcc, for one, compiles it with
+    a warning, so a NUL alone must not take a source file out of the gate."""
+    if b"\0" not in sample:
+        return False
+    errors = find_errors(sample, limit=2)
+    cut_short = len(errors) == 1 and errors[0].kind is ErrorKind.INCOMPLETE  # at the end
+    return bool(errors) and not cut_short

@@ -1,32 +1,33 @@
-"""``sanitizer check --encoding utf-16le|utf-16|utf-32...``: findings for UTF-16/32 files.
+"""``sanitizer check --encoding utf-16le|utf-16|utf-32...``: the input modes for UTF-16/32.
 
-Each file streams through the strict incremental decoder of ``sanitizer.wide`` in chunks;
-every ill-formed code unit is one finding with its byte span and its line and column
-(counted on the decoded text: code points, or UTF-16 code units with ``--columns
-utf16``).  Memory stays bounded by a chunk: the bytes before the last finding or the
-decoder's position are dropped once counted.  A ``utf-16``/``utf-32`` file without a
-byte order mark is one ``no-byte-order-mark`` finding: the byte order is never guessed.
-With ``--policy``, ``wide_policy_findings`` runs ``inspect(data, policy, encoding=...)``
-on the whole file (as for UTF-8 with a policy) and locates its byte offsets.
+``wide_mode`` streams each file through the strict incremental decoder of
+``sanitizer.wide`` in chunks; every ill-formed code unit is one finding with its byte
+span, its line and column counted on the decoded text by ``_locate.Position`` (the rule
+every mode counts by).  Memory stays bounded by a chunk: the bytes before the last
+finding or the decoder's position are dropped once counted.  A ``utf-16``/``utf-32`` file
+without a byte order mark is one ``no-byte-order-mark`` finding: the byte order is never
+guessed.  With ``--policy``, ``wide_policy_mode`` runs ``inspect(data, policy,
+encoding=...)`` on the whole file (as for UTF-8 with a policy) and locates its byte
+offsets.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
-from ._locate import UTF16
+from ._inputs import CHUNK, read_at_most
+from ._locate import Position
 from ._output import Finding, Place
+from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import IO, Any
-
     from ..wide import ByteOrderError, WideError
+    from ._check_args import Settings
+    from ._inputs import Opened
+    from ._report import Progress
 # ``sanitizer.wide`` is imported where a UTF-16/32 file is read, not with the CLI: a UTF-8
-# check (the usual one) does not pay for it (start-up: issue #14).
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# check (the usual one) does not pay for it (start-up).
 
 
 def check_encoding(name: str) -> str | None:
@@ -46,42 +47,29 @@ def is_utf8(name: str) -> bool:
     return name.lower().replace("_", "-") in ("utf-8", "utf8")
 
 
-class _Counter:
-    """Line and column (1-based) at the end of the text counted so far."""
-
-    def __init__(self, columns: str) -> None:
-        self.line = 1
-        self.column = 1
-        self.utf16 = columns == UTF16
-
-    def count(self, text: str) -> None:
-        newlines = text.count("\n")
-        if newlines:
-            self.line += newlines
-            text = text[text.rfind("\n") + 1 :]
-            self.column = 1
-        self.column += len(text)
-        if self.utf16:
-            self.column += len(_ASTRAL.findall(text))
+def wide_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """A UTF-16/32 input without a policy: its ill-formed code units, as it is read."""
+    read = [0]  # bytes read, once the findings are exhausted
+    advance = lambda n: progress.advance(n, opened.label)  # noqa: E731
+    findings = _stream_findings(opened, settings.encoding, settings.columns, advance, read)
+    return Outcome(findings, size=lambda: read[0])
 
 
-def wide_findings(
-    stream: IO[bytes],
-    first: bytes,
+def _stream_findings(
+    opened: Opened,
     encoding: str,
-    label: str,
     columns: str,
-    chunk_size: int,
     advance: Callable[[int], None],
-    consumed: list[int],
+    read: list[int],
 ) -> Iterator[Finding]:
-    """The findings of one file, as they are decoded; ``consumed[0]`` ends as the byte
+    """The findings of one input, as they are decoded; ``read[0]`` ends as the byte
     count read.  ``advance(n)`` reports progress."""
     from ..wide import ByteOrderError, codec
 
+    label, first = opened.label, opened.first
     found, order = codec(encoding)
     decoder = found.incremental_decoder("replace", byte_order=order)
-    counter = _Counter(columns)
+    position = Position(columns)
     held = b""  # bytes from stream offset `done` on, not yet counted
     done = 0
     chunk = first
@@ -91,7 +79,7 @@ def wide_findings(
             _, errors = decoder.feed(chunk, final=final)
         except ByteOrderError as exc:
             yield _no_bom(label, exc, encoding)
-            consumed[0] = len(first)
+            read[0] = len(first)
             return
         advance(len(chunk))
         held += chunk
@@ -102,22 +90,22 @@ def wide_findings(
             held, done = held[bom:], bom  # the BOM is not a column
         at = 0  # held[at:] starts at stream offset done + at; sliced once per chunk
         for err in errors:
-            counter.count(held[at : err.start - done].decode(name))
-            line, column = counter.line, counter.column
-            counter.count("\ufffd")
+            position.count_text(held[at : err.start - done].decode(name))
+            line, column = position.line, position.column
+            position.count_ill_formed()
             at = err.end - done
-            yield _finding(label, err, line, column, counter)
-        position = decoder.position
-        if position - done > at:
-            counter.count(held[at : position - done].decode(name))
-        held, done = held[position - done :], position
+            yield _finding(label, err, line, column, position)
+        end = decoder.position
+        if end - done > at:
+            position.count_text(held[at : end - done].decode(name))
+        held, done = held[end - done :], end
         if final:
-            consumed[0] = position
+            read[0] = end
             return
-        chunk = stream.read(chunk_size)
+        chunk = opened.stream.read(CHUNK)
 
 
-def _finding(label: str, err: WideError, line: int, column: int, after: _Counter) -> Finding:
+def _finding(label: str, err: WideError, line: int, column: int, after: Position) -> Finding:
     place = Place(label, err.start, err.end, line, column, after.line, after.column)
     return Finding(
         err.kind.value,
@@ -134,34 +122,37 @@ def _locate(
 ) -> dict[int, tuple[int, int]]:
     """Line and column of each offset (a character or error boundary), counted on the
     text decoded between consecutive offsets (one U+FFFD per error, as one-shot)."""
-    counter = _Counter(columns)
+    position = Position(columns)
     places: dict[int, tuple[int, int]] = {}
     pos = skip
     for offset in sorted(set(offsets)):
         if offset > pos:
-            counter.count(data[pos:offset].decode(name, "replace"))
+            position.count_text(data[pos:offset].decode(name, "replace"))
             pos = offset
-        places[offset] = (counter.line, counter.column)
+        places[offset] = (position.line, position.column)
     return places
 
 
-def wide_policy_findings(
-    label: str, data: bytes, policy: Any, encoding: str, columns: str, strict: bool
-) -> tuple[list[Finding], tuple[int, int]]:
-    """``--policy`` on a UTF-16/32 file: ``inspect(data, policy, encoding=...)``, its
-    byte offsets located on the decoded text; and the count of unlisted findings."""
+def wide_policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """``--policy`` on a UTF-16/32 input: ``inspect(data, policy, encoding=...)`` on the
+    whole file (at most ``--max-bytes``), its byte offsets located on the decoded text."""
     from ..policy import inspect  # policy layer: loaded only with --policy
     from ..wide import ByteOrderError, codec
+    from ._policy_modes import too_long
 
+    data = read_at_most(opened.stream, settings.max_bytes, opened.first)
+    progress.advance(len(data), opened.label)
+    label, encoding, strict = opened.label, settings.encoding, settings.strict
+    if len(data) > settings.max_bytes:
+        return Outcome([too_long(label, data, settings.max_bytes)], len(data))
     found, order = codec(encoding)
     try:
         big, skip = found.resolve(data, order, None, "check")
     except ByteOrderError as exc:
-        return [_no_bom(label, exc, encoding)], (0, 0)
-    report = inspect(data, policy, encoding=encoding)
-    places = _locate(
-        data, found.name(big), skip, [o for f in report.findings for o in (f.start, f.end)], columns
-    )
+        return Outcome([_no_bom(label, exc, encoding)], len(data))
+    report = inspect(data, settings.policy, encoding=encoding)
+    offsets = [o for f in report.findings for o in (f.start, f.end)]
+    places = _locate(data, found.name(big), skip, offsets, settings.columns)
     findings = []
     for f in report.findings:
         d = f.as_dict()
@@ -176,7 +167,7 @@ def wide_policy_findings(
             )
         )  # fmt: skip
     more = report.more_findings
-    return findings, (more, more if strict or not report.ok else 0)
+    return Outcome(findings, len(data), more, more if strict or not report.ok else 0)
 
 
 def _no_bom(label: str, exc: ByteOrderError, encoding: str) -> Finding:
