@@ -12,14 +12,11 @@ from __future__ import annotations
 from . import _jobs, _verdict
 from ._locate import CODEPOINTS, UTF16
 from ._output import FORMATS
-from ._wide import check_encoding, is_utf8
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, NamedTuple
-else:
-    from ._record import NamedTuple
+    from typing import Any
 
 LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
     "ascii-only",
@@ -171,21 +168,71 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     return p
 
 
-class Settings(NamedTuple):
-    """What checking each input reads from the command line, resolved once."""
+class Settings:
+    """What checking each input reads from the command line, resolved once.  (A slotted
+    class: creating a NamedTuple class compiles its ``__new__``, about half a million
+    instructions of the start-up of every ``sanitizer check``.)"""
 
-    policy: Any = None  # the profile of --policy (a sanitizer.Policy), or None
-    source: bool = False  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
-    columns: str = CODEPOINTS  # the column unit (_locate)
-    encoding: str = "utf-8"
-    utf8: bool = True  # the encoding is UTF-8 (else UTF-16/32: _wide)
-    strict: bool = False
-    limit: int = 0
-    max_bytes: int = 64 << 20
-    jobs: int = 0
-    declared_encoding: str = "reject"
-    binary: str = "skip"
-    allow_overlong_nul: bool = False
+    __slots__ = (
+        "allow_overlong_nul",
+        "binary",
+        "columns",
+        "declared_encoding",
+        "encoding",
+        "jobs",
+        "limit",
+        "max_bytes",
+        "policy",
+        "source",
+        "strict",
+        "utf8",
+    )
+
+    def __init__(
+        self,
+        *,
+        policy: Any = None,
+        source: bool = False,
+        columns: str = CODEPOINTS,
+        encoding: str = "utf-8",
+        utf8: bool = True,
+        strict: bool = False,
+        limit: int = 0,
+        max_bytes: int = 64 << 20,
+        jobs: int = 0,
+        declared_encoding: str = "reject",
+        binary: str = "skip",
+        allow_overlong_nul: bool = False,
+    ) -> None:
+        self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
+        self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
+        self.columns = columns  # the column unit (_locate)
+        self.encoding = encoding
+        self.utf8 = utf8  # the encoding is UTF-8 (else UTF-16/32: _wide)
+        self.strict = strict
+        self.limit = limit
+        self.max_bytes = max_bytes
+        self.jobs = jobs
+        self.declared_encoding = declared_encoding
+        self.binary = binary
+        self.allow_overlong_nul = allow_overlong_nul
+
+
+def is_utf8(name: str) -> bool:
+    return name.lower().replace("_", "-") in ("utf-8", "utf8")
+
+
+def check_encoding(name: str) -> str | None:
+    """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
+    if is_utf8(name):
+        return None
+    from ..wide import codec  # UTF-16/32: loaded only when asked for
+
+    try:
+        codec(name)
+    except ValueError as exc:
+        return f"--encoding: {exc}"
+    return None
 
 
 def resolve(args: argparse.Namespace) -> Settings | str:

@@ -68,14 +68,18 @@ class Input(NamedTuple):
         return "<stdin>" if self.path == STDIN else self.path
 
 
-class Opened(NamedTuple):
+class Opened:
     """One input, open, its first ``CHUNK`` bytes read already (``first``); ``label`` is
-    how reports name it (``<stdin>`` for '-')."""
+    how reports name it (``<stdin>`` for '-').  (Slotted, not a NamedTuple: start-up, as
+    for ``_check_args.Settings``.)"""
 
-    path: str
-    label: str
-    stream: IO[bytes]
-    first: bytes
+    __slots__ = ("first", "label", "path", "stream")
+
+    def __init__(self, path: str, label: str, stream: IO[bytes], first: bytes) -> None:
+        self.path = path
+        self.label = label
+        self.stream = stream
+        self.first = first
 
 
 def expand(

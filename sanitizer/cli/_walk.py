@@ -29,13 +29,14 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 
-from ._ignore import IgnoreStack, PathFilter
-
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import NamedTuple
+
+    from ._ignore import IgnoreStack
 else:
     from ._record import NamedTuple
+# ``_ignore`` is imported where a folder is walked: checking named files does not need it.
 
 # Folders of version control systems: their content is history, not the tree.
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".fossil", ".jj", ".pijul"})
@@ -148,6 +149,8 @@ def _from_git(
     counts: Counts,
     report: Callable[[Problem], None],
 ) -> Iterator[str]:
+    from ._ignore import IgnoreStack, PathFilter
+
     tracked, others = listed
     dot_ignore = IgnoreStack(top, (IGNORE_FILE,))
     keep = [(rel, True) for rel in tracked]
@@ -219,6 +222,8 @@ def _root_of_repo(top: str) -> str | None:
 def _from_disk(
     top: str, rules: Rules, counts: Counts, report: Callable[[Problem], None]
 ) -> Iterator[str]:
+    from ._ignore import IgnoreStack
+
     ignores: IgnoreStack | None = None
     prefix = ""
     if rules.ignore_files:
@@ -262,6 +267,8 @@ def _walk_dir(
     except OSError as exc:
         report(Problem(folder, reason_of(exc)))
         return
+    from ._ignore import PathFilter
+
     filt = PathFilter(rules.include, rules.exclude)
     for entry in entries:
         name = entry.name

@@ -30,23 +30,6 @@ if TYPE_CHECKING:
 # check (the usual one) does not pay for it (start-up).
 
 
-def check_encoding(name: str) -> str | None:
-    """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
-    if name.lower().replace("_", "-") in ("utf-8", "utf8"):
-        return None
-    from ..wide import codec
-
-    try:
-        codec(name)
-    except ValueError as exc:
-        return f"--encoding: {exc}"
-    return None
-
-
-def is_utf8(name: str) -> bool:
-    return name.lower().replace("_", "-") in ("utf-8", "utf8")
-
-
 def wide_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
     """A UTF-16/32 input without a policy: its ill-formed code units, as it is read."""
     read = [0]  # bytes read, once the findings are exhausted

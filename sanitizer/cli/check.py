@@ -39,7 +39,6 @@ from ._inputs import BINARY_SNIFF, CHUNK, Opened
 from ._locate import CONTEXT, Locator, excerpt, locate_all
 from ._output import Finding, OutputError, Place, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
-from ._wide import wide_mode, wide_policy_mode
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
@@ -175,7 +174,7 @@ def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode |
     """The input mode for ``opened``; None for a binary file found in a folder (skipped
     unless ``--binary check``)."""
     if not settings.utf8:  # UTF-16/32: no sniffing, no cookies
-        return wide_mode if settings.policy is None else wide_policy_mode
+        return _imported_mode(settings)
     first = opened.first
     if settings.declared_encoding != "ignore":
         declared = declared_encoding(first[:HEAD], opened.path)
@@ -184,10 +183,22 @@ def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode |
     if not item.named and settings.binary == "skip" and _inputs.looks_binary(first[:BINARY_SNIFF]):
         return None
     if settings.policy is not None:
-        from . import _policy_modes  # the policy layer: only with --policy
-
-        return _policy_modes.source_mode if settings.source else _policy_modes.policy_mode
+        return _imported_mode(settings)
     return _file_mode if opened.stream.seekable() else _stream_mode
+
+
+@functools.cache
+def _imported_mode(settings: Settings) -> Mode:
+    """The mode of every input of a run whose modes live in a module imported only when
+    needed (once a run, not once a file): UTF-16/32 (``_wide``), or a policy
+    (``_policy_modes``, which loads the policy layer)."""
+    if not settings.utf8:
+        from . import _wide
+
+        return _wide.wide_mode if settings.policy is None else _wide.wide_policy_mode
+    from . import _policy_modes
+
+    return _policy_modes.source_mode if settings.source else _policy_modes.policy_mode
 
 
 def _stream_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:

@@ -52,13 +52,15 @@ class ByteOffsets:
         for err, t in zip(errors, error_index, strict=True):
             self.anchors_t += [t, t + 1]
             self.anchors_b += [err.start, err.end]
+        self.anchored = bool(errors)  # an anchor after the start
         self.last = (0, 0)  # (index, byte) of the previous query
 
     def __call__(self, i: int) -> int:
-        k = bisect.bisect_right(self.anchors_t, i) - 1
-        t, b = self.anchors_t[k], self.anchors_b[k]
-        if t <= self.last[0] <= i:
-            t, b = self.last
+        t, b = self.last  # from the previous query, unless an anchor is nearer
+        if i < t or self.anchored:
+            k = bisect.bisect_right(self.anchors_t, i) - 1
+            if not self.anchors_t[k] <= t <= i:
+                t, b = self.anchors_t[k], self.anchors_b[k]
         b += len(self.text[t:i].encode("utf-8", "surrogatepass"))
         self.last = (i, b)
         return b
