@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     # it gave the sink (``Recorder.emitted``) and wrote to stderr, and how far it moved
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
     # class instance costs a Python-level reduce each, several times the file's check).
-    Checked = tuple[str, tuple[int, ...], list[tuple[str, list[Finding], int, int]], str, int]
+    Counts = tuple[int, int, int, int, int, int, int]
+    Checked = tuple[str, Counts, list[tuple[str, list[Finding], int, int]], str, int]
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate
 # Automatic workers from this many bytes on: below it, checking is too short (the gate

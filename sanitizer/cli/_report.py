@@ -117,11 +117,12 @@ class Totals:
 
     def add(self, outcome: Outcome) -> None:
         """One input checked to its end (its findings consumed)."""
+        found = outcome.listed + outcome.more
         self.files += 1
         self.bytes += outcome.size
-        self.findings += outcome.found
-        self.failing += outcome.failing
-        self.dirty_files += bool(outcome.found)
+        self.findings += found
+        self.failing += outcome.listed_failing + outcome.more_failing
+        self.dirty_files += bool(found)
 
     def skip_binary(self) -> None:
         self.binary += 1
@@ -131,14 +132,21 @@ class Totals:
         print(f"sanitizer check: {display_path(path)}: {message}", file=sys.stderr)
         self.io_errors += 1
 
-    def counts(self) -> tuple[int, ...]:
+    def counts(self) -> tuple[int, int, int, int, int, int, int]:
         """The counts as a plain tuple (what a worker process sends back)."""
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return (self.files, self.bytes, self.findings, self.failing, self.dirty_files,
+                self.io_errors, self.binary)  # fmt: skip
 
-    def merge(self, counts: tuple[int, ...]) -> None:
+    def merge(self, counts: tuple[int, int, int, int, int, int, int]) -> None:
         """Add the ``counts()`` of the totals of another process."""
-        for name, n in zip(self.__slots__, counts, strict=True):
-            setattr(self, name, getattr(self, name) + n)
+        files, size, findings, failing, dirty_files, io_errors, binary = counts
+        self.files += files
+        self.bytes += size
+        self.findings += findings
+        self.failing += failing
+        self.dirty_files += dirty_files
+        self.io_errors += io_errors
+        self.binary += binary
 
 
 class Sink:
@@ -176,14 +184,15 @@ class Sink:
 
 class Recorder(Sink):
     """A sink that keeps what it is given (in a worker process, for the parent to
-    emit in order): ``(label, findings, more, more_failing)`` an input."""
+    emit in order): ``(label, findings, more, more_failing)`` an input that has any."""
 
     def __init__(self) -> None:
         self.emitted: list[tuple[str, list[Finding], int, int]] = []
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
         findings = list(outcome)
-        self.emitted.append((label, findings, outcome.more, outcome.more_failing))
+        if findings or outcome.more:  # an input without any writes nothing
+            self.emitted.append((label, findings, outcome.more, outcome.more_failing))
 
 
 def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) -> dict[str, Any]:
