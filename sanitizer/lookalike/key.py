@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import unicodedata2
 
+from .._arguments import exact_str
 from . import _lookups, _tables_data
-from ._check import bad_str
 
 IDENTIFIER_KEY_VERSION: str = f"{_tables_data.UTS39_VERSION}.{_tables_data.IDENTIFIER_KEY_REVISION}"
 
@@ -54,8 +54,8 @@ _ascii_key = _lookups.ascii_mapper(_lookups.ASCII_KEY)
 def identifier_key(s: str) -> str:
     """The unique-column key of ``s`` (see the module documentation): equal for names
     equal under NFKC_Casefold, and for casefolded names with equal skeletons."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "identifier_key")
+    if type(s) is not str:
+        s = exact_str(s, "s", "identifier_key")
     if s.isascii():  # the generator checks ASCII keys are NFKD and mark-free
         return _ascii_key(s)
     return str(_normalize("NFD", _lookups.key_mapper()(_normalize("NFKD", s))))
