@@ -53,6 +53,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
     ) from exc
 
 from .. import precis, profiles
+from .._arguments import check_count, exact_str
 from ..lookalike import IDENTIFIER_KEY_VERSION, identifier_key
 from ..policy import Policy, inspect
 
@@ -73,6 +74,10 @@ INVALID_CODE = "sanitizer_identifier"  # the policy refused the value
 TAKEN_CODE = "identifier_taken"  # another row has the same identifier_key
 PRECIS_INVALID_CODE = "sanitizer_precis"  # a PRECIS profile refused the value
 KEY_TOO_LONG_CODE = "identifier_key_too_long"
+# What ``rekey`` writes into a stale row's key column (with the row's primary key) while
+# it frees the old keys: "R" is no key's character (identifier_key folds case, and every
+# character of a key is its own key), so no accepted name can collide with it.
+REKEY_PREFIX = "REKEY:"
 
 
 def _resolve(policy: Policy | str) -> Policy:
@@ -350,6 +355,8 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     without one) get their new key and version in one transaction, and [] is returned.
     Memory grows with the number of rows (one key each); for millions of rows, find the
     collisions first with ``sanitizer collisions`` on an export of the names."""
+    batch_size = check_count(batch_size, "batch_size", "rekey", 1)
+    field_name = exact_str(field_name, "field_name", "rekey")
     field = model._meta.get_field(field_name)
     if not isinstance(field, IdentifierKeyField):
         raise TypeError(f"rekey(): {field_name!r} is not an IdentifierKeyField")
@@ -368,8 +375,8 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     with transaction.atomic(using=router.db_for_write(model)):
         pks = list(stale.values_list("pk", flat=True))
         # Free the old keys first: a row's new key may be another stale row's old one.
-        # (U+FFFF, a noncharacter, never starts a key of an accepted identifier)
-        freed = Concat(models.Value("\\uffffrekey "), Cast("pk", models.CharField()))
+        # The placeholder holds "R", which no key contains (see REKEY_PREFIX).
+        freed = Concat(models.Value(REKEY_PREFIX), Cast("pk", models.CharField()))
         stale.update(**{field.attname: freed})
         written = [field.attname] + ([field.version_field] if field.version_field else [])
         for start in range(0, len(pks), batch_size):
