@@ -461,6 +461,12 @@ def test_rekey_checks_its_arguments(db: None) -> None:
         rekey(Account, "username_key", batch_size=0)
     with pytest.raises(TypeError, match="rekey\\(\\) argument 'field_name' must be str"):
         rekey(Account, None)  # type: ignore[arg-type]
+    for model in (None, "Account", Account()):
+        with pytest.raises(TypeError, match="rekey\\(\\) argument 'model' must be a model"):
+            rekey(model, "username_key")
+    for form in (None, "form", Account(), forms.Form()):
+        with pytest.raises(TypeError, match="save_unique\\(\\) argument 'form' must be a Mod"):
+            save_unique(form)
 
 
 def test_rekey_reports_new_collisions_and_writes_nothing(db: None) -> None:

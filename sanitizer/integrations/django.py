@@ -42,10 +42,12 @@ from collections.abc import Iterable
 from typing import Any
 
 try:
+    from django import forms  # type: ignore[import-untyped]
     from django.core import checks  # type: ignore[import-untyped]
     from django.core.exceptions import ValidationError  # type: ignore[import-untyped]
     from django.db import IntegrityError, models, router, transaction  # type: ignore[import-untyped]
     from django.db.models.functions import Cast, Concat  # type: ignore[import-untyped]
+    from django.utils.functional import Promise  # type: ignore[import-untyped]
     from django.utils.module_loading import import_string  # type: ignore[import-untyped]
 except ImportError as exc:  # pragma: no cover - exercised in a child interpreter
     raise ImportError(
@@ -53,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
     ) from exc
 
 from .. import precis, profiles
-from .._arguments import check_count, exact_str
+from .._arguments import bad_type, check_count, exact_str
 from ..lookalike import IDENTIFIER_KEY_VERSION, identifier_key
 from ..policy import Policy, inspect
 
@@ -80,6 +82,9 @@ KEY_TOO_LONG_CODE = "identifier_key_too_long"
 REKEY_PREFIX = "REKEY:"
 
 
+_VALIDATOR = "IdentifierValidator"
+
+
 def _resolve(policy: Policy | str) -> Policy:
     """A policy, a profile name ("identifier") or the dotted path of a Policy."""
     if isinstance(policy, Policy):
@@ -90,7 +95,10 @@ def _resolve(policy: Policy | str) -> Policy:
             f"dotted path, not {type(policy).__name__}"
         )
     if "." not in policy:
-        return profiles.get(policy)
+        try:
+            return profiles.get(policy)
+        except ValueError as exc:
+            raise ValueError(f"IdentifierValidator() argument 'policy': {exc}") from None
     found = import_string(policy)
     if not isinstance(found, Policy):
         raise TypeError(
@@ -122,9 +130,11 @@ class IdentifierValidator:
         self.policy = _resolve(policy)
         self.policy_ref = policy
         if message is not None:
+            if not isinstance(message, (str, Promise)):  # Promise: a lazy translation
+                bad_type(message, "None, a str or a lazy translation", "message", _VALIDATOR)
             self.message = message
         if code is not None:
-            self.code = code
+            self.code = exact_str(code, "code", _VALIDATOR)
 
     def __call__(self, value: Any) -> None:
         if not isinstance(value, str):
@@ -332,6 +342,8 @@ def save_unique(form: Any, **save_kwargs: Any) -> Any:
     request took a key between validation and save (IntegrityError), the form gets the
     errors ``validate_unique`` gives now and None is returned; any other IntegrityError
     is raised again."""
+    if not isinstance(form, forms.BaseModelForm):
+        bad_type(form, "a ModelForm", "form", "save_unique")
     model = form._meta.model
     try:
         with transaction.atomic(using=router.db_for_write(model)):
@@ -355,6 +367,8 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     without one) get their new key and version in one transaction, and [] is returned.
     Memory grows with the number of rows (one key each); for millions of rows, find the
     collisions first with ``sanitizer collisions`` on an export of the names."""
+    if not (isinstance(model, type) and issubclass(model, models.Model)):
+        bad_type(model, "a model class (apps.get_model(...) in a migration)", "model", "rekey")
     batch_size = check_count(batch_size, "batch_size", "rekey", 1)
     field_name = exact_str(field_name, "field_name", "rekey")
     field = model._meta.get_field(field_name)

@@ -74,7 +74,9 @@ def _compile(policy: object, where: str) -> CompiledPolicy:
 def _check_data(data: object, where: str) -> None:
     """Raised on the slow path only: the fast paths answer None for anything else."""
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"{where}() takes bytes or str, not {type(data).__name__}")
+        raise TypeError(
+            f"{where}() argument 'data' must be bytes or str, not {type(data).__name__}"
+        )
 
 
 def inspect(

@@ -55,7 +55,9 @@ def inspect_encoded(
     if isinstance(data, str):
         raise TypeError("inspect() argument 'encoding' applies to bytes; str is already decoded")
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"inspect() takes bytes or str, not {type(data).__name__}")
+        raise TypeError(
+            f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+        )
     found, order = codec(encoding, "inspect")
     raw = exact_bytes(data, "data", "inspect")
     big, skip = found.resolve(raw, order, None, "inspect")

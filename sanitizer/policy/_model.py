@@ -82,18 +82,26 @@ BASELINE: Mapping[Category, Action] = MappingProxyType(
 )
 
 
-def as_category(key: Category | str, where: str = "Policy.action") -> Category:
-    """``key`` as a Category (a member, or its name in any case, '-' for '_')."""
+def as_category(
+    key: Category | str, where: str = "Policy.action", name: str = "category"
+) -> Category:
+    """``key`` as a Category (a member, or its name in any case, '-' for '_'); errors
+    name argument ``name`` of ``where()``."""
     if isinstance(key, Category):
         return key
     if not isinstance(key, str):
-        raise TypeError(f"{where}() category must be a Category or str, not {type_name(key)}")
-    key = exact_str(key, "category", where)
+        raise TypeError(
+            f"{where}() argument '{name}': a category must be a Category or str, "
+            f"not {type_name(key)}"
+        )
+    key = exact_str(key, name, where)
     try:
         return Category[key.upper().replace("-", "_")]
     except KeyError:
         names = ", ".join(c.name for c in Category)
-        raise ValueError(f"unknown category {key!r}; known: {names}") from None
+        raise ValueError(
+            f"{where}() argument '{name}': unknown category {key!r}; known: {names}"
+        ) from None
 
 
 def _as_level(value: object) -> RestrictionLevel | None:
@@ -115,20 +123,28 @@ def _as_level(value: object) -> RestrictionLevel | None:
         return RestrictionLevel[value.strip().upper().replace("-", "_")]
     except KeyError:
         names = ", ".join(level.name for level in RestrictionLevel)
-        raise ValueError(f"unknown restriction level {value!r}; known: {names}") from None
+        raise ValueError(
+            f"Policy() argument 'max_restriction_level': unknown restriction level {value!r}; "
+            f"known: {names}"
+        ) from None
 
 
-def _as_action(value: Action | str, where: str) -> Action:
+def _as_action(value: Action | str, where: str, name: str) -> Action:
     if isinstance(value, Action):
         return value
     if not isinstance(value, str):
-        raise TypeError(f"{where}() action must be an Action or str, not {type_name(value)}")
-    value = exact_str(value, "action", where)
+        raise TypeError(
+            f"{where}() argument '{name}': an action must be an Action or str, "
+            f"not {type_name(value)}"
+        )
+    value = exact_str(value, name, where)
     try:
         return Action(value.lower())
     except ValueError:
         names = ", ".join(a.value for a in Action)
-        raise ValueError(f"unknown action {value!r}; known: {names}") from None
+        raise ValueError(
+            f"{where}() argument '{name}': unknown action {value!r}; known: {names}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -182,8 +198,8 @@ class Policy:
             )
         merged = dict(BASELINE)
         for key, value in self.actions.items():
-            category = as_category(key, "Policy")  # the key first: it is named first
-            merged[category] = _as_action(value, "Policy")
+            category = as_category(key, "Policy", "actions")  # the key first: it comes first
+            merged[category] = _as_action(value, "Policy", "actions")
         for cat, act in merged.items():
             valid = _VALID_ACTIONS.get(cat, _ALL)
             if act not in valid:
@@ -247,8 +263,8 @@ class Policy:
             )
         merged: dict[Category, Action] = dict(self.actions)
         for key, value in [*(changes or {}).items(), *by_name.items()]:
-            category = as_category(key, "Policy.with_actions")
-            merged[category] = _as_action(value, "Policy.with_actions")
+            category = as_category(key, "Policy.with_actions", "changes")
+            merged[category] = _as_action(value, "Policy.with_actions", "changes")
         return dataclasses.replace(self, actions=merged)
 
     def replace(self, **changes: Any) -> Policy:
