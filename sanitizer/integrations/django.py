@@ -357,6 +357,10 @@ def save_unique(form: Any, **save_kwargs: Any) -> Any:
         raise
 
 
+def _is_model_class(model: object) -> bool:
+    return isinstance(model, type) and issubclass(model, models.Model)
+
+
 def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[Any]]:
     """Recompute the ``IdentifierKeyField`` ``field_name`` of ``model`` with this release's
     ``identifier_key`` (a data migration's ``RunPython``, with ``apps.get_model(...)``).
@@ -367,7 +371,7 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     without one) get their new key and version in one transaction, and [] is returned.
     Memory grows with the number of rows (one key each); for millions of rows, find the
     collisions first with ``sanitizer collisions`` on an export of the names."""
-    if not (isinstance(model, type) and issubclass(model, models.Model)):
+    if not _is_model_class(model):
         bad_type(model, "a model class (apps.get_model(...) in a migration)", "model", "rekey")
     batch_size = check_count(batch_size, "batch_size", "rekey", 1)
     field_name = exact_str(field_name, "field_name", "rekey")
