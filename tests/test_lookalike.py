@@ -613,6 +613,41 @@ def test_identifier_key_is_idempotent(s: str) -> None:
     assert unicodedata2.normalize("NFD", key) == key
 
 
+def _reference_hidden_dots(key: str) -> str:
+    """Rule 4 as ICU states HIDDEN_OVERLAY, walking the string once: a U+0307 is dropped
+    when the last character before it of combining class 0 or 230 that was kept is a
+    dot lead (a dropped U+0307 is not kept, so the lead still reaches the next one)."""
+    from sanitizer.lookalike import _lookups
+
+    out, lead = [], False
+    for ch in key:
+        if ch == "\u0307" and lead:
+            continue
+        out.append(ch)
+        if unicodedata2.combining(ch) in (0, 230):
+            lead = _lookups.is_dot_lead(ord(ch))
+    return "".join(out)
+
+
+dotted = st.text(
+    st.sampled_from("iIlj1oa\u0131\u0130\u0456\u0307\u0307\u0323\u0301\u0335\u0328\u05b0"),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dotted | names)
+def test_identifier_key_drops_exactly_the_hidden_dots(s: str) -> None:
+    """Rule 4 against its reference on the key before it, and ICU's own check: no key
+    has a U+0307 that ``hidden_overlays`` calls hidden."""
+    from sanitizer.lookalike import _lookups
+
+    before = unicodedata2.normalize("NFD", _lookups.key_mapper()(unicodedata2.normalize("NFKD", s)))
+    key = identifier_key(s)
+    assert key == _reference_hidden_dots(before)
+    assert hidden_overlays(key) == ()
+
+
 def test_identifier_key_of_every_mapped_character_is_idempotent() -> None:
     """Exhaustive over the key map's sources, also with a dot above after each (rule 4)."""
     from sanitizer.lookalike import _lookups

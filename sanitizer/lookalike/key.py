@@ -87,17 +87,23 @@ def identifier_key(s: str) -> str:
 
 
 def _drop_hidden_dots(key: str) -> str:
-    """``key`` without the U+0307 its base hides (rule 4; ICU's HIDDEN_OVERLAY rule,
-    where a dropped dot does not end the base's reach)."""
-    out: list[str] = []
-    lead = False
-    for ch in key:
-        if ch == _DOT_ABOVE and lead:
-            continue
-        out.append(ch)
-        if _combining(ch) in (0, 230):
-            lead = _lookups.is_dot_lead(ord(ch))
-    return "".join(out)
+    """``key`` without the U+0307 its base hides (rule 4, ICU's HIDDEN_OVERLAY rule): a
+    U+0307 whose nearest preceding character of combining class 0 or 230, U+0307 aside
+    (a dropped dot does not end the base's reach; a kept one has a base that hides
+    nothing), is a dot lead."""
+    kept: list[str] = []
+    start = 0
+    dot = key.find(_DOT_ABOVE)
+    while dot >= 0:
+        base = dot - 1
+        while base >= 0 and (key[base] == _DOT_ABOVE or _combining(key[base]) not in (0, 230)):
+            base -= 1
+        if base >= 0 and _lookups.is_dot_lead(ord(key[base])):
+            kept.append(key[start:dot])
+            start = dot + 1
+        dot = key.find(_DOT_ABOVE, dot + 1)
+    kept.append(key[start:])
+    return "".join(kept)
 
 
 __all__ = ["IDENTIFIER_KEY_VERSION", "identifier_key"]
