@@ -61,10 +61,10 @@ def installed_names() -> Iterator[str]:
         meta = dist.metadata
         yield meta["Name"] or ""
         for field in ("Author", "Maintainer"):
-            for person in re.split(r",| and ", meta.get(field) or ""):
+            for person in re.split(r",| and ", meta[field] or ""):
                 yield person.strip()
         for field in ("Author-email", "Maintainer-email"):
-            for person, address in getaddresses([meta.get(field) or ""]):
+            for person, address in getaddresses([meta[field] or ""]):
                 yield person.strip()
                 yield address.partition("@")[0]
 
