@@ -9,7 +9,7 @@ the identifier "paypai" and looks like "paypal".  But a key that respected both 
 for every string would identify whole chains of them, and the chains are absurd: U+017F ſ
 has the skeleton of "f" and casefolds to "s", so "ſun" would force key("fun") ==
 key("sun"); Greek Η looks like H and η like n, which would make "h" and "n" one letter.
-This key is the finest equivalence that contains:
+This key is the equivalence these rules generate, and no more:
 
 1. NFKC_Casefold: ``identifiers_equal(a, b, form="NFKC_CASEFOLD")`` implies
    ``identifier_key(a) == identifier_key(b)``, for every string;
@@ -31,10 +31,11 @@ is in another script (Greek Η -> H, Cyrillic В -> B: whole-script look-alikes,
 ``confusable`` and the restriction levels report), and of a case variant whose prototype
 contradicts what rules 1-3 already made of the character it is a case of (U+0191 Ƒ -> "F̦"
 while ƒ -> f; U+A7B4 Latin capital beta -> "B" while its lowercase -> ß -> "ss"): the
-generated table (_confusables_data.py) lists each.  The 67 combining marks whose prototype has
-another combining class (U+0315 -> U+0313) are not mapped either, because the key must not
-depend on the order of canonically equivalent marks.  docs/identifiers.md lists what
-collides and measures how often it happens to real names that differ.
+generated _confusables_data.py lists each (KEY_CASE_VARIANTS_LEFT_OUT).  The 67 combining
+marks whose prototype has another combining class (U+0315 -> U+0313) are not mapped
+either, because the key must not depend on the order of canonically equivalent marks.
+docs/identifiers.md lists what collides and measures how often it happens to real names
+that differ.
 
 Construction.  K(x) = NFD(N(d1) N(d2) ...) for the characters d of NFKD(x), where N is a
 per-character map computed once by tools/gen_lookalike.py: the characters that rules 1-3
@@ -44,10 +45,11 @@ takes K of that string (m -> "rn"), any other class the member that most of its 
 to ("l" for l, I, 1, |, i, ı), the lowest code point on a tie.  The generator checks, for
 every code point: (a) K(image) = N(c) for every step; (b) wherever NFD can reorder the
 marks of an image against a neighbour's, N of the two marks commute under NFD; (c) N of
-every character of a value is that character.  Then K(toNFKC_Casefold(x)) = K(x) and
-K(skeleton(x)) = K(x) for x made of casefolded characters and case variants (the proof: K
-of each character's image is N of it by (a), and by (b) NFD's reordering changes nothing),
-and K(K(x)) = K(x) by (c).  The key is D(K(x)), where D drops each U+0307 whose preceding
+every character of a value is that character.  Then K(toNFKC_Casefold(x)) = K(x) for every
+x, and K(skeleton(x)) = K(x) for x (with NFD(x) = NFKD(x)) made of casefolded characters
+and the case variants whose step is kept, the 67 marks aside (the proof: K of each
+character's image is N of it by (a), and by (b) NFD's reordering changes nothing), and
+K(K(x)) = K(x) by (c).  The key is D(K(x)), where D drops each U+0307 whose preceding
 character of combining class 0 or 230 (a dropped U+0307 does not count) is a dot lead
 (``hidden_overlays``' set); D keeps NFD, and D(K(D(K(x)))) = D(K(x)), so the key is
 idempotent: ``identifier_key(identifier_key(x)) == identifier_key(x)``.
