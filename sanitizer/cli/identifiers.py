@@ -201,6 +201,15 @@ def _normalize(args: argparse.Namespace) -> int:
         if not _encodable(item, "normalize"):
             return EXIT_USAGE
         where = f"TEXT {number}" if args.text else f"stdin: line {number}"
+        if args.precis is not None:  # the profile's own refusal first: it says why
+            from .. import precis
+
+            try:
+                out = precis.get_profile(args.precis).enforce(item)
+            except precis.PrecisError as exc:
+                print(f"sanitizer normalize: {where}: refused by {exc}", file=sys.stderr)
+                refused = True
+                continue
         bad = _refused(item)
         if bad >= 0:
             print(
@@ -213,15 +222,6 @@ def _normalize(args: argparse.Namespace) -> int:
             continue
         if args.precis is None:
             out = normalize_identifier(item, form=args.form or "NFC")
-        else:
-            from .. import precis
-
-            try:
-                out = precis.get_profile(args.precis).enforce(item)
-            except precis.PrecisError as exc:
-                print(f"sanitizer normalize: {where}: refused by {exc}", file=sys.stderr)
-                refused = True
-                continue
         print(out)
         if args.codepoints:
             print(f"  {_codepoints(out)}")
