@@ -27,6 +27,7 @@ else:
 
 __all__ = [
     "BACKEND",
+    "PURE_REASON",
     "Speedups",
     "speedups",
     "utf8_kernel",
@@ -166,13 +167,17 @@ class Speedups(Protocol):
 
 
 speedups: Speedups | None = None
+# Why the pure-Python paths serve (None: the C extension does): ``sanitizer --version``
+# says it, since a build without a C compiler runs about ten times slower.
+PURE_REASON: str | None = "forced by SANITIZER_PURE_PYTHON"
 if not os.environ.get("SANITIZER_PURE_PYTHON"):
     try:
         from . import _speedups
-    except ImportError:  # no C compiler at install time: the reference paths serve
-        pass
+    except ImportError as exc:  # no C compiler at install time: the reference paths serve
+        PURE_REASON = f"the C extension is missing: {exc}"
     else:
         speedups = _speedups
+        PURE_REASON = None
 
 # What runs the RFC 3629 table (and the policy fast path): "c" or "python".
 BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"

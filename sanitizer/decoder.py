@@ -16,10 +16,10 @@ takes over from where it stopped, so errors are exactly those of the machine alo
 from __future__ import annotations
 
 import codecs
-import sys
 from collections.abc import Iterable
 
 from . import _machine
+from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
 from ._native import speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
@@ -55,64 +55,28 @@ if TYPE_CHECKING:
 # Looked up at each call: tests/conftest.py swaps it to run the entry points on both.
 _runner: _Runner = speedups if speedups is not None else _machine
 
-_ERRORS = ("strict", "replace")
-_BOMS = ("keep", "strip", "reject")
+_ERRORS: tuple[Errors, ...] = ("strict", "replace")
+_BOMS: tuple[BomMode, ...] = ("keep", "strip", "reject")
 
 
-def _as_bytes(data: object, where: str) -> bytes:
-    if isinstance(data, bytes):
-        return data
-    if not isinstance(data, str):
-        try:
-            return memoryview(data).tobytes()  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
+def _as_bytes(data: object, where: str, name: str = "data") -> bytes:
+    """``data`` as exact bytes (``_arguments.exact_bytes``), for every decoder's data."""
+    return exact_bytes(data, name, where)
 
 
-# Argument rules (issue #11), the same under both backends: the error names the function
-# and the argument.  Options are keyword-only; a choice is a str from its list (TypeError
-# for a non-str, ValueError for an unknown str); a flag is exactly True or False; a count
-# is an int, not a bool (TypeError), at least its minimum (ValueError), and any larger int
-# is accepted (counts beyond sys.maxsize mean "no limit").  Checked on the slow path.
-
-
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
-def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str) -> None:
-    if value not in choices:
-        if not isinstance(value, str):
-            raise TypeError(f"{where}() argument '{name}' must be str, not {_type_name(value)}")
-        listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
-        raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
-
-
-def _check_flag(value: object, name: str, where: str) -> None:
-    if value is not True and value is not False:
-        raise TypeError(f"{where}() argument '{name}' must be a bool, not {_type_name(value)}")
-
-
-def _check_count(value: object, name: str, where: str, minimum: int) -> int:
-    """``value`` as a count for the runner (clamped to sys.maxsize), or the error."""
-    if type(value) is not int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(
-                f"{where}() argument '{name}' must be None or an int, not {_type_name(value)}"
-            )
-        value = int(value)
-    if value < minimum:
-        raise ValueError(f"{where}() argument '{name}' must be None or >= {minimum}, not {value}")
-    return min(value, sys.maxsize)
+# Argument rules: sanitizer._arguments (one wording, both backends).  Checked on the slow
+# path; choices come back as the exact str of the list, so a str subclass's ``__eq__``
+# never decides a mode.
 
 
 def _check(
     errors: object, bom: object, where: str = "decode", allow_overlong_nul: object = False
-) -> None:
-    _check_choice(errors, _ERRORS, "errors", where)
-    _check_choice(bom, _BOMS, "bom", where)
-    _check_flag(allow_overlong_nul, "allow_overlong_nul", where)
+) -> tuple[Errors, BomMode]:
+    """The ``errors`` and ``bom`` choices as exact str, after checking all three."""
+    errors = check_choice(errors, _ERRORS, "errors", where)
+    bom = check_choice(bom, _BOMS, "bom", where)
+    check_flag(allow_overlong_nul, "allow_overlong_nul", where)
+    return errors, bom
 
 
 def _accepted(data: bytes) -> tuple[str | None, int]:
@@ -150,15 +114,16 @@ def decode(
             f"decode() takes 1 positional argument but {1 + len(extra)} were given "
             "(errors, bom and allow_overlong_nul are keyword-only)"
         )
+    if type(data) is not bytes and type(data) is not bytearray:
+        return _decode_slow(data, errors, bom, allow_overlong_nul)  # a copy of exact type
     try:
-        text: str = data.decode("utf-8")  # type: ignore[union-attr]
-    except UnicodeDecodeError as exc:  # bytes or bytearray: keep where CPython stopped
+        text: str = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # keep where CPython stopped
         return _decode_slow(data, errors, bom, allow_overlong_nul, exc.start)
-    except AttributeError:  # memoryview, other buffers, or not bytes at all
-        return _decode_slow(data, errors, bom, allow_overlong_nul)
-    if bom == "keep" and errors == "strict" and allow_overlong_nul is False:
-        return text
-    _check(errors, bom, "decode", allow_overlong_nul)
+    if type(bom) is str and type(errors) is str:  # (a str subclass's == is never asked)
+        if bom == "keep" and errors == "strict" and allow_overlong_nul is False:
+            return text
+    errors, bom = _check(errors, bom, "decode", allow_overlong_nul)
     return _apply_bom(text, data, bom)
 
 
@@ -185,7 +150,7 @@ def _decode_slow(
 ) -> str:
     """``good``: the offset CPython's codec already accepted up to, when it was asked."""
     raw = _as_bytes(data, "decode")
-    _check(errors, bom, "decode", allow_overlong_nul)
+    errors, bom = _check(errors, bom, "decode", allow_overlong_nul)
     if bom == "reject" and raw.startswith(BOM):
         raise BomError()
     if good is None:
@@ -204,7 +169,7 @@ def _decode_slow(
 def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
     """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
     if allow_overlong_nul is not False:
-        _check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
     raw = data if type(data) is bytes else _as_bytes(data, "is_valid")
     good = utf8_valid_prefix(raw)
     if good == len(raw):
@@ -262,9 +227,9 @@ def find_errors(
     """
     raw = _as_bytes(data, "find_errors")
     if allow_overlong_nul is not False:
-        _check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
     if limit is not None:
-        limit = _check_count(limit, "limit", "find_errors", 0)
+        limit = check_count(limit, "limit", "find_errors", 0)
     if limit == 0:
         return []
     good = utf8_valid_prefix(raw)
@@ -300,7 +265,7 @@ class ErrorGrouper:
     def add(self, err: Utf8Error) -> tuple[Utf8Error, ...] | None:
         if not isinstance(err, Utf8Error):
             raise TypeError(
-                f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {_type_name(err)}"
+                f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {type_name(err)}"
             )
         if self._open and err.start < self._reach:
             self._open.append(err)
@@ -313,7 +278,7 @@ class ErrorGrouper:
 
     def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:
         if position is not None:
-            _check_count(position, "position", "ErrorGrouper.close", 0)
+            check_count(position, "position", "ErrorGrouper.close", 0)
         if not self._open or (position is not None and position < self._reach):
             return None
         done = tuple(self._open)
@@ -328,12 +293,12 @@ def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
     except TypeError:
         raise TypeError(
             "group_errors() argument 'errors' must be an iterable of Utf8Error, "
-            f"not {_type_name(errors)}"
+            f"not {type_name(errors)}"
         ) from None
     for err in items:
         if not isinstance(err, Utf8Error):
             raise TypeError(
-                f"group_errors() argument 'errors' must hold only Utf8Error, not {_type_name(err)}"
+                f"group_errors() argument 'errors' must hold only Utf8Error, not {type_name(err)}"
             )
     grouper = ErrorGrouper()
     groups = [group for group in map(grouper.add, items) if group is not None]
@@ -343,8 +308,8 @@ def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
 
 def encode(text: str) -> bytes:
     """Encode ``text`` as UTF-8; a lone surrogate raises ``EncodeError`` naming its index."""
-    if not isinstance(text, str):
-        raise TypeError(f"encode() takes a str, not {type(text).__name__}")
+    if type(text) is not str:
+        text = exact_str(text, "text", "encode")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -371,8 +336,14 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         bom: BomMode = "keep",
         allow_overlong_nul: bool = False,
     ) -> None:
-        if errors not in _ERRORS or bom not in _BOMS or allow_overlong_nul is not False:
-            _check(errors, bom, "IncrementalDecoder", allow_overlong_nul)  # inline: per web body
+        if (
+            type(errors) is not str
+            or type(bom) is not str
+            or errors not in _ERRORS
+            or bom not in _BOMS
+            or allow_overlong_nul is not False
+        ):  # inline: per web body
+            errors, bom = _check(errors, bom, "IncrementalDecoder", allow_overlong_nul)
         self.errors = errors  # all that codecs.IncrementalDecoder.__init__ does
         self.bom = bom
         self.allow_overlong_nul = allow_overlong_nul
@@ -386,9 +357,9 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
 
     def decode(self, input: ReadableBuffer, final: bool = False) -> str:
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.decode")
+            check_flag(final, "final", "IncrementalDecoder.decode")
         if type(input) is not bytes:
-            input = _as_bytes(input, "IncrementalDecoder.decode")
+            input = _as_bytes(input, "IncrementalDecoder.decode", "input")
         if self.errors == "strict":
             text, errs = self.feed(input, final, limit=1)
             if errs:
@@ -407,10 +378,12 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         that limits errors stops reading at them.
         """
         if limit is not None:
-            limit = _check_count(limit, "limit", "IncrementalDecoder.feed", 1)
+            limit = check_count(limit, "limit", "IncrementalDecoder.feed", 1)
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.feed")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed")
+            check_flag(final, "final", "IncrementalDecoder.feed")
+        raw = (
+            chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed", "chunk")
+        )
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:  # e.g. the final call after a stream that ended cleanly
@@ -439,10 +412,14 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         SIMD validator instead of a decode.  A ``bom="reject"`` decoder raises
         ``BomError`` as ``feed`` does."""
         if limit is not None:
-            limit = _check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
+            limit = check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.find_errors")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.find_errors")
+            check_flag(final, "final", "IncrementalDecoder.find_errors")
+        raw = (
+            chunk
+            if type(chunk) is bytes
+            else _as_bytes(chunk, "IncrementalDecoder.find_errors", "chunk")
+        )
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:
@@ -517,7 +494,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         ):
             raise TypeError(
                 "IncrementalDecoder.setstate() argument 'state' must be a (bytes, int) tuple "
-                f"from getstate(), not {state!r:.60}"
+                f"from getstate(), not {type_name(state)}"
             )
         if state[1] < 0:
             raise ValueError("IncrementalDecoder.setstate() state offset must be >= 0")

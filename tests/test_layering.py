@@ -3,7 +3,8 @@
 Three layers, depending inward only:
 
 0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
-   ``charnames``, ``_native`` (the one native seam) and the ``_speedups`` it loads;
+   ``charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
+   and the ``_speedups`` it loads;
 1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
    ``categories`` and its generated ``_chartables_data`` / ``_classtable``, ``lookalike``,
    ``precis``; the package's own
@@ -16,8 +17,9 @@ Rules: nothing imports a higher layer; adapters do not import each other (except
 and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's oracle in
 ``sanitizer.fuzzing``, which drives ``sanitizer.web``); no module imports another
 package's private (``_x``) module or name.  Allowed across packages: the core's reference
-runner ``sanitizer._machine`` (the fuzzing oracles run it) and native seam
-``sanitizer._native``; ``sanitizer.policy.compiled`` is the one internal API of the policy
+runner ``sanitizer._machine`` (the fuzzing oracles run it), native seam
+``sanitizer._native`` and argument checks ``sanitizer._arguments`` (one wording for each
+mistake, in every layer); ``sanitizer.policy.compiled`` is the one internal API of the policy
 package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
 count like any other.  A new module must be placed in ``LAYERS`` below.
 """
@@ -48,6 +50,7 @@ LAYERS = {
     "_version": CORE,
     "_frozen": CORE,  # Frozen: value classes without dataclasses (start-up)
     "_identity_cache": CORE,
+    "_arguments": CORE,  # the argument checks every entry point shares
     "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
     "utf32": CORE,
     "wide": CORE,
@@ -84,6 +87,7 @@ SHARED_PRIVATE = {
     "sanitizer._native",  # the one native seam
     "sanitizer._frozen",  # value classes without dataclasses
     "sanitizer._identity_cache",  # what is derived from a policy, found by identity
+    "sanitizer._arguments",  # the argument checks every entry point shares
 }
 NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension
 

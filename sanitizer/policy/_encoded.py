@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from .._arguments import exact_bytes
 from ..categories import Category
 from ..wide import WideError, codec
 from ._model import Action, Finding, Policy, Report
@@ -54,9 +55,11 @@ def inspect_encoded(
     if isinstance(data, str):
         raise TypeError("inspect() argument 'encoding' applies to bytes; str is already decoded")
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"inspect() takes bytes or str, not {type(data).__name__}")
-    found, order = codec(encoding)
-    raw = bytes(data)
+        raise TypeError(
+            f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+        )
+    found, order = codec(encoding, "inspect")
+    raw = exact_bytes(data, "data", "inspect")
     big, skip = found.resolve(raw, order, None, "inspect")
     errors: list[WideError] = found.find_errors(raw, byte_order=order)
     act = policy.actions[Category.ILL_FORMED]

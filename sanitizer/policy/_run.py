@@ -165,7 +165,9 @@ class Run:
             self.raw = bytes(data)
             self.text = ""
         else:
-            raise TypeError(f"inspect() takes bytes or str, not {type(data).__name__}")
+            raise TypeError(
+                f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+            )
         self.compiled = compiled
         self.policy: Policy = compiled.policy
         self.acts = compiled.policy.actions
