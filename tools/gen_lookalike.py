@@ -31,16 +31,16 @@ stale); ``tests/test_generated_files.py`` runs the check.
 from __future__ import annotations
 
 import itertools
-import lzma
-from collections.abc import Iterable, Iterator
 from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from unicode_sources import UNICODE_VERSION as UTS39_VERSION
+from unicode_sources import code_range, expand, load_ucd, prop, ranges
+from unicode_sources import data_lines as lines_of
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tools" / "unicode-18.0.0"
 PACKAGE = ROOT / "sanitizer" / "lookalike"
 TARGETS = {
     "tables": PACKAGE / "_tables_data.py",
@@ -48,7 +48,6 @@ TARGETS = {
     "confusables": PACKAGE / "_confusables_data.py",
 }
 MAP_LENGTH_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a value's length, one digit
-UTS39_VERSION = "18.0.0"
 MAX_CP = 0x10FFFF
 KEY_ALGORITHM_REVISION = 2  # bump when the identifier_key construction changes
 
@@ -79,35 +78,6 @@ def nfd(s: str) -> str:
     return str(unicodedata2.normalize("NFD", s))
 
 
-def lines_of(name: str) -> Iterator[list[str]]:
-    """The data lines of a vendored file as lists of ';'-separated fields, comments cut;
-    refuses a file whose header is not for UTS39_VERSION."""
-    with lzma.open(DATA / f"{name}.xz", "rt", encoding="utf-8-sig") as fh:
-        text = fh.read()
-    stem = name.removesuffix(".txt")
-    if f"# Version: {UTS39_VERSION}" not in text and f"# {stem}-{UTS39_VERSION}.txt" not in text:
-        raise SystemExit(f"{name} is not version {UTS39_VERSION}")
-    for line in text.splitlines():
-        body = line.split("#", 1)[0].strip()
-        if body:
-            yield [field.strip() for field in body.split(";")]
-
-
-def code_range(field: str) -> tuple[int, int]:
-    lo, _, hi = field.partition("..")
-    return int(lo, 16), int(hi or lo, 16)
-
-
-def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
-    out: list[list[int]] = []
-    for cp in sorted(set(cps)):
-        if out and out[-1][1] == cp - 1:
-            out[-1][1] = cp
-        else:
-            out.append([cp, cp])
-    return tuple((lo, hi) for lo, hi in out)
-
-
 def runs(values: list[str]) -> tuple[list[int], list[str]]:
     """A per-code-point list as sorted run starts and the value of each run (for bisect)."""
     starts: list[int] = []
@@ -117,30 +87,6 @@ def runs(values: list[str]) -> tuple[list[int], list[str]]:
             starts.append(cp)
             vals.append(value)
     return starts, vals
-
-
-def load_ucd() -> Any:
-    """ucdinfo's bundled UCD, refusing any version other than unicodedata2's."""
-    if unicodedata2.unidata_version != UTS39_VERSION:
-        raise SystemExit(
-            f"unicodedata2 has Unicode {unicodedata2.unidata_version}, the vendored UTS #39 "
-            f"data is {UTS39_VERSION}"
-        )
-    try:
-        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError as exc:  # pragma: no cover - tool dependency
-        raise SystemExit("gen_lookalike needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
-    data = ucd._get_local_ucd()
-    if data.metadata.get("ucdversion") != UTS39_VERSION:
-        raise SystemExit(f"ucdinfo has Unicode {data.metadata.get('ucdversion')}")
-    return data
-
-
-def prop(data: Any, cp: int, key: str) -> Any:
-    try:
-        return data.get(cp, key)
-    except (KeyError, IndexError):
-        return None
 
 
 def read_confusables() -> dict[int, str]:
@@ -198,10 +144,6 @@ def soft_dotted(data: Any) -> set[int]:
             found.add(cp)
     assert {0x69, 0x6A, 0x456, 0x458} <= found, "Soft_Dotted must have i, j, і, ј"
     return found
-
-
-def expand(rngs: Iterable[tuple[int, int]]) -> set[int]:
-    return {cp for lo, hi in rngs for cp in range(lo, hi + 1)}
 
 
 def nfkd(s: str) -> str:
