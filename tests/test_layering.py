@@ -50,6 +50,7 @@ LAYERS = {
     "_version": CORE,
     "_frozen": CORE,  # Frozen: value classes without dataclasses (start-up)
     "_identity_cache": CORE,
+    "_code_point_map": CORE,
     "_arguments": CORE,  # the argument checks every entry point shares
     "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
     "utf32": CORE,
@@ -88,6 +89,7 @@ SHARED_PRIVATE = {
     "sanitizer._frozen",  # value classes without dataclasses
     "sanitizer._identity_cache",  # what is derived from a policy, found by identity
     "sanitizer._arguments",  # the argument checks every entry point shares
+    "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
 }
 NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension
 

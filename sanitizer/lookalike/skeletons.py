@@ -140,9 +140,9 @@ def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability |
     if unicodedata2.unidata_version != _lookups.normalization_version():
         return None
     tables = speedups.skeleton_tables(
-        _lookups.native_map(_lookups.skeleton_map()),
-        _lookups.native_map(_lookups.decomposition_map()),
-        _lookups.native_map(_lookups.combining_map()),
+        _lookups.skeleton_map().native(),
+        _lookups.decomposition_map().native(),
+        _lookups.combining_map().native(),
         scripts.native_script_tables(),
         _VERDICTS,
     )
