@@ -9,7 +9,7 @@ pure-Python reference (``_machine``).  Every entry point is linear in the input.
 
 Where only a verdict is needed (``is_valid``, ``find_errors``,
 ``IncrementalDecoder.find_errors``) no text is built: the SIMD validator
-(``_native.utf8_valid_prefix``, issue #14) skips the valid stretches and the machine
+(``_native.utf8_valid_prefix``) skips the valid stretches and the machine
 takes over from where it stopped, so errors are exactly those of the machine alone.
 """
 
@@ -25,7 +25,7 @@ from ._native import speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
 from .grammar import BOM, is_tail, lax_length, machine
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Literal, Protocol
 

@@ -64,7 +64,7 @@ from .categories import MARKS, Category, char_class
 from .charnames import describe
 from .policy import Action, Policy, Report, inspect
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from .lookalike import RestrictionLevel
 

@@ -21,7 +21,7 @@ from ._arguments import check_choice, check_count, check_flag, exact_bytes, exac
 from .charnames import describe
 from .errors import errors_for_spans
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
 

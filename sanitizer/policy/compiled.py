@@ -39,7 +39,7 @@ from ._offsets import utf8_length
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
     from ._identifier import IdentifierChecks
 
@@ -60,7 +60,7 @@ _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Categor
 
 class CompiledPolicy(Frozen):
     """What the fast paths need from one ``Policy`` (see ``compile_policy``).  A frozen
-    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up (issue #13)."""
+    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up."""
 
     __slots__ = (  # noqa: RUF023 (in the constructor's order)
         "policy",

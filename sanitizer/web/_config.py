@@ -60,7 +60,7 @@ class WebPolicy:
     report_only: bool = False  # let everything through; only log and call back
 
     def __post_init__(self) -> None:
-        # Argument rules (issue #11): the wrong type is a TypeError naming the field, a value
+        # Argument rules: the wrong type is a TypeError naming the field, a value
         # out of range a ValueError; flags are bools, the size limit an int (not a bool).
         for name in POLICY_FIELDS:
             value = getattr(self, name)
