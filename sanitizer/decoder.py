@@ -23,10 +23,11 @@ from ._arguments import check_choice, check_count, check_flag, exact_bytes, exac
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
 from ._native import speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
-from .grammar import BOM, is_tail, lax_length, machine
+from .grammar import BOM, TAIL, is_tail, lax_length, machine, row_for_lead
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
+    import re
     from typing import Literal, Protocol
 
     from _typeshed import ReadableBuffer
@@ -238,6 +239,69 @@ def find_errors(
     return _errors(raw, _error_spans(raw, good, -1 if limit is None else limit, allow_overlong_nul))
 
 
+def count_errors(
+    data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False
+) -> tuple[int, int]:
+    """``(len(find_errors(data)), len(group_errors(find_errors(data))))`` without building
+    an error: CPython's codec puts one U+FFFD per maximal subpart (Unicode §3.9), less the
+    literal EF BF BD of the input, which no subpart overlaps; a group is an error with
+    the subparts a lax RFC 2279 reader takes with it (``_joined``).  Linear, in C loops."""
+    raw = _as_bytes(data, "count_errors")
+    if allow_overlong_nul is not False:
+        _check_flag(allow_overlong_nul, "allow_overlong_nul", "count_errors")
+    good = utf8_valid_prefix(raw)
+    if good == len(raw):
+        return 0, 0
+    rest = raw[good:] if good else raw
+    errors = rest.decode("utf-8", "replace").count("\ufffd") - rest.count(b"\xef\xbf\xbd")
+    if allow_overlong_nul:  # C0 80 is U+0000 there, two subparts to CPython's codec
+        errors -= 2 * rest.count(b"\xc0\x80")
+    runs = _joined(allow_overlong_nul).findall(rest)
+    return errors, errors - (sum(map(len, runs)) - len(runs))
+
+
+_JOINED: dict[bool, re.Pattern[bytes]] = {}  # by modified_nul, compiled on first use
+
+
+def _joined(modified_nul: bool) -> re.Pattern[bytes]:
+    """A lead byte and the continuation bytes after it that ``ErrorGrouper`` joins to its
+    group: those a lax RFC 2279 reader takes (``lax_read``: up to ``lax_length`` - 1) that
+    no valid sequence continues with (RFC 3629 §4), each a subpart of its own.  Only a
+    lead that starts no row (C0 C1 F5..FD) or whose row's second byte has a narrower
+    range (E0 ED F0 F4) has any; from the table of ``grammar``.  Each match is a lead and
+    its joined bytes: the joined count is the matched length less one a match."""
+    if modified_nul in _JOINED:
+        return _JOINED[modified_nul]
+
+    def byte_class(values: list[int]) -> str:  # consecutive values as one range
+        runs: list[list[int]] = []
+        for b in values:
+            if runs and runs[-1][1] == b - 1:
+                runs[-1][1] = b
+            else:
+                runs.append([b, b])
+        return "[" + "".join(f"\\x{lo:02x}-\\x{hi:02x}" for lo, hi in runs) + "]"
+
+    tail = list(range(TAIL[0], TAIL[1] + 1))
+    alternatives = []
+    for lead in range(256):
+        k = lax_length(lead)
+        if k < 2:
+            continue
+        row = row_for_lead(lead, modified_nul=modified_nul)
+        if row is None:
+            alternatives.append(f"\\x{lead:02x}{byte_class(tail)}{{1,{k - 1}}}")
+        elif row.tails[0] != TAIL:
+            lo, hi = row.tails[0]
+            second = [b for b in tail if not lo <= b <= hi]
+            rest = f"{byte_class(tail)}{{0,{k - 2}}}" if k > 2 else ""
+            alternatives.append(f"\\x{lead:02x}{byte_class(second)}{rest}")
+    import re  # here: only counting errors needs it (start-up)
+
+    pattern = _JOINED[modified_nul] = re.compile("|".join(alternatives).encode("ascii"))
+    return pattern
+
+
 def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> list[Utf8Error]:
     """``Utf8Error``s for flat ``spans`` (offsets into ``raw``, which starts at stream offset
     ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
@@ -441,6 +505,32 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         self._pending = buf[cut:]
         self._base = base + cut
         return errs
+
+    def count_errors(self, chunk: ReadableBuffer, final: bool = False) -> tuple[int, int]:
+        """``find_errors(chunk, final)`` counted, not built: ``(errors, groups)``, the
+        number of errors and of the groups ``ErrorGrouper`` makes of them, with the same
+        held-back bytes and ``position`` afterwards.  In C loops (a decode, a count and a
+        search), for readers that list some errors and only count the rest: memory and
+        Python work do not grow with the errors (``sanitizer check --limit``).  The
+        groups of consecutive calls add up to those of one-shot decoding: a lead whose
+        lax sequence a chunk ends inside of is held back, so no group straddles a cut."""
+        if final is not False and final is not True:
+            _check_flag(final, "final", "IncrementalDecoder.count_errors")
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.count_errors")
+        buf = self._pending + raw if self._pending else raw
+        n = len(buf)
+        if not n:
+            return 0, 0
+        base = self._base
+        good = utf8_valid_prefix(buf)
+        cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
+        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
+            raise BomError()
+        self._pending = buf[cut:]
+        self._base = base + cut
+        if good >= cut:
+            return 0, 0
+        return count_errors(buf[good:cut], allow_overlong_nul=self.allow_overlong_nul)
 
     def _feed_rest(
         self, buf: bytes, base: int, final: bool, limit: int | None, good: int | None

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+DEFAULT_LIMIT = 1000  # findings listed per file, as Policy.max_findings lists per report
 LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
     "ascii-only",
     "single-script",
@@ -68,9 +69,10 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     out.add_argument(
         "--limit",
         type=int,
-        default=0,
+        default=DEFAULT_LIMIT,
         metavar="N",
-        help="report at most N findings per file (0: all)",
+        help=f"list at most N findings per file (default {DEFAULT_LIMIT}; 0: all); the rest "
+        "are counted (summary, one 'more' line), never built or shown",
     )
     out.add_argument(
         "--progress",
@@ -197,7 +199,7 @@ class Settings:
         encoding: str = "utf-8",
         utf8: bool = True,
         strict: bool = False,
-        limit: int = 0,
+        limit: int = DEFAULT_LIMIT,
         max_bytes: int = 64 << 20,
         jobs: int = 0,
         declared_encoding: str = "reject",

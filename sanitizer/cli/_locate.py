@@ -28,10 +28,14 @@ control, so a report line can neither hide nor reorder what it reports.  A long 
 
 from __future__ import annotations
 
+import codecs
+import re
+
 import unicodedata2
 
 CODEPOINTS, UTF16 = "codepoints", "utf16"
 CONTEXT = 48  # bytes of context kept on each side of a finding for its excerpt
+_ESCAPED = re.compile("([\udc80-\udcff]+)")  # ill-formed bytes, decoded as PEP 383 escapes
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _FOUR_BYTE_LEADS = bytes(range(0xF0, 0xF5))  # RFC 3629 §4: lead bytes of U+10000..10FFFF
@@ -187,7 +191,10 @@ def _line_bounds(data: bytes, start: int, end: int) -> tuple[int, int]:
 
 def excerpt(data: bytes, start: int, end: int) -> str:
     """Up to ``CONTEXT`` bytes each side of ``data[start:end]`` on its line, decoded,
-    with invisible characters as ``<U+XXXX>`` and ill-formed bytes as ``<C0 AF>``."""
+    with invisible characters as ``<U+XXXX>`` and ill-formed bytes as ``<C0 AF>``.  A
+    finding longer than ``2 * CONTEXT`` bytes (a long identifier) shows its first and
+    last ``CONTEXT`` bytes around ``<... N bytes ...>``: an excerpt is short whatever the
+    input, and costs the same."""
     start = max(0, min(start, len(data)))
     end = max(start, min(end, len(data)))
     left, right = _line_bounds(data, start, end)
@@ -210,32 +217,20 @@ def _middle(data: bytes, start: int, end: int) -> str:
 
 def visible(raw: bytes, trim_tail: bool = False) -> str:
     """``raw`` decoded as UTF-8 with nothing hidden: see the module docstring.
-    ``trim_tail`` drops a character cut short at the end (by the excerpt's edge)."""
-    out: list[str] = []
-    bad = bytearray()  # adjacent ill-formed bytes show as one <C0 AF>
-    pos = 0
-    while pos < len(raw):
-        try:
-            text = raw[pos:].decode("utf-8")
-            pos = len(raw)
-        except UnicodeDecodeError as exc:
-            text = raw[pos : pos + exc.start].decode("utf-8")
-            cut = b""
-            if trim_tail and exc.reason == "unexpected end of data":
-                pos = len(raw)
-            else:
-                pos += exc.end
-                cut = exc.object[exc.start : exc.end]
+    ``trim_tail`` drops a character cut short at the end (by the excerpt's edge).
+    Ill-formed bytes decode as PEP 383 escapes (one lone surrogate a byte, which valid
+    UTF-8 never decodes to), so one C decode does the work; adjacent ones show as one
+    ``<C0 AF>``."""
+    text = codecs.utf_8_decode(raw, "surrogateescape", not trim_tail)[0]
+    if text.isascii() and text.isprintable():
+        return text
+    parts = _ESCAPED.split(text)  # odd items: runs of escaped bytes
+    for k, part in enumerate(parts):
+        if k % 2:
+            parts[k] = "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in part) + ">"
         else:
-            cut = b""
-        if text and bad:
-            out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
-            bad.clear()
-        out.append(_show(text))
-        bad += cut
-    if bad:
-        out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
-    return "".join(out)
+            parts[k] = _show(part)
+    return "".join(parts)
 
 
 def _hidden(ch: str) -> bool:

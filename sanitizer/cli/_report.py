@@ -33,7 +33,7 @@ class Outcome:
     (findings counted but not listed, e.g. past ``Policy.max_findings``) are final once
     the findings are exhausted."""
 
-    __slots__ = ("_findings", "_size", "listed", "listed_failing", "more", "more_failing")
+    __slots__ = ("_size", "findings", "listed", "listed_failing", "more", "more_failing")
 
     def __init__(
         self,
@@ -42,14 +42,14 @@ class Outcome:
         more: int = 0,
         more_failing: int = 0,
     ) -> None:
-        self._findings = findings
+        self.findings = findings  # set after construction by a mode that counts into it
         self._size = size
         self.more = more
         self.more_failing = more_failing
         self.listed = self.listed_failing = 0
 
     def __iter__(self) -> Iterator[Finding]:
-        for finding in self._findings:
+        for finding in self.findings:
             self.listed += 1
             self.listed_failing += finding.fails
             yield finding

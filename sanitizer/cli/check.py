@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     Mode = Callable[[Opened, Settings, Progress], Outcome]
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+SLICE = 4096  # bytes decoded at a time while findings are listed (see _utf8_findings)
 _Progress = Progress  # the name tests of ``_utf8_findings`` build one by
 
 
@@ -203,11 +204,14 @@ def _imported_mode(settings: Settings) -> Mode:
 
 def _stream_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
     """UTF-8 read once (stdin, a pipe, a device; a file the verdict pass did not prove):
-    every ill-formed group, reported as it is read."""
+    every ill-formed group, reported as it is read; past ``--limit``, counted only."""
     decoder = IncrementalDecoder(allow_overlong_nul=settings.allow_overlong_nul)
+    outcome = Outcome(size=lambda: decoder.position)
     stream, first, label = opened.stream, opened.first, opened.label
-    findings = _utf8_findings(stream, first, decoder, settings.columns, progress, label)
-    return Outcome(findings, size=lambda: decoder.position)
+    outcome.findings = _utf8_findings(
+        stream, first, decoder, settings.columns, progress, label, settings.limit, outcome
+    )
+    return outcome
 
 
 def _file_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
@@ -251,16 +255,28 @@ def _utf8_findings(
     columns: str,
     progress: Progress,
     label: str,
+    limit: int = 0,
+    outcome: Outcome | None = None,
 ) -> Iterator[Finding]:
     """Groups of errors (``ErrorGrouper``) as findings, each once the bytes after it
-    (for its excerpt) have been read; memory stays bounded by two chunks."""
+    (for its excerpt) have been read; memory stays bounded by two chunks.  After
+    ``limit`` findings (0: none) the rest are counted in ``outcome.more`` without being
+    built, located or shown (``IncrementalDecoder.count_errors``: C loops)."""
     grouper = ErrorGrouper()
     locator = Locator(columns)
     where: dict[int, tuple[int, int, int, int]] = {}  # err.start -> line, col, end line/col
     ready: deque[tuple[Utf8Error, ...]] = deque()
     unemitted: deque[int] = deque()  # starts of located errors not yet reported
-    chunk = first
+    listed = 0
+    read = first
+    at = 0  # where the next slice of ``read`` starts
     while True:
+        # Slices of a read: an error object is built for every error of a slice, so a
+        # slice bounds what dense errors cost before the limit turns to counting.
+        chunk = read[at : at + SLICE] if at or len(read) > SLICE else read
+        at += len(chunk)
+        if at >= len(read):
+            read, at = stream.read(CHUNK) if read else b"", 0
         final = not chunk
         locator.feed(chunk, unemitted[0] if unemitted else None)
         errors = decoder.find_errors(chunk, final=final)  # a verdict: no text built
@@ -281,13 +297,41 @@ def _utf8_findings(
         # A byte past the excerpt's edge too, so a character it cuts is known cut (the
         # excerpt drops it) exactly as when the whole file is at hand.
         while ready and (final or ready[0][-1].end + CONTEXT < locator.end):
+            if limit and listed == limit:
+                if outcome is not None:
+                    rest = read[at:] if read else b""
+                    _count_rest(stream, rest, decoder, progress, label, len(ready), final, outcome)
+                return
             group = ready.popleft()
             for _ in group:
                 unemitted.popleft()
+            listed += 1
             yield _utf8_finding(label, group, where, locator)
         if final:
             return
-        chunk = stream.read(CHUNK)
+
+
+def _count_rest(
+    stream: IO[bytes],
+    chunk: bytes,
+    decoder: IncrementalDecoder,
+    progress: Progress,
+    label: str,
+    pending: int,
+    final: bool,
+    outcome: Outcome,
+) -> None:
+    """Past the limit: ``pending`` groups found already (every error of the chunks read
+    is in a closed group: a lead whose lax reading a chunk ends inside of is held back),
+    and the groups of the rest of the stream, counted in C loops."""
+    more = pending
+    while not final:
+        chunk = chunk or stream.read(CHUNK)
+        final = not chunk
+        more += decoder.count_errors(chunk, final=final)[1]
+        progress.advance(len(chunk), label)
+        chunk = b""
+    outcome.more = outcome.more_failing = more
 
 
 def _utf8_finding(
