@@ -248,7 +248,7 @@ def count_errors(
     the subparts a lax RFC 2279 reader takes with it (``_joined``).  Linear, in C loops."""
     raw = _as_bytes(data, "count_errors")
     if allow_overlong_nul is not False:
-        _check_flag(allow_overlong_nul, "allow_overlong_nul", "count_errors")
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "count_errors")
     good = utf8_valid_prefix(raw)
     if good == len(raw):
         return 0, 0
@@ -515,8 +515,12 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         groups of consecutive calls add up to those of one-shot decoding: a lead whose
         lax sequence a chunk ends inside of is held back, so no group straddles a cut."""
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.count_errors")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.count_errors")
+            check_flag(final, "final", "IncrementalDecoder.count_errors")
+        raw = (
+            chunk
+            if type(chunk) is bytes
+            else _as_bytes(chunk, "IncrementalDecoder.count_errors", "chunk")
+        )
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:

@@ -88,9 +88,10 @@ def inspect_encoded(
         ]
     findings.sort(key=lambda f: (f.start, f.end))
     cap = policy.max_findings
-    more = report.more_findings
+    more, more_allowed = report.more_findings, report.more_allowed
     if cap is not None and len(findings) > cap:
         more += len(findings) - cap
+        more_allowed += sum(f.action is Action.ALLOW for f in findings[cap:])
         findings = findings[:cap]
     ok = report.ok and not (errors and act is Action.REJECT)
-    return Report(ok, report.text if ok else None, tuple(findings), policy, more)
+    return Report(ok, report.text if ok else None, tuple(findings), policy, more, more_allowed)

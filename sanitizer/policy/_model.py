@@ -365,9 +365,11 @@ class Report:
     text: str | None
     findings: tuple[Finding, ...]
     policy: Policy = field(repr=False)
-    # Findings not listed because of ``policy.max_findings`` (issue #11: bounded memory);
-    # ``ok`` and ``text`` never depend on the cap.
+    # Findings not listed because of ``policy.max_findings`` (bounded memory), and how
+    # many of them the policy allows (ALLOW): counted, never built.  ``ok`` and ``text``
+    # never depend on the cap.
     more_findings: int = 0
+    more_allowed: int = 0
 
     @property
     def rejections(self) -> tuple[Finding, ...]:

@@ -7,7 +7,10 @@ be a finding, the C tables) is derived here, once per distinct policy, by the ca
 may use (``sanitizer.web``); it is not part of the public API.  It also lends them
 ``ByteOffsets`` (from ``_offsets``): code-point indices into a decoded text -> byte
 offsets into its bytes, for an adapter that places findings made on text in the bytes
-it read (``sanitizer check --policy SOURCE``).
+it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
+piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``),
+``judges_lines_alone`` (whether a policy may be given the pieces) and
+``character_hits`` (the characters of some categories a policy reports, lazily).
 
 The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
 finding, no edit, and normalization changes nothing when no character is
@@ -27,6 +30,7 @@ leave ``ascii_allowed``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 from .._frozen import Frozen
 from .._identity_cache import IdentityCache
@@ -36,6 +40,7 @@ from . import _classtable as ct
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
+from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
@@ -369,3 +374,23 @@ def compiled_for(policy: Policy) -> CompiledPolicy:
     if compiled.policy is not policy:  # an equal policy compiled first: share its tables
         compiled = compiled.with_policy(policy)
     return by_identity.store(policy, compiled)
+
+
+def judges_lines_alone(policy: Policy) -> bool:
+    """Whether ``inspect`` finds in a text cut into pieces (``piece_end``) what it finds
+    in the whole, offsets shifted: true unless ``policy`` judges whole values (a byte
+    or code-point limit, '.' and '..', emptiness, the identifier checks of UTS #39)."""
+    return not compiled_for(policy).judges_whole_values
+
+
+def character_hits(
+    text: str, policy: Policy, categories: frozenset[Category]
+) -> Iterator[tuple[Category, int]]:
+    """``(category, index)`` of each character of ``categories`` in ``text`` that
+    ``inspect(text, policy)`` would report when scanning for them (sequence exemptions
+    as ``policy.allow_sequences`` says), in order and one at a time: for a caller that
+    judges those characters itself, all of them, in memory that does not grow with them
+    (``sanitizer.source_gate``: bidi controls and joiners by their context)."""
+    from ._scan import hits, scanner
+
+    return hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
