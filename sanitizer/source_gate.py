@@ -348,12 +348,21 @@ class _Check:
 
     def run(self, pieces: Callable[[], Iterable[str]]) -> SourceReport:
         at = 0
+        last = ""  # the last character of the piece before
         for k, piece in enumerate(pieces()):
             if type(piece) is not str:
                 raise TypeError(f"a piece of source must be str, not {type(piece).__name__}")
+            if not piece:
+                continue
+            if self.idents is not None and _in_word(last) and _in_word(piece[0]):
+                # Only a forced cut (``piece_end``: a long line with no other place to cut)
+                # falls inside a word: its identifier is judged in parts; say so.
+                why = "a word longer than a piece of the text is cut here: judged in parts"
+                self.add(2, at, at, Action.REJECT, "too-long", why)
             shift = 1 if k == 0 and piece.startswith("\ufeff") else 0  # a signature
             self.piece(piece[shift:] if shift else piece, at + shift)
             at += len(piece)
+            last = piece[-1]
         if self.bidi is not None:
             self.bidi_verdicts(self.bidi.end())
         if self.idents is not None:
@@ -406,6 +415,11 @@ class _Check:
         more = self.found.count - len(listed)
         more_allowed = self.found.allowed - sum(f.action is Action.ALLOW for f in listed)
         return SourceReport(self.ok, tuple(listed), more, self.policy, more_allowed)
+
+
+def _in_word(ch: str) -> bool:
+    """Whether ``ch`` may be inside an identifier (``_identifier_pattern``)."""
+    return bool(ch) and (ch.isalnum() or ch == "_" or unicodedata2.category(ch)[0] == "M")
 
 
 _JOINERS = frozenset({Category.JOINER})
@@ -847,6 +861,8 @@ def _preimages(key: str, table: dict[int, str]) -> str | None:
     is ``key``, or None if it would be longer than ``_MAX_SEARCH`` (each character of
     ``key`` is a class of the characters mapped to it; a longer image, such as "rn" of
     "m", is an alternative that rejoins after it)."""
+    if len(key) > _MAX_SEARCH // 8:  # the pattern would be too long (and build too deep)
+        return None
     images = [(c, table.get(ord(c), c)) for c in _WORD_CHARS]
     memo: dict[int, str] = {}
 

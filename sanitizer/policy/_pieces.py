@@ -8,11 +8,14 @@ bounded by a piece, not by the file) must cut where no rule looks across the cut
    (UAX #15 §9: NFC and NFKC of the pieces are the pieces of the whole's), belongs to
    no emoji, variation or tag sequence (UTS #51), ends every run of marks, every bidi
    scope (UAX #9 BD7: a paragraph separator) and every identifier;
-2. else, inside a line longer than the window, between two ASCII bytes that are not
-   both identifier bytes ``[A-Za-z0-9_]``, the first not a backslash (which escapes the
-   next: ``\\u0041``), and not ``//``, ``/*`` or ``*/`` (a comment delimiter that
-   ``sanitizer.source_gate`` looks for): no character rule, sequence, mark run,
-   identifier, escape or delimiter spans such a cut;
+2. else, inside a line longer than the window, before an ASCII character that is
+   not an identifier character ``[A-Za-z0-9_]`` (a space, punctuation), or between two
+   ASCII characters that are not both identifier characters; never after a backslash
+   (which escapes the next: ``\\u0041``), nor inside ``//``, ``/*`` or ``*/`` (comment
+   delimiters that ``sanitizer.source_gate`` looks for).  An ASCII character starts no
+   sequence that the character before it belongs to, composes with nothing before it
+   and is no mark, so no character rule, sequence, mark run, identifier, escape or
+   delimiter spans such a cut;
 3. else (a window with neither: only hostile or generated input, such as a flood of
    one non-ASCII character) before the last character that continues nothing: not a
    mark, joiner, variation selector, tag, regional indicator, emoji modifier or Hangul
@@ -43,13 +46,15 @@ _FORCED_LOOKBACK = 64  # characters tried before a forced cut is taken as it com
 
 
 def _safe_after(x: int) -> bytes:
-    """The ASCII bytes that may follow ASCII byte ``x`` across a cut (rule 2)."""
+    """The ASCII bytes that may follow byte ``x`` across a cut (rule 2): ``x`` is ASCII
+    or the last byte of a character."""
     if x == 0x5C:  # a backslash escapes what follows
         return b""
+    word = x in _WORD or x >= 0x80  # a non-ASCII character: as if a letter
     return bytes(
         y
         for y in range(0x80)
-        if not (x in _WORD and y in _WORD) and bytes((x, y)) not in _DELIMITERS
+        if not (word and y in _WORD) and bytes((x, y)) not in _DELIMITERS
     )
 
 
@@ -66,7 +71,7 @@ def _safe_pair() -> re.Pattern[bytes]:
     global _SAFE_PAIR
     if _SAFE_PAIR is None:
         by_followers: dict[bytes, list[int]] = {}
-        for x in range(0x80):
+        for x in range(0x100):
             followers = _safe_after(x)
             if followers:
                 by_followers.setdefault(followers, []).append(x)
