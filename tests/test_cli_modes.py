@@ -174,7 +174,8 @@ def test_a_mode_reports_what_the_command_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     mode, options, data, from_stdin = CASES[case]
-    path = "-" if from_stdin else str(tmp_path / "input.txt")
+    name = "input.py" if mode is check._declared_mode else "input.txt"  # PEP 263: Python
+    path = "-" if from_stdin else str(tmp_path / name)
     if not from_stdin:
         Path(path).write_bytes(data)
     options = ("--format", fmt, *options)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import tracemalloc
 
 import pytest
+import source_samples as samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import source_samples as samples
 from sanitizer import profiles, source_gate
 from sanitizer.policy import Action
 from sanitizer.policy.compiled import piece_end
@@ -48,9 +48,7 @@ def cut(text: str, window: int) -> tuple[list[str], bool]:
 
 @settings(max_examples=300, deadline=None)
 @given(texts, st.integers(5, 48), st.booleans(), st.integers(0, 4))
-def test_pieces_report_what_the_whole_reports(
-    text: str, window: int, code: bool, cap: int
-) -> None:
+def test_pieces_report_what_the_whole_reports(text: str, window: int, code: bool, cap: int) -> None:
     policy = profiles.SOURCE.replace(max_findings=cap or None)
     pieces, forced = cut(text, window)
     whole = check_source(text, policy, code=code)
@@ -209,7 +207,7 @@ def test_a_forced_cut_inside_a_word_fails_closed() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "msgstr \"\u179b\u17c1\u1781\u200b\u179f\u17c6\u1782\u17b6\u179b\u17cb\"\n",  # Khmer
+        'msgstr "\u179b\u17c1\u1781\u200b\u179f\u17c6\u1782\u17b6\u179b\u17cb"\n',  # Khmer
         "# \u1019\u103c\u1014\u103a\u200b\u1019\u102c\n",  # Myanmar
         "s = '\u0e20\u0e32\u0e29\u0e32\u200b\u0e44\u0e17\u0e22'\n",  # Thai
     ],
@@ -254,7 +252,7 @@ def test_generated_character_tables_are_data(line: str) -> None:
         f'bmp:"{TABLE}\u202e" + x\n'.replace("-", "", 12),  # too few ranges: not a table
         f'bmp:"\u202e{TABLE}\u202a"\n',  # not in order: RLO first
         f"s = '\u202e{TABLE[::-1]}'\n",  # descending
-        f"s = \"{TABLE}\" # \u202e comment\n",  # outside the literal
+        f's = "{TABLE}" # \u202e comment\n',  # outside the literal
     ],
 )
 def test_what_only_looks_like_a_table_is_still_judged(line: str) -> None:

@@ -75,6 +75,13 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "are counted (summary, one 'more' line), never built or shown",
     )
     out.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="show only the findings that fail the check (and the summary): allowed "
+        "findings and skipped files are counted, not listed; the exit status is the same",
+    )
+    out.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -114,8 +121,9 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         type=int,
         default=64 << 20,
         metavar="N",
-        help="with --policy: files larger than N bytes are reported too-long, not loaded "
-        "(default 64 MiB; strict UTF-8 checking streams and has no limit)",
+        help="with --policy: a file larger than N bytes is one too-long finding and the "
+        "policy is not applied to it (default 64 MiB); ill-formed UTF-8 is reported in "
+        "every file, whatever its size (memory does not grow with it either way)",
     )
     gate.add_argument(
         "--encoding",
@@ -146,10 +154,12 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     )
     walk.add_argument(
         "--binary",
-        choices=("skip", "check"),
+        choices=("skip", "check", "fail"),
         default="skip",
-        help="files with a NUL byte in their first 8 KiB that are not UTF-8 there are "
-        "binary: skipped (default, counted in the summary) or checked",
+        help="a file found in a folder whose name is of no known kind of text (docs/check.md"
+        " lists them) and whose first 8 KiB hold a NUL byte and are not UTF-8 is binary: "
+        "skipped (default; each one said in the output and counted in the summary), checked"
+        " as text, or one failing 'binary' finding",
     )
     walk.add_argument(
         "--no-ignore",
@@ -185,6 +195,7 @@ class Settings:
         "limit",
         "max_bytes",
         "policy",
+        "quiet",
         "source",
         "strict",
         "utf8",
@@ -205,6 +216,7 @@ class Settings:
         declared_encoding: str = "reject",
         binary: str = "skip",
         allow_overlong_nul: bool = False,
+        quiet: bool = False,
     ) -> None:
         self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
         self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
@@ -218,6 +230,7 @@ class Settings:
         self.declared_encoding = declared_encoding
         self.binary = binary
         self.allow_overlong_nul = allow_overlong_nul
+        self.quiet = quiet  # --quiet: failing findings only
 
 
 def is_utf8(name: str) -> bool:
@@ -274,4 +287,5 @@ def resolve(args: argparse.Namespace) -> Settings | str:
         declared_encoding=args.declared_encoding,
         binary=args.binary,
         allow_overlong_nul=args.allow_overlong_nul,
+        quiet=args.quiet,
     )

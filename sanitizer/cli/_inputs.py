@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from ..decoder import find_errors
 from ..errors import ErrorKind
 from . import _walk
+from ._kinds import UNKNOWN, Kind
 from ._walk import Problem, reason_of
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -38,6 +39,10 @@ else:
 STDIN = "-"
 CHUNK = 1 << 16  # bytes a read: the first one decides binary and declared encodings
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
+BINARY_NOTE = (
+    "binary: a NUL byte and bytes that are not UTF-8 in its first 8 KiB, and no known "
+    "kind of text by its name"
+)
 
 __all__ = [
     "BINARY_SNIFF",
@@ -73,13 +78,16 @@ class Opened:
     how reports name it (``<stdin>`` for '-').  (Slotted, not a NamedTuple: start-up, as
     for ``_check_args.Settings``.)"""
 
-    __slots__ = ("first", "label", "path", "stream")
+    __slots__ = ("first", "kind", "label", "origin", "path", "spool", "stream")
 
     def __init__(self, path: str, label: str, stream: IO[bytes], first: bytes) -> None:
         self.path = path
         self.label = label
         self.stream = stream
         self.first = first
+        self.kind: Kind = UNKNOWN  # what the file is by its name (``_kinds``)
+        self.spool: IO[bytes] | None = None  # a copy of a pipe, closed with it
+        self.origin = 0  # where ``first`` began in ``stream`` (read again from there)
 
 
 def expand(

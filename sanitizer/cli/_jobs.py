@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
     # class instance costs a Python-level reduce each, several times the file's check).
     Counts = tuple[int, int, int, int, int, int, int]
-    Checked = tuple[str, Counts, list[tuple[str, list[Finding], int, int]], str, int]
+    Emitted = tuple[str, list[Finding], int, int, str | None]  # Recorder.emitted
+    Checked = tuple[str, Counts, list[Emitted], str, int]
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate
 # Automatic workers from this many bytes on: below it, checking is too short (the gate
@@ -108,8 +109,8 @@ def check_in_workers(
         for label, counts, emitted, stderr, advanced in checked:
             if stderr:
                 sys.stderr.write(stderr)
-            for name, findings, more, more_failing in emitted:
-                sink.emit_file(name, Outcome(findings, 0, more, more_failing))
+            for name, findings, more, more_failing, note in emitted:
+                sink.emit_file(name, Outcome(findings, 0, more, more_failing, note))
             progress.advance(advanced, label)
             totals.merge(counts)
 

@@ -33,7 +33,9 @@ class Outcome:
     (findings counted but not listed, e.g. past ``Policy.max_findings``) are final once
     the findings are exhausted."""
 
-    __slots__ = ("_size", "findings", "listed", "listed_failing", "more", "more_failing")
+    __slots__ = (
+        "_size", "findings", "listed", "listed_failing", "more", "more_failing", "note"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -41,12 +43,14 @@ class Outcome:
         size: int | Callable[[], int] = 0,
         more: int = 0,
         more_failing: int = 0,
+        note: str | None = None,
     ) -> None:
         self.findings = findings  # set after construction by a mode that counts into it
         self._size = size
         self.more = more
         self.more_failing = more_failing
         self.listed = self.listed_failing = 0
+        self.note = note  # why the input was skipped (binary), for every output format
 
     def __iter__(self) -> Iterator[Finding]:
         for finding in self.findings:
@@ -151,11 +155,13 @@ class Totals:
 
 class Sink:
     """Where findings go: text lines, JSON Lines or a SARIF log; at most ``limit`` a
-    file (0: all), the others counted in one line (text)."""
+    file (0: all), the others counted in one line (text).  ``quiet``: failing findings
+    only (``--quiet``), and no notes of skipped files."""
 
-    def __init__(self, out: Writer, limit: int, columns: str) -> None:
+    def __init__(self, out: Writer, limit: int, columns: str, quiet: bool = False) -> None:
         self.out = out
         self.limit = limit
+        self.quiet = quiet
         self.sarif: SarifLog | None = None
         if out.format == "sarif":
             from ._sarif import SarifLog
@@ -163,6 +169,8 @@ class Sink:
             self.sarif = SarifLog(out, columns)
 
     def emit(self, finding: Finding) -> None:
+        if self.quiet and not finding.fails:
+            return
         if self.sarif is not None:
             self.sarif.result(finding)
         elif self.out.as_json:
@@ -171,28 +179,46 @@ class Sink:
             self.out.line(finding.text_line())
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
-        """Write the findings of one input, consuming them."""
+        """Write the findings of one input, consuming them (or why it was skipped)."""
+        if outcome.note is not None:
+            self.note(label, outcome.note)
         limit = self.limit
         for finding in outcome:
             if not limit or outcome.listed <= limit:
                 self.emit(finding)
         past = outcome.listed - limit if limit and outcome.listed > limit else 0
-        unshown = outcome.more + past
+        unshown = (outcome.more_failing if self.quiet else outcome.more) + past
         if unshown and not self.out.as_json:
             self.out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
+
+    def note(self, label: str, note: str) -> None:
+        """A file not checked, and why (a binary file skipped): a line of text, a JSON
+        record, a SARIF tool execution notification."""
+        if self.quiet:
+            return
+        if self.sarif is not None:
+            self.sarif.notification(label, note)
+        elif self.out.as_json:
+            from ._output import json_path_fields
+
+            why = note.split(":")[0]
+            self.out.record({**json_path_fields(label), "skipped": why, "reason": note})
+        else:
+            self.out.line(f"{display_path(label)}: skipped: {note}")
 
 
 class Recorder(Sink):
     """A sink that keeps what it is given (in a worker process, for the parent to
-    emit in order): ``(label, findings, more, more_failing)`` an input that has any."""
+    emit in order): ``(label, findings, more, more_failing, note)`` an input that has
+    any of them."""
 
     def __init__(self) -> None:
-        self.emitted: list[tuple[str, list[Finding], int, int]] = []
+        self.emitted: list[tuple[str, list[Finding], int, int, str | None]] = []
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
         findings = list(outcome)
-        if findings or outcome.more:  # an input without any writes nothing
-            self.emitted.append((label, findings, outcome.more, outcome.more_failing))
+        if findings or outcome.more or outcome.note:  # an input without any writes nothing
+            self.emitted.append((label, findings, outcome.more, outcome.more_failing, outcome.note))
 
 
 def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ._inputs import CHUNK, read_at_most
+from ._inputs import CHUNK
 from ._locate import Position
 from ._output import Finding, Place
 from ._report import Outcome
@@ -100,57 +100,147 @@ def _finding(label: str, err: WideError, line: int, column: int, after: Position
     )
 
 
-def _locate(
-    data: bytes, name: str, skip: int, offsets: list[int], columns: str
-) -> dict[int, tuple[int, int]]:
-    """Line and column of each offset (a character or error boundary), counted on the
-    text decoded between consecutive offsets (one U+FFFD per error, as one-shot)."""
-    position = Position(columns)
-    places: dict[int, tuple[int, int]] = {}
-    pos = skip
-    for offset in sorted(set(offsets)):
-        if offset > pos:
-            position.count_text(data[pos:offset].decode(name, "replace"))
-            pos = offset
-        places[offset] = (position.line, position.column)
-    return places
-
-
 def wide_policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
-    """``--policy`` on a UTF-16/32 input: ``inspect(data, policy, encoding=...)`` on the
-    whole file (at most ``--max-bytes``), its byte offsets located on the decoded text."""
-    from ..policy import inspect  # policy layer: loaded only with --policy
-    from ..wide import ByteOrderError, codec
-    from ._policy_modes import too_long
+    """``--policy`` on a UTF-16/32 input: proven well-formed first (else reported as
+    ``wide_mode`` reports it: the same findings with or without a policy), larger than
+    ``--max-bytes`` is ``too-long``; then ``inspect`` on its text a piece at a time (cut
+    as ``_policy_modes`` cuts UTF-8), offsets placed on the decoded text."""
+    from ._policy_modes import release, too_long
 
-    data = read_at_most(opened.stream, settings.max_bytes, opened.first)
-    progress.advance(len(data), opened.label)
-    label, encoding, strict = opened.label, settings.encoding, settings.strict
-    if len(data) > settings.max_bytes:
-        return Outcome([too_long(label, data, settings.max_bytes)], len(data))
-    found, order = codec(encoding)
-    try:
-        big, skip = found.resolve(data, order, None, "check")
-    except ByteOrderError as exc:
-        return Outcome([_no_bom(label, exc, encoding)], len(data))
-    report = inspect(data, settings.policy, encoding=encoding)
-    offsets = [o for f in report.findings for o in (f.start, f.end)]
-    places = _locate(data, found.name(big), skip, offsets, settings.columns)
-    findings = []
-    for f in report.findings:
-        d = f.as_dict()
-        action = d["action"]
-        what = d.get("code_point") or (f.raw.hex(" ").upper() if f.raw else "")
-        place = Place(label, f.start, f.end, *places[f.start], *places[f.end])
-        details = {k: v for k, v in d.items() if k not in ("start", "end")}
-        findings.append(
-            Finding(
-                d["category"], what, action, d["reason"], place,
-                fails=strict or action != "allow", details=details,
-            )
-        )  # fmt: skip
-    more = report.more_findings
-    return Outcome(findings, len(data), more, more if strict or not report.ok else 0)
+    label = opened.label
+    size = _proven_size(opened, settings, progress)
+    if size is None:  # ill-formed or no byte order mark: the stream is read again
+        outcome = wide_mode(_again(opened), settings, progress)
+        findings = outcome.findings
+
+        def then() -> Iterator[Finding]:
+            yield from findings
+            release(opened)
+
+        outcome.findings = then()
+        return outcome
+    if size > settings.max_bytes:
+        release(opened)
+        return Outcome([too_long(label, size, settings.max_bytes)], size)
+    findings, more, more_failing = _policy_findings(opened, settings)
+    release(opened)
+    return Outcome(findings, size, more, more_failing)
+
+
+def _proven_size(opened: Opened, settings: Settings, progress: Progress) -> int | None:
+    """The input's size when it is well-formed with a known byte order (the stream then
+    can be read again from its start: a pipe is spooled), else None."""
+    import tempfile
+
+    from ..wide import ByteOrderError, codec
+
+    found, order = codec(settings.encoding)
+    decoder = found.incremental_decoder("replace", byte_order=order)
+    stream = opened.stream
+    spool = None
+    if not stream.seekable():
+        spool = opened.spool = tempfile.TemporaryFile()  # closed with the input
+    opened.origin = stream.tell() - len(opened.first) if spool is None else 0
+    size = 0
+    chunk = opened.first
+    well_formed = True
+    while True:
+        final = not chunk
+        try:
+            ill_formed = bool(decoder.feed(chunk, final=final)[1])
+        except ByteOrderError:
+            ill_formed = True
+        if spool is not None:
+            spool.write(chunk)
+        size += len(chunk)
+        progress.advance(len(chunk), opened.label)
+        if ill_formed:
+            well_formed = False
+            break
+        if final:
+            break
+        chunk = stream.read(CHUNK)
+    return size if well_formed else None
+
+
+def _again(opened: Opened) -> Opened:
+    """``opened`` from its first byte again (the spool, then the rest of a pipe)."""
+    from ._inputs import Opened as Reopened
+    from ._policy_modes import _Chain
+
+    if opened.spool is None:
+        opened.stream.seek(opened.origin)
+        return Reopened(opened.path, opened.label, opened.stream, opened.stream.read(CHUNK))
+    opened.spool.seek(0)
+    again = _Chain(opened.spool, b"", opened.stream)
+    return Reopened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]
+
+
+def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding], int, int]:
+    """The listed findings of the policy on the text, a piece at a time, and the counts
+    of the others (all, and those that fail)."""
+    import codecs
+
+    from ..policy import Action, inspect
+    from ..policy.compiled import piece_end
+    from ..wide import codec
+    from ._policy_modes import PIECE, _capped
+
+    found, order = codec(settings.encoding)
+    reopened = _again(opened)
+    head = reopened.first
+    big, skip = found.resolve(head, order, None, "check")
+    name = found.name(big)
+    decoder = codecs.getincrementaldecoder(name)()
+    listing, counting = _capped(settings.policy, settings.limit)
+    strict, limit, label = settings.strict, settings.limit, opened.label
+    position = Position(settings.columns)
+    findings: list[Finding] = []
+    more = more_failing = 0
+    byte_at = skip  # the input offset of ``buf[0]``
+    buf = decoder.decode(head[skip:])
+    stream = reopened.stream
+    final = False
+    while buf or not final:
+        while len(buf) < PIECE and not final:
+            chunk = stream.read(CHUNK)
+            final = not chunk
+            buf += decoder.decode(chunk, final=final)
+        cut = len(buf)
+        if not final or len(buf) > PIECE:  # a piece: after a line feed, or a safe cut
+            window = buf[:PIECE].encode("utf-8", "surrogatepass")
+            end = piece_end(window, 0, len(window) - 1)[0]
+            cut = len(window[:end].decode("utf-8", "surrogatepass"))
+        piece, buf = buf[:cut], buf[cut:]
+        full = bool(limit) and len(findings) >= limit
+        report = inspect(piece, counting if full else listing)
+        places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
+        done_index, done_byte = 0, byte_at
+        for index in sorted({o for f in report.findings for o in (f.start, f.end)}):
+            text = piece[done_index:index]
+            done_byte += len(text.encode(name, "surrogatepass"))
+            position.count_text(text)
+            places[index] = (done_byte, position.line, position.column)
+            done_index = index
+        for f in report.findings:
+            d = f.as_dict()
+            fails = strict or f.action is not Action.ALLOW
+            if limit and len(findings) >= limit:
+                more += 1
+                more_failing += fails
+                continue
+            (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
+            details = {k: v for k, v in d.items() if k not in ("start", "end")}
+            findings.append(
+                Finding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
+                        Place(label, lo, hi, line, column, end_line, end_column),
+                        fails=fails, details=details)
+            )  # fmt: skip
+        position.count_text(piece[done_index:])
+        byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
+        more += report.more_findings
+        more_failing += report.more_findings - (0 if strict else report.more_allowed)
+    return findings, more, more_failing
 
 
 def _no_bom(label: str, exc: ByteOrderError, encoding: str) -> Finding:

@@ -36,6 +36,7 @@ from ..errors import Utf8Error
 from . import _check_args, _inputs, _jobs, _verdict, _walk
 from ._declared import HEAD, Declaration, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, Opened
+from ._kinds import kind_of, known
 from ._locate import CONTEXT, Locator, excerpt, locate_all
 from ._output import Finding, OutputError, Place, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
@@ -98,7 +99,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     enough = _jobs.AUTO_MIN_BYTES if settings.policy is not None and settings.jobs == 0 else 0
     total_size = _inputs.total_size(files, None if enabled else enough)
     progress = Progress(total_size, enabled)
-    sink = Sink(out, settings.limit, settings.columns)
+    sink = Sink(out, settings.limit, settings.columns, settings.quiet)
     try:
         _check_all(files, total_size, settings, totals, progress, sink)
     finally:
@@ -153,12 +154,14 @@ def _check_one(
     except OSError as exc:
         totals.io_error(label, exc.strerror or str(exc))
         return
+    opened = None
     try:
         opened = Opened(item.path, label, stream, stream.read(CHUNK))
         mode = _mode_for(item, opened, settings)
-        if mode is None:
+        if mode is None:  # binary, skipped: said in every output format
             totals.skip_binary()
             progress.advance(_inputs.size_of(item.path), label)
+            sink.emit_file(label, Outcome(note=_inputs.BINARY_NOTE))
             return
         outcome = mode(opened, settings, progress)
         sink.emit_file(label, outcome)
@@ -167,25 +170,43 @@ def _check_one(
     else:
         totals.add(outcome)
     finally:
+        if opened is not None and opened.spool is not None:
+            opened.spool.close()
         if item.path != _inputs.STDIN:
             stream.close()
 
 
 def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode | None:
     """The input mode for ``opened``; None for a binary file found in a folder (skipped
-    unless ``--binary check``)."""
+    with ``--binary skip``, the default): a file of no known kind (``_kinds``) whose
+    first bytes look binary (``_inputs.looks_binary``)."""
+    first = opened.first
+    opened.kind = kind = kind_of("" if item.path == _inputs.STDIN else item.path, first)
     if not settings.utf8:  # UTF-16/32: no sniffing, no cookies
         return _imported_mode(settings)
-    first = opened.first
     if settings.declared_encoding != "ignore":
-        declared = declared_encoding(first[:HEAD], opened.path)
+        declared = declared_encoding(first[:HEAD], kind)
         if declared is not None:
             return functools.partial(_declared_mode, declared)
-    if not item.named and settings.binary == "skip" and _inputs.looks_binary(first[:BINARY_SNIFF]):
-        return None
+    if (
+        not item.named
+        and settings.binary != "check"
+        and not known(kind)
+        and _inputs.looks_binary(first[:BINARY_SNIFF])
+    ):
+        return _binary_mode if settings.binary == "fail" else None
     if settings.policy is not None:
         return _imported_mode(settings)
     return _file_mode if opened.stream.seekable() else _stream_mode
+
+
+def _binary_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """``--binary fail``: a file that looks binary is one failing ``binary`` finding."""
+    size = _inputs.size_of(opened.path) or len(opened.first)
+    progress.advance(size, opened.label)
+    place = Place(opened.label, 0, 0)
+    finding = Finding("binary", "", "reject", _inputs.BINARY_NOTE, place)
+    return Outcome([finding], size)
 
 
 @functools.cache

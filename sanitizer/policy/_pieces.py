@@ -52,9 +52,7 @@ def _safe_after(x: int) -> bytes:
         return b""
     word = x in _WORD or x >= 0x80  # a non-ASCII character: as if a letter
     return bytes(
-        y
-        for y in range(0x80)
-        if not (word and y in _WORD) and bytes((x, y)) not in _DELIMITERS
+        y for y in range(0x80) if not (word and y in _WORD) and bytes((x, y)) not in _DELIMITERS
     )
 
 
@@ -138,7 +136,8 @@ def _forced(raw: bytes, start: int, stop: int) -> int:
 
 
 def _code_point(raw: bytes, at: int) -> int:
-    """The code point whose UTF-8 starts at ``raw[at]`` (valid text)."""
+    """The code point whose UTF-8 starts at ``raw[at]`` (valid text; U+FFFD for one that
+    ``raw`` ends inside of)."""
     lead = raw[at]
     n = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    return ord(raw[at : at + n].decode("utf-8"))
+    return ord(raw[at : at + n].decode("utf-8", "replace")[0])
