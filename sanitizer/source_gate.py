@@ -388,8 +388,9 @@ class _Check:
         if plain:
             return
         if Category.JOINER in self.judged:
+            verdict = _joiner_verdict if self.idents is not None else _text_joiner_verdict
             for _, i in character_hits(body, self.policy, _JOINERS):
-                action, why = _joiner_verdict(body, i)
+                action, why = verdict(body, i)
                 cp = ord(body[i])
                 self.add(0, at + i, at + i + 1, action, "joiner", _because(cp, why), cp)
         if Category.INVISIBLE in self.judged:
@@ -550,6 +551,17 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
 
 
+def _text_joiner_verdict(text: str, i: int) -> tuple[Action, str]:
+    """A joiner in text that is not code: a shaping control (Unicode §23.2: it joins or
+    separates the cursive forms and ligatures of the letters around it), allowed next
+    to any character but ASCII, beside which it changes nothing that shows."""
+    before = text[i - 1] if i else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if (not before or before.isascii()) and (not after or after.isascii()):
+        return Action.REJECT, "between ASCII characters, where it shapes nothing: invisible"
+    return Action.ALLOW, "beside the letters it shapes (Unicode §23.2)"
+
+
 # -- line separators and selectors ----------------------------------------------------------
 
 
@@ -597,15 +609,19 @@ def _separates_words(text: str, i: int) -> bool:
 
 # A string literal on one line ("...", '...', `...`), backslash escapes inside.
 _LITERAL = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\\n]|\\.)*`""")
+# An escape in a literal, maybe itself escaped for a regular expression (``"\\u2028"``,
+# ``"\\*"`` in JavaScript source): the code point it stands for.
 _TABLE_ESCAPE = re.compile(
-    r"\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|U([0-9A-Fa-f]{8})|(.))"
+    r"\\(?:\\)?(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|U([0-9A-Fa-f]{8})"
+    r"|(\\\\|.))"
 )
-_SIMPLE_ESCAPES = {"0": 0, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13}
-_MIN_RANGES = 16  # ranges X-Y a literal needs to be taken for a generated table
+_SIMPLE_ESCAPES = {"0": 0, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, "\\\\": 0x5C}
+_MIN_ITEMS = 8  # characters and ranges of a table that vouches for bidi controls
 
 
 def _table_item(content: str, i: int) -> tuple[int, int]:
-    """The code point of the character or escape at ``content[i]``, and where it ends."""
+    """The code point of the character or escape at ``content[i]`` (-1 for a class
+    shorthand such as ``\\w``, which has none), and where it ends."""
     if content[i] != "\\":
         return ord(content[i]), i + 1
     m = _TABLE_ESCAPE.match(content, i)
@@ -615,49 +631,98 @@ def _table_item(content: str, i: int) -> tuple[int, int]:
     digits = braced or u4 or x2 or u8
     if digits is not None:
         return int(digits, 16), m.end()
-    return _SIMPLE_ESCAPES.get(other, ord(other)), m.end()
+    if other in _SHORTHANDS:
+        return -1, m.end()
+    return _SIMPLE_ESCAPES.get(other, ord(other[-1])), m.end()
 
 
-def _is_table(content: str) -> bool:
-    """Whether a string literal's content is a generated character class: characters,
-    escapes and at least ``_MIN_RANGES`` ranges ``X-Y``, each above the one before, as
-    tools write Unicode property tables for regular expressions (``"A-Za-zªµºÀ-Ö"``).
-    Sorted sets of code points are data, not words or code."""
-    if content.count("-") < _MIN_RANGES:
-        return False
-    n, i, last, ranges = len(content), 0, -1, 0
+_SHORTHANDS = frozenset("wWdDsSbBpP")  # regex class shorthands: no one code point
+
+
+def _table(content: str, bracketed: bool = False) -> list[int] | None:
+    """When ``content`` (a string literal's, or a regex class's inside one when
+    ``bracketed``) is a character class, the indices in it of the bidi controls it does
+    not vouch for (judged still); else None.  A class is characters, escapes and
+    ranges ``X-Y``: at least two ranges, each item above the one before, as tools write
+    Unicode property tables for regular expressions (``"A-Za-zªµºÀ-Ö"``); in brackets
+    also unsorted (``[_a-zA-Zα-ω]``) or ``_MIN_ITEMS`` sorted characters.  Sorted sets
+    of code points are data, not words or code.  A bidi control in one is vouched for
+    only as the end of a range (``"\u202a-\u202e"``) in a sorted class of at least
+    ``_MIN_ITEMS`` items: a short literal that reorders a line stays a finding."""
+    n, i, last, items, ranges = len(content), 0, -1, 0, 0
+    ascending = True
+    alone: list[int] = []
+    ends: list[int] = []
     while i < n:
+        at = i
         lo, i = _table_item(content, i)
         hi = lo
         if i + 1 < n and content[i] == "-":
+            dash = i
             hi, i = _table_item(content, i + 1)
             ranges += 1
-        if lo <= last or hi < lo:
-            return False
-        last = hi
-    return ranges >= _MIN_RANGES
+            if hi <= lo:
+                return None
+            for j in (at, dash + 1):
+                if content[j] in _BIDI_CONTROLS:
+                    ends.append(j)
+        elif content[at] in _BIDI_CONTROLS:
+            alone.append(at)
+        if lo >= 0:
+            ascending = ascending and lo > last
+            last = hi
+        items += 1
+    if bracketed:
+        if ranges < 2 and not (ascending and items >= _MIN_ITEMS):
+            return None
+    elif ranges < 2 or not ascending:
+        return None
+    return alone if ascending and items >= _MIN_ITEMS else sorted(alone + ends)
+
+
+_CLASS = re.compile(r"\[\^?((?:[^\]\\]|\\.)+)\]")  # a regex character class
+
+
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _blank(blanks: list[tuple[int, int]], start: int, end: int, kept: list[int]) -> None:
+    """Add ``start..end`` to ``blanks``, less the characters at ``kept`` (relative)."""
+    pos = start
+    for j in kept:
+        blanks.append((pos, start + j))
+        pos = start + j + 1
+    blanks.append((pos, end))
 
 
 def _without_tables(body: str, lines: list[int], rare: list[int]) -> tuple[str, list[int]]:
-    """``body`` with the content of each generated character table (``_is_table``) on
-    its lines that hold a non-ASCII character (``lines``) blanked out (same length:
-    indices do not move), and ``rare`` without the characters inside them."""
-    tables: list[tuple[int, int]] = []
+    """``body`` with the content of each generated character table (``_table``) on its
+    lines that hold a non-ASCII character (``lines``) blanked out but for the bidi
+    controls it judges (same length: indices do not move), and ``rare`` without the
+    characters blanked."""
+    blanks: list[tuple[int, int]] = []
     for k in range(0, len(lines), 2):
         for m in _LITERAL.finditer(body, lines[k], lines[k + 1]):
             start, end = m.start() + 1, m.end() - 1
-            if end - start >= 2 * _MIN_RANGES and _is_table(body[start:end]):
-                tables.append((start, end))
-    if not tables:
+            if end - start < 5:
+                continue
+            whole = _table(body[start:end]) if body.count("-", start, end) >= 2 else None
+            if whole is not None:
+                _blank(blanks, start, end, whole)
+                continue
+            for c in _CLASS.finditer(body, start, end):
+                alone = _table(c.group(1), bracketed=True)
+                if alone is not None:
+                    _blank(blanks, c.start(1), c.end(1), alone)
+    if not blanks:
         return body, rare
     parts: list[str] = []
     pos = 0
-    for start, end in tables:
+    for start, end in blanks:
         parts += [body[pos:start], " " * (end - start)]
         pos = end
     parts.append(body[pos:])
-    inside = [(lo, hi) for lo, hi in tables]
-    rare = [i for i in rare if not any(lo <= i < hi for lo, hi in inside)]
+    rare = [i for i in rare if not any(lo <= i < hi for lo, hi in blanks)]
     return "".join(parts), rare
 
 

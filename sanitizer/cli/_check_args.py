@@ -157,9 +157,9 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         choices=("skip", "check", "fail"),
         default="skip",
         help="a file found in a folder whose name is of no known kind of text (docs/check.md"
-        " lists them) and whose first 8 KiB hold a NUL byte and are not UTF-8 is binary: "
-        "skipped (default; each one said in the output and counted in the summary), checked"
-        " as text, or one failing 'binary' finding",
+        " lists them) and whose first 8 KiB hold a NUL byte (or, named .tar, .png..., bytes "
+        "that are not UTF-8) is binary: skipped (default; each one said in the output and "
+        "counted in the summary), checked as text, or one failing 'binary' finding",
     )
     walk.add_argument(
         "--no-ignore",

@@ -10,9 +10,9 @@ are walked by ``_walk`` (what git would not ignore); inside them only regular fi
 read (a FIFO met while walking could block the scan forever), any other kind is reported
 as skipped and symbolic links are counted, not followed, unless ``--follow``.
 
-Opening and reading an input is here too (``open_input``, ``read_at_most``), and what
+Opening an input is here too (``open_input``), and what
 makes a file found in a folder binary (``looks_binary``): a NUL byte in its first 8 KiB,
-as for git and ripgrep, unless those bytes are UTF-8.
+as for git and ripgrep, asked only of a file of no known kind of text (``_kinds``).
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ STDIN = "-"
 CHUNK = 1 << 16  # bytes a read: the first one decides binary and declared encodings
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
 BINARY_NOTE = (
-    "binary: a NUL byte and bytes that are not UTF-8 in its first 8 KiB, and no known "
-    "kind of text by its name"
+    "binary: a NUL byte in its first 8 KiB (or bytes that are not UTF-8, for a name "
+    "such as .tar or .png), and no known kind of text by its name"
 )
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "expand",
     "looks_binary",
     "open_input",
-    "read_at_most",
     "size_of",
     "total_size",
 ]
@@ -156,29 +155,15 @@ def open_input(path: str) -> IO[bytes]:
     return raw if stat.S_ISREG(st.st_mode) and st.st_size else io.BufferedReader(raw)
 
 
-def read_at_most(stream: IO[bytes], limit: int, data: bytes) -> bytes:
-    """``data`` and more, up to ``limit`` + 1 bytes, read in chunks (never one
-    allocation of ``limit``).  ``data`` is a first ``read(CHUNK)`` of a stream from
-    ``open_input``, buffered or a regular file with a size, which returns less only at
-    its end: then no read is tried."""
-    if len(data) < CHUNK:
-        return data[: limit + 1]
-    parts: list[bytes] = [data[: limit + 1]]
-    size = len(parts[0])
-    while size <= limit:
-        chunk = stream.read(min(CHUNK, limit + 1 - size))
-        if not chunk:
-            break
-        parts.append(chunk)
-        size += len(chunk)
-    return b"".join(parts)
-
-
-def looks_binary(sample: bytes) -> bool:
-    """A NUL byte in ``sample``, which is also not UTF-8 (an incomplete character at its
-    end aside).  Valid UTF-8 with a NUL is text with a NUL: gcc, for one, compiles it with
-    a warning, so a NUL alone must not take a source file out of the gate."""
-    if b"\0" not in sample:
+def looks_binary(sample: bytes, named_binary: bool = False) -> bool:
+    """A NUL byte in ``sample``, as for git and ripgrep; for a file named as binary
+    (``_kinds.BINARY``: an archive, an image) also bytes that are not UTF-8 (an
+    incomplete character at its end aside).  Asked only of files of no known kind of
+    text (``_kinds``): a C file with a NUL (gcc compiles it, with a warning) is always
+    read, so that a byte cannot take a source file out of the gate."""
+    if b"\0" in sample:
+        return True
+    if not named_binary:
         return False
     errors = find_errors(sample, limit=2)
     cut_short = len(errors) == 1 and errors[0].kind is ErrorKind.INCOMPLETE  # at the end

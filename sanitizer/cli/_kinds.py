@@ -90,8 +90,81 @@ KINDS: tuple[Kind, ...] = (
           ".editorconfig", ".gitignore", ".gitattributes", ".dockerignore")),
 )
 # fmt: on
+# Files whose names say they are binary (archives, images, fonts, compiled code): skipped
+# when their first 8 KiB hold a NUL byte or are not UTF-8, as any other binary file is
+# when they hold both.  Text named like one is read.
+BINARY = Kind(
+    "binary",
+    False,
+    None,
+    (
+        ".tar",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".zst",
+        ".zip",
+        ".7z",
+        ".rar",
+        ".whl",
+        ".egg",
+        ".jar",
+        ".war",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".bmp",
+        ".ico",
+        ".icns",
+        ".tif",
+        ".tiff",
+        ".webp",
+        ".pbm",
+        ".pgm",
+        ".ppm",
+        ".pnm",
+        ".xbm",
+        ".pdf",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".otf",
+        ".eot",
+        ".mo",
+        ".pyc",
+        ".pyo",
+        ".so",
+        ".dylib",
+        ".dll",
+        ".exe",
+        ".o",
+        ".a",
+        ".lib",
+        ".obj",
+        ".class",
+        ".wasm",
+        ".db",
+        ".sqlite",
+        ".sqlite3",
+        ".mp3",
+        ".mp4",
+        ".wav",
+        ".ogg",
+        ".flac",
+        ".avi",
+        ".mov",
+        ".webm",
+        ".npy",
+        ".npz",
+        ".pkl",
+        ".pickle",
+        ".bin",
+    ),
+)  # fmt: skip
 UNKNOWN = Kind("other", True, None)  # taken for code: the stricter reading
-_BY_EXTENSION = {ext: kind for kind in KINDS for ext in kind.extensions}
+_BY_EXTENSION = {ext: kind for kind in (*KINDS, BINARY) for ext in kind.extensions}
 _BY_NAME = {name: kind for kind in KINDS for name in kind.names}
 _PYTHON = KINDS[0]
 _SCRIPT = KINDS[1]
@@ -118,4 +191,4 @@ def kind_of(path: str, head: bytes = b"") -> Kind:
 
 def known(kind: Kind) -> bool:
     """Whether a file of ``kind`` is a known kind of text (never skipped as binary)."""
-    return kind is not UNKNOWN
+    return kind is not UNKNOWN and kind is not BINARY

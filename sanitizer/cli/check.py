@@ -36,7 +36,7 @@ from ..errors import Utf8Error
 from . import _check_args, _inputs, _jobs, _verdict, _walk
 from ._declared import HEAD, Declaration, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, Opened
-from ._kinds import kind_of, known
+from ._kinds import BINARY, kind_of, known
 from ._locate import CONTEXT, Locator, excerpt, locate_all
 from ._output import Finding, OutputError, Place, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
@@ -192,7 +192,7 @@ def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode |
         not item.named
         and settings.binary != "check"
         and not known(kind)
-        and _inputs.looks_binary(first[:BINARY_SNIFF])
+        and _inputs.looks_binary(first[:BINARY_SNIFF], kind is BINARY)
     ):
         return _binary_mode if settings.binary == "fail" else None
     if settings.policy is not None:
