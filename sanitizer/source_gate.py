@@ -329,19 +329,20 @@ class _Check:
         end: int,
         action: Action,
         kind: str,
-        reason: str | Callable[[], str],
+        reason: str | tuple[int, str | None],
         codepoint: int | None = None,
         identifier: str | None = None,
         other: tuple[int, int, str] | None = None,
     ) -> None:
         """A finding (``order``: 0 characters, 1 separators and selectors, 2 identifiers,
-        3 confusables, for findings at the same place); built only if it is listed."""
+        3 confusables, for findings at the same place); built only if it is listed, its
+        ``reason`` too when it is ``(code point, why)``."""
         allowed = action is Action.ALLOW
         if not allowed and action is not Action.IGNORE:
             self.ok = False
         key = (start, end, order)
         if self.found.wants(key, allowed):
-            why = reason if isinstance(reason, str) else reason()
+            why = reason if isinstance(reason, str) else _because(*reason)
             self.found.keep(
                 key, SourceFinding(kind, start, end, action, why, codepoint, identifier, other)
             )
@@ -381,7 +382,8 @@ class _Check:
         report = inspect(body, policy)
         self.ok = self.ok and report.ok
         for f in report.findings:
-            self.add(0, at + f.start, at + f.end, f.action, f.category.value, f.reason, f.codepoint)
+            why = f.reason()
+            self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
         self.found.unlisted(report.more_findings, report.more_allowed)
         if self.bidi is not None and (not plain or self.bidi.pending):
             self.bidi_verdicts(self.bidi.feed(body, at))
@@ -392,13 +394,13 @@ class _Check:
             for _, i in character_hits(body, self.policy, _JOINERS):
                 action, why = verdict(body, i)
                 cp = ord(body[i])
-                self.add(0, at + i, at + i + 1, action, "joiner", _because(cp, why), cp)
+                self.add(0, at + i, at + i + 1, action, "joiner", (cp, why), cp)
         if Category.INVISIBLE in self.judged:
             action = self.policy.action(Category.INVISIBLE)
             for _, i in character_hits(body, self.policy, _INVISIBLES):
                 if not _separates_words(body, i):
                     cp = ord(body[i])
-                    self.add(0, at + i, at + i + 1, action, "invisible", _because(cp), cp)
+                    self.add(0, at + i, at + i + 1, action, "invisible", (cp, None), cp)
         for kind, i, why in _separators_and_selectors(body, rare):
             cp = ord(body[i])
             self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
@@ -407,7 +409,7 @@ class _Check:
 
     def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
         for index, cp, action, why in verdicts:
-            self.add(0, index, index + 1, action, "bidi-control", _because(cp, why), cp)
+            self.add(0, index, index + 1, action, "bidi-control", (cp, why), cp)
 
     def report(self) -> SourceReport:
         listed = self.found.final()
@@ -427,9 +429,9 @@ _JOINERS = frozenset({Category.JOINER})
 _INVISIBLES = frozenset({Category.INVISIBLE})
 
 
-def _because(cp: int, why: str | None = None) -> Callable[[], str]:
-    """A finding's reason, built only if it is listed: the character, and why."""
-    return lambda: describe(cp) if why is None else f"{describe(cp)}: {why}"
+def _because(cp: int, why: str | None = None) -> str:
+    """A finding's reason: the character, and why."""
+    return describe(cp) if why is None else f"{describe(cp)}: {why}"
 
 
 # -- bidi pairing (gcc -Wbidi-chars=unpaired; UAX #9 BD7, X5a-X6a) -------------------------
@@ -464,7 +466,7 @@ class _BidiJudge:
         pos = 0  # text[pos:] is not read yet
         for m in _BIDI.finditer(text):
             i = m.start()
-            if self.stack or self.overflow:
+            if (self.stack or self.overflow) and i > pos:
                 yield from self._between(text, pos, i)
             pos = i + 1
             yield from self._control(m.group(), at + i)
