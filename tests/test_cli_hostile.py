@@ -163,7 +163,7 @@ def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_long_finding_has_a_short_excerpt() -> None:
     name = "p\u0430" * 100_000  # one identifier of 300 KB: mixes scripts
     data = f"{name} = 1\n".encode()
-    outcome, findings = outcome_of(data, ("--policy", "SOURCE"), pipe=False, name="x.py")
+    _, findings = outcome_of(data, ("--policy", "SOURCE"), pipe=False, name="x.py")
     assert [f.kind for f in findings] == ["mixed-script"]
     assert len(findings[0].excerpt) < 400 and len(findings[0].what) < 200
     assert len(findings[0].reason) < 400
@@ -191,7 +191,6 @@ def test_peak_rss_under_64_mib(tmp_path: Path, options: tuple[str, ...], content
     code, rss_kib = map(int, subprocess.run(cmd, capture_output=True, check=True).stdout.split())
     assert code == 1
     assert rss_kib < 64 * 1024
-    del resource  # only the wrapper uses it
 
 
 # -- one answer ---------------------------------------------------------------------------
