@@ -91,9 +91,10 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     gate.add_argument(
         "--policy",
         metavar="PROFILE",
-        help="also apply a policy profile after strict decoding (e.g. TEXT, SINGLE_LINE; "
+        help="also apply a policy profile to files that are UTF-8 (e.g. TEXT, SINGLE_LINE; "
         "PROMPT: text for a language model, every hidden payload refused; "
-        "SOURCE: the source-code gate of UTS #55, see sanitizer.source_gate)",
+        "SOURCE: the source-code gate of UTS #55 on code, its character rules on prose, "
+        "translations, markup and data: docs/check.md lists the kinds of file)",
     )
     gate.add_argument(
         "--max-restriction-level",

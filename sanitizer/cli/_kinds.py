@@ -86,8 +86,8 @@ KINDS: tuple[Kind, ...] = (
           "CHANGES", "NEWS", "NOTICE", "THANKS", "TODO", "HISTORY", "CODEOWNERS")),
     Kind("data", False, None,
          (".json", ".jsonl", ".ndjson", ".json5", ".geojson", ".ipynb", ".map", ".csv", ".tsv",
-          ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".lock", ".log",
-          ".editorconfig", ".gitignore", ".gitattributes", ".dockerignore")),
+          ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".lock", ".log"),
+         (".editorconfig", ".gitignore", ".gitattributes", ".dockerignore", ".env")),
 )
 # fmt: on
 # Files whose names say they are binary (archives, images, fonts, compiled code): skipped

@@ -8,11 +8,13 @@ them (``C0 AE`` is one overlong '.') and printed once complete, one line each::
 
     PATH:LINE:COLUMN: KIND  WHAT  ACTION  REASON  | EXCERPT
 
-A file that declares another encoding (``_declared``) is one ``declared-encoding``
-finding.  ``--policy SOURCE`` runs ``sanitizer.source_gate.check_source`` (Trojan
-Source, invisibles, look-alike identifiers, UTS #55) on each UTF-8 file.  ``--format
-json`` prints JSON Lines and a summary object, ``--format sarif`` one SARIF 2.1.0 log
-(``_sarif``).  Exit 0 when nothing fails the check, 1 when a finding the
+A file that declares another encoding, where its kind of file reads such a declaration
+(``_declared``, ``_kinds``), is one ``declared-encoding`` finding.  ``--policy SOURCE``
+runs ``sanitizer.source_gate.check_source_pieces`` (Trojan Source, invisibles,
+look-alike identifiers, UTS #55; the identifier rules on code only) on each UTF-8 file.
+At most ``--limit`` findings a file are listed, the rest counted without being built.
+``--format json`` prints JSON Lines and a summary object, ``--format sarif`` one SARIF
+2.1.0 log (``_sarif``).  Exit 0 when nothing fails the check, 1 when a finding the
 profile refuses was found (allowed ones too with ``--strict``), 2 on usage or I/O errors.
 
 Each input is checked by one input mode, a function ``(opened, settings, progress) ->
