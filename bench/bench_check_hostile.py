@@ -77,11 +77,16 @@ def write(path: Path, unit: bytes | None, size: int) -> None:
             f.write(b"\xc0\xae")
 
 
-def measure(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[float, float, int, str]:
+def measure(
+    cmd: list[str], env: dict[str, str], timeout: float, cwd: str
+) -> tuple[float, float, int, str]:
+    """(wall, CPU, peak RSS in MiB, exit status) of ``cmd`` run in ``cwd`` (not the
+    checkout: ``python -m sanitizer`` would import the package found there)."""
     out = subprocess.run(
         [sys.executable, "-c", MEASURE, str(timeout), *cmd],
         capture_output=True,
         env=env,
+        cwd=cwd,
         check=True,
     ).stdout.split()
     return float(out[0]), float(out[1]), int(out[2]) // 1024, out[3].decode()
@@ -111,8 +116,8 @@ def main() -> None:
             write(path, unit, size)
             write(clean, b"x = 1\n", size)
             for policy in ((), ("--policy", "SOURCE")):
-                base = measure([*check, *policy, str(clean)], env, args.timeout)
-                got = measure([*check, *policy, str(path)], env, args.timeout)
+                base = measure([*check, *policy, str(clean)], env, args.timeout, tmp)
+                got = measure([*check, *policy, str(path)], env, args.timeout, tmp)
                 label = "--policy SOURCE" if policy else "UTF-8"
                 ratio = got[1] / base[1] if base[1] else float("nan")
                 tables.row(

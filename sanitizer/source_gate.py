@@ -647,7 +647,7 @@ def _table(content: str, bracketed: bool = False) -> list[int] | None:
     not vouch for (judged still); else None.  A class is characters, escapes and
     ranges ``X-Y``: at least two ranges, each item above the one before, as tools write
     Unicode property tables for regular expressions (``"A-Za-zªµºÀ-Ö"``); in brackets
-    also unsorted (``[_a-zA-Zα-ω]``) or ``_MIN_ITEMS`` sorted characters.  Sorted sets
+    also unsorted (``[_a-zA-Z\\u03b1-\\u03c9]``) or ``_MIN_ITEMS`` sorted characters.  Sorted sets
     of code points are data, not words or code.  A bidi control in one is vouched for
     only as the end of a range (``"\u202a-\u202e"``) in a sorted class of at least
     ``_MIN_ITEMS`` items: a short literal that reorders a line stays a finding."""

@@ -7,7 +7,7 @@ A kind says three things about a file:
   scripts, look-alike identifiers) to its words.  Code gets the whole source gate;
   prose, translation catalogues, markup and data get its character rules only
   (``check_source(..., code=False)``): their words are not identifiers, and a Kurdish
-  suffix on "CSRF" or a Greek "Το" beside a Latin "To" in a ``.po`` file is writing,
+  suffix on "CSRF" or a Greek "\\u03a4\\u03bf" beside a Latin "To" in a ``.po`` file is writing,
   not an attack.  A file of no known kind is taken for code (the stricter reading).
 - ``declares``: which encoding declaration means something in it, each only to its
   readers: a PEP 263 coding cookie to Python, an XML declaration to XML, ``<meta
