@@ -63,7 +63,7 @@ from ._native import speedups
 from .categories import MARKS, Category, char_class
 from .charnames import describe
 from .policy import Action, Policy, inspect
-from .policy.compiled import character_hits
+from .policy.compiled import character_groups
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
@@ -311,7 +311,7 @@ class _Found:
 class _Check:
     """One application of the gate to one text, given in pieces (``check_source_pieces``).
     Character findings come from ``inspect`` on each piece, the categories judged by
-    context from their own scans (``character_hits``: every one judged, listed or not),
+    context from their own scans (``character_groups``: every one judged, listed or not),
     identifiers from ``_Identifiers``; ``_Found`` keeps what is listed."""
 
     def __init__(self, policy: Policy, code: bool) -> None:
@@ -389,18 +389,19 @@ class _Check:
             self.bidi_verdicts(self.bidi.feed(body, at))
         if plain:
             return
-        if Category.JOINER in self.judged:
-            verdict = _joiner_verdict if self.idents is not None else _text_joiner_verdict
-            for _, i in character_hits(body, self.policy, _JOINERS):
-                action, why = verdict(body, i)
-                cp = ord(body[i])
-                self.add(0, at + i, at + i + 1, action, "joiner", (cp, why), cp)
-        if Category.INVISIBLE in self.judged:
-            action = self.policy.action(Category.INVISIBLE)
-            for _, i in character_hits(body, self.policy, _INVISIBLES):
-                if not _separates_words(body, i):
-                    cp = ord(body[i])
-                    self.add(0, at + i, at + i + 1, action, "invisible", (cp, None), cp)
+        zero_width = self.judged & _ZERO_WIDTH
+        if zero_width:
+            joiner = _joiner_verdict if self.idents is not None else _text_joiner_verdict
+            for g in character_groups(body, self.policy, zero_width):
+                start, end, cp = g.start, g.end, g.codepoint
+                if cp is None:  # a run is one finding (``_carrier_runs``): no context helps
+                    why = f"{g.detail}: in a row, invisible (UAX #31 §2.3)"
+                    self.add(0, at + start, at + end, Action.REJECT, g.category.value, why)
+                elif g.category is Category.JOINER:
+                    action, because = joiner(body, start)
+                    self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
+                elif not _separates_words(body, start):
+                    self.add(0, at + start, at + end, g.action, "invisible", (cp, None), cp)
         for kind, i, why in _separators_and_selectors(body, rare):
             cp = ord(body[i])
             self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
@@ -425,8 +426,7 @@ def _in_word(ch: str) -> bool:
     return bool(ch) and (ch.isalnum() or ch == "_" or unicodedata2.category(ch)[0] == "M")
 
 
-_JOINERS = frozenset({Category.JOINER})
-_INVISIBLES = frozenset({Category.INVISIBLE})
+_ZERO_WIDTH = frozenset({Category.JOINER, Category.INVISIBLE})
 
 
 def _because(cp: int, why: str | None = None) -> str:

@@ -69,10 +69,12 @@ def settings_of(*options: str) -> _check_args.Settings:
     return got
 
 
-def outcome_of(data: bytes, options: tuple[str, ...], pipe: bool, name: str = "in.txt") -> Any:
+def outcome_of(
+    data: bytes, options: tuple[str, ...], pipe: bool, name: str = "in.txt", first: int = CHUNK
+) -> Any:
     """The outcome of ``sanitizer check`` on ``data`` as one input, in this process."""
     stream: Any = io.BufferedReader(_Pipe(data)) if pipe else io.BytesIO(data)
-    opened = Opened(name, name, stream, stream.read(CHUNK))
+    opened = Opened(name, name, stream, stream.read(first))
     settings = settings_of(*options)
     mode = check._mode_for(Input(name, True), opened, settings)
     assert mode is not None
@@ -125,17 +127,21 @@ def test_memory_does_not_grow_with_a_hostile_input(
     monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], unit: bytes
 ) -> None:
     """tracemalloc's peak for an input four times larger is the same (a piece, a
-    chunk, the listed findings), whatever the findings (pieces of 4 KiB here, so that
-    both inputs are many pieces and the test stays fast)."""
-    from sanitizer.cli import _policy_modes
+    chunk, the listed findings), whatever the findings (pieces and reads of 4 KiB here,
+    so that both inputs are many of them and the test stays fast)."""
+    from sanitizer.cli import _policy_modes, _verdict
 
-    monkeypatch.setattr(_policy_modes, "PIECE", 1 << 12)
+    small_reads = 1 << 12
+    monkeypatch.setattr(_policy_modes, "PIECE", small_reads)
+    monkeypatch.setattr(_verdict, "VERDICT_CHUNK", small_reads)
+    for module in (check, _policy_modes):
+        monkeypatch.setattr(module, "CHUNK", small_reads)
 
     def peak(size: int) -> int:
         data = unit * (size // len(unit))
         tracemalloc.start()
         try:
-            outcome_of(data, ("--limit", "10", *options), pipe=False)
+            outcome_of(data, ("--limit", "10", *options), pipe=False, first=small_reads)
             return tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()

@@ -10,7 +10,7 @@ offsets into its bytes, for an adapter that places findings made on text in the 
 it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
 piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``),
 ``judges_lines_alone`` (whether a policy may be given the pieces) and
-``character_hits`` (the characters of some categories a policy reports, lazily).
+``character_groups`` (the findings a policy makes of some categories, lazily).
 
 The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
 finding, no edit, and normalization changes nothing when no character is
@@ -37,6 +37,7 @@ from .._identity_cache import IdentityCache
 from .._native import speedups
 from ..categories import Category
 from . import _classtable as ct
+from ._carrier_runs import Group as Group  # what character_groups yields (see below)
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
@@ -383,14 +384,15 @@ def judges_lines_alone(policy: Policy) -> bool:
     return not compiled_for(policy).judges_whole_values
 
 
-def character_hits(
-    text: str, policy: Policy, categories: frozenset[Category]
-) -> Iterator[tuple[Category, int]]:
-    """``(category, index)`` of each character of ``categories`` in ``text`` that
-    ``inspect(text, policy)`` would report when scanning for them (sequence exemptions
-    as ``policy.allow_sequences`` says), in order and one at a time: for a caller that
-    judges those characters itself, all of them, in memory that does not grow with them
-    (``sanitizer.source_gate``: bidi controls and joiners by their context)."""
+def character_groups(text: str, policy: Policy, categories: frozenset[Category]) -> Iterator[Group]:
+    """The findings ``inspect(text, policy)`` makes of the characters of ``categories``
+    when it scans for them: one a character, or one a run of adjacent carriers
+    (``_carrier_runs``: zero-width characters, tags, selectors), sequence exemptions as
+    ``policy.allow_sequences`` says; in order and one at a time, for a caller that
+    judges them itself, all of them, in memory that does not grow with them
+    (``sanitizer.source_gate``: joiners and invisibles by their context)."""
+    from ._carrier_runs import grouped
     from ._scan import hits, scanner
 
-    return hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
+    found = hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
+    return grouped(found, text, policy.actions)
