@@ -395,7 +395,7 @@ class _Check:
             for g in character_groups(body, self.policy, zero_width):
                 start, end, cp = g.start, g.end, g.codepoint
                 if cp is None:  # a run is one finding (``_carrier_runs``): no context helps
-                    why = f"{g.detail}: in a row, invisible (UAX #31 §2.3)"
+                    why = f"{g.detail}: in a row, invisible"
                     self.add(0, at + start, at + end, Action.REJECT, g.category.value, why)
                 elif g.category is Category.JOINER:
                     action, because = joiner(body, start)
