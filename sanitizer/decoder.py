@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from . import _machine
 from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
-from ._native import speedups, utf8_valid_prefix
+from ._native import VALIDATOR_BLOCK, speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
 from .grammar import BOM, TAIL, is_tail, lax_length, machine, row_for_lead
 
@@ -182,7 +182,7 @@ def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool =
 # As decode: with the C extension, a C function that answers plain bytes the validator
 # accepts without a Python frame, and hands every other call to is_valid_py.
 is_valid_py = is_valid
-if speedups is not None and hasattr(speedups, "set_is_valid_fallback"):
+if speedups is not None:
     speedups.set_is_valid_fallback(is_valid_py)
     is_valid = speedups.is_valid
 
@@ -210,9 +210,10 @@ def _error_spans(raw: bytes, good: int, limit: int, modified_nul: bool) -> list[
         if len(found) // 2 < want or len(out) // 2 == limit:
             break  # the machine reached the end, or the limit
         end = found[-1]
-        skip = utf8_valid_prefix(view[end:]) if n - end >= 64 else 0
+        # the validator, when the rest is at least a block long (else the machine goes on)
+        skip = utf8_valid_prefix(view[end:]) if n - end >= VALIDATOR_BLOCK else 0
         good = end + skip
-        round_size = 1 if skip >= 64 else min(2 * round_size, _ROUND_MAX)
+        round_size = 1 if skip >= VALIDATOR_BLOCK else min(2 * round_size, _ROUND_MAX)
     return out
 
 

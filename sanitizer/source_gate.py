@@ -852,10 +852,9 @@ def _source_lines_py(text: str) -> tuple[list[int], list[int]]:
 
 
 # (spans, rare) of the lines of a text that is not all ASCII: C (about 2 instructions a
-# character, 8 bytes at a time; a tenth of the twin's cost) or the pure-Python twin.  An
-# extension built before source.c lacks it and ``identifiers``.
-_NATIVE = speedups is not None and hasattr(speedups, "identifiers")
-_source_lines = speedups.source_lines if _NATIVE and speedups else _source_lines_py
+# character, 8 bytes at a time; a tenth of the twin's cost) or the pure-Python twin.
+_NATIVE = speedups is not None
+_source_lines = speedups.source_lines if speedups is not None else _source_lines_py
 
 
 def _identifiers_py(text: str, lines: list[int], wide: bool) -> dict[str, int]:

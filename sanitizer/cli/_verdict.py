@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from .._native import utf8_valid_prefix
+from .._native import VALIDATOR_BLOCK, utf8_valid_prefix
 from . import _jobs
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from typing import IO
 
 VERDICT_CHUNK = 1 << 20  # bytes read at a time: a few Python calls a MiB
-# The SIMD validator may stop up to one 64-byte block short of an error (_native), and a
+# The SIMD validator may stop up to one block short of an error (_native), and a
 # character cut at a read's end leaves at most 3 bytes: a longer unproven tail is an error.
-_UNPROVEN_TAIL = 64 + 3
+_UNPROVEN_TAIL = VALIDATOR_BLOCK + 3
 # A file this big is proven in parallel parts: below it, starting threads is not worth it.
 PARALLEL_MIN = 16 << 20
 MAX_PARTS = 4  # memory bandwidth, not cores, bounds the validator beyond a few threads

@@ -132,10 +132,10 @@ _VERDICTS = (
 
 @functools.cache
 def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability | None]] | None:
-    """(skeleton, confusable) in C, or None: no extension, one built before these
-    functions, or a unicodedata2 of another Unicode version than the generated NFD tables
-    (the C path would then disagree with unicodedata2.normalize)."""
-    if speedups is None or not hasattr(speedups, "confusable"):
+    """(skeleton, confusable) in C, or None: no extension, or a unicodedata2 of another
+    Unicode version than the generated NFD tables (the C path would then disagree with
+    unicodedata2.normalize)."""
+    if speedups is None:
         return None
     if unicodedata2.unidata_version != _lookups.normalization_version():
         return None

@@ -57,9 +57,7 @@ EditArgs = tuple[bytes, bytes, bytes, int, bytes]
 
 c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
 # sanitize's C fast path: clean, or cleaned by single-character strips and replacements
-c_clean_edit = (  # (an older build lacks it)
-    speedups.clean_edit if speedups is not None and hasattr(speedups, "clean_edit") else None
-)
+c_clean_edit = None if speedups is None else speedups.clean_edit
 # Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
