@@ -351,9 +351,9 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     assert found is not None
     tables = found[0].args[0]  # type: ignore[attr-defined]
     table_args = [
-        skeletons._data.native_map(skeletons._data.skeleton_map()),
-        skeletons._data.native_map(skeletons._data.decomposition_map()),
-        skeletons._data.native_map(skeletons._data.combining_map()),
+        skeletons._lookups.native_map(skeletons._lookups.skeleton_map()),
+        skeletons._lookups.native_map(skeletons._lookups.decomposition_map()),
+        skeletons._lookups.native_map(skeletons._lookups.combining_map()),
         scripts.native_script_tables(),
         skeletons._VERDICTS,
     ]

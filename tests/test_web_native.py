@@ -26,7 +26,7 @@ from sanitizer import _native, profiles
 from sanitizer.policy.compiled import compile_policy
 from sanitizer.web import DEFAULT, _grammar
 from sanitizer.web import _native as web_native
-from sanitizer.web._compiled import FastGroup, compile_web_policy
+from sanitizer.web._compiled_web import FastGroup, compile_web_policy
 
 WEB = Path(web_native.__file__).parent
 
