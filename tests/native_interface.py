@@ -235,5 +235,5 @@ def check_interface(
 
 def require(module: ModuleType | None, what: str) -> ModuleType:
     if module is None:  # pragma: no cover - the extension is optional
-        pytest.skip(f"{what} not built")
+        pytest.skip(f"{what} not in use (not built, or SANITIZER_PURE_PYTHON=1)")
     return module
