@@ -8,7 +8,8 @@
  * decoded to a str), classtable.c, scan.c and edit.c (the policy fast path: a policy's
  * tables checked and derived once; the scan: scan, clean; sanitize's edits: clean_edit;
  * their shared types in scan.h and scan_avx2.h), lookalike.c (code point map and
- * script-mask lookups for sanitizer.lookalike) and source.c (the source gate's passes).
+ * script-mask lookups for sanitizer.lookalike), source.c (the source gate's passes) and
+ * precis.c (PRECIS enforcement for sanitizer.precis).
  * The web layer's C code is another extension, sanitizer.web._speedups
  * (sanitizer/web/_native_src/), which calls clean() through the capsule.
  *
