@@ -180,10 +180,12 @@ _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no", "")
 
 
-def _warn(message: str) -> None:
+def _warn(message: str, stacklevel: int = 3) -> None:
+    """A ``RuntimeWarning`` shown at the line ``stacklevel - 1`` frames above the caller
+    (by default: the line of the seam that read the variable or imported the module)."""
     import warnings  # only on this rare path: not at every start-up
 
-    warnings.warn(message, RuntimeWarning, stacklevel=2)
+    warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
 
 
 def pure_python_requested(value: str | None) -> bool:
@@ -211,16 +213,20 @@ def checked_extension(module: ModuleType, abi_version: int) -> ModuleType | None
     found = getattr(module, "ABI_VERSION", None)
     if found == abi_version:
         return module
-    stale_build(f"{module.__name__} is a stale build (ABI version {found}, not {abi_version})")
+    stale_build(
+        f"{module.__name__} is a stale build (ABI version {found}, not {abi_version})",
+        stacklevel=3,
+    )
     return None
 
 
-def stale_build(what: str) -> None:
+def stale_build(what: str, stacklevel: int = 2) -> None:
     """One ``RuntimeWarning``: ``what`` (why an extension of this package is not used)
-    and what to do about it."""
+    and what to do about it, shown at the line ``stacklevel - 1`` frames above."""
     _warn(
         f"{what}: reinstall the package (pip install -e . rebuilds the extensions in "
-        "place); the pure-Python backend is used meanwhile"
+        "place); the pure-Python backend is used meanwhile",
+        stacklevel + 1,
     )
 
 
