@@ -351,9 +351,9 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     assert found is not None
     tables = found[0].args[0]  # type: ignore[attr-defined]
     table_args = [
-        skeletons._lookups.native_map(skeletons._lookups.skeleton_map()),
-        skeletons._lookups.native_map(skeletons._lookups.decomposition_map()),
-        skeletons._lookups.native_map(skeletons._lookups.combining_map()),
+        skeletons._lookups.skeleton_map().native(),  # as skeletons.native() passes them
+        skeletons._lookups.decomposition_map().native(),
+        skeletons._lookups.combining_map().native(),
         scripts.native_script_tables(),
         skeletons._VERDICTS,
     ]
