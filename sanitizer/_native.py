@@ -30,7 +30,7 @@ import codecs
 import os
 from collections.abc import Callable
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Literal, Protocol

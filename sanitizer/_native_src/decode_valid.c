@@ -21,7 +21,7 @@
 #define SCAN_AVX2_TARGET __attribute__((target("avx2")))
 #endif
 
-/* ---- bytes proven valid, decoded (issue #14) ------------------------------------------
+/* ---- bytes proven valid, decoded ------------------------------------------
  * CPython's strict decoder goes a character at a time outside ASCII (about 10 instructions
  * a byte on prose with typographic quotes), which made the decode most of sanitize's
  * cost.  Here the SIMD validator (validate.c: RFC 3629 §4, derived from grammar.UTF8_CHAR

@@ -19,7 +19,7 @@ from ..categories import NORMAL_FORMS, Category
 from ..charnames import describe
 from ..errors import Utf8Error
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported when a policy names a level: other policies never load it
     from typing import Any
 
@@ -181,7 +181,7 @@ class Policy:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Argument rules (issue #11): a field of the wrong type is a TypeError naming it, a
+        # Argument rules: a field of the wrong type is a TypeError naming it, a
         # value out of range a ValueError; limits are ints (not bools), flags are bools.
         for text_field in ("name", "description"):
             text = exact_str(getattr(self, text_field), text_field, "Policy")

@@ -38,7 +38,7 @@ from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -312,7 +312,7 @@ class Run:
 
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
-        objects only for the listed errors, the rest counted (issue #11: bounded memory)."""
+        objects only for the listed errors, the rest counted (bounded memory)."""
         try:
             self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
             return
@@ -377,7 +377,7 @@ class Run:
     def _remove(self, fresh: list[Span]) -> None:
         """Remove ``fresh`` (sorted, disjoint from what is already removed), then what only
         a removed character exempted: sequences are judged on the text as it will be
-        output, so no stripped or replaced character earns an exemption (issue #11).  A
+        output, so no stripped or replaced character earns an exemption.  A
         dependant's rule needs the character just before it (``earned_by_previous``), so
         one forward walk per removed stretch finds them all: linear."""
         self.spans = spans = _merged(self.spans, fresh)
@@ -526,7 +526,7 @@ class Run:
         acts = self.acts
         for spot in checks.spots(out, self.verdict, self.policy.max_findings):
             act = acts[spot.category]
-            # the ones after the cap-th of a category: counted, never built (issue #11)
+            # the ones after the cap-th of a category: counted, never built
             (self.index_findings if same else self.findings).add_unlisted(
                 spot.more, spot.more if act is Action.ALLOW else 0
             )

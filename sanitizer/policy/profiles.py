@@ -154,7 +154,7 @@ FILENAME = Policy(
     description="one path segment: no separators, no '.'/'..' even after NFKC",
 )
 
-# Source code (issue #13; UTS #55, Unicode Source Code Handling), for
+# Source code (UTS #55, Unicode Source Code Handling), for
 # sanitizer.check_source and `sanitizer check --policy SOURCE`, which judge by context
 # what one character cannot tell: bidi controls are refused here, and check_source
 # allows those paired within their line (gcc -Wbidi-chars=unpaired); joiners likewise
