@@ -90,6 +90,7 @@ _POLICY_LAYER: dict[str, str] = {
     "Reading": "sanitizer.policy",
     "profiles": "sanitizer.profiles",
     "precis": "sanitizer.precis",  # RFC 8264, 8265, 8266
+    "check_source": "sanitizer.source_gate",  # UTS #55: the source-code gate
     "identifiers_equal": "sanitizer.identifiers",
     "normalize_identifier": "sanitizer.identifiers",
     "ALL_SCRIPTS": "sanitizer.lookalike",
@@ -152,6 +153,7 @@ __all__ = [
     "Utf8Error",
     "Utf16Error",
     "Utf32Error",
+    "check_source",
     "confusable",
     "decode",
     "describe",
