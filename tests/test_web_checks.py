@@ -552,6 +552,48 @@ def test_json_escaped_quotes_and_backslashes_delimit_nothing(
     assert (problem is None) == expected, (raw, problem)
 
 
+_by_content_pieces = st.lists(
+    st.sampled_from(
+        [b"a", b'"', b"\\", b"\\u", b"\\ud800", b"\xed\xa0\x80", b"\xed\xb0", b"\xff"]
+        + [b"\x9b", b"\xc3", b"\xc3\xa9", b"\xe2\x80\xae", b"\x14", b" "]
+    ),
+    max_size=10,
+)
+
+
+@given(pieces=_by_content_pieces, typed=st.booleans(), data=st.data())
+def test_json_by_content_verdict_does_not_depend_on_chunking(
+    pieces: list[bytes], typed: bool, data: st.DataObject
+) -> None:
+    """A body read as JSON by content (untyped, or text/plain) counts as JSON only if it
+    decodes as json.loads decodes bytes ("surrogatepass": an encoded surrogate reads);
+    whatever the chunking -- an encoded surrogate followed by an invalid byte in the same
+    chunk, or by a second encoded surrogate, included."""
+    raw = b'{"k": "' + b"".join(pieces)
+    headers = [(b"content-type", b"text/plain; charset=utf-8")] if typed else []
+    problem, found = check_head(P, b"/", b"", headers)
+    assert problem is None
+
+    def verdict(chunks: list[bytes]) -> str | None:
+        check = body_check(P, found)
+        problem = None
+        for chunk in chunks:
+            problem = problem or check.feed(chunk)
+        problem = problem or check.close()
+        return None if problem is None else problem.kind
+
+    whole = verdict([raw])
+    assert verdict(data.draw(chunkings(raw))) == whole
+    assert verdict([raw[i : i + 1] for i in range(len(raw))]) == whole
+    try:
+        raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:  # no JSON to json.loads: the text check alone judges it
+        assert whole is None or typed, (raw, whole)
+    else:
+        if b"\xed\xa0\x80" in raw:
+            assert whole is not None, raw
+
+
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
 def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
     raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))

@@ -274,6 +274,15 @@ class JSONBody(BodyCheck):
         # encoded surrogate, which json.loads of bytes decodes with "surrogatepass").
         self._by_content = by_content
         self._not_json = False
+        # Whether the body decodes as json.loads decodes bytes (UTF-8 with
+        # "surrogatepass"), asked of that very decoder, every byte of every chunk: the
+        # strict decoder below stops at its first error, which may be an encoded
+        # surrogate json.loads reads.  (A UTF-16 or UTF-32 body's decoder is that one.)
+        self._loads_decoder = (
+            codecs.getincrementaldecoder("utf-8")("surrogatepass")
+            if by_content and wide is None
+            else None
+        )
         self._pending: Problem | None = None  # by content: refused at the end if it decodes
         # Strict RFC 3629 decoding with absolute offsets; a chunk's incomplete last
         # sequence waits for the next; the first error refuses the body.  (Read by
@@ -295,22 +304,32 @@ class JSONBody(BodyCheck):
     def _feed(self, chunk: bytes) -> Problem | None:
         if not self._by_content:
             return self._decoded(chunk, final=False)
-        if self._not_json:
+        if self._not_json or not self._loads_decodes(chunk, final=False):
             return None
         if self._pending is not None:  # only whether the rest decodes matters now
-            if self._utf8.feed(chunk, False, limit=1)[1]:
-                self._not_json = True
             return None
         self._pending = self._decoded(chunk, final=False)
         return None
+
+    def _loads_decodes(self, chunk: bytes, final: bool) -> bool:
+        """Whether the body so far still decodes as json.loads decodes it (else it is no
+        JSON to any framework's parser, and ``_not_json`` is set)."""
+        if self._loads_decoder is not None:
+            try:
+                self._loads_decoder.decode(chunk, final)
+            except UnicodeDecodeError:
+                self._not_json = True
+        elif self._pending is not None and self._utf8.feed(chunk, final, limit=1)[1]:
+            self._not_json = True  # wide: its decoder is json.loads' own (fed here once a
+            # problem is pending, since only whether the rest decodes matters then)
+        return not self._not_json
 
     def _close(self) -> Problem | None:
         if self._by_content:
             # Read by content, a problem counts only if the whole body decodes: bytes that
             # do not are no JSON to any parser (a binary body that starts with '{').
-            if self._pending is not None and not self._not_json:
-                if self._utf8.feed(b"", True, limit=1)[1]:
-                    self._not_json = True
+            if not self._not_json:
+                self._loads_decodes(b"", final=True)
             if self._not_json or self._pending is not None:
                 return None if self._not_json else self._pending
         problem = self._decoded(b"", final=True)
