@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
 from hypothesis import settings
 
 from sanitizer import _machine, decoder
@@ -60,6 +61,13 @@ def default_sigint() -> None:
 
 def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
     return (bytes(p) for p in itertools.product(alphabet, repeat=length))
+
+
+@pytest.fixture
+def sanitizer_cli() -> Callable[..., Any]:
+    """``cli_runner.run_cli``: ``python -m sanitizer ARGS`` in a child process, with
+    ``stdin``, ``env``, ``cwd``; (code, stdout, stderr)."""
+    return run_cli
 
 
 # -- backends ---------------------------------------------------------------------------

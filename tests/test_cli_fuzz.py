@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import CliText, run_cli
 
 from sanitizer.cli import main
 
@@ -26,16 +27,9 @@ needs_decode_target = pytest.mark.skipif(
 )
 
 
-def _sanitizer(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SANITIZER_FUZZ_CANDIDATE"}
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def _sanitizer(*args: str, cwd: Path, timeout: float = 120) -> CliText:
+    env = {"SANITIZER_FUZZ_CANDIDATE": None}
+    return run_cli(*args, cwd=cwd, env=env, timeout=timeout, text=True)
 
 
 @pytest.mark.fuzz
