@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from cli_runner import SANITIZER
 from cli_runner import run_cli as run
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -356,7 +357,7 @@ def test_collisions_temporary_file_failure_is_not_blamed_on_the_input(
     assert "No space left on device" in err and "u.txt" not in err
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.binary(min_size=3, max_size=3), max_size=300),
     st.integers(1, 9),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import SANITIZER, CliResult, run_cli
-from conftest import default_sigint
+from conftest import default_sigint, examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -280,7 +280,7 @@ PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xf0\x9f\x98\x80", b"\xe2\x80\xae", b"\xc0
 PIECES += [b"\xe2\x82", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\xff", b"\r\n"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join),
     st.integers(1, 9),

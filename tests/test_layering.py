@@ -25,6 +25,7 @@ count like any other.  A new module must be placed in ``LAYERS`` below.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,9 +151,15 @@ def resolve(
     ]
 
 
+@functools.cache
+def syntax(module: Module) -> ast.Module:
+    """The module's syntax tree, parsed once for every test here."""
+    return ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+
+
 def imports_of(module: Module) -> list[Import]:
     """Every import of a ``sanitizer`` module in ``module``."""
-    tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+    tree = syntax(module)
     found = [
         i
         for node in ast.walk(tree)
@@ -283,12 +290,12 @@ def test_object_setattr_only_on_own_classes() -> None:
     """
     classes: dict[str, set[str]] = {}
     for module in CODE:
-        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        tree = syntax(module)
         names = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         classes.setdefault(module.package, set()).update(names)
     offenders = []
     for module in CODE:
-        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        tree = syntax(module)
         own = classes[module.package]
         allowed: set[int] = set()
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):

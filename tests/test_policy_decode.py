@@ -123,7 +123,7 @@ texts = st.text(st.characters(codec="utf-8"), max_size=700)
 
 
 @needs_c
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(texts, st.text(st.sampled_from("ab é\u2019\u4e00"), min_size=250, max_size=300))
 def test_bytes_answer_as_their_str(text: str, pad: str) -> None:
     _same_as_str(text.encode())
