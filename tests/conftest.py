@@ -41,10 +41,10 @@ settings.register_profile(
     "ci", max_examples=CI_EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=True
 )
 settings.register_profile("dev", max_examples=50, deadline=None)
-settings.load_profile(
-    os.environ.get("HYPOTHESIS_PROFILE")
-    or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or (
+    "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
 )
+settings.load_profile(PROFILE)
 
 
 def examples(in_ci: int) -> int:
@@ -71,20 +71,36 @@ def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
     return (bytes(p) for p in itertools.product(alphabet, repeat=length))
 
 
-# -- the fast tier's budget ---------------------------------------------------------------
+# -- tiers: the fast tier's budget, and the groups of pytest-xdist -------------------------
 
 # A test without one of these markers runs in the fast tier, which stays under a minute
-# (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included.  The
-# run's summary names the ones over it: a report, not a failure (a loaded machine makes
-# anything slow); mark such a test or make it cheaper.
+# (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included, under
+# the "dev" Hypothesis profile.  The run's summary names the ones over it: a report, not a
+# failure (a loaded machine makes anything slow); mark such a test or make it cheaper.
 TIER_MARKERS = ("slow", "servers", "fuzz")
 FAST_TEST_BUDGET = 1.0
 _fast_test_seconds: dict[str, float] = {}
 
+# With pytest-xdist (`-n`, `--dist loadgroup`), the tests of each of these markers run in
+# one worker, one at a time: servers pick free ports and wait for them (two workers could
+# race for one), fuzz campaigns start their own worker processes on time budgets and
+# build into shared places (a wheel, the instrumented extension).
+XDIST_GROUPS = ("fuzz", "servers")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):  # the xdist_group marker is its own
+        return
+    for item in items:
+        group = next((m for m in XDIST_GROUPS if item.get_closest_marker(m)), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # report.keywords holds the test's marker names (also from pytest-xdist's workers)
-    if not any(marker in report.keywords for marker in TIER_MARKERS):
+    if PROFILE == "dev" and not any(marker in report.keywords for marker in TIER_MARKERS):
         seconds = _fast_test_seconds.get(report.nodeid, 0.0) + report.duration
         _fast_test_seconds[report.nodeid] = seconds
 
