@@ -71,7 +71,7 @@ def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
     return (bytes(p) for p in itertools.product(alphabet, repeat=length))
 
 
-# -- tiers: the fast tier's budget, and the groups of pytest-xdist -------------------------
+# -- the fast tier's budget ---------------------------------------------------------------
 
 # A test without one of these markers runs in the fast tier, which stays under a minute
 # (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included, under
@@ -80,22 +80,6 @@ def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
 TIER_MARKERS = ("slow", "servers", "fuzz")
 FAST_TEST_BUDGET = 1.0
 _fast_test_seconds: dict[str, float] = {}
-
-# With pytest-xdist (`-n`, `--dist loadgroup`), the tests of each of these markers run in
-# one worker, one at a time: servers pick free ports and wait for them (two workers could
-# race for one), fuzz campaigns start their own worker processes on time budgets and
-# build into shared places (a wheel, the instrumented extension).
-XDIST_GROUPS = ("fuzz", "servers")
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("xdist"):  # the xdist_group marker is its own
-        return
-    for item in items:
-        group = next((m for m in XDIST_GROUPS if item.get_closest_marker(m)), None)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
