@@ -1,10 +1,11 @@
 #!/bin/bash -eu
 # ClusterFuzzLite / OSS-Fuzz build script (runs inside base-builder-python).
 #
-# Installs the package with its C extension instrumented (the builder's CC=clang and
-# CFLAGS carry the sanitizer of this build, address or undefined; libFuzzer's coverage is
-# added: atheris' native_extension_fuzzing.md), checks the extension really was built so
-# (setup.py makes it optional), then for every fuzz/fuzz_<name>.py (one per target of
+# Installs the package with its C extensions instrumented (sanitizer._speedups and
+# sanitizer.web._speedups; the builder's CC=clang and CFLAGS carry the sanitizer of this
+# build, address or undefined; libFuzzer's coverage is added: atheris'
+# native_extension_fuzzing.md), checks both really were built so (setup.py makes them
+# optional), then for every fuzz/fuzz_<name>.py (one per target of
 # sanitizer.fuzzing.targets.REGISTRY, a thin entry point; tests/test_fuzz_registry.py):
 #   $OUT/fuzz_<name>                 the fuzzer (compile_python_fuzzer: pyinstaller + atheris)
 #   $OUT/fuzz_<name>_seed_corpus.zip corpus/<name>/, the seeds ClusterFuzzLite starts from
@@ -22,15 +23,17 @@ export CFLAGS="${CFLAGS:-} -fsanitize=fuzzer-no-link"
 export LDSHARED="$CC -shared"
 pip3 install '.[web]'   # web: python-multipart, which the web target reads bodies with
 
-# The extension is optional in setup.py: a failed compile would silently leave the
-# pure-Python paths, and the C code unfuzzed.  Refuse to go on without it, instrumented.
+# The extensions are optional in setup.py: a failed compile would silently leave the
+# pure-Python paths, and the C code unfuzzed.  Refuse to go on without both, instrumented.
 (cd / && python3 - <<'PY'
 import importlib.util, pathlib, sys
 spec = importlib.util.find_spec("sanitizer")
-found = sorted(pathlib.Path(spec.origin).parent.glob("_speedups*.so"))
-if not found or b"__sanitizer_cov" not in found[0].read_bytes():
-    sys.exit(f"build.sh: no instrumented sanitizer._speedups in {spec.origin}")
-print(f"build.sh: instrumented extension {found[0]}")
+package = pathlib.Path(spec.origin).parent
+for folder, name in ((package, "sanitizer._speedups"), (package / "web", "sanitizer.web._speedups")):
+    found = sorted(folder.glob("_speedups*.so"))
+    if not found or b"__sanitizer_cov" not in found[0].read_bytes():
+        sys.exit(f"build.sh: no instrumented {name} in {folder}")
+    print(f"build.sh: instrumented extension {found[0]}")
 PY
 )  # (from /: the installed package, not the source tree's)
 

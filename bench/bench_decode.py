@@ -5,7 +5,7 @@
     python bench/bench_decode.py --quick    # fewer repeats (for CI smoke runs)
 
 Ratios are throughput(sanitizer) / throughput(CPython): 1.00 means as fast, higher is
-faster.  Goals (issue #2): valid input >= 0.95x at 1 MiB, >= 0.8x at 4 KiB, and at most 2x
+faster.  Goals: valid input >= 0.95x at 1 MiB, >= 0.8x at 4 KiB, and at most 2x
 the time (>= 0.5x) at 64 B; ``decode(errors="replace")`` >= 0.9x CPython's replace on
 error-dense input; ``find_errors`` on 1 MiB of random bytes under 1 s.
 """

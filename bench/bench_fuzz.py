@@ -17,7 +17,7 @@ once (default 2: mind the cores, exec/s is measured one target at a time regardl
     python bench/bench_fuzz.py --mutants accepts-surrogates,modified-utf8
     python bench/bench_fuzz.py --no-dict     # also: empty corpus *and* no dictionary
 
-The record of campaigns (issue #16): ``--campaign decode,policy --campaign-time 600``
+The record of campaigns: ``--campaign decode,policy --campaign-time 600``
 runs ``sanitizer fuzz``'s campaign (``--jobs`` workers, bundled seeds) per target and
 appends its executions, coverage and findings to ``fuzz/campaigns.jsonl``
 (``sanitizer.fuzzing.ledger``); ``--totals`` prints the cumulative executions per target
@@ -58,7 +58,7 @@ from sanitizer.fuzzing.results import format_table  # noqa: E402
 from sanitizer.fuzzing.targets import TARGET_NAMES  # noqa: E402
 
 EXEC_GOAL = 20_000
-# fuzz_policy's goal (issue #16): one profile per input, all of them on a sample.
+# fuzz_policy's goal: one profile per input, all of them on a sample.
 POLICY_EXEC_GOAL = 5_000
 LEDGER = ROOT / "fuzz" / "campaigns.jsonl"
 SEED_GOAL = 5.0

@@ -1,4 +1,4 @@
-"""The SOURCE gate against ruff and anti-trojan-source (issue #13), on the same files.
+"""The SOURCE gate against ruff and anti-trojan-source, on the same files.
 
 1. Speed and memory: CPython's standard library as installed here (the stdlib folder's
    ``*.py`` files, site-packages left out), given as the same explicit file list to

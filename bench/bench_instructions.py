@@ -3,8 +3,11 @@
 
 Wall time on shared 2-core machines is noisy; instruction counts are repeatable for the
 same binary and inputs whatever else the machine is doing.  Each workload runs in its own
-process twice under callgrind, with 0 and with N calls after the same set-up; the
-difference divided by N is the cost of one call (interpreter start-up and imports cancel).
+process twice under callgrind, with N and with 2N calls after the same set-up, from
+scripts that differ in that one number (``PYTHONHASHSEED=0``); the difference divided by
+N is the cost of one call.  Start-up, imports and set-up cancel exactly: a set-up-only
+script would differ in its text, and that alone moves start-up by 0.1-0.5M instructions,
+a few percent of a small workload.
 
     python bench/bench_instructions.py                      # this checkout
     python bench/bench_instructions.py --baseline ../old    # and another checkout, as a ratio
@@ -82,7 +85,7 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def _instructions(root: Path, code: str) -> int:
-    env = dict(os.environ, PYTHONPATH=str(root))
+    env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED="0")
     env.pop("SANITIZER_PURE_PYTHON", None)
     out = subprocess.run(
         [
@@ -107,9 +110,11 @@ def _instructions(root: Path, code: str) -> int:
 
 def per_call(root: Path, calls: int, statement: str) -> int:
     """Instructions of one ``statement`` in the checkout at ``root``."""
-    base = _instructions(root, SETUP)
-    loop = _instructions(root, f"{SETUP}\nfor _ in range({calls}):\n    {statement}\n")
-    return (loop - base) // calls
+
+    def script(n: int) -> str:
+        return f"{SETUP}\nfor _ in range({n:>9}):\n    {statement}\n"
+
+    return (_instructions(root, script(2 * calls)) - _instructions(root, script(calls))) // calls
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Adversarial cost of the policy entry points (issue #11): time and peak memory at n and 4n.
+"""Adversarial cost of the policy entry points: time and peak memory at n and 4n.
 
 For each profile and each hostile input kind (runs of one category, a mix, NFKC expanders,
 combining runs, ill-formed bytes), ``inspect``, ``sanitize`` and ``accepts`` run on n and
@@ -36,12 +36,12 @@ KINDS: dict[str, str | bytes] = {
     "mixed": "\x00\u202e\U000e0041\ufe0f\u200d\u200b\u0301\ufffe\ue000a",
     "nfkc": "\ufdfa\u2025\uff0f",
     "ill-formed": b"\xff\xc0\xe0\x80",
-    # UTS #39 identifier checks (IDENTIFIER), judged on the output: issue #12
+    # UTS #39 identifier checks (IDENTIFIER), judged on the output
     "restricted": "\u01c3@\U0001f600",
     "mixed-script": "a\u0430\u03bf",
     "mixed-numbers": "1\u09e8\u0663",
     "hidden-marks": "i\u0307x\u0301\u0301\U00016121",
-    # one kind at a time, the whole input long (issue #12: a C-speed scan per check)
+    # one kind at a time, the whole input long (a C-speed scan per check)
     "restricted-1": "\u01c3",
     "hidden-dot": "i\u0307",
     "repeated-mark": "a\u0301\u0301",

@@ -1,4 +1,4 @@
-"""Benchmark: ``sanitize(data, profiles.TEXT)`` at 1 MiB against ``bytes.decode`` (issue #14).
+"""Benchmark: ``sanitize(data, profiles.TEXT)`` at 1 MiB against ``bytes.decode``.
 
 Why: sanitize must produce the ``str`` a decode produces, so its cost (decoding, which
 with the C extension is its own: the SIMD validator, then ASCII 32 bytes at a time; the

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Strict UTF-16/UTF-32 throughput as ratios against CPython's codecs, in the same run.
 
-    python bench/bench_utf16.py             # the table (issue #15 goals below)
+    python bench/bench_utf16.py             # the table (the goals below)
     python bench/bench_utf16.py --quick     # fewer repeats
     python bench/bench_utf16.py --whatwg    # replace mode against node's TextDecoder
 
-Goals (issue #15): ``sanitizer.utf16.decode`` >= 0.9x CPython's ``utf-16-le`` on 1 MiB
+Goals: ``sanitizer.utf16.decode`` >= 0.9x CPython's ``utf-16-le`` on 1 MiB
 (BMP text, text with surrogate pairs); ``find_errors`` on 1 MiB of random bytes < 1 s and
 linear (the time per MiB at 1, 2 and 4 MiB stays flat).  Timings interleave CPython and
 this project and keep the minimum of several rounds; the machine may be shared, so trust

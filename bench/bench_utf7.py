@@ -5,7 +5,7 @@
     python bench/bench_utf7.py --quick    # fewer repeats
 
 For each input kind, ``sanitizer.utf7.find_errors`` at 256 KiB and 1 MiB: the time per MiB
-must stay flat (linear cost, issue #15 and the project's rule "cost linear for every
+must stay flat (linear cost, and the project's rule "cost linear for every
 input").  For valid text, ``decode`` (the fast path: each base64 run checked with
 ``binascii`` and one UTF-16 decode, then CPython's codec) against CPython's 'utf-7' codec in
 the same run.  Minimum of several interleaved rounds; on a shared machine trust the ratios,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The SIMD UTF-8 validator (issue #14): ratios against ``bytes.decode``, ``isutf8``, ``iconv``.
+"""The SIMD UTF-8 validator: ratios against ``bytes.decode``, ``isutf8``, ``iconv``.
 
     python bench/bench_validate.py              # both tables (writes a 128 MiB file in /tmp)
     python bench/bench_validate.py --quick      # fewer repeats, a 32 MiB file
@@ -8,7 +8,7 @@
                                                 # instruction counts (valgrind)
 
 1. ``is_valid`` on valid ASCII, Latin, CJK and emoji text against ``bytes.decode`` (the
-   cost of a verdict before issue #14), at 64 B and 1 MiB, with the kernel in use and then
+   cost of a verdict before the SIMD validator), at 64 B and 1 MiB, with the kernel in use and then
    each kernel this CPU runs (through ``_speedups.valid_prefix_using``).  Goals: >= 10x
    on non-ASCII text at 1 MiB, >= 1x on ASCII, and at 64 B at most decode's time
    (ratio >= 1).  Times are the minimum over rounds, A and B interleaved.

@@ -14,7 +14,7 @@ What it measures (every figure against a baseline measured in the same run):
   query and User-Agent, Accept and Cookie headers, and for a ~200 B JSON POST.  Both
   servers run side by side; each round measures one then the other (the order alternates
   between rounds) and the table gives the medians over the rounds, and the median of the
-  per-round ratios (with / without).  Goal: >= 0.95x (issue #14; was 0.9x); when it is
+  per-round ratios (with / without).  Goal: >= 0.95x (was 0.9x); when it is
   missed (or with ``--profile``) the middleware is profiled in process on the same requests.
 - 1 MiB JSON latency: an app that reads the whole body; a valid 1 MiB JSON document
   (records with strings in many scripts, escapes, numbers) POSTed on one kept-alive
@@ -78,9 +78,9 @@ import sanitizer  # noqa: E402
 from sanitizer.web import DEFAULT, ASGIMiddleware, body_check, check_head  # noqa: E402
 from sanitizer.web.asgi import Message, Receive, Scope, Send  # noqa: E402
 
-GOAL = 0.95  # small requests: req/s with the middleware / without (issue #14; was 0.9)
-JSON_GOAL = 1.5  # a valid 1 MiB JSON body: body_check time / json.loads time (issue #14)
-FILE_GOAL = 2.0  # multipart file parts: GB/s through body_check (issue #14)
+GOAL = 0.95  # small requests: req/s with the middleware / without (was 0.9)
+JSON_GOAL = 1.5  # a valid 1 MiB JSON body: body_check time / json.loads time
+FILE_GOAL = 2.0  # multipart file parts: GB/s through body_check
 TABLES = _figures.Tables()  # what this run measured, for --write-docs
 
 # -- the apps uvicorn serves (imported by the server as bench_web:NAME) -------------------

@@ -28,7 +28,7 @@ from .decoder import (
 )
 from .errors import BomError, EncodeError, ErrorKind, Utf8Error
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
     from typing import Any
 
@@ -90,6 +90,7 @@ _POLICY_LAYER: dict[str, str] = {
     "Reading": "sanitizer.policy",
     "profiles": "sanitizer.profiles",
     "precis": "sanitizer.precis",  # RFC 8264, 8265, 8266
+    "check_source": "sanitizer.source_gate",  # UTS #55: the source-code gate
     "identifiers_equal": "sanitizer.identifiers",
     "normalize_identifier": "sanitizer.identifiers",
     "ALL_SCRIPTS": "sanitizer.lookalike",
@@ -110,10 +111,10 @@ _POLICY_LAYER: dict[str, str] = {
     "script_extensions": "sanitizer.lookalike",
     "script_name": "sanitizer.lookalike",
     "skeleton": "sanitizer.lookalike",
-    "utf7": "sanitizer.utf7",  # UTF-7, RFC 2152 (issue #15)
+    "utf7": "sanitizer.utf7",  # UTF-7, RFC 2152
     "Utf7Error": "sanitizer.utf7",
     "Utf7ErrorKind": "sanitizer.utf7",
-    "utf16": "sanitizer.utf16",  # strict UTF-16 / UTF-32 (issue #15)
+    "utf16": "sanitizer.utf16",  # strict UTF-16 / UTF-32
     "utf32": "sanitizer.utf32",
     "Utf16Error": "sanitizer.utf16",
     "Utf32Error": "sanitizer.utf32",
@@ -152,6 +153,7 @@ __all__ = [
     "Utf8Error",
     "Utf16Error",
     "Utf32Error",
+    "check_source",
     "confusable",
     "decode",
     "describe",

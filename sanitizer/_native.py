@@ -1,14 +1,27 @@
 """The one native seam: whether the optional C extension (``_speedups``) is used.
 
-Every module that can run in C (the decoder's runner, the policy fast path, the web
-layer's percent-decoding, the fuzz oracles, the tests) asks here, so the choice is made
-once per process.  ``SANITIZER_PURE_PYTHON=1`` forces the pure-Python reference paths
-(tests and benchmarks use it to run both backends); without a C compiler at install time
-the extension is absent and the pure-Python paths are used silently.
+Every module that can run in C (the decoder's runner, the policy fast path, the fuzz
+oracles, the tests; the web layer through its own seam, ``sanitizer.web._native``, which
+follows this one) asks here, so the choice is made once per process.  The environment is
+read here and nowhere else, once, and never makes the import fail:
+
+* ``SANITIZER_PURE_PYTHON``: ``1``, ``true`` or ``yes`` (any case) forces the pure-Python
+  reference paths (tests and benchmarks use it to run both backends); ``0``, ``false``,
+  ``no`` or empty leave the C extension on; any other value is ignored with a
+  ``RuntimeWarning``.
+* ``SANITIZER_UTF8_KERNEL``: the UTF-8 validator's kernel (``avx2``, ``sse41``, ``neon``,
+  ``scalar``; ``auto`` or unset: the best this machine runs); a name the extension cannot
+  run is ignored with a ``RuntimeWarning``.
+
+Without a C compiler at install time the extension is absent and the pure-Python paths
+are used silently; an extension of another ABI version (a stale in-place build) is not
+used, with a ``RuntimeWarning`` saying to reinstall.
 
 The extension's sources are in ``_native_src/`` (one C file per job) and its types in
 ``_speedups.pyi``.  ``speedups`` is typed by the ``Speedups`` protocol below, which mypy
-checks the module against (through the stub), so every caller is type-checked too.
+checks the module against (through the stub), so every caller is type-checked too;
+tests/test_native.py holds the protocol, the stub and the module's methods to the same
+signatures.
 """
 
 from __future__ import annotations
@@ -17,8 +30,9 @@ import codecs
 import os
 from collections.abc import Callable
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Literal, Protocol
 
     from _typeshed import ReadableBuffer
@@ -26,9 +40,15 @@ else:
     Protocol = object  # at run time ``Speedups`` is a plain class naming the same members
 
 __all__ = [
+    "ABI_VERSION",
     "BACKEND",
+    "PURE_REASON",
+    "VALIDATOR_BLOCK",
     "Speedups",
+    "checked_extension",
+    "pure_python_requested",
     "speedups",
+    "stale_build",
     "utf8_kernel",
     "utf8_valid_prefix",
     "utf8_valid_prefix_py",
@@ -37,6 +57,10 @@ __all__ = [
 
 class Speedups(Protocol):
     """The ``_speedups`` module as its callers see it (documented in ``_speedups.pyi``)."""
+
+    # module.c: the interface version (ABI_VERSION below when the build is current)
+    @property
+    def ABI_VERSION(self) -> int: ...
 
     # utf8.c: the RFC 3629 state-machine runner (reference: _machine.py)
     def decode(
@@ -77,8 +101,11 @@ class Speedups(Protocol):
         self, data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = ...
     ) -> bool: ...
     def set_is_valid_fallback(self, fn: Callable[..., bool], /) -> None: ...
+    def set_utf8_kernel(self, name: str, /) -> None: ...
+    @property
+    def VALIDATOR_BLOCK(self) -> int: ...
 
-    # scan.c: the policy fast path (reference: _classtable.scan_reference)
+    # scan.c: the policy fast path (reference: policy/_classtable.scan_reference)
     def scan(
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
     ) -> int: ...
@@ -95,7 +122,7 @@ class Speedups(Protocol):
         edits: bytes,
         /,
     ) -> str | None: ...
-    # The table layout scan.c reads (_classtable writes the same): ints.
+    # The table layout scan.c reads (policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...
     @property
@@ -108,26 +135,6 @@ class Speedups(Protocol):
     def RULES_OFFSET(self) -> int: ...
     @property
     def RULE_SIZE(self) -> int: ...
-
-    # percent.c: percent-decoding (RFC 3986 §2.1), for sanitizer.web
-    def unquote(self, data: bytes, plus: bool, /) -> bytes: ...
-
-    # webhead.c: sanitizer.web's head fast path in one call (reference:
-    # sanitizer.web._head.fast_head_py)
-    def web_head(
-        self,
-        path: bytes,
-        query: bytes,
-        headers: list[tuple[bytes, bytes]],
-        groups: tuple[object, ...],
-        /,
-    ) -> tuple[bytes | None, int | None, bool] | None: ...
-
-    # jsonscan.c: the JSON strings that need judging, for sanitizer.web (reference:
-    # sanitizer.web._json._json_strings_py)
-    def json_strings(
-        self, text: str, start: int, between: bytes, strings: bytes, /
-    ) -> tuple[int, str, list[int]] | None: ...
 
     # lookalike.c: code point lookups for sanitizer.lookalike (reference: str.translate,
     # lookalike.scripts.resolved_mask_py)
@@ -165,20 +172,114 @@ class Speedups(Protocol):
     ) -> dict[str, int]: ...
 
 
+# Bumped with SANITIZER_SPEEDUPS_ABI_VERSION (_native_src/speedups_capi.h) whenever the
+# extension's interface changes; an extension reporting another one is a stale build.
+ABI_VERSION = 1
+
+_TRUE = ("1", "true", "yes")
+_FALSE = ("0", "false", "no", "")
+
+
+def _warn(message: str, stacklevel: int = 3) -> None:
+    """A ``RuntimeWarning`` shown at the line ``stacklevel - 1`` frames above the caller
+    (by default: the line of the seam that read the variable or imported the module)."""
+    import warnings  # only on this rare path: not at every start-up
+
+    warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+
+
+def pure_python_requested(value: str | None) -> bool:
+    """Whether ``SANITIZER_PURE_PYTHON`` (``value``, None when unset) asks for the
+    pure-Python backend: ``1``, ``true``, ``yes`` do (any case, spaces around ignored);
+    ``0``, ``false``, ``no`` or empty do not; anything else does not either, with a
+    ``RuntimeWarning``."""
+    if value is None:
+        return False
+    word = value.strip().lower()
+    if word in _TRUE:
+        return True
+    if word not in _FALSE:
+        _warn(
+            f"SANITIZER_PURE_PYTHON={value!r}: expected 1, true or yes (pure Python) or "
+            "0, false, no or empty (the C extension); ignored: the C extension is used"
+        )
+    return False
+
+
+def checked_extension(module: ModuleType, abi_version: int) -> ModuleType | None:
+    """``module`` (a C extension of this package) when it reports ``abi_version``, else
+    None with one ``RuntimeWarning``: a stale build, e.g. an in-place one left from an
+    older checkout, whose functions may not be the ones the code calls."""
+    found = getattr(module, "ABI_VERSION", None)
+    if found == abi_version:
+        return module
+    stale_build(
+        f"{module.__name__} is a stale build (ABI version {found}, not {abi_version})",
+        stacklevel=3,
+    )
+    return None
+
+
+def stale_build(what: str, stacklevel: int = 2) -> None:
+    """One ``RuntimeWarning``: ``what`` (why an extension of this package is not used)
+    and what to do about it, shown at the line ``stacklevel - 1`` frames above."""
+    _warn(
+        f"{what}: reinstall the package (pip install -e . rebuilds the extensions in "
+        "place); the pure-Python backend is used meanwhile",
+        stacklevel + 1,
+    )
+
+
+def _select_utf8_kernel(extension: Speedups, value: str | None) -> None:
+    """``SANITIZER_UTF8_KERNEL`` (``value``): the validator kernel to force, or unset,
+    empty or ``auto`` for the best this machine runs.  A name the extension refuses
+    (unknown, or one this CPU or build cannot run) is ignored with a ``RuntimeWarning``."""
+    name = (value or "").strip()
+    if name in ("", "auto"):
+        return
+    try:
+        extension.set_utf8_kernel(name)
+    except ValueError as exc:
+        _warn(
+            f"SANITIZER_UTF8_KERNEL={name}: {exc}; ignored: {extension.utf8_kernel()} runs "
+            f"(this machine runs {', '.join(extension.utf8_kernels())})"
+        )
+
+
+# The environment, read here once: SANITIZER_PURE_PYTHON, then SANITIZER_UTF8_KERNEL
+# (which only the C backend reads).  Neither ever makes the import fail.
 speedups: Speedups | None = None
-if not os.environ.get("SANITIZER_PURE_PYTHON"):
+# Why the pure-Python paths serve (None: the C extension does): ``sanitizer --version``
+# says it, since a build without a C compiler runs about ten times slower.
+PURE_REASON: str | None = "forced by SANITIZER_PURE_PYTHON"
+if not pure_python_requested(os.environ.get("SANITIZER_PURE_PYTHON")):
     try:
         from . import _speedups
-    except ImportError:  # no C compiler at install time: the reference paths serve
-        pass
+    except ModuleNotFoundError as exc:  # not built (no C compiler): the reference paths serve
+        if exc.name != f"{__package__}._speedups":
+            raise
+        PURE_REASON = f"the C extension is missing: {exc}"
+    except ImportError as exc:  # built, but cannot be loaded here
+        stale_build(f"{__package__}._speedups cannot be loaded ({exc})")
+        PURE_REASON = f"the C extension cannot be loaded: {exc}"
     else:
-        speedups = _speedups
+        if checked_extension(_speedups, ABI_VERSION) is not None:
+            speedups = _speedups
+            PURE_REASON = None
+            _select_utf8_kernel(speedups, os.environ.get("SANITIZER_UTF8_KERNEL"))
+        else:
+            PURE_REASON = "the C extension is a stale build: reinstall the package"
 
 # What runs the RFC 3629 table (and the policy fast path): "c" or "python".
 BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"
 
 
-# The UTF-8 validator (issue #14): "valid up to where", RFC 3629 §4.
+# The UTF-8 validator: "valid up to where", RFC 3629 §4.
+# Its block: the C kernels test 64 bytes at a time (validate.c's BLOCK, which the extension
+# exports as VALIDATOR_BLOCK; tests/test_native.py holds the two equal), so in C the
+# answer may stop up to one block short of the first error.  Callers that reason about
+# that slack (the decoder, `sanitizer check`, the fuzz oracles) read it here.
+VALIDATOR_BLOCK = 64
 _VALID_PREFIX_CHUNK = 1 << 20  # the pure twin decodes this much at a time: bounded memory
 
 
@@ -207,12 +308,12 @@ def _utf8_kernel_py() -> str:
 
 # utf8_valid_prefix(data) -> int: the length of the longest prefix of ``data`` proven
 # valid UTF-8, ending on a character boundary; == len(data) (in bytes) iff all of it is.
-# In C it may stop short of the first error (at the start of the 64-byte block holding
-# it), so callers hand the rest to the machine, which finds the error itself.
+# In C it may stop short of the first error (at the start of the VALIDATOR_BLOCK-byte
+# block holding it), so callers hand the rest to the machine, which finds the error itself.
 # utf8_kernel() -> "avx2", "sse41", "neon", "scalar" or "python": what runs it
-# (SANITIZER_UTF8_KERNEL forces one, read once at import).
+# (SANITIZER_UTF8_KERNEL forces one, read once at import, above).
 utf8_valid_prefix: Callable[[ReadableBuffer], int] = utf8_valid_prefix_py
 utf8_kernel: Callable[[], str] = _utf8_kernel_py
-if speedups is not None and hasattr(speedups, "valid_prefix"):  # an older build lacks it
+if speedups is not None:
     utf8_valid_prefix = speedups.valid_prefix
     utf8_kernel = speedups.utf8_kernel

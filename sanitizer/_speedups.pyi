@@ -2,14 +2,19 @@
 
 Why a stub: mypy cannot read a C module, so without it every call into the extension
 would be unchecked.  Reach the module through ``sanitizer._native.speedups`` (``None``
-when it is not built or ``SANITIZER_PURE_PYTHON=1``).  tests/test_native.py checks that
-this file names exactly the module's public attributes.
+when it is not built, is a stale build, or ``SANITIZER_PURE_PYTHON=1``).
+tests/test_native.py checks that this file, the ``Speedups`` protocol of ``_native.py``
+and the module's methods name the same attributes with the same parameters.
 """
 
 from collections.abc import Callable
 from typing import Literal
 
 from _typeshed import ReadableBuffer
+
+# -- module.c -----------------------------------------------------------------------------
+
+ABI_VERSION: int  # SANITIZER_SPEEDUPS_ABI_VERSION (speedups_capi.h); _native.ABI_VERSION
 
 # -- utf8.c: the RFC 3629 state-machine runner (reference: sanitizer/_machine.py) -------
 
@@ -42,7 +47,7 @@ def replace(
 ) -> str:
     """Text of data[pos:] with U+FFFD per maximal subpart; spans appended to out_spans."""
 
-# -- scan.c: the policy fast path (reference: sanitizer._classtable.scan_reference) ------
+# -- scan.c, edit.c: the policy fast path (reference: policy/_classtable.scan_reference) --
 
 def scan(
     text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
@@ -60,37 +65,14 @@ def clean_edit(
     stripped and 2 replaced by U+FFFD (adjacent ones by one) when no neighbour's judgement
     can depend on them; None when anything else is flagged (_classtable.edit_reference)."""
 
-# The table layout scan.c reads (sanitizer._classtable writes the same; see speedups.h).
+# The table layout scan.c reads (sanitizer.policy._classtable writes the same; see
+# speedups.h).
 STAGE1_ENTRIES: int  # uint16 block numbers in stage1 (_classtable.BLOCKS)
 FLAGS_OFFSET: int
 RULE_IDS_OFFSET: int
 PREFILTER_OFFSET: int
 RULES_OFFSET: int
 RULE_SIZE: int
-
-# -- percent.c: percent-decoding (RFC 3986 §2.1), for sanitizer.web ------------------------
-
-def unquote(data: bytes, plus: bool, /) -> bytes:
-    """%XX decoded as urllib.parse.unquote_to_bytes does; with plus, '+' is a space."""
-
-# -- webhead.c: sanitizer.web's head fast path in one call ---------------------------------
-
-def web_head(
-    path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], groups: tuple[object, ...], /
-) -> tuple[bytes | None, int | None, bool] | None:
-    """(content_type, length, has_body) when every value is clean under every policy of
-    its group (groups: sanitizer.web._compiled_web.FastHeadArgs), else None: "not sure"
-    (reference: sanitizer.web._head.fast_head_py)."""
-
-# -- jsonscan.c: the JSON strings of a decoded chunk that need judging, for sanitizer.web --
-
-def json_strings(
-    text: str, start: int, between: bytes, strings: bytes, /
-) -> tuple[int, str, list[int]] | None:
-    """(open, joined, starts): the index of the quote of a string left open (-1 if none),
-    the strings that need judging with escapes resolved, joined by 'a', and where each
-    starts in joined; None on a flagged character between strings or a string whose
-    escapes cannot be resolved (see jsonscan.c)."""
 
 # -- lookalike.c: code point lookups for sanitizer.lookalike (UTS #39) ---------------------
 
@@ -137,12 +119,19 @@ def valid_prefix(data: ReadableBuffer, /) -> int:
     character boundary: len(data) iff all of it is; on an error, the start of the 64-byte
     block holding it or earlier (the machine takes over from there)."""
 
+VALIDATOR_BLOCK: int  # the kernels' block, 64 bytes (_native.VALIDATOR_BLOCK)
+
 def utf8_kernel() -> str:
-    """The kernel valid_prefix runs: "avx2", "sse41", "neon" or "scalar"
-    (SANITIZER_UTF8_KERNEL=name forces one at import; "auto" or unset: the best)."""
+    """The kernel valid_prefix runs: "avx2", "sse41", "neon" or "scalar" (the best this
+    machine runs, or the one set_utf8_kernel forced)."""
 
 def utf8_kernels() -> tuple[str, ...]:
     """The kernels this machine can run, best first (scalar last)."""
+
+def set_utf8_kernel(name: str, /) -> None:
+    """Run the kernel ``name`` from now on, process-wide ("auto": the best);
+    ValueError for a name that is no kernel or one this machine cannot run.
+    sanitizer._native calls it once, at import, for SANITIZER_UTF8_KERNEL."""
 
 def valid_prefix_using(name: str, data: ReadableBuffer, /) -> int:
     """valid_prefix with the kernel ``name`` at every length (short inputs included): the

@@ -30,7 +30,7 @@ if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_c
     )
 
 NORMAL_FORMS: tuple[str, ...] = ("NFC", "NFKC", "NFKC_CASEFOLD")
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Literal
 

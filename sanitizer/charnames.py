@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import unicodedata2
 
+from ._arguments import check_int
+
 UNICODE_VERSION: str = str(unicodedata2.unidata_version)
 
 # Unicode has no names for controls, only aliases; these are the usual abbreviations.
@@ -54,12 +56,10 @@ def describe(cp: int) -> str:
 
     ``cp`` is an int in 0..0x7FFFFFFF: a lax (RFC 2279) reading can be any 31-bit value.
     """
-    if type(cp) is not int or not 0 <= cp <= 0x7FFFFFFF:
-        if isinstance(cp, bool) or not isinstance(cp, int):
-            raise TypeError(f"describe() argument 'cp' must be an int, not {type(cp).__name__}")
-        if not 0 <= cp <= 0x7FFFFFFF:
-            raise ValueError(f"describe() argument 'cp' must be in 0..0x7FFFFFFF, not {cp}")
-        cp = int(cp)
+    if type(cp) is not int:
+        cp = check_int(cp, "cp", "describe")  # an int subclass read by int's own slot
+    if not 0 <= cp <= 0x7FFFFFFF:
+        raise ValueError(f"describe() argument 'cp' must be in 0..0x7FFFFFFF, not {cp}")
     text = f"U+{cp:04X} {label(cp)}"
     if cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
         char = chr(cp)

@@ -9,24 +9,25 @@ pure-Python reference (``_machine``).  Every entry point is linear in the input.
 
 Where only a verdict is needed (``is_valid``, ``find_errors``,
 ``IncrementalDecoder.find_errors``) no text is built: the SIMD validator
-(``_native.utf8_valid_prefix``, issue #14) skips the valid stretches and the machine
+(``_native.utf8_valid_prefix``) skips the valid stretches and the machine
 takes over from where it stopped, so errors are exactly those of the machine alone.
 """
 
 from __future__ import annotations
 
 import codecs
-import sys
 from collections.abc import Iterable
 
 from . import _machine
+from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
 from ._native import BACKEND as BACKEND  # re-exported: "c" or "python"
-from ._native import speedups, utf8_valid_prefix
+from ._native import VALIDATOR_BLOCK, speedups, utf8_valid_prefix
 from .errors import BomError, EncodeError, Utf8Error, errors_for_spans
-from .grammar import BOM, is_tail, lax_length, machine
+from .grammar import BOM, TAIL, is_tail, lax_length, machine, row_for_lead
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
+    import re
     from typing import Literal, Protocol
 
     from _typeshed import ReadableBuffer
@@ -55,64 +56,28 @@ if TYPE_CHECKING:
 # Looked up at each call: tests/conftest.py swaps it to run the entry points on both.
 _runner: _Runner = speedups if speedups is not None else _machine
 
-_ERRORS = ("strict", "replace")
-_BOMS = ("keep", "strip", "reject")
+_ERRORS: tuple[Errors, ...] = ("strict", "replace")
+_BOMS: tuple[BomMode, ...] = ("keep", "strip", "reject")
 
 
-def _as_bytes(data: object, where: str) -> bytes:
-    if isinstance(data, bytes):
-        return data
-    if not isinstance(data, str):
-        try:
-            return memoryview(data).tobytes()  # type: ignore[arg-type]
-        except TypeError:
-            pass
-    raise TypeError(f"{where}() takes a bytes-like object, not {type(data).__name__}")
+def _as_bytes(data: object, where: str, name: str = "data") -> bytes:
+    """``data`` as exact bytes (``_arguments.exact_bytes``), for every decoder's data."""
+    return exact_bytes(data, name, where)
 
 
-# Argument rules (issue #11), the same under both backends: the error names the function
-# and the argument.  Options are keyword-only; a choice is a str from its list (TypeError
-# for a non-str, ValueError for an unknown str); a flag is exactly True or False; a count
-# is an int, not a bool (TypeError), at least its minimum (ValueError), and any larger int
-# is accepted (counts beyond sys.maxsize mean "no limit").  Checked on the slow path.
-
-
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
-def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str) -> None:
-    if value not in choices:
-        if not isinstance(value, str):
-            raise TypeError(f"{where}() argument '{name}' must be str, not {_type_name(value)}")
-        listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
-        raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
-
-
-def _check_flag(value: object, name: str, where: str) -> None:
-    if value is not True and value is not False:
-        raise TypeError(f"{where}() argument '{name}' must be a bool, not {_type_name(value)}")
-
-
-def _check_count(value: object, name: str, where: str, minimum: int) -> int:
-    """``value`` as a count for the runner (clamped to sys.maxsize), or the error."""
-    if type(value) is not int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(
-                f"{where}() argument '{name}' must be None or an int, not {_type_name(value)}"
-            )
-        value = int(value)
-    if value < minimum:
-        raise ValueError(f"{where}() argument '{name}' must be None or >= {minimum}, not {value}")
-    return min(value, sys.maxsize)
+# Argument rules: sanitizer._arguments (one wording, both backends).  Checked on the slow
+# path; choices come back as the exact str of the list, so a str subclass's ``__eq__``
+# never decides a mode.
 
 
 def _check(
     errors: object, bom: object, where: str = "decode", allow_overlong_nul: object = False
-) -> None:
-    _check_choice(errors, _ERRORS, "errors", where)
-    _check_choice(bom, _BOMS, "bom", where)
-    _check_flag(allow_overlong_nul, "allow_overlong_nul", where)
+) -> tuple[Errors, BomMode]:
+    """The ``errors`` and ``bom`` choices as exact str, after checking all three."""
+    errors = check_choice(errors, _ERRORS, "errors", where)
+    bom = check_choice(bom, _BOMS, "bom", where)
+    check_flag(allow_overlong_nul, "allow_overlong_nul", where)
+    return errors, bom
 
 
 def _accepted(data: bytes) -> tuple[str | None, int]:
@@ -150,15 +115,16 @@ def decode(
             f"decode() takes 1 positional argument but {1 + len(extra)} were given "
             "(errors, bom and allow_overlong_nul are keyword-only)"
         )
+    if type(data) is not bytes and type(data) is not bytearray:
+        return _decode_slow(data, errors, bom, allow_overlong_nul)  # a copy of exact type
     try:
-        text: str = data.decode("utf-8")  # type: ignore[union-attr]
-    except UnicodeDecodeError as exc:  # bytes or bytearray: keep where CPython stopped
+        text: str = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # keep where CPython stopped
         return _decode_slow(data, errors, bom, allow_overlong_nul, exc.start)
-    except AttributeError:  # memoryview, other buffers, or not bytes at all
-        return _decode_slow(data, errors, bom, allow_overlong_nul)
-    if bom == "keep" and errors == "strict" and allow_overlong_nul is False:
-        return text
-    _check(errors, bom, "decode", allow_overlong_nul)
+    if type(bom) is str and type(errors) is str:  # (a str subclass's == is never asked)
+        if bom == "keep" and errors == "strict" and allow_overlong_nul is False:
+            return text
+    errors, bom = _check(errors, bom, "decode", allow_overlong_nul)
     return _apply_bom(text, data, bom)
 
 
@@ -185,7 +151,7 @@ def _decode_slow(
 ) -> str:
     """``good``: the offset CPython's codec already accepted up to, when it was asked."""
     raw = _as_bytes(data, "decode")
-    _check(errors, bom, "decode", allow_overlong_nul)
+    errors, bom = _check(errors, bom, "decode", allow_overlong_nul)
     if bom == "reject" and raw.startswith(BOM):
         raise BomError()
     if good is None:
@@ -204,7 +170,7 @@ def _decode_slow(
 def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
     """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
     if allow_overlong_nul is not False:
-        _check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
     raw = data if type(data) is bytes else _as_bytes(data, "is_valid")
     good = utf8_valid_prefix(raw)
     if good == len(raw):
@@ -216,7 +182,7 @@ def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool =
 # As decode: with the C extension, a C function that answers plain bytes the validator
 # accepts without a Python frame, and hands every other call to is_valid_py.
 is_valid_py = is_valid
-if speedups is not None and hasattr(speedups, "set_is_valid_fallback"):
+if speedups is not None:
     speedups.set_is_valid_fallback(is_valid_py)
     is_valid = speedups.is_valid
 
@@ -244,9 +210,10 @@ def _error_spans(raw: bytes, good: int, limit: int, modified_nul: bool) -> list[
         if len(found) // 2 < want or len(out) // 2 == limit:
             break  # the machine reached the end, or the limit
         end = found[-1]
-        skip = utf8_valid_prefix(view[end:]) if n - end >= 64 else 0
+        # the validator, when the rest is at least a block long (else the machine goes on)
+        skip = utf8_valid_prefix(view[end:]) if n - end >= VALIDATOR_BLOCK else 0
         good = end + skip
-        round_size = 1 if skip >= 64 else min(2 * round_size, _ROUND_MAX)
+        round_size = 1 if skip >= VALIDATOR_BLOCK else min(2 * round_size, _ROUND_MAX)
     return out
 
 
@@ -262,15 +229,78 @@ def find_errors(
     """
     raw = _as_bytes(data, "find_errors")
     if allow_overlong_nul is not False:
-        _check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
     if limit is not None:
-        limit = _check_count(limit, "limit", "find_errors", 0)
+        limit = check_count(limit, "limit", "find_errors", 0)
     if limit == 0:
         return []
     good = utf8_valid_prefix(raw)
     if good == len(raw):
         return []
     return _errors(raw, _error_spans(raw, good, -1 if limit is None else limit, allow_overlong_nul))
+
+
+def count_errors(
+    data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False
+) -> tuple[int, int]:
+    """``(len(find_errors(data)), len(group_errors(find_errors(data))))`` without building
+    an error: CPython's codec puts one U+FFFD per maximal subpart (Unicode §3.9), less the
+    literal EF BF BD of the input, which no subpart overlaps; a group is an error with
+    the subparts a lax RFC 2279 reader takes with it (``_joined``).  Linear, in C loops."""
+    raw = _as_bytes(data, "count_errors")
+    if allow_overlong_nul is not False:
+        check_flag(allow_overlong_nul, "allow_overlong_nul", "count_errors")
+    good = utf8_valid_prefix(raw)
+    if good == len(raw):
+        return 0, 0
+    rest = raw[good:] if good else raw
+    errors = rest.decode("utf-8", "replace").count("\ufffd") - rest.count(b"\xef\xbf\xbd")
+    if allow_overlong_nul:  # C0 80 is U+0000 there, two subparts to CPython's codec
+        errors -= 2 * rest.count(b"\xc0\x80")
+    runs = _joined(allow_overlong_nul).findall(rest)
+    return errors, errors - (sum(map(len, runs)) - len(runs))
+
+
+_JOINED: dict[bool, re.Pattern[bytes]] = {}  # by modified_nul, compiled on first use
+
+
+def _joined(modified_nul: bool) -> re.Pattern[bytes]:
+    """A lead byte and the continuation bytes after it that ``ErrorGrouper`` joins to its
+    group: those a lax RFC 2279 reader takes (``lax_read``: up to ``lax_length`` - 1) that
+    no valid sequence continues with (RFC 3629 §4), each a subpart of its own.  Only a
+    lead that starts no row (C0 C1 F5..FD) or whose row's second byte has a narrower
+    range (E0 ED F0 F4) has any; from the table of ``grammar``.  Each match is a lead and
+    its joined bytes: the joined count is the matched length less one a match."""
+    if modified_nul in _JOINED:
+        return _JOINED[modified_nul]
+
+    def byte_class(values: list[int]) -> str:  # consecutive values as one range
+        runs: list[list[int]] = []
+        for b in values:
+            if runs and runs[-1][1] == b - 1:
+                runs[-1][1] = b
+            else:
+                runs.append([b, b])
+        return "[" + "".join(f"\\x{lo:02x}-\\x{hi:02x}" for lo, hi in runs) + "]"
+
+    tail = list(range(TAIL[0], TAIL[1] + 1))
+    alternatives = []
+    for lead in range(256):
+        k = lax_length(lead)
+        if k < 2:
+            continue
+        row = row_for_lead(lead, modified_nul=modified_nul)
+        if row is None:
+            alternatives.append(f"\\x{lead:02x}{byte_class(tail)}{{1,{k - 1}}}")
+        elif row.tails[0] != TAIL:
+            lo, hi = row.tails[0]
+            second = [b for b in tail if not lo <= b <= hi]
+            rest = f"{byte_class(tail)}{{0,{k - 2}}}" if k > 2 else ""
+            alternatives.append(f"\\x{lead:02x}{byte_class(second)}{rest}")
+    import re  # here: only counting errors needs it (start-up)
+
+    pattern = _JOINED[modified_nul] = re.compile("|".join(alternatives).encode("ascii"))
+    return pattern
 
 
 def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> list[Utf8Error]:
@@ -300,7 +330,7 @@ class ErrorGrouper:
     def add(self, err: Utf8Error) -> tuple[Utf8Error, ...] | None:
         if not isinstance(err, Utf8Error):
             raise TypeError(
-                f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {_type_name(err)}"
+                f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {type_name(err)}"
             )
         if self._open and err.start < self._reach:
             self._open.append(err)
@@ -313,7 +343,7 @@ class ErrorGrouper:
 
     def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:
         if position is not None:
-            _check_count(position, "position", "ErrorGrouper.close", 0)
+            check_count(position, "position", "ErrorGrouper.close", 0)
         if not self._open or (position is not None and position < self._reach):
             return None
         done = tuple(self._open)
@@ -328,12 +358,12 @@ def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
     except TypeError:
         raise TypeError(
             "group_errors() argument 'errors' must be an iterable of Utf8Error, "
-            f"not {_type_name(errors)}"
+            f"not {type_name(errors)}"
         ) from None
     for err in items:
         if not isinstance(err, Utf8Error):
             raise TypeError(
-                f"group_errors() argument 'errors' must hold only Utf8Error, not {_type_name(err)}"
+                f"group_errors() argument 'errors' must hold only Utf8Error, not {type_name(err)}"
             )
     grouper = ErrorGrouper()
     groups = [group for group in map(grouper.add, items) if group is not None]
@@ -343,8 +373,8 @@ def group_errors(errors: Iterable[Utf8Error]) -> list[tuple[Utf8Error, ...]]:
 
 def encode(text: str) -> bytes:
     """Encode ``text`` as UTF-8; a lone surrogate raises ``EncodeError`` naming its index."""
-    if not isinstance(text, str):
-        raise TypeError(f"encode() takes a str, not {type(text).__name__}")
+    if type(text) is not str:
+        text = exact_str(text, "text", "encode")
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -371,8 +401,14 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         bom: BomMode = "keep",
         allow_overlong_nul: bool = False,
     ) -> None:
-        if errors not in _ERRORS or bom not in _BOMS or allow_overlong_nul is not False:
-            _check(errors, bom, "IncrementalDecoder", allow_overlong_nul)  # inline: per web body
+        if (
+            type(errors) is not str
+            or type(bom) is not str
+            or errors not in _ERRORS
+            or bom not in _BOMS
+            or allow_overlong_nul is not False
+        ):  # inline: per web body
+            errors, bom = _check(errors, bom, "IncrementalDecoder", allow_overlong_nul)
         self.errors = errors  # all that codecs.IncrementalDecoder.__init__ does
         self.bom = bom
         self.allow_overlong_nul = allow_overlong_nul
@@ -386,9 +422,9 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
 
     def decode(self, input: ReadableBuffer, final: bool = False) -> str:
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.decode")
+            check_flag(final, "final", "IncrementalDecoder.decode")
         if type(input) is not bytes:
-            input = _as_bytes(input, "IncrementalDecoder.decode")
+            input = _as_bytes(input, "IncrementalDecoder.decode", "input")
         if self.errors == "strict":
             text, errs = self.feed(input, final, limit=1)
             if errs:
@@ -407,10 +443,12 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         that limits errors stops reading at them.
         """
         if limit is not None:
-            limit = _check_count(limit, "limit", "IncrementalDecoder.feed", 1)
+            limit = check_count(limit, "limit", "IncrementalDecoder.feed", 1)
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.feed")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed")
+            check_flag(final, "final", "IncrementalDecoder.feed")
+        raw = (
+            chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed", "chunk")
+        )
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:  # e.g. the final call after a stream that ended cleanly
@@ -439,10 +477,14 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         SIMD validator instead of a decode.  A ``bom="reject"`` decoder raises
         ``BomError`` as ``feed`` does."""
         if limit is not None:
-            limit = _check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
+            limit = check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
         if final is not False and final is not True:
-            _check_flag(final, "final", "IncrementalDecoder.find_errors")
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.find_errors")
+            check_flag(final, "final", "IncrementalDecoder.find_errors")
+        raw = (
+            chunk
+            if type(chunk) is bytes
+            else _as_bytes(chunk, "IncrementalDecoder.find_errors", "chunk")
+        )
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:
@@ -464,6 +506,36 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         self._pending = buf[cut:]
         self._base = base + cut
         return errs
+
+    def count_errors(self, chunk: ReadableBuffer, final: bool = False) -> tuple[int, int]:
+        """``find_errors(chunk, final)`` counted, not built: ``(errors, groups)``, the
+        number of errors and of the groups ``ErrorGrouper`` makes of them, with the same
+        held-back bytes and ``position`` afterwards.  In C loops (a decode, a count and a
+        search), for readers that list some errors and only count the rest: memory and
+        Python work do not grow with the errors (``sanitizer check --limit``).  The
+        groups of consecutive calls add up to those of one-shot decoding: a lead whose
+        lax sequence a chunk ends inside of is held back, so no group straddles a cut."""
+        if final is not False and final is not True:
+            check_flag(final, "final", "IncrementalDecoder.count_errors")
+        raw = (
+            chunk
+            if type(chunk) is bytes
+            else _as_bytes(chunk, "IncrementalDecoder.count_errors", "chunk")
+        )
+        buf = self._pending + raw if self._pending else raw
+        n = len(buf)
+        if not n:
+            return 0, 0
+        base = self._base
+        good = utf8_valid_prefix(buf)
+        cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
+        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
+            raise BomError()
+        self._pending = buf[cut:]
+        self._base = base + cut
+        if good >= cut:
+            return 0, 0
+        return count_errors(buf[good:cut], allow_overlong_nul=self.allow_overlong_nul)
 
     def _feed_rest(
         self, buf: bytes, base: int, final: bool, limit: int | None, good: int | None
@@ -517,7 +589,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         ):
             raise TypeError(
                 "IncrementalDecoder.setstate() argument 'state' must be a (bytes, int) tuple "
-                f"from getstate(), not {state!r:.60}"
+                f"from getstate(), not {type_name(state)}"
             )
         if state[1] < 0:
             raise ValueError("IncrementalDecoder.setstate() state offset must be >= 0")

@@ -28,7 +28,7 @@ from .grammar import (
     row_for_lead,
 )
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

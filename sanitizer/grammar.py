@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 
-from ._frozen import Frozen  # a frozen dataclass without importing dataclasses (issue #13)
+from ._frozen import Frozen  # a frozen dataclass without importing dataclasses
 
 ByteRange = tuple[int, int]  # inclusive, like ABNF's %xLO-HI
 

@@ -12,38 +12,39 @@ docs/normalization.md).  Filtering (what characters are allowed) is the job of
 
 from __future__ import annotations
 
+from ._arguments import choice_list, exact_str
 from .categories import NORMAL_FORMS, normalize
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from .categories import NormalForm
 
 
-def _check(form: object, where: str) -> None:
-    if form not in NORMAL_FORMS:
-        kind = ValueError if isinstance(form, str) else TypeError
-        raise kind(f"{where}() form must be one of {', '.join(NORMAL_FORMS)}, not {form!r}")
-
-
-def _check_str(value: object, name: str, where: str) -> None:
-    if not isinstance(value, str):
-        raise TypeError(f"{where}() argument '{name}' must be str, not {type(value).__name__}")
+def _form(form: object, where: str) -> str:
+    """``form`` as the exact str of NORMAL_FORMS it names (TypeError for a non-str)."""
+    if type(form) is str and form in NORMAL_FORMS:
+        return form
+    text = exact_str(form, "form", where)
+    if text not in NORMAL_FORMS:
+        raise ValueError(
+            f"{where}() argument 'form' must be {choice_list(NORMAL_FORMS)}, not {text!r}"
+        )
+    return text
 
 
 def normalize_identifier(s: str, *, form: NormalForm = "NFC") -> str:
     """``s`` in normal form ``form``: "NFC" (default), "NFKC" or "NFKC_CASEFOLD"."""
-    _check_str(s, "s", "normalize_identifier")
-    _check(form, "normalize_identifier")
-    return normalize(form, s)
+    s = exact_str(s, "s", "normalize_identifier")
+    return normalize(_form(form, "normalize_identifier"), s)
 
 
 def identifiers_equal(a: str, b: str, *, form: NormalForm = "NFC") -> bool:
     """Whether ``a`` and ``b`` are the same identifier under ``form``."""
-    if type(a) is not str or type(b) is not str or form not in NORMAL_FORMS:
-        _check_str(a, "a", "identifiers_equal")
-        _check_str(b, "b", "identifiers_equal")
-        _check(form, "identifiers_equal")
-    return a == b or normalize(form, a) == normalize(form, b)
+    if type(a) is not str or type(b) is not str or type(form) is not str:
+        a = exact_str(a, "a", "identifiers_equal")
+        b = exact_str(b, "b", "identifiers_equal")
+    name = _form(form, "identifiers_equal")
+    return a == b or normalize(name, a) == normalize(name, b)
 
 
 __all__ = ["identifiers_equal", "normalize_identifier"]

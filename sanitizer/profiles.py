@@ -8,26 +8,8 @@ sanitizer.policy.profiles.TEXT``).
 
 from __future__ import annotations
 
-from .policy.profiles import (
-    FILENAME,
-    IDENTIFIER,
-    NAMES,
-    PROFILES,
-    PROMPT,
-    SINGLE_LINE,
-    SOURCE,
-    TEXT,
-    get,
-)
+from .policy import profiles as defined_in
+from .policy.profiles import *  # noqa: F403 - the same names, listed once there
 
-__all__ = [
-    "FILENAME",
-    "IDENTIFIER",
-    "NAMES",
-    "PROFILES",
-    "PROMPT",
-    "SINGLE_LINE",
-    "SOURCE",
-    "TEXT",
-    "get",
-]
+__all__ = defined_in.__all__
+del defined_in

@@ -62,13 +62,16 @@ from ._identity_cache import IdentityCache
 from ._native import speedups
 from .categories import MARKS, Category, char_class
 from .charnames import describe
-from .policy import Action, Policy, Report, inspect
+from .policy import Action, Policy, inspect
+from .policy.compiled import character_groups
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
     from .lookalike import RestrictionLevel
 
-__all__ = ["SourceFinding", "SourceReport", "check_source"]
+__all__ = ["SourceFinding", "SourceReport", "check_source", "check_source_pieces"]
 
 _BIDI_OPENERS = {
     "\u202a": "E",  # LRE
@@ -80,9 +83,6 @@ _BIDI_OPENERS = {
     "\u2068": "I",  # FSI
 }
 _PDF, _PDI = "\u202c", "\u2069"
-# Bidi controls and the line ends that close their scope (gcc: the end of the line; UAX #9
-# BD7: a paragraph separator).  Every LINE_BREAK character ends a line here.
-_BIDI_OR_EOL = re.compile("[\u202a-\u202e\u2066-\u2069]|[\n\x0b\x0c\r\x85\u2028\u2029]")
 # Where a string or comment starts or ends in the common languages: a pair straddling
 # one of these reorders code around a literal or comment (the Trojan Source attacks).
 _DELIMITER = re.compile(r"[\"'`#]|//|/\*|\*/")
@@ -164,14 +164,16 @@ class SourceFinding(Frozen):
 
 class SourceReport(Frozen):
     """``findings`` in order of position (at most ``Policy.max_findings``);
-    ``more_findings`` counts the rest; ``ok`` is False when anything is refused.  A
-    frozen value; ``policy`` is shown and pickled but not compared."""
+    ``more_findings`` counts the rest, ``more_allowed`` those of them that are allowed;
+    ``ok`` is False when anything is refused, listed or not.  A frozen value;
+    ``policy`` is shown and pickled but not compared."""
 
-    __slots__ = ("ok", "findings", "more_findings", "policy")  # noqa: RUF023 (in the constructor's order)
+    __slots__ = ("ok", "findings", "more_findings", "policy", "more_allowed")  # noqa: RUF023 (in the constructor's order)
     ok: bool
     findings: tuple[SourceFinding, ...]
     more_findings: int
     policy: Policy
+    more_allowed: int
 
     def __init__(
         self,
@@ -179,152 +181,358 @@ class SourceReport(Frozen):
         findings: tuple[SourceFinding, ...] = (),
         more_findings: int = 0,
         policy: Policy = profiles.SOURCE,
+        more_allowed: int = 0,
     ) -> None:
         object.__setattr__(self, "ok", ok)
         object.__setattr__(self, "findings", findings)
         object.__setattr__(self, "more_findings", more_findings)
         object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "more_allowed", more_allowed)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not SourceReport:
             return NotImplemented
-        return (self.ok, self.findings, self.more_findings) == (
-            other.ok, other.findings, other.more_findings
+        return (self.ok, self.findings, self.more_findings, self.more_allowed) == (
+            other.ok, other.findings, other.more_findings, other.more_allowed
         )  # fmt: skip
 
     def __hash__(self) -> int:
-        return hash((self.ok, self.findings, self.more_findings))
+        return hash((self.ok, self.findings, self.more_findings, self.more_allowed))
 
 
 # policy -> what _derived gives: looked up once a file, by identity (an lru_cache would
 # hash and compare the policy in Python each time); policies are few (profiles,
 # --max-restriction-level).
-_DERIVED: IdentityCache[tuple[Policy, Policy, SourceReport]] = IdentityCache(8)
+_DERIVED: IdentityCache[tuple[Policy, Policy, SourceReport, frozenset[Category]]] = IdentityCache(8)
+# Categories this module judges by context when the policy refuses them: bidi controls
+# by their pairing, joiners by UAX #31 §2.3, ZERO WIDTH SPACE by the script around it.
+_BY_CONTEXT = (Category.BIDI_CONTROL, Category.JOINER, Category.INVISIBLE)
+_MAX_DEPTH = 125  # UAX #9 BD2: max_depth, the deepest nesting of embeddings and isolates
+_MAX_IDENTIFIERS = 100_000  # distinct non-ASCII identifiers compared a text (memory)
+_SHOWN = 40  # characters of an identifier a reason shows (reasons stay short)
 
 
-def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport]:
-    """``(policy, characters, clean)``: ``characters`` is ``policy`` with bidi controls
-    and joiners reported rather than refused, so that this module can judge each by its
-    context (pairing, UAX #31 §2.3); ``clean`` the report of a file with nothing to
-    report, one frozen value per policy."""
+def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport, frozenset[Category]]:
+    """``(characters, counting, clean, judged)``: ``characters`` is ``policy`` with the
+    categories it refuses that this module judges by context (``judged``: bidi controls,
+    joiners, invisibles) ignored, since they are found and judged here; ``counting`` the
+    same listing nothing (for a piece whose findings come after the listed ones);
+    ``clean`` the report of a text with nothing to report, one frozen value a policy."""
     got = _DERIVED.lookup(id(policy))
     if got is not None:
         return got
-    changes: dict[Category | str, Action | str] = {}
-    for category in (Category.BIDI_CONTROL, Category.JOINER):
-        if policy.action(category) is Action.REJECT:
-            changes[category] = Action.ALLOW
+    judged = frozenset(c for c in _BY_CONTEXT if policy.action(c) is Action.REJECT)
+    changes: dict[Category | str, Action | str] = dict.fromkeys(judged, Action.IGNORE)
     characters = policy.with_actions(changes) if changes else policy
-    return _DERIVED.store(policy, (policy, characters, SourceReport(True, (), 0, policy)))
+    counting = characters.replace(max_findings=0)
+    clean = SourceReport(True, (), 0, policy)
+    return _DERIVED.store(policy, (characters, counting, clean, judged))
 
 
-def check_source(text: str, policy: Policy | None = None) -> SourceReport:
-    """Check source code ``text`` against ``policy`` (default ``profiles.SOURCE``) and the
-    rules of this module; offsets are code-point indices into ``text``."""
-    if not isinstance(text, str):
-        raise TypeError(f"check_source() argument 'text' must be str, not {type(text).__name__}")
+def _policy_or_default(policy: object, where: str) -> Policy:
     if policy is None:
-        policy = profiles.SOURCE
+        return profiles.SOURCE
     if not isinstance(policy, Policy):
         raise TypeError(
-            f"check_source() argument 'policy' must be a sanitizer.Policy or None, "
+            f"{where}() argument 'policy' must be a sanitizer.Policy or None, "
             f"not {type(policy).__name__}"
         )
-    shift = 1 if text.startswith("\ufeff") else 0  # a signature (RFC 3629 §6), not text
-    body = text[shift:] if shift else text
-    _, characters, clean = _derived(policy)
-    report = inspect(body, characters)
-    if not report.findings and body.isascii():  # the usual file: no rule below has work
-        if report.ok and not report.more_findings:
-            return clean
-        return SourceReport(report.ok, (), report.more_findings, policy)
-    found: list[SourceFinding] = []
-    judge_bidi = policy.action(Category.BIDI_CONTROL) is Action.REJECT
-    judge_joiners = policy.action(Category.JOINER) is Action.REJECT
-    bidi = _bidi_verdicts(body) if judge_bidi and _has(report, Category.BIDI_CONTROL) else {}
-    for f in report.findings:
-        action, reason = f.action, f.reason()
-        if judge_bidi and f.category is Category.BIDI_CONTROL:
-            action, why = bidi[f.start]
-            reason = f"{reason}: {why}"
-        elif judge_joiners and f.category is Category.JOINER:
-            if f.end - f.start == 1:
-                action, why = _joiner_verdict(body, f.start)
-            else:  # a run (one finding): a joiner after a joiner has no UAX #31 context
-                action, why = Action.REJECT, "joiners in a row: invisible (UAX #31 §2.3)"
-            reason = f"{reason}: {why}"
-        found.append(
-            SourceFinding(f.category.value, f.start + shift, f.end + shift, action, reason,
-                          f.codepoint)
-        )  # fmt: skip
-    if not body.isascii():  # O(1): CPython knows whether a str is ASCII
-        lines, rare = _source_lines(body)
-        found.extend(_separators_and_selectors(body, shift, rare))
-        found.extend(_identifier_findings(body, shift, _max_level(policy), lines))
-    found.sort(key=lambda f: (f.start, f.end))
-    limit = policy.max_findings
-    listed = found if limit is None else found[:limit]
-    more = len(found) - len(listed) + report.more_findings
-    # report.ok: nothing refused by the character policy, listed or not (bidi controls and
-    # joiners are judged here, so they were only reported there).
-    ok = report.ok and not any(f.refused for f in found)
-    return SourceReport(ok, tuple(listed), more, policy)
+    return policy
 
 
-def _has(report: Report, category: Category) -> bool:
-    return report.more_findings > 0 or any(f.category is category for f in report.findings)
+def check_source(text: str, policy: Policy | None = None, *, code: bool = True) -> SourceReport:
+    """Check source code ``text`` against ``policy`` (default ``profiles.SOURCE``) and the
+    rules of this module; offsets are code-point indices into ``text``.  ``code=False``
+    leaves out the identifier rules, for text that is not code (prose, translation
+    catalogues, data): its words are not identifiers."""
+    if not isinstance(text, str):
+        raise TypeError(f"check_source() argument 'text' must be str, not {type(text).__name__}")
+    return _Check(_policy_or_default(policy, "check_source"), code).run(lambda: (text,))
+
+
+def check_source_pieces(
+    pieces: Callable[[], Iterable[str]], policy: Policy | None = None, *, code: bool = True
+) -> SourceReport:
+    """``check_source`` on the text that the pieces ``pieces()`` yields make, in memory
+    that does not grow with the text (a piece, the findings listed, and one entry per
+    distinct non-ASCII identifier, at most ``_MAX_IDENTIFIERS``).  Each piece but the
+    last must end where ``sanitizer.policy.compiled.piece_end`` cuts (after a line
+    feed, or where no rule looks across); ``pieces`` is called once, and a second time
+    (for the same pieces) only when ASCII identifiers must be compared with a non-ASCII
+    one.  Offsets are code-point indices into the whole text."""
+    if not callable(pieces):
+        raise TypeError(
+            "check_source_pieces() argument 'pieces' must be a callable returning an "
+            f"iterable of str, not {type(pieces).__name__}"
+        )
+    return _Check(_policy_or_default(policy, "check_source_pieces"), code).run(pieces)
+
+
+class _Found:
+    """The findings of a text under a cap (``Policy.max_findings``, None: all): the first
+    ``cap`` by (start, end, rule order) are kept, every one is counted, and so is every
+    one that is allowed.  Findings come mostly in order, so once trimmed most are
+    refused by one comparison before they are built."""
+
+    __slots__ = ("allowed", "bar", "cap", "count", "items")
+
+    def __init__(self, cap: int | None) -> None:
+        self.cap = cap
+        self.items: list[tuple[tuple[int, int, int], SourceFinding]] = []
+        self.count = self.allowed = 0
+        self.bar: tuple[int, int, int] | None = None if cap != 0 else (-1, -1, -1)
+
+    def wants(self, key: tuple[int, int, int], allowed: bool) -> bool:
+        self.count += 1
+        self.allowed += allowed
+        return self.bar is None or key < self.bar
+
+    def keep(self, key: tuple[int, int, int], finding: SourceFinding) -> None:
+        self.items.append((key, finding))
+        if self.cap is not None and len(self.items) > 2 * self.cap:
+            self.final()
+
+    def unlisted(self, count: int, allowed: int) -> None:
+        self.count += count
+        self.allowed += allowed
+
+    def full_before(self, position: int) -> bool:
+        """Whether nothing at or after ``position`` can be listed any more."""
+        return self.bar is not None and self.bar[0] < position
+
+    def final(self) -> list[SourceFinding]:
+        self.items.sort(key=lambda item: item[0])
+        if self.cap is not None and len(self.items) >= self.cap > 0:
+            del self.items[self.cap :]
+            self.bar = self.items[-1][0]
+        return [finding for _, finding in self.items]
+
+
+class _Check:
+    """One application of the gate to one text, given in pieces (``check_source_pieces``).
+    Character findings come from ``inspect`` on each piece, the categories judged by
+    context from their own scans (``character_groups``: every one judged, listed or not),
+    identifiers from ``_Identifiers``; ``_Found`` keeps what is listed."""
+
+    def __init__(self, policy: Policy, code: bool) -> None:
+        self.policy = policy
+        self.characters, self.counting, self.clean, self.judged = _derived(policy)
+        self.found = _Found(policy.max_findings)
+        self.ok = True
+        self.bidi = _BidiJudge() if Category.BIDI_CONTROL in self.judged else None
+        self.idents = _Identifiers(_max_level(policy)) if code else None
+
+    def add(
+        self,
+        order: int,
+        start: int,
+        end: int,
+        action: Action,
+        kind: str,
+        reason: str | tuple[int, str | None],
+        codepoint: int | None = None,
+        identifier: str | None = None,
+        other: tuple[int, int, str] | None = None,
+    ) -> None:
+        """A finding (``order``: 0 characters, 1 separators and selectors, 2 identifiers,
+        3 confusables, for findings at the same place); built only if it is listed, its
+        ``reason`` too when it is ``(code point, why)``."""
+        allowed = action is Action.ALLOW
+        if not allowed and action is not Action.IGNORE:
+            self.ok = False
+        key = (start, end, order)
+        if self.found.wants(key, allowed):
+            why = reason if isinstance(reason, str) else _because(*reason)
+            self.found.keep(
+                key, SourceFinding(kind, start, end, action, why, codepoint, identifier, other)
+            )
+
+    def run(self, pieces: Callable[[], Iterable[str]]) -> SourceReport:
+        at = 0
+        last = ""  # the last character of the piece before
+        for k, piece in enumerate(pieces()):
+            if type(piece) is not str:
+                raise TypeError(f"a piece of source must be str, not {type(piece).__name__}")
+            if not piece:
+                continue
+            if self.idents is not None and _in_word(last) and _in_word(piece[0]):
+                # Only a forced cut (``piece_end``: a long line with no other place to cut)
+                # falls inside a word: its identifier is judged in parts; say so.
+                why = "a word longer than a piece of the text is cut here: judged in parts"
+                self.add(2, at, at, Action.REJECT, "too-long", why)
+            shift = 1 if k == 0 and piece.startswith("\ufeff") else 0  # a signature
+            self.piece(piece[shift:] if shift else piece, at + shift)
+            at += len(piece)
+            last = piece[-1]
+        if self.bidi is not None:
+            self.bidi_verdicts(self.bidi.end())
+        if self.idents is not None:
+            self.idents.compare(pieces, self)
+        return self.report()
+
+    def piece(self, body: str, at: int) -> None:
+        """The findings of one piece, ``body``, whose first character is at ``at``."""
+        plain = body.isascii()  # O(1): CPython knows whether a str is ASCII
+        lines: list[int] = []
+        rare: list[int] = []
+        if not plain:
+            lines, rare = _source_lines(body)
+            body, rare = _without_tables(body, lines, rare)
+        policy = self.counting if self.found.full_before(at) else self.characters
+        report = inspect(body, policy)
+        self.ok = self.ok and report.ok
+        for f in report.findings:
+            why = f.reason()
+            self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
+        self.found.unlisted(report.more_findings, report.more_allowed)
+        if self.bidi is not None and (not plain or self.bidi.pending):
+            self.bidi_verdicts(self.bidi.feed(body, at))
+        if plain:
+            return
+        zero_width = self.judged & _ZERO_WIDTH
+        if zero_width:
+            joiner = _joiner_verdict if self.idents is not None else _text_joiner_verdict
+            for g in character_groups(body, self.policy, zero_width):
+                start, end, cp = g.start, g.end, g.codepoint
+                if cp is None:  # a run is one finding (``_carrier_runs``): no context helps
+                    why = f"{g.detail}: in a row, invisible"
+                    self.add(0, at + start, at + end, Action.REJECT, g.category.value, why)
+                elif g.category is Category.JOINER:
+                    action, because = joiner(body, start)
+                    self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
+                elif not _separates_words(body, start):
+                    self.add(0, at + start, at + end, g.action, "invisible", (cp, None), cp)
+        for kind, i, why in _separators_and_selectors(body, rare):
+            cp = ord(body[i])
+            self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
+        if self.idents is not None:
+            self.idents.feed(body, at, lines, self)
+
+    def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
+        for index, cp, action, why in verdicts:
+            self.add(0, index, index + 1, action, "bidi-control", (cp, why), cp)
+
+    def report(self) -> SourceReport:
+        listed = self.found.final()
+        if not listed and self.ok and not self.found.count:
+            return self.clean
+        more = self.found.count - len(listed)
+        more_allowed = self.found.allowed - sum(f.action is Action.ALLOW for f in listed)
+        return SourceReport(self.ok, tuple(listed), more, self.policy, more_allowed)
+
+
+def _in_word(ch: str) -> bool:
+    """Whether ``ch`` may be inside an identifier (``_identifier_pattern``)."""
+    return bool(ch) and (ch.isalnum() or ch == "_" or unicodedata2.category(ch)[0] == "M")
+
+
+_ZERO_WIDTH = frozenset({Category.JOINER, Category.INVISIBLE})
+
+
+def _because(cp: int, why: str | None = None) -> str:
+    """A finding's reason: the character, and why."""
+    return describe(cp) if why is None else f"{describe(cp)}: {why}"
 
 
 # -- bidi pairing (gcc -Wbidi-chars=unpaired; UAX #9 BD7, X5a-X6a) -------------------------
 
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_EOL = re.compile("[\n\x0b\x0c\r\x85\u2028\u2029]")
 
-def _bidi_verdicts(text: str) -> dict[int, tuple[Action, str]]:
-    """For each bidi control's index: REJECT with why, or ALLOW when paired in its line."""
-    verdicts: dict[int, tuple[Action, str]] = {}
-    stack: list[tuple[str, int]] = []  # ("E" embedding/override or "I" isolate, index)
 
-    def close(opener: int, closer: int) -> None:
-        crossing = _DELIMITER.search(text, opener + 1, closer)
-        if crossing is None:
-            verdicts[opener] = verdicts[closer] = (Action.ALLOW, "paired within its line")
-        else:
-            why = (
-                f"its pair crosses {crossing.group()!r}, a string or comment delimiter "
-                "(Trojan Source)"
-            )
-            verdicts[opener] = verdicts[closer] = (Action.REJECT, why)
+class _BidiJudge:
+    """Pairs the bidi controls of a text line by line, read piece by piece: each control
+    gets its verdict (``(index, code point, action, why)``) once its pair or the end of
+    its line is read, in memory bounded by UAX #9's max_depth: an opener nested deeper
+    is refused at once, and so is the closer that would close it.  Only the text between
+    two controls is searched (for a line end, then for a delimiter that the open pairs
+    then straddle), and only while one is open."""
 
-    def unclosed() -> None:
-        for kind, index in stack:
-            closer = "PDF" if kind == "E" else "PDI"
-            verdicts[index] = (
-                Action.REJECT,
-                f"not closed by {closer} on its line (Trojan Source, CVE-2021-42574)",
-            )
-        stack.clear()
+    __slots__ = ("crossed", "isolates", "overflow", "stack")
 
-    for m in _BIDI_OR_EOL.finditer(text):
-        ch, i = m.group(), m.start()
+    def __init__(self) -> None:
+        # [kind ("E": embedding or override, "I": isolate), index, code point, the first
+        # delimiter read since it opened or None]
+        self.stack: list[list[object]] = []
+        self.isolates = 0  # isolates on the stack
+        self.crossed = 0  # stack[:crossed] have their delimiter
+        self.overflow = 0  # openers past max_depth on this line, not stacked
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.stack or self.overflow)
+
+    def feed(self, text: str, at: int) -> Iterator[tuple[int, int, Action, str]]:
+        pos = 0  # text[pos:] is not read yet
+        for m in _BIDI.finditer(text):
+            i = m.start()
+            if (self.stack or self.overflow) and i > pos:
+                yield from self._between(text, pos, i)
+            pos = i + 1
+            yield from self._control(m.group(), at + i)
+        if self.stack or self.overflow:
+            yield from self._between(text, pos, len(text))
+
+    def end(self) -> Iterator[tuple[int, int, Action, str]]:
+        """The end of the text ends the last line."""
+        return self._unclosed()
+
+    def _between(self, text: str, lo: int, hi: int) -> Iterator[tuple[int, int, Action, str]]:
+        if _EOL.search(text, lo, hi) is not None:
+            yield from self._unclosed()
+            return
+        if self.crossed < len(self.stack):
+            crossing = _DELIMITER.search(text, lo, hi)
+            if crossing is not None:
+                for entry in self.stack[self.crossed :]:
+                    entry[3] = crossing.group()
+                self.crossed = len(self.stack)
+
+    def _control(self, ch: str, index: int) -> Iterator[tuple[int, int, Action, str]]:
+        cp = ord(ch)
         kind = _BIDI_OPENERS.get(ch)
         if kind is not None:
-            stack.append((kind, i))
-        elif ch == _PDF:
-            if stack and stack[-1][0] == "E":  # X7: PDF closes an embedding or override
-                close(stack.pop()[1], i)
-            else:
-                verdicts[i] = (Action.REJECT, "closes nothing on its line")
-        elif ch == _PDI:
-            if any(kind == "I" for kind, _ in stack):  # X6a: closes embeddings inside too
-                while stack[-1][0] == "E":
-                    _, inner = stack.pop()
-                    verdicts[inner] = (Action.REJECT, "not closed by PDF before PDI")
-                close(stack.pop()[1], i)
-            else:
-                verdicts[i] = (Action.REJECT, "closes nothing on its line")
-        else:  # end of line
-            unclosed()
-    unclosed()
-    return verdicts
+            if len(self.stack) >= _MAX_DEPTH:
+                self.overflow += 1
+                yield index, cp, Action.REJECT, "nested deeper than UAX #9 allows (max_depth 125)"
+                return
+            self.stack.append([kind, index, cp, None])
+            self.isolates += kind == "I"
+        elif self.overflow:
+            self.overflow -= 1
+            yield index, cp, Action.REJECT, "closes an opener nested too deep (UAX #9 max_depth)"
+        elif ch == _PDF and self.stack and self.stack[-1][0] == "E":  # X7: closes E
+            yield from self._close(index, cp)
+        elif ch == _PDI and self.isolates:  # X6a: closes embeddings inside too
+            while self.stack[-1][0] == "E":
+                _, inner, inner_cp, _ = self.stack.pop()
+                assert isinstance(inner, int) and isinstance(inner_cp, int)
+                yield inner, inner_cp, Action.REJECT, "not closed by PDF before PDI"
+            yield from self._close(index, cp)
+        else:
+            yield index, cp, Action.REJECT, "closes nothing on its line"
+
+    def _close(self, index: int, cp: int) -> Iterator[tuple[int, int, Action, str]]:
+        kind, opener, opener_cp, crossing = self.stack.pop()
+        assert isinstance(opener, int) and isinstance(opener_cp, int)
+        self.isolates -= kind == "I"
+        self.crossed = min(self.crossed, len(self.stack))
+        if crossing is None:
+            action, why = Action.ALLOW, "paired within its line"
+        else:
+            action = Action.REJECT
+            why = f"its pair crosses {crossing!r}, a string or comment delimiter (Trojan Source)"
+        yield opener, opener_cp, action, why
+        yield index, cp, action, why
+
+    def _unclosed(self) -> Iterator[tuple[int, int, Action, str]]:
+        for kind, index, cp, _ in self.stack:
+            assert isinstance(index, int) and isinstance(cp, int)
+            closer = "PDF" if kind == "E" else "PDI"
+            why = f"not closed by {closer} on its line (Trojan Source, CVE-2021-42574)"
+            yield index, cp, Action.REJECT, why
+        self.stack.clear()
+        self.isolates = self.crossed = self.overflow = 0
 
 
 # -- joiners (UAX #31 §2.3) --------------------------------------------------------------
@@ -345,35 +553,179 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
 
 
+def _text_joiner_verdict(text: str, i: int) -> tuple[Action, str]:
+    """A joiner in text that is not code: a shaping control (Unicode §23.2: it joins or
+    separates the cursive forms and ligatures of the letters around it), allowed next
+    to any character but ASCII, beside which it changes nothing that shows."""
+    before = text[i - 1] if i else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if (not before or before.isascii()) and (not after or after.isascii()):
+        return Action.REJECT, "between ASCII characters, where it shapes nothing: invisible"
+    return Action.ALLOW, "beside the letters it shapes (Unicode §23.2)"
+
+
 # -- line separators and selectors ----------------------------------------------------------
 
 
-def _separators_and_selectors(text: str, shift: int, rare: list[int]) -> list[SourceFinding]:
+def _separators_and_selectors(text: str, rare: list[int]) -> Iterator[tuple[str, int, str]]:
     """NEL, LS, PS anywhere, and a variation selector right after an ASCII character
     other than a keycap's (``rare``: where ``_source_lines`` found those characters;
-    then a look around each)."""
-    found = []
+    then a look around each): ``(kind, index, why)``, the reason built lazily."""
     for i in rare:
         ch = text[i]
         if ch in "\x85\u2028\u2029":
-            found.append(
-                SourceFinding(
-                    "line-break", i + shift, i + 1 + shift, Action.REJECT,
-                    f"{describe(ord(ch))}: a line end for some languages and editors, not "
-                    "for others: code can hide in what looks like a comment (UTS #55)",
-                    ord(ch),
-                )
+            yield (
+                "line-break", i,
+                f"{describe(ord(ch))}: a line end for some languages and editors, not for "
+                "others: code can hide in what looks like a comment (UTS #55)",
             )  # fmt: skip
         elif i and "\x21" <= text[i - 1] <= "\x7e" and text[i + 1 : i + 2] != "\u20e3":
-            found.append(
-                SourceFinding(
-                    "variation-selector", i + shift, i + 1 + shift, Action.REJECT,
-                    f"{describe(ord(ch))} after {text[i - 1]!r}: an invisible difference "
-                    "inside an identifier",
-                    ord(ch),
-                )
+            yield (
+                "variation-selector", i,
+                f"{describe(ord(ch))} after {text[i - 1]!r}: an invisible difference inside "
+                "an identifier",
             )  # fmt: skip
-    return found
+
+
+# -- words written without spaces (UAX #14 class SA) ---------------------------------------
+
+_ZWSP = "\u200b"
+# Scripts written without spaces between words, where ZERO WIDTH SPACE marks a word
+# boundary (UAX #14, line breaking class SA: Thai, Lao, Myanmar, Khmer, Tai Le, New Tai
+# Lue, Tai Tham, Tai Viet): ordinary writing, not hidden text.
+_SPACELESS = frozenset({"Thai", "Laoo", "Mymr", "Khmr", "Tale", "Talu", "Lana", "Tavt"})
+
+
+def _separates_words(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is a ZERO WIDTH SPACE between two characters of a script
+    written without spaces (``_SPACELESS``): a word separator."""
+    if text[i] != _ZWSP or i == 0 or i + 1 >= len(text):
+        return False
+    from .lookalike import script_extensions
+
+    before, after = script_extensions(text[i - 1]), script_extensions(text[i + 1])
+    return bool(before & _SPACELESS) and bool(after & _SPACELESS)
+
+
+# -- generated character tables ------------------------------------------------------------
+
+# A string literal on one line ("...", '...', `...`), backslash escapes inside.
+_LITERAL = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\\n]|\\.)*`""")
+# An escape in a literal, maybe itself escaped for a regular expression (``"\\u2028"``,
+# ``"\\*"`` in JavaScript source): the code point it stands for.
+_TABLE_ESCAPE = re.compile(
+    r"\\(?:\\)?(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|U([0-9A-Fa-f]{8})"
+    r"|(\\\\|.))"
+)
+_SIMPLE_ESCAPES = {"0": 0, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, "\\\\": 0x5C}
+_MIN_ITEMS = 8  # characters and ranges of a table that vouches for bidi controls
+
+
+def _table_item(content: str, i: int) -> tuple[int, int]:
+    """The code point of the character or escape at ``content[i]`` (-1 for a class
+    shorthand such as ``\\w``, which has none), and where it ends."""
+    if content[i] != "\\":
+        return ord(content[i]), i + 1
+    m = _TABLE_ESCAPE.match(content, i)
+    if m is None:
+        return -1, i + 1
+    braced, u4, x2, u8, other = m.groups()
+    digits = braced or u4 or x2 or u8
+    if digits is not None:
+        return int(digits, 16), m.end()
+    if other in _SHORTHANDS:
+        return -1, m.end()
+    return _SIMPLE_ESCAPES.get(other, ord(other[-1])), m.end()
+
+
+_SHORTHANDS = frozenset("wWdDsSbBpP")  # regex class shorthands: no one code point
+
+
+def _table(content: str, bracketed: bool = False) -> list[int] | None:
+    """When ``content`` (a string literal's, or a regex class's inside one when
+    ``bracketed``) is a character class, the indices in it of the bidi controls it does
+    not vouch for (judged still); else None.  A class is characters, escapes and
+    ranges ``X-Y``: at least two ranges, each item above the one before, as tools write
+    Unicode property tables for regular expressions (``"A-Za-zªµºÀ-Ö"``); in brackets
+    also unsorted (``[_a-zA-Z\\u03b1-\\u03c9]``) or ``_MIN_ITEMS`` sorted characters.  Sorted sets
+    of code points are data, not words or code.  A bidi control in one is vouched for
+    only as the end of a range (``"\u202a-\u202e"``) in a sorted class of at least
+    ``_MIN_ITEMS`` items: a short literal that reorders a line stays a finding."""
+    n, i, last, items, ranges = len(content), 0, -1, 0, 0
+    ascending = True
+    alone: list[int] = []
+    ends: list[int] = []
+    while i < n:
+        at = i
+        lo, i = _table_item(content, i)
+        hi = lo
+        if i + 1 < n and content[i] == "-":
+            dash = i
+            hi, i = _table_item(content, i + 1)
+            ranges += 1
+            if hi <= lo:
+                return None
+            for j in (at, dash + 1):
+                if content[j] in _BIDI_CONTROLS:
+                    ends.append(j)
+        elif content[at] in _BIDI_CONTROLS:
+            alone.append(at)
+        if lo >= 0:
+            ascending = ascending and lo > last
+            last = hi
+        items += 1
+    if bracketed:
+        if ranges < 2 and not (ascending and items >= _MIN_ITEMS):
+            return None
+    elif ranges < 2 or not ascending:
+        return None
+    return alone if ascending and items >= _MIN_ITEMS else sorted(alone + ends)
+
+
+_CLASS = re.compile(r"\[\^?((?:[^\]\\]|\\.)+)\]")  # a regex character class
+
+
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _blank(blanks: list[tuple[int, int]], start: int, end: int, kept: list[int]) -> None:
+    """Add ``start..end`` to ``blanks``, less the characters at ``kept`` (relative)."""
+    pos = start
+    for j in kept:
+        blanks.append((pos, start + j))
+        pos = start + j + 1
+    blanks.append((pos, end))
+
+
+def _without_tables(body: str, lines: list[int], rare: list[int]) -> tuple[str, list[int]]:
+    """``body`` with the content of each generated character table (``_table``) on its
+    lines that hold a non-ASCII character (``lines``) blanked out but for the bidi
+    controls it judges (same length: indices do not move), and ``rare`` without the
+    characters blanked."""
+    blanks: list[tuple[int, int]] = []
+    for k in range(0, len(lines), 2):
+        for m in _LITERAL.finditer(body, lines[k], lines[k + 1]):
+            start, end = m.start() + 1, m.end() - 1
+            if end - start < 5:
+                continue
+            whole = _table(body[start:end]) if body.count("-", start, end) >= 2 else None
+            if whole is not None:
+                _blank(blanks, start, end, whole)
+                continue
+            for c in _CLASS.finditer(body, start, end):
+                alone = _table(c.group(1), bracketed=True)
+                if alone is not None:
+                    _blank(blanks, c.start(1), c.end(1), alone)
+    if not blanks:
+        return body, rare
+    parts: list[str] = []
+    pos = 0
+    for start, end in blanks:
+        parts += [body[pos:start], " " * (end - start)]
+        pos = end
+    parts.append(body[pos:])
+    rare = [i for i in rare if not any(lo <= i < hi for lo, hi in blanks)]
+    return "".join(parts), rare
 
 
 # -- identifiers (UTS #39 §4, §5.2) -------------------------------------------------------
@@ -500,10 +852,9 @@ def _source_lines_py(text: str) -> tuple[list[int], list[int]]:
 
 
 # (spans, rare) of the lines of a text that is not all ASCII: C (about 2 instructions a
-# character, 8 bytes at a time; a tenth of the twin's cost) or the pure-Python twin.  An
-# extension built before source.c lacks it and ``identifiers``.
-_NATIVE = speedups is not None and hasattr(speedups, "identifiers")
-_source_lines = speedups.source_lines if _NATIVE and speedups else _source_lines_py
+# character, 8 bytes at a time; a tenth of the twin's cost) or the pure-Python twin.
+_NATIVE = speedups is not None
+_source_lines = speedups.source_lines if speedups is not None else _source_lines_py
 
 
 def _identifiers_py(text: str, lines: list[int], wide: bool) -> dict[str, int]:
@@ -576,6 +927,8 @@ def _preimages(key: str, table: dict[int, str]) -> str | None:
     is ``key``, or None if it would be longer than ``_MAX_SEARCH`` (each character of
     ``key`` is a class of the characters mapped to it; a longer image, such as "rn" of
     "m", is an alternative that rejoins after it)."""
+    if len(key) > _MAX_SEARCH // 8:  # the pattern would be too long (and build too deep)
+        return None
     images = [(c, table.get(ord(c), c)) for c in _WORD_CHARS]
     memo: dict[int, str] = {}
 
@@ -683,74 +1036,140 @@ def _may_cross_scripts(wide: list[str]) -> bool:
     return any("Latn" not in resolved_scripts(ident) for ident in wide if len(ident) > 1)
 
 
-def _identifier_findings(
-    text: str, shift: int, max_level: RestrictionLevel, lines: list[int]
-) -> list[SourceFinding]:
+def _shown(identifier: str) -> str:
+    """An identifier as a reason quotes it: whole, or its ends when it is long."""
+    if len(identifier) <= _SHOWN:
+        return repr(identifier)
+    half = _SHOWN // 2
+    return f"{identifier[:half]!r}...{identifier[-half:]!r} ({len(identifier)} characters)"
+
+
+def _placeholder_and_word(identifier: str) -> bool:
+    """One ASCII letter glued to a word of a right-to-left script: a format placeholder
+    and its translation (``%sكۆرۈش``, ``בF`` in a date format).  Displayed as two runs
+    (UAX #9: strong L beside strong R or AL), it is not one name mixing scripts."""
+    if len(identifier) < 2:
+        return False
+    if identifier[0].isascii() and identifier[0].isalpha():
+        rest = identifier[1:]
+    elif identifier[-1].isascii() and identifier[-1].isalpha():
+        rest = identifier[:-1]
+    else:
+        return False
+    classes = {unicodedata2.bidirectional(ch) for ch in rest}
+    return classes <= {"R", "AL", "NSM"} and bool(classes & {"R", "AL"})
+
+
+def _problems(
+    identifier: str, max_level: RestrictionLevel
+) -> Iterator[tuple[str, int, int, str, int | None]]:
+    """The identifier rules of one distinct identifier: (kind, start, end within it,
+    why, code point)."""
     from .lookalike import IdentifierStatus, identifier_status, skeleton
 
-    first = _identifiers(text, lines, True)  # identifiers that are not ASCII
-    wide = list(first)
-    if not wide:
-        return []
-    problems: dict[str, list[tuple[str, int, int, str, int | None]]] = {}
-    for ident in wide:
-        level = script_level(ident)
-        if level > max_level:
-            words = level.name.lower().replace("_", " ")
-            limit = max_level.name.lower().replace("_", " ")
+    level = script_level(identifier)
+    if level > max_level and not _placeholder_and_word(identifier):
+        words = level.name.lower().replace("_", " ")
+        limit = max_level.name.lower().replace("_", " ")
+        why = (
+            f"identifier {_shown(identifier)} mixes scripts {_script_names(identifier)} "
+            f"({words}, over {limit}; UTS #39 §5.2)"
+        )
+        yield "mixed-script", 0, len(identifier), why, None
+    for offset, ch in enumerate(identifier):
+        if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
+            continue
+        looks = skeleton(ch)
+        if looks and all(c in _SYNTAX for c in looks):
             why = (
-                f"identifier {ident!r} mixes scripts {_script_names(ident)} "
-                f"({words}, over {limit}; UTS #39 §5.2)"
+                f"{describe(ord(ch))} in identifier {_shown(identifier)} looks like "
+                f"{looks!r} (UTS #39 §4 skeleton)"
             )
-            problems.setdefault(ident, []).append(("mixed-script", 0, len(ident), why, None))
-        for offset, ch in enumerate(ident):
-            if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
+            yield "syntax-lookalike", offset, offset + 1, why, ord(ch)
+
+
+class _Identifiers:
+    """The identifier rules over a text read piece by piece: each distinct non-ASCII
+    identifier judged at its first occurrence (``feed``), then the look-alikes among
+    them and the ASCII ones (``compare``, which reads the pieces again only when an
+    ASCII spelling may share a skeleton with a non-ASCII one)."""
+
+    __slots__ = ("first", "max_level", "overflowed")
+
+    def __init__(self, max_level: RestrictionLevel) -> None:
+        self.max_level = max_level
+        self.first: dict[str, int] = {}  # non-ASCII identifier -> its first index
+        self.overflowed = False
+
+    def feed(self, body: str, at: int, lines: list[int], check: _Check) -> None:
+        for ident, local in _identifiers(body, lines, True).items():
+            if ident in self.first:
                 continue
-            looks = skeleton(ch)
-            if looks and all(c in _SYNTAX for c in looks):
+            start = at + local
+            if len(self.first) >= _MAX_IDENTIFIERS:
+                if not self.overflowed:  # fail closed: say that the rest are not compared
+                    self.overflowed = True
+                    why = (
+                        f"more than {_MAX_IDENTIFIERS} distinct non-ASCII identifiers: the "
+                        "rest are not compared for look-alikes (memory bound)"
+                    )
+                    check.add(2, start, start + len(ident), Action.REJECT, "too-long", why)
+                continue
+            self.first[ident] = start
+            for kind, lo, hi, why, cp in _problems(ident, self.max_level):
+                check.add(2, start + lo, start + hi, Action.REJECT, kind, why, cp, ident)
+
+    def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:
+        """UTS #39 §4: group spellings by skeleton; ASCII ones only join a group a
+        non-ASCII one made, so the text is read again for them only when a skeleton
+        could be theirs."""
+        from .lookalike import skeleton
+
+        wide = list(self.first)
+        groups: dict[str, set[str]] = {}
+        for ident in wide if wide and _may_cross_scripts(wide) else ():
+            if len(ident) > 1:
+                groups.setdefault(skeleton(ident), set()).add(ident)
+        first = self.first
+        ascii_keys = {key for key in groups if key.isascii()}
+        if ascii_keys:
+            first = dict(first)
+            table = _ascii_skeletons()
+            for ident, at in _ascii_spellings_in(pieces, ascii_keys).items():
+                groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
+                first[ident] = at
+        for spellings in groups.values():
+            if len(spellings) < 2:
+                continue
+            ordered = sorted(spellings, key=first.__getitem__)
+            for i, ident in enumerate(ordered):
+                seen = next((s for s in ordered[:i] if _cross_script(s, ident)), None)
+                if seen is None:
+                    continue
+                start, other = first[ident], first[seen]
                 why = (
-                    f"{describe(ord(ch))} in identifier {ident!r} looks like {looks!r} "
+                    f"identifier {_shown(ident)} ({_script_names(ident)}) looks like "
+                    f"{_shown(seen)} ({_script_names(seen)}) elsewhere in the file "
                     "(UTS #39 §4 skeleton)"
                 )
-                problems.setdefault(ident, []).append(
-                    ("syntax-lookalike", offset, offset + 1, why, ord(ch))
-                )
-    # §4: group spellings by skeleton; ASCII ones only join a group a wide one made,
-    # so the whole text is read for them only when a skeleton could be theirs.
-    groups: dict[str, set[str]] = {}
-    for ident in wide if _may_cross_scripts(wide) else ():
-        if len(ident) > 1:
-            groups.setdefault(skeleton(ident), set()).add(ident)
-    ascii_keys = {key for key in groups if key.isascii()}
-    if ascii_keys:
-        table = _ascii_skeletons()
-        for ident, at in _ascii_spellings(text, ascii_keys).items():
-            groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
-            first[ident] = at
-    groups = {k: v for k, v in groups.items() if len(v) > 1}
-    if not problems and not groups:
-        return []
-    found = []
-    for ident, items in problems.items():
-        at = first[ident] + shift
-        for kind, lo, hi, why, cp in items:
-            found.append(
-                SourceFinding(kind, at + lo, at + hi, Action.REJECT, why, cp, identifier=ident)
-            )
-    for spellings in groups.values():
-        ordered = sorted(spellings, key=first.__getitem__)
-        for i, ident in enumerate(ordered):
-            seen = next((s for s in ordered[:i] if _cross_script(s, ident)), None)
-            if seen is None:
-                continue
-            start, other = first[ident] + shift, first[seen] + shift
-            found.append(
-                SourceFinding(
-                    "confusable", start, start + len(ident), Action.REJECT,
-                    f"identifier {ident!r} ({_script_names(ident)}) looks like {seen!r} "
-                    f"({_script_names(seen)}) elsewhere in the file (UTS #39 §4 skeleton)",
-                    identifier=ident,
-                    other=(other, other + len(seen), seen),
-                )
-            )  # fmt: skip
+                check.add(
+                    3, start, start + len(ident), Action.REJECT, "confusable", why,
+                    identifier=ident, other=(other, other + len(seen), seen),
+                )  # fmt: skip
+
+
+def _ascii_spellings_in(pieces: Callable[[], Iterable[str]], keys: set[str]) -> dict[str, int]:
+    """``_ascii_spellings`` over the pieces, read again as the first time (signature,
+    generated tables): each spelling at its first index in the whole text."""
+    found: dict[str, int] = {}
+    at = 0
+    for k, piece in enumerate(pieces()):
+        shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
+        body = piece[shift:] if shift else piece
+        if not body.isascii():
+            lines, rare = _source_lines(body)
+            body, _ = _without_tables(body, lines, rare)
+        for ident, local in _ascii_spellings(body, keys).items():
+            found.setdefault(ident, at + shift + local)
+        at += len(piece)
     return found

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .decoder import _as_bytes  # one argument check for every decoder
+from ._arguments import check_int, exact_bytes
 from .errors import gc_paused
 
 __all__ = [
@@ -408,7 +408,7 @@ def _clean_text(raw: bytes) -> str | None:
 
 def inspect(data: bytes | bytearray | memoryview) -> Utf7Report:
     """What a UTF-7 decoder reads from ``data`` and everything wrong on the way."""
-    raw = _as_bytes(data, "utf7.inspect")
+    raw = exact_bytes(data, "data", "utf7.inspect")
     text, errors = _walk(raw)
     try:
         cpython: str | None = raw.decode("utf-7")
@@ -420,13 +420,13 @@ def inspect(data: bytes | bytearray | memoryview) -> Utf7Report:
 
 def find_errors(data: bytes | bytearray | memoryview) -> list[Utf7Error]:
     """Every error in ``data``, in order of ``start``."""
-    raw = _as_bytes(data, "utf7.find_errors")
+    raw = exact_bytes(data, "data", "utf7.find_errors")
     return [] if _clean_text(raw) is not None else _walk(raw)[1]
 
 
 def is_valid(data: bytes | bytearray | memoryview) -> bool:
     """Whether ``decode`` accepts ``data``."""
-    raw = _as_bytes(data, "utf7.is_valid")
+    raw = exact_bytes(data, "data", "utf7.is_valid")
     return _clean_text(raw) is not None or not _walk(raw)[1]
 
 
@@ -437,7 +437,7 @@ def decode(data: bytes | bytearray | memoryview) -> str:
     writes directly (``+ADw-`` for '<'), lone surrogates, and a trailing '+'.  What it
     accepts, CPython's codec decodes to the same text.
     """
-    raw = _as_bytes(data, "utf7.decode")
+    raw = exact_bytes(data, "data", "utf7.decode")
     clean = _clean_text(raw)
     if clean is not None:
         return clean
@@ -454,11 +454,8 @@ def spelling(data: bytes | bytearray | memoryview, limit: int = 64) -> str | Non
     The window runs from the first to the last such run, cut to ``limit`` bytes; both
     sides have controls and non-ASCII escaped, so the line cannot forge log records.
     """
-    raw = _as_bytes(data, "utf7.spelling")
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise TypeError(
-            f"utf7.spelling() argument 'limit' must be an int, not {type(limit).__name__}"
-        )
+    raw = exact_bytes(data, "data", "utf7.spelling")
+    limit = check_int(limit, "limit", "utf7.spelling")
     if limit < 1:
         raise ValueError(f"utf7.spelling() argument 'limit' must be >= 1, not {limit}")
     if _PLUS not in raw:

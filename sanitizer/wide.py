@@ -17,11 +17,11 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import compress, islice
 
+from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
 from .charnames import describe
-from .decoder import _as_bytes  # one argument check for every decoder
 from .errors import errors_for_spans
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, Literal
 
@@ -42,9 +42,9 @@ else:
         return alias
 
 
-_ERRORS = ("strict", "replace")
-_ORDERS = ("le", "be", "bom")
-_ENDIANS = ("le", "be")
+_ERRORS: tuple[Errors, ...] = ("strict", "replace")
+_ORDERS: tuple[ByteOrder, ...] = ("le", "be", "bom")
+_ENDIANS: tuple[Endian, ...] = ("le", "be")
 
 
 class UnitErrorKind(enum.Enum):
@@ -159,14 +159,6 @@ class ByteOrderError(UnicodeDecodeError):
         return str(self.reason)
 
 
-def _check_choice(value: object, choices: tuple[str, ...], name: str, where: str) -> None:
-    if value not in choices:
-        if not isinstance(value, str):
-            raise TypeError(f"{where}() argument '{name}' must be str, not {type(value).__name__}")
-        listed = " or ".join(", ".join(map(repr, choices)).rsplit(", ", 1))
-        raise ValueError(f"{where}() argument '{name}' must be {listed}, not {value!r}")
-
-
 _FLAG = re.compile(b"\x01")
 _PROBE = 1 << 12  # bytes a long input's strict decode reads alone first (``_refused_at``)
 
@@ -215,9 +207,9 @@ class WideCodec:
         self, data: bytes, byte_order: object, default_endian: object, where: str
     ) -> tuple[bool, int]:
         """(big-endian?, bytes of BOM to skip) for ``data``; ByteOrderError when unknown."""
-        _check_choice(byte_order, _ORDERS, "byte_order", where)
+        byte_order = check_choice(byte_order, _ORDERS, "byte_order", where)
         if default_endian is not None:
-            _check_choice(default_endian, _ENDIANS, "default_endian", where)
+            default_endian = check_choice(default_endian, _ENDIANS, "default_endian", where)
         if byte_order != "bom":
             return byte_order == "be", 0
         little, big = self.boms
@@ -280,8 +272,8 @@ class WideCodec:
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
     ) -> str:
-        raw = _as_bytes(data, "decode")
-        _check_choice(errors, _ERRORS, "errors", "decode")
+        raw = exact_bytes(data, "data", "decode")
+        errors = check_choice(errors, _ERRORS, "errors", "decode")
         big, skip = self.resolve(raw, byte_order, default_endian, "decode")
         text, good = self._refused_at(raw, big, skip)
         if text is not None:
@@ -310,7 +302,7 @@ class WideCodec:
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
     ) -> bool:
-        raw = _as_bytes(data, "is_valid")
+        raw = exact_bytes(data, "data", "is_valid")
         big, skip = self.resolve(raw, byte_order, default_endian, "is_valid")
         text, good = self._refused_at(raw, big, skip)
         return text is not None or not self.spans(raw, big, good, 1)
@@ -324,7 +316,7 @@ class WideCodec:
         default_endian: Endian | None = None,
     ) -> list[WideError]:
         """Every ill-formed code unit in order, one per U+FFFD of replace mode."""
-        raw = _as_bytes(data, "find_errors")
+        raw = exact_bytes(data, "data", "find_errors")
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int):
                 raise TypeError(
@@ -381,10 +373,10 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
         default_endian: Endian | None = None,
     ) -> None:
         where = "IncrementalDecoder"
-        _check_choice(errors, _ERRORS, "errors", where)
-        _check_choice(byte_order, _ORDERS, "byte_order", where)
+        errors = check_choice(errors, _ERRORS, "errors", where)
+        byte_order = check_choice(byte_order, _ORDERS, "byte_order", where)
         if default_endian is not None:
-            _check_choice(default_endian, _ENDIANS, "default_endian", where)
+            default_endian = check_choice(default_endian, _ENDIANS, "default_endian", where)
         self.codec = codec
         self.errors = errors
         self.byte_order = byte_order
@@ -406,16 +398,50 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
         """The byte order in use: given, or read from the BOM (None: not known yet)."""
         return None if self._big is None else "be" if self._big else "le"
 
+    # getstate()'s int (the codecs.IncrementalDecoder contract: extra state in an int, 0
+    # the most common): the stream offset of the held bytes times 4, plus the byte order
+    # read from a BOM (0: none read yet, or given to the constructor; 1: LE; 2: BE).  A
+    # fresh decoder's state is (b"", 0), so restoring it starts a new stream, BOM and all.
+
     def getstate(self) -> tuple[bytes, int]:
-        return self._pending, self._base
+        read = 0 if self.byte_order != "bom" or self._big is None else 2 if self._big else 1
+        return self._pending, self._base * 4 + read
 
     def setstate(self, state: tuple[bytes, int]) -> None:
-        pending, base = state
-        if type(pending) is not bytes or len(pending) > 3 or type(base) is not int or base < 0:
-            raise ValueError("IncrementalDecoder.setstate() takes a state from getstate()")
+        """Restore a ``getstate()`` of a decoder of this encoding (any byte order option:
+        a BOM read is kept; a byte order given to the constructor stays)."""
+        where = "IncrementalDecoder.setstate"
+        if type(state) is not tuple or len(state) != 2:
+            raise TypeError(
+                f"{where}() argument 'state' must be a (bytes, int) tuple from getstate(), "
+                f"not {type_name(state)}"
+            )
+        pending, flags = state
+        if type(pending) is not bytes or type(flags) is not int:
+            raise TypeError(
+                f"{where}() argument 'state' must be a (bytes, int) tuple from getstate(), "
+                f"not ({type_name(pending)}, {type_name(flags)})"
+            )
+        base, read = divmod(flags, 4)
+        if flags < 0 or read == 3 or len(pending) > 3:
+            raise ValueError(f"{where}() argument 'state' is not a state of this decoder")
+        if read and self.byte_order != "bom":
+            if (read == 2) != (self.byte_order == "be"):
+                raise ValueError(
+                    f"{where}() argument 'state' read a BOM of the other byte order than "
+                    f"this decoder's byte_order={self.byte_order!r}"
+                )
+        elif not read and self.byte_order == "bom" and base:
+            raise ValueError(f"{where}() argument 'state' has no byte order past the start")
         self._pending, self._base = pending, base
+        if self.byte_order == "bom":
+            self._big = None if not read else read == 2
 
     def decode(self, input: Any, final: bool = False) -> str:
+        if final is not False and final is not True:
+            check_flag(final, "final", "IncrementalDecoder.decode")
+        if type(input) is not bytes:
+            input = exact_bytes(input, "input", "IncrementalDecoder.decode")
         text, errs = self.feed(input, final, limit=1 if self.errors == "strict" else None)
         if errs and self.errors == "strict":
             raise errs[0]
@@ -424,8 +450,16 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
     def feed(
         self, chunk: Any, final: bool = False, *, limit: int | None = None
     ) -> tuple[str, list[WideError]]:
+        if limit is not None:
+            limit = check_count(limit, "limit", "IncrementalDecoder.feed", 1)
+        if final is not False and final is not True:
+            check_flag(final, "final", "IncrementalDecoder.feed")
         codec = self.codec
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, "IncrementalDecoder.feed")
+        raw = (
+            chunk
+            if type(chunk) is bytes
+            else exact_bytes(chunk, "chunk", "IncrementalDecoder.feed")
+        )
         buf = self._pending + raw if self._pending else raw
         base = self._base
         if self._big is None:  # byte order still open: wait for a whole BOM
@@ -458,11 +492,13 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
         return text, codec.errors(buf, big, spans, base)
 
 
-def codec(encoding: str) -> tuple[WideCodec, ByteOrder]:
+def codec(encoding: str, where: str = "codec") -> tuple[WideCodec, ByteOrder]:
     """The codec and byte order for an encoding name: "utf-16", "UTF-16LE", "utf_32_be"...
-    ("utf-16"/"utf-32" mean BOM detection).  ValueError for any other name."""
+    ("utf-16"/"utf-32" mean BOM detection).  ValueError for any other name (TypeError for
+    a non-str), naming ``where``'s argument 'encoding'."""
     from . import utf16, utf32  # imported here: they import this module
 
+    encoding = exact_str(encoding, "encoding", where)
     key = encoding.lower().replace("_", "-").replace("utf-", "utf")
     family, order = key[:5], key[5:].lstrip("-")
     found = {"utf16": utf16.CODEC, "utf32": utf32.CODEC}.get(family)
@@ -474,7 +510,10 @@ def codec(encoding: str) -> tuple[WideCodec, ByteOrder]:
         if order == "be":
             return found, "be"
     raise ValueError(
-        f"unknown encoding {encoding!r}: expected utf-16, utf-16le, utf-16be, utf-32, "
+        f"{where}() argument 'encoding' must be utf-8, utf-16, utf-16le, utf-16be, utf-32, "
+        f"utf-32le or utf-32be, not {encoding!r}"
+        if where != "codec"
+        else f"unknown encoding {encoding!r}: expected utf-16, utf-16le, utf-16be, utf-32, "
         "utf-32le or utf-32be"
     )
 

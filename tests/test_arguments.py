@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -26,8 +27,12 @@ from sanitizer.web import DEFAULT, ASGIMiddleware, WebPolicy, WSGIMiddleware, bo
 # ``sanitizer`` as ``s`` and ``sanitizer.profiles`` as ``p``.
 BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     # decoder
-    ("s.decode(None)", "TypeError", "decode() takes a bytes-like object, not NoneType"),
-    ("s.decode('abc')", "TypeError", "decode() takes a bytes-like object, not str"),
+    ("s.decode(None)", "TypeError", "decode() argument 'data' must be a bytes-like object, not No"),
+    (
+        "s.decode('abc')",
+        "TypeError",
+        "decode() argument 'data' must be a bytes-like object, not str",
+    ),
     ("s.decode(b'a', 'replace')", "TypeError", "keyword-only"),
     ("s.decode(b'a', 'replace')", "TypeError", "decode() takes 1 positional argument"),
     ("s.decode(b'a', nope=1)", "TypeError", "decode() got an unexpected keyword argument"),
@@ -37,7 +42,7 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("s.decode(b'a', bom='drop')", "ValueError", "'keep', 'strip' or 'reject'"),
     ("s.decode(b'a', allow_overlong_nul='x')", "TypeError", "'allow_overlong_nul' must be a bool"),
     ("s.decode(b'\\xc0\\x80', allow_overlong_nul=2)", "TypeError", "must be a bool, not int"),
-    ("s.is_valid(None)", "TypeError", "is_valid() takes a bytes-like object"),
+    ("s.is_valid(None)", "TypeError", "is_valid() argument 'data' must be a bytes-like object"),
     ("s.is_valid(b'a', allow_overlong_nul=1)", "TypeError", "is_valid() argument"),
     ("s.find_errors(b'\\xff', limit=-1)", "ValueError", "find_errors() argument 'limit'"),
     ("s.find_errors(b'\\xff', limit='2')", "TypeError", "'limit' must be None or an int, not str"),
@@ -49,12 +54,12 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("s.ErrorGrouper().add(None)", "TypeError", "ErrorGrouper.add() argument 'err'"),
     ("s.ErrorGrouper().close('x')", "TypeError", "ErrorGrouper.close() argument 'position'"),
     ("s.ErrorGrouper().close(-1)", "ValueError", "ErrorGrouper.close() argument 'position'"),
-    ("s.encode(b'x')", "TypeError", "encode() takes a str, not bytes"),
+    ("s.encode(b'x')", "TypeError", "encode() argument 'text' must be str, not bytes"),
     ("s.IncrementalDecoder(errors='x')", "ValueError", "IncrementalDecoder() argument 'errors'"),
     ("s.IncrementalDecoder(bom=1)", "TypeError", "IncrementalDecoder() argument 'bom'"),
     ("s.IncrementalDecoder(allow_overlong_nul=0)", "TypeError", "'allow_overlong_nul'"),
-    ("s.IncrementalDecoder().feed('s')", "TypeError", "IncrementalDecoder.feed() takes a bytes"),
-    ("s.IncrementalDecoder().decode(None)", "TypeError", "IncrementalDecoder.decode() takes"),
+    ("s.IncrementalDecoder().feed('s')", "TypeError", "IncrementalDecoder.feed() argument 'chunk'"),
+    ("s.IncrementalDecoder().decode(None)", "TypeError", "IncrementalDecoder.decode() argument 'i"),
     ("s.IncrementalDecoder().feed(b'a', final='x')", "TypeError", "'final' must be a bool"),
     ("s.IncrementalDecoder().decode(b'a', 1)", "TypeError", "'final' must be a bool"),
     ("s.IncrementalDecoder().feed(b'a', limit=0)", "ValueError", "'limit' must be None or >= 1"),
@@ -71,25 +76,29 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("s.sanitize(b'a', 'TEXT')", "TypeError", "sanitize() argument 'policy'"),
     ("s.sanitize(b'a', 1)", "TypeError", "sanitize() argument 'policy'"),
     ("s.policy.accepts(b'a', {})", "TypeError", "accepts() argument 'policy'"),
-    ("s.inspect(None)", "TypeError", "inspect() takes bytes or str, not NoneType"),
-    ("s.sanitize([1])", "TypeError", "sanitize() takes bytes or str, not list"),
-    ("s.policy.accepts(1)", "TypeError", "accepts() takes bytes or str, not int"),
+    ("s.inspect(None)", "TypeError", "inspect() argument 'data' must be bytes or str, not None"),
+    ("s.sanitize([1])", "TypeError", "sanitize() argument 'data' must be bytes or str, not list"),
+    ("s.policy.accepts(1)", "TypeError", "accepts() argument 'data' must be bytes or str, not int"),
     ("s.Policy(max_bytes=True)", "TypeError", "Policy() argument 'max_bytes'"),
     ("s.Policy(max_bytes=-1)", "ValueError", "Policy() argument 'max_bytes'"),
     ("s.Policy(max_combining=1.0)", "TypeError", "Policy() argument 'max_combining'"),
     ("s.Policy(actions=None)", "TypeError", "Policy() argument 'actions' must be a mapping"),
-    ("s.Policy(actions={1: 2})", "TypeError", "Policy() category must be"),
-    ("s.Policy(actions={'CONTROL': 2})", "TypeError", "Policy() action must be"),
+    ("s.Policy(actions={1: 2})", "TypeError", "Policy() argument 'actions': a category must be"),
+    (
+        "s.Policy(actions={'CONTROL': 2})",
+        "TypeError",
+        "Policy() argument 'actions': an action must",
+    ),
     ("s.Policy(actions={'NOPE': 'strip'})", "ValueError", "unknown category"),
     ("s.Policy(normalization='nfc')", "ValueError", "Policy() argument 'normalization'"),
     ("s.Policy(also_check=1)", "TypeError", "Policy() argument 'also_check'"),
     ("s.Policy(allow_sequences='no')", "TypeError", "Policy() argument 'allow_sequences'"),
     ("s.Policy(name=None)", "TypeError", "Policy() argument 'name' must be str"),
     ("s.Policy(description=1)", "TypeError", "Policy() argument 'description'"),
-    ("p.TEXT.with_actions(CONTROL=1)", "TypeError", "Policy.with_actions() action must be"),
+    ("p.TEXT.with_actions(CONTROL=1)", "TypeError", "with_actions() argument 'changes': an action"),
     ("p.TEXT.with_actions([1])", "TypeError", "Policy.with_actions() argument 'changes'"),
     ("p.TEXT.with_actions(CONTROL='explode')", "ValueError", "unknown action"),
-    ("p.TEXT.action(None)", "TypeError", "Policy.action() category must be"),
+    ("p.TEXT.action(None)", "TypeError", "Policy.action() argument 'category': a category must"),
     ("p.TEXT.replace(max_bytes='1')", "TypeError", "Policy() argument 'max_bytes'"),
     ("p.get(None)", "TypeError", "profiles.get() argument 'name' must be str"),
     ("p.get('nope')", "ValueError", "unknown profile"),
@@ -97,10 +106,14 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("s.identifiers_equal(None, 'a')", "TypeError", "identifiers_equal() argument 'a'"),
     ("s.identifiers_equal('a', None)", "TypeError", "identifiers_equal() argument 'b'"),
     ("s.identifiers_equal(b'a', b'a')", "TypeError", "identifiers_equal() argument 'a'"),
-    ("s.identifiers_equal('a', 'a', form=None)", "TypeError", "identifiers_equal() form"),
-    ("s.identifiers_equal('a', 'b', form='nfc')", "ValueError", "form must be one of"),
+    (
+        "s.identifiers_equal('a', 'a', form=None)",
+        "TypeError",
+        "identifiers_equal() argument 'form'",
+    ),
+    ("s.identifiers_equal('a', 'b', form='nfc')", "ValueError", "'form' must be 'NFC', 'NFKC' or"),
     ("s.normalize_identifier(1)", "TypeError", "normalize_identifier() argument 's'"),
-    ("s.normalize_identifier('a', form=1)", "TypeError", "normalize_identifier() form"),
+    ("s.normalize_identifier('a', form=1)", "TypeError", "normalize_identifier() argument 'form'"),
     # web configuration (the middleware's keywords are WebPolicy fields)
     ("w.WebPolicy(query='TEXT')", "TypeError", "WebPolicy() argument 'query'"),
     ("w.WebPolicy(query='TEXT')", "TypeError", "query must be a sanitizer.Policy"),
@@ -170,6 +183,125 @@ TEMPLATES = [
     "w.WebPolicy(untyped_body={})",
 ]  # fmt: skip
 
+# Every parameter of every public call: (call, a valid value for each parameter, as code).
+# Each parameter in turn gets each of HOSTILE (the others keep their valid value); the
+# answer must be a result (the value is valid there, e.g. None for an option), a verdict
+# on the content (Utf8Error, ByteOrderError, ...), or a TypeError/ValueError naming the
+# parameter -- never another exception, never an error that names something else.
+HOSTILE = [
+    "None", "0", "1", "-1", "True", "1.5", "b'x'", "'x'", "'nope'", "bytearray(b'x')",
+    "[]", "{}", "object()", "'utf-16le'", "b'utf-16le'",
+]  # fmt: skip
+WIDE_BYTES = "b'a\\x00\\x00\\x00'"
+SWEEP: list[tuple[str, dict[str, str]]] = [
+    ("s.decode({data}, errors={errors}, bom={bom}, allow_overlong_nul={allow_overlong_nul})",
+     {"data": "b'a'", "errors": "'strict'", "bom": "'keep'", "allow_overlong_nul": "False"}),
+    ("s.is_valid({data}, allow_overlong_nul={allow_overlong_nul})",
+     {"data": "b'a'", "allow_overlong_nul": "False"}),
+    ("s.find_errors({data}, limit={limit}, allow_overlong_nul={allow_overlong_nul})",
+     {"data": "b'a\\xff'", "limit": "None", "allow_overlong_nul": "False"}),
+    ("s.encode({text})", {"text": "'a'"}),
+    ("s.describe({cp})", {"cp": "65"}),
+    ("s.group_errors({errors})", {"errors": "[]"}),
+    ("s.ErrorGrouper().add({err})", {"err": "s.find_errors(b'\\xff')[0]"}),
+    ("s.ErrorGrouper().close({position})", {"position": "None"}),
+    ("s.IncrementalDecoder({errors}, bom={bom}, allow_overlong_nul={allow_overlong_nul})",
+     {"errors": "'strict'", "bom": "'keep'", "allow_overlong_nul": "False"}),
+    ("s.IncrementalDecoder().decode({input}, {final})", {"input": "b'a'", "final": "False"}),
+    ("s.IncrementalDecoder().feed({chunk}, {final}, limit={limit})",
+     {"chunk": "b'a'", "final": "False", "limit": "None"}),
+    ("s.IncrementalDecoder().find_errors({chunk}, {final}, limit={limit})",
+     {"chunk": "b'a'", "final": "False", "limit": "None"}),
+    ("s.IncrementalDecoder().setstate({state})", {"state": "(b'', 0)"}),
+    *[
+        row
+        for m in ("utf16", "utf32")
+        for row in [
+            (f"s.{m}.decode({{data}}, errors={{errors}}, byte_order={{byte_order}}, "
+             "default_endian={default_endian})",
+             {"data": WIDE_BYTES, "errors": "'strict'", "byte_order": "'le'",
+              "default_endian": "None"}),
+            (f"s.{m}.is_valid({{data}}, byte_order={{byte_order}}, "
+             "default_endian={default_endian})",
+             {"data": WIDE_BYTES, "byte_order": "'bom'", "default_endian": "'le'"}),
+            (f"s.{m}.find_errors({{data}}, limit={{limit}}, byte_order={{byte_order}}, "
+             "default_endian={default_endian})",
+             {"data": WIDE_BYTES, "limit": "None", "byte_order": "'le'",
+              "default_endian": "None"}),
+            (f"s.{m}.IncrementalDecoder({{errors}}, byte_order={{byte_order}}, "
+             "default_endian={default_endian})",
+             {"errors": "'strict'", "byte_order": "'bom'", "default_endian": "None"}),
+            (f"s.{m}.IncrementalDecoder(byte_order='le').decode({{input}}, {{final}})",
+             {"input": WIDE_BYTES, "final": "False"}),
+            (f"s.{m}.IncrementalDecoder(byte_order='le').feed({{chunk}}, {{final}}, "
+             "limit={limit})",
+             {"chunk": WIDE_BYTES, "final": "False", "limit": "None"}),
+            (f"s.{m}.IncrementalDecoder().setstate({{state}})", {"state": "(b'', 0)"}),
+        ]
+    ],
+    ("wide.codec({encoding})", {"encoding": "'utf-16'"}),
+    *[(f"s.utf7.{f}({{data}})", {"data": "b'a'"})
+      for f in ("inspect", "find_errors", "is_valid", "decode")],
+    ("s.utf7.spelling({data}, {limit})", {"data": "b'+ADw-'", "limit": "64"}),
+    ("s.inspect({data}, {policy}, encoding={encoding})",
+     {"data": "b'a'", "policy": "None", "encoding": "'utf-8'"}),
+    ("s.sanitize({data}, {policy})", {"data": "b'a'", "policy": "None"}),
+    ("s.policy.accepts({data}, {policy})", {"data": "b'a'", "policy": "None"}),
+    ("s.Policy(name={name}, actions={actions}, max_bytes={max_bytes}, "
+     "max_code_points={max_code_points}, max_combining={max_combining}, "
+     "max_findings={max_findings}, normalization={normalization}, also_check={also_check}, "
+     "allow_sequences={allow_sequences}, max_restriction_level={max_restriction_level}, "
+     "description={description})",
+     {"name": "'n'", "actions": "{}", "max_bytes": "None", "max_code_points": "None",
+      "max_combining": "None", "max_findings": "None", "normalization": "None",
+      "also_check": "None", "allow_sequences": "False", "max_restriction_level": "None",
+      "description": "''"}),
+    ("p.TEXT.with_actions({changes})", {"changes": "None"}),
+    ("p.TEXT.action({category})", {"category": "'control'"}),
+    ("p.get({name})", {"name": "'TEXT'"}),
+    ("s.normalize_identifier({s}, form={form})", {"s": "'a'", "form": "'NFC'"}),
+    ("s.identifiers_equal({a}, {b}, form={form})", {"a": "'a'", "b": "'a'", "form": "'NFC'"}),
+    *[
+        (f"la.{f}({{s}})", {"s": "'a'"})
+        for f in ("skeleton", "resolved_scripts", "restriction_level", "mixed_numbers",
+                  "hidden_overlays", "identifier_key")
+    ],
+    ("la.confusable({a}, {b})", {"a": "'a'", "b": "'a'"}),
+    *[(f"la.{f}({{ch}})", {"ch": "'a'"})
+      for f in ("script_extensions", "identifier_status", "identifier_types")],
+    ("la.script_name({code})", {"code": "'Latn'"}),
+    ("w.WebPolicy(path={path}, query={query}, charsets={charsets}, "
+     "max_body_size={max_body_size}, dot_segments={dot_segments}, "
+     "untyped_body={untyped_body}, report_only={report_only})",
+     {"path": "None", "query": "None", "charsets": "frozenset({'utf-8'})",
+      "max_body_size": "None", "dot_segments": "False", "untyped_body": "None",
+      "report_only": "False"}),
+    ("w.ASGIMiddleware(print, {policy}, on_problem={on_problem}, logger={logger})",
+     {"policy": "None", "on_problem": "None", "logger": "None"}),
+    ("w.WSGIMiddleware(print, {policy}, on_problem={on_problem}, logger={logger})",
+     {"policy": "None", "on_problem": "None", "logger": "None"}),
+    ("ipyd.IdentifierValidator({policy})", {"policy": "p.IDENTIFIER"}),
+    ("idj.IdentifierValidator({policy}, message={message}, code={code})",
+     {"policy": "'identifier'", "message": "None", "code": "None"}),
+    # rekey() and save_unique() need a database: tests/test_integrations_django.py
+]  # fmt: skip
+# Verdicts on the content of a valid argument, not argument errors.
+CONTENT_ERRORS = {
+    "Utf8Error", "BomError", "EncodeError", "Utf16Error", "Utf32Error", "ByteOrderError",
+    "Utf7Error", "PolicyError",
+}  # fmt: skip
+
+
+def sweep_expressions() -> dict[str, str]:
+    """Each call of SWEEP with one hostile argument -> the parameter it went to."""
+    found = {}
+    for template, valid in SWEEP:
+        for param in valid:
+            for value in HOSTILE:
+                found[template.format(**{**valid, param: value})] = param
+    return found
+
+
 RUNNER = r"""
 import json, re, sys
 import sanitizer as s
@@ -178,6 +310,13 @@ import sanitizer.web as w
 from sanitizer import profiles as p
 from sanitizer import strategies as st
 from sanitizer import fuzzing as fz
+from sanitizer import wide, lookalike as la
+from sanitizer.integrations import pydantic as ipyd
+import django
+from django.conf import settings
+settings.configure()
+django.setup()
+from sanitizer.integrations import django as idj
 
 def outcome(expr):
     try:
@@ -195,7 +334,7 @@ print(json.dumps({e: outcome(e) for e in exprs}))
 
 def _all_expressions() -> list[str]:
     junk_calls = [t.replace("{}", j) for t in TEMPLATES for j in JUNK]
-    return [row[0] for row in BAD_ARGUMENTS] + GOOD_ARGUMENTS + junk_calls
+    return [row[0] for row in BAD_ARGUMENTS] + GOOD_ARGUMENTS + junk_calls + [*sweep_expressions()]
 
 
 @functools.cache
@@ -237,6 +376,22 @@ def test_backends_agree_on_every_argument() -> None:
     c, py = outcomes(False), outcomes(True)
     differ = {e: (c[e], py[e]) for e in c if c[e] != py[e]}
     assert not differ
+
+
+@pytest.mark.parametrize("pure", BACKENDS)
+def test_every_argument_error_names_its_parameter(pure: bool) -> None:
+    """SWEEP: each hostile argument is accepted, judged as content, or refused by a
+    TypeError/ValueError that names the parameter it was given to."""
+    found = outcomes(pure)
+    wrong = {}
+    for expr, param in sweep_expressions().items():
+        kind, message = found[expr]
+        if kind == "ok" or kind in CONTENT_ERRORS:
+            continue
+        if kind in ("TypeError", "ValueError") and re.search(rf"\b{param}\b", message):
+            continue
+        wrong[expr] = (kind, message)
+    assert wrong == {}
 
 
 def test_junk_raises_only_type_or_value_errors() -> None:

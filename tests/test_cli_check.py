@@ -168,14 +168,14 @@ def test_progress_bar_only_when_asked_or_tty(tree: Path) -> None:
 
 
 def test_policy_mode_is_bounded_by_max_bytes(tmp_path: Path) -> None:
-    """A policy needs the whole text, so --policy reads at most --max-bytes of a file;
-    a larger one is a too-long finding (exit 1), not a memory problem."""
+    """--policy applies a policy to files of at most --max-bytes; a larger one is one
+    too-long finding over the whole file (exit 1)."""
     path = tmp_path / "big.txt"
     path.write_bytes(b"a" * 5000)
     proc = run_cli("--policy", "TEXT", "--max-bytes", "4096", "--json", str(path))
     assert proc.returncode == 1
     record = json.loads(proc.stdout.splitlines()[0])
-    assert record["category"] == "too-long" and record["end"] == 4097
+    assert record["category"] == "too-long" and record["end"] == 5000
     assert run_cli("--policy", "TEXT", "--max-bytes", "5000", str(path)).returncode == 0
 
 

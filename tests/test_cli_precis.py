@@ -47,7 +47,8 @@ def test_compare(capsys: pytest.CaptureFixture[str]) -> None:
 def test_compare_a_refused_string_equals_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", "--precis", "OpaqueString", "pass\x07", "pass\x07"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("A (OpaqueString): refused by OpaqueString: U+0007 <control BEL> ")
+    assert out[0] == "A (given)       : 'pass\\x07'  U+0070 U+0061 U+0073 U+0073 U+0007"
+    assert out[1].startswith("A (OpaqueString): refused by OpaqueString: U+0007 <control BEL> ")
     assert out[-1] == "different: a string the profile refuses equals nothing (RFC 8264 §7)"
 
 

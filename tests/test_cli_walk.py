@@ -171,7 +171,8 @@ def test_binary_files_are_skipped_and_counted_unless_named(tmp_path: Path) -> No
     write(tmp_path, "ok.txt", b"fine\n")
     result = cli(tmp_path)
     assert result.returncode == 1
-    assert b"lib.so" not in result.stdout and b"late-nul.txt:1:9002:" in result.stdout
+    assert b"lib.so: skipped: binary" in result.stdout  # said, file by file
+    assert b"lib.so:1" not in result.stdout and b"late-nul.txt:1:9002:" in result.stdout
     assert b"skipped 1 binary" in result.stderr
     checked = cli("--binary", "check", tmp_path)
     assert b"lib.so:1:7: invalid-byte" in checked.stdout
@@ -261,11 +262,18 @@ def test_line_and_column_in_code_points_and_utf16(tmp_path: Path) -> None:
     assert rec["excerpt"] == "\U0001f600x<C0 AF>y <U+202E>!"
     wide = json.loads(cli("--json", "--columns", "utf16", path).stdout.splitlines()[0])
     assert (wide["line"], wide["column"], wide["end_column"]) == (2, 4, 6)
+    # Not UTF-8: the same findings under a policy (which judges text)
+    policy = cli("--policy", "TEXT", "--json", "--columns", "utf16", path)
+    assert (
+        policy.stdout.splitlines()[:-1]
+        == cli("--json", "--columns", "utf16", path).stdout.splitlines()[:-1]
+    )
+    path.write_bytes(b"ab\r\n\xf0\x9f\x98\x80x\xc3\xa9y \xe2\x80\xae!\n")
     policy = cli("--policy", "TEXT", "--json", "--columns", "utf16", path)
     bidi = [json.loads(x) for x in policy.stdout.splitlines()[:-1]]
     bidi = [r for r in bidi if r["rule"] == "bidi-control"]
-    # U+1F600 is two UTF-16 code units, C0 and AF one column each: 2+1+2+1+1 = col 8
-    assert [(r["line"], r["column"], r["end_column"]) for r in bidi] == [(2, 8, 9)]
+    # U+1F600 is two UTF-16 code units, the others one each: 2+1+1+1+1 = col 7
+    assert [(r["line"], r["column"], r["end_column"]) for r in bidi] == [(2, 7, 8)]
 
 
 def reference_position(data: bytes, offset: int, columns: str) -> tuple[int, int]:

@@ -176,7 +176,9 @@ def test_bytes_like_inputs(backend: ModuleType) -> None:
 
 def test_str_input_is_a_type_error(backend: ModuleType) -> None:
     for func in (decode, is_valid, find_errors):
-        with pytest.raises(TypeError, match=r"takes a bytes-like object, not str"):
+        with pytest.raises(
+            TypeError, match=r"argument 'data' must be a bytes-like object, not str"
+        ):
             func("caf\xe9")  # type: ignore[operator]
     with pytest.raises(TypeError, match="bytes-like"):
         decode(12)

@@ -103,3 +103,16 @@ def test_of_simultaneous_look_alikes_exactly_one_signs_up(server: Server) -> Non
         statuses = sorted(answer.status for answer in pool.map(server.signup, names))
     assert statuses == [201] + [409] * (len(names) - 1)
     assert len(server.accounts()) == 1
+
+
+def test_of_simultaneous_paypal_and_paypai_exactly_one_signs_up(server: Server) -> None:
+    """ "PAYPAL" and "paypaI" (capital I, which looks like l) at once: one key, one row."""
+    names = ["PAYPAL", "paypaI", "Paypa1", "paypal"] * 4
+    assert len({identifier_key(name) for name in names}) == 1
+    with ThreadPoolExecutor(len(names)) as pool:
+        statuses = sorted(answer.status for answer in pool.map(server.signup, names))
+    assert statuses == [201] + [409] * (len(names) - 1)
+    assert len(server.accounts()) == 1
+    assert server.signup("\u0130stanbul").status == 201  # dotted capital I (Turkish)
+    for same in ("istanbul", "ISTANBUL", "\u0131stanbul"):
+        assert server.signup(same).status == 409, same

@@ -16,6 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 django = pytest.importorskip("django")
 
@@ -41,6 +44,7 @@ from django.db.migrations.autodetector import (  # type: ignore[import-untyped] 
     MigrationAutodetector,
 )
 from django.db.migrations.graph import MigrationGraph  # type: ignore[import-untyped]  # noqa: E402
+from django.db.migrations.operations import RunPython  # type: ignore[import-untyped]  # noqa: E402
 from django.db.migrations.questioner import (  # type: ignore[import-untyped]  # noqa: E402
     MigrationQuestioner,
 )
@@ -56,6 +60,7 @@ from django.urls import path  # type: ignore[import-untyped]  # noqa: E402
 from sanitizer import IDENTIFIER_KEY_VERSION, identifier_key, profiles  # noqa: E402
 from sanitizer.integrations.django import (  # noqa: E402
     INVALID_CODE,
+    REKEY_PREFIX,
     TAKEN_CODE,
     IdentifierKeyField,
     IdentifierValidator,
@@ -368,6 +373,100 @@ def test_rekey_rewrites_stale_keys_even_when_they_swap(db: None) -> None:
     assert sorted(Account.objects.values_list("username", "username_key", "key_version")) == [
         (name, identifier_key(name), IDENTIFIER_KEY_VERSION) for name in ("Zoë", "amazon", "paypal")
     ]
+
+
+def migration_state() -> ProjectState:
+    """The project state after the generated migration (as ``migrate`` builds it)."""
+    module = types.ModuleType("signup_0001_initial")
+    exec(compile(generated_migration(), "0001_initial.py", "exec"), module.__dict__)
+    state = ProjectState()
+    for operation in module.Migration.operations:
+        operation.state_forwards(APP, state)
+    return state
+
+
+def run_data_migration(code: Any) -> None:
+    """``code(apps, schema_editor)`` as a data migration's RunPython runs it."""
+    state = migration_state()
+    with connection.schema_editor(atomic=True) as editor:
+        RunPython(code).database_forwards(APP, editor, state, state)
+
+
+def test_rekey_in_a_data_migration_survives_names_that_look_like_its_placeholder(
+    db: None,
+) -> None:
+    """rekey() frees each stale key by writing a placeholder into the unique column.  An
+    older placeholder was the text "\\uffffrekey <pk>" (a backslash and five letters),
+    which a display name typed literally keys to: the migration then died with "UNIQUE
+    constraint failed".  The placeholder now holds "R", which no key contains (every
+    character of a key is its own key: tests/test_lookalike.py), so no row can hold it."""
+    stale = [Account.objects.create(username=name) for name in ("alpha", "beta", "gamma")]
+    for row in stale:  # names typed to look like each stale row's placeholder, kept current
+        for name in (
+            f"\\uffffrekey {row.pk}",  # the older placeholder, as text: its key is itself
+            f"{REKEY_PREFIX}{row.pk}",  # the placeholder typed: its key is folded
+            f"\uffff{REKEY_PREFIX}{row.pk} ",
+        ):
+            current = Account.objects.create(username=name)
+            assert current.username_key != f"{REKEY_PREFIX}{row.pk}"
+    for row in stale:  # keys of an older release
+        Account.objects.filter(pk=row.pk).update(username_key=f"-{row.pk}", key_version="old")
+
+    def migrate(apps: Any, schema_editor: Any) -> None:
+        model = apps.get_model(APP, "Account")
+        assert rekey(model, "username_key", batch_size=2) == []
+
+    run_data_migration(migrate)
+    stored = Account.objects.values_list("username", "username_key", "key_version")
+    assert sorted(stored) == sorted(
+        (name, identifier_key(name), IDENTIFIER_KEY_VERSION)
+        for name in Account.objects.values_list("username", flat=True)
+    )
+
+
+def test_rekey_placeholder_is_never_a_key() -> None:
+    """The placeholder holds a character whose key is another: since every character of
+    every key is its own key, no name's key can contain it (the proof is the output
+    alphabet test in tests/test_lookalike.py; here, the premise and random names)."""
+    assert any(identifier_key(ch) != ch for ch in REKEY_PREFIX)
+    assert "R" in REKEY_PREFIX and identifier_key("R") == "r"
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(
+    st.text(st.characters(exclude_categories=["Cs"]) | st.sampled_from("REKY:\uffff"), max_size=12)
+)
+def test_no_key_starts_like_the_rekey_placeholder(name: str) -> None:
+    assert "R" not in identifier_key(name)
+    assert not identifier_key(name).startswith(REKEY_PREFIX)
+
+
+def test_simultaneous_signups_of_paypal_and_paypai_store_one(db: None) -> None:
+    """ "PAYPAL" and "paypaI" (capital I, which looks like l) validate at the same time;
+    whichever commits first wins, the other gets the form error, never an IntegrityError."""
+    for first, second in (("PAYPAL", "paypaI"), ("paypaI", "PAYPAL"), ("İstanbul", "istanbul")):
+        form = SignupForm({"username": second})
+        assert form.is_valid(), form.errors  # nothing stored yet
+        Account.objects.create(username=first)  # the other request, committed meanwhile
+        assert save_unique(form) is None
+        assert codes(form) == [TAKEN_CODE]
+        assert list(Account.objects.values_list("username", flat=True)) == [first]
+        Account.objects.all().delete()
+
+
+def test_rekey_checks_its_arguments(db: None) -> None:
+    with pytest.raises(TypeError, match="rekey\\(\\) argument 'batch_size' must be None or an int"):
+        rekey(Account, "username_key", batch_size=True)
+    with pytest.raises(ValueError, match="rekey\\(\\) argument 'batch_size'"):
+        rekey(Account, "username_key", batch_size=0)
+    with pytest.raises(TypeError, match="rekey\\(\\) argument 'field_name' must be str"):
+        rekey(Account, None)  # type: ignore[arg-type]
+    for model in (None, "Account", Account()):
+        with pytest.raises(TypeError, match="rekey\\(\\) argument 'model' must be a model"):
+            rekey(model, "username_key")
+    for form in (None, "form", Account(), forms.Form()):
+        with pytest.raises(TypeError, match="save_unique\\(\\) argument 'form' must be a Mod"):
+            save_unique(form)
 
 
 def test_rekey_reports_new_collisions_and_writes_nothing(db: None) -> None:

@@ -3,11 +3,12 @@
 Three layers, depending inward only:
 
 0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
-   ``charnames``, ``_native`` (the one native seam) and the ``_speedups`` it loads;
+   ``charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
+   and the ``_speedups`` it loads;
 1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
-   ``categories`` and its generated ``_chartables_data`` / ``_classtable``, ``lookalike``,
-   ``precis``; the package's own
-   ``__init__`` (the public facade, which loads this layer lazily) counts here;
+   ``categories`` and its generated ``_chartables_data``, ``lookalike``, ``precis``; the
+   package's own ``__init__`` (the public facade, which loads this layer lazily) counts
+   here;
 2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
    ``sanitizer/fuzzing/``, ``sanitizer/strategies.py`` (Hypothesis strategies),
    and the fuzz targets in ``fuzz/``.
@@ -16,10 +17,19 @@ Rules: nothing imports a higher layer; adapters do not import each other (except
 and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's oracle in
 ``sanitizer.fuzzing``, which drives ``sanitizer.web``); no module imports another
 package's private (``_x``) module or name.  Allowed across packages: the core's reference
-runner ``sanitizer._machine`` (the fuzzing oracles run it) and native seam
-``sanitizer._native``; ``sanitizer.policy.compiled`` is the one internal API of the policy
+runner ``sanitizer._machine`` (the fuzzing oracles run it), native seam
+``sanitizer._native`` and argument checks ``sanitizer._arguments`` (one wording for each
+mistake, in every layer); ``sanitizer.policy.compiled`` is the one internal API of the policy
 package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
 count like any other.  A new module must be placed in ``LAYERS`` below.
+
+The C extensions are held to the same layers: each C file is built by the extension of
+the package whose ``_native_src/`` holds it (``sanitizer._speedups``: core;
+``sanitizer.web._speedups``: the web adapter), names the Python modules it imports in
+string literals (``PyImport_ImportModule``, ``PyCapsule_Import``) that ``NATIVE_IMPORTS``
+lists and the rules above allow, and includes only the headers of its own folder and the
+core's C interface (``speedups_capi.h``); each extension is imported by its package's
+seam alone.
 """
 
 from __future__ import annotations
@@ -49,6 +59,8 @@ LAYERS = {
     "_version": CORE,
     "_frozen": CORE,  # Frozen: value classes without dataclasses (start-up)
     "_identity_cache": CORE,
+    "_code_point_map": CORE,
+    "_arguments": CORE,  # the argument checks every entry point shares
     "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
     "utf32": CORE,
     "wide": CORE,
@@ -59,7 +71,6 @@ LAYERS = {
     "categories": POLICY,
     "category_meanings": POLICY,  # what each Category means, in words
     "_chartables_data": POLICY,
-    "_classtable": POLICY,
     "lookalike": POLICY,  # UTS #39 (issue #12)
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
@@ -85,8 +96,23 @@ SHARED_PRIVATE = {
     "sanitizer._native",  # the one native seam
     "sanitizer._frozen",  # value classes without dataclasses
     "sanitizer._identity_cache",  # what is derived from a policy, found by identity
+    "sanitizer._arguments",  # the argument checks every entry point shares
+    "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
 }
-NATIVE_SEAM = "sanitizer._native"  # the only importer of the C extension
+# in C: the core's extension, for its capsule (speedups_capi.h)
+SHARED_NATIVE = {"sanitizer._speedups"}
+# each C extension -> the only Python module that imports it (its package's seam)
+NATIVE_SEAMS = {
+    "sanitizer._speedups": "sanitizer._native",
+    "sanitizer.web._speedups": "sanitizer.web._native",
+}
+# C file -> the Python modules it imports by name; every other C file imports none
+NATIVE_IMPORTS = {
+    # the core's clean() through its capsule, and the RFC 9110 token characters
+    "sanitizer/web/_native_src/module.c": {"sanitizer._speedups", "sanitizer.web._grammar"},
+}
+# the one header of one extension another may include: the core's C interface
+SHARED_HEADERS = {"sanitizer/_native_src/speedups_capi.h"}
 
 
 @dataclass(frozen=True)
@@ -123,8 +149,9 @@ def discover() -> dict[str, Module]:
         modules[".".join(parts)] = Module(".".join(parts), path, is_package)
     for path in sorted((ROOT / "fuzz").glob("*.py")):
         modules[f"fuzz.{path.stem}"] = Module(f"fuzz.{path.stem}", path, False)
-    # the C extension: present as a .pyi stub or a built library, or absent
-    modules.setdefault("sanitizer._speedups", Module("sanitizer._speedups", PACKAGE, False))
+    # the C extensions: present as .pyi stubs or built libraries, or absent
+    for name in NATIVE_SEAMS:
+        modules.setdefault(name, Module(name, PACKAGE, False))
     return modules
 
 
@@ -243,13 +270,141 @@ def test_no_private_imports_across_packages() -> None:
     assert crossings == [], "\n".join(crossings)
 
 
-def test_only_the_native_seam_imports_the_extension() -> None:
+def test_only_the_native_seams_import_the_extensions() -> None:
     direct = [
         str(i)
         for i in ALL_IMPORTS
-        if i.target == "sanitizer._speedups" and i.importer.name != NATIVE_SEAM
+        if i.target in NATIVE_SEAMS and i.importer.name != NATIVE_SEAMS[i.target]
     ]
     assert direct == [], "\n".join(direct)
+
+
+# -- the C extensions ---------------------------------------------------------------------
+
+NATIVE_FILES = sorted(
+    p for pattern in ("*.c", "*.h") for p in PACKAGE.rglob(f"_native_src/{pattern}")
+)
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if ROOT in path.parents else str(path)
+
+
+def extension_of(path: Path) -> str:
+    """The extension a C file belongs to: the one of the package whose _native_src/
+    holds it (``sanitizer/web/_native_src/x.c`` -> ``sanitizer.web._speedups``)."""
+    package = path.parent.parent.relative_to(ROOT)
+    return ".".join((*package.parts, "_speedups"))
+
+
+def setup_extensions() -> dict[str, list[str]]:
+    """setup.py's EXTENSIONS literal: extension -> its C files."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "EXTENSIONS" for t in node.targets
+        ):
+            value: dict[str, list[str]] = ast.literal_eval(node.value)
+            return value
+    raise AssertionError("setup.py has no EXTENSIONS literal")
+
+
+def _code(path: Path) -> str:
+    """A C file without its comments (module names in comments are not imports)."""
+    text = path.read_text(encoding="utf-8")
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.DOTALL)
+
+
+_IMPORT_CALL = re.compile(r"\b(PyImport_\w+|PyCapsule_Import)\s*\(\s*(\"[^\"]*\")?")
+
+
+def native_imports(path: Path) -> set[str]:
+    """The Python modules a C file imports, read from the string literal each import call
+    takes; an import of a computed name fails (the layers could not be checked)."""
+    found = set()
+    for call in _IMPORT_CALL.finditer(_code(path)):
+        assert call[2] is not None, f"{_rel(path)}: {call[1]} of a name that is no literal"
+        name = call[2].strip('"')
+        if call[1] == "PyCapsule_Import":  # "module.attribute"
+            name = name.rpartition(".")[0]
+        found.add(name)
+    return found
+
+
+def test_native_files_exist() -> None:
+    assert [p for p in NATIVE_FILES if p.suffix == ".c"], "no C file found"
+
+
+def test_each_c_file_is_built_by_the_extension_of_its_layer() -> None:
+    extensions = setup_extensions()
+    assert sorted(extensions) == sorted(NATIVE_SEAMS)
+    built = {source: name for name, sources in extensions.items() for source in sources}
+    sources = [_rel(p) for p in NATIVE_FILES if p.suffix == ".c"]
+    assert sorted(built) == sorted(sources), "setup.py's EXTENSIONS must list every C file"
+    wrong = [f"{s}: built by {built[s]}" for s in sources if built[s] != extension_of(ROOT / s)]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_c_files_import_what_their_layer_allows() -> None:
+    """The modules a C file imports are the ones NATIVE_IMPORTS lists for it, and the
+    rules of the Python modules hold for them: nothing upward, no other adapter, no
+    other package's private module (but the core's extension, for its capsule)."""
+    offenders = []
+    for path in NATIVE_FILES:
+        importer = Module(extension_of(path), path, False)
+        names = native_imports(path)
+        if names != NATIVE_IMPORTS.get(_rel(path), set()):
+            offenders.append(f"{_rel(path)} imports {sorted(names)}: update NATIVE_IMPORTS")
+        for name in sorted(names):
+            i = Import(importer, 0, name, None)
+            if name not in MODULES:
+                offenders.append(f"{_rel(path)}: {name} is no module of the package")
+            elif layer(name) > layer(importer.name):
+                offenders.append(f"{_rel(path)}: {name} is in a higher layer")
+            elif layer(importer.name) == ADAPTER == layer(name) and group(name) != group(
+                importer.name
+            ):
+                offenders.append(f"{_rel(path)}: {name} is another adapter")
+            elif name not in SHARED_NATIVE and private_crossings([i]):
+                offenders.append(f"{_rel(path)}: {name} is another package's private module")
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_the_import_rule_for_c_itself(tmp_path: Path) -> None:
+    """The reading of import calls, on made-up code."""
+    path = tmp_path / "probe.c"
+    path.write_text(
+        """/* PyImport_ImportModule("sanitizer.cli") in a comment */
+        PyObject *m = PyImport_ImportModule("sanitizer.web._grammar");
+        void *api = PyCapsule_Import("sanitizer._speedups._C_API", 0);""",
+        encoding="utf-8",
+    )
+    assert native_imports(path) == {"sanitizer.web._grammar", "sanitizer._speedups"}
+    path.write_text("PyImport_ImportModule(name);", encoding="utf-8")
+    with pytest.raises(AssertionError, match="no literal"):
+        native_imports(path)
+    web = Module("sanitizer.web._speedups", ROOT / "probe.c", False)
+    assert private_crossings([Import(web, 0, "sanitizer.policy._model", None)])
+    assert not private_crossings([Import(web, 0, "sanitizer.web._grammar", None)])
+    assert layer("sanitizer._speedups") < layer(web.name)
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+
+def test_c_files_include_their_own_headers_and_the_core_interface() -> None:
+    offenders = []
+    for path in NATIVE_FILES:
+        for header in _INCLUDE.findall(_code(path)):
+            local = path.parent / header
+            if local.is_file():
+                continue
+            shared = [s for s in SHARED_HEADERS if s.endswith("/" + header)]
+            if not shared:
+                offenders.append(f'{_rel(path)}: #include "{header}" is not its own')
+            elif layer(extension_of(ROOT / shared[0])) > layer(extension_of(path)):
+                offenders.append(f'{_rel(path)}: #include "{header}" is from above')
+    assert offenders == [], "\n".join(offenders)
 
 
 def test_no_private_policy_names_outside_the_policy_package() -> None:

@@ -9,6 +9,8 @@ casefolded text.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import lzma
 from collections.abc import Callable
 from functools import cache
@@ -30,6 +32,7 @@ from sanitizer.lookalike import (
     IdentifierStatus,
     IdentifierType,
     RestrictionLevel,
+    _confusables_data,
     confusable,
     hidden_overlays,
     identifier_key,
@@ -350,6 +353,28 @@ def test_hidden_overlays_name_only_dots_with_a_lead_base(s: str) -> None:
         ("ab", "a\u200bb"),
         ("\u212bngstr\u00f6m", "\u00c5ngstro\u0308m"),
         ("\uff50\uff41\uff59\uff50\uff41\uff4c", "paypal"),  # fullwidth
+        # rule 3: the skeleton of case variants ("I" -> "l")
+        ("paypaI", "paypal"),
+        ("paypaI", "PAYPAL"),
+        ("paypaI", "Paypa1"),
+        ("PAYPAL", "Paypa1"),
+        ("admIn", "admln"),
+        ("admin", "admln"),  # "admin" is the identifier "admIn"
+        ("il", "ll"),
+        ("g0OGLE", "google"),
+        ("\U0001df6a", "A"),  # Latin capital phonotypic roundtop A -> A
+        ("\ua7b2", "J"),  # Latin capital J with crossed-tail -> J
+        ("\u0196", "l"),  # Latin capital iota -> l
+        # rule 4 and the dotless i: the dotted capital I of Turkish
+        ("\u0130stanbul", "istanbul"),
+        ("\u0130STANBUL", "Istanbul"),
+        ("i\u0307stanbul", "istanbul"),
+        ("I\u0307stanbul", "istanbul"),
+        ("\u0131stanbul", "istanbul"),
+        ("j\u0307", "j"),
+        ("\u0456\u0307", "i"),  # Cyrillic і, Soft_Dotted
+        ("i\u0323\u0307", "i\u0323"),  # the dot below does not move the dot above
+        ("i\u0307\u0307", "i"),  # a dropped dot does not end the base's reach
     ],
 )
 def test_identifier_key_collides(a: str, b: str) -> None:
@@ -358,7 +383,18 @@ def test_identifier_key_collides(a: str, b: str) -> None:
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("il", "ll"), ("google", "gogle"), ("fun", "sun"), ("bob", "ssoss"), ("admin", "admln")],
+    [
+        ("google", "gogle"),
+        ("fun", "sun"),  # U+017F casefolds to s: its prototype f is not followed
+        ("bob", "ssoss"),  # U+A7B4 -> B is left out: its lowercase is ß -> ss
+        ("hello", "nello"),  # Greek H -> H and eta -> n: another script, not followed
+        ("bob", "\u0432o\u0432"),  # Cyrillic В -> B: another script
+        ("user5", "users"),  # U+01BC tone five -> 5: a digit has no script
+        ("jam", "3am"),
+        ("o\u0307", "o"),  # a dot an o does not hide
+        ("\u00f0", "\u0111"),  # eth and d with stroke: U+00D0 -> D + U+0335 is left out
+        ("i\u0301", "i"),  # an accent is no hidden dot
+    ],
 )
 def test_identifier_key_separates(a: str, b: str) -> None:
     assert identifier_key(a) != identifier_key(b)
@@ -464,6 +500,44 @@ def test_identifier_key_respects_skeletons_of_casefolded_names(data: st.DataObje
         assert identifier_key(a) == identifier_key(b), (a, b)
 
 
+@cache
+def same_prototype_in_any_case() -> dict[str, list[str]]:
+    """``same_prototype`` with the uppercase of each casefolded letter (by this Python's
+    own case mapping) added where rule 3 follows its prototype."""
+    groups = {proto: list(members) for proto, members in same_prototype().items()}
+    table = prototypes()
+    left_out = _confusables_data.KEY_CASE_VARIANTS_LEFT_OUT
+    for members in same_prototype().values():
+        for ch in members:
+            upper = ch.upper()
+            proto = table.get(upper)
+            if (
+                len(upper) == 1
+                and upper != ch
+                and proto is not None
+                and _casefolded(upper) != upper
+                and ord(upper) not in left_out
+                and _in_own_script(upper, proto)
+            ):
+                groups.setdefault(proto, [proto]).append(upper)
+    return groups
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_identifier_key_respects_skeletons_of_names_in_any_case(data: st.DataObject) -> None:
+    """Rules 1-3 together, on strings: names in mixed case ("paypaI", "ΑΒΓ" forms) with
+    equal skeletons have one key, and so do their casefolded forms."""
+    groups = same_prototype_in_any_case()
+    protos = sorted(groups)
+    picked = data.draw(st.lists(st.sampled_from(protos), max_size=8))
+    a = "".join(data.draw(st.sampled_from(groups[p])) for p in picked)
+    b = "".join(data.draw(st.sampled_from(groups[p])) for p in picked)
+    if skeleton(a) == skeleton(b):
+        assert identifier_key(a) == identifier_key(b), (a, b)
+        assert identifier_key(_casefolded(a)) == identifier_key(b), (a, b)
+
+
 def test_identifier_key_of_every_casefolded_source_is_its_prototypes() -> None:
     """The per-character form of the skeleton property, over all of confusables.txt
     (marks whose prototype has another combining class are the documented exception)."""
@@ -477,6 +551,140 @@ def test_identifier_key_of_every_casefolded_source_is_its_prototypes() -> None:
         if identifier_key(source) != identifier_key(proto):
             failures.append(f"U+{ord(source):04X}")
     assert failures == []
+
+
+NO_SCRIPT = frozenset({"Zyyy", "Zinh", "Zzzz"})
+
+
+def _in_own_script(source: str, proto: str) -> bool:
+    """Rule 3's condition, from the runtime's Script_Extensions: the prototype has a
+    character of a real script and every such one shares a script with ``source``."""
+    own = script_extensions(source) - NO_SCRIPT
+    theirs = [script_extensions(e) - NO_SCRIPT for e in nfd(proto)]
+    theirs = [s for s in theirs if s]
+    return bool(own) and bool(theirs) and all(own & s for s in theirs)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ucdinfo") is None, reason="needs ucdinfo==0.3")
+def test_identifier_key_follows_the_prototype_of_every_case_variant() -> None:
+    """Rule 3 over all of confusables.txt, with the case mappings read here from the UCD
+    (not by the generator): a source that is the uppercase, lowercase or titlecase of a
+    casefolded character, with a prototype in its own script, has its prototype's key --
+    except the few the generated table lists as left out, which do not."""
+    from ucdinfo import ucd
+
+    data = ucd._get_local_ucd()
+
+    def mapped(ch: str, key: str) -> str:
+        return str(data.get(ord(ch), key)) or ch
+
+    left_out = _confusables_data.KEY_CASE_VARIANTS_LEFT_OUT
+    followed, failures = [], []
+    for source, proto in prototypes().items():
+        if unicodedata2.normalize("NFKD", source) != source or _casefolded(source) == source:
+            continue  # casefolded sources: the test below
+        of = {_casefolded(source), mapped(source, "lc"), mapped(source, "uc")}
+        if not any(
+            len(c) == 1
+            and _casefolded(c) == c
+            and source in {mapped(c, key) for key in ("uc", "lc", "tc")}
+            for c in of
+        ):
+            continue  # not a case variant: its prototype is not followed (U+017F)
+        if not _in_own_script(source, proto):
+            continue
+        if ord(source) in left_out:
+            assert left_out[ord(source)] == nfd(proto)
+            assert identifier_key(source) != identifier_key(proto), source
+        elif identifier_key(source) == identifier_key(proto):
+            followed.append(source)
+        else:
+            failures.append(f"U+{ord(source):04X}")
+    assert failures == []
+    assert "I" in followed and len(followed) > 50
+    assert len(left_out) < 20  # what docs/identifiers.md lists
+
+
+@settings(max_examples=300, deadline=None)
+@given(names | marked)
+def test_identifier_key_is_idempotent(s: str) -> None:
+    key = identifier_key(s)
+    assert identifier_key(key) == key
+    assert unicodedata2.normalize("NFD", key) == key
+
+
+def _reference_hidden_dots(key: str) -> str:
+    """Rule 4 as ICU states HIDDEN_OVERLAY, walking the string once: a U+0307 is dropped
+    when the last character before it of combining class 0 or 230 that was kept is a
+    dot lead (a dropped U+0307 is not kept, so the lead still reaches the next one)."""
+    from sanitizer.lookalike import _lookups
+
+    out, lead = [], False
+    for ch in key:
+        if ch == "\u0307" and lead:
+            continue
+        out.append(ch)
+        if unicodedata2.combining(ch) in (0, 230):
+            lead = _lookups.is_dot_lead(ord(ch))
+    return "".join(out)
+
+
+dotted = st.text(
+    st.sampled_from("iIlj1oa\u0131\u0130\u0456\u0307\u0307\u0323\u0301\u0335\u0328\u05b0"),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dotted | names)
+def test_identifier_key_drops_exactly_the_hidden_dots(s: str) -> None:
+    """Rule 4 against its reference on the key before it, and ICU's own check: no key
+    has a U+0307 that ``hidden_overlays`` calls hidden."""
+    from sanitizer.lookalike import _lookups
+
+    before = unicodedata2.normalize("NFD", _lookups.key_mapper()(unicodedata2.normalize("NFKD", s)))
+    key = identifier_key(s)
+    assert key == _reference_hidden_dots(before)
+    assert hidden_overlays(key) == ()
+
+
+def test_identifier_key_of_every_mapped_character_is_idempotent() -> None:
+    """Exhaustive over the key map's sources, also with a dot above after each (rule 4)."""
+    from sanitizer.lookalike import _lookups
+
+    for cp in _lookups.key_map().table():
+        for s in (chr(cp), chr(cp) + "\u0307", "i" + chr(cp) + "\u0307"):
+            key = identifier_key(s)
+            assert identifier_key(key) == key, (hex(cp), key)
+
+
+def test_no_key_contains_a_character_the_key_maps() -> None:
+    """The key's output alphabet: a key is NFD of values of the per-character map (and
+    of characters it leaves alone), less some U+0307; every character of every value is
+    its own key (the generator's check (c)), and NFD adds no character (the values are
+    NFD).  So a string holding a character the map changes ("R", U+200B) is never a key:
+    Django's rekey() relies on it.  U+FFFF, a noncharacter, is no such character."""
+    from sanitizer.lookalike import _lookups
+
+    table = _lookups.key_map().table()
+    for value in table.values():
+        assert unicodedata2.normalize("NFD", value) == value
+        for ch in value:
+            assert ord(ch) not in table and identifier_key(ch) == ch, (value, ch)
+    assert ord("R") in table and ord("\u200b") in table
+    assert identifier_key("\uffff") == "\uffff"
+
+
+# Digests of identifier_key over a fixed sample, per IDENTIFIER_KEY_VERSION: a change of
+# any key must come with a new version (stored keys then need rekeying).
+KEY_DIGESTS = {"18.0.0.2": "e622e678d4964ddc8a5100d8dc742604c76f565bdeb5f4658eabdccd0aaed7b8"}
+
+
+def test_keys_are_pinned_to_the_key_version() -> None:
+    sample = sorted(prototypes()) + [chr(cp) for cp in range(0x250)]
+    sample += ["paypaI", "\u0130stanbul", "Stra\u00dfe", "\u212bngstr\u00f6m", "g00gle"]
+    digest = hashlib.sha256("\n".join(map(identifier_key, sample)).encode("utf-8", "surrogatepass"))
+    assert KEY_DIGESTS.get(IDENTIFIER_KEY_VERSION) == digest.hexdigest()
 
 
 # -- argument errors -----------------------------------------------------------------------

@@ -111,7 +111,7 @@ def test_tables_are_checked_once() -> None:
     from sanitizer._native import speedups
 
     assert speedups is not None
-    good = _lookups.native_map(_lookups.skeleton_map())
+    good = _lookups.skeleton_map().native()
     runs = scripts.native_script_tables()
     verdicts = (None, 1, 2, 3)
     sources, index, offsets, values = good

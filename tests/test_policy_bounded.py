@@ -93,3 +93,34 @@ def test_findings_past_the_listed_errors_are_counted() -> None:
         (Category.ILL_FORMED, 1),
     ]
     assert report.more_findings == 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_bytes, st.sampled_from(POLICIES), st.integers(0, 5), st.booleans())
+def test_cap_counts_the_allowed_findings_it_does_not_list(
+    raw: bytes, policy: Policy, cap: int, as_text: bool
+) -> None:
+    """``more_allowed``: of the unlisted findings, those whose action is ALLOW, exactly as
+    the uncapped report lists them (what ``sanitizer check`` needs to count failures)."""
+    data: bytes | str = raw.decode("utf-8", "replace") if as_text else raw
+    full = inspect(data, policy.replace(max_findings=None))
+    capped = inspect(data, policy.replace(max_findings=cap))
+    unlisted = full.findings[len(capped.findings) :]
+    assert capped.more_allowed == sum(f.action is Action.ALLOW for f in unlisted)
+    assert full.more_allowed == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\x00" + "\u200da" * 5000, "\x00" + "\u200e\x00" * 3000, "\x00" + "\x07\xad\x85\x01" * 4000],
+)
+def test_counting_fast_path_tells_allowed_from_refused(text: str) -> None:
+    """The fast counting past the cap (a refused input, Latin-1 or not) still tells the
+    allowed findings apart."""
+    policy = profiles.TEXT.with_actions(CONTROL=Action.ALLOW)  # joiners, LRM allowed too
+    for data in (text, text.encode()):
+        full = inspect(data, policy.replace(max_findings=None))
+        capped = inspect(data, policy.replace(max_findings=10))
+        unlisted = full.findings[10:]
+        assert capped.more_findings == len(unlisted)
+        assert capped.more_allowed == sum(f.action is Action.ALLOW for f in unlisted) > 0

@@ -1,6 +1,6 @@
 """The bytes path of ``clean`` and ``clean_edit`` (issue #14), and the edit loop's fast path.
 
-- Bytes are proven valid by the SIMD validator and then decoded in scan.c (not by
+- Bytes are proven valid by the SIMD validator and then decoded in C (decode_valid.c, not by
   CPython's codec, when the AVX2 loops run): the answer for ``data`` is the answer for
   ``data.decode()``, kind included (``==`` on str compares kinds first), for every code
   point class boundary at every offset of the 32-byte vectors, for random text of all

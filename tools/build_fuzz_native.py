@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Build ``sanitizer._speedups`` for fuzzing (clang, libFuzzer coverage, ASan, UBSan) and run
-fuzz targets against it, without touching the in-place extension the rest of the tree uses.
+"""Build the C extensions for fuzzing (clang, libFuzzer coverage, ASan, UBSan) and run
+fuzz targets against them, without touching the in-place extensions the rest of the tree uses.
 
 The default extension gives libFuzzer no coverage inside C and no memory checking, so a
 buffer overread in the DFA runner, the policy scan or percent-decoding would go unseen.
@@ -15,21 +15,24 @@ runtime, which also carries libFuzzer and the UBSan handlers.
     python tools/build_fuzz_native.py campaign --seconds 10       # every target, ASan+UBSan (as CI)
     python tools/build_fuzz_native.py campaign --seconds 120 --compare   # figures
 
-``build`` compiles with ``python setup.py build_ext`` (so every C file setup.py lists) into
-``OUT/lib``, then makes ``OUT/site/sanitizer``: a package of symbolic links to the source
-tree's modules with the instrumented ``.so`` beside them.  ``run`` refreshes those links
+``build`` compiles with ``python setup.py build_ext`` (so every C file of every extension
+setup.py lists: ``sanitizer._speedups`` and ``sanitizer.web._speedups``) into ``OUT/lib``,
+then makes ``OUT/site/sanitizer``: a package of symbolic links to the source tree's modules
+with the instrumented ``.so`` files in place of the in-place ones (``sanitizer/web`` is a
+folder of links too, for its own extension).  ``run`` refreshes those links
 and runs a command with ``PYTHONPATH=OUT/site`` (it comes before the editable install on
 ``sys.path``), ``LD_PRELOAD`` of the runtime, ``PYTHONMALLOC=malloc`` (ASan sees each
 Python object as its own allocation; pymalloc's arenas would hide overreads) and
 ``ASAN_OPTIONS=detect_leaks=0`` (the interpreter keeps memory at exit on purpose).  It
-checks first that the instrumented extension is the one imported.
+checks first that the instrumented extensions are the ones imported.
 
 ``campaign`` runs every ``fuzz/fuzz_*.py`` for ``--seconds`` from a copy of its seed
 corpus under the instrumented build (CI: ``.ci/run``) and prints executions, exec/s and
 coverage per target; ``--compare`` runs each also without it (the in-place extension),
 interleaved, for the README's figures.  Exit 1 when a target fails (a finding).
 
-``--selftest-oob`` defines ``SANITIZER_FUZZ_SELFTEST_OOB``: percent.c then reads one byte
+``--selftest-oob`` defines ``SANITIZER_FUZZ_SELFTEST_OOB``: percent.c (the web extension)
+then reads one byte
 past its input for a value ending in ``%``, an off-by-one that tests/test_fuzz_native.py
 expects ASan to catch within seconds.  Never use that build for anything else.
 
@@ -68,6 +71,10 @@ class BuildError(Exception):
     """Something needed to build or run is missing or failed; ``str()`` says what."""
 
 
+# The extensions setup.py builds (its EXTENSIONS), each the ``_speedups`` of a package.
+EXTENSIONS = ("sanitizer._speedups", "sanitizer.web._speedups")
+
+
 def extension_name(python: str = sys.executable) -> str:
     """``_speedups`` plus the interpreter's extension suffix (its ABI tag)."""
     if python == sys.executable:
@@ -78,6 +85,12 @@ def extension_name(python: str = sys.executable) -> str:
             [python, "-c", code], capture_output=True, text=True, check=True
         ).stdout.strip()
     return f"_speedups{suffix}"
+
+
+def extension_paths(root: Path, python: str = sys.executable) -> list[Path]:
+    """Where each extension's library is under ``root`` (a build's lib, or a site)."""
+    name = extension_name(python)
+    return [root.joinpath(*ext.split(".")[:-1], name) for ext in EXTENSIONS]
 
 
 def runtime_library(python: str = sys.executable) -> Path:
@@ -92,8 +105,8 @@ def runtime_library(python: str = sys.executable) -> Path:
     return path
 
 
-def build(out: Path, *, selftest_oob: bool = False, python: str = sys.executable) -> Path:
-    """Compile the instrumented extension into ``out``; returns its path."""
+def build(out: Path, *, selftest_oob: bool = False, python: str = sys.executable) -> list[Path]:
+    """Compile the instrumented extensions into ``out``; returns their paths."""
     clang = shutil.which("clang")
     if clang is None:
         raise BuildError("clang not found: apt-get install -y clang llvm")
@@ -109,8 +122,8 @@ def build(out: Path, *, selftest_oob: bool = False, python: str = sys.executable
     cmd = [python, "setup.py", "-q", "build_ext", "--force"]
     cmd += ["--build-temp", str(out / "tmp"), "--build-lib", str(out / "lib")]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-    built = out / "lib" / "sanitizer" / extension_name(python)
-    if proc.returncode != 0 or not built.is_file():
+    built = extension_paths(out / "lib", python)
+    if proc.returncode != 0 or not all(path.is_file() for path in built):
         raise BuildError(f"build failed:\n{proc.stdout}{proc.stderr}")
     (out / "MODE").write_text("selftest-oob\n" if selftest_oob else "fuzz\n")
     link_package(out, python)
@@ -119,23 +132,30 @@ def build(out: Path, *, selftest_oob: bool = False, python: str = sys.executable
 
 def link_package(out: Path, python: str = sys.executable) -> Path:
     """``OUT/site/sanitizer``: links to every module of the source package, and the
-    instrumented extension in place of the in-place one.  Returns ``OUT/site``."""
+    instrumented extensions in place of the in-place ones (a package holding one is a
+    folder of links itself).  Returns ``OUT/site``."""
     site = out / "site"
-    package = site / "sanitizer"
-    package.mkdir(parents=True, exist_ok=True)
-    for entry in package.iterdir():  # links to modules since removed, an older .so
-        if entry.is_symlink() or entry.name.startswith("_speedups"):
-            entry.unlink()
-    for entry in PACKAGE.iterdir():
-        if entry.name.startswith("_speedups") and entry.name.endswith(".so"):
-            continue
-        if entry.name == "__pycache__":
-            continue
-        (package / entry.name).symlink_to(entry)
-    built = out / "lib" / "sanitizer" / extension_name(python)
-    if not built.is_file():
-        raise BuildError(f"no instrumented extension in {out}: run the build first")
-    shutil.copy2(built, package / built.name)
+    built = extension_paths(out / "lib", python)
+    if not all(path.is_file() for path in built):
+        raise BuildError(f"no instrumented extensions in {out}: run the build first")
+    folders = {path.parent.relative_to(out / "lib") for path in built}
+    for folder in sorted(folders, key=lambda f: len(f.parts)):
+        package = site / folder
+        if package.is_symlink():  # linked whole by the level above (an older layout)
+            package.unlink()
+        package.mkdir(parents=True, exist_ok=True)
+        for entry in package.iterdir():  # links to modules since removed, an older .so
+            if entry.is_symlink() or entry.name.startswith("_speedups"):
+                entry.unlink()
+        source = ROOT / folder
+        for entry in source.iterdir():
+            if entry.name.startswith("_speedups") and entry.name.endswith(".so"):
+                continue
+            if entry.name == "__pycache__" or folder / entry.name in folders:
+                continue
+            (package / entry.name).symlink_to(entry)
+    for path in built:
+        shutil.copy2(path, site / path.relative_to(out / "lib"))
     return site
 
 
@@ -159,16 +179,24 @@ def fuzz_env(
 
 
 def check_picked(env: Mapping[str, str], out: Path, python: str = sys.executable) -> None:
-    """Fail unless ``sanitizer._speedups`` imports from ``out`` under ``env``."""
-    code = "import sanitizer._native as n, sanitizer._speedups as s; print(n.BACKEND, s.__file__)"
+    """Fail unless both extensions import from ``out`` under ``env``, and are used."""
+    code = (
+        "import sanitizer._native as n, sanitizer.web._native as w; "
+        "print(n.BACKEND, w.BACKEND, n.speedups.__file__, w.speedups.__file__)"
+    )
     # (cwd: the build dir, since ``python -c`` puts the cwd first on ``sys.path``)
     proc = subprocess.run(
         [python, "-c", code], cwd=out, env=dict(env), capture_output=True, text=True
     )
     words = proc.stdout.split()
-    if proc.returncode != 0 or len(words) != 2 or not words[1].startswith(str(out)):
+    if (
+        proc.returncode != 0
+        or len(words) != 4
+        or words[:2] != ["c", "c"]
+        or not all(w.startswith(str(out)) for w in words[2:])
+    ):
         raise BuildError(
-            f"the instrumented extension is not the one imported: {proc.stdout}{proc.stderr}"
+            f"the instrumented extensions are not the ones imported: {proc.stdout}{proc.stderr}"
         )
 
 
@@ -310,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="build directory")
     parser.add_argument("--python", default=sys.executable, help="interpreter to build for")
     sub = parser.add_subparsers(dest="command", required=True)
-    build_cmd = sub.add_parser("build", help="compile the instrumented extension")
+    build_cmd = sub.add_parser("build", help="compile the instrumented extensions")
     build_cmd.add_argument(
         "--selftest-oob", action="store_true", help=f"define {SELFTEST_MACRO} (tests only)"
     )
@@ -334,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "build":
             built = build(out, selftest_oob=args.selftest_oob, python=args.python)
-            print(f"built {built}")
+            print("built " + ", ".join(map(str, built)))
             check_picked(fuzz_env(out, args.python), out, args.python)
             print(f"run with: python {Path(__file__).name} --out {out} run -- COMMAND")
             return 0

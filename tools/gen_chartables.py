@@ -19,12 +19,13 @@ stale); ``tests/test_generated_files.py`` runs the check.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from unicode_sources import expand, load_ucd, prop, ranges
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "sanitizer" / "_chartables_data.py"
@@ -38,43 +39,6 @@ PATH_SEPARATORS = (0x2F, 0x5C)  # '/' and '\\'
 # Emoji that are not So/Sm (keycap bases, two punctuation and one dash emoji).
 EXTRA_EMOJI = (0x23, 0x2A, *range(0x30, 0x3A), 0x203C, 0x2049, 0x3030, 0x303D)
 EMOJI_MODIFIERS = (0x1F3FB, 0x1F3FF)  # UTS #51 §2.4 skin tones (gc Sk)
-
-
-def load_ucd() -> Any:
-    """ucdinfo's bundled UCD, refusing any version other than unicodedata2's."""
-    try:
-        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError as exc:  # pragma: no cover - tool dependency
-        raise SystemExit("gen_chartables needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
-    data = ucd._get_local_ucd()
-    version = data.metadata.get("ucdversion")
-    if version != unicodedata2.unidata_version:
-        raise SystemExit(
-            f"ucdinfo has Unicode {version}, unicodedata2 {unicodedata2.unidata_version}"
-        )
-    return data
-
-
-def prop(data: Any, cp: int, key: str) -> Any:
-    """A property of ``cp`` from ucdinfo, or None for reserved code points it omits."""
-    try:
-        return data.get(cp, key)
-    except (KeyError, IndexError):
-        return None
-
-
-def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
-    out: list[list[int]] = []
-    for cp in sorted(set(cps)):
-        if out and out[-1][1] == cp - 1:
-            out[-1][1] = cp
-        else:
-            out.append([cp, cp])
-    return tuple((lo, hi) for lo, hi in out)
-
-
-def expand(rngs: Iterable[tuple[int, int]]) -> set[int]:
-    return {cp for lo, hi in rngs for cp in range(lo, hi + 1)}
 
 
 def quick_check(gc: list[str]) -> tuple[dict[int, str], dict[int, str]]:

@@ -12,8 +12,9 @@ Sources, all pinned to one Unicode version (refused otherwise):
 - unicodedata2 (normalization, combining classes, general categories);
 - ``sanitizer.categories`` (Default_Ignorable_Code_Point and NFKC_Casefold, itself generated
   from the UCD by tools/gen_chartables.py);
-- ucdinfo 0.3's UCD XML (UAX #42): Soft_Dotted, and the ISO 15924 code (``sc``) of each
-  long script name in Scripts.txt.
+- ucdinfo 0.3's UCD XML (UAX #42): Soft_Dotted, the ISO 15924 code (``sc``) of each
+  long script name in Scripts.txt, and the full case mappings (``uc``, ``lc``, ``tc``) that
+  make the case variants of identifier_key's rule 3.
 
 Three files: ``_tables_data.py`` (small: scripts, identifier status, ASCII fast-path tables;
 loaded on first use of the package's functions), ``_skeletons_data.py`` (the skeleton map, and
@@ -30,16 +31,16 @@ stale); ``tests/test_generated_files.py`` runs the check.
 from __future__ import annotations
 
 import itertools
-import lzma
-from collections.abc import Iterable, Iterator
 from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from unicode_sources import UNICODE_VERSION as UTS39_VERSION
+from unicode_sources import code_range, expand, load_ucd, prop, ranges
+from unicode_sources import data_lines as lines_of
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tools" / "unicode-18.0.0"
 PACKAGE = ROOT / "sanitizer" / "lookalike"
 TARGETS = {
     "tables": PACKAGE / "_tables_data.py",
@@ -47,9 +48,8 @@ TARGETS = {
     "confusables": PACKAGE / "_confusables_data.py",
 }
 MAP_LENGTH_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a value's length, one digit
-UTS39_VERSION = "18.0.0"
 MAX_CP = 0x10FFFF
-KEY_ALGORITHM_REVISION = 1  # bump when the identifier_key construction changes
+KEY_ALGORITHM_REVISION = 2  # bump when the identifier_key construction changes
 
 IDENTIFIER_TYPES = (
     "Recommended",
@@ -78,35 +78,6 @@ def nfd(s: str) -> str:
     return str(unicodedata2.normalize("NFD", s))
 
 
-def lines_of(name: str) -> Iterator[list[str]]:
-    """The data lines of a vendored file as lists of ';'-separated fields, comments cut;
-    refuses a file whose header is not for UTS39_VERSION."""
-    with lzma.open(DATA / f"{name}.xz", "rt", encoding="utf-8-sig") as fh:
-        text = fh.read()
-    stem = name.removesuffix(".txt")
-    if f"# Version: {UTS39_VERSION}" not in text and f"# {stem}-{UTS39_VERSION}.txt" not in text:
-        raise SystemExit(f"{name} is not version {UTS39_VERSION}")
-    for line in text.splitlines():
-        body = line.split("#", 1)[0].strip()
-        if body:
-            yield [field.strip() for field in body.split(";")]
-
-
-def code_range(field: str) -> tuple[int, int]:
-    lo, _, hi = field.partition("..")
-    return int(lo, 16), int(hi or lo, 16)
-
-
-def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
-    out: list[list[int]] = []
-    for cp in sorted(set(cps)):
-        if out and out[-1][1] == cp - 1:
-            out[-1][1] = cp
-        else:
-            out.append([cp, cp])
-    return tuple((lo, hi) for lo, hi in out)
-
-
 def runs(values: list[str]) -> tuple[list[int], list[str]]:
     """A per-code-point list as sorted run starts and the value of each run (for bisect)."""
     starts: list[int] = []
@@ -116,30 +87,6 @@ def runs(values: list[str]) -> tuple[list[int], list[str]]:
             starts.append(cp)
             vals.append(value)
     return starts, vals
-
-
-def load_ucd() -> Any:
-    """ucdinfo's bundled UCD, refusing any version other than unicodedata2's."""
-    if unicodedata2.unidata_version != UTS39_VERSION:
-        raise SystemExit(
-            f"unicodedata2 has Unicode {unicodedata2.unidata_version}, the vendored UTS #39 "
-            f"data is {UTS39_VERSION}"
-        )
-    try:
-        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError as exc:  # pragma: no cover - tool dependency
-        raise SystemExit("gen_lookalike needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
-    data = ucd._get_local_ucd()
-    if data.metadata.get("ucdversion") != UTS39_VERSION:
-        raise SystemExit(f"ucdinfo has Unicode {data.metadata.get('ucdversion')}")
-    return data
-
-
-def prop(data: Any, cp: int, key: str) -> Any:
-    try:
-        return data.get(cp, key)
-    except (KeyError, IndexError):
-        return None
 
 
 def read_confusables() -> dict[int, str]:
@@ -199,12 +146,13 @@ def soft_dotted(data: Any) -> set[int]:
     return found
 
 
-def expand(rngs: Iterable[tuple[int, int]]) -> set[int]:
-    return {cp for lo, hi in rngs for cp in range(lo, hi + 1)}
-
-
 def nfkd(s: str) -> str:
     return str(unicodedata2.normalize("NFKD", s))
+
+
+def is_nfkd_stable(cp: int) -> bool:
+    """Whether ``cp`` is a character NFKD leaves alone (the key's per-character domain)."""
+    return not 0xD800 <= cp < 0xE000 and nfkd(chr(cp)) == chr(cp)
 
 
 def keeps_classes(cp: int, confusables: dict[int, str]) -> bool:
@@ -218,78 +166,231 @@ def keeps_classes(cp: int, confusables: dict[int, str]) -> bool:
     return ccc == 0 or all(unicodedata2.combining(e) == ccc for e in nfkd(confusables[cp]))
 
 
+# Scripts that are no script of their own (UAX #24): a prototype in one of them shares no
+# script with anything.
+NO_SCRIPT = frozenset({"Zyyy", "Zinh", "Zzzz"})
+CASE_MAPPINGS = ("uc", "lc", "tc")  # full upper, lower and title case mappings (UCD)
+
+
+def case_variants(data: Any, casefold_stable: set[int], stable: set[int]) -> dict[int, set[int]]:
+    """The case variants the key reads the skeleton of: each NFKD-stable character that is
+    not casefold-stable but is the full uppercase, lowercase or titlecase mapping (one
+    character long) of a casefold-stable one -> those casefold-stable characters.  "I" (of
+    "i" and "ı") is one; U+017F ſ is not (no casefold-stable character has it as a case
+    mapping: it only casefolds to "s")."""
+    found: dict[int, set[int]] = {}
+    for cp in sorted(casefold_stable):
+        record = data[cp] if cp < len(data) else None  # read directly: data.get is slow
+        if record is None:
+            continue
+        for key in CASE_MAPPINGS:
+            mapped = record[key] or chr(cp)  # UCD XML: "" means the character itself
+            assert cp > 0x7F or mapped == (prop(data, cp, key) or chr(cp)), (cp, key)
+            if len(mapped) == 1 and ord(mapped) != cp and ord(mapped) in stable:
+                if ord(mapped) not in casefold_stable:
+                    found.setdefault(ord(mapped), set()).add(cp)
+    return found
+
+
+def shares_a_script(cp: int, image: str, scripts: list[str]) -> bool:
+    """Whether ``image`` (a prototype of ``cp``) is in the script of ``cp``: it has a
+    character of a real script (not Common, Inherited or Unknown), and every such character
+    shares a Script_Extensions value with ``cp`` (UAX #24)."""
+    own = set(scripts[cp].split()) - NO_SCRIPT
+    theirs = [set(scripts[ord(e)].split()) - NO_SCRIPT for e in image]
+    theirs = [s for s in theirs if s]
+    return bool(own) and bool(theirs) and all(own & s for s in theirs)
+
+
+Step = tuple[str, str]  # (the map: "casefold", "skeleton" or "variant"; NFKD image)
+
+
 def key_steps(
     confusables: dict[int, str], ignorable: set[int], casefold: dict[int, str]
-) -> tuple[list[int], dict[int, tuple[str, str]]]:
-    """The NFKD-stable code points, and the one rewrite N starts from for each that has one:
-    (name of the map, NFKD image)."""
+) -> tuple[list[int], dict[int, list[Step]]]:
+    """The NFKD-stable code points, and the rewrite N starts from for each that has one:
+    NFKC_Casefold where it changes the character, else the skeleton map (``keeps_classes``)."""
     stable: list[int] = []
-    steps: dict[int, tuple[str, str]] = {}
+    steps: dict[int, list[Step]] = {}
     for cp in range(MAX_CP + 1):
         c = chr(cp)
-        if 0xD800 <= cp < 0xE000 or nfkd(c) != c:
+        if not is_nfkd_stable(cp):
             continue
         stable.append(cp)
         if cp in ignorable:
-            steps[cp] = ("casefold", "")  # NFKC_Casefold erases Default_Ignorable
+            steps[cp] = [("casefold", "")]  # NFKC_Casefold erases Default_Ignorable
         elif nfkd(casefold.get(cp, c)) != c:
-            steps[cp] = ("casefold", nfkd(casefold[cp]))
+            steps[cp] = [("casefold", nfkd(casefold[cp]))]
         elif keeps_classes(cp, confusables) and nfkd(confusables[cp]) != c:
-            steps[cp] = ("skeleton", nfkd(confusables[cp]))
+            steps[cp] = [("skeleton", nfkd(confusables[cp]))]
     return stable, steps
 
 
+def variant_steps(
+    confusables: dict[int, str], variants: dict[int, set[int]], scripts: list[str]
+) -> list[tuple[int, Step]]:
+    """The skeleton steps of case variants, in code point order: each variant with a
+    prototype (``keeps_classes``) in its own script (``shares_a_script``)."""
+    return [
+        (cp, ("variant", nfkd(confusables[cp])))
+        for cp in sorted(variants)
+        if keeps_classes(cp, confusables)
+        and nfkd(confusables[cp]) != chr(cp)
+        and shares_a_script(cp, nfkd(confusables[cp]), scripts)
+    ]
+
+
+class KeyClasses:
+    """The classes of characters the key cannot tell apart, and the value N of each.
+
+    Characters joined by one-character steps form a class (union-find); a class whose
+    members have steps to longer images takes K of those images as its value (they must
+    agree), any other class the member that most of the class's steps lead to (its UTS #39
+    prototype: "l" for 1, I, | and l), the lowest code point on a tie or in a class with
+    no step out of it (a cycle such as U+A779 -> U+A77A -> U+A779)."""
+
+    def __init__(self, stable: list[int], steps: dict[int, list[Step]]) -> None:
+        self.stable = set(stable)
+        self.steps: dict[int, list[Step]] = {cp: list(s) for cp, s in steps.items()}
+        self.parent: dict[int, int] = {}
+        self.solved: dict[int, str] | None = None  # values() of the steps as they are
+
+    def find(self, cp: int) -> int:
+        root = cp
+        while (up := self.parent.get(root, root)) != root:
+            root = up
+        while cp != root:
+            self.parent[cp], cp = root, self.parent[cp]
+        return root
+
+    def values(self) -> dict[int, str] | None:
+        """N of every code point with a step or in a class with one; None when the steps
+        contradict each other (two images of one class with different keys, or a class
+        whose key would contain itself)."""
+        self.parent = {}
+        for cp, steps in self.steps.items():
+            for _, image in steps:
+                if len(image) == 1:
+                    a, b = self.find(cp), self.find(ord(image))
+                    if a != b:
+                        self.parent[max(a, b)] = min(a, b)
+        members: dict[int, set[int]] = {}
+        for cp in {*self.steps, *self.parent}:
+            root = self.find(cp)
+            members.setdefault(root, {root}).add(cp)
+        longer: dict[int, list[str]] = {}
+        votes: dict[int, dict[int, int]] = {}
+        for cp, steps in self.steps.items():
+            root = self.find(cp)
+            for name, image in steps:
+                if len(image) != 1:
+                    longer.setdefault(root, []).append(image)
+                elif name != "casefold" and ord(image) not in self.steps:
+                    tally = votes.setdefault(root, {})
+                    tally[ord(image)] = tally.get(ord(image), 0) + 1
+        memo: dict[int, str] = {}
+        busy: set[int] = set()
+
+        def value(root: int) -> str | None:
+            if root in memo:
+                return memo[root]
+            if root in busy:
+                return None  # the class's key would contain itself
+            busy.add(root)
+            if root in longer:
+                found = set()
+                for image in longer[root]:
+                    parts = [char(e) for e in image]
+                    if any(p is None for p in parts):
+                        return None
+                    found.add(nfd("".join(p for p in parts if p is not None)))
+                if len(found) != 1:
+                    return None
+                result = found.pop()
+            else:
+                group = members.get(root, {root})
+                tally = votes.get(root, {})
+                bases = [cp for cp in group if cp not in self.steps]
+                if bases:
+                    result = chr(min(bases, key=lambda cp: (-tally.get(cp, 0), cp)))
+                else:
+                    result = chr(min(group))
+            busy.discard(root)
+            memo[root] = result
+            return result
+
+        def char(e: str) -> str | None:
+            return value(self.find(ord(e))) if ord(e) in self.stable else e
+
+        out: dict[int, str] = {}
+        for cp in {c for group in members.values() for c in group}:
+            found_value = value(self.find(cp))
+            if found_value is None:
+                return None
+            out[cp] = found_value
+        return out
+
+    def try_add(self, cp: int, step: Step) -> bool:
+        """Add ``step`` to ``cp`` unless the steps would then contradict each other, or
+        the step would join two classes of which one has a key longer than a character
+        (Latin capital beta U+A7B4 -> "B" would join "b" to U+A7B5 -> U+00DF -> "ss")."""
+        image = step[1]
+        now = self.solved if self.solved is not None else self.values()
+        assert now is not None
+        if len(image) == 1:
+            keys = {now.get(c, chr(c)) for c in (cp, ord(image))}
+            if len(keys) > 1 and any(len(key) != 1 for key in keys):
+                return False
+        self.steps.setdefault(cp, []).append(step)
+        if nfd("".join(now.get(ord(e), e) for e in image)) == now.get(cp, chr(cp)):
+            self.solved = now  # the step says what the key says already
+            return True
+        self.solved = self.values()
+        if self.solved is None:
+            self.steps[cp].pop()
+            if not self.steps[cp]:
+                del self.steps[cp]
+            return False
+        return True
+
+
 def identifier_key_map(
-    confusables: dict[int, str], ignorable: set[int], casefold: dict[int, str]
-) -> dict[int, str]:
-    """The per-character map N of ``identifier_key`` (see sanitizer/lookalike/key.py):
-    N(c) for every NFKD-stable code point whose value is not c itself.
+    confusables: dict[int, str],
+    ignorable: set[int],
+    casefold: dict[int, str],
+    variants: dict[int, set[int]],
+    scripts: list[str],
+) -> tuple[dict[int, str], list[int]]:
+    """The per-character map N of ``identifier_key`` (see sanitizer/lookalike/key.py), as
+    N(c) for every NFKD-stable code point whose value is not c itself, and the case
+    variants whose skeleton step was left out.
 
-    With K(x) = NFD(N(d) for d in NFKD(x)): N(c) = K(NFKC_Casefold(c)) when NFKC_Casefold
-    changes c (Default_Ignorable c: ""); else K(prototype of c) when the skeleton map
-    changes c and ``keeps_classes``; else c.  So casefolding comes first and the skeleton
-    map applies to casefolded characters, to a fixpoint.  Cycles of single characters
-    (U+A779 -> U+A77A by the skeleton map, back by casefolding) are broken by giving every
-    member the smallest code point of the cycle.  ``check_key_map`` then checks the facts
-    the key's proof needs."""
+    With K(x) = NFD(N(d) for d in NFKD(x)), N makes K(image) = N(c) for every step
+    c -> image: NFKC_Casefold where it changes c (Default_Ignorable c: ""), else the
+    skeleton map where ``keeps_classes``; and the skeleton map of each case variant
+    (``case_variants``) whose prototype is in its own script (``shares_a_script``), taken in
+    code point order and each left out when it contradicts the steps before it (``Ƒ`` ->
+    "F̦" would need "f" -> "f̦").  ``KeyClasses`` solves the steps; ``check_key_map`` then
+    checks the facts the key's proof needs."""
     stable, steps = key_steps(confusables, ignorable, casefold)
-    memo: dict[int, str] = {}
-    single = {cp: ord(image) for cp, (_, image) in steps.items() if len(image) == 1}
-    seen: dict[int, int] = {}
-    for start in sorted(single):  # cycles of one-character steps: the smallest member
-        path: list[int] = []
-        cp = start
-        while cp in single and cp not in seen:
-            seen[cp] = start
-            path.append(cp)
-            cp = single[cp]
-        if cp in seen and seen[cp] == start:
-            cycle = path[path.index(cp) :]
-            for member in cycle:
-                memo[member] = chr(min(cycle))
-
-    def normal(cp: int, depth: int = 0) -> str:
-        if cp in memo:
-            return memo[cp]
-        if cp not in steps:
-            return chr(cp)
-        if depth > 50:
-            raise SystemExit(f"identifier_key map does not converge at U+{cp:04X}")
-        image = steps[cp][1]
-        memo[cp] = value = nfd("".join(normal(ord(e), depth + 1) for e in image))
-        return value
-
-    result = {cp: value for cp in steps if (value := normal(cp)) != chr(cp)}
-    check_key_map(result, stable, steps)
-    return result
+    classes = KeyClasses(stable, steps)
+    left_out = [
+        cp
+        for cp, step in variant_steps(confusables, variants, scripts)
+        if not classes.try_add(cp, step)
+    ]
+    values = classes.values()
+    assert values is not None
+    result = {cp: value for cp, value in values.items() if value != chr(cp)}
+    check_key_map(result, stable, classes.steps)
+    return result, left_out
 
 
-def check_key_map(
-    key_map: dict[int, str], stable: list[int], steps: dict[int, tuple[str, str]]
-) -> None:
+def check_key_map(key_map: dict[int, str], stable: list[int], steps: dict[int, list[Step]]) -> None:
     """The facts key.py's proof rests on, for K(x) = NFD(N(d) for d in NFKD(x)):
     (a) K(image) = N(c) for each step c -> image (so K(NFKC_Casefold(c)) = N(c) for every
-        NFKD-stable c, and K(prototype of c) = N(c) where the skeleton step applies);
+        NFKD-stable c, and K(prototype of c) = N(c) wherever a skeleton step applies), and
+        N(e) = e for every character e of a value (K is idempotent);
     (b) NFD never reorders the value of a mark against a neighbour's: for marks a, b with
         ccc(a) > ccc(b) that can meet out of order after one map (a ends one of its images
         or b begins one), NFD(N(a) N(b)) == NFD(N(b) N(a))."""
@@ -300,22 +401,29 @@ def check_key_map(
     def k(x: str) -> str:
         return nfd("".join(n(ord(d)) for d in nfkd(x)))
 
+    for cp, value in key_map.items():
+        if any(n(ord(e)) != e for e in value) or nfkd(value) != value:
+            raise SystemExit(f"identifier_key: N(U+{cp:04X}) is not a fixpoint")
     # Where NFD can reorder, per map: marks at the ends of its images, and the marks they
-    # can meet (those of other images, and those the map leaves alone).
+    # can meet (those of other images, and those the map leaves alone).  The skeleton
+    # steps of case variants are the skeleton map.
     head: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
     tail: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
     meets: dict[str, set[int]] = {"casefold": set(), "skeleton": set()}
-    for cp, (name, image) in steps.items():
-        if k(image) != n(cp):
-            raise SystemExit(f"identifier_key: N(U+{cp:04X}) is not fixed by {name}")
-        meets[name].update(ord(e) for e in image if unicodedata2.combining(e))
-        ccc = unicodedata2.combining(chr(cp))
-        if ccc and all(unicodedata2.combining(e) == ccc for e in image):
-            continue  # a mark's image in its own class stays in canonical order
-        head[name].update(ord(e) for e in image[: len(image) - len(image.lstrip(_MARKS))])
-        tail[name].update(ord(e) for e in image[len(image.rstrip(_MARKS)) :])
+    for cp, cp_steps in steps.items():
+        for kind, image in cp_steps:
+            name = "casefold" if kind == "casefold" else "skeleton"
+            if k(image) != n(cp):
+                raise SystemExit(f"identifier_key: N(U+{cp:04X}) is not fixed by {kind}")
+            meets[name].update(ord(e) for e in image if unicodedata2.combining(e))
+            ccc = unicodedata2.combining(chr(cp))
+            if ccc and all(unicodedata2.combining(e) == ccc for e in image):
+                continue  # a mark's image in its own class stays in canonical order
+            head[name].update(ord(e) for e in image[: len(image) - len(image.lstrip(_MARKS))])
+            tail[name].update(ord(e) for e in image[len(image.rstrip(_MARKS)) :])
     marks = [cp for cp in stable if unicodedata2.combining(chr(cp))]
-    meets["casefold"].update(cp for cp in marks if steps.get(cp, ("",))[0] != "casefold")
+    casefolded = {cp for cp, s in steps.items() if any(kind == "casefold" for kind, _ in s)}
+    meets["casefold"].update(cp for cp in marks if cp not in casefolded)
     meets["skeleton"].update(cp for cp in marks if cp not in steps)  # the key's domain
     for name in ("casefold", "skeleton"):
         for a in marks:
@@ -352,7 +460,13 @@ def build(data: Any) -> dict[str, Any]:
     ascii_skeleton = {cp: confusables[cp] for cp in range(128) if cp in confusables}
     for proto in ascii_skeleton.values():  # translate alone is then NFD(map(NFD(s)))
         assert nfd(proto) == proto and not any(unicodedata2.combining(ch) for ch in proto)
-    key_map = identifier_key_map(confusables, ignorable, casefold)
+    stable = {cp for cp in range(MAX_CP + 1) if is_nfkd_stable(cp)}
+    casefold_stable = {
+        cp for cp in stable if cp not in ignorable and nfkd(casefold.get(cp, chr(cp))) == chr(cp)
+    }
+    variants = case_variants(data, casefold_stable, stable)
+    key_map, left = identifier_key_map(confusables, ignorable, casefold, variants, scripts)
+    left_out = [(cp, nfkd(confusables[cp])) for cp in left]
     ascii_key = {cp: key_map[cp] for cp in range(128) if cp in key_map}
     for value in ascii_key.values():  # the ASCII fast path of identifier_key is exact
         assert nfkd(value) == value and not any(unicodedata2.combining(ch) for ch in value)
@@ -383,6 +497,7 @@ def build(data: Any) -> dict[str, Any]:
         "ascii_key": ascii_key,
         "skeleton_map": skeleton_map,
         "key_map": key_map,
+        "key_left_out": left_out,
         "script_codes": sorted({c for v in scripts for c in v.split()}),
         "script_names": {code: name.replace("_", " ") for name, code in short.items()},
     }
@@ -491,7 +606,8 @@ def _header(what: str) -> list[str]:
         f"UTS #39 {UTS39_VERSION} (confusables.txt, IdentifierStatus.txt, IdentifierType.txt)",
         f"and UCD {UTS39_VERSION} (Scripts.txt, ScriptExtensions.txt), in tools/unicode-18.0.0/;",
         f"unicodedata2 {_dist_version('unicodedata2')}, sanitizer.categories (Default_Ignorable,",
-        "NFKC_Casefold) and ucdinfo 0.3's UCD XML (Soft_Dotted, script codes).",
+        "NFKC_Casefold) and ucdinfo 0.3's UCD XML (Soft_Dotted, script codes,",
+        "case mappings).",
         "Generated by tools/gen_lookalike.py (run tools/generate.py).",
         '"""',
         "",
@@ -557,6 +673,11 @@ def render(tables: dict[str, Any]) -> dict[str, str]:
         "# identifier_key: the NFKD-stable code points whose key is not themselves, as",
         "# three parallel strings (sources, value lengths in base 36, values).",
         *_fmt_map("KEY", tables["key_map"]),
+        "# Case variants whose prototype the key does not follow, with the prototype: each",
+        "# would contradict the key of the character it is a case of (identifier_key_map).",
+        "KEY_CASE_VARIANTS_LEFT_OUT: dict[int, str] = {",
+        *_fmt_items([f"0x{cp:04X}: {proto!a}," for cp, proto in tables["key_left_out"]]),
+        "}",
         "",
         "# Identifier_Type per code point run (UTS #39 §3.1; Not_Character where unlisted).",
         *_fmt_runs("TYPE", *tables["types"]),

@@ -28,19 +28,17 @@ stale).  ``tests/test_precis_data.py`` compares ``outputs()`` with the committed
 from __future__ import annotations
 
 import argparse
-import lzma
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from unicode_sources import UNICODE_VERSION, load_ucd, prop, ranges, vendored_text
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tools" / "unicode-18.0.0"
 TARGET = Path("sanitizer") / "precis" / "_precis_data.py"
-UNICODE_VERSION = "18.0.0"
 MAX_CP = 0x10FFFF
 MAP_LENGTH_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a value's length, one digit
 
@@ -118,44 +116,9 @@ BIDI_GROUPS = {
 WIDTH_RANGE = (0xFF01, 0xFFEF)  # precis-i18n's fullwidth/halfwidth block (RFC 8265 §3.3.1)
 
 
-def load_ucd() -> Any:
-    """ucdinfo's bundled UCD, refusing any version other than UNICODE_VERSION."""
-    if unicodedata2.unidata_version != UNICODE_VERSION:
-        raise SystemExit(f"unicodedata2 has Unicode {unicodedata2.unidata_version}")
-    try:
-        from ucdinfo import ucd  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError as exc:  # pragma: no cover - tool dependency
-        raise SystemExit("gen_precis needs ucdinfo==0.3: pip install ucdinfo==0.3") from exc
-    data = ucd._get_local_ucd()
-    if data.metadata.get("ucdversion") != UNICODE_VERSION:
-        raise SystemExit(f"ucdinfo has Unicode {data.metadata.get('ucdversion')}")
-    return data
-
-
-def prop(data: Any, cp: int, key: str) -> Any:
-    """A property of ``cp`` from ucdinfo, or None for reserved code points it omits."""
-    try:
-        return data.get(cp, key)
-    except (KeyError, IndexError):
-        return None
-
-
-def ranges(cps: Iterable[int]) -> tuple[tuple[int, int], ...]:
-    out: list[list[int]] = []
-    for cp in sorted(set(cps)):
-        if out and out[-1][1] == cp - 1:
-            out[-1][1] = cp
-        else:
-            out.append([cp, cp])
-    return tuple((lo, hi) for lo, hi in out)
-
-
 def old_hangul_jamo() -> set[int]:
     """Hangul_Syllable_Type L, V or T (RFC 8264 §9.9), from the vendored UCD file."""
-    with lzma.open(DATA / "HangulSyllableType.txt.xz", "rt", encoding="utf-8") as fh:
-        text = fh.read()
-    if f"# HangulSyllableType-{UNICODE_VERSION}.txt" not in text:
-        raise SystemExit(f"HangulSyllableType.txt is not version {UNICODE_VERSION}")
+    text = vendored_text("HangulSyllableType.txt")
     jamo: set[int] = set()
     for line in text.splitlines():
         body = line.split("#", 1)[0].strip()

@@ -15,73 +15,42 @@ generator's whole result (repo-relative path -> text).
 
 from __future__ import annotations
 
-import lzma
 from pathlib import Path
 
+from unicode_sources import UNICODE_VERSION, data_lines, ranges
+
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tools" / "unicode-18.0.0"
 TARGET = Path("sanitizer") / "policy" / "_sequences_data.py"
-UNICODE_VERSION = "18.0.0"
 SELECTORS = range(0xFE00, 0xFE10)  # VS1..VS16: the selectors a registered base may take
 TAG_BASE, CANCEL_TAG = 0x1F3F4, 0xE007F  # UTS #51 ED-14a: tag_base ... tag_term
-
-
-def _lines(name: str) -> list[str]:
-    """The data lines of a vendored file (comments and blank lines dropped), after
-    checking that it is of ``UNICODE_VERSION``."""
-    with lzma.open(DATA / f"{name}.xz", "rt", encoding="utf-8") as fh:
-        text = fh.read()
-    head = text[:2000]
-    major_minor = UNICODE_VERSION.rsplit(".", 1)[0]
-    if (
-        f"-{UNICODE_VERSION}.txt" not in head
-        and f"Version: {UNICODE_VERSION}" not in head
-        and f"Version: {major_minor}\n" not in head
-    ):
-        raise SystemExit(f"{name} is not of Unicode {UNICODE_VERSION}")
-    out = []
-    for line in text.splitlines():
-        data = line.split("#", 1)[0].strip()
-        if data:
-            out.append(data)
-    return out
 
 
 def variation_sequences() -> dict[int, list[tuple[int, int]]]:
     """VS1..VS16 -> the sorted, coalesced ranges of bases with a registered sequence."""
     bases: dict[int, set[int]] = {vs: set() for vs in SELECTORS}
     for name in ("StandardizedVariants.txt", "emoji-variation-sequences.txt"):
-        for line in _lines(name):
-            points = [int(h, 16) for h in line.split(";", 1)[0].split()]
+        for fields in data_lines(name):
+            points = [int(h, 16) for h in fields[0].split()]
             if len(points) != 2:
-                raise SystemExit(f"{name}: not a base and a selector: {line!r}")
+                raise SystemExit(f"{name}: not a base and a selector: {fields!r}")
             base, selector = points
             if selector in bases:
                 bases[selector].add(base)
             elif not 0x180B <= selector <= 0x180F:  # Mongolian FVS: not a byte carrier
                 raise SystemExit(f"{name}: unexpected selector U+{selector:04X}")
-    out: dict[int, list[tuple[int, int]]] = {}
-    for selector, bases_of in bases.items():
-        ranges: list[list[int]] = []
-        for cp in sorted(bases_of):
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-        out[selector] = [(lo, hi) for lo, hi in ranges]
-    return out
+    return {selector: list(ranges(bases_of)) for selector, bases_of in bases.items()}
 
 
 def rgi_tag_specs() -> list[str]:
     """The tag_spec of every RGI emoji tag sequence, as the ASCII its tags copy."""
     specs = []
-    for line in _lines("emoji-sequences.txt"):
-        points_text, kind = (part.strip() for part in line.split(";")[:2])
+    for fields in data_lines("emoji-sequences.txt"):
+        points_text, kind = fields[:2]
         if kind != "RGI_Emoji_Tag_Sequence":
             continue
         points = [int(h, 16) for h in points_text.split()]
         if points[0] != TAG_BASE or points[-1] != CANCEL_TAG:
-            raise SystemExit(f"emoji-sequences.txt: not a flag tag sequence: {line!r}")
+            raise SystemExit(f"emoji-sequences.txt: not a flag tag sequence: {fields!r}")
         specs.append("".join(chr(cp - 0xE0000) for cp in points[1:-1]))
     if not specs:
         raise SystemExit("emoji-sequences.txt: no RGI_Emoji_Tag_Sequence")
@@ -118,8 +87,8 @@ def render() -> str:
         "# in lines of text.",
         "VARIATION_SEQUENCES: dict[int, tuple[str, ...]] = {",
     ]
-    for selector, ranges in variation_sequences().items():
-        parts = _ranges_literal(ranges)
+    for selector, bases in variation_sequences().items():
+        parts = _ranges_literal(bases)
         if len(parts) <= 1:  # ruff format's layout: a 1-tuple stays on one line
             inner = f'"{parts[0]}",' if parts else ""
             lines.append(f"    0x{selector:04X}: ({inner}),")

@@ -29,6 +29,12 @@ TOOLS = ROOT / "tools"
 
 # name -> (what it writes, from what); the module is tools/gen_<name>.py
 GENERATORS: dict[str, tuple[str, str]] = {
+    "utf8_tables": (
+        "`sanitizer/_native_src/utf8_tables_data.h`: the UTF-8 byte ranges of the C validator "
+        "and decoder (the scalar rules, the SIMD kernels' nibble tables, checked on every "
+        "byte pair)",
+        "`sanitizer/grammar.py` (RFC 3629 §4; no Unicode version)",
+    ),
     "chartables": (
         "`sanitizer/_chartables_data.py`: the character categories and normalization tables "
         "of the policy layer",

@@ -9,7 +9,7 @@
  *   map_code_points(sources, index, offsets, values, text) -> str
  *       text with every code point found in ``sources`` replaced by its value
  *       values[offsets[i]:offsets[i + 1]], the others kept (reference: str.translate with
- *       the same map as a dict, _lookups.CodePointMap.table); index from index_code_points.
+ *       the same map as a dict, _code_point_map.CodePointMap.table); index from index_code_points.
  *   script_mask(starts, ids, masks, values, text) -> int
  *       the AND of the bit masks of the runs the code points of text fall in: starts are
  *       the first code points of the runs, in order, from 0; ids the mask number of each

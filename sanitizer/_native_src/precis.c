@@ -532,11 +532,12 @@ error:
 
 static PyMethodDef precis_methods[] = {
     {"precis_enforce", (PyCFunction)(void (*)(void))speedups_precis_enforce, METH_FASTCALL,
-     "precis_enforce(stage1, stage2, config, text) -> str: text as a PRECIS profile\n"
-     "enforces it, PrecisError, or config's fallback(text) (see precis.c)"},
+     "precis_enforce($module, stage1, stage2, config, text, /)\n--\n\n"
+     "text as a PRECIS profile enforces it, PrecisError, or config's fallback(text)\n"
+     "(see precis.c)."},
     {"precis_layout", speedups_precis_layout, METH_NOARGS,
-     "precis_layout() -> dict: the table layout, config flags and reason order of\n"
-     "precis_enforce"},
+     "precis_layout($module, /)\n--\n\n"
+     "The table layout, config flags and reason order of precis_enforce."},
     {NULL, NULL, 0, NULL},
 };
 

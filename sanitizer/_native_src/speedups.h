@@ -2,30 +2,36 @@
  * What the parts of the sanitizer._speedups extension share.
  *
  * The extension is one module built from several files, one job each: module.c (method
- * table, module init, exported constants), utf8.c (the RFC 3629 state-machine runner:
- * decode, spans, replace), scan.c (the policy class-table scan: scan, clean, clean_edit),
- * percent.c (percent-decoding for sanitizer.web), lookalike.c (code point map and
- * script-mask lookups for sanitizer.lookalike) and validate.c (the SIMD UTF-8 validator:
- * valid_prefix, is_valid).  This header declares the functions
- * module.c puts in the method table, and the policy-table layout scan.c reads and
- * module.c exports (sanitizer/_classtable.py writes the same layout; tests/test_native.py
- * checks that the two sides agree).
+ * table, module state and init, exported constants, the capsule of speedups_capi.h),
+ * utf8.c (the RFC 3629 state-machine runner: decode, spans, replace), validate.c (the SIMD
+ * UTF-8 validator: valid_prefix, is_valid), decode_valid.c (bytes the validator proved,
+ * decoded to a str), classtable.c, scan.c and edit.c (the policy fast path: a policy's
+ * tables checked and derived once; the scan: scan, clean; sanitize's edits: clean_edit;
+ * their shared types in scan.h and scan_avx2.h), lookalike.c (code point map and
+ * script-mask lookups for sanitizer.lookalike), source.c (the source gate's passes) and
+ * precis.c (PRECIS enforcement for sanitizer.precis).
+ * The web layer's C code is another extension, sanitizer.web._speedups
+ * (sanitizer/web/_native_src/), which calls clean() through the capsule.
+ *
+ * This header declares the functions module.c puts in the method table, the module's
+ * state, and the policy-table layout scan.c reads and module.c exports
+ * (sanitizer/policy/_classtable.py writes the same layout; tests/test_native.py checks
+ * that the two sides agree).
  */
 #ifndef SANITIZER_SPEEDUPS_H
 #define SANITIZER_SPEEDUPS_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "speedups_capi.h" /* Python.h, the ABI version, the capsule */
 
-/* Shared between the files of this extension only, not exported from the .so. */
-#if defined(__GNUC__)
-#define SPEEDUPS_INTERNAL __attribute__((visibility("hidden")))
-#else
-#define SPEEDUPS_INTERNAL
+/* x86-64 with GCC or clang: the AVX2 / SSE4.1 code is compiled per function with target
+ * attributes (so the default flags build it) and runs when the CPU has it. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SPEEDUPS_X86 1
+#include <immintrin.h>
 #endif
 
-/* The class table scan.c reads (sanitizer/_classtable.py builds it): stage1 holds one
- * native-endian uint16 block number per 256 code points (U+0000..10FFFF). */
+/* The class table scan.c reads (sanitizer/policy/_classtable.py builds it): stage1 holds
+ * one native-endian uint16 block number per 256 code points (U+0000..10FFFF). */
 #define STAGE1_ENTRIES 0x1100
 
 /* Layout of a policy's tables (bytes) scan.c reads, offsets in bytes: flags[256] by
@@ -37,6 +43,42 @@
 #define RULES_OFFSET 528
 #define RULE_SIZE 514
 
+/* A machine table (grammar.MACHINE.table) checked by utf8.c, pointing into its bytes. */
+typedef struct {
+    const unsigned char *classes;
+    const unsigned char *masks;
+    const unsigned char *trans;
+    Py_ssize_t ntrans;
+    int nclasses;
+    int ascii_ok; /* every byte < 0x80 is a whole character in ACCEPT */
+} machine_t;
+
+typedef struct table_cache table_cache; /* classtable.c */
+
+/* The module's state (PEP 489 multi-phase init, PEP 573): what its functions keep between
+ * calls, per module object (one per interpreter).  The functions reach it through their
+ * `self`, the module (state_of).  What depends only on the CPU (the validator's kernel)
+ * is process-wide instead. */
+typedef struct {
+    /* utf8.c: decode()'s Python fallback, the default machine (its table kept alive)
+     * and the class it raises (Utf8Error), from set_decode_fallback() */
+    PyObject *decode_fallback, *default_table, *error_class;
+    machine_t default_machine;
+    /* validate.c: is_valid()'s Python fallback, from set_is_valid_fallback() */
+    PyObject *is_valid_fallback;
+    /* classtable.c: the policy tables checked so far, and what was derived from them */
+    table_cache *tables;
+    /* edit.c: the ACT_* table of the last (tables, edits) pair, both held */
+    PyObject *act_tables, *act_edits;
+    unsigned char act_table[256];
+} speedups_state;
+
+static inline speedups_state *
+state_of(PyObject *module)
+{
+    return (speedups_state *)PyModule_GetState(module);
+}
+
 /* utf8.c */
 SPEEDUPS_INTERNAL PyObject *speedups_decode(PyObject *self, PyObject *const *args,
                                             Py_ssize_t nargs, PyObject *kwnames);
@@ -44,24 +86,24 @@ SPEEDUPS_INTERNAL PyObject *speedups_set_decode_fallback(PyObject *self, PyObjec
 SPEEDUPS_INTERNAL PyObject *speedups_spans(PyObject *self, PyObject *args);
 SPEEDUPS_INTERNAL PyObject *speedups_replace(PyObject *self, PyObject *args);
 
+/* classtable.c: the cache in the module's state */
+SPEEDUPS_INTERNAL table_cache *classtable_cache_new(void);
+SPEEDUPS_INTERNAL void classtable_cache_clear(table_cache *cache);
+SPEEDUPS_INTERNAL int classtable_cache_traverse(table_cache *cache, visitproc visit, void *arg);
+
 /* scan.c */
 SPEEDUPS_INTERNAL PyObject *speedups_scan(PyObject *self, PyObject *const *args,
                                           Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_clean(PyObject *self, PyObject *const *args,
                                            Py_ssize_t nargs);
+
+/* edit.c */
 SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
 
-/* percent.c */
-SPEEDUPS_INTERNAL PyObject *speedups_unquote(PyObject *self, PyObject *const *args,
-                                             Py_ssize_t nargs);
-
-/* webhead.c */
-SPEEDUPS_INTERNAL PyObject *speedups_web_head(PyObject *self, PyObject *const *args,
-                                              Py_ssize_t nargs);
-
-SPEEDUPS_INTERNAL PyObject *speedups_json_strings(PyObject *self, PyObject *const *args,
-                                                  Py_ssize_t nargs);
+/* decode_valid.c: s[0:n] decoded (strict) to a new str when it is valid UTF-8, else None
+ * (a new reference) without raising; NULL on error. */
+SPEEDUPS_INTERNAL PyObject *speedups_decode_valid(const unsigned char *s, Py_ssize_t n);
 
 /* lookalike.c */
 SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,
@@ -78,7 +120,13 @@ SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const 
                                                 Py_ssize_t nargs);
 
 /* validate.c */
-SPEEDUPS_INTERNAL int speedups_validate_init(void);
+SPEEDUPS_INTERNAL void speedups_validate_init(void);
+SPEEDUPS_INTERNAL PyObject *speedups_set_utf8_kernel(PyObject *self, PyObject *name);
+/* 1 when the AVX2 kernel runs: scan.c's AVX2 loops run then, and only then. */
+SPEEDUPS_INTERNAL extern int speedups_avx2;
+/* The kernels' block: 64 bytes (two AVX2 vectors, four SSE4.1 or NEON ones).  module.c
+ * exports it (VALIDATOR_BLOCK: sanitizer._native.VALIDATOR_BLOCK must be the same). */
+#define VALIDATOR_BLOCK 64
 SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix(PyObject *self, PyObject *data);
 SPEEDUPS_INTERNAL Py_ssize_t speedups_valid_prefix_of(const unsigned char *s, Py_ssize_t n);
 SPEEDUPS_INTERNAL PyObject *speedups_utf8_kernel(PyObject *self, PyObject *unused);

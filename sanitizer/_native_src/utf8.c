@@ -17,15 +17,6 @@
 #define REJECT 0xFF
 #define REPLACEMENT 0xFFFD
 
-typedef struct {
-    const unsigned char *classes;
-    const unsigned char *masks;
-    const unsigned char *trans;
-    Py_ssize_t ntrans;
-    int nclasses;
-    int ascii_ok; /* every byte < 0x80 is a whole character in ACCEPT */
-} machine_t;
-
 /* Check the table once per call so the inner loop needs no bounds checks: every class is
  * < nclasses and every transition is REJECT or a state whose row exists. */
 static int
@@ -205,10 +196,8 @@ done:
  * accepts (valid input costs one bytes.decode).  Anything else goes to the Python
  * implementation registered with set_decode_fallback(), which runs the state machine.
  */
-static PyObject *decode_fallback = NULL;
-static PyObject *default_table = NULL; /* bytes: grammar.MACHINE.table, kept alive */
-static machine_t default_machine;      /* loaded and validated once, at registration */
-static PyObject *error_class = NULL;   /* sanitizer.Utf8Error */
+/* (What set_decode_fallback() registers is in the module's state, speedups.h: the Python
+ * decode, grammar.MACHINE.table, kept alive, as a machine checked once, and Utf8Error.) */
 
 /*
  * Strict decoding failed in CPython's codec at `good` (everything before it is valid):
@@ -216,20 +205,20 @@ static PyObject *error_class = NULL;   /* sanitizer.Utf8Error */
  * when the error is set, 0 when the machine found nothing (the caller then falls back).
  */
 static int
-raise_first_error(PyObject *bytes, Py_ssize_t good)
+raise_first_error(const speedups_state *st, PyObject *bytes, Py_ssize_t good)
 {
     PyObject *spans = PyList_New(0);
     if (spans == NULL) return -1;
     int rc = -1;
-    if (run(&default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes),
+    if (run(&st->default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes),
             PyBytes_GET_SIZE(bytes), good, 1, spans, NULL) >= 0) {
         rc = 0;
         if (PyList_GET_SIZE(spans) == 2) {
-            PyObject *exc = PyObject_CallFunction(error_class, "sOOOs", "utf-8", bytes,
+            PyObject *exc = PyObject_CallFunction(st->error_class, "sOOOs", "utf-8", bytes,
                                                   PyList_GET_ITEM(spans, 0),
                                                   PyList_GET_ITEM(spans, 1), "");
             if (exc != NULL) {
-                PyErr_SetObject(error_class, exc);
+                PyErr_SetObject(st->error_class, exc);
                 Py_DECREF(exc);
                 rc = 1;
             }
@@ -244,7 +233,7 @@ raise_first_error(PyObject *bytes, Py_ssize_t good)
 
 /* decode(bytes, errors="replace") with the default machine; short inputs use the stack. */
 static PyObject *
-replace_all(PyObject *bytes)
+replace_all(const speedups_state *st, PyObject *bytes)
 {
     Py_ssize_t n = PyBytes_GET_SIZE(bytes);
     Py_UCS4 small[256];
@@ -255,7 +244,7 @@ replace_all(PyObject *bytes)
     }
     PyObject *result = NULL;
     Py_ssize_t w =
-        run(&default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes), n, 0, -1, NULL, out);
+        run(&st->default_machine, (const unsigned char *)PyBytes_AS_STRING(bytes), n, 0, -1, NULL, out);
     if (w >= 0) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, w);
     if (out != small) PyMem_Free(out);
     return result;
@@ -269,7 +258,8 @@ speedups_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
             PyObject *text = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(args[0]),
                                                   PyBytes_GET_SIZE(args[0]), NULL);
             if (text != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
-            if (default_table != NULL && error_class != NULL) {
+            const speedups_state *st = state_of(self);
+            if (st->default_table != NULL && st->error_class != NULL) {
                 /* Only the offset CPython accepted up to is reused; the machine decides. */
                 PyObject *type, *value, *tb;
                 PyErr_Fetch(&type, &value, &tb);
@@ -280,23 +270,24 @@ speedups_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
                 Py_XDECREF(value);
                 Py_XDECREF(tb);
                 if (!ok) return NULL;
-                int rc = raise_first_error(args[0], good);
+                int rc = raise_first_error(st, args[0], good);
                 if (rc != 0) return NULL; /* Utf8Error raised, or a real failure */
             }
             PyErr_Clear();
-        } else if (default_table != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
+        } else if (state_of(self)->default_table != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
                    PyUnicode_Check(args[1]) &&
                    PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "errors") == 0 &&
                    PyUnicode_CompareWithASCIIString(args[1], "replace") == 0) {
             /* errors="replace" alone: the state machine straight away. */
-            return replace_all(args[0]);
+            return replace_all(state_of(self), args[0]);
         }
     }
-    if (decode_fallback == NULL) {
+    PyObject *fallback = state_of(self)->decode_fallback;
+    if (fallback == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "decode fallback not registered");
         return NULL;
     }
-    return PyObject_Vectorcall(decode_fallback, args, (size_t)nargs, kwnames);
+    return PyObject_Vectorcall(fallback, args, (size_t)nargs, kwnames);
 }
 
 PyObject *
@@ -317,12 +308,13 @@ speedups_set_decode_fallback(PyObject *self, PyObject *args)
     int bad = load_machine(&view, nclasses, &m);
     PyBuffer_Release(&view);
     if (bad) return NULL;
+    speedups_state *st = state_of(self);
     Py_INCREF(fn);
-    Py_XSETREF(decode_fallback, fn);
+    Py_XSETREF(st->decode_fallback, fn);
     Py_INCREF(table);
-    Py_XSETREF(default_table, table);
-    default_machine = m;
+    Py_XSETREF(st->default_table, table);
+    st->default_machine = m;
     Py_INCREF(errcls);
-    Py_XSETREF(error_class, errcls);
+    Py_XSETREF(st->error_class, errcls);
     Py_RETURN_NONE;
 }

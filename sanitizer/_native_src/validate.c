@@ -25,26 +25,27 @@
  *
  * Kernels: AVX2 and SSE4.1 (x86-64, compiled per function with target attributes so the
  * default flags build them; chosen at run time with __builtin_cpu_supports), NEON
- * (AArch64), scalar.  SANITIZER_UTF8_KERNEL=avx2|sse41|neon|scalar|auto forces one; it
- * is read once, when the module is imported, and an unknown or unavailable name is an
- * error then.
+ * (AArch64), scalar.  The best one this machine runs is chosen at init;
+ * set_utf8_kernel(name) forces another (sanitizer/_native.py calls it once, at import,
+ * for SANITIZER_UTF8_KERNEL).  The choice is process-wide, like the CPU it depends on,
+ * and scan.c follows it (speedups_avx2).
  */
 #include "speedups.h"
+#include "utf8_tables_data.h" /* generated from sanitizer/grammar.py */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(SPEEDUPS_X86)
 #define VALIDATE_X86 1
-#include <immintrin.h>
 #endif
 #if defined(__aarch64__)
 #define VALIDATE_NEON 1
 #include <arm_neon.h>
 #endif
 
-#define BLOCK 64
+#define BLOCK VALIDATOR_BLOCK /* 64 (speedups.h) */
 /* The x86 kernels test the error bits once per GROUP blocks (a branch per block cost a
  * fifth of their speed); a failing group is run again one block at a time from the state
  * it started with, so the answer is the block-by-block one. */
@@ -57,6 +58,7 @@
 typedef Py_ssize_t (*kernel_fn)(const unsigned char *s, Py_ssize_t n);
 
 /* ---- scalar: RFC 3629 §4 rows, one character at a time --------------------------- */
+/* (The rows as tables by lead byte, utf8_tables_data.h: generated from grammar.py.) */
 
 /* Exact: the start of the first ill-formed or truncated character, or n. */
 static Py_ssize_t
@@ -78,25 +80,12 @@ valid_prefix_scalar(const unsigned char *s, Py_ssize_t n)
             continue;
         }
         /* RFC 3629 §4: the lead fixes the length and the range of the second byte. */
-        unsigned char lo = 0x80, hi = 0xBF;
-        Py_ssize_t len;
-        if (b >= 0xC2 && b <= 0xDF) {
-            len = 2;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-            len = 3;
-            if (b == 0xE0) lo = 0xA0;      /* overlong */
-            else if (b == 0xED) hi = 0x9F; /* surrogates */
-        } else if (b >= 0xF0 && b <= 0xF4) {
-            len = 4;
-            if (b == 0xF0) lo = 0x90;      /* overlong */
-            else if (b == 0xF4) hi = 0x8F; /* above U+10FFFF */
-        } else {
-            return i; /* 80..C1, F5..FF never start a character */
-        }
+        Py_ssize_t len = UTF8_LENGTH[b];
+        if (len == 0) return i; /* a continuation, or a byte no character starts with */
         if (i + len > n) return i;
-        if (s[i + 1] < lo || s[i + 1] > hi) return i;
+        if (s[i + 1] < UTF8_SECOND_LO[b] || s[i + 1] > UTF8_SECOND_HI[b]) return i;
         for (Py_ssize_t k = 2; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return i;
+            if (s[i + k] < UTF8_TAIL_LO || s[i + k] > UTF8_TAIL_HI) return i;
         }
         i += len;
     }
@@ -105,68 +94,14 @@ valid_prefix_scalar(const unsigned char *s, Py_ssize_t n)
 
 /* ---- the lookup tables (Keiser & Lemire §5) ---------------------------------------- */
 
-/* One bit per kind of error a pair (previous byte, current byte) can show.  A pair is in
- * error when all three lookups agree on a bit.  OVERLONG_4 (F0 then 80..8F) and
- * TOO_LARGE_1000 (F5..FF then 80..8F) share a bit: the low nibble tells them apart. */
-#define TOO_SHORT 0x01      /* a lead, then ASCII or another lead */
-#define TOO_LONG 0x02       /* ASCII, then a continuation */
-#define OVERLONG_3 0x04     /* E0, then 80..9F */
-#define TOO_LARGE 0x08      /* F4..FF, then 90..BF */
-#define SURROGATE 0x10      /* ED, then A0..BF */
-#define OVERLONG_2 0x20     /* C0 or C1, then a continuation */
-#define TOO_LARGE_1000 0x40 /* F5..FF, then 80..8F */
-#define OVERLONG_4 0x40     /* F0, then 80..8F */
-#define TWO_CONTS 0x80      /* a continuation, then another: legal only as a 3rd/4th byte */
-/* The bits the high nibbles alone decide: every low nibble lets them through. */
-#define CARRY (TOO_SHORT | TOO_LONG | TWO_CONTS)
-
-/* Indexed by the high nibble of the previous byte. */
-static const unsigned char PREV_HIGH[16] = {
-    TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, /* 0_ */
-    TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,                                     /* 8_..B_ */
-    TOO_SHORT | OVERLONG_2,                                                         /* C_ */
-    TOO_SHORT,                                                                      /* D_ */
-    TOO_SHORT | OVERLONG_3 | SURROGATE,                                             /* E_ */
-    TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,                            /* F_ */
-};
-
-/* Indexed by the low nibble of the previous byte. */
-static const unsigned char PREV_LOW[16] = {
-    CARRY | OVERLONG_2 | OVERLONG_3 | OVERLONG_4, /* _0: C0 E0 F0 */
-    CARRY | OVERLONG_2,                           /* _1: C1 */
-    CARRY,
-    CARRY,
-    CARRY | TOO_LARGE, /* _4: F4 */
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE, /* _D: ED */
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-    CARRY | TOO_LARGE | TOO_LARGE_1000,
-};
-
-/* Indexed by the high nibble of the current byte. */
-#define CONT_ANY (TOO_LONG | OVERLONG_2 | TWO_CONTS)
-static const unsigned char CUR_HIGH[16] = {
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-    CONT_ANY | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4, /* 80..8F */
-    CONT_ANY | OVERLONG_3 | TOO_LARGE,                   /* 90..9F */
-    CONT_ANY | SURROGATE | TOO_LARGE,                    /* A0..AF */
-    CONT_ANY | SURROGATE | TOO_LARGE,                    /* B0..BF */
-    TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-};
-
-/* A block ending with one of these is inside a sequence: the last byte must be below
- * C0, the one before below E0, the one before that below F0. */
-static const unsigned char LAST_MAX[16] = {
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF,
-};
+/* One bit per kind of error a pair (previous byte, current byte) can show; a pair is in
+ * error when all three lookups agree on a bit.  The tables (UTF8_PREV_HIGH by the high
+ * nibble of the previous byte, UTF8_PREV_LOW by its low nibble, UTF8_CUR_HIGH by the high
+ * nibble of the current byte), their kinds and the block-end limits (UTF8_LAST_MAX) are
+ * generated from grammar.UTF8_CHAR into utf8_tables_data.h by tools/gen_utf8_tables.py,
+ * which checks them against the grammar on every byte pair.  UTF8_TWO_CONTS (a
+ * continuation, then another) is legal only as a 3rd or 4th byte: the kernels XOR it with
+ * "the byte two back is >= UTF8_LEAD3_MIN or three back >= UTF8_LEAD4_MIN". */
 
 /* Where the proven prefix ends when the block at `at` failed: `at`, or the start of a
  * sequence the bytes before `at` leave open (those bytes passed every check, so they are
@@ -176,9 +111,9 @@ back_to_boundary(const unsigned char *s, Py_ssize_t at)
 {
     for (Py_ssize_t k = 1; k <= 3 && k <= at; k++) {
         unsigned char b = s[at - k];
-        if (b < 0x80) break;
-        if (b >= 0xC0) {
-            Py_ssize_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+        if (b < UTF8_TAIL_LO) break; /* ASCII */
+        if (b > UTF8_TAIL_HI) {      /* a lead: the bytes before `at` passed, so a valid one */
+            Py_ssize_t need = b >= UTF8_LEAD4_MIN ? 4 : b >= UTF8_LEAD3_MIN ? 3 : 2;
             return need > k ? at - k : at;
         }
     }
@@ -186,9 +121,9 @@ back_to_boundary(const unsigned char *s, Py_ssize_t at)
 }
 
 /* The last partial block, padded with spaces: a sequence left open at the end of the
- * input is then followed by ASCII, which the pair check flags (TOO_SHORT).  An input
- * that ends on a block edge has no such block: the last one must not leave a sequence
- * open (the LAST_MAX test). */
+ * input is then followed by ASCII, which the pair check flags (a lead then no
+ * continuation).  An input that ends on a block edge has no such block: the last one must
+ * not leave a sequence open (the UTF8_LAST_MAX test). */
 static void
 pad_tail(unsigned char *buf, const unsigned char *s, Py_ssize_t rem)
 {
@@ -217,12 +152,14 @@ sse_check(__m128i in, __m128i prev, __m128i t_ph, __m128i t_pl, __m128i t_ch)
         _mm_and_si128(_mm_shuffle_epi8(t_ph, _mm_and_si128(_mm_srli_epi16(prev1, 4), nib)),
                       _mm_shuffle_epi8(t_pl, _mm_and_si128(prev1, nib))),
         _mm_shuffle_epi8(t_ch, _mm_and_si128(_mm_srli_epi16(in, 4), nib)));
-    /* 3rd and 4th bytes: prev2 >= E0 or prev3 >= F0 (saturating: >= 0x80 iff so). */
+    /* 3rd and 4th bytes: prev2 >= LEAD3_MIN or prev3 >= LEAD4_MIN (saturating: the high
+     * bit is set iff so). */
     __m128i prev2 = _mm_alignr_epi8(in, prev, 14);
     __m128i prev3 = _mm_alignr_epi8(in, prev, 13);
-    __m128i must23 = _mm_or_si128(_mm_subs_epu8(prev2, _mm_set1_epi8((char)(0xE0 - 0x80))),
-                                  _mm_subs_epu8(prev3, _mm_set1_epi8((char)(0xF0 - 0x80))));
-    must23 = _mm_and_si128(must23, _mm_set1_epi8((char)0x80));
+    __m128i must23 =
+        _mm_or_si128(_mm_subs_epu8(prev2, _mm_set1_epi8((char)(UTF8_LEAD3_MIN - 0x80))),
+                     _mm_subs_epu8(prev3, _mm_set1_epi8((char)(UTF8_LEAD4_MIN - 0x80))));
+    must23 = _mm_and_si128(must23, _mm_set1_epi8((char)UTF8_TWO_CONTS));
     return _mm_xor_si128(e, must23);
 }
 
@@ -257,8 +194,8 @@ sse_block(const unsigned char *p, __m128i *prev, __m128i *open, const sse_consts
 SSE_TARGET static Py_ssize_t
 valid_prefix_sse41(const unsigned char *s, Py_ssize_t n)
 {
-    const sse_consts c = {sse_table(PREV_HIGH), sse_table(PREV_LOW), sse_table(CUR_HIGH),
-                          sse_table(LAST_MAX)};
+    const sse_consts c = {sse_table(UTF8_PREV_HIGH), sse_table(UTF8_PREV_LOW),
+                          sse_table(UTF8_CUR_HIGH), sse_table(UTF8_LAST_MAX)};
     __m128i prev = _mm_setzero_si128(), open = _mm_setzero_si128();
     Py_ssize_t at = 0;
     while (at + GROUP * BLOCK <= n) { /* GROUP blocks a test; a failing group is re-run */
@@ -319,14 +256,14 @@ avx2_check(__m256i in, __m256i prev, __m256i t_ph, __m256i t_pl, __m256i t_ch)
     __m256i prev2 = AVX2_PREV(in, prev, 2);
     __m256i prev3 = AVX2_PREV(in, prev, 3);
     __m256i must23 =
-        _mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
-                        _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80))));
-    must23 = _mm256_and_si256(must23, _mm256_set1_epi8((char)0x80));
+        _mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(UTF8_LEAD3_MIN - 0x80))),
+                        _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(UTF8_LEAD4_MIN - 0x80))));
+    must23 = _mm256_and_si256(must23, _mm256_set1_epi8((char)UTF8_TWO_CONTS));
     return _mm256_xor_si256(e, must23);
 }
 
-/* The constants of a kernel: the three tables and LAST_MAX (high lane only: the low lane
- * never limits). */
+/* The constants of a kernel: the three tables and UTF8_LAST_MAX (high lane only: the low
+ * lane never limits). */
 typedef struct {
     __m256i ph, pl, ch, last_max;
 } avx2_consts;
@@ -355,9 +292,9 @@ AVX2_TARGET static Py_ssize_t
 valid_prefix_avx2(const unsigned char *s, Py_ssize_t n)
 {
     const avx2_consts c = {
-        avx2_table(PREV_HIGH), avx2_table(PREV_LOW), avx2_table(CUR_HIGH),
+        avx2_table(UTF8_PREV_HIGH), avx2_table(UTF8_PREV_LOW), avx2_table(UTF8_CUR_HIGH),
         _mm256_inserti128_si256(_mm256_set1_epi8((char)0xFF),
-                                _mm_loadu_si128((const __m128i *)LAST_MAX), 1),
+                                _mm_loadu_si128((const __m128i *)UTF8_LAST_MAX), 1),
     };
     __m256i prev = _mm256_setzero_si256(), open = _mm256_setzero_si256();
     Py_ssize_t at = 0;
@@ -406,17 +343,17 @@ neon_check(uint8x16_t in, uint8x16_t prev, uint8x16_t t_ph, uint8x16_t t_pl, uin
                             vqtbl1q_u8(t_ch, vshrq_n_u8(in, 4)));
     uint8x16_t prev2 = vextq_u8(prev, in, 14);
     uint8x16_t prev3 = vextq_u8(prev, in, 13);
-    uint8x16_t must23 = vorrq_u8(vqsubq_u8(prev2, vdupq_n_u8(0xE0 - 0x80)),
-                                 vqsubq_u8(prev3, vdupq_n_u8(0xF0 - 0x80)));
-    must23 = vandq_u8(must23, vdupq_n_u8(0x80));
+    uint8x16_t must23 = vorrq_u8(vqsubq_u8(prev2, vdupq_n_u8(UTF8_LEAD3_MIN - 0x80)),
+                                 vqsubq_u8(prev3, vdupq_n_u8(UTF8_LEAD4_MIN - 0x80)));
+    must23 = vandq_u8(must23, vdupq_n_u8(UTF8_TWO_CONTS));
     return veorq_u8(e, must23);
 }
 
 static Py_ssize_t
 valid_prefix_neon(const unsigned char *s, Py_ssize_t n)
 {
-    const uint8x16_t t_ph = vld1q_u8(PREV_HIGH), t_pl = vld1q_u8(PREV_LOW),
-                     t_ch = vld1q_u8(CUR_HIGH), last_max = vld1q_u8(LAST_MAX);
+    const uint8x16_t t_ph = vld1q_u8(UTF8_PREV_HIGH), t_pl = vld1q_u8(UTF8_PREV_LOW),
+                     t_ch = vld1q_u8(UTF8_CUR_HIGH), last_max = vld1q_u8(UTF8_LAST_MAX);
     uint8x16_t prev = vdupq_n_u8(0), open = vdupq_n_u8(0);
     unsigned char tail[BLOCK];
     Py_ssize_t at = 0;
@@ -486,6 +423,16 @@ kernel_available(const kernel_t *k)
 }
 
 static const kernel_t *active = &KERNELS[NKERNELS - 1];
+int speedups_avx2 = 0;
+
+static void
+use_kernel(const kernel_t *k)
+{
+    active = k;
+#ifdef VALIDATE_X86
+    speedups_avx2 = k->fn == valid_prefix_avx2;
+#endif
+}
 
 static const kernel_t *
 find_kernel(const char *name)
@@ -496,40 +443,53 @@ find_kernel(const char *name)
     return NULL;
 }
 
-int
+static const kernel_t *
+best_kernel(void)
+{
+    for (int i = 0; i < NKERNELS; i++) {
+        if (kernel_available(&KERNELS[i])) return &KERNELS[i];
+    }
+    return &KERNELS[NKERNELS - 1];
+}
+
+void
 speedups_validate_init(void)
 {
+    static int done = 0; /* the choice is process-wide: a second module keeps it */
+    if (done) return;
+    done = 1;
 #ifdef VALIDATE_X86
     __builtin_cpu_init();
 #endif
-    const char *want = getenv("SANITIZER_UTF8_KERNEL");
-    if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0) {
-        const kernel_t *k = find_kernel(want);
-        if (k == NULL && strcmp(want, "avx2") && strcmp(want, "sse41") && strcmp(want, "neon") &&
-            strcmp(want, "scalar")) {
-            PyErr_Format(PyExc_ValueError,
-                         "SANITIZER_UTF8_KERNEL=%.40s: expected avx2, sse41, neon, scalar or "
-                         "auto",
-                         want);
-            return -1;
-        }
-        if (k == NULL || !kernel_available(k)) {
-            PyErr_Format(PyExc_RuntimeError,
-                         "SANITIZER_UTF8_KERNEL=%s: this CPU or build cannot run it "
-                         "(unset it, or use auto)",
-                         want);
-            return -1;
-        }
-        active = k;
-        return 0;
+    use_kernel(best_kernel());
+}
+
+PyObject *
+speedups_set_utf8_kernel(PyObject *self, PyObject *name)
+{
+    (void)self;
+    if (!PyUnicode_Check(name)) {
+        PyErr_SetString(PyExc_TypeError, "set_utf8_kernel() name must be str");
+        return NULL;
     }
-    for (int i = 0; i < NKERNELS; i++) {
-        if (kernel_available(&KERNELS[i])) {
-            active = &KERNELS[i];
-            break;
-        }
+    const char *want = PyUnicode_AsUTF8(name);
+    if (want == NULL) return NULL;
+    if (strcmp(want, "auto") == 0) {
+        use_kernel(best_kernel());
+        Py_RETURN_NONE;
     }
-    return 0;
+    const kernel_t *k = find_kernel(want);
+    if (k == NULL && strcmp(want, "avx2") && strcmp(want, "sse41") && strcmp(want, "neon") &&
+        strcmp(want, "scalar")) {
+        PyErr_SetString(PyExc_ValueError, "expected avx2, sse41, neon, scalar or auto");
+        return NULL;
+    }
+    if (k == NULL || !kernel_available(k)) {
+        PyErr_SetString(PyExc_ValueError, "this CPU or build cannot run it");
+        return NULL;
+    }
+    use_kernel(k);
+    Py_RETURN_NONE;
 }
 
 static Py_ssize_t
@@ -628,37 +588,35 @@ speedups_valid_prefix_using(PyObject *self, PyObject *const *args, Py_ssize_t na
 
 /* ---- is_valid: the C entry point of sanitizer.decoder.is_valid ----------------------- */
 
-/* The Python is_valid (decoder.is_valid_py) that every call but the plain one goes to:
- * options, other buffer types, argument errors, and ill-formed input (which the machine
- * judges, as allow_overlong_nul may accept what the validator refuses). */
-static PyObject *is_valid_fallback = NULL;
-
+/* The Python is_valid (decoder.is_valid_py, in the module's state) that every call but
+ * the plain one goes to: options, other buffer types, argument errors, and ill-formed
+ * input (which the machine judges, as allow_overlong_nul may accept what the validator
+ * refuses). */
 PyObject *
 speedups_is_valid(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    (void)self;
     if (nargs == 1 && kwnames == NULL && PyBytes_CheckExact(args[0])) {
         const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
         Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
         kernel_fn fn = n < SHORT_INPUT ? valid_prefix_scalar : active->fn;
         if (run_kernel(fn, s, n) == n) Py_RETURN_TRUE;
     }
-    if (is_valid_fallback == NULL) {
+    PyObject *fallback = state_of(self)->is_valid_fallback;
+    if (fallback == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "is_valid fallback not registered");
         return NULL;
     }
-    return PyObject_Vectorcall(is_valid_fallback, args, (size_t)nargs, kwnames);
+    return PyObject_Vectorcall(fallback, args, (size_t)nargs, kwnames);
 }
 
 PyObject *
 speedups_set_is_valid_fallback(PyObject *self, PyObject *fn)
 {
-    (void)self;
     if (!PyCallable_Check(fn)) {
         PyErr_SetString(PyExc_TypeError, "fallback must be callable");
         return NULL;
     }
     Py_INCREF(fn);
-    Py_XSETREF(is_valid_fallback, fn);
+    Py_XSETREF(state_of(self)->is_valid_fallback, fn);
     Py_RETURN_NONE;
 }

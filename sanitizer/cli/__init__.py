@@ -19,7 +19,7 @@ from .. import __version__
 from ..charnames import UNICODE_VERSION
 from ._output import OutputError, end_of_output
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,7 +39,7 @@ _COMMANDS = {
 def _columns() -> int:
     """The terminal's width as ``shutil.get_terminal_size`` finds it ($COLUMNS, else the
     terminal of stdout, else 80), without importing ``shutil`` (which loads zlib, bz2 and
-    lzma: ~7M instructions of every ``sanitizer check``, issue #13)."""
+    lzma: ~7M instructions of every ``sanitizer check``)."""
     try:
         columns = int(os.environ.get("COLUMNS", "0"))
     except ValueError:
@@ -78,6 +78,30 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def _version() -> str:
+    """``--version``: the release, the Unicode version, and what runs the checks: the C
+    extension and its UTF-8 kernel, or the pure-Python paths and why."""
+    from .._native import PURE_REASON, utf8_kernel
+
+    backend = "c" if PURE_REASON is None else f"pure ({PURE_REASON})"
+    return (
+        f"utf8-sanitizer {__version__} (Unicode {UNICODE_VERSION})\n"
+        f"backend: {backend}; UTF-8 validator kernel: {utf8_kernel()}"
+    )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: ``_version()`` as it is (argparse's own action rewraps the lines)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(_version())  # to stdout, as argparse's own version action does
+        parser.exit()
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given the command line ``argv``, with only the subcommand it names
     (when it names one: else all of them, so that help and errors list every one)."""
@@ -86,9 +110,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Strict UTF-8 (RFC 3629) checks, Unicode policies and fuzzing.",
     )
     parser.add_argument(
-        "--version",
-        action="version",
-        version=f"utf8-sanitizer {__version__} (Unicode {UNICODE_VERSION})",
+        "--version", action=_VersionAction, help="show the version and the backend, and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

@@ -9,26 +9,54 @@ input like any other, whatever ignore rules, globs or binary detection say.  Fol
 are walked by ``_walk`` (what git would not ignore); inside them only regular files are
 read (a FIFO met while walking could block the scan forever), any other kind is reported
 as skipped and symbolic links are counted, not followed, unless ``--follow``.
+
+Opening an input is here too (``open_input``), and what
+makes a file found in a folder binary (``looks_binary``): a NUL byte in its first 8 KiB,
+as for git and ripgrep, asked only of a file of no known kind of text (``_kinds``).
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 
+from ..decoder import find_errors
+from ..errors import ErrorKind
 from . import _walk
+from ._kinds import UNKNOWN, Kind
 from ._walk import Problem, reason_of
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import IO, NamedTuple
 else:
     from ._record import NamedTuple
 
 STDIN = "-"
+CHUNK = 1 << 16  # bytes a read: the first one decides binary and declared encodings
+BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
+BINARY_NOTE = (
+    "binary: a NUL byte in its first 8 KiB (or bytes that are not UTF-8, for a name "
+    "such as .tar or .png), and no known kind of text by its name"
+)
 
-__all__ = ["STDIN", "Input", "Problem", "expand", "size_of"]
+__all__ = [
+    "BINARY_SNIFF",
+    "CHUNK",
+    "STDIN",
+    "Input",
+    "Opened",
+    "Problem",
+    "expand",
+    "looks_binary",
+    "open_input",
+    "size_of",
+    "total_size",
+]
 
 
 class Input(NamedTuple):
@@ -37,6 +65,28 @@ class Input(NamedTuple):
 
     path: str
     named: bool
+
+    @property
+    def label(self) -> str:
+        """How reports name it: the path, or ``<stdin>``."""
+        return "<stdin>" if self.path == STDIN else self.path
+
+
+class Opened:
+    """One input, open, its first ``CHUNK`` bytes read already (``first``); ``label`` is
+    how reports name it (``<stdin>`` for '-').  (Slotted, not a NamedTuple: start-up, as
+    for ``_check_args.Settings``.)"""
+
+    __slots__ = ("first", "kind", "label", "origin", "path", "spool", "stream")
+
+    def __init__(self, path: str, label: str, stream: IO[bytes], first: bytes) -> None:
+        self.path = path
+        self.label = label
+        self.stream = stream
+        self.first = first
+        self.kind: Kind = UNKNOWN  # what the file is by its name (``_kinds``)
+        self.spool: IO[bytes] | None = None  # a copy of a pipe, closed with it
+        self.origin = 0  # where ``first`` began in ``stream`` (read again from there)
 
 
 def expand(
@@ -74,3 +124,47 @@ def size_of(path: str) -> int:
     except OSError:
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
+def total_size(files: list[Input], enough: int | None) -> int:
+    """The size of ``files`` in all, or once it reaches ``enough`` (None: all) that far:
+    one ``stat`` a file read, none when ``enough`` is 0."""
+    total = 0
+    for item in files:
+        if enough is not None and total >= enough:
+            break
+        total += size_of(item.path)
+    return total
+
+
+def open_input(path: str) -> IO[bytes]:
+    """The input as a stream: a regular file with a size unbuffered (one ``read()`` a
+    call, no copy through a buffer: half the cost of opening and reading a small file),
+    anything else buffered (pipes, devices, and files of size 0 such as those of /proc,
+    whose reads may stop short of their end)."""
+    if path == STDIN:
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            raise OSError(errno.EBADF, "standard input is closed")
+        return sys.stdin.buffer
+    raw = open(path, "rb", buffering=0)
+    try:
+        st = os.fstat(raw.fileno())
+    except OSError:
+        raw.close()
+        raise
+    return raw if stat.S_ISREG(st.st_mode) and st.st_size else io.BufferedReader(raw)
+
+
+def looks_binary(sample: bytes, named_binary: bool = False) -> bool:
+    """A NUL byte in ``sample``, as for git and ripgrep; for a file named as binary
+    (``_kinds.BINARY``: an archive, an image) also bytes that are not UTF-8 (an
+    incomplete character at its end aside).  Asked only of files of no known kind of
+    text (``_kinds``): a C file with a NUL (gcc compiles it, with a warning) is always
+    read, so that a byte cannot take a source file out of the gate."""
+    if b"\0" in sample:
+        return True
+    if not named_binary:
+        return False
+    errors = find_errors(sample, limit=2)
+    cut_short = len(errors) == 1 and errors[0].kind is ErrorKind.INCOMPLETE  # at the end
+    return bool(errors) and not cut_short

@@ -24,16 +24,31 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+from ._report import Outcome, Progress, Recorder, Sink, Totals
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import BinaryIO, TypeVar
 
+    from ._check_args import Settings
+    from ._inputs import Input
+    from ._output import Finding
+
     T = TypeVar("T")
     R = TypeVar("R")
+    CheckOne = Callable[[Input, Settings, Totals, Progress, Sink], None]
+    # What checking one input did in a worker: its label, its ``Totals.counts()``, what
+    # it gave the sink (``Recorder.emitted``) and wrote to stderr, and how far it moved
+    # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
+    # class instance costs a Python-level reduce each, several times the file's check).
+    Counts = tuple[int, int, int, int, int, int, int]
+    Emitted = tuple[str, list[Finding], int, int, str | None]  # Recorder.emitted
+    Checked = tuple[str, Counts, list[Emitted], str, int]
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate
 # Automatic workers from this many bytes on: below it, checking is too short (the gate
@@ -67,6 +82,56 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))  # what this process may use (taskset, cgroups)
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+# What workers check with, set before they are forked (``ordered``).
+_SHARED: tuple[CheckOne, Settings] | None = None
+
+
+def check_in_workers(
+    check_one: CheckOne,
+    files: Sequence[Input],
+    jobs: int,
+    settings: Settings,
+    totals: Totals,
+    progress: Progress,
+    sink: Sink,
+) -> None:
+    """``check_one`` on each of ``files`` in ``jobs`` processes, warm (``warm_up``); what
+    each did is replayed here in order, as if this process had checked it."""
+    from ._policy_modes import warm_up  # workers are for --policy alone
+
+    global _SHARED
+    warm_up(settings)
+    _SHARED = (check_one, settings)
+    chunk = max(1, min(16, len(files) // (4 * jobs)))
+    for checked in ordered(_check_chunk, files, jobs, chunk):
+        for label, counts, emitted, stderr, advanced in checked:
+            if stderr:
+                sys.stderr.write(stderr)
+            for name, findings, more, more_failing, note in emitted:
+                sink.emit_file(name, Outcome(findings, 0, more, more_failing, note))
+            progress.advance(advanced, label)
+            totals.merge(counts)
+
+
+def _check_chunk(items: Sequence[Input]) -> list[Checked]:
+    """In a worker: ``check_one`` on each of ``items``, recorded."""
+    assert _SHARED is not None, "set before the workers were forked"
+    check_one, settings = _SHARED
+    out: list[Checked] = []
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        for item in items:
+            totals, recorder = Totals(), Recorder()
+            progress = Progress(0, enabled=False)
+            check_one(item, settings, totals, progress, recorder)
+            stderr = err.getvalue()
+            if stderr:
+                err.seek(0)
+                err.truncate()
+            out.append((item.label, totals.counts(), recorder.emitted, stderr, progress.done))
+    return out
 
 
 def ordered(

@@ -1,17 +1,24 @@
 """Where a finding is, as people click on it: ``line:column``, and a short visible excerpt.
 
 Findings carry byte offsets (exact, kept in JSON); editors, compilers and linters place
-things by ``path:line:column``.  Lines are counted by LF bytes (so CRLF files number as
-everyone does; SARIF's default newline sequences are CRLF and LF).  Columns are 1-based,
-counted in code points by default or in UTF-16 code units (``--columns utf16``: LSP,
-VS Code, SARIF's default column kind) where a character above U+FFFF counts two.  Each
-ill-formed maximal subpart counts as one column, as the U+FFFD an editor shows for it
-(Unicode §3.9, "U+FFFD Substitution of Maximal Subparts").
+things by ``path:line:column``.  This module holds the one rule every input mode of
+``sanitizer check`` counts by (``Position``), whatever the file's encoding:
 
-``Locator`` is fed the input in chunks and asked about increasing offsets, so a stream of
-any size is located in one pass and bounded memory; counting is done on whole segments
-by ``bytes.count``/``bytes.translate`` (one code point per byte that is not a
-continuation byte, RFC 3629 §3), never byte by byte in Python.
+- lines are counted by LF (U+000A) alone, so CRLF files number as everyone does and a
+  lone CR is a column like any other character (SARIF's default newline sequences are
+  CRLF and LF);
+- columns are 1-based and counted on the decoded line: in code points by default, or
+  in UTF-16 code units (``--columns utf16``: LSP, VS Code, SARIF's default column kind),
+  where a character above U+FFFF counts two;
+- each ill-formed part (a maximal subpart of UTF-8, Unicode §3.9 "U+FFFD Substitution of
+  Maximal Subparts"; an ill-formed UTF-16/32 code unit) counts one column, as the
+  U+FFFD an editor shows for it.
+
+UTF-8 is counted on its bytes, never decoded: one code point per byte that is not a
+continuation byte (RFC 3629 §3), by ``bytes.count``/``bytes.translate`` on whole
+segments, never byte by byte in Python.  ``Locator`` is fed an input in chunks and asked
+about increasing byte offsets, so a stream of any size is located in one pass and
+bounded memory.  UTF-16/32 (``_wide``) is counted on its decoded text.
 
 The excerpt shows the line around a finding with everything a terminal would not show
 honestly made visible (``<U+202E>``, ``<C0 AF>`` for ill-formed bytes): never the raw
@@ -21,10 +28,14 @@ control, so a report line can neither hide nor reorder what it reports.  A long 
 
 from __future__ import annotations
 
+import codecs
+import re
+
 import unicodedata2
 
 CODEPOINTS, UTF16 = "codepoints", "utf16"
 CONTEXT = 48  # bytes of context kept on each side of a finding for its excerpt
+_ESCAPED = re.compile("([\udc80-\udcff]+)")  # ill-formed bytes, decoded as PEP 383 escapes
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _FOUR_BYTE_LEADS = bytes(range(0xF0, 0xF5))  # RFC 3629 §4: lead bytes of U+10000..10FFFF
@@ -44,21 +55,67 @@ _IGNORABLE_RANGES = (
 )
 
 
-class Locator:
-    """Line and column of increasing byte offsets in one input, fed in chunks.
+class Position:
+    """Line and column (1-based) just after what has been counted, by the module's rule:
+    ``count_utf8`` for well-formed UTF-8 bytes, ``count_text`` for decoded text,
+    ``count_ill_formed`` for one ill-formed part."""
+
+    __slots__ = ("_col", "line", "utf16")
+
+    def __init__(self, columns: str = CODEPOINTS) -> None:
+        self.utf16 = columns == UTF16
+        self.line = 1
+        self._col = 0  # columns since the start of the line
+
+    @property
+    def column(self) -> int:
+        return self._col + 1
+
+    def count_utf8(self, segment: bytes) -> None:
+        """Count ``segment``, UTF-8 bytes (a byte that is neither ASCII nor a continuation
+        byte starts one character; a four-byte one is two UTF-16 code units)."""
+        newline = segment.rfind(b"\n")
+        if newline >= 0:
+            self.line += segment.count(b"\n")
+            segment = segment[newline + 1 :]
+            self._col = 0
+        n = len(segment.translate(None, _CONTINUATION))
+        if self.utf16:
+            n += len(segment) - len(segment.translate(None, _FOUR_BYTE_LEADS))
+        self._col += n
+
+    def count_text(self, text: str) -> None:
+        """Count ``text``, decoded (a character above U+FFFF is two UTF-16 code units)."""
+        newline = text.rfind("\n")
+        if newline >= 0:
+            self.line += text.count("\n")
+            text = text[newline + 1 :]
+            self._col = 0
+        if self.utf16:
+            self._col += len(text.encode("utf-16-le", "surrogatepass")) >> 1
+        else:
+            self._col += len(text)
+
+    def count_ill_formed(self) -> None:
+        """Count one ill-formed part: one column, as the U+FFFD shown for it."""
+        self._col += 1
+
+
+class Locator(Position):
+    """Line and column of increasing byte offsets in one UTF-8 input, fed in chunks.
 
     ``feed`` appends a chunk; ``at(offset)`` gives ``(line, column)``;
     ``ill_formed(start, end)`` steps over one ill-formed maximal subpart (one column).
     Offsets must not go backwards; bytes before ``keep`` are dropped on each ``feed``.
     """
 
+    __slots__ = ("_pos", "buffer", "buffer_start")
+
     def __init__(self, columns: str = CODEPOINTS) -> None:
-        self.utf16 = columns == UTF16
+        super().__init__(columns)
         self.buffer = b""
         self.buffer_start = 0  # absolute offset of buffer[0]
         self._pos = 0  # counted up to here
-        self._line = 1
-        self._col = 0  # columns since the start of the line, up to _pos
 
     @property
     def end(self) -> int:
@@ -74,34 +131,23 @@ class Locator:
             self.buffer_start += drop
         self.buffer = self.buffer + chunk if self.buffer else chunk
 
-    def _units(self, segment: bytes) -> int:
-        n = len(segment.translate(None, _CONTINUATION))
-        if self.utf16:  # a four-byte sequence is a surrogate pair: two code units
-            n += len(segment) - len(segment.translate(None, _FOUR_BYTE_LEADS))
-        return n
-
     def _advance(self, offset: int) -> None:
         if offset <= self._pos:
             return
-        segment = self.buffer[self._pos - self.buffer_start : offset - self.buffer_start]
-        newline = segment.rfind(b"\n")
-        if newline >= 0:
-            self._line += segment.count(b"\n")
-            segment = segment[newline + 1 :]
-            self._col = 0
-        self._col += self._units(segment)
+        start = self.buffer_start
+        self.count_utf8(self.buffer[self._pos - start : offset - start])
         self._pos = offset
 
     def at(self, offset: int) -> tuple[int, int]:
         """``(line, column)`` of byte ``offset``, both 1-based."""
         self._advance(offset)
-        return self._line, self._col + 1
+        return self.line, self._col + 1
 
     def ill_formed(self, start: int, end: int) -> None:
         """Step over the ill-formed subpart ``start..end``: it shows as one U+FFFD."""
         self._advance(start)
         if end > self._pos:
-            self._col += 1
+            self.count_ill_formed()
             self._pos = end
 
     def excerpt(self, start: int, end: int) -> str:
@@ -145,7 +191,10 @@ def _line_bounds(data: bytes, start: int, end: int) -> tuple[int, int]:
 
 def excerpt(data: bytes, start: int, end: int) -> str:
     """Up to ``CONTEXT`` bytes each side of ``data[start:end]`` on its line, decoded,
-    with invisible characters as ``<U+XXXX>`` and ill-formed bytes as ``<C0 AF>``."""
+    with invisible characters as ``<U+XXXX>`` and ill-formed bytes as ``<C0 AF>``.  A
+    finding longer than ``2 * CONTEXT`` bytes (a long identifier) shows its first and
+    last ``CONTEXT`` bytes around ``<... N bytes ...>``: an excerpt is short whatever the
+    input, and costs the same."""
     start = max(0, min(start, len(data)))
     end = max(start, min(end, len(data)))
     left, right = _line_bounds(data, start, end)
@@ -168,32 +217,20 @@ def _middle(data: bytes, start: int, end: int) -> str:
 
 def visible(raw: bytes, trim_tail: bool = False) -> str:
     """``raw`` decoded as UTF-8 with nothing hidden: see the module docstring.
-    ``trim_tail`` drops a character cut short at the end (by the excerpt's edge)."""
-    out: list[str] = []
-    bad = bytearray()  # adjacent ill-formed bytes show as one <C0 AF>
-    pos = 0
-    while pos < len(raw):
-        try:
-            text = raw[pos:].decode("utf-8")
-            pos = len(raw)
-        except UnicodeDecodeError as exc:
-            text = raw[pos : pos + exc.start].decode("utf-8")
-            cut = b""
-            if trim_tail and exc.reason == "unexpected end of data":
-                pos = len(raw)
-            else:
-                pos += exc.end
-                cut = exc.object[exc.start : exc.end]
+    ``trim_tail`` drops a character cut short at the end (by the excerpt's edge).
+    Ill-formed bytes decode as PEP 383 escapes (one lone surrogate a byte, which valid
+    UTF-8 never decodes to), so one C decode does the work; adjacent ones show as one
+    ``<C0 AF>``."""
+    text = codecs.utf_8_decode(raw, "surrogateescape", not trim_tail)[0]
+    if text.isascii() and text.isprintable():
+        return text
+    parts = _ESCAPED.split(text)  # odd items: runs of escaped bytes
+    for k, part in enumerate(parts):
+        if k % 2:
+            parts[k] = "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in part) + ">"
         else:
-            cut = b""
-        if text and bad:
-            out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
-            bad.clear()
-        out.append(_show(text))
-        bad += cut
-    if bad:
-        out.append("<" + " ".join(f"{b:02X}" for b in bad) + ">")
-    return "".join(out)
+            parts[k] = _show(part)
+    return "".join(parts)
 
 
 def _hidden(ch: str) -> bool:
@@ -217,10 +254,3 @@ def _show(text: str) -> str:
         else:
             out.append(f"<U+{ord(ch):04X}>")
     return "".join(out)
-
-
-def units(text: str, columns: str) -> int:
-    """Columns ``text`` takes: code points, or UTF-16 code units."""
-    if columns == UTF16:
-        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-    return len(text)

@@ -19,7 +19,7 @@ import sys
 
 import unicodedata2
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
 else:

@@ -1,8 +1,8 @@
 """``typing.NamedTuple``'s class syntax without importing ``typing`` at run time.
 
 ``sanitizer check`` starts once per commit in CI, and ``typing`` is about 12M of its
-instructions (~3 ms; issue #13) while the check path needs nothing else from it.  The
-CLI's value classes are written as usual::
+instructions (~3 ms) while the check path needs nothing else from it.  The CLI's value
+classes are written as usual::
 
     TYPE_CHECKING = False
     if TYPE_CHECKING:

@@ -36,6 +36,7 @@ SEVERITY: dict[str, str] = {
     "incomplete": "5.0",
     "declared-encoding": "4.0",
     "too-long": "4.0",
+    "binary": "4.0",
     "nul": "6.0",
     "line-break": "4.0",
     "control": "6.0",
@@ -86,6 +87,13 @@ RULES: dict[str, Rule] = {
             "encoding, so the file's bytes mean other characters than their UTF-8 reading: "
             "one finding, the bytes are not checked further. Convert the file to UTF-8 or "
             "pass --declared-encoding=allow to accept such files.",
+        ),
+        _rule(
+            "binary",
+            "A file the gate takes for binary (--binary fail)",
+            "Its name is of no known kind of text and its first 8 KiB hold a NUL byte (or, "
+            "named as an archive or an image, bytes that are not UTF-8), so it is not read "
+            "as text. Rename it to say what it is, or pass --binary check to read it.",
         ),
         _rule(
             "confusable",

@@ -59,6 +59,7 @@ class SarifLog:
         self.rules: dict[str, int] = {}
         self._seen: Counter[str] = Counter()
         self._first = True
+        self.notifications: list[dict[str, Any]] = []  # files not checked, and why
         writer.raw(f'{{"$schema": {_dump(SCHEMA)}, "version": "2.1.0", "runs": [{{"results": [')
 
     def _uri(self, path: str) -> dict[str, str]:
@@ -120,6 +121,19 @@ class SarifLog:
         self.writer.raw(("" if self._first else ", ") + _dump(result))
         self._first = False
 
+    def notification(self, path: str, note: str) -> None:
+        """A file not checked (a binary file skipped): a tool execution notification of
+        the invocation (SARIF §3.20.21), at the file, whose rule id is the reason's
+        first word (``binary``)."""
+        self.notifications.append(
+            {
+                "level": "note",
+                "message": {"text": f"skipped: {note}"},
+                "descriptor": {"id": note.split(":")[0]},
+                "locations": [{"physicalLocation": {"artifactLocation": self._uri(path)}}],
+            }
+        )
+
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
         rules = []
         for kind in self.rules:  # in index order (dicts keep insertion order)
@@ -150,7 +164,13 @@ class SarifLog:
             "columnKind": "utf16CodeUnits" if self.columns == UTF16 else "unicodeCodePoints",
             "newlineSequences": ["\r\n", "\n"],
             "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(self.cwd).rstrip("/") + "/"}},
-            "invocations": [{"executionSuccessful": successful, "exitCode": exit_code}],
+            "invocations": [
+                {
+                    "executionSuccessful": successful,
+                    "exitCode": exit_code,
+                    "toolExecutionNotifications": self.notifications,
+                }
+            ],
             "properties": {"summary": summary},
         }
         self.writer.raw("], " + _dump(run_rest)[1:] + "]}\n")

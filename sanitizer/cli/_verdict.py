@@ -1,8 +1,8 @@
 """The verdict pass of ``sanitizer check``: is a regular file valid UTF-8 from end to end?
 
 Most files are, and saying so needs no decoder, no line or column count: the SIMD
-validator (``utf8_valid_prefix``, issue #14) proves them in big reads, at what reading
-them costs.  A file of ``PARALLEL_MIN`` bytes or more is cut into parts at character
+validator (``utf8_valid_prefix``) proves them in big reads, at what reading them costs.
+A file of ``PARALLEL_MIN`` bytes or more is cut into parts at character
 starts and proven in threads (the validator and ``os.preadv`` release the GIL), because
 one core cannot read memory as fast as two.  The answer is only ever "valid, this many
 bytes" or "not proven": then the stream is back just after the bytes the caller read
@@ -15,17 +15,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from .._native import utf8_valid_prefix
+from .._native import VALIDATOR_BLOCK, utf8_valid_prefix
 from . import _jobs
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO
 
 VERDICT_CHUNK = 1 << 20  # bytes read at a time: a few Python calls a MiB
-# The SIMD validator may stop up to one 64-byte block short of an error (_native), and a
+# The SIMD validator may stop up to one block short of an error (_native), and a
 # character cut at a read's end leaves at most 3 bytes: a longer unproven tail is an error.
-_UNPROVEN_TAIL = 64 + 3
+_UNPROVEN_TAIL = VALIDATOR_BLOCK + 3
 # A file this big is proven in parallel parts: below it, starting threads is not worth it.
 PARALLEL_MIN = 16 << 20
 MAX_PARTS = 4  # memory bandwidth, not cores, bounds the validator beyond a few threads

@@ -1,8 +1,8 @@
 """Which files under a folder a scan reads: what git would not ignore, like ripgrep.
 
 A gate that reads ``.git/``, virtualenvs and build output drowns its findings in noise
-(issue #13: three million lines for one checkout), so a folder is walked the way the
-tools developers already use walk it:
+(three million lines for one checkout), so a folder is walked the way the tools
+developers already use walk it:
 
 - VCS folders (``.git``, ``.hg``, ``.svn``, ...) are never entered;
 - inside a git work tree, git itself lists the files (``git ls-files --cached --others
@@ -15,7 +15,8 @@ tools developers already use walk it:
   ``pathspec``'s ``GitIgnoreSpec`` (git's wildmatch rules, a deeper file overriding a
   shallower one, an excluded folder never entered);
 - ``.ignore`` files (ripgrep's, same syntax) are honoured too, for untracked files only;
-- ``--include``/``--exclude`` globs use the same syntax, on the path below the folder;
+- ``--include``/``--exclude`` globs use the same syntax, on the path below the folder
+  (ignore files and globs are matched by ``_ignore``);
 - symbolic links are not followed (counted, not read) unless asked; when followed,
   folders already on the walk (same device and inode) are not entered again.
 
@@ -28,13 +29,14 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import NamedTuple
 
-    import pathspec
+    from ._ignore import IgnoreStack
 else:
     from ._record import NamedTuple
+# ``_ignore`` is imported where a folder is walked: checking named files does not need it.
 
 # Folders of version control systems: their content is history, not the tree.
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".fossil", ".jj", ".pijul"})
@@ -83,85 +85,6 @@ def kind_of(mode: int) -> str:
 
 def reason_of(exc: OSError) -> str:
     return exc.strerror or str(exc)
-
-
-def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    import pathspec  # ~25 ms: only when there are patterns to match
-
-    return pathspec.GitIgnoreSpec.from_lines(lines)
-
-
-def _globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
-    return _spec(patterns) if patterns else None
-
-
-class _Filter:
-    """--include/--exclude on paths relative to the walked folder."""
-
-    def __init__(self, rules: Rules) -> None:
-        self.include = _globs(rules.include)
-        self.exclude = _globs(rules.exclude)
-
-    def skips_dir(self, rel: str) -> bool:
-        return self.exclude is not None and self.exclude.match_file(rel + "/")
-
-    def skips_file(self, rel: str) -> bool:
-        if self.exclude is not None and self.exclude.match_file(rel):
-            return True
-        return self.include is not None and not self.include.match_file(rel)
-
-
-class IgnoreStack:
-    """Ignore files below one root, read lazily per folder: ``ignored(rel, is_dir)``
-    decides as git does (the deepest file with a matching pattern wins; in a file the last
-    matching pattern wins; ``!`` re-includes; an ignored folder ignores all below it)."""
-
-    def __init__(self, root: str, names: tuple[str, ...], extra: list[str] | None = None):
-        self.root = root
-        self.names = names  # in increasing precedence within a folder
-        self._specs: dict[str, list[pathspec.GitIgnoreSpec]] = {}
-        self._dir_ignored: dict[str, bool] = {"": False}
-        self._top: list[pathspec.GitIgnoreSpec] = [_spec(extra)] if extra else []
-
-    def _specs_in(self, rel_dir: str) -> list[pathspec.GitIgnoreSpec]:
-        specs = self._specs.get(rel_dir)
-        if specs is None:
-            specs = [] if rel_dir else list(self._top)
-            for name in self.names:
-                path = os.path.join(self.root, rel_dir, name)
-                try:
-                    with open(path, "rb") as f:
-                        lines = f.read().decode("utf-8", "replace").splitlines()
-                except OSError:
-                    continue
-                specs.append(_spec(lines))
-            self._specs[rel_dir] = specs
-        return specs
-
-    def _matches(self, rel: str, is_dir: bool) -> bool:
-        parts = rel.split("/")
-        for depth in range(len(parts) - 1, -1, -1):  # deepest folder first
-            base = "/".join(parts[:depth])
-            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            for spec in reversed(self._specs_in(base)):
-                result = spec.check_file(sub).include
-                if result is not None:
-                    return bool(result)
-        return False
-
-    def dir_ignored(self, rel: str) -> bool:
-        known = self._dir_ignored.get(rel)
-        if known is None:
-            parent = rel.rpartition("/")[0]
-            known = self.dir_ignored(parent) or self._matches(rel, True)
-            self._dir_ignored[rel] = known
-        return known
-
-    def ignored(self, rel: str, is_dir: bool = False) -> bool:
-        if is_dir:
-            return self.dir_ignored(rel)
-        parent = rel.rpartition("/")[0]
-        return self.dir_ignored(parent) or self._matches(rel, False)
 
 
 def walk(
@@ -226,12 +149,14 @@ def _from_git(
     counts: Counts,
     report: Callable[[Problem], None],
 ) -> Iterator[str]:
+    from ._ignore import IgnoreStack, PathFilter
+
     tracked, others = listed
     dot_ignore = IgnoreStack(top, (IGNORE_FILE,))
     keep = [(rel, True) for rel in tracked]
     keep += [(rel, False) for rel in others if not dot_ignore.ignored(rel)]
     keep.sort(key=lambda item: _order(item[0]))
-    filt = _Filter(rules)
+    filt = PathFilter(rules.include, rules.exclude)
     seen = set()
     for rel, _is_tracked in keep:
         if rel in seen:  # a conflicted file is listed once per stage
@@ -297,6 +222,8 @@ def _root_of_repo(top: str) -> str | None:
 def _from_disk(
     top: str, rules: Rules, counts: Counts, report: Callable[[Problem], None]
 ) -> Iterator[str]:
+    from ._ignore import IgnoreStack
+
     ignores: IgnoreStack | None = None
     prefix = ""
     if rules.ignore_files:
@@ -340,7 +267,9 @@ def _walk_dir(
     except OSError as exc:
         report(Problem(folder, reason_of(exc)))
         return
-    filt = _Filter(rules)
+    from ._ignore import PathFilter
+
+    filt = PathFilter(rules.include, rules.exclude)
     for entry in entries:
         name = entry.name
         child_rel = f"{rel}/{name}" if rel else name

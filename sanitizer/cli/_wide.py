@@ -1,87 +1,58 @@
-"""``sanitizer check --encoding utf-16le|utf-16|utf-32...``: findings for UTF-16/32 files.
+"""``sanitizer check --encoding utf-16le|utf-16|utf-32...``: the input modes for UTF-16/32.
 
-Each file streams through the strict incremental decoder of ``sanitizer.wide`` in chunks;
-every ill-formed code unit is one finding with its byte span and its line and column
-(counted on the decoded text: code points, or UTF-16 code units with ``--columns
-utf16``).  Memory stays bounded by a chunk: the bytes before the last finding or the
-decoder's position are dropped once counted.  A ``utf-16``/``utf-32`` file without a
-byte order mark is one ``no-byte-order-mark`` finding: the byte order is never guessed.
-With ``--policy``, ``wide_policy_findings`` runs ``inspect(data, policy, encoding=...)``
-on the whole file (as for UTF-8 with a policy) and locates its byte offsets.
+``wide_mode`` streams each file through the strict incremental decoder of
+``sanitizer.wide`` in chunks; every ill-formed code unit is one finding with its byte
+span, its line and column counted on the decoded text by ``_locate.Position`` (the rule
+every mode counts by).  Memory stays bounded by a chunk: the bytes before the last
+finding or the decoder's position are dropped once counted.  A ``utf-16``/``utf-32`` file
+without a byte order mark is one ``no-byte-order-mark`` finding: the byte order is never
+guessed.  With ``--policy``, ``wide_policy_mode`` runs ``inspect(data, policy,
+encoding=...)`` on the whole file (as for UTF-8 with a policy) and locates its byte
+offsets.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
-from ._locate import UTF16
+from ._inputs import CHUNK
+from ._locate import Position
 from ._output import Finding, Place
+from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import IO, Any
-
     from ..wide import ByteOrderError, WideError
+    from ._check_args import Settings
+    from ._inputs import Opened
+    from ._report import Progress
 # ``sanitizer.wide`` is imported where a UTF-16/32 file is read, not with the CLI: a UTF-8
-# check (the usual one) does not pay for it (start-up: issue #14).
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# check (the usual one) does not pay for it (start-up).
 
 
-def check_encoding(name: str) -> str | None:
-    """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
-    if name.lower().replace("_", "-") in ("utf-8", "utf8"):
-        return None
-    from ..wide import codec
-
-    try:
-        codec(name)
-    except ValueError as exc:
-        return f"--encoding: {exc}"
-    return None
+def wide_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """A UTF-16/32 input without a policy: its ill-formed code units, as it is read."""
+    read = [0]  # bytes read, once the findings are exhausted
+    advance = lambda n: progress.advance(n, opened.label)  # noqa: E731
+    findings = _stream_findings(opened, settings.encoding, settings.columns, advance, read)
+    return Outcome(findings, size=lambda: read[0])
 
 
-def is_utf8(name: str) -> bool:
-    return name.lower().replace("_", "-") in ("utf-8", "utf8")
-
-
-class _Counter:
-    """Line and column (1-based) at the end of the text counted so far."""
-
-    def __init__(self, columns: str) -> None:
-        self.line = 1
-        self.column = 1
-        self.utf16 = columns == UTF16
-
-    def count(self, text: str) -> None:
-        newlines = text.count("\n")
-        if newlines:
-            self.line += newlines
-            text = text[text.rfind("\n") + 1 :]
-            self.column = 1
-        self.column += len(text)
-        if self.utf16:
-            self.column += len(_ASTRAL.findall(text))
-
-
-def wide_findings(
-    stream: IO[bytes],
-    first: bytes,
+def _stream_findings(
+    opened: Opened,
     encoding: str,
-    label: str,
     columns: str,
-    chunk_size: int,
     advance: Callable[[int], None],
-    consumed: list[int],
+    read: list[int],
 ) -> Iterator[Finding]:
-    """The findings of one file, as they are decoded; ``consumed[0]`` ends as the byte
+    """The findings of one input, as they are decoded; ``read[0]`` ends as the byte
     count read.  ``advance(n)`` reports progress."""
     from ..wide import ByteOrderError, codec
 
+    label, first = opened.label, opened.first
     found, order = codec(encoding)
     decoder = found.incremental_decoder("replace", byte_order=order)
-    counter = _Counter(columns)
+    position = Position(columns)
     held = b""  # bytes from stream offset `done` on, not yet counted
     done = 0
     chunk = first
@@ -91,7 +62,7 @@ def wide_findings(
             _, errors = decoder.feed(chunk, final=final)
         except ByteOrderError as exc:
             yield _no_bom(label, exc, encoding)
-            consumed[0] = len(first)
+            read[0] = len(first)
             return
         advance(len(chunk))
         held += chunk
@@ -102,22 +73,22 @@ def wide_findings(
             held, done = held[bom:], bom  # the BOM is not a column
         at = 0  # held[at:] starts at stream offset done + at; sliced once per chunk
         for err in errors:
-            counter.count(held[at : err.start - done].decode(name))
-            line, column = counter.line, counter.column
-            counter.count("\ufffd")
+            position.count_text(held[at : err.start - done].decode(name))
+            line, column = position.line, position.column
+            position.count_ill_formed()
             at = err.end - done
-            yield _finding(label, err, line, column, counter)
-        position = decoder.position
-        if position - done > at:
-            counter.count(held[at : position - done].decode(name))
-        held, done = held[position - done :], position
+            yield _finding(label, err, line, column, position)
+        end = decoder.position
+        if end - done > at:
+            position.count_text(held[at : end - done].decode(name))
+        held, done = held[end - done :], end
         if final:
-            consumed[0] = position
+            read[0] = end
             return
-        chunk = stream.read(chunk_size)
+        chunk = opened.stream.read(CHUNK)
 
 
-def _finding(label: str, err: WideError, line: int, column: int, after: _Counter) -> Finding:
+def _finding(label: str, err: WideError, line: int, column: int, after: Position) -> Finding:
     place = Place(label, err.start, err.end, line, column, after.line, after.column)
     return Finding(
         err.kind.value,
@@ -129,54 +100,147 @@ def _finding(label: str, err: WideError, line: int, column: int, after: _Counter
     )
 
 
-def _locate(
-    data: bytes, name: str, skip: int, offsets: list[int], columns: str
-) -> dict[int, tuple[int, int]]:
-    """Line and column of each offset (a character or error boundary), counted on the
-    text decoded between consecutive offsets (one U+FFFD per error, as one-shot)."""
-    counter = _Counter(columns)
-    places: dict[int, tuple[int, int]] = {}
-    pos = skip
-    for offset in sorted(set(offsets)):
-        if offset > pos:
-            counter.count(data[pos:offset].decode(name, "replace"))
-            pos = offset
-        places[offset] = (counter.line, counter.column)
-    return places
+def wide_policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """``--policy`` on a UTF-16/32 input: proven well-formed first (else reported as
+    ``wide_mode`` reports it: the same findings with or without a policy), larger than
+    ``--max-bytes`` is ``too-long``; then ``inspect`` on its text a piece at a time (cut
+    as ``_policy_modes`` cuts UTF-8), offsets placed on the decoded text."""
+    from ._policy_modes import release, too_long
+
+    label = opened.label
+    size = _proven_size(opened, settings, progress)
+    if size is None:  # ill-formed or no byte order mark: the stream is read again
+        outcome = wide_mode(_again(opened), settings, progress)
+        findings = outcome.findings
+
+        def then() -> Iterator[Finding]:
+            yield from findings
+            release(opened)
+
+        outcome.findings = then()
+        return outcome
+    if size > settings.max_bytes:
+        release(opened)
+        return Outcome([too_long(label, size, settings.max_bytes)], size)
+    findings, more, more_failing = _policy_findings(opened, settings)
+    release(opened)
+    return Outcome(findings, size, more, more_failing)
 
 
-def wide_policy_findings(
-    label: str, data: bytes, policy: Any, encoding: str, columns: str, strict: bool
-) -> tuple[list[Finding], tuple[int, int]]:
-    """``--policy`` on a UTF-16/32 file: ``inspect(data, policy, encoding=...)``, its
-    byte offsets located on the decoded text; and the count of unlisted findings."""
-    from ..policy import inspect  # policy layer: loaded only with --policy
+def _proven_size(opened: Opened, settings: Settings, progress: Progress) -> int | None:
+    """The input's size when it is well-formed with a known byte order (the stream then
+    can be read again from its start: a pipe is spooled), else None."""
+    import tempfile
+
     from ..wide import ByteOrderError, codec
 
-    found, order = codec(encoding)
-    try:
-        big, skip = found.resolve(data, order, None, "check")
-    except ByteOrderError as exc:
-        return [_no_bom(label, exc, encoding)], (0, 0)
-    report = inspect(data, policy, encoding=encoding)
-    places = _locate(
-        data, found.name(big), skip, [o for f in report.findings for o in (f.start, f.end)], columns
-    )
-    findings = []
-    for f in report.findings:
-        d = f.as_dict()
-        action = d["action"]
-        what = d.get("code_point") or (f.raw.hex(" ").upper() if f.raw else "")
-        place = Place(label, f.start, f.end, *places[f.start], *places[f.end])
-        details = {k: v for k, v in d.items() if k not in ("start", "end")}
-        findings.append(
-            Finding(
-                d["category"], what, action, d["reason"], place,
-                fails=strict or action != "allow", details=details,
-            )
-        )  # fmt: skip
-    more = report.more_findings
-    return findings, (more, more if strict or not report.ok else 0)
+    found, order = codec(settings.encoding)
+    decoder = found.incremental_decoder("replace", byte_order=order)
+    stream = opened.stream
+    spool = None
+    if not stream.seekable():
+        spool = opened.spool = tempfile.TemporaryFile()  # closed with the input
+    opened.origin = stream.tell() - len(opened.first) if spool is None else 0
+    size = 0
+    chunk = opened.first
+    well_formed = True
+    while True:
+        final = not chunk
+        try:
+            ill_formed = bool(decoder.feed(chunk, final=final)[1])
+        except ByteOrderError:
+            ill_formed = True
+        if spool is not None:
+            spool.write(chunk)
+        size += len(chunk)
+        progress.advance(len(chunk), opened.label)
+        if ill_formed:
+            well_formed = False
+            break
+        if final:
+            break
+        chunk = stream.read(CHUNK)
+    return size if well_formed else None
+
+
+def _again(opened: Opened) -> Opened:
+    """``opened`` from its first byte again (the spool, then the rest of a pipe)."""
+    from ._inputs import Opened as Reopened
+    from ._policy_modes import _Chain
+
+    if opened.spool is None:
+        opened.stream.seek(opened.origin)
+        return Reopened(opened.path, opened.label, opened.stream, opened.stream.read(CHUNK))
+    opened.spool.seek(0)
+    again = _Chain(opened.spool, b"", opened.stream)
+    return Reopened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]
+
+
+def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding], int, int]:
+    """The listed findings of the policy on the text, a piece at a time, and the counts
+    of the others (all, and those that fail)."""
+    import codecs
+
+    from ..policy import Action, inspect
+    from ..policy.compiled import piece_end
+    from ..wide import codec
+    from ._policy_modes import PIECE, _capped
+
+    found, order = codec(settings.encoding)
+    reopened = _again(opened)
+    head = reopened.first
+    big, skip = found.resolve(head, order, None, "check")
+    name = found.name(big)
+    decoder = codecs.getincrementaldecoder(name)()
+    listing, counting = _capped(settings.policy, settings.limit)
+    strict, limit, label = settings.strict, settings.limit, opened.label
+    position = Position(settings.columns)
+    findings: list[Finding] = []
+    more = more_failing = 0
+    byte_at = skip  # the input offset of ``buf[0]``
+    buf = decoder.decode(head[skip:])
+    stream = reopened.stream
+    final = False
+    while buf or not final:
+        while len(buf) < PIECE and not final:
+            chunk = stream.read(CHUNK)
+            final = not chunk
+            buf += decoder.decode(chunk, final=final)
+        cut = len(buf)
+        if not final or len(buf) > PIECE:  # a piece: after a line feed, or a safe cut
+            window = buf[:PIECE].encode("utf-8", "surrogatepass")
+            end = piece_end(window, 0, len(window) - 1)[0]
+            cut = len(window[:end].decode("utf-8", "surrogatepass"))
+        piece, buf = buf[:cut], buf[cut:]
+        full = bool(limit) and len(findings) >= limit
+        report = inspect(piece, counting if full else listing)
+        places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
+        done_index, done_byte = 0, byte_at
+        for index in sorted({o for f in report.findings for o in (f.start, f.end)}):
+            text = piece[done_index:index]
+            done_byte += len(text.encode(name, "surrogatepass"))
+            position.count_text(text)
+            places[index] = (done_byte, position.line, position.column)
+            done_index = index
+        for f in report.findings:
+            d = f.as_dict()
+            fails = strict or f.action is not Action.ALLOW
+            if limit and len(findings) >= limit:
+                more += 1
+                more_failing += fails
+                continue
+            (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
+            details = {k: v for k, v in d.items() if k not in ("start", "end")}
+            findings.append(
+                Finding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
+                        Place(label, lo, hi, line, column, end_line, end_column),
+                        fails=fails, details=details)
+            )  # fmt: skip
+        position.count_text(piece[done_index:])
+        byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
+        more += report.more_findings
+        more_failing += report.more_findings - (0 if strict else report.more_allowed)
+    return findings, more, more_failing
 
 
 def _no_bom(label: str, exc: ByteOrderError, encoding: str) -> Finding:

@@ -8,10 +8,10 @@ compared with nothing; it is never dropped silently.
 
 Two identifiers collide when their keys are equal: by default ``identifier_key``, the key
 an application stores in a unique column, equal for names equal under NFKC_CASEFOLD and
-for look-alikes once case-folded (UTS #39 §4 skeletons), so "PayPal", "ｐａｙｐａｌ" and
-"pаypal" with a Cyrillic а all land with "paypal"; or, with ``--key skeleton``, the bare
-UTS #39 skeleton of each name as written (case-sensitive: it catches "Il" against "ll",
-which the identifier key, folding I to i first, does not).
+for names that look alike in some case (UTS #39 §4 skeletons), so "PayPal", "paypaI",
+"ｐａｙｐａｌ" and "pаypal" with a Cyrillic а all land with "paypal"; or, with ``--key
+skeleton``, the bare UTS #39 skeleton of each name as written (case-sensitive, and with
+the chains the identifier key leaves out: "ſun" meets "fun", Greek "ΗΕLLΟ" meets "HELLO").
 
 Memory does not grow with the input.  Pass 1 reads the file once and, for every line,
 sorts a 36-byte record (a 128-bit BLAKE2b digest of the key, the line number, the byte
@@ -91,8 +91,9 @@ def register(sub: Any) -> None:
         default="identifier",
         help="identifier (default): sanitizer.identifier_key, the unique-column key, which "
         "merges names equal under NFKC_CASEFOLD (case and compatibility variants: PayPal, "
-        "fullwidth ｐａｙｐａｌ) and look-alikes once case-folded; skeleton: the bare "
-        "UTS #39 §4 skeleton of each name as written (case-sensitive: 'Il' meets 'll')",
+        "fullwidth ｐａｙｐａｌ) and names that look alike in some case (paypaI); "
+        "skeleton: the bare UTS #39 §4 skeleton of each name as written (case-sensitive: "
+        "'ſun' meets 'fun')",
     )
     p.add_argument("--json", action="store_true", help="JSON Lines output for machines")
     p.add_argument(

@@ -1,9 +1,14 @@
 """``sanitizer normalize``, ``compare`` and ``skeleton``: identifiers from the command line.
 
 An adapter over ``sanitizer.identifiers`` and ``sanitizer.lookalike``: it reads arguments
-or stdin (strict UTF-8, RFC 3629: ill-formed input is a one-line error, exit 2) and
-prints.  ``compare`` exits 0 when two identifiers are equal under the form, 1 when not,
-and then shows both normal forms and the code points where they differ (``describe``).
+or stdin (strict UTF-8, RFC 3629: ill-formed input is a one-line error, exit 2; closed or
+unreadable stdin too) and prints.  Stdin holds one identifier per line, lines ending in LF
+or CRLF; ``normalize`` refuses an identifier holding a control character or another line
+break (U+001C..U+001E, NEL, U+2028... which ``str.splitlines`` would split on): a line on
+stderr names it, nothing is printed for it, the others are normalized, and the exit
+status is 1 (as for a PRECIS refusal).  ``compare`` exits 0 when two identifiers are
+equal under the form, 1 when not, shows each side's code points as given and normalized,
+and where the normal forms differ (``describe``).
 ``compare --confusable`` asks UTS #39 §4 instead: it exits 0 when A and B are
 confusable (equal skeletons), 1 when not, and shows both skeletons, the scripts of each
 string (UTS #39 §5.1) and whether the pair is single-, mixed- or whole-script.
@@ -44,7 +49,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "normalize",
         help="print identifiers in a normal form (NFC, NFKC, NFKC_CASEFOLD)",
-        description="Print each TEXT (or each line of stdin) in the normal form.",
+        description="Print each TEXT (or each line of stdin: LF or CRLF ends a line) in the "
+        "normal form. An identifier holding a control character or another line break is "
+        "refused: a line on stderr names it, nothing is printed for it, exit status 1.",
     )
     p.add_argument("text", nargs="*", metavar="TEXT", help="identifiers (default: stdin lines)")
     _form_option(p, default=None)
@@ -145,14 +152,40 @@ def _codepoints(text: str) -> str:
     return " ".join(f"U+{ord(c):04X}" for c in text)
 
 
-def _read_stdin(cmd: str = "normalize") -> list[str] | None:
-    data = sys.stdin.buffer.read()
+def _read_stdin(cmd: str) -> list[str] | None:
+    """The lines of stdin, split at LF and CRLF only, decoded strictly as a whole (BOM
+    stripped); None after a one-line error on stderr (ill-formed, closed, unreadable)."""
+    if sys.stdin is None:  # started with stdin closed (<&-)
+        print(f"sanitizer {cmd}: stdin: standard input is closed", file=sys.stderr)
+        return None
+    try:
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError) as exc:  # EIO, a directory, a closed file object
+        print(f"sanitizer {cmd}: stdin: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        return None
     try:
         text = decode(data, bom="strip")
     except Utf8Error as exc:
         print(f"sanitizer {cmd}: stdin: {exc}", file=sys.stderr)
         return None
-    return text.splitlines()
+    if text.endswith("\n"):
+        text = text[:-1]
+    elif not text:
+        return []
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+# What ends or breaks a line besides LF: C0/C1 controls (CR, VT, FF, U+001C..U+001E, NEL)
+# and the line and paragraph separators (``str.splitlines`` splits on all of them).
+_LINE_BREAKING = frozenset("\u2028\u2029")
+
+
+def _refused(text: str) -> int:
+    """The index of the first control character or line break in ``text``, else -1."""
+    for i, ch in enumerate(text):
+        if ch <= "\x1f" or "\x7f" <= ch <= "\x9f" or ch in _LINE_BREAKING:
+            return i
+    return -1
 
 
 def _normalize(args: argparse.Namespace) -> int:
@@ -160,25 +193,35 @@ def _normalize(args: argparse.Namespace) -> int:
 
     if not _exclusive(args, "normalize"):
         return EXIT_USAGE
-    items: list[str] | None = args.text or _read_stdin()
+    items: list[str] | None = args.text or _read_stdin("normalize")
     if items is None:
         return EXIT_USAGE
     refused = False
     for number, item in enumerate(items, 1):
         if not _encodable(item, "normalize"):
             return EXIT_USAGE
-        if args.precis is None:
-            out = normalize_identifier(item, form=args.form or "NFC")
-        else:
+        where = f"TEXT {number}" if args.text else f"stdin: line {number}"
+        if args.precis is not None:  # the profile's own refusal first: it says why
             from .. import precis
 
             try:
                 out = precis.get_profile(args.precis).enforce(item)
             except precis.PrecisError as exc:
-                where = f"TEXT {number}" if args.text else f"stdin: line {number}"
                 print(f"sanitizer normalize: {where}: refused by {exc}", file=sys.stderr)
                 refused = True
                 continue
+        bad = _refused(item)
+        if bad >= 0:
+            print(
+                f"sanitizer normalize: {where}: {describe(ord(item[bad]))} at index {bad}: "
+                "an identifier is one line, without control characters or line breaks: "
+                "refused",
+                file=sys.stderr,
+            )
+            refused = True
+            continue
+        if args.precis is None:
+            out = normalize_identifier(item, form=args.form or "NFC")
         print(out)
         if args.codepoints:
             print(f"  {_codepoints(out)}")
@@ -219,8 +262,10 @@ def _compare(args: argparse.Namespace) -> int:
     na = normalize_identifier(a, form=form)
     nb = normalize_identifier(b, form=form)
     equal = identifiers_equal(a, b, form=form)
-    print(f"A ({form}): {na!r}  {_codepoints(na)}")
-    print(f"B ({form}): {nb!r}  {_codepoints(nb)}")
+    width = max(len("(given)"), len(form) + 2)
+    for name, given, normal in (("A", a, na), ("B", b, nb)):  # U+212B and U+00C5 look alike
+        print(f"{name} {'(given)':<{width}}: {given!r}  {_codepoints(given)}")
+        print(f"{name} {f'({form})':<{width}}: {normal!r}  {_codepoints(normal)}")
     if equal:
         print("equal")
         return EXIT_OK
@@ -236,14 +281,16 @@ def _compare_precis(name: str, a: str, b: str) -> int:
 
     profile = precis.get_profile(name)
     enforced: list[str | None] = []
+    width = max(len("(given)"), len(name) + 2)
     for label, text in (("A", a), ("B", b)):
+        print(f"{label} {'(given)':<{width}}: {text!r}  {_codepoints(text)}")
         try:
             out = profile.enforce(text)
         except precis.PrecisError as exc:
-            print(f"{label} ({name}): refused by {exc}")
+            print(f"{label} {f'({name})':<{width}}: refused by {exc}")
             enforced.append(None)
             continue
-        print(f"{label} ({name}): {out!r}  {_codepoints(out)}")
+        print(f"{label} {f'({name})':<{width}}: {out!r}  {_codepoints(out)}")
         enforced.append(out)
     ea, eb = enforced
     if ea is None or eb is None:
@@ -383,7 +430,17 @@ def _stdin_lines(cmd: str) -> Iterator[str | None]:
         print(f"sanitizer {cmd}: stdin: standard input is closed", file=sys.stderr)
         yield None
         return
-    for number, raw in enumerate(sys.stdin.buffer, 1):
+    lines = enumerate(sys.stdin.buffer, 1)
+    while True:
+        try:
+            number, raw = next(lines)
+        except StopIteration:
+            return
+        except (OSError, ValueError) as exc:  # EIO, a closed file object
+            reason = getattr(exc, "strerror", None) or exc
+            print(f"sanitizer {cmd}: stdin: {reason}", file=sys.stderr)
+            yield None
+            return
         raw = raw[:-1] if raw.endswith(b"\n") else raw
         raw = raw[:-1] if raw.endswith(b"\r") else raw
         try:

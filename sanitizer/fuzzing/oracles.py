@@ -28,7 +28,7 @@ import unicodedata2
 
 import sanitizer
 from sanitizer import _machine
-from sanitizer._native import speedups, utf8_valid_prefix_py
+from sanitizer._native import VALIDATOR_BLOCK, speedups, utf8_valid_prefix_py
 from sanitizer.categories import NORMAL_FORMS
 from sanitizer.errors import ErrorKind
 from sanitizer.grammar import BOM, MACHINE
@@ -337,10 +337,8 @@ def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool
 
 # The UTF-8 validator's kernels: every one this CPU runs (avx2, sse41, neon,
 # scalar), through the ``valid_prefix_using`` test hook of the native seam.
-KERNELS: tuple[str, ...] = (
-    speedups.utf8_kernels() if speedups is not None and hasattr(speedups, "utf8_kernels") else ()
-)
-_BLOCK = 64  # the SIMD kernels' block: validate.c's BLOCK
+KERNELS: tuple[str, ...] = speedups.utf8_kernels() if speedups is not None else ()
+_BLOCK = VALIDATOR_BLOCK  # the SIMD kernels' block
 
 
 def _check_kernels(data: bytes, exact: int, deep: bool) -> None:

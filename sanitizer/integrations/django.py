@@ -42,10 +42,12 @@ from collections.abc import Iterable
 from typing import Any
 
 try:
+    from django import forms  # type: ignore[import-untyped]
     from django.core import checks  # type: ignore[import-untyped]
     from django.core.exceptions import ValidationError  # type: ignore[import-untyped]
     from django.db import IntegrityError, models, router, transaction  # type: ignore[import-untyped]
     from django.db.models.functions import Cast, Concat  # type: ignore[import-untyped]
+    from django.utils.functional import Promise  # type: ignore[import-untyped]
     from django.utils.module_loading import import_string  # type: ignore[import-untyped]
 except ImportError as exc:  # pragma: no cover - exercised in a child interpreter
     raise ImportError(
@@ -53,6 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
     ) from exc
 
 from .. import precis, profiles
+from .._arguments import bad_type, check_count, exact_str
 from ..lookalike import IDENTIFIER_KEY_VERSION, identifier_key
 from ..policy import Policy, inspect
 
@@ -73,6 +76,13 @@ INVALID_CODE = "sanitizer_identifier"  # the policy refused the value
 TAKEN_CODE = "identifier_taken"  # another row has the same identifier_key
 PRECIS_INVALID_CODE = "sanitizer_precis"  # a PRECIS profile refused the value
 KEY_TOO_LONG_CODE = "identifier_key_too_long"
+# What ``rekey`` writes into a stale row's key column (with the row's primary key) while
+# it frees the old keys: "R" is no key's character (identifier_key folds case, and every
+# character of a key is its own key), so no accepted name can collide with it.
+REKEY_PREFIX = "REKEY:"
+
+
+_VALIDATOR = "IdentifierValidator"
 
 
 def _resolve(policy: Policy | str) -> Policy:
@@ -85,7 +95,10 @@ def _resolve(policy: Policy | str) -> Policy:
             f"dotted path, not {type(policy).__name__}"
         )
     if "." not in policy:
-        return profiles.get(policy)
+        try:
+            return profiles.get(policy)
+        except ValueError as exc:
+            raise ValueError(f"IdentifierValidator() argument 'policy': {exc}") from None
     found = import_string(policy)
     if not isinstance(found, Policy):
         raise TypeError(
@@ -117,9 +130,11 @@ class IdentifierValidator:
         self.policy = _resolve(policy)
         self.policy_ref = policy
         if message is not None:
+            if not isinstance(message, (str, Promise)):  # Promise: a lazy translation
+                bad_type(message, "None, a str or a lazy translation", "message", _VALIDATOR)
             self.message = message
         if code is not None:
-            self.code = code
+            self.code = exact_str(code, "code", _VALIDATOR)
 
     def __call__(self, value: Any) -> None:
         if not isinstance(value, str):
@@ -327,6 +342,8 @@ def save_unique(form: Any, **save_kwargs: Any) -> Any:
     request took a key between validation and save (IntegrityError), the form gets the
     errors ``validate_unique`` gives now and None is returned; any other IntegrityError
     is raised again."""
+    if not isinstance(form, forms.BaseModelForm):
+        bad_type(form, "a ModelForm", "form", "save_unique")
     model = form._meta.model
     try:
         with transaction.atomic(using=router.db_for_write(model)):
@@ -340,6 +357,10 @@ def save_unique(form: Any, **save_kwargs: Any) -> Any:
         raise
 
 
+def _is_model_class(model: object) -> bool:
+    return isinstance(model, type) and issubclass(model, models.Model)
+
+
 def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[Any]]:
     """Recompute the ``IdentifierKeyField`` ``field_name`` of ``model`` with this release's
     ``identifier_key`` (a data migration's ``RunPython``, with ``apps.get_model(...)``).
@@ -350,6 +371,10 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     without one) get their new key and version in one transaction, and [] is returned.
     Memory grows with the number of rows (one key each); for millions of rows, find the
     collisions first with ``sanitizer collisions`` on an export of the names."""
+    if not _is_model_class(model):
+        bad_type(model, "a model class (apps.get_model(...) in a migration)", "model", "rekey")
+    batch_size = check_count(batch_size, "batch_size", "rekey", 1)
+    field_name = exact_str(field_name, "field_name", "rekey")
     field = model._meta.get_field(field_name)
     if not isinstance(field, IdentifierKeyField):
         raise TypeError(f"rekey(): {field_name!r} is not an IdentifierKeyField")
@@ -368,8 +393,8 @@ def rekey(model: Any, field_name: str, *, batch_size: int = 500) -> list[list[An
     with transaction.atomic(using=router.db_for_write(model)):
         pks = list(stale.values_list("pk", flat=True))
         # Free the old keys first: a row's new key may be another stale row's old one.
-        # (U+FFFF, a noncharacter, never starts a key of an accepted identifier)
-        freed = Concat(models.Value("\\uffffrekey "), Cast("pk", models.CharField()))
+        # The placeholder holds "R", which no key contains (see REKEY_PREFIX).
+        freed = Concat(models.Value(REKEY_PREFIX), Cast("pk", models.CharField()))
         stale.update(**{field.attname: freed})
         written = [field.attname] + ([field.version_field] if field.version_field else [])
         for start in range(0, len(pks), batch_size):

@@ -67,8 +67,32 @@ ERROR_TYPE = "sanitizer_identifier"
 PRECIS_ERROR_TYPE = "sanitizer_precis"
 
 
+class _StrValidator:
+    """What pydantic asks of a validator of ``str``: the value is a ``str`` by pydantic's
+    own rules, then the validator's ``__call__`` gives the field's value; the JSON schema
+    is a string described by ``describe()``."""
+
+    def __call__(self, value: str) -> str:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def __get_pydantic_core_schema__(
+        self, source_type: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self, core_schema.str_schema())
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema.setdefault("description", self.describe())
+        return json_schema
+
+
 @dataclass(frozen=True)
-class IdentifierValidator:
+class IdentifierValidator(_StrValidator):
     """Pydantic metadata checking a ``str`` with ``policy`` (``profiles.IDENTIFIER`` by
     default); the field's value becomes the policy's output."""
 
@@ -101,20 +125,9 @@ class IdentifierValidator:
             ERROR_TYPE, "refused by sanitizer policy '{policy}': {finding}", context
         )
 
-    def __get_pydantic_core_schema__(
-        self, source_type: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(self, core_schema.str_schema())
-
-    def __get_pydantic_json_schema__(
-        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        json_schema = handler(schema)
+    def describe(self) -> str:
         about = f": {self.policy.description}" if self.policy.description else ""
-        json_schema.setdefault(
-            "description", f"checked by sanitizer policy {self.policy.name!r}{about}"
-        )
-        return json_schema
+        return f"checked by sanitizer policy {self.policy.name!r}{about}"
 
 
 # A username, handle or tag, checked by profiles.IDENTIFIER.
@@ -127,7 +140,7 @@ Prompt = Annotated[str, IdentifierValidator(profiles.PROMPT)]
 
 
 @dataclass(frozen=True)
-class PrecisValidator:
+class PrecisValidator(_StrValidator):
     """Pydantic metadata enforcing a ``str`` with a PRECIS profile (a name as
     ``sanitizer.precis.get_profile`` takes it); the field's value becomes the enforced
     string (RFC 8264 §7)."""
@@ -163,19 +176,8 @@ class PrecisValidator:
                 PRECIS_ERROR_TYPE, "refused by PRECIS profile {detail}", context
             ) from None
 
-    def __get_pydantic_core_schema__(
-        self, source_type: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        return core_schema.no_info_after_validator_function(self, core_schema.str_schema())
-
-    def __get_pydantic_json_schema__(
-        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        json_schema = handler(schema)
-        json_schema.setdefault(
-            "description", f"enforced by the PRECIS profile {self.profile} (RFC 8264 §7)"
-        )
-        return json_schema
+    def describe(self) -> str:
+        return f"enforced by the PRECIS profile {self.profile} (RFC 8264 §7)"
 
 
 # The PRECIS profiles of RFC 8265 (usernames, passwords) and RFC 8266 (nicknames).

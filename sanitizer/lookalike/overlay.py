@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import unicodedata2
 
+from .._arguments import exact_str
 from . import _lookups, _tables_data
-from ._check import bad_str
 
 # The characters that hide a following U+0307 (the rule above), as sorted inclusive
 # (first, last) ranges; all of combining class 0.
@@ -32,8 +32,8 @@ _combining = unicodedata2.combining
 def hidden_overlays(s: str) -> tuple[int, ...]:
     """The indices in ``s`` of the U+0307 characters that their base hides (ICU's rule,
     applied to ``s`` as given)."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "hidden_overlays")
+    if type(s) is not str:
+        s = exact_str(s, "s", "hidden_overlays")
     if _DOT_ABOVE not in s:
         return ()
     found: list[int] = []

@@ -26,8 +26,8 @@ import re
 
 import unicodedata2
 
+from .._arguments import exact_str
 from . import _lookups
-from ._check import bad_str
 from .scripts import resolved_from
 
 _ASCII_RESTRICTED = re.compile(r"[^'\-.0-:A-Z_a-z]").search  # IdentifierStatus.txt, ASCII
@@ -49,8 +49,8 @@ class RestrictionLevel(enum.IntEnum):
 
 def restriction_level(s: str) -> RestrictionLevel:
     """The most restrictive level of UTS #39 §5.2 that ``s`` satisfies."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "restriction_level")
+    if type(s) is not str:
+        s = exact_str(s, "s", "restriction_level")
     if s.isascii():
         if _ASCII_RESTRICTED(s):
             return RestrictionLevel.UNRESTRICTED
@@ -71,8 +71,8 @@ def restriction_level(s: str) -> RestrictionLevel:
 def mixed_numbers(s: str) -> bool:
     """Whether ``s`` has decimal digits (gc=Nd) of more than one system (UTS #39 §5.3):
     the zero of each digit (its code point minus its value) is not the same for all."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "mixed_numbers")
+    if type(s) is not str:
+        s = exact_str(s, "s", "mixed_numbers")
     if s.isascii():
         return False
     zero = -1

@@ -22,9 +22,9 @@ import functools
 import re
 from collections.abc import Callable
 
+from .._arguments import check_char, exact_str
 from .._native import Speedups, speedups
 from . import _lookups, _tables_data
-from ._check import bad_str, check_char
 
 # UTS #39 §5.1: augmented script sets.
 AUGMENT: dict[str, frozenset[str]] = {
@@ -123,7 +123,7 @@ resolved_mask: Callable[[str], int] = (
 def script_extensions(ch: str) -> frozenset[str]:
     """The Script_Extensions of one character as ISO 15924 codes (UAX #24): "Latn",
     "Zyyy" (Common), "Zinh" (Inherited), "Zzzz" (unassigned); not augmented."""
-    check_char(ch, "script_extensions")
+    ch = check_char(ch, "ch", "script_extensions")
     return _lookups.SCRIPT_SETS[_lookups.script_set_index(ord(ch))]
 
 
@@ -133,8 +133,8 @@ _AUGMENTED_NAMES = {"Hanb": "Han with Bopomofo", "Jpan": "Japanese", "Kore": "Ko
 def script_name(code: str) -> str:
     """The name of a script code as a person reads it (Scripts.txt, UAX #24): "Latin" for
     "Latn", "Common" for "Zyyy", "Japanese" for the augmented "Jpan" (§5.1)."""
-    if not isinstance(code, str):
-        bad_str(code, "code", "script_name")
+    if type(code) is not str:
+        code = exact_str(code, "code", "script_name")
     name = _tables_data.SCRIPT_NAMES.get(code) or _AUGMENTED_NAMES.get(code)
     if name is None:
         raise ValueError(f"script_name() argument 'code' is not a script code: {code!r}")
@@ -158,8 +158,8 @@ def resolved_from(s: str, skip: str | None = None) -> frozenset[str]:
 def resolved_scripts(s: str) -> frozenset[str]:
     """The resolved script set of ``s`` (UTS #39 §5.1): empty when ``s`` mixes scripts,
     ALL_SCRIPTS when it has only Common and Inherited characters (or is empty)."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "resolved_scripts")
+    if type(s) is not str:
+        s = exact_str(s, "s", "resolved_scripts")
     if s.isascii():  # ASCII letters are Latn; everything else in ASCII is Common
         return LATIN if ASCII_LETTER(s) else ALL_SCRIPTS
     return resolved_from(s)

@@ -29,9 +29,9 @@ from collections.abc import Callable
 
 import unicodedata2
 
+from .._arguments import exact_str
 from .._native import speedups
 from . import _lookups, scripts
-from ._check import bad_str
 
 _normalize = unicodedata2.normalize
 _ascii_skeleton = _lookups.ascii_mapper(_lookups.ASCII_SKELETON)
@@ -66,8 +66,8 @@ def skeleton_py(s: str) -> str:
     """skeleton() without the C extension (the reference).  ASCII maps in one translate
     (the generator checks that ASCII prototypes have no marks, so the final NFD changes
     nothing)."""
-    if not isinstance(s, str):
-        bad_str(s, "s", "skeleton")
+    if type(s) is not str:
+        s = exact_str(s, "s", "skeleton")
     if s.isascii():
         return _ascii_skeleton(s)
     return _skeleton_of(s)
@@ -87,10 +87,10 @@ def confusable(a: str, b: str) -> Confusability | None:
 
 def confusable_py(a: str, b: str) -> Confusability | None:
     """confusable() without the C extension (the reference)."""
-    if not isinstance(a, str):
-        bad_str(a, "a", "confusable")
-    if not isinstance(b, str):
-        bad_str(b, "b", "confusable")
+    if type(a) is not str:
+        a = exact_str(a, "a", "confusable")
+    if type(b) is not str:
+        b = exact_str(b, "b", "confusable")
     # skeleton() and resolved_scripts() inlined (the latter as bit masks, scripts.py):
     # this is the hot path of signup checks
     a_ascii, b_ascii = a.isascii(), b.isascii()
@@ -132,17 +132,17 @@ _VERDICTS = (
 
 @functools.cache
 def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability | None]] | None:
-    """(skeleton, confusable) in C, or None: no extension, one built before these
-    functions, or a unicodedata2 of another Unicode version than the generated NFD tables
-    (the C path would then disagree with unicodedata2.normalize)."""
-    if speedups is None or not hasattr(speedups, "confusable"):
+    """(skeleton, confusable) in C, or None: no extension, or a unicodedata2 of another
+    Unicode version than the generated NFD tables (the C path would then disagree with
+    unicodedata2.normalize)."""
+    if speedups is None:
         return None
     if unicodedata2.unidata_version != _lookups.normalization_version():
         return None
     tables = speedups.skeleton_tables(
-        _lookups.native_map(_lookups.skeleton_map()),
-        _lookups.native_map(_lookups.decomposition_map()),
-        _lookups.native_map(_lookups.combining_map()),
+        _lookups.skeleton_map().native(),
+        _lookups.decomposition_map().native(),
+        _lookups.combining_map().native(),
         scripts.native_script_tables(),
         _VERDICTS,
     )

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import enum
 
+from .._arguments import check_char
 from . import _lookups, _tables_data
-from ._check import check_char
 
 # The code points with Identifier_Status=Allowed, as sorted inclusive (first, last)
 # ranges (IdentifierStatus.txt): every other code point is Restricted.
@@ -49,7 +49,7 @@ class IdentifierType(enum.Enum):
 
 def identifier_status(ch: str) -> IdentifierStatus:
     """The Identifier_Status of one character."""
-    check_char(ch, "identifier_status")
+    ch = check_char(ch, "ch", "identifier_status")
     if _lookups.is_allowed(ord(ch)):
         return IdentifierStatus.ALLOWED
     return IdentifierStatus.RESTRICTED
@@ -58,7 +58,7 @@ def identifier_status(ch: str) -> IdentifierStatus:
 def identifier_types(ch: str) -> frozenset[IdentifierType]:
     """The Identifier_Type values of one character (Not_Character where the file lists
     none: unassigned, private use, surrogates, noncharacters)."""
-    check_char(ch, "identifier_types")
+    ch = check_char(ch, "ch", "identifier_types")
     return frozenset(IdentifierType(name) for name in _lookups.identifier_type_names(ord(ch)))
 
 

@@ -26,6 +26,7 @@ decides everything.  The package's modules, one job each:
 
 from __future__ import annotations
 
+from .._arguments import exact_data, exact_str
 from ..categories import Category
 from ..decoder import is_valid
 from . import profiles
@@ -73,7 +74,9 @@ def _compile(policy: object, where: str) -> CompiledPolicy:
 def _check_data(data: object, where: str) -> None:
     """Raised on the slow path only: the fast paths answer None for anything else."""
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"{where}() takes bytes or str, not {type(data).__name__}")
+        raise TypeError(
+            f"{where}() argument 'data' must be bytes or str, not {type(data).__name__}"
+        )
 
 
 def inspect(
@@ -90,10 +93,14 @@ def inspect(
     "utf-32" need a BOM, else ``ByteOrderError``)."""
     if policy is None:
         policy = _DEFAULT
-    if encoding != "utf-8" and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-        from ._encoded import inspect_encoded
+    if type(encoding) is not str or encoding != "utf-8":
+        encoding = exact_str(encoding, "encoding", "inspect")
+        if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+            from ._encoded import inspect_encoded
 
-        return inspect_encoded(data, policy, encoding, inspect)
+            return inspect_encoded(data, policy, encoding, inspect)
+    if type(data) is not bytes and type(data) is not str:
+        data = exact_data(data)  # a subclass's methods never answer for its characters
     compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)
@@ -111,6 +118,8 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     decide: for callers that only need the verdict, many times a request (sanitizer.web)."""
     if policy is None:
         policy = _DEFAULT
+    if type(data) is not bytes and type(data) is not str:
+        data = exact_data(data)
     compiled = _compiled(id(policy)) or _compile(policy, "accepts")
     args = compiled.direct_verdict_args
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
@@ -133,6 +142,8 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
     if policy is None:
         policy = _DEFAULT
+    if type(data) is not bytes and type(data) is not str:
+        data = exact_data(data)
     compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
     edit_args = compiled.direct_edit_args
     if edit_args is not None:  # one C call: clean text, or cleaned by strips and replacements

@@ -229,9 +229,9 @@ _COMMON = (0x0A, 0x20, 0x09, 0x0D)
 
 
 def prefilter(flagged: list[int]) -> bytes:
-    """The 16-byte prefilter for 1-byte strings (layout in _native_src/scan.c): threshold T,
-    up to 4 extras (flagged bytes >= T) and up to 4 skips (common bytes below T that are
-    not flagged).  ``flagged`` = the bytes < 0x7F whose class a policy flags; bytes >=
+    """The 16-byte prefilter for 1-byte strings (layout in _native_src/classtable.c):
+    threshold T, up to 4 extras (flagged bytes >= T) and up to 4 skips (common bytes below
+    T that are not flagged).  ``flagged`` = the bytes < 0x7F whose class a policy flags; bytes >=
     0x7F are always candidates.  Chosen to keep common bytes out and compares few."""
     marked = set(flagged)
     ordered = sorted(marked)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from .._arguments import exact_bytes
 from ..categories import Category
 from ..wide import WideError, codec
 from ._model import Action, Finding, Policy, Report
@@ -54,9 +55,11 @@ def inspect_encoded(
     if isinstance(data, str):
         raise TypeError("inspect() argument 'encoding' applies to bytes; str is already decoded")
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"inspect() takes bytes or str, not {type(data).__name__}")
-    found, order = codec(encoding)
-    raw = bytes(data)
+        raise TypeError(
+            f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+        )
+    found, order = codec(encoding, "inspect")
+    raw = exact_bytes(data, "data", "inspect")
     big, skip = found.resolve(raw, order, None, "inspect")
     errors: list[WideError] = found.find_errors(raw, byte_order=order)
     act = policy.actions[Category.ILL_FORMED]
@@ -85,9 +88,10 @@ def inspect_encoded(
         ]
     findings.sort(key=lambda f: (f.start, f.end))
     cap = policy.max_findings
-    more = report.more_findings
+    more, more_allowed = report.more_findings, report.more_allowed
     if cap is not None and len(findings) > cap:
         more += len(findings) - cap
+        more_allowed += sum(f.action is Action.ALLOW for f in findings[cap:])
         findings = findings[:cap]
     ok = report.ok and not (errors and act is Action.REJECT)
-    return Report(ok, report.text if ok else None, tuple(findings), policy, more)
+    return Report(ok, report.text if ok else None, tuple(findings), policy, more, more_allowed)

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .._arguments import bad_type, exact_str, type_name
 from ..categories import NORMAL_FORMS, Category
 from ..charnames import describe
 from ..errors import Utf8Error
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported when a policy names a level: other policies never load it
     from typing import Any
 
@@ -81,21 +82,26 @@ BASELINE: Mapping[Category, Action] = MappingProxyType(
 )
 
 
-def _type_name(value: object) -> str:
-    return type(value).__name__
-
-
-def as_category(key: Category | str, where: str = "Policy.action") -> Category:
-    """``key`` as a Category (a member, or its name in any case, '-' for '_')."""
+def as_category(
+    key: Category | str, where: str = "Policy.action", name: str = "category"
+) -> Category:
+    """``key`` as a Category (a member, or its name in any case, '-' for '_'); errors
+    name argument ``name`` of ``where()``."""
     if isinstance(key, Category):
         return key
     if not isinstance(key, str):
-        raise TypeError(f"{where}() category must be a Category or str, not {_type_name(key)}")
+        raise TypeError(
+            f"{where}() argument '{name}': a category must be a Category or str, "
+            f"not {type_name(key)}"
+        )
+    key = exact_str(key, name, where)
     try:
         return Category[key.upper().replace("-", "_")]
     except KeyError:
         names = ", ".join(c.name for c in Category)
-        raise ValueError(f"unknown category {key!r}; known: {names}") from None
+        raise ValueError(
+            f"{where}() argument '{name}': unknown category {key!r}; known: {names}"
+        ) from None
 
 
 def _as_level(value: object) -> RestrictionLevel | None:
@@ -110,25 +116,35 @@ def _as_level(value: object) -> RestrictionLevel | None:
     if not isinstance(value, str):
         raise TypeError(
             "Policy() argument 'max_restriction_level' must be None, a RestrictionLevel "
-            f"or its name, not {_type_name(value)}"
+            f"or its name, not {type_name(value)}"
         )
+    value = exact_str(value, "max_restriction_level", "Policy")
     try:
         return RestrictionLevel[value.strip().upper().replace("-", "_")]
     except KeyError:
         names = ", ".join(level.name for level in RestrictionLevel)
-        raise ValueError(f"unknown restriction level {value!r}; known: {names}") from None
+        raise ValueError(
+            f"Policy() argument 'max_restriction_level': unknown restriction level {value!r}; "
+            f"known: {names}"
+        ) from None
 
 
-def _as_action(value: Action | str, where: str) -> Action:
+def _as_action(value: Action | str, where: str, name: str) -> Action:
     if isinstance(value, Action):
         return value
     if not isinstance(value, str):
-        raise TypeError(f"{where}() action must be an Action or str, not {_type_name(value)}")
+        raise TypeError(
+            f"{where}() argument '{name}': an action must be an Action or str, "
+            f"not {type_name(value)}"
+        )
+    value = exact_str(value, name, where)
     try:
         return Action(value.lower())
     except ValueError:
         names = ", ".join(a.value for a in Action)
-        raise ValueError(f"unknown action {value!r}; known: {names}") from None
+        raise ValueError(
+            f"{where}() argument '{name}': unknown action {value!r}; known: {names}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -165,28 +181,25 @@ class Policy:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Argument rules (issue #11): a field of the wrong type is a TypeError naming it, a
+        # Argument rules: a field of the wrong type is a TypeError naming it, a
         # value out of range a ValueError; limits are ints (not bools), flags are bools.
         for text_field in ("name", "description"):
-            if not isinstance(getattr(self, text_field), str):
-                raise TypeError(
-                    f"Policy() argument '{text_field}' must be str, "
-                    f"not {_type_name(getattr(self, text_field))}"
-                )
+            text = exact_str(getattr(self, text_field), text_field, "Policy")
+            object.__setattr__(self, text_field, text)
         if not isinstance(self.actions, Mapping):
             raise TypeError(
                 "Policy() argument 'actions' must be a mapping of Category to Action, "
-                f"not {_type_name(self.actions)}"
+                f"not {type_name(self.actions)}"
             )
         if not isinstance(self.allow_sequences, bool):
             raise TypeError(
                 "Policy() argument 'allow_sequences' must be a bool, "
-                f"not {_type_name(self.allow_sequences)}"
+                f"not {type_name(self.allow_sequences)}"
             )
         merged = dict(BASELINE)
         for key, value in self.actions.items():
-            category = as_category(key, "Policy")  # the key first: it is named first
-            merged[category] = _as_action(value, "Policy")
+            category = as_category(key, "Policy", "actions")  # the key first: it comes first
+            merged[category] = _as_action(value, "Policy", "actions")
         for cat, act in merged.items():
             valid = _VALID_ACTIONS.get(cat, _ALL)
             if act not in valid:
@@ -194,22 +207,26 @@ class Policy:
                 raise ValueError(f"{cat.name} cannot be {act.name}; use one of {allowed}")
         for form_field in ("normalization", "also_check"):
             form = getattr(self, form_field)
-            if form is not None and form not in NORMAL_FORMS:
-                kind = ValueError if isinstance(form, str) else TypeError
-                raise kind(
-                    f"Policy() argument '{form_field}' must be None or "
-                    f"one of {NORMAL_FORMS}, not {form!r}"
-                )
+            if form is not None and (type(form) is not str or form not in NORMAL_FORMS):
+                text = str.__getitem__(form, slice(None)) if isinstance(form, str) else form
+                if text not in NORMAL_FORMS:
+                    kind = ValueError if isinstance(form, str) else TypeError
+                    raise kind(
+                        f"Policy() argument '{form_field}' must be None or "
+                        f"one of {NORMAL_FORMS}, not {text!r}"
+                    )
+                object.__setattr__(self, form_field, text)  # the exact str
         for limit in ("max_bytes", "max_code_points", "max_combining", "max_findings"):
-            value = getattr(self, limit)
-            if value is None:
+            count = getattr(self, limit)
+            if count is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(
-                    f"Policy() argument '{limit}' must be None or an int, not {_type_name(value)}"
-                )
-            if value < 0:
-                raise ValueError(f"Policy() argument '{limit}' must be None or >= 0, not {value}")
+            if type(count) is not int:
+                if isinstance(count, bool) or not isinstance(count, int):
+                    bad_type(count, "None or an int", limit, "Policy")
+                count = int.__int__(count)  # an int subclass's value, by int's own slot
+                object.__setattr__(self, limit, count)
+            if count < 0:
+                raise ValueError(f"Policy() argument '{limit}' must be None or >= 0, not {count}")
         object.__setattr__(self, "max_restriction_level", _as_level(self.max_restriction_level))
         object.__setattr__(self, "actions", MappingProxyType(merged))
         object.__setattr__(self, "_hash", hash(self._key()))
@@ -242,12 +259,12 @@ class Policy:
         if changes is not None and not isinstance(changes, Mapping):
             raise TypeError(
                 "Policy.with_actions() argument 'changes' must be a mapping, "
-                f"not {_type_name(changes)}"
+                f"not {type_name(changes)}"
             )
         merged: dict[Category, Action] = dict(self.actions)
         for key, value in [*(changes or {}).items(), *by_name.items()]:
-            category = as_category(key, "Policy.with_actions")
-            merged[category] = _as_action(value, "Policy.with_actions")
+            category = as_category(key, "Policy.with_actions", "changes")
+            merged[category] = _as_action(value, "Policy.with_actions", "changes")
         return dataclasses.replace(self, actions=merged)
 
     def replace(self, **changes: Any) -> Policy:
@@ -348,9 +365,11 @@ class Report:
     text: str | None
     findings: tuple[Finding, ...]
     policy: Policy = field(repr=False)
-    # Findings not listed because of ``policy.max_findings`` (issue #11: bounded memory);
-    # ``ok`` and ``text`` never depend on the cap.
+    # Findings not listed because of ``policy.max_findings`` (bounded memory), and how
+    # many of them the policy allows (ALLOW): counted, never built.  ``ok`` and ``text``
+    # never depend on the cap.
     more_findings: int = 0
+    more_allowed: int = 0
 
     @property
     def rejections(self) -> tuple[Finding, ...]:

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from ..categories import (
     MAX_NFD_EXPANSION,
@@ -38,7 +38,7 @@ from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -57,22 +57,31 @@ class _Refused(Exception):
 
 
 class _Listed:
-    """Findings under a cap (issue #11: bounded memory): the ``cap`` first in (start,
-    end) order are kept (None: all), every one is counted.  Each pass adds in increasing
-    order, so once trimmed a pass's later findings are refused by one comparison."""
+    """Findings under a cap (bounded memory): the ``cap`` first in (start, end) order are
+    kept (None: all), every one is counted, and so is every one whose action is ALLOW
+    (``allowed``: what a gate needs to know of the findings it does not list).  Each pass
+    adds in increasing order, so once trimmed a pass's later findings are refused by one
+    comparison."""
 
-    __slots__ = ("bar", "cap", "count", "items")
+    __slots__ = ("allowed", "bar", "cap", "count", "items")
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
         self.items: list[Finding] = []
         self.count = 0
+        self.allowed = 0
         self.bar: tuple[int, int] | None = None if cap != 0 else (-1, -1)
 
-    def wants(self, start: int, end: int) -> bool:
+    def wants(self, start: int, end: int, act: Action) -> bool:
         """Count a finding at start..end; True if it is to be built and kept."""
         self.count += 1
+        self.allowed += act is Action.ALLOW
         return self.bar is None or (start, end) < self.bar
+
+    def add_unlisted(self, n: int, allowed: int = 0) -> None:
+        """Count ``n`` findings that are never built, ``allowed`` of them ALLOW."""
+        self.count += n
+        self.allowed += allowed
 
     def keep(self, finding: Finding) -> None:
         self.items.append(finding)
@@ -132,26 +141,48 @@ def _latin1_carriers(cats: frozenset[Category]) -> tuple[re.Pattern[str], re.Pat
 
 
 def _count_rest(
-    groups: Iterator[Group], scan: Scanner, text: str, pos: int, is_latin1: bool
-) -> int:
+    groups: Iterator[Group],
+    scan: Scanner,
+    text: str,
+    pos: int,
+    is_latin1: bool,
+    acts: Mapping[Category, Action],
+) -> tuple[int, int]:
     """How many more findings ``groups`` (paused after one that ends at index pos) would
-    yield.  Latin-1 text: every match of the scanner's one-character pattern is a hit
-    (classes are exact) and only runs of adjacent carriers (soft hyphens) are grouped,
-    so ``re`` counts them in C, window by window (its lookbehinds see before ``pos``; a
-    match is one character, so a window's end hides nothing it needs)."""
+    yield, and how many of them ``acts`` allows.  Latin-1 text: every match of the
+    scanner's one-character pattern is a hit (classes are exact) and only runs of
+    adjacent carriers (soft hyphens) are grouped, so ``re`` finds them in C, window by
+    window (its lookbehinds see before ``pos``; a match is one character, so a window's
+    end hides nothing it needs), and a set lookup a match tells the allowed ones."""
     if not is_latin1 or scan.bmp is None:
-        return sum(1 for _ in groups)
-
-    def count(pattern: re.Pattern[str]) -> int:
-        return sum(
-            len(pattern.findall(text, w, w + _WINDOW)) for w in range(pos, len(text), _WINDOW)
-        )
-
-    total = count(scan.bmp)
+        total = allowed = 0
+        for g in groups:
+            total += 1
+            allowed += g.action is Action.ALLOW
+        return total, allowed
     carriers = _latin1_carriers(scan.cats)
+    allowing = {
+        chr(cp)
+        for cp in range(0x100)
+        if (found_cat := category_of(cp)) is not None
+        and acts[found_cat] is Action.ALLOW
+        and (carriers is None or not carriers[0].match(chr(cp)))
+    }
+
+    def matches(pattern: re.Pattern[str]) -> Iterator[list[str]]:
+        return (pattern.findall(text, w, w + _WINDOW) for w in range(pos, len(text), _WINDOW))
+
+    total = allowed = 0
+    for found in matches(scan.bmp):
+        total += len(found)
+        if allowing:
+            allowed += sum(map(allowing.__contains__, found))
     if carriers is not None:  # each run of them is one finding
-        total += count(carriers[1]) - count(carriers[0])
-    return total
+        runs = sum(map(len, matches(carriers[1])))
+        total += runs - sum(map(len, matches(carriers[0])))
+        if acts[Category.INVISIBLE] is Action.ALLOW:  # the one Latin-1 carrier family
+            allowed += runs
+    return total, allowed
 
 
 class Run:
@@ -165,7 +196,9 @@ class Run:
             self.raw = bytes(data)
             self.text = ""
         else:
-            raise TypeError(f"inspect() takes bytes or str, not {type(data).__name__}")
+            raise TypeError(
+                f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+            )
         self.compiled = compiled
         self.policy: Policy = compiled.policy
         self.acts = compiled.policy.actions
@@ -198,7 +231,7 @@ class Run:
         elif self.verdict:
             return
         listed = self.index_findings if is_index else self.findings
-        if listed.wants(start, end):
+        if listed.wants(start, end, act):
             listed.keep(Finding(cat, start, end, act, **more))
         if self.verdict:
             raise _Refused
@@ -221,9 +254,9 @@ class Run:
             text = self._run()
         except _Refused:
             text = None
-        findings, more = self._finish()
+        findings, more, more_allowed = self._finish()
         ok = not self.rejected
-        return Report(ok, text if ok else None, findings, self.policy, more)
+        return Report(ok, text if ok else None, findings, self.policy, more, more_allowed)
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -252,7 +285,8 @@ class Run:
             self._note(g.category, g.start, g.end, g.action, codepoint=g.codepoint, detail=g.detail)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
                 if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
-                    listed.count += _count_rest(groups, scan, text, g.end, is_latin1)
+                    total, allowed = _count_rest(groups, scan, text, g.end, is_latin1, acts)
+                    listed.add_unlisted(total, allowed)
                     break
                 continue
             for cat, i in g.members:
@@ -278,7 +312,7 @@ class Run:
 
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
-        objects only for the listed errors, the rest counted (issue #11: bounded memory)."""
+        objects only for the listed errors, the rest counted (bounded memory)."""
         try:
             self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
             return
@@ -320,7 +354,9 @@ class Run:
                 _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
             )
         # The unlisted ones: counted, never built (they follow the cap-th listed finding).
-        self.findings.count += total - len(errors)
+        self.findings.add_unlisted(
+            total - len(errors), total - len(errors) if act is Action.ALLOW else 0
+        )
         if act is Action.REJECT:
             self.rejected = True
 
@@ -341,7 +377,7 @@ class Run:
     def _remove(self, fresh: list[Span]) -> None:
         """Remove ``fresh`` (sorted, disjoint from what is already removed), then what only
         a removed character exempted: sequences are judged on the text as it will be
-        output, so no stripped or replaced character earns an exemption (issue #11).  A
+        output, so no stripped or replaced character earns an exemption.  A
         dependant's rule needs the character just before it (``earned_by_previous``), so
         one forward walk per removed stretch finds them all: linear."""
         self.spans = spans = _merged(self.spans, fresh)
@@ -490,8 +526,10 @@ class Run:
         acts = self.acts
         for spot in checks.spots(out, self.verdict, self.policy.max_findings):
             act = acts[spot.category]
-            # the ones after the cap-th of a category: counted, never built (issue #11)
-            (self.index_findings if same else self.findings).count += spot.more
+            # the ones after the cap-th of a category: counted, never built
+            (self.index_findings if same else self.findings).add_unlisted(
+                spot.more, spot.more if act is Action.ALLOW else 0
+            )
             if same:
                 self._note(
                     spot.category,
@@ -516,9 +554,9 @@ class Run:
                     detail=f"{what} at {where}",
                 )
 
-    def _finish(self) -> tuple[tuple[Finding, ...], int]:
+    def _finish(self) -> tuple[tuple[Finding, ...], int, int]:
         """The listed findings, index findings at byte offsets (bytes input), in input
-        order; and how many more were found."""
+        order; how many more were found, and how many of those the policy allows."""
         found = self.index_findings.final()
         if not self.errors_listed:
             # Text past the last listed error's U+FFFD lies after max_findings listed
@@ -536,4 +574,6 @@ class Run:
         if cap is not None:
             del everything[cap:]
         total = self.index_findings.count + self.findings.count
-        return tuple(everything), total - len(everything)
+        allowed = self.index_findings.allowed + self.findings.allowed
+        listed_allowed = sum(f.action is Action.ALLOW for f in everything)
+        return tuple(everything), total - len(everything), allowed - listed_allowed

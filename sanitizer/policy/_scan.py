@@ -3,9 +3,9 @@
 Candidates are found in C.  With the C extension, its class-table scan
 (``_speedups.scan``, the policy fast path's loop) stops at each one, from tables that flag
 exactly the scanned categories (and apply the neighbour rules of ``_sequences``): no regex
-is compiled, which a command such as ``sanitizer check`` would pay for at every start
-(issue #13).  Without it, a bytes.translate decides Latin-1 input; otherwise one ``re``
-search with a bitmap class covers the BMP and, only when the input has supplementary
+is compiled, which a command such as ``sanitizer check`` would pay for at every start.
+Without it, a bytes.translate decides Latin-1 input; otherwise one ``re`` search with a
+bitmap class covers the BMP and, only when the input has supplementary
 characters, a byte-class pattern runs over its UTF-8 (categories.utf8_pattern).  The
 patterns are compiled on first use.  Clean input never reaches Python code per
 character.  Each hit is classified with category_of and, for the categories with

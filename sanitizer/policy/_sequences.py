@@ -70,7 +70,7 @@ class NeighbourRule(Frozen):
     """A character of ``category`` with class-table flag ``flag`` is inside a sequence
     when the character before it has one of the flags ``before`` and the character after
     it one of ``after`` (None: anything, even nothing).  A character of ``category``
-    itself never earns the exemption (issue #11: a run of selectors is not a sequence,
+    itself never earns the exemption (a run of selectors is not a sequence,
     so at most one selector follows a base), whatever its flags."""
 
     __slots__ = ("category", "flag", "before", "after")  # noqa: RUF023 (constructor's order)
@@ -157,8 +157,8 @@ EXEMPTIBLE = frozenset({Category.TAG, *(rule.category for rule in NEIGHBOUR_RULE
 @functools.cache
 def _checks() -> tuple[tuple[Category, Ranges, Ranges, Ranges | None], ...]:
     """The Python form: (category, characters, before, after) per neighbour rule.  Built
-    on first use: merging the emoji and graphic ranges is ~5M instructions of start-up
-    (issue #13), and with the C scanner most runs never ask."""
+    on first use: merging the emoji and graphic ranges is ~5M instructions of start-up,
+    and with the C scanner most runs never ask."""
     return tuple(
         (rule.category, rule.characters, rule.before_ranges, rule.after_ranges)
         for rule in NEIGHBOUR_RULES
@@ -167,7 +167,7 @@ def _checks() -> tuple[tuple[Category, Ranges, Ranges, Ranges | None], ...]:
 
 class SequenceCache:
     """What ``in_sequence`` remembers about one text: the last tag run judged, so that a
-    run is walked once however many of its characters are asked about (issue #11: a
+    run is walked once however many of its characters are asked about (a
     walk per tag character made 64 KB of tags take seconds).  Ask in increasing order."""
 
     __slots__ = ("end", "ok", "start")
@@ -221,7 +221,7 @@ def earned_by_previous(text: str, k: int, cache: SequenceCache) -> range:
     """The characters from ``text[k]`` on whose exemption ``text[k - 1]`` earns: the
     character at ``k`` when a neighbour rule exempts it (its ``before`` is always the
     character just before it), or the whole tag run after a tag base.  When
-    ``text[k - 1]`` is not output (stripped or replaced), they are stray (issue #11).
+    ``text[k - 1]`` is not output (stripped or replaced), they are stray.
 
     Only ``before`` neighbours can be removed: no rule's ``after`` set (emoji) meets a
     category or a combining mark (tests/test_policy_invariants.py checks the data)."""

@@ -4,7 +4,13 @@ A ``Policy`` is plain frozen data.  What the scanners, the C fast path and
 ``sanitizer.web`` need from it (the categories scanned, the ASCII bytes that can never
 be a finding, the C tables) is derived here, once per distinct policy, by the cached
 ``compile_policy``.  This module is the one internal API other packages of this project
-may use (``sanitizer.web``); it is not part of the public API.
+may use (``sanitizer.web``); it is not part of the public API.  It also lends them
+``ByteOffsets`` (from ``_offsets``): code-point indices into a decoded text -> byte
+offsets into its bytes, for an adapter that places findings made on text in the bytes
+it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
+piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``),
+``judges_lines_alone`` (whether a policy may be given the pieces) and
+``character_groups`` (the findings a policy makes of some categories, lazily).
 
 The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
 finding, no edit, and normalization changes nothing when no character is
@@ -24,18 +30,22 @@ leave ``ascii_allowed``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 from .._frozen import Frozen
 from .._identity_cache import IdentityCache
 from .._native import speedups
 from ..categories import Category
 from . import _classtable as ct
+from ._carrier_runs import Group as Group  # what character_groups yields (see below)
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
+from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
+from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up: issue #13)
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
     from ._identifier import IdentifierChecks
 
@@ -47,16 +57,14 @@ EditArgs = tuple[bytes, bytes, bytes, int, bytes]
 
 c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
 # sanitize's C fast path: clean, or cleaned by single-character strips and replacements
-c_clean_edit = (  # (an older build lacks it)
-    speedups.clean_edit if speedups is not None and hasattr(speedups, "clean_edit") else None
-)
+c_clean_edit = None if speedups is None else speedups.clean_edit
 # Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
 
 class CompiledPolicy(Frozen):
     """What the fast paths need from one ``Policy`` (see ``compile_policy``).  A frozen
-    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up (issue #13)."""
+    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up."""
 
     __slots__ = (  # noqa: RUF023 (in the constructor's order)
         "policy",
@@ -365,3 +373,24 @@ def compiled_for(policy: Policy) -> CompiledPolicy:
     if compiled.policy is not policy:  # an equal policy compiled first: share its tables
         compiled = compiled.with_policy(policy)
     return by_identity.store(policy, compiled)
+
+
+def judges_lines_alone(policy: Policy) -> bool:
+    """Whether ``inspect`` finds in a text cut into pieces (``piece_end``) what it finds
+    in the whole, offsets shifted: true unless ``policy`` judges whole values (a byte
+    or code-point limit, '.' and '..', emptiness, the identifier checks of UTS #39)."""
+    return not compiled_for(policy).judges_whole_values
+
+
+def character_groups(text: str, policy: Policy, categories: frozenset[Category]) -> Iterator[Group]:
+    """The findings ``inspect(text, policy)`` makes of the characters of ``categories``
+    when it scans for them: one a character, or one a run of adjacent carriers
+    (``_carrier_runs``: zero-width characters, tags, selectors), sequence exemptions as
+    ``policy.allow_sequences`` says; in order and one at a time, for a caller that
+    judges them itself, all of them, in memory that does not grow with them
+    (``sanitizer.source_gate``: joiners and invisibles by their context)."""
+    from ._carrier_runs import grouped
+    from ._scan import hits, scanner
+
+    found = hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
+    return grouped(found, text, policy.actions)

@@ -9,6 +9,7 @@ default; ``sanitizer.profiles`` is the same module under its public name.
 
 from __future__ import annotations
 
+from .._arguments import exact_str
 from ..categories import Category as C
 from ._model import Action as A
 from ._model import Policy
@@ -153,7 +154,7 @@ FILENAME = Policy(
     description="one path segment: no separators, no '.'/'..' even after NFKC",
 )
 
-# Source code (issue #13; UTS #55, Unicode Source Code Handling), for
+# Source code (UTS #55, Unicode Source Code Handling), for
 # sanitizer.check_source and `sanitizer check --policy SOURCE`, which judge by context
 # what one character cannot tell: bidi controls are refused here, and check_source
 # allows those paired within their line (gcc -Wbidi-chars=unpaired); joiners likewise
@@ -210,13 +211,15 @@ NAMES: tuple[str, ...] = tuple(PROFILES)
 
 def get(name: str) -> Policy:
     """The profile called ``name`` (case-insensitive; '_' and '-' are the same)."""
-    if not isinstance(name, str):
-        raise TypeError(f"profiles.get() argument 'name' must be str, not {type(name).__name__}")
+    name = exact_str(name, "name", "profiles.get")
     key = name.strip().lower().replace("_", "-")
     try:
         return PROFILES[key]
     except KeyError:
-        raise ValueError(f"unknown profile {name!r}; choose one of: {', '.join(NAMES)}") from None
+        raise ValueError(
+            f"profiles.get() argument 'name': unknown profile {name!r}; "
+            f"choose one of: {', '.join(NAMES)}"
+        ) from None
 
 
 __all__ = [

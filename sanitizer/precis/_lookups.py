@@ -7,13 +7,12 @@ facts instead of keeping copies.
 
 from __future__ import annotations
 
-import array
 import bisect
 import functools
-import itertools
 from collections.abc import Callable, Iterable
 
-from .._native import speedups
+from .._code_point_map import CodePointMap
+from .._code_point_map import mapper as code_point_mapper
 from ..categories import in_ranges
 from . import _precis_data as _d
 
@@ -135,66 +134,22 @@ def is_case_ignorable(cp: int) -> bool:
 
 
 # -- code point maps -------------------------------------------------------------------------
-_LENGTH_DIGITS = bytes.maketrans(b"0123456789abcdefghijklmnopqrstuvwxyz", bytes(range(36)))
-
-
-def _parse_map(sources: str, lengths: str, values: str) -> dict[int, str]:
-    """A generated map (three parallel strings, see tools/gen_precis.py) as a dict."""
-    ends = list(itertools.accumulate(lengths.encode("ascii").translate(_LENGTH_DIGITS), initial=0))
-    assert len(ends) == len(sources) + 1 and ends[-1] == len(values)
-    return {ord(c): values[a:b] for c, a, b in zip(sources, ends, ends[1:])}  # noqa: B905
 
 
 @functools.cache
 def lower_table() -> dict[int, str]:
     """Full Lowercase_Mapping where it is not the identity (U+03A3 -> U+03C3: Final_Sigma
     is the caller's, see ``_mapping.to_lower``)."""
-    return _parse_map(_d.LOWER_SOURCES, _d.LOWER_LENGTHS, _d.LOWER_VALUES)
+    return CodePointMap.parse(_d.LOWER_SOURCES, _d.LOWER_LENGTHS, _d.LOWER_VALUES).table()
 
 
 @functools.cache
 def fold_table() -> dict[int, str]:
     """Full Case_Folding (C and F) where it is not the identity."""
-    return _parse_map(_d.FOLD_SOURCES, _d.FOLD_LENGTHS, _d.FOLD_VALUES)
-
-
-class _Table(dict[int, "str | int"]):
-    """A ``str.translate`` table that remembers the code points it leaves alone, so a
-    repeated one is a dict hit rather than a caught KeyError; at most ``extra`` of them
-    (then it starts again from ``base``, which ``__missing__`` answers from meanwhile)."""
-
-    def __init__(self, base: dict[int, str], extra: int = 4096) -> None:
-        super().__init__(base)
-        self._base = base
-        self._limit = len(base) + extra
-
-    def __missing__(self, cp: int) -> str | int:
-        value: str | int = self._base.get(cp, cp)
-        if len(self) >= self._limit:
-            self.clear()
-            self.update(self._base)
-        self[cp] = value
-        return value
+    return CodePointMap.parse(_d.FOLD_SOURCES, _d.FOLD_LENGTHS, _d.FOLD_VALUES).table()
 
 
 def mapper(table: dict[int, str]) -> Callable[[str], str]:
-    """``s -> s`` with each code point of ``table`` replaced by its value, in one call:
-    the extension's ``map_code_points`` when built, else ``str.translate`` (the same map,
-    tested equal)."""
-    if speedups is None:
-        translate_table = _Table(table)
-
-        def translate(s: str) -> str:
-            return s.translate(translate_table)
-
-        return translate
-    items = sorted(table.items())
-    sources = "".join(chr(cp) for cp, _ in items)
-    offsets = array.array("I", itertools.accumulate((len(v) for _, v in items), initial=0))
-    return functools.partial(
-        speedups.map_code_points,
-        sources,
-        speedups.index_code_points(sources),
-        offsets.tobytes(),
-        "".join(v for _, v in items),
-    )
+    """``s -> s`` with each code point of ``table`` replaced by its value, in one call
+    (``sanitizer._code_point_map.mapper``: C when built, else ``str.translate``)."""
+    return code_point_mapper(CodePointMap.of(table))

@@ -60,7 +60,7 @@ class WebPolicy:
     report_only: bool = False  # let everything through; only log and call back
 
     def __post_init__(self) -> None:
-        # Argument rules (issue #11): the wrong type is a TypeError naming the field, a value
+        # Argument rules: the wrong type is a TypeError naming the field, a value
         # out of range a ValueError; flags are bools, the size limit an int (not a bool).
         for name in POLICY_FIELDS:
             value = getattr(self, name)
@@ -87,7 +87,13 @@ class WebPolicy:
                 raise ValueError(
                     f"WebPolicy() argument 'max_body_size' must be None or >= 0, not {limit}"
                 )
-        if isinstance(self.charsets, str) or not all(isinstance(c, str) for c in self.charsets):
+        try:
+            listed = not isinstance(self.charsets, str) and all(
+                isinstance(c, str) for c in self.charsets
+            )
+        except TypeError:  # not a collection at all
+            listed = False
+        if not listed:
             raise TypeError(
                 "WebPolicy() argument 'charsets' must be a collection of str "
                 f"(e.g. {{'utf-8'}}), not {self.charsets!r:.60}"
@@ -110,7 +116,10 @@ class WebPolicy:
                 names = (n.lower() for n in names)  # header names are case-insensitive
             object.__setattr__(self, field, frozenset(names))
         if self.untyped_body is not None and media_kind(self.untyped_body) is None:
-            raise ValueError(f"untyped_body {self.untyped_body!r} is not a checked media type")
+            raise ValueError(
+                f"WebPolicy() argument 'untyped_body': {self.untyped_body!r} is not a checked "
+                "media type"
+            )
 
     def replace(self, **changes: Any) -> WebPolicy:
         from dataclasses import replace

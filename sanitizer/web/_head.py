@@ -29,6 +29,7 @@ from ._grammar import (
     names_are_tokens,
     parse_media_type,
 )
+from ._native import speedups as web_speedups
 from ._percent import form_decode, percent_decode
 from ._problems import (
     Problem,
@@ -119,10 +120,10 @@ def _content_length(value: bytes) -> int | None:
 # -- the fast path ---------------------------------------------------------------------------
 
 # The C fast path of the policies: strictly decoded clean text, or None (not sure).
-_clean: Callable[..., str | None] | None = getattr(speedups, "clean", None)
+_clean: Callable[..., str | None] | None = None if speedups is None else speedups.clean
 # fast_head_py's steps in one C call (webhead.c): the framing, or None (not sure).
-_web_head: Callable[..., tuple[bytes | None, int | None, bool] | None] | None = getattr(
-    speedups, "web_head", None
+_web_head: Callable[..., tuple[bytes | None, int | None, bool] | None] | None = (
+    None if web_speedups is None else web_speedups.web_head
 )
 
 

@@ -32,6 +32,7 @@ from ..errors import ErrorKind, Utf8Error
 from ..policy import Policy, accepts, inspect
 from ..policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
+from ._native import speedups as web_speedups
 from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape
 
 # RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
@@ -136,9 +137,8 @@ def _json_strings_py(
     return spans[0], _SEPARATOR.join(values), starts
 
 
-# (an extension built before jsonscan.c lacks it: the twin serves)
-_json_strings: Callable[[str, int, bytes, bytes], tuple[int, str, list[int]] | None] = getattr(
-    speedups, "json_strings", _json_strings_py
+_json_strings: Callable[[str, int, bytes, bytes], tuple[int, str, list[int]] | None] = (
+    _json_strings_py if web_speedups is None else web_speedups.json_strings
 )
 
 

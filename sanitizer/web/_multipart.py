@@ -5,7 +5,7 @@ Part headers are strictly decoded; names, filenames (``filename*`` too, which We
 and Django honour) and the content of parts without a filename are checked; file content
 passes untouched.  python-multipart is the ``web`` extra, imported when a check is made.
 
-``judged()`` (issue #10) holds back what a check may still refuse: a part's headers until
+``judged()`` holds back what a check may still refuse: a part's headers until
 they are parsed, an open text field's unchecked run, and the tail that may still turn out
 to be a delimiter (python-multipart's partial boundary match, and the delimiter check's).
 """
@@ -59,7 +59,7 @@ class MultipartBody(BodyCheck):
         self._text_fed = 0  # bytes of the open text field handed to its TextStream
         self._marker_free = False  # the last chunk held no "--boundary", whole or started
         # A part that declares UTF-7 is refused once its first SAMPLE_SIZE bytes (or all of
-        # them) are at hand, so that the problem says what they spelled (issue #15); until
+        # them) are at hand, so that the problem says what they spelled; until
         # then nothing from its headers on is judged (``_utf7_from``; ``_part_start`` may
         # have run ahead to a later delimiter in the chunk being parsed, so not past that
         # chunk's start either).

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote_to_bytes
 
-from .._native import speedups
+from ._native import speedups
 
-_c_unquote: Callable[[bytes, bool], bytes] | None = getattr(speedups, "unquote", None)
+_c_unquote: Callable[[bytes, bool], bytes] | None = None if speedups is None else speedups.unquote
 
 
 def _percent_decode_py(data: bytes) -> bytes:

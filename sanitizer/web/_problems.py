@@ -6,7 +6,7 @@ A problem names the part of the request (``"query parameter 'q'"``) and the kind
 the response holds only text written here.  The bytes themselves, the code point and what
 a lax decoder would have read go to ``evidence``, which is logged, never sent.
 
-Two exceptions.  A refused UTF-7 declaration (issue #15) says what the bytes would have
+Two exceptions.  A refused UTF-7 declaration says what the bytes would have
 spelled in UTF-7 (``'<script>' encoded as +ADw-script+AD4-``), and a refused run of
 invisible characters what it hid (``32 tag characters spelling 'Ignore all previous
 instructions'``, ``sanitizer.reveal``), so that the client sees why.  Those texts are
@@ -240,7 +240,7 @@ def wrong_charset(part: str, where: str, charset: str = "", sample: bytes = b"")
 
 def with_sample(problem: Problem, sample: bytes) -> Problem:
     """``problem`` with what ``sample`` would have spelled in UTF-7 in its detail, when it
-    refuses a UTF-7 charset and the sample hides ASCII in base64 (issue #15); else
+    refuses a UTF-7 charset and the sample hides ASCII in base64; else
     ``problem`` itself.  The spelling is ``utf7.spelling``'s, cut to ``_SPELLING_LIMIT``
     bytes of the sample and escaped (printable ASCII only).  Pure: the adapters read the
     sample (``sample_size`` bytes) and call this."""

@@ -61,7 +61,7 @@ class TextStream:
         """The next ``size`` bytes of the stream, as consecutive pieces (a body's gathered
         chunks).  The run is cut before the last ASCII byte of the last piece; when that
         piece has none, the pieces are held as they are, uncopied and unscanned, so a run
-        held whole is copied once, when it is cut (issue #10: 1 MiB without an ASCII byte
+        held whole is copied once, when it is cut (1 MiB without an ASCII byte
         in 4,096 chunks was joined twice).  A held run over ``_HOLD_MAX`` is joined and cut
         at its last ASCII byte, or else before its last lead byte."""
         last = pieces[-1]

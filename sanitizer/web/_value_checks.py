@@ -91,7 +91,7 @@ def charset_problem(
 ) -> Problem | None:
     """A charset parameter other than the policy's ``charsets`` (HOWTO §5.9.1);
     ``sample``: the bytes it labels, when at hand (an RFC 8187 ext-value), whose UTF-7
-    spelling the detail shows (``_problems.with_sample``, issue #15)."""
+    spelling the detail shows (``_problems.with_sample``)."""
     charset = params.get("charset")
     if charset is None or charset_label(charset) in compiled.policy.charsets:
         return None

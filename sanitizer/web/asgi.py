@@ -10,7 +10,7 @@ failure the app's next ``receive()`` gets
 ``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
 If the app had already started its response, the client gets that response instead:
 the app still never saw the refused chunk.  A head refused for a UTF-7 charset first
-receives up to ``SAMPLE_SIZE`` (1 KiB) of the body, to say what it spelled (issue #15).
+receives up to ``SAMPLE_SIZE`` (1 KiB) of the body, to say what it spelled.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class ASGIMiddleware:
         self, problem: Problem, head: Head, scope: Scope, receive: Receive, send: Send, path: bytes
     ) -> None:
         """Answer a request refused with its head; the app is not called.  A UTF-7 charset
-        first reads up to ``sample_size`` body bytes for the detail (issue #15)."""
+        first reads up to ``sample_size`` body bytes for the detail."""
         framed = scope.get("http_version") in _FRAMED_BY_HEADERS
         ended = framed and not head.has_body  # HTTP/1.x without a body: nothing to read
         want = 0 if ended else sample_size(problem, head.content_length)

@@ -1,7 +1,7 @@
 """WSGI (PEP 3333) middleware: translates a WSGI environ into ``check_head``/``body_check`` calls.
 
 The head is judged before the app is called (a head refused for a UTF-7 charset first
-reads up to 1 KiB of the body, to say what it spelled: issue #15).  ``wsgi.input`` is
+reads up to 1 KiB of the body, to say what it spelled).  ``wsgi.input`` is
 wrapped so the body is checked as the app reads it: a byte is handed over only once every
 check that could refuse the request because of it has passed, and the last bytes only
 after the end of the body passed.  The server's input is only ever read in bounded blocks

@@ -6,41 +6,27 @@
  * common case (every value clean) cost a few dozen interpreter calls: more than the
  * value checks themselves.  This file does the same steps, in the same order, as the
  * pure-Python twin sanitizer.web._head.fast_head_py, through the same C calls
- * (scan.c's clean(), percent.c's unquote()); it adds no rule of its own.  None means
+ * (the core's clean(), through its capsule, and percent.c's unquote()); it adds no rule
+ * of its own.  None means
  * "not sure" (a value that is not clean, a '%' or '.' in the path, an ambiguous framing
  * header, an argument of an unexpected type): the caller then decides everything again,
  * fully, in Python.  The media type is left to the caller (it parses it once per value).
  *
  * groups is sanitizer.web._compiled_web.FastHeadArgs: four groups (path, query, headers,
- * cookies), each a FastGroup (allowed, flags, c_args).  A value passes its group if it is
+ * cookies), each a FastGroup (allowed, flags, c_args); tests/test_web_native.py checks
+ * that layout.  A value passes its group if it is
  * ASCII whose 128 flags are all 1 (no policy of the group scans those bytes), or else if
  * clean() finds it clean under each of c_args, the policies' table arguments (stage1,
  * stage2, tables, max_run); a group with no c_args takes ASCII only (header values and
  * cookies: other bytes are read as Latin-1 by frameworks).  A query string must be ASCII
  * before it is decoded, and a cookie with a '%' is left to Python (Litestar decodes it).
  */
-#include "speedups.h"
+#include "webspeedups.h"
 
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-
-/* RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
- * "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA (sanitizer.web._grammar.TOKEN). */
-#define D1(c) [c] = 1
-static const unsigned char TCHAR[256] = {
-    D1('!'), D1('#'), D1('$'), D1('%'), D1('&'), D1('\''), D1('*'), D1('+'), D1('-'),
-    D1('.'), D1('^'), D1('_'), D1('`'), D1('|'), D1('~'),
-    D1('0'), D1('1'), D1('2'), D1('3'), D1('4'), D1('5'), D1('6'), D1('7'), D1('8'), D1('9'),
-    D1('a'), D1('b'), D1('c'), D1('d'), D1('e'), D1('f'), D1('g'), D1('h'), D1('i'), D1('j'),
-    D1('k'), D1('l'), D1('m'), D1('n'), D1('o'), D1('p'), D1('q'), D1('r'), D1('s'), D1('t'),
-    D1('u'), D1('v'), D1('w'), D1('x'), D1('y'), D1('z'),
-    D1('A'), D1('B'), D1('C'), D1('D'), D1('E'), D1('F'), D1('G'), D1('H'), D1('I'), D1('J'),
-    D1('K'), D1('L'), D1('M'), D1('N'), D1('O'), D1('P'), D1('Q'), D1('R'), D1('S'), D1('T'),
-    D1('U'), D1('V'), D1('W'), D1('X'), D1('Y'), D1('Z'),
-};
-#undef D1
 
 /* Every ASCII byte allowed: all_allowed(s, n, ASCII_BYTES) says s is ASCII. */
 static const unsigned char ASCII_BYTES[128] = {
@@ -80,7 +66,7 @@ all_allowed(const unsigned char *s, Py_ssize_t n, const unsigned char *allowed)
 /* 1 if data (bytes) passes every policy of the group, 0 if not (or a group of another
  * shape), -1 on error. */
 static int
-clean_under(PyObject *data, PyObject *group)
+clean_under(const web_state *st, PyObject *data, PyObject *group)
 {
     if (!PyTuple_Check(group) || PyTuple_GET_SIZE(group) != 3) return 0;
     PyObject *flags = PyTuple_GET_ITEM(group, 1), *c_args = PyTuple_GET_ITEM(group, 2);
@@ -96,7 +82,7 @@ clean_under(PyObject *data, PyObject *group)
         if (!PyTuple_CheckExact(args) || PyTuple_GET_SIZE(args) != 4) return 0;
         PyObject *argv[5] = {data, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
                              PyTuple_GET_ITEM(args, 2), PyTuple_GET_ITEM(args, 3)};
-        PyObject *text = speedups_clean(NULL, argv, 5);
+        PyObject *text = st->capi->clean(st->core, argv, 5);
         if (text == NULL) return -1;
         int ok = text != Py_None;
         Py_DECREF(text);
@@ -183,6 +169,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *path = args[0], *query = args[1], *headers = args[2], *groups = args[3];
+    const web_state *st = (const web_state *)PyModule_GetState(self);
     int ok;
     if (!PyBytes_CheckExact(path) || !PyBytes_CheckExact(query) || !PyList_CheckExact(headers))
         return not_sure();
@@ -192,7 +179,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t pn = PyBytes_GET_SIZE(path);
     if (memchr(p, '%', (size_t)pn) != NULL || memchr(p, '.', (size_t)pn) != NULL)
         return not_sure();
-    if ((ok = clean_under(path, PyTuple_GET_ITEM(groups, 0))) <= 0)
+    if ((ok = clean_under(st, path, PyTuple_GET_ITEM(groups, 0))) <= 0)
         return ok < 0 ? NULL : not_sure();
     /* the query: '+' and percent-decoded (WHATWG URL §5.1), all fields at once */
     if (PyBytes_GET_SIZE(query) > 0) {
@@ -203,11 +190,12 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyObject *uargs[2] = {query, Py_True};
         PyObject *data = speedups_unquote(NULL, uargs, 2);
         if (data == NULL) return NULL;
-        ok = clean_under(data, PyTuple_GET_ITEM(groups, 1));
+        ok = clean_under(st, data, PyTuple_GET_ITEM(groups, 1));
         Py_DECREF(data);
         if (ok <= 0) return ok < 0 ? NULL : not_sure();
     }
-    /* the headers: every name a token (RFC 9110 §5.1), the values joined by TAB, at once */
+    /* the headers: every name a token (RFC 9110 §5.1: tchar, read from _grammar.TOKEN at
+     * init), the values joined by TAB, at once */
     Py_ssize_t count = PyList_GET_SIZE(headers), total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *pair = PyList_GET_ITEM(headers, i);
@@ -218,7 +206,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t n = PyBytes_GET_SIZE(name);
         if (n == 0) return not_sure();
         for (Py_ssize_t j = 0; j < n; j++) {
-            if (!TCHAR[s[j]]) return not_sure();
+            if (!st->tchar[s[j]]) return not_sure();
         }
         total += PyBytes_GET_SIZE(value) + (i > 0);
     }
@@ -237,7 +225,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 d += PyBytes_GET_SIZE(value);
             }
         }
-        ok = clean_under(joined, PyTuple_GET_ITEM(groups, 2));
+        ok = clean_under(st, joined, PyTuple_GET_ITEM(groups, 2));
         Py_DECREF(joined);
         if (ok <= 0) return ok < 0 ? NULL : not_sure();
     }
@@ -282,7 +270,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (memchr(v, '"', (size_t)vn) != NULL || memchr(v, '\\', (size_t)vn) != NULL ||
             memchr(v, '%', (size_t)vn) != NULL)
             goto unsure; /* quoted-strings, and %-escapes Litestar decodes */
-        ok = clean_under(value, PyTuple_GET_ITEM(groups, 3));
+        ok = clean_under(st, value, PyTuple_GET_ITEM(groups, 3));
         if (ok < 0) goto done;
         if (ok == 0) goto unsure;
     }

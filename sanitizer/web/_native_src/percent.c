@@ -3,12 +3,12 @@
  *
  * Why it exists: sanitizer.web decodes a dozen query and form values a request before
  * checking them, and in C each costs about as much as one bytes.replace.  It is a generic
- * byte transform with no UTF-8 or policy knowledge, here only because sanitizer.web has
- * no extension of its own: WHATWG URL §5.1 (application/x-www-form-urlencoded) and
+ * byte transform with no UTF-8 or policy knowledge: WHATWG URL §5.1
+ * (application/x-www-form-urlencoded) and
  * urllib.parse.unquote_to_bytes: "%" and two hex digits become that byte, any other "%"
  * stays; with plus, a literal "+" becomes a space first.
  */
-#include "speedups.h"
+#include "webspeedups.h"
 
 #include <string.h>
 

@@ -27,7 +27,7 @@
  * that leaves a lone surrogate (RFC 8259 §8.2; a pair is one character) also makes the
  * answer None: the caller walks the chunk string by string to say what fails.
  */
-#include "speedups.h"
+#include "webspeedups.h"
 
 
 #define SEPARATOR 'a'

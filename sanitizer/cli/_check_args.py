@@ -1,0 +1,292 @@
+"""The options of ``sanitizer check``: its argument parser, and the settings read from it.
+
+Apart from ``check`` (which reads the files) so that the options can be read as one list
+and the parser built without the checking code: ``check.register`` adds this parser to
+``sanitizer``'s subcommands, and ``resolve`` turns the parsed arguments into the
+``Settings`` every input mode reads, or into the usage error to print.  Nothing here
+loads the policy layer unless ``--policy`` names a profile.
+"""
+
+from __future__ import annotations
+
+from . import _jobs, _verdict
+from ._locate import CODEPOINTS, UTF16
+from ._output import FORMATS
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+DEFAULT_LIMIT = 1000  # findings listed per file, as Policy.max_findings lists per report
+LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
+    "ascii-only",
+    "single-script",
+    "highly-restrictive",
+    "moderately-restrictive",
+    "minimally-restrictive",
+    "unrestricted",
+)
+
+
+def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
+    """Add the ``check`` parser to an argparse subparsers object."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "check",
+        help="the gate: report ill-formed UTF-8 (and, with --policy, unwanted characters)",
+        description=description,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file, folder (recursive) or -")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --policy, check files in N processes (default 0: one a core, at most "
+        f"{_jobs.MAX_AUTO_JOBS}, for {_jobs.AUTO_MIN_BYTES >> 20} MiB or more; 1: one "
+        "process); without, prove a valid file of "
+        f"{_verdict.PARALLEL_MIN >> 20} MiB or more in N threads (0: one a core, at most "
+        f"{_verdict.MAX_PARTS}); the output is the same for any N",
+    )
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text lines (default), JSON Lines, or one SARIF 2.1.0 log (code scanning)",
+    )
+    out.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="--format json"
+    )
+    out.add_argument(
+        "--columns",
+        choices=(CODEPOINTS, UTF16),
+        default=None,
+        help="column unit: code points (default for text and JSON) or UTF-16 code units "
+        "(LSP editors; the default for SARIF)",
+    )
+    out.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"list at most N findings per file (default {DEFAULT_LIMIT}; 0: all); the rest "
+        "are counted (summary, one 'more' line), never built or shown",
+    )
+    out.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="show only the findings that fail the check (and the summary): allowed "
+        "findings and skipped files are counted, not listed; the exit status is the same",
+    )
+    out.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: only when stderr is a terminal)",
+    )
+    gate = p.add_argument_group("what fails the check")
+    gate.add_argument(
+        "--policy",
+        metavar="PROFILE",
+        help="also apply a policy profile to files that are UTF-8 (e.g. TEXT, SINGLE_LINE; "
+        "PROMPT: text for a language model, every hidden payload refused; "
+        "SOURCE: the source-code gate of UTS #55 on code, its character rules on prose, "
+        "translations, markup and data: docs/check.md lists the kinds of file)",
+    )
+    gate.add_argument(
+        "--max-restriction-level",
+        choices=LEVELS,
+        default=None,
+        metavar="LEVEL",
+        help="with --policy SOURCE: the widest script mix an identifier may have (UTS #39 "
+        "§5.2; default highly-restrictive): " + ", ".join(LEVELS),
+    )
+    gate.add_argument(
+        "--strict",
+        action="store_true",
+        help="findings the profile allows (and reports) fail the check too",
+    )
+    gate.add_argument(
+        "--declared-encoding",
+        choices=("reject", "allow", "ignore"),
+        default="reject",
+        help="a file declaring a non-UTF-8 encoding (PEP 263 cookie, XML, HTML meta) is one "
+        "finding that fails (reject, default) or is only reported (allow); ignore: check "
+        "its bytes as UTF-8 anyway",
+    )
+    gate.add_argument(
+        "--max-bytes",
+        type=int,
+        default=64 << 20,
+        metavar="N",
+        help="with --policy: a file larger than N bytes is one too-long finding and the "
+        "policy is not applied to it (default 64 MiB); ill-formed UTF-8 is reported in "
+        "every file, whatever its size (memory does not grow with it either way)",
+    )
+    gate.add_argument(
+        "--encoding",
+        default="utf-8",
+        metavar="NAME",
+        help="how the files are encoded: utf-8 (default), utf-16le, utf-16be, utf-32le, "
+        "utf-32be, or utf-16 / utf-32 (byte order from the BOM, never guessed)",
+    )
+    gate.add_argument(
+        "--allow-overlong-nul",
+        action="store_true",
+        help="accept exactly C0 80 as U+0000 (Java Modified UTF-8, HOWTO §5.9.4)",
+    )
+    walk = p.add_argument_group("which files in folders (files named as PATH are always read)")
+    walk.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (gitignore syntax; repeatable)",
+    )
+    walk.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files and folders matching GLOB (gitignore syntax; repeatable)",
+    )
+    walk.add_argument(
+        "--binary",
+        choices=("skip", "check", "fail"),
+        default="skip",
+        help="a file found in a folder whose name is of no known kind of text (docs/check.md"
+        " lists them) and whose first 8 KiB hold a NUL byte (or, named .tar, .png..., bytes "
+        "that are not UTF-8) is binary: skipped (default; each one said in the output and "
+        "counted in the summary), checked as text, or one failing 'binary' finding",
+    )
+    walk.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="do not honour .gitignore and .ignore files",
+    )
+    walk.add_argument(
+        "--no-git",
+        action="store_true",
+        help="read .gitignore files without asking git (then tracked files that an ignore "
+        "rule matches are left out too)",
+    )
+    walk.add_argument(
+        "--follow",
+        action="store_true",
+        help="follow symbolic links (loops are detected); by default they are counted, not read",
+    )
+    return p
+
+
+class Settings:
+    """What checking each input reads from the command line, resolved once.  (A slotted
+    class: creating a NamedTuple class compiles its ``__new__``, about half a million
+    instructions of the start-up of every ``sanitizer check``.)"""
+
+    __slots__ = (
+        "allow_overlong_nul",
+        "binary",
+        "columns",
+        "declared_encoding",
+        "encoding",
+        "jobs",
+        "limit",
+        "max_bytes",
+        "policy",
+        "quiet",
+        "source",
+        "strict",
+        "utf8",
+    )
+
+    def __init__(
+        self,
+        *,
+        policy: Any = None,
+        source: bool = False,
+        columns: str = CODEPOINTS,
+        encoding: str = "utf-8",
+        utf8: bool = True,
+        strict: bool = False,
+        limit: int = DEFAULT_LIMIT,
+        max_bytes: int = 64 << 20,
+        jobs: int = 0,
+        declared_encoding: str = "reject",
+        binary: str = "skip",
+        allow_overlong_nul: bool = False,
+        quiet: bool = False,
+    ) -> None:
+        self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
+        self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
+        self.columns = columns  # the column unit (_locate)
+        self.encoding = encoding
+        self.utf8 = utf8  # the encoding is UTF-8 (else UTF-16/32: _wide)
+        self.strict = strict
+        self.limit = limit
+        self.max_bytes = max_bytes
+        self.jobs = jobs
+        self.declared_encoding = declared_encoding
+        self.binary = binary
+        self.allow_overlong_nul = allow_overlong_nul
+        self.quiet = quiet  # --quiet: failing findings only
+
+
+def is_utf8(name: str) -> bool:
+    return name.lower().replace("_", "-") in ("utf-8", "utf8")
+
+
+def check_encoding(name: str) -> str | None:
+    """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
+    if is_utf8(name):
+        return None
+    from ..wide import codec  # UTF-16/32: loaded only when asked for
+
+    try:
+        codec(name)
+    except ValueError as exc:
+        return f"--encoding: {exc}"
+    return None
+
+
+def resolve(args: argparse.Namespace) -> Settings | str:
+    """The settings of a run, or the usage error (one line) when the options conflict."""
+    policy = None
+    source = False
+    if args.policy:
+        from .. import profiles  # policy layer: only loaded when asked for
+
+        try:
+            policy = profiles.get(args.policy)
+        except ValueError as exc:
+            return str(exc)
+        source = policy is profiles.SOURCE
+        if args.max_restriction_level is not None:
+            if not source:
+                return "--max-restriction-level needs --policy SOURCE"
+            policy = policy.replace(max_restriction_level=args.max_restriction_level)
+    problem = check_encoding(args.encoding)
+    utf8 = is_utf8(args.encoding)
+    if problem is None and source and not utf8:
+        problem = "--policy SOURCE reads UTF-8 source files: --encoding must be utf-8"
+    if problem is not None:
+        return problem
+    if args.limit < 0 or args.max_bytes < 0 or args.jobs < 0:
+        return "--limit, --max-bytes and --jobs must be >= 0"
+    return Settings(
+        policy=policy,
+        source=source,
+        columns=args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS),
+        encoding=args.encoding,
+        utf8=utf8,
+        strict=args.strict,
+        limit=args.limit,
+        max_bytes=args.max_bytes,
+        jobs=args.jobs,
+        declared_encoding=args.declared_encoding,
+        binary=args.binary,
+        allow_overlong_nul=args.allow_overlong_nul,
+        quiet=args.quiet,
+    )

@@ -1,0 +1,258 @@
+"""What checking one input gave, and where it goes: the output, then the summary's counts.
+
+Every input mode of ``sanitizer check`` returns an ``Outcome``: its findings as an
+iterator (consumed once, as they are found: a stream of any size is reported in bounded
+memory), the bytes it read, and the findings it counted without listing them.  The
+``Sink`` writes the findings (text lines, JSON Lines or a SARIF log) up to ``--limit`` a
+file; ``Totals`` adds each outcome to the summary, in the one place the counts are kept;
+``Progress`` is the progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+
+from ._output import Finding, Writer, display_path
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ._sarif import SarifLog
+
+
+class Outcome:
+    """What one input mode found in one input.
+
+    Iterating gives ``findings`` once and counts them (``listed``, ``listed_failing``);
+    ``size`` (bytes read: an int, or a function asked once the findings are exhausted,
+    for a mode that reads as they are consumed), ``more`` and ``more_failing``
+    (findings counted but not listed, e.g. past ``Policy.max_findings``) are final once
+    the findings are exhausted."""
+
+    __slots__ = (
+        "_size", "findings", "listed", "listed_failing", "more", "more_failing", "note"
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        size: int | Callable[[], int] = 0,
+        more: int = 0,
+        more_failing: int = 0,
+        note: str | None = None,
+    ) -> None:
+        self.findings = findings  # set after construction by a mode that counts into it
+        self._size = size
+        self.more = more
+        self.more_failing = more_failing
+        self.listed = self.listed_failing = 0
+        self.note = note  # why the input was skipped (binary), for every output format
+
+    def __iter__(self) -> Iterator[Finding]:
+        for finding in self.findings:
+            self.listed += 1
+            self.listed_failing += finding.fails
+            yield finding
+
+    @property
+    def size(self) -> int:
+        return self._size if isinstance(self._size, int) else self._size()
+
+    @property
+    def found(self) -> int:
+        return self.listed + self.more
+
+    @property
+    def failing(self) -> int:
+        return self.listed_failing + self.more_failing
+
+
+def size_text(n: float) -> str:
+    """``n`` bytes for people: ``12 B``, ``3.4 KiB``, ``5.6 MiB``."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 0
+        self._last = 0.0
+
+    def advance(self, n: int, label: str) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1:
+            return
+        self._last = now
+        frac = min(1.0, self.done / self.total)
+        bar = "#" * int(frac * 30)
+        name = label if len(label) <= 40 else "..." + label[-37:]
+        sys.stderr.write(f"\r[{bar:<30}] {frac:6.1%} {size_text(self.done)} {name:<40}")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 92 + "\r")
+            sys.stderr.flush()
+
+
+class Totals:
+    """The counts of the summary; only ``add``, ``skip_binary``, ``io_error`` and
+    ``merge`` change them."""
+
+    __slots__ = ("binary", "bytes", "dirty_files", "failing", "files", "findings", "io_errors")
+
+    def __init__(self) -> None:
+        self.files = self.bytes = self.findings = self.failing = 0
+        self.dirty_files = self.io_errors = self.binary = 0
+
+    def add(self, outcome: Outcome) -> None:
+        """One input checked to its end (its findings consumed)."""
+        found = outcome.listed + outcome.more
+        self.files += 1
+        self.bytes += outcome.size
+        self.findings += found
+        self.failing += outcome.listed_failing + outcome.more_failing
+        self.dirty_files += bool(found)
+
+    def skip_binary(self) -> None:
+        self.binary += 1
+
+    def io_error(self, path: str, message: str) -> None:
+        """An input that could not be read: one line on stderr, and the run exits 2."""
+        print(f"sanitizer check: {display_path(path)}: {message}", file=sys.stderr)
+        self.io_errors += 1
+
+    def counts(self) -> tuple[int, int, int, int, int, int, int]:
+        """The counts as a plain tuple (what a worker process sends back)."""
+        return (self.files, self.bytes, self.findings, self.failing, self.dirty_files,
+                self.io_errors, self.binary)  # fmt: skip
+
+    def merge(self, counts: tuple[int, int, int, int, int, int, int]) -> None:
+        """Add the ``counts()`` of the totals of another process."""
+        files, size, findings, failing, dirty_files, io_errors, binary = counts
+        self.files += files
+        self.bytes += size
+        self.findings += findings
+        self.failing += failing
+        self.dirty_files += dirty_files
+        self.io_errors += io_errors
+        self.binary += binary
+
+
+class Sink:
+    """Where findings go: text lines, JSON Lines or a SARIF log; at most ``limit`` a
+    file (0: all), the others counted in one line (text).  ``quiet``: failing findings
+    only (``--quiet``), and no notes of skipped files."""
+
+    def __init__(self, out: Writer, limit: int, columns: str, quiet: bool = False) -> None:
+        self.out = out
+        self.limit = limit
+        self.quiet = quiet
+        self.sarif: SarifLog | None = None
+        if out.format == "sarif":
+            from ._sarif import SarifLog
+
+            self.sarif = SarifLog(out, columns)
+
+    def emit(self, finding: Finding) -> None:
+        if self.quiet and not finding.fails:
+            return
+        if self.sarif is not None:
+            self.sarif.result(finding)
+        elif self.out.as_json:
+            self.out.record(finding.as_record())
+        else:
+            self.out.line(finding.text_line())
+
+    def emit_file(self, label: str, outcome: Outcome) -> None:
+        """Write the findings of one input, consuming them (or why it was skipped)."""
+        if outcome.note is not None:
+            self.note(label, outcome.note)
+        limit = self.limit
+        for finding in outcome:
+            if not limit or outcome.listed <= limit:
+                self.emit(finding)
+        past = outcome.listed - limit if limit and outcome.listed > limit else 0
+        unshown = (outcome.more_failing if self.quiet else outcome.more) + past
+        if unshown and not self.out.as_json:
+            self.out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
+
+    def note(self, label: str, note: str) -> None:
+        """A file not checked, and why (a binary file skipped): a line of text, a JSON
+        record, a SARIF tool execution notification."""
+        if self.quiet:
+            return
+        if self.sarif is not None:
+            self.sarif.notification(label, note)
+        elif self.out.as_json:
+            from ._output import json_path_fields
+
+            why = note.split(":")[0]
+            self.out.record({**json_path_fields(label), "skipped": why, "reason": note})
+        else:
+            self.out.line(f"{display_path(label)}: skipped: {note}")
+
+
+class Recorder(Sink):
+    """A sink that keeps what it is given (in a worker process, for the parent to
+    emit in order): ``(label, findings, more, more_failing, note)`` an input that has
+    any of them."""
+
+    def __init__(self) -> None:
+        self.emitted: list[tuple[str, list[Finding], int, int, str | None]] = []
+
+    def emit_file(self, label: str, outcome: Outcome) -> None:
+        findings = list(outcome)
+        if findings or outcome.more or outcome.note:  # an input without any writes nothing
+            self.emitted.append((label, findings, outcome.more, outcome.more_failing, outcome.note))
+
+
+def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) -> dict[str, Any]:
+    """The run's summary (JSON's last record, SARIF's run properties)."""
+    return {
+        "files": totals.files,
+        "bytes": totals.bytes,
+        "findings": totals.findings,
+        "failing": totals.failing,
+        "files_with_findings": totals.dirty_files,
+        "io_errors": totals.io_errors,
+        "skipped_binary": totals.binary,
+        "skipped_symlinks": skipped_symlinks,
+        "excluded": excluded,
+        "columns": columns,
+    }
+
+
+def summary_line(totals: Totals, skipped_symlinks: int, excluded: int) -> str:
+    """The one line on stderr that ends every run."""
+    skipped = [
+        f"{n} {what}"
+        for n, what in (
+            (totals.binary, "binary"),
+            (skipped_symlinks, "symlink(s)"),
+            (excluded, "excluded"),
+        )
+        if n
+    ]
+    passed = totals.findings - totals.failing
+    return (
+        f"sanitizer check: {totals.files} file(s), {size_text(totals.bytes)}: "
+        f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
+        + (f" ({passed} allowed)" if passed else "")
+        + (f"; skipped {', '.join(skipped)}" if skipped else "")
+        + (f"; {totals.io_errors} unreadable" if totals.io_errors else "")
+    )

@@ -1,0 +1,116 @@
+"""The one line:column rule of ``sanitizer check`` and the one code-point -> byte mapper.
+
+``_locate.Position`` counts lines by LF alone and columns on the decoded line, in code
+points or UTF-16 code units, an ill-formed part as one column; every input mode counts
+by it.  It is checked against a naive reference (the decoded text split at LF) on random
+text with CR, LF, CRLF, tabs and characters of every UTF-8 length, and end to end: the
+same text with ill-formed parts at the same places, read as UTF-8 and as UTF-16/32,
+gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI by
+``sanitizer.policy.compiled``) is checked against encoding each prefix.
+"""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanitizer.cli import _wide, check
+from sanitizer.cli._check_args import Settings
+from sanitizer.cli._inputs import CHUNK, Opened
+from sanitizer.cli._locate import CODEPOINTS, UTF16, Locator, Position, locate_all
+from sanitizer.cli._report import Progress
+from sanitizer.policy.compiled import ByteOffsets
+
+PIECES = ["a", " ", "\t", "\r", "\n", "\r\n", "\x00", "\u00e9", "\u65e5", "\U0001f600", "\u202e"]
+BAD = "\ufffd"  # where an ill-formed part goes (it shows as one U+FFFD)
+COLUMNS = (CODEPOINTS, UTF16)
+# An ill-formed part in each encoding: a byte never in UTF-8, a lone low surrogate.
+ILL_FORMED = {
+    "utf-8": b"\xff",
+    "utf-16-le": b"\x00\xdc",
+    "utf-16-be": b"\xdc\x00",
+    "utf-32-le": b"\x00\xdc\x00\x00",
+    "utf-32-be": b"\x00\x00\xdc\x00",
+}
+
+texts = st.lists(st.sampled_from(PIECES), max_size=40)
+# An ill-formed part is followed by "x": adjacent ones would be one group in UTF-8.
+texts_with_errors = st.lists(st.sampled_from([*PIECES, BAD + "x"]), max_size=40)
+
+
+def reference(before: str, columns: str) -> tuple[int, int]:
+    """Line and column just after ``before``, the naive way (an independent copy of the
+    rule, on purpose: the oracle)."""
+    line = before.split("\n")[-1]
+    width = len(line)
+    if columns == UTF16:
+        width += sum(1 for ch in line if ord(ch) > 0xFFFF)
+    return before.count("\n") + 1, width + 1
+
+
+@given(texts, st.sampled_from(COLUMNS), st.integers(1, 9))
+def test_utf8_offsets_are_located_as_the_reference_says(
+    pieces: list[str], columns: str, chunk: int
+) -> None:
+    text = "".join(pieces)
+    data = text.encode()
+    boundaries = [len(text[:i].encode()) for i in range(len(text) + 1)]
+    expected = [reference(text[:i], columns) for i in range(len(text) + 1)]
+    assert [locate_all(data, [b], [], columns)[b] for b in boundaries] == expected
+    locator = Locator(columns)  # fed in chunks, asked about increasing offsets
+    got = []
+    queue = list(reversed(boundaries))
+    for start in range(0, len(data) + 1, chunk):
+        locator.feed(data[start : start + chunk])
+        while queue and queue[-1] <= locator.end:
+            got.append(locator.at(queue.pop()))
+    assert got == expected
+
+
+@given(texts, st.sampled_from(COLUMNS))
+def test_text_and_utf8_bytes_count_alike(pieces: list[str], columns: str) -> None:
+    by_text, by_bytes = Position(columns), Position(columns)
+    for piece in pieces:
+        by_text.count_text(piece)
+        by_bytes.count_utf8(piece.encode())
+    expected = reference("".join(pieces), columns)
+    assert (by_text.line, by_text.column) == (by_bytes.line, by_bytes.column) == expected
+
+
+def _places(data: bytes, encoding: str, columns: str) -> list[tuple[int, int, int, int]]:
+    """Line, column, end line and end column of each finding of ``check`` on ``data``."""
+    stream = io.BytesIO(data)
+    opened = Opened("x", "x", stream, stream.read(CHUNK))
+    progress = Progress(0, enabled=False)
+    if encoding == "utf-8":
+        outcome = check._stream_mode(opened, Settings(columns=columns), progress)
+    else:
+        settings = Settings(encoding=encoding, utf8=False, columns=columns)
+        outcome = _wide.wide_mode(opened, settings, progress)
+    return [(f.place.line, f.place.column, f.place.end_line, f.place.end_column) for f in outcome]
+
+
+@given(texts_with_errors, st.sampled_from(COLUMNS))
+def test_every_encoding_places_a_finding_alike(pieces: list[str], columns: str) -> None:
+    text = "".join(pieces)
+    expected = []
+    for at, ch in enumerate(text):
+        if ch == BAD:
+            line, column = reference(text[:at], columns)
+            expected.append((line, column, line, column + 1))
+    for encoding, bad in ILL_FORMED.items():
+        data = b"".join(bad if ch == BAD else ch.encode(encoding) for ch in text)
+        assert _places(data, encoding, columns) == expected, encoding
+
+
+@given(st.text(), st.data())
+def test_byte_offsets_are_those_of_each_prefix(text: str, data: st.DataObject) -> None:
+    indices = data.draw(st.lists(st.integers(0, len(text))))
+    to_byte = ByteOffsets(text)
+    for i in sorted(indices):  # the usual order: non-decreasing
+        assert to_byte(i) == len(text[:i].encode("utf-8", "surrogatepass"))
+    to_byte = ByteOffsets(text)
+    for i in indices:  # any order
+        assert to_byte(i) == len(text[:i].encode("utf-8", "surrogatepass"))
