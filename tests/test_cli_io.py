@@ -1,4 +1,4 @@
-"""``sanitizer check`` never lies about what it scanned (issue #11): unreadable inputs are
+"""``sanitizer check`` never lies about what it scanned: unreadable inputs are
 reported and exit 2, output failures are not blamed on inputs, a closed pipe ends quietly
 with 128 + SIGPIPE, and file names cannot forge report lines or reach the terminal raw.
 

@@ -1,4 +1,4 @@
-"""``sanitizer compare --confusable``, ``skeleton`` and ``collisions`` (issue #12).
+"""``sanitizer compare --confusable``, ``skeleton`` and ``collisions``.
 
 The commands run in-process and as a subprocess on real files; ``collisions`` is checked
 against a plain in-memory grouping by the library's own keys (differential), its

@@ -1,5 +1,5 @@
 """``sanitizer check --format sarif`` is valid SARIF 2.1.0 for code scanning, and the
-pre-commit hook works under the real ``pre-commit`` tool (issue #13)."""
+pre-commit hook works under the real ``pre-commit`` tool."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``sanitizer check`` on folders as a gate (issue #13): the files it reads are exactly the
+"""``sanitizer check`` on folders as a gate: the files it reads are exactly the
 ones git would not ignore, binary files and links are skipped and counted, findings are
 placed at ``line:column``, declared encodings are one finding, and the exit status, pipes
 and Ctrl-C behave.  Real ``git`` repositories, real files, the real command."""

@@ -1,4 +1,4 @@
-"""A harness that cannot pass silently (issue #16).
+"""A harness that cannot pass silently.
 
 A candidate that exits, interrupts, hangs, kills itself, hides its bug behind one
 multi-byte sequence or is only wrong past a 1,024-byte block boundary must end up as a

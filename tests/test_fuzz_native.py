@@ -204,7 +204,7 @@ def test_every_target_runs_under_asan_and_ubsan(
 @needs_clang
 def test_fuzz_identifiers_reaches_the_c_lookalike_code(native_build: Path, tmp_path: Path) -> None:
     """The UTS #39 skeleton and confusable in C (lookalike.c) run under fuzz_identifiers,
-    held against their Python twins: libFuzzer counts their edges (issue #16)."""
+    held against their Python twins: libFuzzer counts their edges."""
     corpus = _seeds("identifiers", tmp_path)
     script = ROOT / "fuzz" / "fuzz_identifiers.py"
     flags = ("-runs=300", "-print_coverage=1", "-rss_limit_mb=4096")

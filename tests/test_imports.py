@@ -93,7 +93,7 @@ def test_check_with_policy_loads_it() -> None:
     assert "sanitizer.profiles" in loaded and "sanitizer.policy" in loaded
 
 
-# Standard-library modules that start-up does not need (issue #13: ``sanitizer check``
+# Standard-library modules that start-up does not need (``sanitizer check``
 # starts once per commit in CI).  ``dataclasses`` brings ``inspect``, ``ast`` and ``dis``;
 # ``shutil`` brings zlib, bz2 and lzma; ``json`` is for --format json alone.
 HEAVY_STDLIB = ("typing", "dataclasses", "inspect", "ast", "dis", "json", "shutil", "bz2", "lzma")

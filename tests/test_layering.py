@@ -61,17 +61,17 @@ LAYERS = {
     "_identity_cache": CORE,
     "_code_point_map": CORE,
     "_arguments": CORE,  # the argument checks every entry point shares
-    "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
+    "utf16": CORE,  # strict UTF-16 / UTF-32
     "utf32": CORE,
     "wide": CORE,
-    "utf7": CORE,  # UTF-7, RFC 2152 (issue #15)
+    "utf7": CORE,  # UTF-7, RFC 2152
     "policy": POLICY,
     "profiles": POLICY,
     "identifiers": POLICY,
     "categories": POLICY,
     "category_meanings": POLICY,  # what each Category means, in words
     "_chartables_data": POLICY,
-    "lookalike": POLICY,  # UTS #39 (issue #12)
+    "lookalike": POLICY,  # UTS #39
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
@@ -79,7 +79,7 @@ LAYERS = {
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "strategies": ADAPTER,
-    "integrations": ADAPTER,  # pydantic and Django (issue #12)
+    "integrations": ADAPTER,  # pydantic and Django
 }
 # adapter -> the other adapters it may import
 # (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,

@@ -1,4 +1,4 @@
-"""The bytes path of ``clean`` and ``clean_edit`` (issue #14), and the edit loop's fast path.
+"""The bytes path of ``clean`` and ``clean_edit``, and the edit loop's fast path.
 
 - Bytes are proven valid by the SIMD validator and then decoded in C (decode_valid.c, not by
   CPython's codec, when the AVX2 loops run): the answer for ``data`` is the answer for

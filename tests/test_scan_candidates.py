@@ -1,4 +1,4 @@
-"""The policy scanner's two ways to find candidates agree (issue #13): the C class-table
+"""The policy scanner's two ways to find candidates agree: the C class-table
 scan (``_speedups.scan`` with tables that flag exactly the scanned categories) and the
 regex patterns it replaced, which serve without the extension.  Likewise for runs of
 combining marks.  Characters are drawn from the edges and middles of every category's

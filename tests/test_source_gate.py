@@ -1,4 +1,4 @@
-"""The SOURCE gate (issue #13, UTS #55): every Trojan Source attack class in Python, C,
+"""The SOURCE gate (UTS #55): every Trojan Source attack class in Python, C,
 JavaScript and Rust, tag and selector payloads and ill-formed files are found, and
 legitimate multilingual source passes, through ``check_source`` and the real CLI."""
 

@@ -1,4 +1,4 @@
-"""The source gate's C pass (issue #13): ``source.c``'s ``source_lines`` against its
+"""The source gate's C pass: ``source.c``'s ``source_lines`` against its
 pure-Python twin ``sanitizer.source_gate._source_lines_py``, and ``check_source`` with the
 C pass against ``check_source`` with the twin, on Hypothesis texts built from what the
 rules look at (line feeds, bidi controls, joiners, selectors, look-alike letters,

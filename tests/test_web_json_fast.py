@@ -1,4 +1,4 @@
-"""The JSON body check's fast path (issue #14): jsonscan.c's ``json_strings`` against its
+"""The JSON body check's fast path: jsonscan.c's ``json_strings`` against its
 pure-Python twin, and the check built on it against an oracle that walks the body
 character by character and judges every string with ``json.loads`` and ``inspect``.
 

@@ -316,7 +316,7 @@ def test_wsgi_under_load() -> None:
     run("wsgi", "webapps:wsgi", count=2_000, concurrency=20)
 
 
-# The servers added for issue #10, each with its own interface's echo app: 1,000 requests
+# The further servers, each with its own interface's echo app: 1,000 requests
 # in the normal run, the issue's 5,000 at concurrency 50 marked slow.  granian's WSGI
 # interface with its mix and echo adapted (CARRIAGE).
 ADDED = ["hypercorn", "gunicorn", "granian-asgi", "granian-wsgi"]
