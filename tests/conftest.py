@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from cli_runner import run_cli
 from hypothesis import settings
 
 from sanitizer import _machine, decoder
@@ -34,15 +35,23 @@ if speedups is not None:
 # Hypothesis profiles: "ci" (deterministic, more examples; .ci/run and CI=true) and "dev"
 # (few examples, for local loops).  HYPOTHESIS_PROFILE chooses one explicitly.  Tests set
 # only what their meaning needs (a search budget, a sample size), or scale the profile's
-# count: settings(max_examples=5 * settings().max_examples).
+# count: settings(max_examples=examples(500)) runs 500 in CI and a sixth of that locally.
+CI_EXAMPLES = 300
 settings.register_profile(
-    "ci", max_examples=300, deadline=None, derandomize=True, database=None, print_blob=True
+    "ci", max_examples=CI_EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=True
 )
 settings.register_profile("dev", max_examples=50, deadline=None)
-settings.load_profile(
-    os.environ.get("HYPOTHESIS_PROFILE")
-    or ("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or (
+    "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
 )
+settings.load_profile(PROFILE)
+
+
+def examples(in_ci: int) -> int:
+    """Hypothesis examples for a test that wants ``in_ci`` of them under the ``ci``
+    profile: that many there, as many in proportion under the loaded profile."""
+    return max(1, in_ci * settings().max_examples // CI_EXAMPLES)
+
 
 # The boundary bytes of the issue: both ends of every range RFC 3629 §4 / RFC 2279 mention.
 BOUNDARY = bytes.fromhex(
@@ -60,6 +69,47 @@ def default_sigint() -> None:
 
 def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
     return (bytes(p) for p in itertools.product(alphabet, repeat=length))
+
+
+# -- the fast tier's budget ---------------------------------------------------------------
+
+# A test without one of these markers runs in the fast tier, which stays under a minute
+# (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included, under
+# the "dev" Hypothesis profile.  The run's summary names the ones over it: a report, not a
+# failure (a loaded machine makes anything slow); mark such a test or make it cheaper.
+TIER_MARKERS = ("slow", "servers", "fuzz")
+FAST_TEST_BUDGET = 1.0
+_fast_test_seconds: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # report.keywords holds the test's marker names (also from pytest-xdist's workers)
+    if PROFILE == "dev" and not any(marker in report.keywords for marker in TIER_MARKERS):
+        seconds = _fast_test_seconds.get(report.nodeid, 0.0) + report.duration
+        _fast_test_seconds[report.nodeid] = seconds
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    over = sorted(
+        ((seconds, nodeid) for nodeid, seconds in _fast_test_seconds.items()),
+        reverse=True,
+    )
+    over = [(seconds, nodeid) for seconds, nodeid in over if seconds > FAST_TEST_BUDGET]
+    if over:
+        terminalreporter.write_sep(
+            "-",
+            f"{len(over)} fast-tier test(s) over the {FAST_TEST_BUDGET:g} s budget "
+            f"(no {'/'.join(TIER_MARKERS)} marker)",
+        )
+        for seconds, nodeid in over:
+            terminalreporter.write_line(f"{seconds:6.2f}s {nodeid}")
+
+
+@pytest.fixture
+def sanitizer_cli() -> Callable[..., Any]:
+    """``cli_runner.run_cli``: ``python -m sanitizer ARGS`` in a child process, with
+    ``stdin``, ``env``, ``cwd``; (code, stdout, stderr)."""
+    return run_cli
 
 
 # -- backends ---------------------------------------------------------------------------

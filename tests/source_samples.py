@@ -1,4 +1,4 @@
-"""Source files for the SOURCE gate (issue #13): attacks and legitimate multilingual code.
+"""Source files for the SOURCE gate: attacks and legitimate multilingual code.
 
 The attacks are written from the descriptions in the Trojan Source paper (Boucher and
 Anderson, 2021, CVE-2021-42574 and CVE-2021-42694): early return, commenting out,

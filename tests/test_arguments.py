@@ -1,4 +1,4 @@
-"""Argument errors (issue #11): every public call names the function and the argument in a
+"""Argument errors: every public call names the function and the argument in a
 TypeError or ValueError, and the C and pure-Python backends agree on every argument.
 
 The backend is chosen once per process (``sanitizer._native``; the C ``decode`` is bound at

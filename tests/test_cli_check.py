@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+import cli_runner
 import pytest
+from cli_runner import CliResult
 
 from sanitizer.cli import main
 
 ATTACK = b"GET /scripts/..\xc0\xaf../winnt/system32/cmd.exe"  # CVE-2000-0884 style
 
 
-def run_cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", "check", *args],
-        input=stdin,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+def run_cli(*args: str, stdin: bytes = b"") -> CliResult:
+    return cli_runner.run_cli("check", *args, stdin=stdin)
 
 
 @pytest.fixture

@@ -21,8 +21,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import cli_runner
 import jsonschema
 import pytest
+from cli_runner import CliResult
 from hypothesis import given, settings
 
 from sanitizer.cli import _check_args, _inputs, _locate, _output, build_parser, check
@@ -35,17 +37,11 @@ SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_tex
 TROJAN = "s = '\u202eevil\u202c'  # caf\u00e9\nx = 'p\u043est'\npost = 1\np\u043est = 2\n"
 
 
-def run_cli(*args: str | Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", "check", "--progress", "never", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+def run_cli(*args: str | Path, stdin: bytes = b"") -> CliResult:
+    return cli_runner.run_cli("check", "--progress", "never", *args, stdin=stdin)
 
 
-def records(proc: subprocess.CompletedProcess[bytes]) -> list[dict[str, Any]]:
+def records(proc: CliResult) -> list[dict[str, Any]]:
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
@@ -192,8 +188,7 @@ def test_peak_rss_under_64_mib(tmp_path: Path, options: tuple[str, ...], content
         "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
     )
-    cmd = [sys.executable, "-c", measure, sys.executable, "-m", "sanitizer", "check",
-           *options, str(path)]  # fmt: skip
+    cmd = [sys.executable, "-c", measure, *cli_runner.SANITIZER, "check", *options, str(path)]
     code, rss_kib = map(int, subprocess.run(cmd, capture_output=True, check=True).stdout.split())
     assert code == (0 if not options and content.startswith(b"\xe2") else 1)  # RLO: UTF-8
     assert rss_kib < 64 * 1024
@@ -267,9 +262,7 @@ def test_utf8_is_checked_past_max_bytes(tmp_path: Path, pipe: bool) -> None:
 
 
 def test_help_says_what_max_bytes_does() -> None:
-    text = subprocess.run(
-        [sys.executable, "-m", "sanitizer", "check", "--help"], capture_output=True, check=True
-    ).stdout.decode()
+    text = cli_runner.run_cli("check", "--help", text=True).stdout
     assert "streams and has no limit" not in text
     assert "--quiet" in text and "fail" in text
 

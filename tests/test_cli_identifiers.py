@@ -6,18 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from cli_runner import run_cli as run
 
 from sanitizer.cli import main
-
-
-def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", *args],
-        input=stdin,
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def test_normalize_arguments(capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,12 +83,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
 
 def test_non_utf8_argument_exit_2() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "sanitizer", "compare", b"a\xff", "b"],  # type: ignore[list-item]
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
+    proc = run("compare", b"a\xff", "b")
     assert proc.returncode == 2
     assert proc.stderr.count(b"\n") == 1 and b"not valid UTF-8" in proc.stderr
 

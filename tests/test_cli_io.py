@@ -1,4 +1,4 @@
-"""``sanitizer check`` never lies about what it scanned (issue #11): unreadable inputs are
+"""``sanitizer check`` never lies about what it scanned: unreadable inputs are
 reported and exit 2, output failures are not blamed on inputs, a closed pipe ends quietly
 with 128 + SIGPIPE, and file names cannot forge report lines or reach the terminal raw.
 
@@ -14,17 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import SANITIZER, CliResult, run_cli
 
 from sanitizer.cli._output import display_path
 
 ATTACK = b"bad \xc0\xae\n"
 
 
-def check(
-    *args: str | Path, env: dict[str, str] | None = None, **kw: object
-) -> subprocess.CompletedProcess[bytes]:
-    cmd = [sys.executable, "-m", "sanitizer", "check", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, env={**os.environ, **(env or {})}, **kw)  # type: ignore[call-overload, no-any-return]
+def check(*args: str | Path, env: dict[str, str] | None = None, timeout: float = 120) -> CliResult:
+    return run_cli("check", *args, env=env, timeout=timeout)
 
 
 @pytest.fixture
@@ -84,7 +82,7 @@ def test_json_is_strict_utf8_and_carries_the_name_losslessly(
 
 @pytest.mark.parametrize("fmt", [[], ["--json"]], ids=["text", "json"])
 def test_broken_pipe_is_quiet_and_never_all_valid(tree: Path, fmt: list[str]) -> None:
-    cmd = [sys.executable, "-m", "sanitizer", "check", *fmt, str(tree)]
+    cmd = [*SANITIZER, "check", *fmt, str(tree)]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
@@ -98,7 +96,7 @@ def test_broken_pipe_is_quiet_and_never_all_valid(tree: Path, fmt: list[str]) ->
 def test_output_error_is_not_blamed_on_input(tree: Path) -> None:
     with open("/dev/full", "wb") as full:
         result = subprocess.run(
-            [sys.executable, "-m", "sanitizer", "check", str(tree)],
+            [*SANITIZER, "check", str(tree)],
             stdout=full,
             stderr=subprocess.PIPE,
         )
@@ -217,7 +215,7 @@ def test_display_path(name: str, shown: str) -> None:
 def test_other_subcommands_end_quietly_on_a_broken_pipe(tmp_path: Path) -> None:
     names = tmp_path / "names.txt"
     names.write_text("caf\u00e9\n" * 100_000)
-    cmd = [sys.executable, "-m", "sanitizer", "normalize", "--form", "NFKC"]
+    cmd = [*SANITIZER, "normalize", "--form", "NFKC"]
     with (
         open(names, "rb") as stdin,
         subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc,

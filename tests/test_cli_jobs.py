@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 import source_samples as samples
+from cli_runner import SANITIZER, CliResult, run_cli
 from conftest import default_sigint
 
 from sanitizer.cli import _jobs
@@ -24,9 +24,8 @@ from sanitizer.cli import _jobs
 pytestmark = pytest.mark.skipif(not _jobs.can_fork(), reason="workers need fork")
 
 
-def cli(*args: str | Path) -> subprocess.CompletedProcess[bytes]:
-    cmd = [sys.executable, "-m", "sanitizer", "check", "--progress", "never", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, timeout=120)
+def cli(*args: str | Path) -> CliResult:
+    return run_cli("check", "--progress", "never", *args)
 
 
 @pytest.fixture
@@ -125,7 +124,7 @@ def test_broken_pipe_ends_a_parallel_run_quietly(tree: Path) -> None:
     for i in range(300):  # more output than a pipe holds
         (tree / "more" / f"m{i:03}.py").parent.mkdir(exist_ok=True)
         (tree / "more" / f"m{i:03}.py").write_text("\u200b\n" * 20)
-    cmd = [sys.executable, "-m", "sanitizer", "check", "-j", "2", "--policy", "SOURCE", str(tree)]
+    cmd = [*SANITIZER, "check", "-j", "2", "--policy", "SOURCE", str(tree)]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
@@ -142,7 +141,7 @@ def test_ctrl_c_stops_the_workers_and_prints_one_line(tmp_path: Path, to_group: 
     names = [tmp_path / f"f{i}.txt" for i in range(8)]
     for name in names:
         name.write_text("ok\n")
-    cmd = [sys.executable, "-m", "sanitizer", "check", "-j", "2", "--policy", "SOURCE"]
+    cmd = [*SANITIZER, "check", "-j", "2", "--policy", "SOURCE"]
     cmd += [str(p) for p in [*names, fifo]]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     with subprocess.Popen(  # type: ignore[call-overload]

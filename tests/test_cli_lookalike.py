@@ -1,4 +1,4 @@
-"""``sanitizer compare --confusable``, ``skeleton`` and ``collisions`` (issue #12).
+"""``sanitizer compare --confusable``, ``skeleton`` and ``collisions``.
 
 The commands run in-process and as a subprocess on real files; ``collisions`` is checked
 against a plain in-memory grouping by the library's own keys (differential), its
@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_runner import SANITIZER
+from cli_runner import run_cli as run
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,19 +30,6 @@ from sanitizer.cli import _external_sort, main
 
 CYRILLIC_A = "\u0430"
 PAYPAL_CYR = f"p{CYRILLIC_A}ypal"
-
-
-def run(
-    *args: str | Path, stdin: bytes = b"", env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        check=False,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def records(stdout: bytes) -> list[dict[str, Any]]:
@@ -322,7 +312,7 @@ def test_collisions_escapes_invisible_characters(tmp_path: Path) -> None:
 
 def test_collisions_broken_pipe_is_quiet(tmp_path: Path) -> None:
     path = write_names(tmp_path / "u.txt", ["paypal", PAYPAL_CYR] * 20_000)
-    cmd = [sys.executable, "-m", "sanitizer", "collisions", str(path)]
+    cmd = [*SANITIZER, "collisions", str(path)]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
@@ -370,7 +360,7 @@ def test_collisions_temporary_file_failure_is_not_blamed_on_the_input(
     assert "No space left on device" in err and "u.txt" not in err
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.binary(min_size=3, max_size=3), max_size=300),
     st.integers(1, 9),

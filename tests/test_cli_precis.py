@@ -4,22 +4,10 @@ usage errors exit 2, as the CLI's other commands."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from cli_runner import run_cli as run
 
 from sanitizer.cli import main
-
-
-def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", *args],
-        input=stdin,
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def test_normalize_enforces(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,26 +7,14 @@ stdin, exit codes 0 (nothing hidden), 1 (found), 2 (usage, I/O, ill-formed UTF-8
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_runner import run_cli as run
 from reveal_samples import bits, selectors, tags
 
 from sanitizer.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(
-    *args: str, stdin: bytes = b"", cwd: Path | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "sanitizer", *args],
-        input=stdin,
-        capture_output=True,
-        check=False,
-    )
 
 
 def _file(tmp_path: Path) -> Path:

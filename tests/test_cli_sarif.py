@@ -1,5 +1,5 @@
 """``sanitizer check --format sarif`` is valid SARIF 2.1.0 for code scanning, and the
-pre-commit hook works under the real ``pre-commit`` tool (issue #13)."""
+pre-commit hook works under the real ``pre-commit`` tool."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from cli_runner import run_cli
 
 from sanitizer.categories import Category
 from sanitizer.cli._rules import RULES
@@ -23,9 +23,7 @@ SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_tex
 
 
 def sarif(*args: str | Path, cwd: Path) -> tuple[int, dict[str, Any]]:
-    cmd = [sys.executable, "-m", "sanitizer", "check", "--format", "sarif", *map(str, args)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, timeout=120)
+    proc = run_cli("check", "--format", "sarif", *args, cwd=cwd, env={"PYTHONPATH": str(ROOT)})
     return proc.returncode, json.loads(proc.stdout.decode("utf-8"))
 
 

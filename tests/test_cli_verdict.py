@@ -1,4 +1,4 @@
-"""The verdict pass of ``sanitizer check`` (issue #14): a valid file is proven by the UTF-8
+"""The verdict pass of ``sanitizer check``: a valid file is proven by the UTF-8
 validator in big reads, with no decoder and no line counting; any other file is read
 again by the exact path.  So the output must be the same whichever path decides: each
 case is checked against the same bytes given on a pipe, which the exact path reads."""

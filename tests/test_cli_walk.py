@@ -1,4 +1,4 @@
-"""``sanitizer check`` on folders as a gate (issue #13): the files it reads are exactly the
+"""``sanitizer check`` on folders as a gate: the files it reads are exactly the
 ones git would not ignore, binary files and links are skipped and counted, findings are
 placed at ``line:column``, declared encodings are one finding, and the exit status, pipes
 and Ctrl-C behave.  Real ``git`` repositories, real files, the real command."""
@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint
+from cli_runner import SANITIZER, CliResult, run_cli
+from conftest import default_sigint, examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +31,8 @@ needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "HOME": os.devnull}
 
 
-def cli(*args: str | Path, **kw: object) -> subprocess.CompletedProcess[bytes]:
-    cmd = [sys.executable, "-m", "sanitizer", "check", *map(str, args)]
-    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    return subprocess.run(cmd, capture_output=True, env=env, timeout=120, **kw)  # type: ignore[call-overload, no-any-return]
+def cli(*args: str | Path) -> CliResult:
+    return run_cli("check", *args, env={**GIT_ENV, "PYTHONPATH": str(Path(__file__).parent.parent)})
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -289,7 +288,7 @@ PIECES = [b"a", b"\n", b"\xc3\xa9", b"\xf0\x9f\x98\x80", b"\xe2\x80\xae", b"\xc0
 PIECES += [b"\xe2\x82", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\xff", b"\r\n"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES), max_size=60).map(b"".join),
     st.integers(1, 9),
@@ -363,7 +362,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)  # opening it blocks until a writer comes: the scan is mid-way
     write(tmp_path, "a.txt")
-    cmd = [sys.executable, "-m", "sanitizer", "check", str(tmp_path / "a.txt"), str(fifo)]
+    cmd = [*SANITIZER, "check", str(tmp_path / "a.txt"), str(fifo)]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     with subprocess.Popen(cmd, preexec_fn=default_sigint, **pipes) as proc:  # type: ignore[call-overload]
         _wait_for_fifo_writer(proc.pid)

@@ -250,7 +250,7 @@ def test_load_candidate_builtin_spec() -> None:
     assert load("sanitizer.fuzzing.mutants:modified_utf8")(b"\xc0\x80") == "\x00"
 
 
-# -- every UTF-8 validator kernel against the machine (issue #14) -------------------------
+# -- every UTF-8 validator kernel against the machine -------------------------
 
 
 class _Kernels:

@@ -559,12 +559,10 @@ FAKE_FUZZER = textwrap.dedent(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         while True:
             time.sleep(0.1)
-    if mode == "slow":  # alive for its whole budget, but 3 executions
-        time.sleep(float(flags["max_total_time"]))
+    if mode == "slow":  # 3 executions in its whole run (the test's clock skips its time)
         print("Done 3 runs in 6 second(s)", file=err)
         print("stat::number_of_executed_units: 3", file=err)
         sys.exit(0)
-    time.sleep(min(float(flags["max_total_time"]), 1.0))
     print("#500\\tDONE   cov: 11 ft: 13 corp: 2/9b exec/s: 500 rss: 40Mb", file=err)
     print("Done 500 runs in 1 second(s)", file=err)
     print("stat::number_of_executed_units: 500", file=err)
@@ -578,6 +576,34 @@ def fake_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Layout:
     (tmp_path / "src" / "fuzz" / "fuzz_decode.py").write_text(FAKE_FUZZER)
     monkeypatch.chdir(tmp_path)
     return layout
+
+
+class SkippingClock:
+    """A campaign's clock (``CampaignConfig.clock``): real time plus the seconds the test
+    skipped, so that a campaign can spend its budget without the test waiting for it."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.skipped
+
+    def skip_to(self, when: float) -> None:
+        self.skipped += max(0.0, when - self())
+
+
+def _workers_end_after_a_restart(monkeypatch: pytest.MonkeyPatch, clock: SkippingClock) -> None:
+    """Once a worker has been restarted, ``clock`` skips to just before the workers' end
+    (less than the second a worker needs to start is left): no worker starts again, and
+    minimizing and merging keep the rest of the budget, in real seconds."""
+    real_on_closed = campaign._TargetCampaign._on_closed
+
+    def on_closed(self: Any, key: Any, minimizer: Any) -> None:
+        real_on_closed(self, key, minimizer)
+        if self.restarts:
+            clock.skip_to(self.workers_end - campaign.WORKER_STARTUP - 0.5)
+
+    monkeypatch.setattr(campaign._TargetCampaign, "_on_closed", on_closed)
 
 
 def _config(layout: Layout, tmp_path: Path, **kw: object) -> CampaignConfig:
@@ -618,11 +644,12 @@ def test_campaign_crash_minimize_report_restart(
     fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_MODE", "crash")
+    clock = SkippingClock()
+    _workers_end_after_a_restart(monkeypatch, clock)
+    config = _config(fake_tree, tmp_path, max_time=20.0, jobs=1, candidate="m:f")
+    config.clock = clock
     out = io.StringIO()
-    results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, max_time=6.0, jobs=1, candidate="m:f"),
-        Progress(out, interactive=False),
-    )
+    results = campaign.run_campaign(config, Progress(out, interactive=False))
     (result,) = results
     (finding,) = result.findings
     assert result.restarts >= 1  # the crashed worker was restarted while time remained
@@ -678,10 +705,11 @@ def test_campaign_worker_dying_silently_is_a_finding(
     # os._exit(0) mid-input: no artifact, no "Done" line, exit status 0.  The input comes
     # from the worker's breadcrumb; never "no findings".
     monkeypatch.setenv("FAKE_MODE", "die")
-    results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, jobs=1, max_time=5.0),
-        Progress(io.StringIO(), enabled=False),
-    )
+    clock = SkippingClock()
+    _workers_end_after_a_restart(monkeypatch, clock)
+    config = _config(fake_tree, tmp_path, jobs=1, max_time=20.0)
+    config.clock = clock
+    results = campaign.run_campaign(config, Progress(io.StringIO(), enabled=False))
     (result,) = results
     (finding,) = result.findings
     assert finding.title == f"{campaign.DIED_HEADLINE}: exit status 0"
@@ -711,12 +739,22 @@ def test_campaign_finding_that_does_not_reproduce_says_so(
 def test_campaign_far_below_its_time_is_incomplete(
     fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The worker runs 3 inputs and ends; the campaign's clock then says its whole run has
+    # passed, as a worker that crawled through its time would have it.
     monkeypatch.setenv("FAKE_MODE", "slow")
-    results = campaign.run_campaign(
-        _config(fake_tree, tmp_path, jobs=1, max_time=campaign.SHORTFALL_MIN_SECONDS + 4),
-        Progress(io.StringIO(), enabled=False),
-    )
+    clock = SkippingClock()
+    real_on_closed = campaign._TargetCampaign._on_closed
+
+    def on_closed(self: Any, key: Any, minimizer: Any) -> None:
+        clock.skip_to(self.workers_end)
+        real_on_closed(self, key, minimizer)
+
+    monkeypatch.setattr(campaign._TargetCampaign, "_on_closed", on_closed)
+    config = _config(fake_tree, tmp_path, jobs=1, max_time=campaign.SHORTFALL_MIN_SECONDS + 4)
+    config.clock = clock
+    results = campaign.run_campaign(config, Progress(io.StringIO(), enabled=False))
     (result,) = results
+    assert result.seconds >= campaign.SHORTFALL_MIN_SECONDS  # judged, on the campaign's clock
     assert result.findings == [] and result.execs == 3
     assert result.shortfall is not None and "3 executions" in result.shortfall
     summary = format_summary(results)
@@ -908,7 +946,9 @@ def test_sigterm_stops_every_worker_and_removes_the_workspace(
         assert runner.wait(timeout=30) == 130
     finally:
         runner.kill()
-    time.sleep(0.5)
+    deadline = time.monotonic() + 30  # a wait for /proc to catch up, not a time limit
+    while _processes_mentioning(f"-artifact_prefix={artifacts}") and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _processes_mentioning(f"-artifact_prefix={artifacts}") == []
     assert list(scratch.iterdir()) == []
 

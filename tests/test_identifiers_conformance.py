@@ -90,7 +90,7 @@ def test_code_points_not_in_part1_are_invariant() -> None:
 
 
 def test_nfkc_casefold_is_equal_across_canonical_and_compatibility_classes() -> None:
-    """The forms nest (issue #11): c1, c2, c3 of a row are canonically equivalent and
+    """The forms nest: c1, c2, c3 of a row are canonically equivalent and
     c1..c5 compatibility equivalent, so toNFKC_Casefold must give one value per row
     (mapping code points before canonical ordering broke this for U+0345)."""
     _, parts = load()

@@ -15,9 +15,11 @@ import site
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_runner import CliText
 
 import sanitizer
 
@@ -91,7 +93,7 @@ def test_check_with_policy_loads_it() -> None:
     assert "sanitizer.profiles" in loaded and "sanitizer.policy" in loaded
 
 
-# Standard-library modules that start-up does not need (issue #13: ``sanitizer check``
+# Standard-library modules that start-up does not need (``sanitizer check``
 # starts once per commit in CI).  ``dataclasses`` brings ``inspect``, ``ast`` and ``dis``;
 # ``shutil`` brings zlib, bz2 and lzma; ``json`` is for --format json alone.
 HEAVY_STDLIB = ("typing", "dataclasses", "inspect", "ast", "dis", "json", "shutil", "bz2", "lzma")
@@ -160,16 +162,10 @@ def test_unknown_names_still_raise_attribute_error() -> None:
         sanitizer.no_such_name  # type: ignore[attr-defined]  # noqa: B018
 
 
-def test_version_is_single_sourced() -> None:
+def test_version_is_single_sourced(sanitizer_cli: Callable[..., CliText]) -> None:
     from sanitizer._version import __version__
 
     assert sanitizer.__version__ == __version__
     assert importlib.metadata.version("utf8-sanitizer") == __version__
-    proc = subprocess.run(
-        [sys.executable, "-m", "sanitizer", "--version"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = sanitizer_cli("--version", cwd=ROOT, text=True)
     assert proc.returncode == 0 and f"utf8-sanitizer {__version__} " in proc.stdout

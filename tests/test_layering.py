@@ -35,6 +35,7 @@ seam alone.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,17 +61,17 @@ LAYERS = {
     "_identity_cache": CORE,
     "_code_point_map": CORE,
     "_arguments": CORE,  # the argument checks every entry point shares
-    "utf16": CORE,  # strict UTF-16 / UTF-32 (issue #15)
+    "utf16": CORE,  # strict UTF-16 / UTF-32
     "utf32": CORE,
     "wide": CORE,
-    "utf7": CORE,  # UTF-7, RFC 2152 (issue #15)
+    "utf7": CORE,  # UTF-7, RFC 2152
     "policy": POLICY,
     "profiles": POLICY,
     "identifiers": POLICY,
     "categories": POLICY,
     "category_meanings": POLICY,  # what each Category means, in words
     "_chartables_data": POLICY,
-    "lookalike": POLICY,  # UTS #39 (issue #12)
+    "lookalike": POLICY,  # UTS #39
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
@@ -78,7 +79,7 @@ LAYERS = {
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "strategies": ADAPTER,
-    "integrations": ADAPTER,  # pydantic and Django (issue #12)
+    "integrations": ADAPTER,  # pydantic and Django
 }
 # adapter -> the other adapters it may import
 # (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,
@@ -177,9 +178,15 @@ def resolve(
     ]
 
 
+@functools.cache
+def syntax(module: Module) -> ast.Module:
+    """The module's syntax tree, parsed once for every test here."""
+    return ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+
+
 def imports_of(module: Module) -> list[Import]:
     """Every import of a ``sanitizer`` module in ``module``."""
-    tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+    tree = syntax(module)
     found = [
         i
         for node in ast.walk(tree)
@@ -438,12 +445,12 @@ def test_object_setattr_only_on_own_classes() -> None:
     """
     classes: dict[str, set[str]] = {}
     for module in CODE:
-        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        tree = syntax(module)
         names = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         classes.setdefault(module.package, set()).update(names)
     offenders = []
     for module in CODE:
-        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        tree = syntax(module)
         own = classes[module.package]
         allowed: set[int] = set()
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):

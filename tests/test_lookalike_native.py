@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import unicodedata2
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,7 +78,7 @@ pieces = st.text(st.sampled_from(PIECES), max_size=16)
 anything = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(pieces | anything, pieces | anything)
 def test_same_answers_as_the_reference(a: str, b: str) -> None:
     native_skeleton, native_confusable = _native()

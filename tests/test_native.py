@@ -463,7 +463,7 @@ def test_map_code_points_equals_translate_on_every_code_point() -> None:
 
 
 @given(st.text(alphabet=st.characters(codec=None, min_codepoint=0), max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 def test_map_code_points_equals_translate(s: str) -> None:
     mapped, table = _skeleton_c()
     assert mapped(s) == s.translate(table)
@@ -489,7 +489,7 @@ def test_script_mask_equals_the_reference_on_every_code_point() -> None:
 
 
 @given(st.lists(st.sampled_from("aа山た한ㄅカ1-\u0301\u30fc\u3001α\U0001e900᙮"), max_size=12))
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 def test_script_mask_equals_the_reference(chars: list[str]) -> None:
     from sanitizer.lookalike import scripts
 

@@ -7,6 +7,7 @@ a prefix of the uncapped ones (input order), and listed + ``more_findings`` is t
 from __future__ import annotations
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +36,7 @@ POLICIES: list[Policy] = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(raw_bytes, st.sampled_from(POLICIES), st.integers(0, 5), st.booleans())
 def test_cap_lists_a_prefix_and_counts_the_rest(
     raw: bytes, policy: Policy, cap: int, as_text: bool
@@ -62,7 +63,7 @@ def sanitize_or_none(data: bytes | str, policy: Policy) -> str | None:
         return None
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(raw_bytes)
 def test_replacement_characters_count_the_subparts(data: bytes) -> None:
     """A literal EF BF BD is never part of a maximal subpart (RFC 3629 §4, Unicode §3.9),

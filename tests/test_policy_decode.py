@@ -1,4 +1,4 @@
-"""The bytes path of ``clean`` and ``clean_edit`` (issue #14), and the edit loop's fast path.
+"""The bytes path of ``clean`` and ``clean_edit``, and the edit loop's fast path.
 
 - Bytes are proven valid by the SIMD validator and then decoded in C (decode_valid.c, not by
   CPython's codec, when the AVX2 loops run): the answer for ``data`` is the answer for
@@ -123,7 +123,7 @@ texts = st.text(st.characters(codec="utf-8"), max_size=700)
 
 
 @needs_c
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(texts, st.text(st.sampled_from("ab é\u2019\u4e00"), min_size=250, max_size=300))
 def test_bytes_answer_as_their_str(text: str, pad: str) -> None:
     _same_as_str(text.encode())

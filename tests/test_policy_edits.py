@@ -1,4 +1,4 @@
-"""sanitize's C fast path with edits (issue #14), and the vector scan loops under it.
+"""sanitize's C fast path with edits, and the vector scan loops under it.
 
 - the C scan (AVX2 loops over 1-, 2- and 4-byte strs, SSE2 or scalar otherwise) agrees
   with ``_classtable.scan_reference`` on long texts of clean characters from many blocks

@@ -119,7 +119,7 @@ def test_class_table_reproduces_flags() -> None:
     for rule in NEIGHBOUR_RULES:
         before = [_expanded(flag, flat) for flag in rule.before]
         joined = bytes(map(max, *before)) if len(before) > 1 else before[0]
-        # a character of the rule's own category never earns its exemption (issue #11)
+        # a character of the rule's own category never earns its exemption
         in_category = _painted(rule.category.ranges)
         joined = bytes(a & (1 - b) for a, b in zip(joined, in_category, strict=True))
         assert joined == _painted(rule.before_ranges), rule.flag

@@ -2,7 +2,7 @@
 
 ``sanitizer.policy._identifier`` finds problems with searches in C over classes built
 from the UTS #39 and UCD ranges, counts what lies past ``max_findings`` without building
-it, and caches the verdict of short combining sequences (issue #12: linear at C speed).
+it, and caches the verdict of short combining sequences (linear at C speed).
 The reference here is the direct reading of the spec, one character at a time, through
 the public ``sanitizer.lookalike`` functions: both must find the same spots, in the same
 order, with the same details.

@@ -366,7 +366,7 @@ def test_fast_paths_agree_with_the_engine(text: str, policy: Policy, as_bytes: b
     assert accepts(data, policy) is engine.ok
     if engine.ok:
         assert sanitize(data, policy) == engine.text
-        again = inspect(engine.text or "", policy)  # the output invariant (issue #11)
+        again = inspect(engine.text or "", policy)  # the output invariant
         assert again.ok and not again.rejections
     else:
         with pytest.raises(PolicyError):

@@ -1,4 +1,4 @@
-"""The policy scanner's two ways to find candidates agree (issue #13): the C class-table
+"""The policy scanner's two ways to find candidates agree: the C class-table
 scan (``_speedups.scan`` with tables that flag exactly the scanned categories) and the
 regex patterns it replaced, which serve without the extension.  Likewise for runs of
 combining marks.  Characters are drawn from the edges and middles of every category's
@@ -43,7 +43,7 @@ _PROFILES: list[Policy] = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(text=texts, which=st.sampled_from(range(len(_PROFILES))), sequences=st.booleans())
 def test_c_candidates_are_the_patterns_matches(text: str, which: int, sequences: bool) -> None:
     compiled = compiled_for(_PROFILES[which])
@@ -59,7 +59,7 @@ def test_c_candidates_are_the_patterns_matches(text: str, which: int, sequences:
 marks = st.text(alphabet=st.sampled_from("a \u0301\u0302\u0300\u20dd\U0001d167\u0345"))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(text=marks, limit=st.integers(0, 5))
 def test_c_mark_runs_are_the_patterns_runs(text: str, limit: int) -> None:
     by_c = list(_scan.mark_runs(text, limit))

@@ -1,12 +1,10 @@
-"""The SOURCE gate (issue #13, UTS #55): every Trojan Source attack class in Python, C,
+"""The SOURCE gate (UTS #55): every Trojan Source attack class in Python, C,
 JavaScript and Rust, tag and selector payloads and ill-formed files are found, and
 legitimate multilingual source passes, through ``check_source`` and the real CLI."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,14 +19,14 @@ from sanitizer.source_gate import check_source, script_level
 
 sys.path.insert(0, str(Path(__file__).parent))
 import source_samples as samples
+from cli_runner import run_cli
 
 ROOT = Path(__file__).parent.parent
 
 
 def cli(*args: str | Path, cwd: Path | None = None) -> tuple[int, list[dict[str, Any]], str]:
-    cmd = [sys.executable, "-m", "sanitizer", "check", "--progress", "never", *map(str, args)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, capture_output=True, cwd=cwd, env=env, timeout=120)
+    env = {"PYTHONPATH": str(ROOT)}
+    proc = run_cli("check", "--progress", "never", *args, cwd=cwd, env=env)
     out = proc.stdout.decode("utf-8").splitlines()
     records = [json.loads(line) for line in out] if "json" in args else []
     return proc.returncode, records, proc.stderr.decode("utf-8", "replace")
@@ -210,10 +208,8 @@ def test_bad_arguments_are_clear() -> None:
 def test_sarif_related_location_for_confusable(tmp_path: Path) -> None:
     name = "homoglyph_function.js"
     samples.write(tmp_path, {name: samples.ATTACKS[name]})
-    cmd = [sys.executable, "-m", "sanitizer", "check", "--policy", "SOURCE", "--format",
-           "sarif", name]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, capture_output=True, cwd=tmp_path, env=env, timeout=120)
+    env = {"PYTHONPATH": str(ROOT)}
+    proc = run_cli("check", "--policy", "SOURCE", "--format", "sarif", name, cwd=tmp_path, env=env)
     (run,) = json.loads(proc.stdout)["runs"]
     (result,) = [r for r in run["results"] if r["ruleId"] == "confusable"]
     region = result["locations"][0]["physicalLocation"]["region"]

@@ -1,4 +1,4 @@
-"""The source gate's C pass (issue #13): ``source.c``'s ``source_lines`` against its
+"""The source gate's C pass: ``source.c``'s ``source_lines`` against its
 pure-Python twin ``sanitizer.source_gate._source_lines_py``, and ``check_source`` with the
 C pass against ``check_source`` with the twin, on Hypothesis texts built from what the
 rules look at (line feeds, bidi controls, joiners, selectors, look-alike letters,
@@ -7,6 +7,7 @@ escapes) and of every str kind (1, 2 and 4 bytes a character)."""
 from __future__ import annotations
 
 import pytest
+from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -50,7 +51,7 @@ def _rare_of(text: str) -> list[int]:
     return [i for i, ch in enumerate(text) if ch in rare]
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(st.lists(st.one_of(_texts, _long_ascii), max_size=4).map("".join))
 @example("")
 @example("é")
@@ -61,7 +62,7 @@ def test_twin_is_the_definition(text: str) -> None:
 
 
 @needs_c
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.lists(st.one_of(_texts, _long_ascii), max_size=4).map("".join))
 @example("é" + "a" * 9 + "\n" * 9 + "\u0430")  # the word-at-a-time loop on each kind
 @example("a" * 15 + "\x85")
@@ -89,7 +90,7 @@ def test_c_refuses_what_is_not_str() -> None:
 
 
 @needs_c
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(text=st.lists(_texts, max_size=3).map("\n".join))
 def test_check_source_is_the_same_with_the_twin(text: str) -> None:
     with_c = source.check_source(text)
@@ -110,7 +111,7 @@ _WORD_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.lists(_WORD_PIECES, max_size=50).map("".join))
 @example("post = 1\np\u043est = 2\n")  # a Cyrillic look-alike: compared
 @example("caf\u00e9 = cafe\n")  # accented Latin only: the shortcut
@@ -138,7 +139,7 @@ _ID_PIECES = st.sampled_from(
 
 
 @needs_c
-@settings(max_examples=700, deadline=None)
+@settings(max_examples=examples(700), deadline=None)
 @given(st.lists(_ID_PIECES, max_size=50).map("".join), st.data())
 @example("\\u00e9t\u00e9 \\N{x}\u00e9 \\\u00e9 a\\\n\u00e9", None)
 def test_identifiers_c_is_the_pattern(text: str, data: st.DataObject | None) -> None:

@@ -1,4 +1,4 @@
-"""The UTF-8 validator (``_native.utf8_valid_prefix``, issue #14) against the grammar.
+"""The UTF-8 validator (``_native.utf8_valid_prefix``) against the grammar.
 
 Every kernel this machine can run (AVX2, SSE4.1, NEON, scalar: through the
 ``valid_prefix_using`` test hook, at every input length) and the pure-Python twin are

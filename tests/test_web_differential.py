@@ -1,4 +1,4 @@
-"""Parser differentials of multipart bodies (and the cookie cases of issue #10): what
+"""Parser differentials of multipart bodies and cookies: what
 every supported framework exposes to an app as text must have passed the part's policy,
 read the way that framework reads it.
 
@@ -421,7 +421,7 @@ def test_cookie_text_every_framework_exposes_was_judged(cookie: bytes) -> None:
     assert unjudged([(b"Cookie", cookie)], b"") == [], cookie
 
 
-# -- the differentials found (issue #10): each was exposed by a framework, unjudged --------
+# -- the differentials found: each was exposed by a framework, unjudged --------
 
 CD = b"Content-Disposition: form-data; "
 ATTACK = "x\u202ey".encode()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import socket
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -205,18 +204,10 @@ def h2c_load(port: int, connections: int, streams_per_connection: int) -> None:
             streams += batch
         del streams[streams_per_connection:]
         work.append((streams, {i for i in refused if i < streams_per_connection}))
-    started = time.perf_counter()
     with ThreadPoolExecutor(connections) as pool:
         results = list(pool.map(lambda w: exchange(port, w[0], timeout=30.0), work))
-    elapsed = time.perf_counter() - started
     for (streams, refused), goaways in zip(work, results, strict=True):
         check(streams, refused, goaways)
-    total = connections * streams_per_connection
-    refusals = sum(len(r) for _, r in work)
-    print(
-        f"\nh2c: {connections} connections x {streams_per_connection} streams ({total},"
-        f" {refusals} refused) in {elapsed:.1f} s ({total / elapsed:.0f} streams/s)"
-    )
 
 
 def test_h2c_under_load(port: int) -> None:

@@ -1,4 +1,4 @@
-"""The JSON body check's fast path (issue #14): jsonscan.c's ``json_strings`` against its
+"""The JSON body check's fast path: jsonscan.c's ``json_strings`` against its
 pure-Python twin, and the check built on it against an oracle that walks the body
 character by character and judges every string with ``json.loads`` and ``inspect``.
 
@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ _tables = st.binary(min_size=128, max_size=128).map(
 
 
 @needs_c
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(
     text=_texts,
     data=st.data(),
@@ -187,9 +188,7 @@ def _with_controls(raw: bytes, data: st.DataObject) -> bytes:
     return raw[:at] + control + raw[at:]
 
 
-@settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=_values, ascii_only=st.booleans(), data=st.data())
 def test_first_problem_is_the_oracles(
     backend: str, value: object, ascii_only: bool, data: st.DataObject
@@ -246,7 +245,9 @@ def test_policies_that_judge_whole_values(backend: str) -> None:
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     raw=st.binary(max_size=60)
@@ -296,7 +297,7 @@ _escapes = st.lists(
 ).map("".join)  # fmt: skip
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(content=_escapes, data=st.data())
 def test_invalid_escapes_get_one_verdict_whatever_the_chunking(
     backend: str, content: str, data: st.DataObject

@@ -1,4 +1,4 @@
-"""Media types (issue #10): JSON is JSON whatever its spelling, and a body's content
+"""Media types: JSON is JSON whatever its spelling, and a body's content
 coding must be one unambiguous value.  Sans-IO: ``check_head`` and ``body_check``."""
 
 from __future__ import annotations

@@ -351,7 +351,7 @@ MULTIPART = chunked_too(
             multipart(
                 part(b'name="c"', b"+ADw-script+AD4-", b"Content-Type: text/plain; charset=utf-7")
             ),
-            # what it spelled is echoed, escaped (issue #15: tests/test_web_utf7.py)
+            # what it spelled is echoed, escaped (tests/test_web_utf7.py)
         ),
         ok(
             "binary-file-and-japanese-field",
@@ -461,7 +461,7 @@ TEXT_BODY = [
         b"/t",
         ((b"Content-Type", b"text/plain; charset=utf-7"),),
         b"+ADw-script+AD4-alert(1)+ADw-/script+AD4-",
-        # what the body spelled is echoed, escaped (issue #15: tests/test_web_utf7.py)
+        # what the body spelled is echoed, escaped (tests/test_web_utf7.py)
     ),
     ok(
         "charset-upper-case",

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes
 
 import pytest
+from instructions import instructions, needs_callgrind
 
 from sanitizer.web import ASGIMiddleware, WebPolicy, WSGIMiddleware
 from sanitizer.web._dispatch import body_check
@@ -48,14 +48,13 @@ def check_for(content_type: bytes, length: int | None = None) -> Any:
     return body_check(POLICY, head)
 
 
-def feed_in(content_type: bytes, body: bytes, count: int) -> float:
+def feed_in(content_type: bytes, body: bytes, count: int) -> None:
+    """Check ``body`` fed in ``count`` chunks: nothing refused."""
     check = check_for(content_type, len(body))
     size = -(-len(body) // count)
-    start = time.perf_counter()
     for i in range(0, len(body), size):
         assert check.feed(body[i : i + size]) is None
     assert check.close() is None
-    return time.perf_counter() - start
 
 
 # -- bounded work -------------------------------------------------------------------------
@@ -103,7 +102,7 @@ def test_gathered_run_without_ascii_is_held_as_its_chunks_and_joined_once(
 
     monkeypatch.setattr(TextStream, "_check", check)
     monkeypatch.setattr(text_module, "_last_ascii", scan)
-    assert feed_in(*BODIES["text"], 4096) >= 0
+    feed_in(*BODIES["text"], 4096)
     assert checked == [len(TEXT)]  # the held run, judged whole at the end
     assert sum(scanned) < len(TEXT) // 8
 
@@ -207,20 +206,61 @@ def _body_of(kind: str, text: bytes) -> tuple[bytes, bytes]:
     return content_type, body
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("kind", list(BODIES))
-def test_cost_is_linear_in_the_body_at_a_fixed_chunk_size(kind: str) -> None:
+# The bodies' checks in a child process, for callgrind (tests/instructions.py): the
+# bodies come from files the test writes, every kind is warmed once before counting.
+_COUNTED_SETUP = """
+import json
+from pathlib import Path
+from sanitizer.web import WebPolicy
+from sanitizer.web._dispatch import body_check
+from sanitizer.web._head import check_head
+
+POLICY = WebPolicy()
+CASES = json.loads(Path({cases!r}).read_text())
+
+def feed(name):
+    content_type, path = CASES[name]
+    body = Path(path).read_bytes()
+    headers = [(b"content-type", content_type.encode()), (b"content-length", b"%d" % len(body))]
+    problem, head = check_head(POLICY, b"/", b"", headers)
+    assert problem is None
+    check = body_check(POLICY, head)
+    for i in range(0, len(body), 256):
+        assert check.feed(body[i : i + 256]) is None
+    assert check.close() is None
+
+for name in CASES:
+    if name.endswith(" warm"):
+        feed(name)
+"""
+
+
+def body_instructions(folder: Path) -> dict[str, int]:
+    """Instructions each kind's check costs on a quarter of TEXT and on all of it."""
+    cases = {}
+    for kind in BODIES:
+        for size, text in (("warm", TEXT[:1024]), ("n", TEXT[: len(TEXT) // 4]), ("4n", TEXT)):
+            content_type, body = _body_of(kind, text)
+            path = folder / f"{kind}-{size}.bin"
+            path.write_bytes(body)
+            cases[f"{kind} {size}"] = (content_type.decode(), str(path))
+    (folder / "cases.json").write_text(json.dumps(cases))
+    setup = _COUNTED_SETUP.format(cases=str(folder / "cases.json"))
+    workloads = {name: f"feed({name!r})" for name in cases if not name.endswith(" warm")}
+    return instructions(setup, workloads, folder)
+
+
+@pytest.mark.slow  # one valgrind process for every kind: a few seconds
+@needs_callgrind
+def test_cost_is_linear_in_the_body_at_a_fixed_chunk_size(tmp_path: Path) -> None:
     """Quadratic checking shows as cost growing with the square of the chunk count: at a
-    fixed chunk size, 4x the body must cost about 4x, not 16x.  (A fixed cost per chunk is
-    fine; the chunk-count ratio at a fixed size is measured in bench/bench_web_chunks.py.)
-    Generous bound, min of 3 runs: the quadratic code was ~16x here."""
-
-    def cost(text: bytes) -> float:
-        content_type, body = _body_of(kind, text)
-        return min(feed_in(content_type, body, -(-len(body) // 256)) for _ in range(3))
-
-    small, large = cost(TEXT[: len(TEXT) // 4]), cost(TEXT)
-    assert large < 8 * small + 0.02, (kind, small, large)
+    fixed chunk size, 4x the body must cost about 4x, not 16x, for every kind of body.  (A
+    fixed cost per chunk is fine; the chunk-count ratio at a fixed size is measured in
+    bench/bench_web_chunks.py.)  Counted in instructions (callgrind), not timed; the
+    quadratic code was ~16x here."""
+    counted = body_instructions(tmp_path)
+    ratios = {kind: (counted[f"{kind} n"], counted[f"{kind} 4n"]) for kind in BODIES}
+    assert all(0 < small < large < 8 * small for small, large in ratios.values()), ratios
 
 
 # -- nothing unjudged reaches the app -------------------------------------------------------

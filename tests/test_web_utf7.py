@@ -1,4 +1,4 @@
-"""A refused UTF-7 declaration says what the bytes spelled (issue #15), and nothing else is
+"""A refused UTF-7 declaration says what the bytes spelled, and nothing else is
 echoed: the sans-IO problem, the multipart part's deferred refusal, both adapters driven
 in-process, and every real server of tests/webservers.py.
 

@@ -76,9 +76,17 @@ INTERFACE = {
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
+    """A port nothing listens on.  Under pytest-xdist each worker takes only the ports of
+    its own residue class (port % workers == its number): two workers never pick the same
+    port between choosing it and their servers' bind."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    while True:
+        with socket.socket() as s:
+            s.bind((HOST, 0))
+            port = int(s.getsockname()[1])
+        if port % workers == worker:
+            return port
 
 
 @contextlib.contextmanager
