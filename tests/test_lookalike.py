@@ -565,6 +565,7 @@ def _in_own_script(source: str, proto: str) -> bool:
     return bool(own) and bool(theirs) and all(own & s for s in theirs)
 
 
+@pytest.mark.slow  # all of confusables.txt against the UCD's case mappings
 @pytest.mark.skipif(importlib.util.find_spec("ucdinfo") is None, reason="needs ucdinfo==0.3")
 def test_identifier_key_follows_the_prototype_of_every_case_variant() -> None:
     """Rule 3 over all of confusables.txt, with the case mappings read here from the UCD

@@ -179,6 +179,7 @@ def peak(text: str) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # tracemalloc over floods of megabytes
 @pytest.mark.parametrize("unit", ["\u202e", "\u202a\u202c", "\u200b", "q\u200dz ", "\u2028"])
 def test_memory_does_not_grow_with_a_flood(unit: str) -> None:
     small, large = unit * (20_000 // len(unit)), unit * (80_000 // len(unit))
