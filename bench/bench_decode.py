@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import timeit
-from collections.abc import Callable
 
 import _figures
+from _timing import best_per_call
 
 import sanitizer
 
@@ -42,13 +41,6 @@ def text_of(sample: str, size: int) -> bytes:
             raw = raw[:-1]
 
 
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Seconds per call: the minimum over ``repeat`` rounds of an auto-ranged loop."""
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    return min(timer.repeat(repeat=repeat, number=number)) / number
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -64,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     for kind, sample in SAMPLES.items():
         for label, size in SIZES.items():
             data = text_of(sample, size)
-            base = best(lambda d=data: d.decode("utf-8"), repeat)  # type: ignore[misc]
-            ours = best(lambda d=data: sanitizer.decode(d), repeat)  # type: ignore[misc]
+            base = best_per_call(lambda d=data: d.decode("utf-8"), repeat)  # type: ignore[misc]
+            ours = best_per_call(lambda d=data: sanitizer.decode(d), repeat)  # type: ignore[misc]
             print(f"| {kind} | {label} | {_t(base)} | {_t(ours)} | {base / ours:.2f}x |")
             valid.setdefault(kind, []).append(f"{base / ours:.2f}x")
     print()
@@ -75,14 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     replace: list[str] = []
     for label, size in SIZES.items():
         data = bytes(rng.getrandbits(8) for _ in range(size))
-        base = best(lambda d=data: d.decode("utf-8", "replace"), repeat)  # type: ignore[misc]
-        ours = best(lambda d=data: sanitizer.decode(d, errors="replace"), repeat)  # type: ignore[misc]
+        base = best_per_call(lambda d=data: d.decode("utf-8", "replace"), repeat)  # type: ignore[misc]
+        ours = best_per_call(lambda d=data: sanitizer.decode(d, errors="replace"), repeat)  # type: ignore[misc]
         print(f"| random | {label} | {_t(base)} | {_t(ours)} | {base / ours:.2f}x |")
         replace.append(f"{base / ours:.2f}x at {label}")
     print()
     data = bytes(rng.getrandbits(8) for _ in range(1 << 20))
     count = len(sanitizer.find_errors(data))
-    secs = best(lambda: sanitizer.find_errors(data), max(1, repeat // 2))
+    secs = best_per_call(lambda: sanitizer.find_errors(data), max(1, repeat // 2))
     print(f"find_errors, 1 MiB of random bytes: {count} errors in {secs:.3f} s (goal < 1 s)")
     if args.write_docs:
         _figures.write(

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import functools
-import time
 import unicodedata
-from collections.abc import Callable
+
+from _timing import best
 
 from sanitizer import reveal
 
@@ -92,15 +92,6 @@ def kinds(size: int) -> dict[str, str]:
         "a payload every ~1 KiB": fill(MULTILINGUAL * 4 + payloads),
         "one run of bits": _bits("A" * (size // 24)),
     }
-
-
-def best(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:

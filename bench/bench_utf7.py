@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import time
-from collections.abc import Callable
+
+from _timing import best
 
 from sanitizer import utf7
 
@@ -46,15 +46,6 @@ def valid_texts(size: int) -> dict[str, bytes]:
             "Item 3 is \u00a31, caf\u00e9 \u263a " for _ in range(size // 40)
         ).encode("utf-7"),
     }
-
-
-def best(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,6 +73,7 @@ sys.path.insert(0, str(ROOT))
 
 import _figures  # noqa: E402
 from _servers import HOST, free_port, running  # noqa: E402
+from _timing import best_per_call  # noqa: E402
 
 import sanitizer  # noqa: E402
 from sanitizer.web import DEFAULT, ASGIMiddleware, body_check, check_head  # noqa: E402
@@ -453,13 +454,6 @@ def interleaved(
     return min(times[0]), min(times[1])
 
 
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Seconds per call: the minimum over ``repeat`` rounds of an auto-ranged loop."""
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    return min(timer.repeat(repeat=repeat, number=number)) / number
-
-
 def check_whole(body: bytes, chunk: int = 1 << 16) -> None:
     """What the middleware does for the 1 MiB request: check_head, then body_check."""
     headers = [
@@ -580,7 +574,7 @@ def bench_in_process(body: bytes, repeat: int) -> None:
     )
     upload = multipart_file()
     chunks = [upload[i : i + (1 << 16)] for i in range(0, len(upload), 1 << 16)]
-    t_file = best(functools.partial(check_multipart, chunks), repeat)
+    t_file = best_per_call(functools.partial(check_multipart, chunks), repeat)
     rate = len(upload) / t_file / 1e9
     verdict = "met" if rate >= FILE_GOAL else "MISSED"
     TABLES.markdown_row(
@@ -588,15 +582,15 @@ def bench_in_process(body: bytes, repeat: int) -> None:
         f" | {t_file * 1e3:.2f} ms | {rate:.2f} GB/s (goal >= {FILE_GOAL} GB/s: {verdict}) |"
     )
     for label, hostile in HOSTILE_JSON:
-        t_loads = best(functools.partial(json.loads, hostile), repeat)
-        t_check = best(functools.partial(check_whole, hostile), repeat)
+        t_loads = best_per_call(functools.partial(json.loads, hostile), repeat)
+        t_check = best_per_call(functools.partial(check_whole, hostile), repeat)
         TABLES.markdown_row(
             f"| the same, 1 MiB of {label} | {t_check * 1e3:.2f} ms"
             f" | json.loads {t_loads * 1e3:.2f} ms: {t_check / t_loads:.2f}x its time |"
         )
     for request in SMALL:
-        t_plain = best(in_memory(fixed, request), repeat)
-        t_checked = best(in_memory(checked, request), repeat)
+        t_plain = best_per_call(in_memory(fixed, request), repeat)
+        t_checked = best_per_call(in_memory(checked, request), repeat)
         TABLES.markdown_row(
             f"| middleware on one request: {request.label} | +{(t_checked - t_plain) * 1e6:.1f} µs"
             f" | the bare app through ASGI in memory: {t_plain * 1e6:.1f} µs |"

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from table_text import ranges_assignment, wrapped
 from unicode_sources import UNICODE_VERSION as UTS39_VERSION
 from unicode_sources import code_range, expand, load_ucd, prop, ranges
 from unicode_sources import data_lines as lines_of
@@ -539,23 +540,6 @@ def normalization_tables() -> dict[str, dict[int, str]]:
     return {"decomposition": decomposition, "combining": combining}
 
 
-def _fmt_items(items: list[str], indent: str = "    ") -> list[str]:
-    lines, line = [], indent
-    for item in items:
-        if len(line) + len(item) + 1 > 96:
-            lines.append(line.rstrip())
-            line = indent
-        line += item + " "
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
-
-
-def _fmt_ranges(name: str, rngs: tuple[tuple[int, int], ...]) -> list[str]:
-    items = [f"(0x{lo:04X}, 0x{hi:04X})," for lo, hi in rngs]
-    return [f"{name}: Ranges = (", *_fmt_items(items), ")"]
-
-
 def _fmt_runs(name: str, starts: list[int], vals: list[str]) -> list[str]:
     """Run starts, the distinct values and, per run, the index of its value."""
     distinct = sorted(set(vals))
@@ -569,9 +553,9 @@ def _fmt_runs(name: str, starts: list[int], vals: list[str]) -> list[str]:
             pieces[-1] += word + " "
         out += [f'    "{p}"' for p in pieces[:-1]] + [f'    "{pieces[-1].rstrip()}",']
     out += [")", f"{name}_STARTS: tuple[int, ...] = ("]
-    out += _fmt_items([f"0x{cp:X}," for cp in starts])
+    out += wrapped([f"0x{cp:X}," for cp in starts])
     out += [")", f"{name}_RUNS: tuple[int, ...] = ("]
-    out += _fmt_items([f"{index[v]}," for v in vals])
+    out += wrapped([f"{index[v]}," for v in vals])
     out.append(")")
     return out
 
@@ -596,7 +580,7 @@ def _fmt_map(name: str, mapping: dict[int, str]) -> list[str]:
 
 def _fmt_small_map(name: str, mapping: dict[int, str]) -> list[str]:
     items = [f"0x{cp:02X}: {v!a}," for cp, v in sorted(mapping.items())]
-    return [f"{name}: dict[int, str] = {{", *_fmt_items(items), "}"]
+    return [f"{name}: dict[int, str] = {{", *wrapped(items), "}"]
 
 
 def _header(what: str) -> list[str]:
@@ -629,23 +613,23 @@ def render(tables: dict[str, Any]) -> dict[str, str]:
         "",
         "# Every script code in Scripts.txt / ScriptExtensions.txt (ISO 15924, UAX #24).",
         "SCRIPT_CODES: tuple[str, ...] = (",
-        *_fmt_items([f'"{c}",' for c in tables["script_codes"]]),
+        *wrapped([f'"{c}",' for c in tables["script_codes"]]),
         ")",
         "",
         "# ISO 15924 code -> the script's name in Scripts.txt (UAX #24), '_' read as ' '.",
         "SCRIPT_NAMES: dict[str, str] = {",
-        *_fmt_items([f'"{c}": "{n}",' for c, n in sorted(tables["script_names"].items())]),
+        *wrapped([f'"{c}": "{n}",' for c, n in sorted(tables["script_names"].items())]),
         "}",
         "",
         "# Script_Extensions per code point run (Script where unlisted; Zzzz where unassigned).",
         *_fmt_runs("SCRIPT", *tables["scripts"]),
         "",
         "# Identifier_Status=Allowed (UTS #39 §3.1); every other code point is Restricted.",
-        *_fmt_ranges("ALLOWED", tables["allowed"]),
+        *ranges_assignment("ALLOWED", tables["allowed"]),
         "",
         "# Bases that hide a following U+0307 (ICU USPOOF_HIDDEN_OVERLAY): Soft_Dotted, l, ı, ȷ",
         "# and every character whose prototype ends with one of them.",
-        *_fmt_ranges("DOT_LEADS", tables["dot_leads"]),
+        *ranges_assignment("DOT_LEADS", tables["dot_leads"]),
         "",
         "# The skeleton map of ASCII (confusables.txt): str.translate of ASCII is its skeleton.",
         *_fmt_small_map("ASCII_SKELETON", tables["ascii_skeleton"]),
@@ -676,7 +660,7 @@ def render(tables: dict[str, Any]) -> dict[str, str]:
         "# Case variants whose prototype the key does not follow, with the prototype: each",
         "# would contradict the key of the character it is a case of (identifier_key_map).",
         "KEY_CASE_VARIANTS_LEFT_OUT: dict[int, str] = {",
-        *_fmt_items([f"0x{cp:04X}: {proto!a}," for cp, proto in tables["key_left_out"]]),
+        *wrapped([f"0x{cp:04X}: {proto!a}," for cp, proto in tables["key_left_out"]]),
         "}",
         "",
         "# Identifier_Type per code point run (UTS #39 §3.1; Not_Character where unlisted).",

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import unicodedata2
+from table_text import ranges_assignment, wrapped
 from unicode_sources import UNICODE_VERSION, load_ucd, prop, ranges, vendored_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -270,23 +271,6 @@ def build(data: Any) -> dict[str, Any]:
     }
 
 
-def _fmt_items(items: list[str], indent: str = "    ") -> list[str]:
-    lines, line = [], indent
-    for item in items:
-        if len(line) + len(item) + 1 > 96:
-            lines.append(line.rstrip())
-            line = indent
-        line += item + " "
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
-
-
-def _fmt_ranges(name: str, rngs: tuple[tuple[int, int], ...]) -> list[str]:
-    items = [f"(0x{lo:04X}, 0x{hi:04X})," for lo, hi in rngs]
-    return [f"{name}: Ranges = (", *_fmt_items(items), ")"]
-
-
 def _fmt_str(name: str, text: str, per_line: int) -> list[str]:
     chunks = [text[i : i + per_line] for i in range(0, len(text), per_line)] or [""]
     return [f"{name} = (", *[f"    {c!a}" for c in chunks], ")"]
@@ -328,45 +312,45 @@ def render(tables: dict[str, Any]) -> str:
         *[f'    ("{value}", "{reason}"),' for value, reason in KINDS],
         ")",
         "DERIVED_STARTS: tuple[int, ...] = (",
-        *_fmt_items([f"0x{cp:X}," for cp in tables["starts"]]),
+        *wrapped([f"0x{cp:X}," for cp in tables["starts"]]),
         ")",
         "DERIVED_RUNS: tuple[int, ...] = (",
-        *_fmt_items([f"{i}," for i in tables["runs"]]),
+        *wrapped([f"{i}," for i in tables["runs"]]),
         ")",
         "",
         "# RFC 8265 §3.3.1 width mapping: U+FF01..FFEF whose NFKC is one other character.",
         "WIDTH: dict[int, str] = {",
-        *_fmt_items([f"0x{cp:04X}: {v!a}," for cp, v in sorted(tables["width"].items())]),
+        *wrapped([f"0x{cp:04X}: {v!a}," for cp, v in sorted(tables["width"].items())]),
         "}",
         "",
         "# RFC 8265 §4.2.1, RFC 8266 §2.1: the non-ASCII spaces (Zs but U+0020).",
-        *_fmt_ranges("SPACES", tables["spaces"]),
+        *ranges_assignment("SPACES", tables["spaces"]),
         "",
         "# Bidi_Class in the groups the Bidi Rule reads (RFC 5893 §2): R and AL alike, ES, CS,",
         "# ET, ON and BN alike (NEUTRAL); any other class is refused wherever it stands.",
         *[
             line
             for name, rngs in tables["bidi"].items()
-            for line in _fmt_ranges(f"BIDI_{name}", rngs)
+            for line in ranges_assignment(f"BIDI_{name}", rngs)
         ],
         "",
         "# Canonical_Combining_Class=Virama (9): RFC 5892 A.1, A.2.",
-        *_fmt_ranges("VIRAMA", tables["virama"]),
+        *ranges_assignment("VIRAMA", tables["virama"]),
         "",
     ]
     for jt, name in (("D", "DUAL"), ("R", "RIGHT"), ("L", "LEFT"), ("T", "TRANSPARENT")):
         out += [f"# Joining_Type={jt} (RFC 5892 Appendix A.1)."]
-        out += _fmt_ranges(f"JOINING_{name}", tables["joining"][jt])
+        out += ranges_assignment(f"JOINING_{name}", tables["joining"][jt])
     out += [
         "",
         "# Script=Greek (RFC 5892 A.4), Hebrew (A.5, A.6), Hiragana|Katakana|Han (A.7).",
-        *_fmt_ranges("GREEK", tables["greek"]),
-        *_fmt_ranges("HEBREW", tables["hebrew"]),
-        *_fmt_ranges("HIRAGANA_KATAKANA_HAN", tables["hiragana_katakana_han"]),
+        *ranges_assignment("GREEK", tables["greek"]),
+        *ranges_assignment("HEBREW", tables["hebrew"]),
+        *ranges_assignment("HIRAGANA_KATAKANA_HAN", tables["hiragana_katakana_han"]),
         "",
         "# Cased and Case_Ignorable (Unicode §3.13): the Final_Sigma context of U+03A3.",
-        *_fmt_ranges("CASED", tables["cased"]),
-        *_fmt_ranges("CASE_IGNORABLE", tables["case_ignorable"]),
+        *ranges_assignment("CASED", tables["cased"]),
+        *ranges_assignment("CASE_IGNORABLE", tables["case_ignorable"]),
         "",
         "# Full Lowercase_Mapping (SpecialCasing's unconditional mappings included) where it",
         "# is not the identity: three parallel strings (sources, value lengths, values).",
