@@ -552,6 +552,14 @@ def test_json_escaped_quotes_and_backslashes_delimit_nothing(
     assert (problem is None) == expected, (raw, problem)
 
 
+@pytest.mark.parametrize("content_type", [b"text/plain", b"application/x-www-form-urlencoded"])
+def test_json_by_content_reads_the_last_gathered_bytes(content_type: bytes) -> None:
+    """Bytes gathered since the check last looked (up to a quarter of a body sent in
+    small chunks) are read as JSON at close too: the escape in the tail is refused."""
+    raw = b'{"' + b"a" * 54 + b'": 1, "b": "\\u202e"}'
+    assert body(content_type, [raw[i : i + 1] for i in range(len(raw))]) is not None
+
+
 _by_content_pieces = st.lists(
     st.sampled_from(
         [

@@ -165,6 +165,10 @@ class BodyCheck:
             self._gathered.clear()
             self.checked = self.size
             self.problem = self._feed_pieces(pieces, size)
+            if self.problem is None and (
+                self._json is not None or self.json_by_content is not None
+            ):  # read as JSON by content too, as _look reads what it hands over
+                self.problem = self._json_pieces(pieces)
             if self.problem is not None:
                 return self.problem
         self.problem = self._close()
