@@ -311,6 +311,8 @@ _carrier_heavy = st.text(
             "\ufe0e",
             "\ufe00",
             "\U000e0100",
+            "\U000e0109",  # after 葛: registered (IVD), as VS17 is
+            "\U000e010a",  # after 葛: not registered, a byte
             "\U000e0041",
             CANCEL_TAG,
             BLACK_FLAG,

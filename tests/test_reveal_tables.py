@@ -15,7 +15,7 @@ from pathlib import Path
 import unicodedata2
 from reveal_samples import vendored
 
-from sanitizer.categories import EMOJI, IDEOGRAPHIC, Category, in_ranges
+from sanitizer.categories import EMOJI, Category, in_ranges
 from sanitizer.policy import _classtable as ct
 from sanitizer.policy import _reveal, _sequences_data
 from sanitizer.policy._sequences import TAG_SEQUENCE
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_version_is_the_unicode_version() -> None:
     assert _sequences_data.UNICODE_VERSION == unicodedata2.unidata_version
+    assert (ROOT / "tools" / f"ivd-{_sequences_data.IVD_VERSION}" / "README.md").is_file()
 
 
 def test_every_registered_sequence_is_in_the_table() -> None:
@@ -53,16 +54,14 @@ def test_carrier_sets_are_the_categories() -> None:
 
 
 def test_what_the_c_rules_skip_the_python_rules_call_legitimate() -> None:
-    """VS16 is skipped after a class flagged EMOJI (categories.EMOJI), VS17.. after one
-    flagged IDEOGRAPHIC: each such base makes a legitimate sequence with it; a lone bit
-    symbol is never a payload."""
+    """VS16 is skipped after a class flagged EMOJI (categories.EMOJI): each such base
+    makes a legitimate sequence with it; a lone bit symbol is never a payload.  VS17..
+    is never skipped (tests/test_reveal_ivd.py: only registered pairs are legitimate)."""
     assert ct.SEQUENCE_SETS[ct.EMOJI] == EMOJI
-    assert ct.SEQUENCE_SETS[ct.IDEOGRAPHIC] == IDEOGRAPHIC
     for lo, hi in EMOJI:
         for cp in range(lo, min(hi, lo + 64) + 1):
             assert _reveal._selector_ok(chr(cp) + "\ufe0f", 1), hex(cp)
             assert not in_ranges(cp, _reveal.BITS) and not in_ranges(cp, _reveal.SELECTORS)
     assert _reveal.MIN_BITS > 1
-    for cp in (0x4E00, 0x845B, 0x20000, 0x30000):
-        assert in_ranges(cp, IDEOGRAPHIC)
-        assert _reveal._selector_ok(chr(cp) + "\U000e0100", 1)
+    ideographic = {ct.class_table().class_of(cp) for cp in range(0xE0100, 0xE01F0)}
+    assert {_reveal.carrier_rules()[c] for c in ideographic} == {()}

@@ -57,10 +57,12 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "`tools/unicode-18.0.0/HangulSyllableType.txt.xz`",
     ),
     "sequences": (
-        "`sanitizer/policy/_sequences_data.py`: the registered variation sequences and RGI "
-        "emoji tag sequences that `reveal` never reports",
+        "`sanitizer/policy/_sequences_data.py`: the registered variation sequences "
+        "(standardized, emoji, ideographic) and RGI emoji tag sequences that `reveal` never "
+        "reports",
         "the vendored StandardizedVariants.txt, emoji-variation-sequences.txt and "
-        "emoji-sequences.txt in `tools/unicode-18.0.0/`",
+        "emoji-sequences.txt in `tools/unicode-18.0.0/`, and IVD_Sequences.txt (IVD "
+        "2022-09-13) in `tools/ivd-2022-09-13/`",
     ),
     "corpus": (
         "`corpus/`: the fuzzing seed corpus, its dictionary and the targets' options",

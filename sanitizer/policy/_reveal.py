@@ -17,11 +17,11 @@ A carrier run is a maximal run of one channel's characters (a tag run is also cu
 each CANCEL TAG).  What is legitimate never yields a payload: an RGI emoji tag sequence
 (``_sequences_data``), one selector after a base it has a registered sequence with
 (StandardizedVariants.txt, emoji-variation-sequences.txt), VS15/VS16 after an emoji,
-one of VS17..VS256 after an ideograph (an ideographic variation sequence, UTS #37: the
-IVD is not vendored, so any one selector there counts as registered), a run of fewer
-than 8 bit symbols or of one symbol only (joiners in words, a mark beside a number,
-emoji ZWJ sequences, word-separating ZWSP).  Mongolian free variation selectors carry
-no bytes and are never a payload.
+one of VS17..VS256 after an ideograph it has a registered ideographic variation sequence
+with (the Ideographic Variation Database, UTS #37: ``_sequences_data.IVD_VERSION``; any
+other is a one-byte payload), a run of fewer than 8 bit symbols or of one symbol only
+(joiners in words, a mark beside a number, emoji ZWJ sequences, word-separating ZWSP).
+Mongolian free variation selectors carry no bytes and are never a payload.
 
 Bits have no fixed reading: each polarity and bit order (and, with three symbols, each
 choice of separator, groups read as bytes or as code points) is tried, on the run and
@@ -34,21 +34,24 @@ symbol left out stays in the run's span unless it is legitimate where it stands 
 joiner beside a letter or mark, a bidi mark beside anything but a carrier).
 
 Cost: one C scan (``_speedups.scan``, tables built here from the class table: carriers
-flagged, a lone bit symbol, VS16 after an emoji and an IVS exempt by rule, so emoji,
-Persian and Japanese text rarely stop it) finds candidates; Python runs only per carrier
-run, linear in it.
+flagged, a lone bit symbol and VS16 after an emoji exempt by rule, so emoji and Persian
+text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
+registered ideographic variation sequence) finds candidates; Python runs only per
+carrier run, linear in it.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
+from array import array
 
 import unicodedata2
 
 from .._native import speedups
-from ..categories import EMOJI, IDEOGRAPHIC, Category, Ranges, char_class, in_ranges
+from ..categories import EMOJI, Category, Ranges, char_class, in_ranges
 from ..decoder import decode
 from . import _classtable as ct
 from ._hidden import Channel, Hidden, Reading
@@ -61,6 +64,7 @@ __all__ = [
     "carrier_rules",
     "carrier_run",
     "find",
+    "ivd_registered",
     "reveal",
 ]
 
@@ -84,19 +88,39 @@ _SUPPLEMENT = SELECTORS[-1][0]  # U+E0100 VARIATION SELECTOR-17
 # -- the tables: registered sequences (generated), byte maps ------------------------------
 
 
+def _parsed(lines: tuple[str, ...]) -> Ranges:
+    """Generated lines of hex code points (``lo`` or ``lo-hi``) as ranges."""
+    ranges = []
+    for token in " ".join(lines).split():
+        lo, _, hi = token.partition("-")
+        ranges.append((int(lo, 16), int(hi or lo, 16)))
+    return tuple(ranges)
+
+
 @functools.cache
 def _registered() -> dict[int, Ranges]:
     """VS1..VS16 -> the bases it has a registered sequence with (``_sequences_data``)."""
     from . import _sequences_data as data
 
-    out: dict[int, Ranges] = {}
-    for selector, lines in data.VARIATION_SEQUENCES.items():
-        ranges = []
-        for token in " ".join(lines).split():
-            lo, _, hi = token.partition("-")
-            ranges.append((int(lo, 16), int(hi or lo, 16)))
-        out[selector] = tuple(ranges)
-    return out
+    return {s: _parsed(lines) for s, lines in data.VARIATION_SEQUENCES.items()}
+
+
+@functools.cache
+def _ivd_bounds(selector: int) -> array[int]:
+    """The ideographs VS17..VS256 ``selector`` has a registered ideographic variation
+    sequence with (``_sequences_data``, IVD), as flat bounds ``lo0, hi0 + 1, lo1, ...``:
+    a base is registered when ``bisect_right`` lands at an odd index.  Parsed per
+    selector on first use, 4 bytes a bound."""
+    from . import _sequences_data as data
+
+    lines = data.IDEOGRAPHIC_VARIATION_SEQUENCES.get(selector, ())
+    return array("I", (b for lo, hi in _parsed(lines) for b in (lo, hi + 1)))
+
+
+def ivd_registered(base: int, selector: int) -> bool:
+    """Whether ``base`` followed by VS17..VS256 ``selector`` is a registered ideographic
+    variation sequence (UTS #37; the IVD release ``_sequences_data.IVD_VERSION``)."""
+    return bisect.bisect_right(_ivd_bounds(selector), base) % 2 == 1
 
 
 @functools.cache
@@ -134,21 +158,16 @@ CarrierRule = tuple[()] | tuple[bytes, bytes] | None
 def carrier_rules() -> tuple[CarrierRule, ...]:
     """Per class of the class table, whether the C scan must stop there for ``reveal``:
     every class of a carrier category (Mongolian FVS aside), a bit symbol unless neither
-    neighbour is one (a run of one is no payload), VS16 unless right after an emoji and
-    VS17..VS256 unless right after an ideograph, with no selector after it (a legitimate
-    emoji presentation or ideographic variation sequence).  What the scan
-    skips, ``find`` would find legitimate: the rules only save work.  Shared by
+    neighbour is one (a run of one is no payload), VS16 unless right after an emoji, with
+    no selector after it (a legitimate emoji presentation sequence).  VS17..VS256 always:
+    whether one makes a registered ideographic variation sequence depends on the pair
+    (``ivd_registered``), which no class tells.  What the scan skips, ``find`` would
+    find legitimate: the rules only save work.  Shared by
     ``_c_tables`` and by policies that scan HIDDEN_PAYLOAD (``compiled``)."""
     info = ct.class_table().info
     not_bits = bytes(cat not in BIT_CATEGORIES for cat, _ in info).ljust(256, b"\0") + b"\1"
     emoji_base = (
         bytes(ct.EMOJI in fl and cat not in CARRIER_CATEGORIES for cat, fl in info).ljust(
-            256, b"\0"
-        )
-        + b"\0"
-    )
-    ideograph = (
-        bytes(ct.IDEOGRAPHIC in fl and cat not in CARRIER_CATEGORIES for cat, fl in info).ljust(
             256, b"\0"
         )
         + b"\0"
@@ -164,8 +183,6 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
             out.append((not_bits, not_bits))
         elif ct.VS16 in fl:
             out.append((emoji_base, no_selector))
-        elif ct.VS_IDEOGRAPHIC in fl:  # one VS17..VS256 after an ideograph: an IVS
-            out.append((ideograph, no_selector))
         else:
             out.append(())
     return tuple(out)
@@ -215,9 +232,21 @@ def find(text: str) -> list[Hidden]:
     n = len(text)
     i = _candidates(text, 0)
     while i < n:
-        i = _run_at(text, i, out)
+        i = i + 1 if _lone_ivs(text, i) else _run_at(text, i, out)
         i = _candidates(text, i)
     return out
+
+
+def _lone_ivs(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is one VS17..VS256 making a registered ideographic variation
+    sequence with the character before, no selector after: what ``_run_at`` would read
+    as a run of one and find legitimate, told cheaply (the C scan stops at each one)."""
+    cp = ord(text[i])
+    if cp < _SUPPLEMENT or cp not in _SELECTOR_BYTES or i == 0:
+        return False
+    if i + 1 < len(text) and ord(text[i + 1]) in _SELECTOR_BYTES:
+        return False
+    return ivd_registered(ord(text[i - 1]), cp)
 
 
 def carrier_run(text: str, start: int, end: int) -> list[Hidden]:
@@ -287,8 +316,8 @@ def _selector_ok(text: str, i: int) -> bool:
     if i == 0:
         return False
     base, selector = ord(text[i - 1]), ord(text[i])
-    if selector >= _SUPPLEMENT:
-        return in_ranges(base, IDEOGRAPHIC)  # any IVS (UTS #37): the IVD is not vendored
+    if selector >= _SUPPLEMENT:  # an ideographic variation sequence (UTS #37), if registered
+        return ivd_registered(base, selector)
     if in_ranges(base, _registered()[selector]):
         return True
     return selector in _PRESENTATION and in_ranges(base, EMOJI)

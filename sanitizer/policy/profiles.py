@@ -188,8 +188,8 @@ SOURCE = TEXT.with_actions(
 # the refusal says what it spelled.  Refused too, as in TEXT: bidi controls (Trojan
 # Source), controls, tags outside RGI flags.  What passes: every script, joiners inside
 # words, single bidi marks, emoji ZWJ/keycap/skin-tone/RGI flag sequences, registered
-# variation sequences (standardized, emoji presentation, one ideographic selector after
-# an ideograph), Mongolian FVS.  ZWSP is stripped as in TEXT, also between words of
+# variation sequences (standardized, emoji presentation, ideographic: the IVD, UTS #37),
+# Mongolian FVS.  ZWSP is stripped as in TEXT, also between words of
 # Thai, Lao, Khmer and Myanmar, where it is a line-break hint: the words read the same
 # without it, and a model tokenizes unspaced text of these scripts anyway; a run of ZWSP
 # with another invisible that carries bits is refused instead.
