@@ -75,18 +75,28 @@ INTERFACE = {
 }
 
 
+# Ports for the servers, by pytest-xdist worker: each worker takes ports from its own block
+# below Linux's ephemeral range (32768-60999, where bind(0) and outgoing connections take
+# theirs), so two workers never pick the same port between choosing it and their servers'
+# bind, and no client socket takes it meanwhile.
+PORT_BLOCKS = range(20000, 32000, 1500)
+_next_ports: dict[int, int] = {}
+
+
 def free_port() -> int:
-    """A port nothing listens on.  Under pytest-xdist each worker takes only the ports of
-    its own residue class (port % workers == its number): two workers never pick the same
-    port between choosing it and their servers' bind."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    """A port nothing listens on, from this worker's block (``PORT_BLOCKS``)."""
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
-    while True:
+    first = PORT_BLOCKS[worker % len(PORT_BLOCKS)]
+    for _ in range(PORT_BLOCKS.step):
+        port = _next_ports.get(first, first)
+        _next_ports[first] = first + (port + 1 - first) % PORT_BLOCKS.step
         with socket.socket() as s:
-            s.bind((HOST, 0))
-            port = int(s.getsockname()[1])
-        if port % workers == worker:
+            try:
+                s.bind((HOST, port))
+            except OSError:  # taken (another process, or TIME_WAIT): the next one
+                continue
             return port
+    raise RuntimeError(f"no free port in {first}..{first + PORT_BLOCKS.step - 1}")
 
 
 @contextlib.contextmanager
