@@ -557,6 +557,9 @@ class Run:
     def _finish(self) -> tuple[tuple[Finding, ...], int, int]:
         """The listed findings, index findings at byte offsets (bytes input), in input
         order; how many more were found, and how many of those the policy allows."""
+        total = self.index_findings.count + self.findings.count
+        if not total:  # nothing was found (the usual case)
+            return (), 0, 0
         found = self.index_findings.final()
         if not self.errors_listed:
             # Text past the last listed error's U+FFFD lies after max_findings listed
@@ -573,7 +576,6 @@ class Run:
         cap = self.policy.max_findings
         if cap is not None:
             del everything[cap:]
-        total = self.index_findings.count + self.findings.count
         allowed = self.index_findings.allowed + self.findings.allowed
-        listed_allowed = sum(f.action is Action.ALLOW for f in everything)
+        listed_allowed = sum(f.action is Action.ALLOW for f in everything) if allowed else 0
         return tuple(everything), total - len(everything), allowed - listed_allowed
