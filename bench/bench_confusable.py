@@ -1,6 +1,6 @@
 """Look-alike comparison speed and agreement: this project against ICU and Python libraries.
 
-Issue #12's benchmark, one run, same inputs.  The 10,000 username pairs (about half
+One run, same inputs.  The 10,000 username pairs (about half
 confusable, in many scripts) are the pairs of ``tests/data/icu-78.3-spoof.json.xz``,
 generated with a fixed seed by ``tools/icu_fixture.py``.  Each tool answers "are these two
 look-alikes?" for every pair; calls/s is given for the first pass over all pairs (cold:

@@ -1,4 +1,4 @@
-"""Issue #10: what chunking costs sanitizer.web.
+"""What chunking costs sanitizer.web.
 
 Chunk count: the same 1 MiB body of non-ASCII text (text/plain, urlencoded form,
 multipart text field, JSON string) fed to ``body_check`` in 1, 64 and 4,096 chunks.

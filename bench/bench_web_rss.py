@@ -1,4 +1,4 @@
-"""Issue #10: peak memory of a huge chunked upload through sanitizer.web, per server.
+"""Peak memory of a huge chunked upload through sanitizer.web, per server.
 
 A chunked upload (default 1 GiB) is sent over a loopback socket to each server -- uvicorn
 (h11), hypercorn (HTTP/1.1), gunicorn (sync), granian (ASGI and WSGI) and waitress --
