@@ -413,3 +413,20 @@ def test_identity_cache_keeps_its_keys_alive_and_stays_bounded() -> None:
         cache.store(k, "x")
     assert len(cache) <= 4
     assert cache.lookup(ident) is None  # full once: started over
+
+
+def test_the_clean_report_is_the_dataclass_one() -> None:
+    """``clean_report`` (the hot path's Report, fields set at once) equals
+    ``Report(True, text, (), policy)`` field by field, and sets every field the dataclass
+    has: a field added to Report and not to it fails here."""
+    import dataclasses
+
+    from sanitizer.policy._model import Report, clean_report
+
+    for text in ("", "abc", "josé_müller"):
+        fast, slow = clean_report(text, profiles.TEXT), Report(True, text, (), profiles.TEXT)
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert vars(fast) == vars(slow)
+        assert list(vars(fast)) == [f.name for f in dataclasses.fields(Report)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.ok = False  # type: ignore[misc]

@@ -31,7 +31,7 @@ from ..categories import Category
 from ..decoder import is_valid
 from . import profiles
 from ._hidden import Channel, Hidden, Reading
-from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report
+from ._model import BASELINE, Action, Finding, Policy, PolicyError, Report, clean_report
 from ._reveal import reveal
 from ._run import Run
 from .compiled import CompiledPolicy, by_identity, c_clean, c_clean_edit, compiled_for
@@ -108,7 +108,7 @@ def inspect(
     else:
         text = compiled.fast_text(data, compiled.report_args)
     if text is not None:
-        return Report(True, text, (), policy)
+        return clean_report(text, policy)
     _check_data(data, "inspect")
     return Run(data, compiled).report()
 

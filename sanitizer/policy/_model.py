@@ -379,6 +379,26 @@ class Report:
         return self.ok
 
 
+def clean_report(text: str, policy: Policy) -> Report:
+    """``Report(True, text, (), policy)``, equal to it, built as the hot path needs it:
+    its fields set at once, not by the frozen dataclass's one ``object.__setattr__`` a
+    field (``inspect`` returns one for every clean input)."""
+    report = object.__new__(Report)
+    object.__setattr__(
+        report,
+        "__dict__",
+        {
+            "ok": True,
+            "text": text,
+            "findings": (),
+            "policy": policy,
+            "more_findings": 0,
+            "more_allowed": 0,
+        },
+    )
+    return report
+
+
 class PolicyError(ValueError):
     """``sanitize`` refused the input; ``.report`` and ``.findings`` say why."""
 
