@@ -345,12 +345,12 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
  * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
- * for bytes that do not decode and for other types: the caller's full path decides); -1
- * on error. */
+ * for bytes that do not decode and for every other type, subclasses of bytes and str
+ * included: the caller copies those to exact ones and takes its full path); -1 on error. */
 int
 input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
 {
-    if (PyBytes_Check(data)) {
+    if (PyBytes_CheckExact(data)) {
         const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
         Py_ssize_t n = PyBytes_GET_SIZE(data);
         *text = clean_ascii(t, s, n);
@@ -358,7 +358,7 @@ input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
         if (PyErr_Occurred()) return -1;
         *text = speedups_decode_valid(s, n);
         return *text == NULL ? -1 : *text != Py_None;
-    } else if (PyUnicode_Check(data)) {
+    } else if (PyUnicode_CheckExact(data)) {
         if (READY(data) < 0) return -1;
         Py_INCREF(data);
         *text = data;

@@ -79,6 +79,17 @@ def _check_data(data: object, where: str) -> None:
         )
 
 
+def _exact(
+    data: bytes | bytearray | memoryview | str,
+) -> bytes | bytearray | memoryview | str:
+    """``data``, a subclass of str, bytes or bytearray copied to its exact base type (a
+    subclass's methods never answer for its characters; the C fast path reads exact bytes
+    and str only, and answers None for anything else)."""
+    if type(data) is bytes or type(data) is str:
+        return data
+    return exact_data(data)
+
+
 def inspect(
     data: bytes | bytearray | memoryview | str,
     policy: Policy | None = None,
@@ -99,16 +110,16 @@ def inspect(
             from ._encoded import inspect_encoded
 
             return inspect_encoded(data, policy, encoding, inspect)
-    if type(data) is not bytes and type(data) is not str:
-        data = exact_data(data)  # a subclass's methods never answer for its characters
     compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)
-        text = c_clean(data, *args)  # type: ignore[misc]
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only)
     else:
+        data = _exact(data)
         text = compiled.fast_text(data, compiled.report_args)
     if text is not None:
         return clean_report(text, policy)
+    data = _exact(data)
     _check_data(data, "inspect")
     return Run(data, compiled).report()
 
@@ -118,16 +129,16 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     decide: for callers that only need the verdict, many times a request (sanitizer.web)."""
     if policy is None:
         policy = _DEFAULT
-    if type(data) is not bytes and type(data) is not str:
-        data = exact_data(data)
     compiled = _compiled(id(policy)) or _compile(policy, "accepts")
     args = compiled.direct_verdict_args
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
-        text = c_clean(data, *args)  # type: ignore[misc]
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only)
     else:
+        data = _exact(data)
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return True  # nothing to refuse, strip or replace
+    data = _exact(data)
     _check_data(data, "accepts")
     if (
         not isinstance(data, str)
@@ -142,18 +153,18 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     """The cleaned text under ``policy`` (default ``profiles.TEXT``), or ``PolicyError``."""
     if policy is None:
         policy = _DEFAULT
-    if type(data) is not bytes and type(data) is not str:
-        data = exact_data(data)
     compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
     edit_args = compiled.direct_edit_args
     if edit_args is not None:  # one C call: clean text, or cleaned by strips and replacements
-        text = c_clean_edit(data, *edit_args)  # type: ignore[misc]
+        text = c_clean_edit(data, *edit_args)  # type: ignore[misc]  # (exact bytes, str only)
     elif (args := compiled.direct_verdict_args) is not None:  # compiled.fast_sanitize(data)
         text = c_clean(data, *args)  # type: ignore[misc]
     else:
+        data = _exact(data)
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return text
+    data = _exact(data)
     _check_data(data, "sanitize")
     report = Run(data, compiled, verdict=True).report()  # stops at the first refusal
     if report.text is None:
