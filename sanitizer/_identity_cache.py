@@ -18,7 +18,10 @@ V = TypeVar("V")
 
 
 class IdentityCache(Generic[V]):
-    """``lookup(id(obj))``: the value stored for ``obj``, or None; ``store(obj, value)``."""
+    """``lookup(id(obj))``: the value stored for ``obj``, or None; ``store(obj, value)``.
+    ``lookup`` is the dict's own ``get``: a hot path binds it to a module global once
+    (``_lookup = CACHE.lookup``), as reading it from the instance's slot per call costs
+    a generic attribute lookup."""
 
     __slots__ = ("_alive", "_size", "_values", "lookup")
 

@@ -384,17 +384,8 @@ def clean_report(text: str, policy: Policy) -> Report:
     its fields set at once, not by the frozen dataclass's one ``object.__setattr__`` a
     field (``inspect`` returns one for every clean input)."""
     report = object.__new__(Report)
-    object.__setattr__(
-        report,
-        "__dict__",
-        {
-            "ok": True,
-            "text": text,
-            "findings": (),
-            "policy": policy,
-            "more_findings": 0,
-            "more_allowed": 0,
-        },
+    report.__dict__.update(
+        ok=True, text=text, findings=(), policy=policy, more_findings=0, more_allowed=0
     )
     return report
 

@@ -170,11 +170,12 @@ def _compile(policy: WebPolicy) -> CompiledWebPolicy:
 # Keyed by identity: a dict lookup per request, where hashing a WebPolicy would hash
 # nine Policies.
 _BY_IDENTITY: IdentityCache[CompiledWebPolicy] = IdentityCache(64)
+_lookup = _BY_IDENTITY.lookup  # a global: one load per request, not a slot's
 
 
 def compile_web_policy(policy: WebPolicy) -> CompiledWebPolicy:
     """The compiled form of ``policy`` (cached per policy object)."""
-    compiled = _BY_IDENTITY.lookup(id(policy))
+    compiled = _lookup(id(policy))
     if compiled is not None:
         return compiled
     if not isinstance(policy, WebPolicy):

@@ -255,11 +255,12 @@ class JSONBody(BodyCheck):
         limit: int | None,
         *,
         sequence: bool = False,
-        by_content: bool = False,
-        wide: str | None = None,
+        mode: str | None = None,
+        utf8: IncrementalDecoder | _WideDecoder | None = None,
     ) -> None:
         super().__init__(limit)
-        mode = "by-content" if by_content else "json-seq" if sequence else "json"
+        if mode is None:
+            mode = "json-seq" if sequence else "json"
         (
             self._bad_between,
             self._between_table,
@@ -269,27 +270,11 @@ class JSONBody(BodyCheck):
             self._direct_args,
             self._batch,
         ) = _reading(compiled, mode)
-        # Read as JSON by content (``json_by_content``): bytes that are not UTF-8 are no
-        # JSON to the frameworks' parsers, so the reading stops there (but for an
-        # encoded surrogate, which json.loads of bytes decodes with "surrogatepass").
-        self._by_content = by_content
-        self._not_json = False
-        # Whether the body decodes as json.loads decodes bytes (UTF-8 with
-        # "surrogatepass"), asked of that very decoder, every byte of every chunk: the
-        # strict decoder below stops at its first error, which may be an encoded
-        # surrogate json.loads reads.  (A UTF-16 or UTF-32 body's decoder is that one.)
-        self._loads_decoder = (
-            codecs.getincrementaldecoder("utf-8")("surrogatepass")
-            if by_content and wide is None
-            else None
-        )
-        self._pending: Problem | None = None  # by content: refused at the end if it decodes
         # Strict RFC 3629 decoding with absolute offsets; a chunk's incomplete last
-        # sequence waits for the next; the first error refuses the body.  (Read by
-        # content, a body that starts with a UTF-16 or UTF-32 byte order mark is decoded
-        # as json.loads decodes such bytes.)
+        # sequence waits for the next; the first error refuses the body.  (JSONByContent
+        # gives its own for a body that starts with a UTF-16 or UTF-32 byte order mark.)
         self._utf8: IncrementalDecoder | _WideDecoder = (
-            IncrementalDecoder() if wide is None else _WideDecoder(wide)
+            IncrementalDecoder() if utf8 is None else utf8
         )
         self._pos = 0  # character offset of the text _lex gets next (its carry included)
         self._carry = ""  # an escape cut by the chunk boundary
@@ -302,48 +287,18 @@ class JSONBody(BodyCheck):
         self._judged_bytes = 0  # body bytes before the open string (or before undecoded bytes)
 
     def _feed(self, chunk: bytes) -> Problem | None:
-        if not self._by_content:
-            return self._decoded(chunk, final=False)
-        if self._not_json or not self._loads_decodes(chunk, final=False):
-            return None
-        if self._pending is not None:  # only whether the rest decodes matters now
-            return None
-        self._pending = self._decoded(chunk, final=False)
-        return None
-
-    def _loads_decodes(self, chunk: bytes, final: bool) -> bool:
-        """Whether the body so far still decodes as json.loads decodes it (else it is no
-        JSON to any framework's parser, and ``_not_json`` is set)."""
-        if self._loads_decoder is not None:
-            try:
-                self._loads_decoder.decode(chunk, final)
-            except UnicodeDecodeError:
-                self._not_json = True
-        elif self._pending is not None and self._utf8.feed(chunk, final, limit=1)[1]:
-            self._not_json = True  # wide: its decoder is json.loads' own (fed here once a
-            # problem is pending, since only whether the rest decodes matters then)
-        return not self._not_json
+        return self._decoded(chunk, final=False)
 
     def _close(self) -> Problem | None:
-        if self._by_content:
-            # Read by content, a problem counts only if the whole body decodes: bytes that
-            # do not are no JSON to any parser (a binary body that starts with '{').
-            if not self._not_json:
-                self._loads_decodes(b"", final=True)
-            if self._not_json or self._pending is not None:
-                return None if self._not_json else self._pending
         problem = self._decoded(b"", final=True)
-        if problem is None and self._in_string and not self._not_json:  # cut short: check
+        if problem is None and self._in_string:  # cut short: check what there is anyway
             problem = self._string_problem("".join(self._parts), self._start, self._escaped)
-        return None if self._not_json else problem
+        return problem
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
         text, errors = self._utf8.feed(chunk, final, limit=1)
-        if errors and self._by_content and errors[0].kind is not ErrorKind.SURROGATE:
-            self._not_json = True  # no framework parses this as JSON
-            return None
         if errors:  # the text before it is not lexed: the UTF-8 error is the problem
-            return ill_formed(errors[0], "json", "JSON body", errors[0].start)
+            return self._ill_formed(errors[0])
         if final:
             return self._lex(text)
         pos, carry = self._pos, self._carry
@@ -356,6 +311,9 @@ class JSONBody(BodyCheck):
                 tail = (carry + text)[self._start + 1 - pos :]
                 self._judged_bytes = decoded - len(tail.encode("utf-8", "surrogatepass"))
         return problem
+
+    def _ill_formed(self, error: Utf8Error) -> Problem | None:
+        return ill_formed(error, "json", "JSON body", error.start)
 
     def _judged_size(self) -> int:
         return self._judged_bytes
@@ -520,3 +478,59 @@ class JSONBody(BodyCheck):
             return None
         where = f"JSON string at character {start}"
         return replace(from_finding(report.rejections[0], "json", where), offset=None)
+
+
+class JSONByContent(JSONBody):
+    """A body a framework's JSON accessor parses whatever its label (docs/web.md, "JSON
+    by content"): read as ``json.loads`` reads bytes -- UTF-16 or UTF-32 after such a
+    byte order mark, else UTF-8 with "surrogatepass".  Bytes that do not decode so are no
+    JSON to any framework's parser: then nothing is refused (a binary body that starts
+    with '{'); a problem found before them counts only if the whole body decodes."""
+
+    def __init__(self, compiled: CompiledPolicy, wide: str | None = None) -> None:
+        super().__init__(
+            compiled, None, mode="by-content", utf8=None if wide is None else _WideDecoder(wide)
+        )
+        self._not_json = False
+        # Whether the body decodes as json.loads decodes it, asked of that very decoder
+        # over every byte of every chunk: the strict decoder stops at its first error,
+        # which may be an encoded surrogate json.loads reads.  (A UTF-16 or UTF-32 body's
+        # decoder is json.loads' own already.)
+        self._loads_decoder = (
+            codecs.getincrementaldecoder("utf-8")("surrogatepass") if wide is None else None
+        )
+        self._pending: Problem | None = None  # refused at the end if the body decodes
+
+    def _feed(self, chunk: bytes) -> Problem | None:
+        if self._not_json or not self._loads_decodes(chunk, final=False):
+            return None
+        if self._pending is None:  # once one is pending, only whether the rest decodes
+            self._pending = self._decoded(chunk, final=False)
+        return None
+
+    def _loads_decodes(self, chunk: bytes, final: bool) -> bool:
+        """Whether the body so far still decodes as json.loads decodes it (else
+        ``_not_json`` is set)."""
+        if self._loads_decoder is not None:
+            try:
+                self._loads_decoder.decode(chunk, final)
+            except UnicodeDecodeError:
+                self._not_json = True
+        elif self._pending is not None and self._utf8.feed(chunk, final, limit=1)[1]:
+            self._not_json = True  # wide: its decoder is json.loads' own (fed here once a
+            # problem is pending, since only whether the rest decodes matters then)
+        return not self._not_json
+
+    def _close(self) -> Problem | None:
+        if not self._not_json:
+            self._loads_decodes(b"", final=True)
+        if self._not_json or self._pending is not None:
+            return None if self._not_json else self._pending
+        problem = super()._close()
+        return None if self._not_json else problem
+
+    def _ill_formed(self, error: Utf8Error) -> Problem | None:
+        if error.kind is not ErrorKind.SURROGATE:  # (json.loads reads an encoded one)
+            self._not_json = True  # no framework parses this as JSON
+            return None
+        return super()._ill_formed(error)
