@@ -110,6 +110,8 @@ def exact_bytes(data: object, name: str, where: str) -> bytes:
 def exact_data(data: Data) -> Data:
     """``data`` with a ``str``, ``bytes`` or ``bytearray`` subclass copied to its exact
     base type (``str`` or ``bytes``); anything else unchanged, for the caller to judge."""
+    if type(data) is str or type(data) is bytes:  # the usual case, first
+        return data
     if isinstance(data, str) and type(data) is not str:
         return str.__getitem__(data, _WHOLE)  # type: ignore[return-value]
     if isinstance(data, bytes) and type(data) is not bytes:

@@ -79,17 +79,6 @@ def _check_data(data: object, where: str) -> None:
         )
 
 
-def _exact(
-    data: bytes | bytearray | memoryview | str,
-) -> bytes | bytearray | memoryview | str:
-    """``data``, a subclass of str, bytes or bytearray copied to its exact base type (a
-    subclass's methods never answer for its characters; the C fast path reads exact bytes
-    and str only, and answers None for anything else)."""
-    if type(data) is bytes or type(data) is str:
-        return data
-    return exact_data(data)
-
-
 def inspect(
     data: bytes | bytearray | memoryview | str,
     policy: Policy | None = None,
@@ -113,13 +102,13 @@ def inspect(
     compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)
-        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only)
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only: else None)
     else:
-        data = _exact(data)
+        data = exact_data(data)
         text = compiled.fast_text(data, compiled.report_args)
     if text is not None:
         return clean_report(text, policy)
-    data = _exact(data)
+    data = exact_data(data)
     _check_data(data, "inspect")
     return Run(data, compiled).report()
 
@@ -132,13 +121,13 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
     compiled = _compiled(id(policy)) or _compile(policy, "accepts")
     args = compiled.direct_verdict_args
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
-        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only)
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only: else None)
     else:
-        data = _exact(data)
+        data = exact_data(data)
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return True  # nothing to refuse, strip or replace
-    data = _exact(data)
+    data = exact_data(data)
     _check_data(data, "accepts")
     if (
         not isinstance(data, str)
@@ -160,11 +149,11 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     elif (args := compiled.direct_verdict_args) is not None:  # compiled.fast_sanitize(data)
         text = c_clean(data, *args)  # type: ignore[misc]
     else:
-        data = _exact(data)
+        data = exact_data(data)
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return text
-    data = _exact(data)
+    data = exact_data(data)
     _check_data(data, "sanitize")
     report = Run(data, compiled, verdict=True).report()  # stops at the first refusal
     if report.text is None:
