@@ -478,34 +478,13 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         ``BomError`` as ``feed`` does."""
         if limit is not None:
             limit = check_count(limit, "limit", "IncrementalDecoder.find_errors", 1)
-        if final is not False and final is not True:
-            check_flag(final, "final", "IncrementalDecoder.find_errors")
-        raw = (
-            chunk
-            if type(chunk) is bytes
-            else _as_bytes(chunk, "IncrementalDecoder.find_errors", "chunk")
-        )
-        buf = self._pending + raw if self._pending else raw
-        n = len(buf)
-        if not n:
-            return []
         base = self._base
-        good = utf8_valid_prefix(buf)
-        # Where feed() cuts: a sequence open at the end is held back (RFC 3629 §3: an
-        # ASCII byte ends every sequence).
-        cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
-        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
-            raise BomError()
-        errs: list[Utf8Error] = []
-        if good < cut:
-            head = buf if cut == n else buf[:cut]
-            spans = _error_spans(
-                head, good, -1 if limit is None else limit, self.allow_overlong_nul
-            )
-            errs = _errors(buf, spans, base, final)
-        self._pending = buf[cut:]
-        self._base = base + cut
-        return errs
+        buf, good, cut = self._validated(chunk, final, "IncrementalDecoder.find_errors")
+        if good >= cut:
+            return []
+        head = buf if cut == len(buf) else buf[:cut]
+        spans = _error_spans(head, good, -1 if limit is None else limit, self.allow_overlong_nul)
+        return _errors(buf, spans, base, final)
 
     def count_errors(self, chunk: ReadableBuffer, final: bool = False) -> tuple[int, int]:
         """``find_errors(chunk, final)`` counted, not built: ``(errors, groups)``, the
@@ -515,17 +494,26 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         Python work do not grow with the errors (``sanitizer check --limit``).  The
         groups of consecutive calls add up to those of one-shot decoding: a lead whose
         lax sequence a chunk ends inside of is held back, so no group straddles a cut."""
+        buf, good, cut = self._validated(chunk, final, "IncrementalDecoder.count_errors")
+        if good >= cut:
+            return 0, 0
+        return count_errors(buf[good:cut], allow_overlong_nul=self.allow_overlong_nul)
+
+    def _validated(
+        self, chunk: ReadableBuffer, final: object, where: str
+    ) -> tuple[bytes, int, int]:
+        """``find_errors``' and ``count_errors``' common step: the held-back bytes and
+        ``chunk`` as one buffer, its valid prefix (one pass of the SIMD validator) and
+        where ``feed`` would cut it (a sequence open at the end is held back: RFC 3629
+        §3, an ASCII byte ends every sequence); the state moves past the cut.  Only the
+        buffer's [good:cut] may hold errors."""
         if final is not False and final is not True:
-            check_flag(final, "final", "IncrementalDecoder.count_errors")
-        raw = (
-            chunk
-            if type(chunk) is bytes
-            else _as_bytes(chunk, "IncrementalDecoder.count_errors", "chunk")
-        )
+            check_flag(final, "final", where)
+        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, where, "chunk")
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:
-            return 0, 0
+            return buf, 0, 0
         base = self._base
         good = utf8_valid_prefix(buf)
         cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
@@ -533,9 +521,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
             raise BomError()
         self._pending = buf[cut:]
         self._base = base + cut
-        if good >= cut:
-            return 0, 0
-        return count_errors(buf[good:cut], allow_overlong_nul=self.allow_overlong_nul)
+        return buf, good, cut
 
     def _feed_rest(
         self, buf: bytes, base: int, final: bool, limit: int | None, good: int | None
