@@ -1,4 +1,4 @@
-"""Issue #16: the web target, and every target under the instrumented native build.
+"""The web target, and every target under the instrumented native build.
 
 * ``fuzz/fuzz_web.py`` runs under libFuzzer on its seed corpus (as tests/test_fuzz_smoke.py
   runs the others), and its request format and chunkings do what its docstring says;

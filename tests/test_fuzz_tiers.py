@@ -1,4 +1,4 @@
-"""Issue #16: fuzz_policy's sampled tiers and fuzz_identifiers' look-alike oracle.
+"""fuzz_policy's sampled tiers and fuzz_identifiers' look-alike oracle.
 
 * ``check_policy`` in a campaign (``deep=None``) runs a verdict tier on every input
   (``accepts``/``sanitize``), ``inspect`` on a sample and everything on a smaller one;

@@ -1,4 +1,4 @@
-"""Issue #11, bounded memory: ``Policy.max_findings`` caps the findings a report lists
+"""Bounded memory: ``Policy.max_findings`` caps the findings a report lists
 (ill-formed bytes included: no object per unlisted error), and the cap changes nothing
 else.  A capped report's ``ok`` and ``text`` are the uncapped report's, its findings are
 a prefix of the uncapped ones (input order), and listed + ``more_findings`` is the total.

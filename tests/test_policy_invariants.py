@@ -1,4 +1,4 @@
-"""Issue #11, the policy engine: what a policy refuses is absent from its output whatever
+"""The policy engine: what a policy refuses is absent from its output whatever
 the input, and every entry point is linear with a bounded list of findings.
 
 The output invariant: if ``inspect(x, p).ok``, the output re-inspected with ``p`` has no

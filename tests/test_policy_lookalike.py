@@ -1,4 +1,4 @@
-"""Issue #12, the IDENTIFIER profile: what UTS #39 says identifiers need, as categories.
+"""The IDENTIFIER profile: what UTS #39 says identifiers need, as categories.
 
 RESTRICTED (§3.1 Identifier_Status), MIXED_SCRIPT (§5.2 restriction level over
 ``Policy.max_restriction_level``), MIXED_NUMBERS (§5.3) and HIDDEN_OVERLAY (§5.4), judged

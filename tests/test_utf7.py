@@ -391,7 +391,7 @@ def test_web_refusal_names_utf7(label: str) -> None:
 
 
 def test_web_refusal_says_what_the_bytes_spelled_escaped_and_bounded() -> None:
-    """Issue #15: the detail says what the bytes spelled in UTF-7 (the one echo a problem
+    """The detail says what the bytes spelled in UTF-7 (the one echo a problem
     makes), escaped and bounded; the JSON body spells markup as \\u003c..."""
     import json
 

@@ -111,7 +111,7 @@ def test_asgi_last_chunk_is_held_until_the_end_of_the_body_passed() -> None:
 def test_asgi_passes_everything_unchanged() -> None:
     chunks = [b'{"a": "\xe6\x97', b'\xa5\xe6\x9c\xac"}']
     got, sent = run_asgi(reading_app, http_scope(headers=JSON), chunks)
-    # Issue #10: the open string's bytes wait until it is judged; the body is unchanged.
+    # The open string's bytes wait until it is judged; the body is unchanged.
     assert [m["body"] for m in got] == [b'{"a": "', b'\xe6\x97\xa5\xe6\x9c\xac"}']
     assert status_of(sent) == 200 and sent[1]["body"] == b"ok"
 

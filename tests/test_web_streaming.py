@@ -1,4 +1,4 @@
-"""Issue #10: bodies cost linear work whatever the chunking, the server's ``wsgi.input`` is
+"""Bodies cost linear work whatever the chunking, the server's ``wsgi.input`` is
 read in bounded blocks with a size (never ``read()``/``read(-1)``, never past the limit),
 and a byte reaches the app only once every check that could refuse it has passed."""
 
@@ -83,7 +83,7 @@ def test_text_stream_scans_each_byte_once_whatever_the_chunking(
 def test_gathered_run_without_ascii_is_held_as_its_chunks_and_joined_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue #10: a text run with no ASCII byte, in 4,096 chunks, is copied once (when it
+    """A text run with no ASCII byte, in 4,096 chunks, is copied once (when it
     is cut), not joined per look and again when cut; only each look's last chunk is
     scanned for a cut."""
     import sanitizer.web._text as text_module

@@ -1,4 +1,4 @@
-"""Issue #15 under Django: a refused UTF-7 declaration says what the bytes spelled, through
+"""UTF-7 under Django: a refused UTF-7 declaration says what the bytes spelled, through
 Django's test client (WSGI), its ASGI handler and a real server (waitress), with the
 project of tests/test_web_django.py."""
 

@@ -1,4 +1,4 @@
-"""Issue #15 under HTTP/2 (hypercorn, h2c): a stream refused for its UTF-7 charset is
+"""A UTF-7 declaration under HTTP/2 (hypercorn, h2c): a stream refused for its UTF-7 charset is
 answered with what its first bytes spelled, its body is still drained (the connection's
 flow-control window, RFC 9113 §5.2), and the other streams on the connection go on."""
 

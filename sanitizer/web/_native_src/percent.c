@@ -43,7 +43,7 @@ speedups_unquote(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n; i++) {
         unsigned char c = s[i];
 #ifdef SANITIZER_FUZZ_SELFTEST_OOB
-        /* Issue #16's ASan self-test only (tools/build_fuzz_native.py --selftest-oob): the
+        /* The ASan self-test only (tools/build_fuzz_native.py --selftest-oob): the
          * bound forgotten, so a value ending in '%' has s[i + 2] read one byte past the end
          * of the bytes object (s[n] is its NUL). */
         if (c == '%') {
