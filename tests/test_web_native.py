@@ -27,6 +27,7 @@ from sanitizer.policy.compiled import compile_policy
 from sanitizer.web import DEFAULT, _grammar
 from sanitizer.web import _native as web_native
 from sanitizer.web._compiled_web import FastGroup, compile_web_policy
+from sanitizer.web._head import _HEADS
 
 WEB = Path(web_native.__file__).parent
 
@@ -46,7 +47,7 @@ def test_protocol_stub_and_module_agree() -> None:
     text_strings = json_check._strings_table(compile_policy(profiles.TEXT).ascii_allowed)
     samples: dict[str, tuple[tuple[object, ...], dict[str, object]]] = {
         "unquote": ((b"a%41+b", True), {}),
-        "web_head": ((b"/", b"q=1", [(b"host", b"x")], _fast_args()), {}),
+        "web_head": ((b"/", b"q=1", [(b"host", b"x")], _fast_args(), _HEADS, None), {}),
         "json_strings": (('["a"]', 0, json_check._BETWEEN_TABLE, text_strings), {}),
     }
     check_interface(ext, web_native.WebSpeedups, WEB / "_speedups.pyi", samples)
@@ -66,7 +67,7 @@ def test_the_web_seam_follows_the_core() -> None:
 
 
 def _head(name: bytes, fast: tuple[FastGroup, ...] | None = None) -> object:
-    return _extension().web_head(b"/", b"", [(name, b"x")], fast or _fast_args())
+    return _extension().web_head(b"/", b"", [(name, b"x")], fast or _fast_args(), _HEADS, None)
 
 
 def test_token_characters_are_the_grammars() -> None:
@@ -94,6 +95,8 @@ def test_fast_head_args_layout() -> None:
             assert core.clean("x", *args) == "x"
 
 
+_NO_LIMIT = (_HEADS, None)  # web_head's last two arguments: Heads, no body limit
+
 # A group that passes nothing: no ASCII byte allowed, and c_args webhead.c does not
 # recognise (it then answers "not sure").
 _REFUSING = FastGroup(b"", bytes(0x80), ((),))  # type: ignore[arg-type]
@@ -118,10 +121,10 @@ def test_each_group_judges_its_part(
     ext = _extension()
     proper = _fast_args()
     refusing = tuple(_REFUSING if k == part else g for k, g in enumerate(proper))
-    assert ext.web_head(*request_with, proper) is not None
-    assert ext.web_head(*request_with, refusing) is None
+    assert ext.web_head(*request_with, proper, *_NO_LIMIT) is not None
+    assert ext.web_head(*request_with, refusing, *_NO_LIMIT) is None
     if request_without is not None:
-        assert ext.web_head(*request_without, refusing) is not None
+        assert ext.web_head(*request_without, refusing, *_NO_LIMIT) is not None
     if part == 3:  # the cookie header is a header too: judged by both groups
         headers_refusing = tuple(_REFUSING if k == 2 else g for k, g in enumerate(proper))
-        assert ext.web_head(*request_with, headers_refusing) is None
+        assert ext.web_head(*request_with, headers_refusing, *_NO_LIMIT) is None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .._native import speedups
 from ..policy import accepts
@@ -65,19 +65,38 @@ def check_head(
     """Judge the request target and headers.  ``path`` is the raw path as sent (no query);
     ``path_decoded`` says it is already percent-decoded (WSGI's PATH_INFO).  ``headers``
     are (name, value) pairs of bytes as received, names in any case."""
-    compiled = compile_web_policy(policy)
+    return judge_head(compile_web_policy(policy), path, query, headers, path_decoded)
+
+
+def judge_head(
+    compiled: CompiledWebPolicy,
+    path: bytes,
+    query: bytes,
+    headers: Iterable[tuple[bytes, bytes]],
+    path_decoded: bool,
+) -> tuple[Problem | None, Head]:
+    """``check_head`` on a compiled policy, all arguments positional: what the ASGI
+    middleware calls on every request (one Python call less)."""
     headers = headers if type(headers) is list else list(headers)
     try:
-        fast = fast_head(compiled, path, query, headers)
-        if fast is not None:
-            return None, fast
+        web_head, fast = _web_head, compiled.fast_head_args
+        if web_head is not None and fast is not None:  # fast_head, inlined
+            got = web_head(path, query, headers, fast, _HEADS, compiled.policy.max_body_size)
+            if type(got) is tuple:  # a Content-Type not parsed yet: the framing
+                head = _head_of(compiled, *got)
+            else:
+                head = got
+        else:
+            head = fast_head(compiled, path, query, headers)
+        if head is not None:
+            return None, head
         return check_head_fully(compiled, path, query, headers, path_decoded)
     except TypeError:  # a server that hands bytearray or memoryview (ASGI says bytes)
         values = [path, query, *(x for pair in headers for x in pair)]
         if all(type(x) is bytes for x in values):
             raise  # a bug of ours: let it show
         pairs = [(bytes(name), bytes(value)) for name, value in headers]
-        return check_head(policy, bytes(path), bytes(query), pairs, path_decoded=path_decoded)
+        return judge_head(compiled, bytes(path), bytes(query), pairs, path_decoded)
 
 
 # content types, content length, has a body, content encoding, cookies
@@ -121,8 +140,9 @@ def _content_length(value: bytes) -> int | None:
 
 # The C fast path of the policies: strictly decoded clean text, or None (not sure).
 _clean: Callable[..., str | None] | None = None if speedups is None else speedups.clean
-# fast_head_py's steps in one C call (webhead.c): the framing, or None (not sure).
-_web_head: Callable[..., tuple[bytes | None, int | None, bool] | None] | None = (
+# fast_head_py's steps in one C call (webhead.c): the Head, the framing of a Content-Type
+# not in _MEDIA_KINDS yet, or None (not sure).
+_web_head: Callable[..., Any] | None = (  # Head | (content_type, length, has_body) | None
     None if web_speedups is None else web_speedups.web_head
 )
 
@@ -143,8 +163,10 @@ def fast_head(
     fast = compiled.fast_head_args
     if fast is None:
         return None
-    framing = web_head(path, query, headers, fast)
-    return None if framing is None else _head_of(compiled, *framing)
+    got = web_head(path, query, headers, fast, _HEADS, compiled.policy.max_body_size)
+    if type(got) is tuple:  # a Content-Type not parsed yet: the framing
+        return _head_of(compiled, *got)
+    return got  # type: ignore[no-any-return]
 
 
 def fast_head_py(
@@ -194,6 +216,8 @@ _new_head = tuple.__new__  # Head(...) without NamedTuple's Python-level __new__
 _NOT_SURE = "not sure"
 _MEDIA_KINDS: dict[bytes, str | None] = {}
 _MEDIA_KINDS_SIZE = 256
+# What webhead.c needs to build a Head as _head_of does (the layout it reads).
+_HEADS = (Head, _NO_BODY, _MEDIA_KINDS, _NOT_SURE)
 
 
 def _fast_media_kind(content_type: bytes) -> str | None:

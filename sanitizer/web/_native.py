@@ -43,8 +43,10 @@ class WebSpeedups(Protocol):
         query: bytes,
         headers: list[tuple[bytes, bytes]],
         groups: tuple[object, ...],
+        heads: tuple[object, ...],
+        limit: int | None,
         /,
-    ) -> tuple[bytes | None, int | None, bool] | None: ...
+    ) -> tuple[object, ...] | None: ...
 
     # jsonscan.c: the JSON strings that need judging (reference: _json._json_strings_py)
     def json_strings(
@@ -54,7 +56,7 @@ class WebSpeedups(Protocol):
 
 # Bumped with WEB_SPEEDUPS_ABI_VERSION (_native_src/webspeedups.h) whenever the
 # extension's interface changes; an extension reporting another one is a stale build.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 speedups: WebSpeedups | None = None
 if _native.speedups is not None:

@@ -20,11 +20,18 @@ def unquote(data: bytes, plus: bool, /) -> bytes:
 # -- webhead.c: the head fast path in one call ----------------------------------------------
 
 def web_head(
-    path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], groups: tuple[object, ...], /
-) -> tuple[bytes | None, int | None, bool] | None:
-    """(content_type, length, has_body) when every value is clean under every policy of
-    its group (groups: sanitizer.web._compiled_web.FastHeadArgs), else None: "not sure"
-    (reference: sanitizer.web._head.fast_head_py)."""
+    path: bytes,
+    query: bytes,
+    headers: list[tuple[bytes, bytes]],
+    groups: tuple[object, ...],
+    heads: tuple[object, ...],
+    limit: int | None,
+    /,
+) -> tuple[object, ...] | None:
+    """When every value is clean under every policy of its group (groups:
+    sanitizer.web._compiled_web.FastHeadArgs): the Head (heads: _head._HEADS), or the
+    framing (content_type, length, has_body) for a Content-Type not yet in heads' dict;
+    else None: "not sure" (reference: sanitizer.web._head.fast_head_py)."""
 
 # -- jsonscan.c: the JSON strings of a decoded chunk that need judging ----------------------
 

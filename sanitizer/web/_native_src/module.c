@@ -21,9 +21,9 @@ static PyMethodDef web_methods[] = {
      "%XX decoded as urllib.parse.unquote_to_bytes does; with plus, a literal '+' is a\n"
      "space (form encoding)."},
     {"web_head", (PyCFunction)(void (*)(void))speedups_web_head, METH_FASTCALL,
-     "web_head($module, path, query, headers, groups, /)\n--\n\n"
-     "(content_type, length, has_body) | None: sanitizer.web's head fast path in one\n"
-     "call (see webhead.c; reference: sanitizer.web._head.fast_head_py)."},
+     "web_head($module, path, query, headers, groups, heads, limit, /)\n--\n\n"
+     "Head | (content_type, length, has_body) | None: sanitizer.web's head fast path\n"
+     "in one call (see webhead.c; reference: sanitizer.web._head.fast_head_py)."},
     {"json_strings", (PyCFunction)(void (*)(void))speedups_json_strings, METH_FASTCALL,
      "json_strings($module, text, start, between, strings, /)\n--\n\n"
      "(open, joined, starts) | None: the JSON strings that need judging, escapes\n"

@@ -1,6 +1,6 @@
 /*
  * The web middleware's head fast path in one call:
- * web_head(path, query, headers, groups) -> (content_type, length, has_body) | None.
+ * web_head(path, query, headers, groups, heads, limit) -> Head | framing | None.
  *
  * Why it exists: sanitizer.web judges the head of every request, and in Python the
  * common case (every value clean) cost a few dozen interpreter calls: more than the
@@ -10,7 +10,12 @@
  * of its own.  None means
  * "not sure" (a value that is not clean, a '%' or '.' in the path, an ambiguous framing
  * header, an argument of an unexpected type): the caller then decides everything again,
- * fully, in Python.  The media type is left to the caller (it parses it once per value).
+ * fully, in Python.  The media type is parsed by the caller, once per value: heads is
+ * (Head, the Head of a request without a body, the caller's dict of Content-Type value ->
+ * media kind, its "not sure" kind); a value in that dict gives the Head itself (None
+ * past limit, the policy's max_body_size or None), one not yet in it gives the framing,
+ * (content_type, length, has_body), for the caller to parse and add (_head._head_of,
+ * which this mirrors).
  *
  * groups is sanitizer.web._compiled_web.FastHeadArgs: four groups (path, query, headers,
  * cookies), each a FastGroup (allowed, flags, c_args); tests/test_web_native.py checks
@@ -163,19 +168,69 @@ not_sure(void)
     Py_RETURN_NONE;
 }
 
+/* The Head of a request whose values all passed (_head._head_of's steps): the Head of a
+ * request without a body; None (not sure) for a Content-Type the caller found ambiguous or
+ * a Content-Length past limit; the framing tuple for a Content-Type the caller has not
+ * parsed yet (content_type is borrowed, length owned by the caller). */
+static PyObject *
+head_of(PyObject *heads, PyObject *limit, PyObject *content_type, PyObject *length,
+        int has_body)
+{
+    PyObject *kind = Py_None;
+    if (content_type == NULL) {
+        if (length == Py_None && !has_body) return Py_NewRef(PyTuple_GET_ITEM(heads, 1));
+    } else {
+        kind = PyDict_GetItemWithError(PyTuple_GET_ITEM(heads, 2), content_type);
+        if (kind == NULL) {
+            if (PyErr_Occurred()) return NULL;
+            return PyTuple_Pack(3, content_type, length, has_body ? Py_True : Py_False);
+        }
+        if (kind == PyTuple_GET_ITEM(heads, 3)) return not_sure();
+    }
+    if (limit != Py_None && length != Py_None) {
+        int over = PyObject_RichCompareBool(length, limit, Py_GT);
+        if (over < 0) return NULL;
+        if (over) return not_sure();
+    }
+    /* a tuple subclass without fields of its own (a NamedTuple), filled as tuple's own
+     * __new__ fills one */
+    PyTypeObject *type = (PyTypeObject *)PyTuple_GET_ITEM(heads, 0);
+    PyObject *empty = PyBytes_FromStringAndSize(NULL, 0);
+    if (empty == NULL) return NULL;
+    PyObject *head = type->tp_alloc(type, 4);
+    if (head == NULL) {
+        Py_DECREF(empty);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(head, 0, Py_NewRef(kind));
+    PyTuple_SET_ITEM(head, 1, empty);
+    PyTuple_SET_ITEM(head, 2, Py_NewRef(length));
+    PyTuple_SET_ITEM(head, 3, Py_NewRef(has_body ? Py_True : Py_False));
+    return head;
+}
+
 PyObject *
 speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "web_head(path, query, headers, groups) takes 4 arguments");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "web_head(path, query, headers, groups, heads, limit) takes 6 arguments");
         return NULL;
     }
     PyObject *path = args[0], *query = args[1], *headers = args[2], *groups = args[3];
+    PyObject *heads = args[4], *limit = args[5];
     const web_state *st = (const web_state *)PyModule_GetState(self);
     int ok;
     if (!PyBytes_CheckExact(path) || !PyBytes_CheckExact(query) || !PyList_CheckExact(headers))
         return not_sure();
     if (!PyTuple_Check(groups) || PyTuple_GET_SIZE(groups) != 4) return not_sure();
+    if (!PyTuple_CheckExact(heads) || PyTuple_GET_SIZE(heads) != 4 ||
+        !PyType_Check(PyTuple_GET_ITEM(heads, 0)) ||
+        !PyType_IsSubtype((PyTypeObject *)PyTuple_GET_ITEM(heads, 0), &PyTuple_Type) ||
+        ((PyTypeObject *)PyTuple_GET_ITEM(heads, 0))->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(heads, 2)) ||
+        (limit != Py_None && !PyLong_CheckExact(limit)))
+        return not_sure();
     /* the path: no percent-escape or '.' (segments), then clean */
     const char *p = PyBytes_AS_STRING(path);
     Py_ssize_t pn = PyBytes_GET_SIZE(path);
@@ -275,8 +330,7 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (ok < 0) goto done;
         if (ok == 0) goto unsure;
     }
-    result = PyTuple_Pack(3, content_type ? content_type : Py_None, length,
-                          has_body ? Py_True : Py_False);
+    result = head_of(heads, limit, content_type, length, has_body);
     goto done;
 unsure:
     result = not_sure();

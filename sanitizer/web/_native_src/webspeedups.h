@@ -18,7 +18,7 @@
 /* This module's interface version: its ABI_VERSION attribute, which
  * sanitizer/web/_native.py checks at import.  Bump it (on both sides) whenever a
  * function, argument or constant of the module changes. */
-#define WEB_SPEEDUPS_ABI_VERSION 1
+#define WEB_SPEEDUPS_ABI_VERSION 2
 
 /* Per-module state (PEP 489 multi-phase init, PEP 573 state). */
 typedef struct {
