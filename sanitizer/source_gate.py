@@ -391,16 +391,25 @@ class _Check:
             return
         zero_width = self.judged & _ZERO_WIDTH
         if zero_width:
-            joiner = _joiner_verdict if self.idents is not None else _text_joiner_verdict
+            code = self.idents is not None
             for g in character_groups(body, self.policy, zero_width):
                 start, end, cp = g.start, g.end, g.codepoint
+                if cp is None and not code and _one_character(body, start, end):
+                    cp = ord(body[start])  # in text, one character repeated carries no bits
                 if cp is None:  # a run is one finding (``_carrier_runs``): no context helps
                     why = f"{g.detail}: in a row, invisible"
                     self.add(0, at + start, at + end, Action.REJECT, g.category.value, why)
                 elif g.category is Category.JOINER:
-                    action, because = joiner(body, start)
+                    if code:
+                        action, because = _joiner_verdict(body, start)
+                    else:
+                        action, because = _text_joiner_verdict(body, start, end)
                     self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
-                elif not _separates_words(body, start):
+                elif _separates_words(body, start, end):
+                    pass  # ordinary writing (UAX #14 class SA)
+                elif not code and cp == _ZWSP_CP:
+                    self.add(0, at + start, at + end, Action.ALLOW, "invisible", (cp, _BREAK), cp)
+                else:
                     self.add(0, at + start, at + end, g.action, "invisible", (cp, None), cp)
         for kind, i, why in _separators_and_selectors(body, rare):
             cp = ord(body[i])
@@ -553,12 +562,13 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
 
 
-def _text_joiner_verdict(text: str, i: int) -> tuple[Action, str]:
-    """A joiner in text that is not code: a shaping control (Unicode §23.2: it joins or
-    separates the cursive forms and ligatures of the letters around it), allowed next
-    to any character but ASCII, beside which it changes nothing that shows."""
+def _text_joiner_verdict(text: str, i: int, end: int) -> tuple[Action, str]:
+    """A joiner in text that is not code (``text[i:end]``: one, or the same one repeated):
+    a shaping control (Unicode §23.2: it joins or separates the cursive forms and
+    ligatures of the letters around it), allowed next to any character but ASCII, beside
+    which it changes nothing that shows."""
     before = text[i - 1] if i else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
+    after = text[end] if end < len(text) else ""
     if (not before or before.isascii()) and (not after or after.isascii()):
         return Action.REJECT, "between ASCII characters, where it shapes nothing: invisible"
     return Action.ALLOW, "beside the letters it shapes (Unicode §23.2)"
@@ -590,21 +600,29 @@ def _separators_and_selectors(text: str, rare: list[int]) -> Iterator[tuple[str,
 # -- words written without spaces (UAX #14 class SA) ---------------------------------------
 
 _ZWSP = "\u200b"
+_ZWSP_CP = 0x200B
 # Scripts written without spaces between words, where ZERO WIDTH SPACE marks a word
 # boundary (UAX #14, line breaking class SA: Thai, Lao, Myanmar, Khmer, Tai Le, New Tai
 # Lue, Tai Tham, Tai Viet): ordinary writing, not hidden text.
 _SPACELESS = frozenset({"Thai", "Laoo", "Mymr", "Khmr", "Tale", "Talu", "Lana", "Tavt"})
+# ZWSP in text that is not code, outside those scripts: reported, allowed.
+_BREAK = "a line-break opportunity (UAX #14 class ZW): in text, not code, it hides nothing"
 
 
-def _separates_words(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is a ZERO WIDTH SPACE between two characters of a script
-    written without spaces (``_SPACELESS``): a word separator."""
-    if text[i] != _ZWSP or i == 0 or i + 1 >= len(text):
+def _separates_words(text: str, i: int, end: int) -> bool:
+    """Whether ``text[i:end]`` is a ZERO WIDTH SPACE (or several) between two characters
+    of a script written without spaces (``_SPACELESS``): a word separator."""
+    if text[i] != _ZWSP or i == 0 or end >= len(text):
         return False
     from .lookalike import script_extensions
 
-    before, after = script_extensions(text[i - 1]), script_extensions(text[i + 1])
+    before, after = script_extensions(text[i - 1]), script_extensions(text[end])
     return bool(before & _SPACELESS) and bool(after & _SPACELESS)
+
+
+def _one_character(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is one character repeated."""
+    return text.count(text[start], start, end) == end - start
 
 
 # -- generated character tables ------------------------------------------------------------
@@ -796,14 +814,26 @@ def _script_names(identifier: str) -> str:
 def _cross_script(a: str, b: str) -> bool:
     """Two spellings with one skeleton that UTS #39 §4 calls mixed- or whole-script
     confusables: a reader takes one script for another (Cyrillic "а" for Latin "a").
-    Single-script ones ("ı"/"i", "rn"/"m") and pairs of single characters (tables of
-    characters in comments and tests) are left to linters."""
-    if (a.isascii() and b.isascii()) or len(a) < 2 or len(b) < 2:
+    Single-script ones ("ı"/"i", "rn"/"m"), two spellings in the same scripts (a
+    fullwidth "Ｂ１" beside "B1" in a table of width variants), and single characters,
+    marks included ("ਫ਼" beside "ढ़": tables of characters in comments, tests and
+    generated data) are left to linters."""
+    if (a.isascii() and b.isascii()) or _letters(a) < 2 or _letters(b) < 2:
         return False
-    from .lookalike import confusable
+    from .lookalike import confusable, script_extensions
 
+    def scripts(word: str) -> set[str]:
+        return {code for ch in word for code in script_extensions(ch)} - {"Zyyy", "Zinh"}
+
+    if scripts(a) == scripts(b):
+        return False
     kind = confusable(a, b)
     return kind is not None and kind.mixed_script
+
+
+def _letters(word: str) -> int:
+    """How many characters of ``word`` are not combining marks."""
+    return sum(unicodedata2.category(ch)[0] != "M" for ch in word)
 
 
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
@@ -1062,9 +1092,9 @@ def _placeholder_and_word(identifier: str) -> bool:
 
 def _problems(
     identifier: str, max_level: RestrictionLevel
-) -> Iterator[tuple[str, int, int, str, int | None]]:
+) -> Iterator[tuple[str, int, int, Action, str, int | None]]:
     """The identifier rules of one distinct identifier: (kind, start, end within it,
-    why, code point)."""
+    action, why, code point)."""
     from .lookalike import IdentifierStatus, identifier_status, skeleton
 
     level = script_level(identifier)
@@ -1075,17 +1105,47 @@ def _problems(
             f"identifier {_shown(identifier)} mixes scripts {_script_names(identifier)} "
             f"({words}, over {limit}; UTS #39 §5.2)"
         )
-        yield "mixed-script", 0, len(identifier), why, None
+        # A mixed-script confusable of an ASCII word (UTS #39 §4: "pаypal" reads as
+        # "paypal") is refused; a word that reads as no ASCII word ("μs", "Δt") is a
+        # unit or a formula, not a spoof of code, and is reported as allowed.
+        looks = skeleton(identifier)
+        if looks.isascii():
+            yield (
+                "mixed-script",
+                0,
+                len(identifier),
+                Action.REJECT,
+                f"{why}: reads as {_shown(looks)}",
+                None,
+            )
+        else:
+            yield (
+                "mixed-script",
+                0,
+                len(identifier),
+                Action.ALLOW,
+                f"{why}: reads as no ASCII word",
+                None,
+            )
     for offset, ch in enumerate(identifier):
         if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
             continue
+        if not _beside_ascii_name(identifier, offset):
+            continue  # alone or among other letters: it reads as no operator between names
         looks = skeleton(ch)
         if looks and all(c in _SYNTAX for c in looks):
             why = (
                 f"{describe(ord(ch))} in identifier {_shown(identifier)} looks like "
                 f"{looks!r} (UTS #39 §4 skeleton)"
             )
-            yield "syntax-lookalike", offset, offset + 1, why, ord(ch)
+            yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
+
+
+def _beside_ascii_name(identifier: str, i: int) -> bool:
+    """Whether ``identifier[i]`` touches an ASCII letter, digit or '_' of the same word
+    (``xǃ`` in ``xǃ=y``, which reads as ``x != y``)."""
+    near = identifier[max(i - 1, 0) : i] + identifier[i + 1 : i + 2]
+    return any(c == "_" or (c.isascii() and c.isalnum()) for c in near)
 
 
 class _Identifiers:
@@ -1116,8 +1176,8 @@ class _Identifiers:
                     check.add(2, start, start + len(ident), Action.REJECT, "too-long", why)
                 continue
             self.first[ident] = start
-            for kind, lo, hi, why, cp in _problems(ident, self.max_level):
-                check.add(2, start + lo, start + hi, Action.REJECT, kind, why, cp, ident)
+            for kind, lo, hi, action, why, cp in _problems(ident, self.max_level):
+                check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
 
     def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:
         """UTS #39 §4: group spellings by skeleton; ASCII ones only join a group a

@@ -159,9 +159,10 @@ def test_escapes_are_not_part_of_identifiers() -> None:
 
 
 def test_restriction_level_is_configurable(tmp_path: Path) -> None:
-    text = "Δt = 0.01  # Greek + Latin\n"
+    text = "F\u03b1tal = 0.01  # Greek + Latin\n"
     (f,) = check_source(text).findings
-    assert f.kind == "mixed-script" and "Greek + Latin" in f.reason
+    assert f.kind == "mixed-script" and "Latin + Greek" in f.reason and "'Fatal'" in f.reason
+    assert f.action is Action.REJECT
     loose = profiles.SOURCE.replace(max_restriction_level="minimally-restrictive")
     assert check_source(text, loose).ok
     (tmp_path / "dt.py").write_text(text, encoding="utf-8")
@@ -170,6 +171,52 @@ def test_restriction_level_is_configurable(tmp_path: Path) -> None:
     assert cli(*args, cwd=tmp_path)[0] == 0
     assert cli("--policy", "TEXT", "--max-restriction-level", "single-script", "dt.py",
                cwd=tmp_path)[0] == 2  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ('T = {"\uff22\uff11\u3042": 1, "B1\u3042": 2}\n', True),  # width variants, one script set
+        ('T = ["\u0a2b\u0a3c", "\u0922\u093c"]\n', True),  # one letter and its nukta each
+        ('T = ["\u0455\u0441\u043e\u0440\u0435", "scope"]\n', False),  # Cyrillic "scope"
+        ("p\u0430ypal = paypal\n", False),
+    ],
+)
+def test_confusable_pairs_across_scripts(text: str, ok: bool) -> None:
+    report = check_source(text)
+    assert report.ok is ok
+    assert ("confusable" in {f.kind for f in report.findings}) is not ok
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("if (environment\u01c3=ENV_PROD) {}\n", False),  # reads as "environment != ..."
+        ("x = \u01c3y\n", False),
+        ("x_\u01c3 = 1\n", False),
+        ('HAT = "\u02c6"  # a table of symbols\n', True),  # alone: no operator between names
+        ('GLOTTAL = {"\\glottal": "\u0294"}\n', True),
+        ('s = "\u02c6\u00f8\u03c0"\n', True),  # among other letters
+    ],
+)
+def test_syntax_lookalikes_between_ascii_names(text: str, ok: bool) -> None:
+    assert check_source(text).ok is ok
+    if not ok:
+        assert "syntax-lookalike" in {f.kind for f in check_source(text).findings}
+
+
+@pytest.mark.parametrize("text", ["\u0394t = 0.01\n", "x = 5  # \u03bcs\n", "n\u03c0f = 1\n"])
+def test_mixed_scripts_that_read_as_no_ascii_word_are_allowed(text: str, tmp_path: Path) -> None:
+    """A unit or a formula ("\u03bcs", "\u0394t") mixes scripts but spoofs no ASCII word
+    (UTS #39 §4): reported, allowed; --strict fails on it."""
+    report = check_source(text)
+    assert report.ok
+    (f,) = report.findings
+    assert f.kind == "mixed-script" and f.action is Action.ALLOW
+    assert "reads as no ASCII word" in f.reason
+    (tmp_path / "units.py").write_text(text, encoding="utf-8")
+    assert cli("--policy", "SOURCE", "units.py", cwd=tmp_path)[0] == 0
+    assert cli("--policy", "SOURCE", "--strict", "units.py", cwd=tmp_path)[0] == 1
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,47 @@ def test_zero_width_space_elsewhere_is_refused(text: str) -> None:
     assert [f.kind for f in report.findings if f.refused] == ["invisible"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'msgstr "Boolean (\u17a2\u17b6\u1785 True\u200b \u179a\u17ba False)"\n',  # Khmer
+        'msgstr "\u1791\u17b7\u1793\u200b\u200b\u200b\u00a0\u179a"\n',  # a repeated separator
+        'msgstr "vari\u00e1veis \u200b\u200bde uma"\n',  # left by a translation tool
+        "# sag\u200be <someone@example.com>\n",
+        "long\u200bword\u200bwith\u200bbreaks\n",
+    ],
+)
+def test_zero_width_space_in_text_is_allowed(text: str) -> None:
+    """In text that is not code a ZWSP is a line-break opportunity: reported, allowed;
+    the same line as code still fails."""
+    report = check_source(text, code=False)
+    assert report.ok
+    assert {f.kind for f in report.findings} <= {"invisible"}
+    assert all(f.action is Action.ALLOW for f in report.findings)
+    if "\u200b " not in text and "\u200b\u200b\u200b" not in text:
+        assert not check_source(text).ok
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("\u0d15\u0d41\u0d15\u200c\u200c\u0d7e\n", True),  # Malayalam, ZWNJ twice
+        ("\u0645\u06cc\u200c\u200c\u062e\u0648\u0627\u0647\u0645\n", True),  # Persian
+        ("a\u200c\u200cb\n", False),  # between ASCII: shapes nothing
+        ("a\u200c\u200c\u0645\n", True),  # beside an Arabic letter
+        ("\u0645\u200c\u200d\u200c\u0645\n", False),  # two symbols: bits
+        ("a\u200b\u200c\u200b\u200cb\n", False),
+        ("\u1781\u200b\u2060\u1781\n", False),  # ZWSP with WJ, even in Khmer
+        ("\u1781\u180e\u1781\n", False),  # other invisibles are still refused
+    ],
+)
+def test_zero_width_runs_in_text(text: str, ok: bool) -> None:
+    """One zero-width character repeated is judged as that character; a run of two or
+    more kinds can carry bits and is refused."""
+    assert check_source(text, code=False).ok is ok
+    assert not check_source(text).ok  # in code, every such run is refused
+
+
 TABLE = "".join(f"{chr(lo)}-{chr(lo + 5)}" for lo in range(0x370, 0x370 + 20 * 8, 8))
 
 
