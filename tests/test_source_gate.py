@@ -332,3 +332,40 @@ def test_an_identifier_after_a_non_word_character_of_a_run_is_read() -> None:
     # the Cyrillic "аb" after it was once skipped with the rest of that run.
     report = check_source("ok\u00e91\u00e9\u2014\u0430b = 1\n")
     assert [(f.kind, f.identifier) for f in report.findings] == [("mixed-script", "\u0430b")]
+
+
+# A locale bundle written as code: words of many languages, two of them look-alikes
+# across scripts (Greek and Latin capitals), as date libraries ship them.
+LOCALES = (
+    'export const el = { am: "\u03a0\u039c", months: "\u039c\u03b1\u03c1" };\n'
+    'export const en = { am: "AM", months: "Map" };\n'
+)
+
+
+def test_as_text_checks_matching_files_without_the_identifier_rules(tmp_path: Path) -> None:
+    locale = tmp_path / "src" / "locale"
+    locale.mkdir(parents=True)
+    (locale / "all.js").write_text(LOCALES, encoding="utf-8")
+    (tmp_path / "src" / "app.js").write_text(LOCALES, encoding="utf-8")
+    code, records, _ = cli("--policy", "SOURCE", "--format", "json", ".", cwd=tmp_path)
+    failing = {Path(r["path"]).as_posix() for r in records if r.get("fails")}
+    assert code == 1 and failing == {"src/app.js", "src/locale/all.js"}
+    args = ("--policy", "SOURCE", "--format", "json", "--as-text", "locale/", ".")
+    code, records, _ = cli(*args, cwd=tmp_path)
+    assert code == 1
+    assert {Path(r["path"]).as_posix() for r in records if r.get("fails")} == {"src/app.js"}
+    # a named PATH is matched as given
+    assert cli("--policy", "SOURCE", "--as-text", "*.js", "src/app.js", cwd=tmp_path)[0] == 0
+
+
+def test_as_text_keeps_the_character_rules(tmp_path: Path) -> None:
+    """Bidi pairing and invisibles still apply to a file checked as text."""
+    (tmp_path / "all.js").write_text(
+        LOCALES + 'var isAdmin = "\u202e } \u2066if (isAdmin)\u2069 \u2066 begin admins only";\n',
+        encoding="utf-8",
+    )
+    code, records, _ = cli(
+        "--policy", "SOURCE", "--format", "json", "--as-text", "*.js", ".", cwd=tmp_path
+    )
+    assert code == 1
+    assert {r["rule"] for r in records if r.get("fails")} == {"bidi-control"}

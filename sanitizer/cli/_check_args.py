@@ -154,6 +154,16 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         help="leave out files and folders matching GLOB (gitignore syntax; repeatable)",
     )
     walk.add_argument(
+        "--as-text",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="check files matching GLOB (gitignore syntax, on the path below the folder, or "
+        "a PATH as given) as text that is not code: --policy SOURCE applies its character "
+        "rules only, not the identifier rules (locale bundles and other data written as "
+        "code; repeatable)",
+    )
+    walk.add_argument(
         "--binary",
         choices=("skip", "check", "fail"),
         default="skip",

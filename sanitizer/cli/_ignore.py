@@ -21,7 +21,7 @@ def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
+def globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
     return _spec(patterns) if patterns else None
 
 
@@ -29,8 +29,8 @@ class PathFilter:
     """--include/--exclude on paths relative to the walked folder."""
 
     def __init__(self, include: tuple[str, ...], exclude: tuple[str, ...]) -> None:
-        self.include = _globs(include)
-        self.exclude = _globs(exclude)
+        self.include = globs(include)
+        self.exclude = globs(exclude)
 
     def skips_dir(self, rel: str) -> bool:
         return self.exclude is not None and self.exclude.match_file(rel + "/")

@@ -65,6 +65,7 @@ class Input(NamedTuple):
 
     path: str
     named: bool
+    text: bool = False  # matched by --as-text: checked as text that is not code
 
     @property
     def label(self) -> str:
@@ -94,11 +95,19 @@ def expand(
     report: Callable[[Problem], None],
     rules: _walk.Rules | None = None,
     counts: _walk.Counts | None = None,
+    as_text: tuple[str, ...] = (),
 ) -> Iterator[Input]:
     """Files to scan, in order: folders walked as ``_walk`` says, '-' is stdin.
-    ``report`` gets every path that cannot be read or is left out, with why."""
+    ``report`` gets every path that cannot be read or is left out, with why.  A file
+    whose path below its folder (or, named, whose path as given) matches a glob of
+    ``as_text`` is marked ``text``."""
     rules = rules if rules is not None else _walk.Rules()
     counts = counts if counts is not None else _walk.Counts()
+    text = None
+    if as_text:
+        from ._ignore import globs
+
+        text = globs(as_text)
     for path in paths:
         if path == STDIN:
             yield Input(path, True)
@@ -110,9 +119,10 @@ def expand(
             continue
         if stat.S_ISDIR(mode):
             for found in _walk.walk(path, rules, counts, report):
-                yield Input(found, False)
-        else:
-            yield Input(path, True)  # named explicitly: read whatever it is
+                rel = os.path.relpath(found, path).replace(os.sep, "/")
+                yield Input(found, False, text is not None and text.match_file(rel))
+        else:  # named explicitly: read whatever it is
+            yield Input(path, True, text is not None and text.match_file(path))
 
 
 def size_of(path: str) -> int:

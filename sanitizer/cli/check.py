@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
                 f"sanitizer check: {display_path(problem.path)}: {problem.message}", file=sys.stderr
             )
 
-    files = list(_inputs.expand(args.paths, report, rules, counts))
+    files = list(_inputs.expand(args.paths, report, rules, counts, tuple(args.as_text)))
     enabled = args.progress == "always" or (args.progress == "auto" and _isatty(sys.stderr))
     # The total is for the progress bar and for choosing --jobs 0 (enough past its mark).
     enough = _jobs.AUTO_MIN_BYTES if settings.policy is not None and settings.jobs == 0 else 0
@@ -197,6 +197,8 @@ def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode |
         and _inputs.looks_binary(first[:BINARY_SNIFF], kind is BINARY)
     ):
         return _binary_mode if settings.binary == "fail" else None
+    if item.text and kind.code:  # --as-text: the identifier rules do not apply
+        opened.kind = kind._replace(code=False)
     if settings.policy is not None:
         return _imported_mode(settings)
     return _file_mode if opened.stream.seekable() else _stream_mode
