@@ -29,18 +29,26 @@ character is and what else is in the file.  ``check_source(text)`` applies a pol
 
   - ``mixed-script``: scripts beyond ``Policy.max_restriction_level`` (UTS #39 §5.2,
     judged by scripts alone; default Highly Restrictive: Latin with Japanese, Korean or
-    Chinese passes, Latin with Cyrillic does not);
+    Chinese passes, Latin with Cyrillic does not), refused when the identifier reads as
+    an ASCII word (its §4 skeleton is ASCII: "pаypal"), else reported as allowed (units
+    and formulas: "μs", "Δt");
   - ``confusable``: the same UTS #39 §4 skeleton as another identifier of the file with
     a different spelling, where the two are mixed- or whole-script confusables (§4: a
-    reader takes one script for another) and each is longer than one character.
-    Single-script look-alikes (``ı``/``i``, ``l``/``I``, ``rn``/``m``) and single
-    characters (tables of characters in comments and tests) are a linter's business
-    (PEP 8 E741, ruff RUF001-003);
+    reader takes one script for another: their script sets differ) and each has two
+    letters or more.  Single-script look-alikes (``ı``/``i``, ``l``/``I``, ``rn``/``m``),
+    width variants and single characters (tables of characters in comments, tests and
+    generated data) are a linter's business (PEP 8 E741, ruff RUF001-003);
   - ``syntax-lookalike``: a Restricted letter whose skeleton is ASCII punctuation other
-    than quotes (U+01C3 ``ǃ`` looks like ``!``, so ``xǃ=y`` reads as a comparison).
+    than quotes, touching an ASCII name (U+01C3 ``ǃ`` looks like ``!``, so ``xǃ=y``
+    reads as a comparison).
 
   Each distinct identifier is reported once, at its first occurrence; a confusable
   carries the other spelling and its first position (``SourceFinding.other``).
+
+In text that is not code (``code=False``: prose, catalogues, data) a ZERO WIDTH SPACE is
+reported as allowed (a line-break opportunity, UAX #14), one zero-width character
+repeated is judged as that character (one symbol carries no bits), and joiners are
+judged as shaping controls.
 
 A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
 and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads
@@ -1110,23 +1118,10 @@ def _problems(
         # unit or a formula, not a spoof of code, and is reported as allowed.
         looks = skeleton(identifier)
         if looks.isascii():
-            yield (
-                "mixed-script",
-                0,
-                len(identifier),
-                Action.REJECT,
-                f"{why}: reads as {_shown(looks)}",
-                None,
-            )
+            action, why = Action.REJECT, f"{why}: reads as {_shown(looks)}"
         else:
-            yield (
-                "mixed-script",
-                0,
-                len(identifier),
-                Action.ALLOW,
-                f"{why}: reads as no ASCII word",
-                None,
-            )
+            action, why = Action.ALLOW, f"{why}: reads as no ASCII word"
+        yield "mixed-script", 0, len(identifier), action, why, None
     for offset, ch in enumerate(identifier):
         if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
             continue
