@@ -30,8 +30,8 @@ character is and what else is in the file.  ``check_source(text)`` applies a pol
   - ``mixed-script``: scripts beyond ``Policy.max_restriction_level`` (UTS #39 §5.2,
     judged by scripts alone; default Highly Restrictive: Latin with Japanese, Korean or
     Chinese passes, Latin with Cyrillic does not), refused when the identifier reads as
-    an ASCII word (its §4 skeleton is ASCII: "pаypal"), else reported as allowed (units
-    and formulas: "μs", "Δt");
+    an ASCII word (its §4 skeleton is ASCII: "pаypal") or mixes Latin with Cyrillic,
+    else reported as allowed (units and formulas: "μs", "Δt");
   - ``confusable``: the same UTS #39 §4 skeleton as another identifier of the file with
     a different spelling, where the two are mixed- or whole-script confusables (§4: a
     reader takes one script for another: their script sets differ) and each has two
@@ -828,15 +828,20 @@ def _cross_script(a: str, b: str) -> bool:
     generated data) are left to linters."""
     if (a.isascii() and b.isascii()) or _letters(a) < 2 or _letters(b) < 2:
         return False
-    from .lookalike import confusable, script_extensions
+    from .lookalike import confusable
 
-    def scripts(word: str) -> set[str]:
-        return {code for ch in word for code in script_extensions(ch)} - {"Zyyy", "Zinh"}
-
-    if scripts(a) == scripts(b):
+    if _scripts(a) == _scripts(b):
         return False
     kind = confusable(a, b)
     return kind is not None and kind.mixed_script
+
+
+def _scripts(word: str) -> set[str]:
+    """The scripts of ``word``'s characters (Script_Extensions, Common and Inherited
+    left out)."""
+    from .lookalike import script_extensions
+
+    return {code for ch in word for code in script_extensions(ch)} - {"Zyyy", "Zinh"}
 
 
 def _letters(word: str) -> int:
@@ -1113,12 +1118,16 @@ def _problems(
             f"identifier {_shown(identifier)} mixes scripts {_script_names(identifier)} "
             f"({words}, over {limit}; UTS #39 §5.2)"
         )
-        # A mixed-script confusable of an ASCII word (UTS #39 §4: "pаypal" reads as
-        # "paypal") is refused; a word that reads as no ASCII word ("μs", "Δt") is a
-        # unit or a formula, not a spoof of code, and is reported as allowed.
+        # Refused: a mixed-script confusable of an ASCII word (UTS #39 §4: "pаypal"
+        # reads as "paypal"), and any mix of Latin and Cyrillic, the pair homoglyph
+        # attacks use most ("api_кey"; §5.2 step 4 keeps them apart).  A word that reads
+        # as no ASCII word and mixes other scripts ("μs", "Δt") is a unit or a formula,
+        # not a spoof of code: reported as allowed.
         looks = skeleton(identifier)
         if looks.isascii():
             action, why = Action.REJECT, f"{why}: reads as {_shown(looks)}"
+        elif _LATIN_CYRILLIC <= _scripts(identifier):
+            action = Action.REJECT
         else:
             action, why = Action.ALLOW, f"{why}: reads as no ASCII word"
         yield "mixed-script", 0, len(identifier), action, why, None
@@ -1134,6 +1143,9 @@ def _problems(
                 f"{looks!r} (UTS #39 §4 skeleton)"
             )
             yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
+
+
+_LATIN_CYRILLIC = frozenset({"Latn", "Cyrl"})
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:

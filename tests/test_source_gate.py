@@ -205,6 +205,20 @@ def test_syntax_lookalikes_between_ascii_names(text: str, ok: bool) -> None:
         assert "syntax-lookalike" in {f.kind for f in check_source(text).findings}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "api_\u043aey = 1\n",  # Cyrillic ka: reads as no ASCII word, still Latin + Cyrillic
+        "x = '\u041fi\u0432\u0434\u0435\u043d\u043d\u0438\u0439'\n",  # a Latin i in Cyrillic
+        "s\u0430y\u041dello()\n",  # reads as "sayHello"
+    ],
+)
+def test_latin_with_cyrillic_always_fails(text: str) -> None:
+    report = check_source(text)
+    assert not report.ok
+    assert [f.kind for f in report.findings if f.refused] == ["mixed-script"]
+
+
 @pytest.mark.parametrize("text", ["\u0394t = 0.01\n", "x = 5  # \u03bcs\n", "n\u03c0f = 1\n"])
 def test_mixed_scripts_that_read_as_no_ascii_word_are_allowed(text: str, tmp_path: Path) -> None:
     """A unit or a formula ("\u03bcs", "\u0394t") mixes scripts but spoofs no ASCII word
