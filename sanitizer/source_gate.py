@@ -807,12 +807,15 @@ def script_level(identifier: str) -> RestrictionLevel:
     return RestrictionLevel.MINIMALLY_RESTRICTIVE
 
 
+_NOT_SCRIPTS = frozenset({"Zyyy", "Zinh"})  # Common and Inherited: no script of their own
+
+
 def _script_names(identifier: str) -> str:
     from .lookalike import script_extensions, script_name
 
     names: list[str] = []
     for ch in identifier:
-        for code in sorted(script_extensions(ch) - {"Zyyy", "Zinh"}):
+        for code in sorted(script_extensions(ch) - _NOT_SCRIPTS):
             name = script_name(code)
             if name not in names:
                 names.append(name)
@@ -841,7 +844,7 @@ def _scripts(word: str) -> set[str]:
     left out)."""
     from .lookalike import script_extensions
 
-    return {code for ch in word for code in script_extensions(ch)} - {"Zyyy", "Zinh"}
+    return {code for ch in word for code in script_extensions(ch)} - _NOT_SCRIPTS
 
 
 def _letters(word: str) -> int:

@@ -79,15 +79,7 @@ def judge_head(
     middleware calls on every request (one Python call less)."""
     headers = headers if type(headers) is list else list(headers)
     try:
-        web_head, fast = _web_head, compiled.fast_head_args
-        if web_head is not None and fast is not None:  # fast_head, inlined
-            got = web_head(path, query, headers, fast, _HEADS, compiled.policy.max_body_size)
-            if type(got) is tuple:  # a Content-Type not parsed yet: the framing
-                head = _head_of(compiled, *got)
-            else:
-                head = got
-        else:
-            head = fast_head(compiled, path, query, headers)
+        head = fast_head(compiled, path, query, headers)
         if head is not None:
             return None, head
         return check_head_fully(compiled, path, query, headers, path_decoded)
