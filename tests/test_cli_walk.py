@@ -165,6 +165,25 @@ def test_include_and_exclude_globs(tmp_path: Path) -> None:
     assert walked(tmp_path, exclude=("/vendor", "b.txt")) == {"a.py", "pkg/c.py", "pkg/vendor/d.py"}
 
 
+@pytest.mark.parametrize("option", ["--include", "--exclude", "--as-text"])
+def test_a_glob_that_is_no_gitignore_pattern_is_a_usage_error(tmp_path: Path, option: str) -> None:
+    write(tmp_path, "a.txt")
+    result = cli(option, "a\\", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.decode() == (
+        f"sanitizer check: {option} 'a\\\\' is not a gitignore pattern (gitignore(5))\n"
+    )
+
+
+def test_an_ignore_file_line_git_cannot_read_matches_nothing(tmp_path: Path) -> None:
+    """A trailing backslash is no pattern to git either: that line matches nothing, the
+    file's other lines still apply, and the walk goes on."""
+    for rel in ("a.txt", "b.log", "a\\"):
+        write(tmp_path, rel)
+    write(tmp_path, ".gitignore", b"a\\\n*.log\n")
+    assert walked(tmp_path, use_git=False) == {".gitignore", "a.txt", "a\\"}
+
+
 def test_binary_files_are_skipped_and_counted_unless_named(tmp_path: Path) -> None:
     write(tmp_path, "lib.so", b"\x7fELF\x00\x00\xff\xfe" + b"\x80" * 100)
     write(tmp_path, "late-nul.txt", b"x" * 9000 + b"\x00\xff")  # NUL after 8 KiB: text

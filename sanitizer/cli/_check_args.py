@@ -285,6 +285,15 @@ def resolve(args: argparse.Namespace) -> Settings | str:
         return problem
     if args.limit < 0 or args.max_bytes < 0 or args.jobs < 0:
         return "--limit, --max-bytes and --jobs must be >= 0"
+    for option in ("include", "exclude", "as_text"):
+        patterns = getattr(args, option)
+        if patterns:
+            from ._ignore import invalid
+
+            bad = invalid(patterns)
+            if bad is not None:
+                name = option.replace("_", "-")
+                return f"--{name} {bad!r} is not a gitignore pattern (gitignore(5))"
     return Settings(
         policy=policy,
         source=source,

@@ -16,12 +16,30 @@ if TYPE_CHECKING:
 
 
 def _spec(lines: list[str] | tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """The patterns of an ignore file.  One that git cannot read either (``a\\``: a
+    trailing backslash) matches nothing, as in git, and the others still apply."""
     import pathspec  # ~25 ms: only when there are patterns to match
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:
+        return pathspec.GitIgnoreSpec.from_lines([p for p in lines if invalid([p]) is None])
+
+
+def invalid(patterns: list[str] | tuple[str, ...]) -> str | None:
+    """The first of ``patterns`` that is no gitignore pattern, or None."""
+    import pathspec
+
+    for pattern in patterns:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except ValueError:
+            return pattern
+    return None
 
 
 def globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
+    """The command line's globs (``_check_args.resolve`` has refused invalid ones)."""
     return _spec(patterns) if patterns else None
 
 
