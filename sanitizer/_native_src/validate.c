@@ -13,7 +13,8 @@
  * bit.  Input goes by 64-byte blocks; the last vector of a block is the "previous" input
  * of the next, so sequences that straddle blocks are checked the same way, and a block
  * ending inside a sequence is an error only if the next block does not complete it.
- * The x86 kernels OR the error bits of four blocks before testing them (GROUP).
+ * The x86 kernels OR the error bits of four blocks before testing them (GROUP).  One
+ * block driver (DEFINE_VALID_PREFIX) serves every SIMD kernel; a kernel is its block op.
  * docs/design.md explains the algorithm in a page.
  *
  * It answers "valid up to where", never "which error": on a failing block it returns the
@@ -131,15 +132,84 @@ pad_tail(unsigned char *buf, const unsigned char *s, Py_ssize_t rem)
     if (rem > 0) memcpy(buf, s, (size_t)rem);
 }
 
+/* ---- the block driver, one for every SIMD kernel ------------------------------------ */
+
+/* A SIMD kernel K is its block op and a few vector words (simdutf's idea: one driver, a
+ * kernel per target); DEFINE_VALID_PREFIX(K, TARGET, GROUP_OF) writes valid_prefix_K
+ * from them, with K's target attribute so every call inlines:
+ *   K##_vec                     a vector;
+ *   K##_consts, K##_CONSTANTS   the tables and the block-end limits (an initializer);
+ *   K##_zero(), K##_or(a, b), K##_any(v)   zero, OR, "some bit set";
+ *   K##_block(p, &prev, &open, &c)  the error bits of the 64-byte block at p; `prev`
+ *       becomes its last vector and `open` what a sequence it leaves open must see next.
+ * GROUP_OF blocks are tested at a time; a failing group is run again one block at a
+ * time from the state it started with, so the answer is the block-by-block one. */
+#define DEFINE_VALID_PREFIX(K, TARGET, GROUP_OF)                                             \
+    TARGET static Py_ssize_t valid_prefix_##K(const unsigned char *s, Py_ssize_t n)           \
+    {                                                                                        \
+        const K##_consts c = K##_CONSTANTS;                                                  \
+        K##_vec prev = K##_zero(), open = K##_zero();                                        \
+        Py_ssize_t at = 0;                                                                   \
+        while ((GROUP_OF) > 1 && at + (GROUP_OF) * BLOCK <= n) {                             \
+            K##_vec prev0 = prev, open0 = open, err = K##_zero();                            \
+            for (int k = 0; k < (GROUP_OF); k++)                                             \
+                err = K##_or(err, K##_block(s + at + k * BLOCK, &prev, &open, &c));          \
+            if (K##_any(err)) {                                                              \
+                prev = prev0;                                                                \
+                open = open0;                                                                \
+                break;                                                                       \
+            }                                                                                \
+            at += (GROUP_OF) * BLOCK;                                                        \
+        }                                                                                    \
+        unsigned char tail[BLOCK];                                                           \
+        for (;;) {                                                                           \
+            const unsigned char *p;                                                          \
+            int last = 0;                                                                    \
+            if (at + BLOCK <= n) {                                                           \
+                p = s + at;                                                                  \
+            } else if (at == n) { /* ended on a block edge: inside a sequence? */            \
+                return !K##_any(open) ? n : back_to_boundary(s, at);                         \
+            } else {                                                                         \
+                pad_tail(tail, s + at, n - at);                                              \
+                p = tail;                                                                    \
+                last = 1;                                                                    \
+            }                                                                                \
+            K##_vec err = K##_block(p, &prev, &open, &c);                                    \
+            if (K##_any(err)) return back_to_boundary(s, at);                                \
+            if (last) return n;                                                              \
+            at += BLOCK;                                                                     \
+        }                                                                                    \
+    }
+
 /* ---- SSE4.1 (16-byte vectors, four to a block) ------------------------------------- */
 #ifdef VALIDATE_X86
 
 #define SSE_TARGET __attribute__((target("sse4.1")))
 
+typedef __m128i sse41_vec;
+
 SSE_TARGET static inline __m128i
 sse_table(const unsigned char *t)
 {
     return _mm_loadu_si128((const __m128i *)t);
+}
+
+SSE_TARGET static inline __m128i
+sse41_zero(void)
+{
+    return _mm_setzero_si128();
+}
+
+SSE_TARGET static inline __m128i
+sse41_or(__m128i a, __m128i b)
+{
+    return _mm_or_si128(a, b);
+}
+
+SSE_TARGET static inline int
+sse41_any(__m128i v)
+{
+    return !_mm_testz_si128(v, v);
 }
 
 /* The error bits of vector `in` whose previous 16 bytes are `prev`. */
@@ -165,11 +235,15 @@ sse_check(__m128i in, __m128i prev, __m128i t_ph, __m128i t_pl, __m128i t_ch)
 
 typedef struct {
     __m128i ph, pl, ch, last_max;
-} sse_consts;
+} sse41_consts;
+
+#define sse41_CONSTANTS                                                                \
+    {sse_table(UTF8_PREV_HIGH), sse_table(UTF8_PREV_LOW), sse_table(UTF8_CUR_HIGH),        \
+     sse_table(UTF8_LAST_MAX)}
 
 /* As avx2_block, in four 16-byte vectors. */
 SSE_TARGET static inline __m128i
-sse_block(const unsigned char *p, __m128i *prev, __m128i *open, const sse_consts *c)
+sse41_block(const unsigned char *p, __m128i *prev, __m128i *open, const sse41_consts *c)
 {
     __m128i v0 = _mm_loadu_si128((const __m128i *)p);
     __m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
@@ -191,52 +265,36 @@ sse_block(const unsigned char *p, __m128i *prev, __m128i *open, const sse_consts
     return err;
 }
 
-SSE_TARGET static Py_ssize_t
-valid_prefix_sse41(const unsigned char *s, Py_ssize_t n)
-{
-    const sse_consts c = {sse_table(UTF8_PREV_HIGH), sse_table(UTF8_PREV_LOW),
-                          sse_table(UTF8_CUR_HIGH), sse_table(UTF8_LAST_MAX)};
-    __m128i prev = _mm_setzero_si128(), open = _mm_setzero_si128();
-    Py_ssize_t at = 0;
-    while (at + GROUP * BLOCK <= n) { /* GROUP blocks a test; a failing group is re-run */
-        __m128i prev0 = prev, open0 = open, err = _mm_setzero_si128();
-        for (int k = 0; k < GROUP; k++)
-            err = _mm_or_si128(err, sse_block(s + at + k * BLOCK, &prev, &open, &c));
-        if (!_mm_testz_si128(err, err)) {
-            prev = prev0;
-            open = open0;
-            break;
-        }
-        at += GROUP * BLOCK;
-    }
-    unsigned char tail[BLOCK];
-    for (;;) {
-        const unsigned char *p;
-        int last = 0;
-        if (at + BLOCK <= n) {
-            p = s + at;
-        } else if (at == n) { /* ended on a block edge: inside a sequence? */
-            return _mm_testz_si128(open, open) ? n : back_to_boundary(s, at);
-        } else {
-            pad_tail(tail, s + at, n - at);
-            p = tail;
-            last = 1;
-        }
-        __m128i err = sse_block(p, &prev, &open, &c);
-        if (!_mm_testz_si128(err, err)) return back_to_boundary(s, at);
-        if (last) return n;
-        at += BLOCK;
-    }
-}
+DEFINE_VALID_PREFIX(sse41, SSE_TARGET, GROUP)
 
 /* ---- AVX2 (32-byte vectors, two to a block) ---------------------------------------- */
 
 #define AVX2_TARGET __attribute__((target("avx2")))
 
+typedef __m256i avx2_vec;
+
 AVX2_TARGET static inline __m256i
 avx2_table(const unsigned char *t)
 {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t));
+}
+
+AVX2_TARGET static inline __m256i
+avx2_zero(void)
+{
+    return _mm256_setzero_si256();
+}
+
+AVX2_TARGET static inline __m256i
+avx2_or(__m256i a, __m256i b)
+{
+    return _mm256_or_si256(a, b);
+}
+
+AVX2_TARGET static inline int
+avx2_any(__m256i v)
+{
+    return !_mm256_testz_si256(v, v);
 }
 
 /* `in` shifted right by k bytes across the lane boundary, the gap filled from `prev`. */
@@ -268,6 +326,11 @@ typedef struct {
     __m256i ph, pl, ch, last_max;
 } avx2_consts;
 
+#define avx2_CONSTANTS                                                                 \
+    {avx2_table(UTF8_PREV_HIGH), avx2_table(UTF8_PREV_LOW), avx2_table(UTF8_CUR_HIGH),     \
+     _mm256_inserti128_si256(_mm256_set1_epi8((char)0xFF),                                 \
+                             _mm_loadu_si128((const __m128i *)UTF8_LAST_MAX), 1)}
+
 /* The error bits of the 64-byte block at `p`; `*prev` becomes its last vector and
  * `*open` what a sequence it leaves open must see next. */
 AVX2_TARGET static inline __m256i
@@ -288,50 +351,33 @@ avx2_block(const unsigned char *p, __m256i *prev, __m256i *open, const avx2_cons
     return err;
 }
 
-AVX2_TARGET static Py_ssize_t
-valid_prefix_avx2(const unsigned char *s, Py_ssize_t n)
-{
-    const avx2_consts c = {
-        avx2_table(UTF8_PREV_HIGH), avx2_table(UTF8_PREV_LOW), avx2_table(UTF8_CUR_HIGH),
-        _mm256_inserti128_si256(_mm256_set1_epi8((char)0xFF),
-                                _mm_loadu_si128((const __m128i *)UTF8_LAST_MAX), 1),
-    };
-    __m256i prev = _mm256_setzero_si256(), open = _mm256_setzero_si256();
-    Py_ssize_t at = 0;
-    while (at + GROUP * BLOCK <= n) { /* GROUP blocks a test; a failing group is re-run */
-        __m256i prev0 = prev, open0 = open, err = _mm256_setzero_si256();
-        for (int k = 0; k < GROUP; k++)
-            err = _mm256_or_si256(err, avx2_block(s + at + k * BLOCK, &prev, &open, &c));
-        if (!_mm256_testz_si256(err, err)) {
-            prev = prev0;
-            open = open0;
-            break;
-        }
-        at += GROUP * BLOCK;
-    }
-    unsigned char tail[BLOCK];
-    for (;;) {
-        const unsigned char *p;
-        int last = 0;
-        if (at + BLOCK <= n) {
-            p = s + at;
-        } else if (at == n) { /* ended on a block edge: inside a sequence? */
-            return _mm256_testz_si256(open, open) ? n : back_to_boundary(s, at);
-        } else {
-            pad_tail(tail, s + at, n - at);
-            p = tail;
-            last = 1;
-        }
-        __m256i err = avx2_block(p, &prev, &open, &c);
-        if (!_mm256_testz_si256(err, err)) return back_to_boundary(s, at);
-        if (last) return n;
-        at += BLOCK;
-    }
-}
+DEFINE_VALID_PREFIX(avx2, AVX2_TARGET, GROUP)
 #endif /* VALIDATE_X86 */
 
 /* ---- NEON (AArch64: 16-byte vectors, four to a block) ------------------------------ */
 #ifdef VALIDATE_NEON
+
+#define NEON_TARGET /* part of AArch64: no attribute */
+
+typedef uint8x16_t neon_vec;
+
+static inline uint8x16_t
+neon_zero(void)
+{
+    return vdupq_n_u8(0);
+}
+
+static inline uint8x16_t
+neon_or(uint8x16_t a, uint8x16_t b)
+{
+    return vorrq_u8(a, b);
+}
+
+static inline int
+neon_any(uint8x16_t v)
+{
+    return vmaxvq_u8(v) != 0;
+}
 
 static inline uint8x16_t
 neon_check(uint8x16_t in, uint8x16_t prev, uint8x16_t t_ph, uint8x16_t t_pl, uint8x16_t t_ch)
@@ -349,46 +395,38 @@ neon_check(uint8x16_t in, uint8x16_t prev, uint8x16_t t_ph, uint8x16_t t_pl, uin
     return veorq_u8(e, must23);
 }
 
-static Py_ssize_t
-valid_prefix_neon(const unsigned char *s, Py_ssize_t n)
+typedef struct {
+    uint8x16_t ph, pl, ch, last_max;
+} neon_consts;
+
+#define neon_CONSTANTS                                                                 \
+    {vld1q_u8(UTF8_PREV_HIGH), vld1q_u8(UTF8_PREV_LOW), vld1q_u8(UTF8_CUR_HIGH),           \
+     vld1q_u8(UTF8_LAST_MAX)}
+
+/* As avx2_block, in four 16-byte vectors. */
+static inline uint8x16_t
+neon_block(const unsigned char *p, uint8x16_t *prev, uint8x16_t *open, const neon_consts *c)
 {
-    const uint8x16_t t_ph = vld1q_u8(UTF8_PREV_HIGH), t_pl = vld1q_u8(UTF8_PREV_LOW),
-                     t_ch = vld1q_u8(UTF8_CUR_HIGH), last_max = vld1q_u8(UTF8_LAST_MAX);
-    uint8x16_t prev = vdupq_n_u8(0), open = vdupq_n_u8(0);
-    unsigned char tail[BLOCK];
-    Py_ssize_t at = 0;
-    for (;;) {
-        const unsigned char *p;
-        int last = 0;
-        if (at + BLOCK <= n) {
-            p = s + at;
-        } else if (at == n) { /* ended on a block edge: inside a sequence? */
-            return vmaxvq_u8(open) == 0 ? n : back_to_boundary(s, at);
-        } else {
-            pad_tail(tail, s + at, n - at);
-            p = tail;
-            last = 1;
-        }
-        uint8x16_t v0 = vld1q_u8(p), v1 = vld1q_u8(p + 16), v2 = vld1q_u8(p + 32),
-                   v3 = vld1q_u8(p + 48);
-        uint8x16_t any = vorrq_u8(vorrq_u8(v0, v1), vorrq_u8(v2, v3));
-        uint8x16_t err;
-        if (vmaxvq_u8(any) < 0x80) {
-            err = open;
-            open = vdupq_n_u8(0);
-        } else {
-            err = neon_check(v0, prev, t_ph, t_pl, t_ch);
-            err = vorrq_u8(err, neon_check(v1, v0, t_ph, t_pl, t_ch));
-            err = vorrq_u8(err, neon_check(v2, v1, t_ph, t_pl, t_ch));
-            err = vorrq_u8(err, neon_check(v3, v2, t_ph, t_pl, t_ch));
-            open = vqsubq_u8(v3, last_max);
-        }
-        prev = v3;
-        if (vmaxvq_u8(err) != 0) return back_to_boundary(s, at);
-        if (last) return n;
-        at += BLOCK;
+    uint8x16_t v0 = vld1q_u8(p), v1 = vld1q_u8(p + 16), v2 = vld1q_u8(p + 32),
+               v3 = vld1q_u8(p + 48);
+    uint8x16_t any = vorrq_u8(vorrq_u8(v0, v1), vorrq_u8(v2, v3));
+    uint8x16_t err;
+    if (vmaxvq_u8(any) < 0x80) {
+        err = *open; /* all ASCII: only a sequence left open before it can fail */
+        *open = vdupq_n_u8(0);
+    } else {
+        err = neon_check(v0, *prev, c->ph, c->pl, c->ch);
+        err = vorrq_u8(err, neon_check(v1, v0, c->ph, c->pl, c->ch));
+        err = vorrq_u8(err, neon_check(v2, v1, c->ph, c->pl, c->ch));
+        err = vorrq_u8(err, neon_check(v3, v2, c->ph, c->pl, c->ch));
+        *open = vqsubq_u8(v3, c->last_max);
     }
+    *prev = v3;
+    return err;
 }
+
+/* One block a test, as this kernel was measured (no x86 group figures apply here). */
+DEFINE_VALID_PREFIX(neon, NEON_TARGET, 1)
 #endif /* VALIDATE_NEON */
 
 /* ---- dispatch ---------------------------------------------------------------------- */
