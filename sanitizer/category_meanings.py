@@ -4,9 +4,10 @@ docs all show.
 Per category: ``description``, a short phrase for a log line or a problem title;
 ``members``, which code points (or inputs) it holds; ``rationale``, why it matters,
 citing the specification.  ``Category.description``, ``.members`` and ``.rationale`` read
-this table; ``sanitizer check``'s SARIF rules, ``sanitizer.web``'s problem titles and the
-categories table of docs/profiles.md (``tools/gen_docs_tables.py``) are made from it.  It
-imports nothing, so the CLI can describe a rule without loading the character tables.
+this table; the rule registry (``sanitizer._rule_registry``: SARIF's rules and
+docs/rules.md), ``sanitizer.web``'s problem titles and the categories table of
+docs/profiles.md (``tools/gen_docs_tables.py``) are made from it.  It imports nothing, so
+the CLI can describe a rule without loading the character tables.
 """
 
 from __future__ import annotations

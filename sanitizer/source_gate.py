@@ -2,53 +2,21 @@
 
 A policy judges characters one by one; source code also needs judgements about where a
 character is and what else is in the file.  ``check_source(text)`` applies a policy
-(default ``profiles.SOURCE``) and then these rules, each citing its reason:
+(default ``profiles.SOURCE``) and then the gate's own rules: bidi controls judged by
+their pairing within a line (``bidi-control``, gcc's ``-Wbidi-chars=unpaired``), joiners
+by UAX #31 §2.3 (``joiner``), zero-width characters by the script around them
+(``invisible``), NEL, LS and PS (``line-break``), a variation selector after an ASCII
+character (``variation-selector``), and the identifiers that are not ASCII
+(``mixed-script``, ``confusable``, ``syntax-lookalike``).  A finding's ``kind`` is its
+rule's id.  What each rule finds, why, and how it judges code and text that is not code
+(``code=False``: prose, catalogues, data) is written once, in the rule registry
+(``sanitizer._rule_registry``, shown as docs/rules.md).
 
-* **Bidi formatting characters** (LRE RLE LRO RLO PDF, LRI RLI FSI PDI) are refused when
-  unpaired within their line, as gcc's ``-Wbidi-chars=unpaired`` does: an opener never
-  closed, a closer that closes nothing, or a pair that straddles a quote or comment
-  delimiter (``" ' ` # // /* */``), which is how the Trojan Source attacks (CVE-2021-42574)
-  reorder code around strings and comments.  A pair closed on its line without crossing
-  one is reported as allowed (UAX #9 keeps its effect inside the pair).  Bidi marks
-  (LRM, RLM, ALM) are not reported at all: they have no scope, and UTS #55 recommends
-  them to make right-to-left literals display correctly (LRM and RLM are even
-  Pattern_White_Space, UAX #31 §4).
-* **Joiners** (ZWJ, ZWNJ) outside emoji sequences are allowed only where UAX #31 §2.3
-  allows them in identifiers: after a virama (A2, B) or, for ZWNJ, after a letter of a
-  joining script (A1: Arabic, Syriac, Mongolian, ...).  Elsewhere they are invisible
-  differences between two spellings ("is\\u200dAdmin") and refused.
-* **Line separators** NEL, LS and PS are refused: some languages end a line there (JS
-  ends a ``//`` comment at U+2028) and some editors draw one while others do not, so code
-  can hide in what looks like a comment.  LF, CR, VT and FF are ordinary.
-* **A variation selector after an ASCII character** (other than a keycap, ``1\\ufe0f\\u20e3``)
-  is refused: selectors are identifier characters (Mn), so ``isA\\ufe00dmin`` is a second,
-  invisibly different name.
-* **Identifiers** (runs of letters, digits, marks and ``_`` starting with a letter: an
-  approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
-  and strings count too) are checked when not ASCII:
-
-  - ``mixed-script``: scripts beyond ``Policy.max_restriction_level`` (UTS #39 §5.2,
-    judged by scripts alone; default Highly Restrictive: Latin with Japanese, Korean or
-    Chinese passes, Latin with Cyrillic does not), refused when the identifier reads as
-    an ASCII word (its §4 skeleton is ASCII: "pаypal") or mixes Latin with Cyrillic,
-    else reported as allowed (units and formulas: "μs", "Δt");
-  - ``confusable``: the same UTS #39 §4 skeleton as another identifier of the file with
-    a different spelling, where the two are mixed- or whole-script confusables (§4: a
-    reader takes one script for another: their script sets differ) and each has two
-    letters or more.  Single-script look-alikes (``ı``/``i``, ``l``/``I``, ``rn``/``m``),
-    width variants and single characters (tables of characters in comments, tests and
-    generated data) are a linter's business (PEP 8 E741, ruff RUF001-003);
-  - ``syntax-lookalike``: a Restricted letter whose skeleton is ASCII punctuation other
-    than quotes, touching an ASCII name (U+01C3 ``ǃ`` looks like ``!``, so ``xǃ=y``
-    reads as a comparison).
-
-  Each distinct identifier is reported once, at its first occurrence; a confusable
-  carries the other spelling and its first position (``SourceFinding.other``).
-
-In text that is not code (``code=False``: prose, catalogues, data) a ZERO WIDTH SPACE is
-reported as allowed (a line-break opportunity, UAX #14), one zero-width character
-repeated is judged as that character (one symbol carries no bits), and joiners are
-judged as shaping controls.
+Identifiers are runs of letters, digits, marks and ``_`` starting with a letter (an
+approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
+and strings count too).  Each distinct identifier is reported once, at its first
+occurrence; a confusable carries the other spelling and its first position
+(``SourceFinding.other``).
 
 A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
 and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads

@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from cli_runner import run_cli
 
+from sanitizer._rule_registry import RULES
 from sanitizer.categories import Category
-from sanitizer.cli._rules import RULES
 from sanitizer.errors import ErrorKind
 
 ROOT = Path(__file__).parent.parent

@@ -70,6 +70,7 @@ LAYERS = {
     "identifiers": POLICY,
     "categories": POLICY,
     "category_meanings": POLICY,  # what each Category means, in words
+    "_rule_registry": POLICY,  # every rule check reports: id, severity, words, example
     "_chartables_data": POLICY,
     "lookalike": POLICY,  # UTS #39
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
@@ -98,6 +99,7 @@ SHARED_PRIVATE = {
     "sanitizer._identity_cache",  # what is derived from a policy, found by identity
     "sanitizer._arguments",  # the argument checks every entry point shares
     "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
+    "sanitizer._rule_registry",  # the rules, read by the CLI's SARIF and the docs
 }
 # in C: the core's extension, for its capsule (speedups_capi.h)
 SHARED_NATIVE = {"sanitizer._speedups"}

@@ -6,7 +6,9 @@ the page with the region between them rendered anew, so GitHub shows the page as
 and ``tools/generate.py --check`` fails when the data changed and the page did not.
 
 Tables: ``categories`` in docs/profiles.md, from ``Category.members`` and
-``Category.rationale`` (``sanitizer/category_meanings.py``); ``readings`` in docs/web.md,
+``Category.rationale`` (``sanitizer/category_meanings.py``); ``rules`` in docs/rules.md,
+every rule ``sanitizer check`` reports, from the rule registry
+(``sanitizer/_rule_registry.py``); ``readings`` in docs/web.md,
 how each supported framework turns each part of a request into text, from the table the
 web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``);
 ``generators`` in docs/maintainers/generators.md, from ``tools/generate.py``'s
@@ -33,6 +35,39 @@ def categories_table() -> str:
     return "\n".join(rows)
 
 
+def rules_table() -> str:
+    """The rules page's index and one section per rule, as ruff's rule pages: what it
+    finds, why, how the source gate judges it, an example."""
+    from sanitizer._rule_registry import CHECKS, RULES, shown
+
+    def checks(rule_checks: tuple[str, ...]) -> str:
+        return ", ".join(f"`{c}`" for c in rule_checks)
+
+    out = [
+        "| checks | what each reports |",
+        "| --- | --- |",
+        *(f"| `{name}` | {words} |" for name, words in CHECKS.items()),
+        "",
+        "| rule | title | checks | severity |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| [`{r.id}`](#{r.id}) | {r.title} | {checks(r.checks)} | {r.severity} |"
+            for r in RULES.values()
+        ),
+    ]
+    for r in RULES.values():
+        out += ["", f"## {r.id}", "", f"**{r.title}**", ""]
+        out += [f"Checks: {checks(r.checks)}. Severity: {r.severity}.", ""]
+        out += [f"**What it finds.** {r.what[:1].upper()}{r.what[1:]}", ""]
+        out += [f"**Why it matters.** {r.why}"]
+        if r.in_code:
+            out += ["", f"**In source code.** {r.in_code}"]
+        if r.in_text:
+            out += ["", f"**In text that is not code.** {r.in_text}"]
+        out += ["", f"**Example.** `` {shown(r.example)} ``"]
+    return "\n".join(out)
+
+
 def readings_table() -> str:
     from sanitizer.web._readings import markdown_table
 
@@ -50,6 +85,7 @@ def generators_table() -> str:
 # page -> table name -> what renders it
 TABLES: dict[Path, dict[str, Callable[[], str]]] = {
     Path("docs/profiles.md"): {"categories": categories_table},
+    Path("docs/rules.md"): {"rules": rules_table},
     Path("docs/web.md"): {"readings": readings_table},
     Path("docs/maintainers/generators.md"): {"generators": generators_table},
 }

@@ -29,9 +29,9 @@ from collections import Counter
 from typing import Any
 
 from .. import __version__
+from .._rule_registry import rule_for
 from ._locate import UTF16
 from ._output import Finding, Place, Writer
-from ._rules import rule_for
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -142,9 +142,9 @@ class SarifLog:
                 {
                     "id": rule.id,
                     "name": "".join(w.capitalize() for w in rule.id.split("-")),
-                    "shortDescription": {"text": rule.short},
-                    "fullDescription": {"text": rule.help},
-                    "help": {"text": f"{rule.short}. {rule.help}"},
+                    "shortDescription": {"text": rule.title},
+                    "fullDescription": {"text": rule.why},
+                    "help": {"text": f"{rule.title}. {rule.why}"},
                     "defaultConfiguration": {"level": "error"},
                     "properties": {
                         "tags": ["security", "unicode"],
