@@ -49,8 +49,8 @@ NONE = "none"  # not exposed: the framework refuses such bytes, or has no access
 
 
 @dataclass(frozen=True)
-class Reading:
-    """How one framework reads one part."""
+class Decoding:
+    """How one framework decodes one part of a request (the table's cell)."""
 
     raw: str  # UTF8, LATIN1, BYTES or NONE: what a raw byte >= 0x80 becomes
     percent: bool = False  # %XX escapes are decoded (as UTF-8, errors replaced)
@@ -69,7 +69,7 @@ class Reading:
         return words + (f"; {self.note}" if self.note else "")
 
 
-def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
+def _all(reading: Decoding, **others: Decoding) -> MappingProxyType[str, Decoding]:
     """``reading`` for every reader but those named in ``others`` (by variable name)."""
     names = {
         "starlette": STARLETTE,
@@ -87,95 +87,95 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
     return MappingProxyType(table)
 
 
-_WERKZEUG_COOKIE = Reading(
+_WERKZEUG_COOKIE = Decoding(
     LATIN1,
     note="a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; "
     "a value with a quote or space inside is dropped",
 )
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
-# part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
-TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
+# part -> reader -> Decoding.  The parts are those of docs/web.md's table of policies.
+TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType(
     {
         "path": _all(
-            Reading(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
+            Decoding(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
         ),
         "query": _all(
-            Reading(UTF8, True, note="`+` is a space"),
-            starlette=Reading(LATIN1, True, note="`+` is a space"),
-            litestar=Reading(LATIN1, True, note="`+` is a space"),
-            falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
+            Decoding(UTF8, True, note="`+` is a space"),
+            starlette=Decoding(LATIN1, True, note="`+` is a space"),
+            litestar=Decoding(LATIN1, True, note="`+` is a space"),
+            falcon_wsgi=Decoding(LATIN1, True, note="`+` is a space"),
         ),
-        "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        "header": _all(Decoding(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
         "cookie": _all(
-            Reading(LATIN1, note=_COOKIE_QUOTE),
+            Decoding(LATIN1, note=_COOKIE_QUOTE),
             werkzeug=_WERKZEUG_COOKIE,
             quart=_WERKZEUG_COOKIE,
-            django_wsgi=Reading(UTF8, note=_COOKIE_QUOTE),
-            litestar=Reading(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
-            falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
-            falcon_wsgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            django_wsgi=Decoding(UTF8, note=_COOKIE_QUOTE),
+            litestar=Decoding(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
+            falcon_asgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            falcon_wsgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
         ),
         "form": _all(
-            Reading(UTF8, True, note="`+` is a space"),
-            starlette=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
-            litestar=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
-            falcon_asgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
-            falcon_wsgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
+            Decoding(UTF8, True, note="`+` is a space"),
+            starlette=Decoding(LATIN1, True, note="`+` is a space, whatever the charset"),
+            litestar=Decoding(LATIN1, True, note="`+` is a space, whatever the charset"),
+            falcon_asgi=Decoding(NONE, True, note="ASCII only: other bytes fail the parse"),
+            falcon_wsgi=Decoding(NONE, True, note="ASCII only: other bytes fail the parse"),
         ),
         "multipart name": _all(
-            Reading(UTF8),
-            werkzeug=Reading(UTF8, html_escapes=("%22",)),
-            quart=Reading(UTF8, html_escapes=("%22",)),
-            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            Decoding(UTF8),
+            werkzeug=Decoding(UTF8, html_escapes=("%22",)),
+            quart=Decoding(UTF8, html_escapes=("%22",)),
+            litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
         ),
         "multipart filename": _all(
-            Reading(UTF8),
-            werkzeug=Reading(UTF8, html_escapes=("%22",)),
-            quart=Reading(UTF8, html_escapes=("%22",)),
-            django_wsgi=Reading(UTF8, note="HTML character references resolved, last segment"),
-            django_asgi=Reading(UTF8, note="HTML character references resolved, last segment"),
-            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
-            falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
-            falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
+            Decoding(UTF8),
+            werkzeug=Decoding(UTF8, html_escapes=("%22",)),
+            quart=Decoding(UTF8, html_escapes=("%22",)),
+            django_wsgi=Decoding(UTF8, note="HTML character references resolved, last segment"),
+            django_asgi=Decoding(UTF8, note="HTML character references resolved, last segment"),
+            litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            falcon_asgi=Decoding(UTF8, note="`filename*` preferred"),
+            falcon_wsgi=Decoding(UTF8, note="`filename*` preferred"),
         ),
         # the other headers of a part (Content-Type, ...): Content-Disposition's name and
         # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
         # still shows the raw Content-Disposition as Latin-1)
         "multipart header": _all(
-            Reading(UTF8),
-            starlette=Reading(LATIN1, note="`UploadFile.headers`"),
+            Decoding(UTF8),
+            starlette=Decoding(LATIN1, note="`UploadFile.headers`"),
         ),
         "multipart field": _all(
-            Reading(UTF8, note="the part's charset"),
-            falcon_asgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
-            falcon_wsgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
+            Decoding(UTF8, note="the part's charset"),
+            falcon_asgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
+            falcon_wsgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
         ),
         "json": _all(
-            Reading(UTF8, note="`\\u` escapes resolved"),
-            starlette=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            werkzeug=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            quart=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            django_wsgi=Reading(BYTES, note="no JSON accessor"),
-            django_asgi=Reading(BYTES, note="no JSON accessor"),
+            Decoding(UTF8, note="`\\u` escapes resolved"),
+            starlette=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            werkzeug=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            quart=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            django_wsgi=Decoding(BYTES, note="no JSON accessor"),
+            django_asgi=Decoding(BYTES, note="no JSON accessor"),
         ),
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
-            Reading(UTF8, note="any body (`request.json()`)"),
-            werkzeug=Reading(NONE, note="only with `get_json(force=True)`"),
-            quart=Reading(NONE, note="only with `get_json(force=True)`"),
-            django_wsgi=Reading(NONE, note="no JSON accessor"),
-            django_asgi=Reading(NONE, note="no JSON accessor"),
-            falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
-            falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
+            Decoding(UTF8, note="any body (`request.json()`)"),
+            werkzeug=Decoding(NONE, note="only with `get_json(force=True)`"),
+            quart=Decoding(NONE, note="only with `get_json(force=True)`"),
+            django_wsgi=Decoding(NONE, note="no JSON accessor"),
+            django_asgi=Decoding(NONE, note="no JSON accessor"),
+            falcon_asgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
+            falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
         ),
-        "text": _all(Reading(BYTES, note="the app decodes")),
+        "text": _all(Decoding(BYTES, note="the app decodes")),
         "websocket": _all(
-            Reading(UTF8, note="text messages, decoded by the server"),
-            werkzeug=Reading(NONE, note="no WebSocket"),
-            django_wsgi=Reading(NONE, note="no WebSocket"),
-            django_asgi=Reading(NONE, note="not without Channels"),
-            falcon_wsgi=Reading(NONE, note="no WebSocket"),
+            Decoding(UTF8, note="text messages, decoded by the server"),
+            werkzeug=Decoding(NONE, note="no WebSocket"),
+            django_wsgi=Decoding(NONE, note="no WebSocket"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+            falcon_wsgi=Decoding(NONE, note="no WebSocket"),
         ),
     }
 )
@@ -245,7 +245,7 @@ def markdown_table() -> str:
     part, each distinct reading and the readers that read the part so."""
     lines = ["| part | reading | readers |", "|---|---|---|"]
     for part, row in TABLE.items():
-        groups: dict[Reading, list[str]] = {}
+        groups: dict[Decoding, list[str]] = {}
         for name in READERS:
             groups.setdefault(row[name], []).append(name)
         for i, (reading, names) in enumerate(groups.items()):
