@@ -85,15 +85,15 @@ def outcome_of(
 
 
 def count_built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A counter of the findings built (``_output.Finding``)."""
+    """A counter of the findings built (``_output.FileFinding``)."""
     built = [0]
-    real = _output.Finding.__init__
+    real = _output.FileFinding.__init__
 
     def counting(self: Any, *args: Any, **kwargs: Any) -> None:
         built[0] += 1
         real(self, *args, **kwargs)
 
-    monkeypatch.setattr(_output.Finding, "__init__", counting)
+    monkeypatch.setattr(_output.FileFinding, "__init__", counting)
     return built
 
 

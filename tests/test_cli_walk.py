@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from sanitizer.cli import _inputs, _walk, check
 from sanitizer.cli._locate import CODEPOINTS, UTF16
-from sanitizer.cli._output import Finding
+from sanitizer.cli._output import FileFinding
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -99,7 +99,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def walked(top: Path, **rules: object) -> set[str]:
-    problems: list[_inputs.Problem] = []
+    problems: list[_inputs.WalkNotice] = []
     found = _inputs.expand([str(top)], problems.append, _walk.Rules(**rules))  # type: ignore[arg-type]
     names = {os.path.relpath(item.path, top).replace(os.sep, "/") for item in found}
     assert problems == []
@@ -322,7 +322,7 @@ def test_streamed_positions_equal_a_decode_of_the_prefix(
     """Whatever the chunk size, each ill-formed group is at the line and column that
     decoding its prefix with U+FFFD substitution gives, and its excerpt is the same."""
 
-    def findings(size: int) -> list[Finding]:
+    def findings(size: int) -> list[FileFinding]:
         from sanitizer.decoder import IncrementalDecoder
 
         stream = io.BytesIO(data)

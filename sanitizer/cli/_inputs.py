@@ -28,7 +28,7 @@ from ..decoder import find_errors
 from ..errors import ErrorKind
 from . import _walk
 from ._kinds import UNKNOWN, Kind
-from ._walk import Problem, reason_of
+from ._walk import WalkNotice, reason_of
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ __all__ = [
     "STDIN",
     "Input",
     "Opened",
-    "Problem",
+    "WalkNotice",
     "expand",
     "looks_binary",
     "open_input",
@@ -92,7 +92,7 @@ class Opened:
 
 def expand(
     paths: list[str],
-    report: Callable[[Problem], None],
+    report: Callable[[WalkNotice], None],
     rules: _walk.Rules | None = None,
     counts: _walk.Counts | None = None,
     as_text: tuple[str, ...] = (),
@@ -115,7 +115,7 @@ def expand(
         try:
             mode = os.stat(path).st_mode
         except OSError as exc:
-            report(Problem(path, reason_of(exc)))
+            report(WalkNotice(path, reason_of(exc)))
             continue
         if stat.S_ISDIR(mode):
             for found in _walk.walk(path, rules, counts, report):

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from ._check_args import Settings
     from ._inputs import Input
-    from ._output import Finding
+    from ._output import FileFinding
 
     T = TypeVar("T")
     R = TypeVar("R")
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
     # class instance costs a Python-level reduce each, several times the file's check).
     Counts = tuple[int, int, int, int, int, int, int]
-    Emitted = tuple[str, list[Finding], int, int, str | None]  # Recorder.emitted
+    Emitted = tuple[str, list[FileFinding], int, int, str | None]  # Recorder.emitted
     Checked = tuple[str, Counts, list[Emitted], str, int]
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate

@@ -116,7 +116,7 @@ class Place(NamedTuple):
         }
 
 
-class Finding:
+class FileFinding:
     """One finding as every output format shows it.  ``kind`` is the rule id
     (``overlong``, ``bidi-control``, ``declared-encoding``), ``what`` the offending thing
     in short (``C0 AF``, ``U+202E``, ``latin-1``), ``action`` the profile's action for it
@@ -154,7 +154,7 @@ class Finding:
         return tuple(getattr(self, name) for name in self._FIELDS)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Finding):
+        if not isinstance(other, FileFinding):
             return NotImplemented
         return self._fields() == other._fields()
 
@@ -162,7 +162,7 @@ class Finding:
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"Finding({inner})"
+        return f"FileFinding({inner})"
 
     def text_line(self) -> str:
         where = f"{display_path(self.place.path)}:{self.place.line}:{self.place.column}"

@@ -35,7 +35,7 @@ from . import _verdict
 from ._inputs import CHUNK, Opened
 from ._kinds import UNKNOWN
 from ._locate import CONTEXT, Locator, excerpt, visible
-from ._output import Finding, Place
+from ._output import FileFinding, Place
 from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -52,11 +52,11 @@ _check_source_pieces: Any = None  # sanitizer.source_gate.check_source_pieces, o
 _SHOWN = 80  # characters of an identifier shown in WHAT and in details
 
 
-def too_long(label: str, size: int, max_bytes: int) -> Finding:
+def too_long(label: str, size: int, max_bytes: int) -> FileFinding:
     """The one finding of a valid input larger than ``--max-bytes``."""
     place = Place(label, 0, size)
     reason = f"larger than --max-bytes {max_bytes}: policy not applied"
-    return Finding(
+    return FileFinding(
         "too-long", f"{size} bytes", "reject", reason, place, details={"category": "too-long"}
     )
 
@@ -143,7 +143,7 @@ def _too_long_if_clean(outcome: Outcome, opened: Opened, max_bytes: int) -> Outc
     the spool is closed once it is read."""
     findings = outcome.findings
 
-    def then() -> Iterator[Finding]:
+    def then() -> Iterator[FileFinding]:
         yield from findings
         release(opened)
         if not outcome.listed and not outcome.more:
@@ -330,7 +330,7 @@ def _placed(
     code_points: bool,
     columns: str,
     label: str,
-) -> list[Finding]:
+) -> list[FileFinding]:
     """The listed ``items`` as findings: their offsets (code-point indices when
     ``code_points``, else bytes) placed by lines and columns, with their excerpts, in
     one more pass over the pieces (the only bytes held: a piece and a little before)."""
@@ -383,7 +383,7 @@ def _placed(
             for a, b, m in related
         )
         findings.append(
-            Finding(kind, what, action, reason, place, cuts.get(lo, "") if lo < hi else "",
+            FileFinding(kind, what, action, reason, place, cuts.get(lo, "") if lo < hi else "",
                     fails=fails, related=places, details=details)
         )  # fmt: skip
     return findings

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
-from ._output import Finding, Writer, display_path
+from ._output import FileFinding, Writer, display_path
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Outcome:
 
     def __init__(
         self,
-        findings: Iterable[Finding] = (),
+        findings: Iterable[FileFinding] = (),
         size: int | Callable[[], int] = 0,
         more: int = 0,
         more_failing: int = 0,
@@ -52,7 +52,7 @@ class Outcome:
         self.listed = self.listed_failing = 0
         self.note = note  # why the input was skipped (binary), for every output format
 
-    def __iter__(self) -> Iterator[Finding]:
+    def __iter__(self) -> Iterator[FileFinding]:
         for finding in self.findings:
             self.listed += 1
             self.listed_failing += finding.fails
@@ -168,7 +168,7 @@ class Sink:
 
             self.sarif = SarifLog(out, columns)
 
-    def emit(self, finding: Finding) -> None:
+    def emit(self, finding: FileFinding) -> None:
         if self.quiet and not finding.fails:
             return
         if self.sarif is not None:
@@ -213,7 +213,7 @@ class Recorder(Sink):
     any of them."""
 
     def __init__(self) -> None:
-        self.emitted: list[tuple[str, list[Finding], int, int, str | None]] = []
+        self.emitted: list[tuple[str, list[FileFinding], int, int, str | None]] = []
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
         findings = list(outcome)

@@ -31,7 +31,7 @@ from typing import Any
 from .. import __version__
 from .._rule_registry import rule_for
 from ._locate import UTF16
-from ._output import Finding, Place, Writer
+from ._output import FileFinding, Place, Writer
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -94,13 +94,13 @@ class SarifLog:
             loc["message"] = {"text": message}
         return loc
 
-    def _fingerprint(self, finding: Finding) -> str:
+    def _fingerprint(self, finding: FileFinding) -> str:
         key = "\0".join((os.path.normpath(finding.place.path), finding.kind, finding.excerpt))
         digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self._seen[digest] += 1
         return f"{digest}:{self._seen[digest]}"
 
-    def result(self, finding: Finding) -> None:
+    def result(self, finding: FileFinding) -> None:
         index = self.rules.setdefault(finding.kind, len(self.rules))
         what = f"{finding.what}: " if finding.what else ""  # a run or a whole value: none
         text = f"{what}{finding.reason} ({finding.action})"

@@ -65,7 +65,7 @@ class Counts:
         self.by_walker: dict[str, str] = {}  # folder -> "git" | "pathspec"
 
 
-class Problem(NamedTuple):
+class WalkNotice(NamedTuple):
     """Something the walk could not read (``error``) or chose not to (``skipped``)."""
 
     path: str
@@ -88,7 +88,7 @@ def reason_of(exc: OSError) -> str:
 
 
 def walk(
-    top: str, rules: Rules, counts: Counts, report: Callable[[Problem], None]
+    top: str, rules: Rules, counts: Counts, report: Callable[[WalkNotice], None]
 ) -> Iterator[str]:
     """The files to read under folder ``top``, in a stable order (sorted by path)."""
     listed = _git_files(top) if rules.use_git and rules.ignore_files else None
@@ -147,7 +147,7 @@ def _from_git(
     listed: tuple[list[str], list[str]],
     rules: Rules,
     counts: Counts,
-    report: Callable[[Problem], None],
+    report: Callable[[WalkNotice], None],
 ) -> Iterator[str]:
     from ._ignore import IgnoreStack, PathFilter
 
@@ -173,7 +173,7 @@ def _from_git(
         except FileNotFoundError:  # deleted in the work tree, still in the index
             continue
         except OSError as exc:
-            report(Problem(full, reason_of(exc)))
+            report(WalkNotice(full, reason_of(exc)))
             continue
         if stat.S_ISDIR(st.st_mode):  # a submodule (gitlink): its own repository
             yield from walk(full, rules, counts, report)
@@ -186,7 +186,7 @@ def _regular(
     st: os.stat_result,
     rules: Rules,
     counts: Counts,
-    report: Callable[[Problem], None],
+    report: Callable[[WalkNotice], None],
     on_path: set[tuple[int, int]],
 ) -> Iterator[str]:
     """``full`` if it is a regular file (or, with --follow, a link to one or a folder)."""
@@ -197,7 +197,7 @@ def _regular(
         try:
             st = os.stat(full)
         except OSError as exc:  # a dangling or looping link
-            report(Problem(full, reason_of(exc)))
+            report(WalkNotice(full, reason_of(exc)))
             return
         if stat.S_ISDIR(st.st_mode):
             yield from _walk_dir(full, "", full, rules, counts, report, on_path, None)
@@ -205,7 +205,7 @@ def _regular(
     if stat.S_ISREG(st.st_mode):
         yield full
     else:
-        report(Problem(full, f"skipped: {kind_of(st.st_mode)}, not a regular file", False))
+        report(WalkNotice(full, f"skipped: {kind_of(st.st_mode)}, not a regular file", False))
 
 
 def _root_of_repo(top: str) -> str | None:
@@ -220,7 +220,7 @@ def _root_of_repo(top: str) -> str | None:
 
 
 def _from_disk(
-    top: str, rules: Rules, counts: Counts, report: Callable[[Problem], None]
+    top: str, rules: Rules, counts: Counts, report: Callable[[WalkNotice], None]
 ) -> Iterator[str]:
     from ._ignore import IgnoreStack
 
@@ -256,7 +256,7 @@ def _walk_dir(
     top: str,
     rules: Rules,
     counts: Counts,
-    report: Callable[[Problem], None],
+    report: Callable[[WalkNotice], None],
     on_path: set[tuple[int, int]],
     ignores: IgnoreStack | None,
     prefix: str = "",
@@ -265,7 +265,7 @@ def _walk_dir(
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        report(Problem(folder, reason_of(exc)))
+        report(WalkNotice(folder, reason_of(exc)))
         return
     from ._ignore import PathFilter
 
@@ -278,7 +278,7 @@ def _walk_dir(
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            report(Problem(full, reason_of(exc)))
+            report(WalkNotice(full, reason_of(exc)))
             continue
         is_link = stat.S_ISLNK(st.st_mode)
         is_dir = stat.S_ISDIR(st.st_mode)
@@ -286,7 +286,7 @@ def _walk_dir(
             try:
                 target = os.stat(full)
             except OSError as exc:
-                report(Problem(full, reason_of(exc)))
+                report(WalkNotice(full, reason_of(exc)))
                 continue
             is_dir = stat.S_ISDIR(target.st_mode)
             if is_dir:
@@ -298,7 +298,7 @@ def _walk_dir(
                 continue
             key = (st.st_dev, st.st_ino)
             if key in on_path:  # a link back to a folder being walked: a loop
-                report(Problem(full, "skipped: symbolic link loop", False))
+                report(WalkNotice(full, "skipped: symbolic link loop", False))
                 continue
             on_path.add(key)
             try:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 from ._inputs import CHUNK
 from ._locate import Position
-from ._output import Finding, Place
+from ._output import FileFinding, Place
 from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -44,7 +44,7 @@ def _stream_findings(
     columns: str,
     advance: Callable[[int], None],
     read: list[int],
-) -> Iterator[Finding]:
+) -> Iterator[FileFinding]:
     """The findings of one input, as they are decoded; ``read[0]`` ends as the byte
     count read.  ``advance(n)`` reports progress."""
     from ..wide import ByteOrderError, codec
@@ -88,9 +88,9 @@ def _stream_findings(
         chunk = opened.stream.read(CHUNK)
 
 
-def _finding(label: str, err: WideError, line: int, column: int, after: Position) -> Finding:
+def _finding(label: str, err: WideError, line: int, column: int, after: Position) -> FileFinding:
     place = Place(label, err.start, err.end, line, column, after.line, after.column)
-    return Finding(
+    return FileFinding(
         err.kind.value,
         err.hex,
         "reject",
@@ -113,7 +113,7 @@ def wide_policy_mode(opened: Opened, settings: Settings, progress: Progress) -> 
         outcome = wide_mode(_again(opened), settings, progress)
         findings = outcome.findings
 
-        def then() -> Iterator[Finding]:
+        def then() -> Iterator[FileFinding]:
             yield from findings
             release(opened)
 
@@ -176,7 +176,7 @@ def _again(opened: Opened) -> Opened:
     return Reopened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]
 
 
-def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding], int, int]:
+def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFinding], int, int]:
     """The listed findings of the policy on the text, a piece at a time, and the counts
     of the others (all, and those that fail)."""
     import codecs
@@ -195,7 +195,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding],
     listing, counting = _capped(settings.policy, settings.limit)
     strict, limit, label = settings.strict, settings.limit, opened.label
     position = Position(settings.columns)
-    findings: list[Finding] = []
+    findings: list[FileFinding] = []
     more = more_failing = 0
     byte_at = skip  # the input offset of ``buf[0]``
     buf = decoder.decode(head[skip:])
@@ -232,7 +232,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding],
             (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
             details = {k: v for k, v in d.items() if k not in ("start", "end")}
             findings.append(
-                Finding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
+                FileFinding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
                         Place(label, lo, hi, line, column, end_line, end_column),
                         fails=fails, details=details)
             )  # fmt: skip
@@ -243,8 +243,8 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding],
     return findings, more, more_failing
 
 
-def _no_bom(label: str, exc: ByteOrderError, encoding: str) -> Finding:
-    return Finding(
+def _no_bom(label: str, exc: ByteOrderError, encoding: str) -> FileFinding:
+    return FileFinding(
         "no-byte-order-mark",
         exc.object.hex(" ").upper(),
         "reject",

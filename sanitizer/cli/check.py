@@ -40,7 +40,7 @@ from ._declared import HEAD, Declaration, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, Opened
 from ._kinds import BINARY, kind_of, known
 from ._locate import CONTEXT, Locator, excerpt, locate_all
-from ._output import Finding, OutputError, Place, Writer, display_path, end_of_output
+from ._output import FileFinding, OutputError, Place, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -87,7 +87,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     )
     counts = _walk.Counts()
 
-    def report(problem: _walk.Problem) -> None:
+    def report(problem: _walk.WalkNotice) -> None:
         if problem.error:
             totals.io_error(problem.path, problem.message)
         else:
@@ -209,7 +209,7 @@ def _binary_mode(opened: Opened, settings: Settings, progress: Progress) -> Outc
     size = _inputs.size_of(opened.path) or len(opened.first)
     progress.advance(size, opened.label)
     place = Place(opened.label, 0, 0)
-    finding = Finding("binary", "", "reject", _inputs.BINARY_NOTE, place)
+    finding = FileFinding("binary", "", "reject", _inputs.BINARY_NOTE, place)
     return Outcome([finding], size)
 
 
@@ -261,7 +261,7 @@ def _declared_mode(
     progress.advance(_inputs.size_of(opened.path) or len(first), label)
     line, column = locate_all(first, [start], [], settings.columns)[start]
     place = Place(label, start, end, line, column, line, column + end - start)  # ASCII
-    finding = Finding(
+    finding = FileFinding(
         "declared-encoding",
         declared.name,
         settings.declared_encoding,
@@ -282,7 +282,7 @@ def _utf8_findings(
     label: str,
     limit: int = 0,
     outcome: Outcome | None = None,
-) -> Iterator[Finding]:
+) -> Iterator[FileFinding]:
     """Groups of errors (``ErrorGrouper``) as findings, each once the bytes after it
     (for its excerpt) have been read; memory stays bounded by two chunks.  After
     ``limit`` findings (0: none) the rest are counted in ``outcome.more`` without being
@@ -364,7 +364,7 @@ def _utf8_finding(
     group: tuple[Utf8Error, ...],
     where: dict[int, tuple[int, int, int, int]],
     locator: Locator,
-) -> Finding:
+) -> FileFinding:
     head, tail = group[0], group[-1]
     line, column = where[head.start][:2]
     end_line, end_column = where[tail.start][2:]
@@ -372,7 +372,7 @@ def _utf8_finding(
         del where[err.start]
     hex_bytes = " ".join(err.hex for err in group)
     place = Place(label, head.start, tail.end, line, column, end_line, end_column)
-    return Finding(
+    return FileFinding(
         head.kind.value,
         hex_bytes,
         "reject",
