@@ -202,7 +202,11 @@ _TABLE: dict[str, _Row] = {
         "with Cyrillic does not), it is refused when the identifier reads as an ASCII "
         'word (its §4 skeleton is ASCII: "p\\u0430ypal") or mixes Latin with Cyrillic, '
         'else reported as allowed (units and formulas: "μs", "Δt"). Each distinct '
-        "identifier is reported once, at its first occurrence.",
+        "identifier is reported once, at its first occurrence. One ASCII letter glued to a "
+        "right-to-left word (a format placeholder: `%s\u0643\u06c6`) is two runs on "
+        "screen, not one identifier; the characters of a generated character table in a "
+        'string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, as regex libraries '
+        "write Unicode properties) are data, not words.",
         in_text="Not judged: the words of text that is not code are not identifiers.",
     ),
     "mixed-numbers": _row((POLICY,), "7.0", "1\u09e83"),
