@@ -80,7 +80,8 @@ _HIGHLY = frozenset({"Jpan", "Kore", "Hanb"})  # UTS #39 §5.2 step 3 (augmented
 
 class SourceFinding(Frozen):
     """One finding of the source gate.  ``kind`` is the rule id (a policy category such as
-    ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``);
+    ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``: each is a
+    rule of ``sanitizer._rule_registry``);
     ``start``/``end`` are code-point indices; ``codepoint`` the character, for a
     one-character finding; ``identifier`` the identifier, for the identifier rules;
     ``other`` for ``confusable``: the other spelling's (start, end, spelling).  A frozen
