@@ -252,7 +252,7 @@ def check_encoding(name: str) -> str | None:
     """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
     if is_utf8(name):
         return None
-    from ..wide import codec  # UTF-16/32: loaded only when asked for
+    from .._wide_codecs import codec  # UTF-16/32: loaded only when asked for
 
     try:
         codec(name)

@@ -47,7 +47,8 @@ def _stream_findings(
 ) -> Iterator[Finding]:
     """The findings of one input, as they are decoded; ``read[0]`` ends as the byte
     count read.  ``advance(n)`` reports progress."""
-    from ..wide import ByteOrderError, codec
+    from .._wide_codecs import codec
+    from ..wide import ByteOrderError
 
     label, first = opened.label, opened.first
     found, order = codec(encoding)
@@ -132,7 +133,8 @@ def _proven_size(opened: Opened, settings: Settings, progress: Progress) -> int 
     can be read again from its start: a pipe is spooled), else None."""
     import tempfile
 
-    from ..wide import ByteOrderError, codec
+    from .._wide_codecs import codec
+    from ..wide import ByteOrderError
 
     found, order = codec(settings.encoding)
     decoder = found.incremental_decoder("replace", byte_order=order)
@@ -183,7 +185,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding],
 
     from ..policy import Action, inspect
     from ..policy.compiled import piece_end
-    from ..wide import codec
+    from .._wide_codecs import codec
     from ._policy_modes import PIECE, _capped
 
     found, order = codec(settings.encoding)
