@@ -30,6 +30,8 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable
 
+from .._frozen import Frozen
+
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -71,7 +73,7 @@ class _RecordMeta(type):
     """Makes a ``Record`` subclass's annotated names its slots, their values its defaults."""
 
     def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
-        if not bases:  # the Record base itself
+        if not any(isinstance(base, _RecordMeta) for base in bases):  # Record itself
             return super().__new__(mcs, name, bases, namespace)
         fields = tuple(namespace.get("__annotations__", {}))
         defaults = {field: namespace.pop(field) for field in fields if field in namespace}
@@ -82,10 +84,10 @@ class _RecordMeta(type):
 
 
 @dataclass_transform(frozen_default=True)
-class Record(metaclass=_RecordMeta):
+class Record(Frozen, metaclass=_RecordMeta):
     """Base of a frozen value class of the CLI: built as a dataclass is (fields in
-    order, or by keyword), compared, hashed and shown by its fields, which cannot be
-    reassigned (see the module's docstring)."""
+    order, or by keyword); compared, hashed, shown and pickled by its fields, which
+    cannot be reassigned, as ``Frozen`` is (see the module's docstring)."""
 
     __slots__: tuple[str, ...] = ()
     _defaults: dict[str, Any]
@@ -109,28 +111,3 @@ class Record(metaclass=_RecordMeta):
         if values:
             unknown = ", ".join(sorted(values))
             raise TypeError(f"{type(self).__name__}() got unexpected keyword(s): {unknown}")
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, Record)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({shown})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}")
-
-    def __reduce__(self) -> tuple[type[Record], tuple[object, ...]]:
-        return type(self), self._values()
