@@ -1,8 +1,11 @@
-"""The settings of ``sanitizer check`` are spelt once, and each format has one emitter.
+"""How ``sanitizer check`` is cut: settings spelt once, modes by name, one emitter a format.
 
 ``Settings`` (a ``_record.Record``: a frozen dataclass for type checkers, built without
 ``dataclasses`` at run time) holds every field and default once: the parser takes its
 defaults from it, and ``resolve`` copies the options taken as given by their names.
+Each input mode is registered in ``_check.MODES`` and imported by name, so the import
+graph (``test_import_cycles``) does not see the command reach its modes: that no mode
+reaches the command is asserted here.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import argparse
 import pickle
 
 import pytest
+from test_import_cycles import graph
 
 from sanitizer.cli import _check, _check_args, build_parser
 from sanitizer.cli._locate import CODEPOINTS, UTF16
@@ -90,3 +94,22 @@ def test_each_format_has_one_emitter() -> None:
 def test_every_mode_is_registered_and_loads() -> None:
     for name in _check.MODES:
         assert callable(_check.load(name))
+
+
+def test_no_mode_reaches_the_command() -> None:
+    edges, _ = graph()
+    command = "sanitizer.cli._check"
+    for module, _function in _check.MODES.values():
+        seen, todo = set(), [f"sanitizer.cli.{module}"]
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(edges[name])
+        assert command not in seen, f"{module} imports {command}, directly or not"
+
+
+def test_cli_exports_main_alone() -> None:
+    import sanitizer.cli
+
+    assert sanitizer.cli.__all__ == ["main"]
