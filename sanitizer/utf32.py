@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .wide import (
-    ByteOrder,
     ByteOrderError,
-    Endian,
-    Errors,
     UnitErrorKind,
     WideCodec,
     WideError,
@@ -114,54 +111,14 @@ def _walk(data: bytes, big: bool, pos: int, limit: int) -> list[int]:
 CODEC = WideCodec("utf-32", 4, (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"), _walk, Utf32Error)
 
 
-def decode(
-    data: bytes | bytearray | memoryview,
-    *,
-    errors: Errors = "strict",
-    byte_order: ByteOrder = "bom",
-    default_endian: Endian | None = None,
-) -> str:
-    """Decode UTF-32 strictly: ``errors="strict"`` raises ``Utf32Error`` for the first
-    ill-formed unit (CPython's ``start``/``end``), ``"replace"`` puts one U+FFFD per
-    ill-formed unit.  With ``byte_order="bom"`` the BOM is skipped; with "le"/"be" an
-    initial U+FEFF is kept, as CPython's ``utf-32-le``/``-be`` codecs do."""
-    return CODEC.decode(data, errors=errors, byte_order=byte_order, default_endian=default_endian)
+# The entry points: one definition for both encodings (``WideCodec``), bound to this one.
+decode = CODEC.decode
+is_valid = CODEC.is_valid
+find_errors = CODEC.find_errors
 
 
-def is_valid(
-    data: bytes | bytearray | memoryview,
-    *,
-    byte_order: ByteOrder = "bom",
-    default_endian: Endian | None = None,
-) -> bool:
-    """True when ``data`` is well-formed UTF-32 in that byte order."""
-    return CODEC.is_valid(data, byte_order=byte_order, default_endian=default_endian)
-
-
-def find_errors(
-    data: bytes | bytearray | memoryview,
-    *,
-    limit: int | None = None,
-    byte_order: ByteOrder = "bom",
-    default_endian: Endian | None = None,
-) -> list[Utf32Error]:
-    """Every ill-formed unit in order, one per U+FFFD of replace mode (``limit``: stop
-    after that many)."""
-    found = CODEC.find_errors(
-        data, limit=limit, byte_order=byte_order, default_endian=default_endian
-    )
-    return found  # type: ignore[return-value]
-
-
-class IncrementalDecoder(WideIncrementalDecoder):
+class IncrementalDecoder(WideIncrementalDecoder[Utf32Error]):
     """UTF-32 in chunks: text and errors equal one-shot decoding for every split; at
     most 3 bytes are held back."""
 
-    def __init__(
-        self,
-        errors: Errors = "strict",
-        *,
-        byte_order: ByteOrder = "bom",
-        default_endian: Endian | None = None,
-    ) -> None:
-        super().__init__(CODEC, errors, byte_order=byte_order, default_endian=default_endian)
+    codec = CODEC

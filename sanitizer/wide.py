@@ -1,12 +1,13 @@
-"""UTF-16 and UTF-32: what both share, and the codecs by encoding name.
+"""UTF-16 and UTF-32: what both share.
 
 ``sanitizer.utf16`` and ``sanitizer.utf32`` walk their code units; this module holds what
 is the same for both: the error kinds and the error class (a ``UnicodeDecodeError`` with
 CPython's ``start``/``end``, plus ``kind`` and a ``reason`` for a log, computed lazily from
 the bytes), byte order mark detection (``"bom"`` never guesses: no BOM and no
-``default_endian`` is a ``ByteOrderError``), the entry points built on one walk
-(``WideCodec``), and ``codec(name)``, which the CLI and the policy layer use to turn
-``"utf-16le"`` or ``"UTF-32"`` into a codec.
+``default_endian`` is a ``ByteOrderError``), and the entry points built on one walk
+(``WideCodec``: ``decode``, ``is_valid``, ``find_errors``; ``WideIncrementalDecoder``),
+which each encoding's module binds to its codec.  The codecs by encoding name
+(``"utf-16le"``, ``"UTF-32"``) are ``sanitizer._wide_codecs``'s.
 """
 
 from __future__ import annotations
@@ -16,32 +17,15 @@ import enum
 import re
 from collections.abc import Callable, Iterator
 from itertools import compress, islice
+from typing import Any, Generic, Literal, TypeVar
 
-from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
+from ._arguments import check_choice, check_count, check_flag, exact_bytes, type_name
 from .charnames import describe
 from .errors import errors_for_spans
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    Errors = Literal["strict", "replace"]
-    ByteOrder = Literal["le", "be", "bom"]
-    Endian = Literal["le", "be"]
-else:
-
-    def __getattr__(name: str) -> object:
-        """The ``Literal`` aliases above, made on first use (PEP 562): ``sanitizer check``
-        imports this module but not ``typing``."""
-        values = {"Errors": _ERRORS, "ByteOrder": _ORDERS, "Endian": _ENDIANS}.get(name)
-        if values is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from typing import Literal
-
-        alias = globals()[name] = Literal[values]
-        return alias
-
-
+Errors = Literal["strict", "replace"]
+ByteOrder = Literal["le", "be", "bom"]
+Endian = Literal["le", "be"]
 _ERRORS: tuple[Errors, ...] = ("strict", "replace")
 _ORDERS: tuple[ByteOrder, ...] = ("le", "be", "bom")
 _ENDIANS: tuple[Endian, ...] = ("le", "be")
@@ -141,6 +125,10 @@ class WideError(UnicodeDecodeError):
         }
 
 
+# The error class of one encoding (``Utf16Error``, ``Utf32Error``).
+E = TypeVar("E", bound=WideError, covariant=True)
+
+
 class ByteOrderError(UnicodeDecodeError):
     """``byte_order="bom"`` and the input starts with no byte order mark, and no
     ``default_endian`` was given: the byte order is not guessed (CPython's ``utf-16``
@@ -179,16 +167,21 @@ def flagged(flags: bytes, first: int, step: int, limit: int) -> list[int]:
 Walk = Callable[[bytes, bool, int, int], "list[int]"]
 
 
-class WideCodec:
-    """The entry points of one encoding family, over its ``walk`` and its error class.
+class WideCodec(Generic[E]):
+    """The entry points of one encoding family, over its ``walk`` and its error class:
+    ``sanitizer.utf16`` and ``sanitizer.utf32`` export its bound ``decode``,
+    ``is_valid`` and ``find_errors``, and their ``IncrementalDecoder`` names it.
 
     Valid input costs one call of CPython's strict codec, which accepts exactly the
     well-formed code unit sequences (tests compare every short input and random ones);
     only input it refuses is walked, from the offset where it stopped.
     """
 
+    # the encoding's IncrementalDecoder (a WideIncrementalDecoder naming this codec)
+    decoder_class: type[WideIncrementalDecoder[E]]
+
     def __init__(
-        self, family: str, unit: int, boms: tuple[bytes, bytes], walk: Walk, error: type[WideError]
+        self, family: str, unit: int, boms: tuple[bytes, bytes], walk: Walk, error: type[E]
     ) -> None:
         self.family = family  # "utf-16" or "utf-32"
         self.unit = unit
@@ -272,6 +265,11 @@ class WideCodec:
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
     ) -> str:
+        """Decode strictly: ``errors="strict"`` raises the encoding's error
+        (``Utf16Error``, ``Utf32Error``) for the first ill-formed unit (CPython's
+        ``start``/``end``), ``"replace"`` puts one U+FFFD per ill-formed unit.  With
+        ``byte_order="bom"`` the BOM is skipped; with "le"/"be" an initial U+FEFF is kept,
+        as CPython's ``utf-16-le``/``-be`` codecs do."""
         raw = exact_bytes(data, "data", "decode")
         errors = check_choice(errors, _ERRORS, "errors", "decode")
         big, skip = self.resolve(raw, byte_order, default_endian, "decode")
@@ -302,6 +300,7 @@ class WideCodec:
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
     ) -> bool:
+        """True when ``data`` is well-formed in that byte order."""
         raw = exact_bytes(data, "data", "is_valid")
         big, skip = self.resolve(raw, byte_order, default_endian, "is_valid")
         text, good = self._refused_at(raw, big, skip)
@@ -314,8 +313,9 @@ class WideCodec:
         limit: int | None = None,
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
-    ) -> list[WideError]:
-        """Every ill-formed code unit in order, one per U+FFFD of replace mode."""
+    ) -> list[E]:
+        """Every ill-formed unit in order, one per U+FFFD of replace mode (``limit``: stop
+        after that many)."""
         raw = exact_bytes(data, "data", "find_errors")
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int):
@@ -336,7 +336,7 @@ class WideCodec:
         spans = self.spans(raw, big, good, -1 if limit is None else limit)
         return self.errors(raw, big, spans)
 
-    def errors(self, raw: bytes, big: bool, spans: list[int], base: int = 0) -> list[WideError]:
+    def errors(self, raw: bytes, big: bool, spans: list[int], base: int = 0) -> list[E]:
         """Error objects for flat ``spans`` (offsets into ``raw``, at stream offset
         ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
         found = errors_for_spans(self.error, self.name(big), raw, spans, base)
@@ -351,22 +351,30 @@ class WideCodec:
         *,
         byte_order: ByteOrder = "bom",
         default_endian: Endian | None = None,
-    ) -> WideIncrementalDecoder:
-        return WideIncrementalDecoder(
-            self, errors, byte_order=byte_order, default_endian=default_endian
-        )
+    ) -> WideIncrementalDecoder[E]:
+        """The encoding's ``IncrementalDecoder``."""
+        return self.decoder_class(errors, byte_order=byte_order, default_endian=default_endian)
 
 
-class WideIncrementalDecoder(codecs.IncrementalDecoder):
+class WideIncrementalDecoder(codecs.IncrementalDecoder, Generic[E]):
     """Strict decoding of a stream in chunks, holding back at most 3 bytes (a cut code
     unit, or a high surrogate whose low one may come next).  For every split of an input
     the text and the errors (stream offsets) equal one-shot decoding.  ``decode`` follows
     the ``codecs`` protocol; ``feed`` returns (text with U+FFFD per error, errors) and
-    raises only ``ByteOrderError`` (no BOM, no ``default_endian``)."""
+    raises only ``ByteOrderError`` (no BOM, no ``default_endian``).
+
+    Each encoding's ``IncrementalDecoder`` subclasses it, naming its codec in ``codec``
+    (which then makes it the codec's ``decoder_class``)."""
+
+    codec: WideCodec[E]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "codec" in cls.__dict__:
+            cls.codec.decoder_class = cls
 
     def __init__(
         self,
-        codec: WideCodec,
         errors: Errors = "strict",
         *,
         byte_order: ByteOrder = "bom",
@@ -377,7 +385,6 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
         byte_order = check_choice(byte_order, _ORDERS, "byte_order", where)
         if default_endian is not None:
             default_endian = check_choice(default_endian, _ENDIANS, "default_endian", where)
-        self.codec = codec
         self.errors = errors
         self.byte_order = byte_order
         self.default_endian = default_endian
@@ -449,7 +456,7 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
 
     def feed(
         self, chunk: Any, final: bool = False, *, limit: int | None = None
-    ) -> tuple[str, list[WideError]]:
+    ) -> tuple[str, list[E]]:
         if limit is not None:
             limit = check_count(limit, "limit", "IncrementalDecoder.feed", 1)
         if final is not False and final is not True:
@@ -490,32 +497,6 @@ class WideIncrementalDecoder(codecs.IncrementalDecoder):
         else:
             text = codec.replaced(head, big, 0, spans)
         return text, codec.errors(buf, big, spans, base)
-
-
-def codec(encoding: str, where: str = "codec") -> tuple[WideCodec, ByteOrder]:
-    """The codec and byte order for an encoding name: "utf-16", "UTF-16LE", "utf_32_be"...
-    ("utf-16"/"utf-32" mean BOM detection).  ValueError for any other name (TypeError for
-    a non-str), naming ``where``'s argument 'encoding'."""
-    from . import utf16, utf32  # imported here: they import this module
-
-    encoding = exact_str(encoding, "encoding", where)
-    key = encoding.lower().replace("_", "-").replace("utf-", "utf")
-    family, order = key[:5], key[5:].lstrip("-")
-    found = {"utf16": utf16.CODEC, "utf32": utf32.CODEC}.get(family)
-    if found is not None:
-        if order == "":
-            return found, "bom"
-        if order == "le":
-            return found, "le"
-        if order == "be":
-            return found, "be"
-    raise ValueError(
-        f"{where}() argument 'encoding' must be utf-8, utf-16, utf-16le, utf-16be, utf-32, "
-        f"utf-32le or utf-32be, not {encoding!r}"
-        if where != "codec"
-        else f"unknown encoding {encoding!r}: expected utf-16, utf-16le, utf-16be, utf-32, "
-        "utf-32le or utf-32be"
-    )
 
 
 def describe_unit(value: int) -> str:

@@ -239,7 +239,7 @@ SWEEP: list[tuple[str, dict[str, str]]] = [
             (f"s.{m}.IncrementalDecoder().setstate({{state}})", {"state": "(b'', 0)"}),
         ]
     ],
-    ("wide.codec({encoding})", {"encoding": "'utf-16'"}),
+    ("wc.codec({encoding})", {"encoding": "'utf-16'"}),
     *[(f"s.utf7.{f}({{data}})", {"data": "b'a'"})
       for f in ("inspect", "find_errors", "is_valid", "decode")],
     ("s.utf7.spelling({data}, {limit})", {"data": "b'+ADw-'", "limit": "64"}),
@@ -310,7 +310,7 @@ import sanitizer.web as w
 from sanitizer import profiles as p
 from sanitizer import strategies as st
 from sanitizer import fuzzing as fz
-from sanitizer import wide, lookalike as la
+from sanitizer import _wide_codecs as wc, lookalike as la
 from sanitizer.integrations import pydantic as ipyd
 import django
 from django.conf import settings

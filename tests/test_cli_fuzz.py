@@ -292,7 +292,7 @@ def test_campaign_far_below_its_time_exits_3(
 
 
 def test_target_choices_are_the_campaign_targets() -> None:
-    from sanitizer.cli.fuzz import target_choices
+    from sanitizer.cli._fuzz import target_choices
     from sanitizer.fuzzing.targets import TARGET_NAMES
 
     assert target_choices() == (*TARGET_NAMES, "all")

@@ -27,7 +27,7 @@ import pytest
 from cli_runner import CliResult
 from hypothesis import given, settings
 
-from sanitizer.cli import _check_args, _inputs, _locate, _output, build_parser, check
+from sanitizer.cli import _check, _check_args, _inputs, _locate, _output, build_parser
 from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._report import Progress
 from sanitizer.strategies import attack_bytes
@@ -72,7 +72,7 @@ def outcome_of(
     stream: Any = io.BufferedReader(_Pipe(data)) if pipe else io.BytesIO(data)
     opened = Opened(name, name, stream, stream.read(first))
     settings = settings_of(*options)
-    mode = check._mode_for(Input(name, True), opened, settings)
+    mode = _check.mode_for(Input(name, True), opened, settings)
     assert mode is not None
     outcome = mode(opened, settings, Progress(0, enabled=False))
     findings = list(outcome)
@@ -125,12 +125,12 @@ def test_memory_does_not_grow_with_a_hostile_input(
     """tracemalloc's peak for an input four times larger is the same (a piece, a
     chunk, the listed findings), whatever the findings (pieces and reads of 4 KiB here,
     so that both inputs are many of them and the test stays fast)."""
-    from sanitizer.cli import _policy_modes, _verdict
+    from sanitizer.cli import _judge, _mode_utf8, _verdict
 
     small_reads = 1 << 12
-    monkeypatch.setattr(_policy_modes, "PIECE", small_reads)
+    monkeypatch.setattr(_judge, "PIECE", small_reads)
     monkeypatch.setattr(_verdict, "VERDICT_CHUNK", small_reads)
-    for module in (check, _policy_modes):
+    for module in (_mode_utf8, _judge):
         monkeypatch.setattr(module, "CHUNK", small_reads)
 
     def peak(size: int) -> int:

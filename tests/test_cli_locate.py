@@ -16,7 +16,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanitizer.cli import _wide, check
+from sanitizer.cli import _mode_utf8, _mode_wide
 from sanitizer.cli._check_args import Settings
 from sanitizer.cli._inputs import CHUNK, Opened
 from sanitizer.cli._locate import CODEPOINTS, UTF16, Locator, Position, locate_all
@@ -85,10 +85,10 @@ def _places(data: bytes, encoding: str, columns: str) -> list[tuple[int, int, in
     opened = Opened("x", "x", stream, stream.read(CHUNK))
     progress = Progress(0, enabled=False)
     if encoding == "utf-8":
-        outcome = check._stream_mode(opened, Settings(columns=columns), progress)
+        outcome = _mode_utf8.stream_mode(opened, Settings(columns=columns), progress)
     else:
         settings = Settings(encoding=encoding, utf8=False, columns=columns)
-        outcome = _wide.wide_mode(opened, settings, progress)
+        outcome = _mode_wide.wide_mode(opened, settings, progress)
     return [(f.place.line, f.place.column, f.place.end_line, f.place.end_column) for f in outcome]
 
 

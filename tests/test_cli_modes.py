@@ -9,7 +9,6 @@ picks that mode for the input.
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import sys
@@ -18,7 +17,19 @@ from typing import Any
 
 import pytest
 
-from sanitizer.cli import _check_args, _inputs, _policy_modes, _wide, build_parser, check, main
+from sanitizer.cli import (
+    _check,
+    _check_args,
+    _inputs,
+    _mode_declared,
+    _mode_policy,
+    _mode_source,
+    _mode_utf8,
+    _mode_wide,
+    _mode_wide_policy,
+    build_parser,
+    main,
+)
 from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._output import Writer
 from sanitizer.cli._report import Outcome, Progress, Sink
@@ -43,73 +54,73 @@ class _Pipe(io.RawIOBase):
 
 # name: (the mode, its options, the input's bytes, read from stdin)
 CASES: dict[str, tuple[Any, tuple[str, ...], bytes, bool]] = {
-    "stream (stdin pipe)": (check._stream_mode, (), ILL_FORMED, True),
-    "file, ill-formed": (check._file_mode, (), ILL_FORMED, False),
-    "file, ill-formed, --limit 2": (check._file_mode, ("--limit", "2"), ILL_FORMED, False),
-    "file, valid": (check._file_mode, (), "caf\u00e9 \U0001f600\n".encode() * 999, False),
+    "stream (stdin pipe)": (_mode_utf8.stream_mode, (), ILL_FORMED, True),
+    "file, ill-formed": (_mode_utf8.file_mode, (), ILL_FORMED, False),
+    "file, ill-formed, --limit 2": (_mode_utf8.file_mode, ("--limit", "2"), ILL_FORMED, False),
+    "file, valid": (_mode_utf8.file_mode, (), "caf\u00e9 \U0001f600\n".encode() * 999, False),
     "declared encoding": (
-        check._declared_mode,
+        _mode_declared.declared_mode,
         ("--declared-encoding", "allow"),
         b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nx = '\xe9'\n",
         False,
     ),
     "utf-16le": (
-        _wide.wide_mode,
+        _mode_wide.wide_mode,
         ("--encoding", "utf-16le"),
         WIDE_TEXT.encode("utf-16-le") + b"\x00\xdc" + "\U0001f600\n".encode("utf-16-le") + b"!",
         False,
     ),
     "utf-16, no byte order mark": (
-        _wide.wide_mode,
+        _mode_wide.wide_mode,
         ("--encoding", "utf-16"),
         WIDE_TEXT.encode("utf-16-be"),
         False,
     ),
     "utf-32be from stdin": (
-        _wide.wide_mode,
+        _mode_wide.wide_mode,
         ("--encoding", "utf-32be"),
         WIDE_TEXT.encode("utf-32-be") + b"\x00\x00\xd8\x00" + "x\n".encode("utf-32-be"),
         True,
     ),
     "utf-16 with a policy": (
-        _wide.wide_policy_mode,
+        _mode_wide_policy.wide_policy_mode,
         ("--encoding", "utf-16", "--policy", "TEXT"),
         b"\xff\xfe" + WIDE_TEXT.encode("utf-16-le") + b"\x00\xd8" + "\u200b\n".encode("utf-16-le"),
         False,
     ),
     "policy": (
-        _policy_modes.policy_mode,
+        _mode_policy.policy_mode,
         ("--policy", "TEXT"),
         b"\xef\xbb\xbf" + "a\u200bb\x1b[0m \u05e9\u200f\n".encode() + ILL_FORMED,
         False,
     ),
     "policy, --limit 3": (
-        _policy_modes.policy_mode,
+        _mode_policy.policy_mode,
         ("--policy", "TEXT", "--limit", "3"),
         "\u200b\x1b\n".encode() * 20,
         False,
     ),
     "policy, too long": (
-        _policy_modes.policy_mode,
+        _mode_policy.policy_mode,
         ("--policy", "TEXT", "--max-bytes", "10"),
         ILL_FORMED,
         False,
     ),
     "policy, listed up to max_findings": (
-        _policy_modes.policy_mode,
+        _mode_policy.policy_mode,
         ("--policy", "TEXT"),
         b"\x1b" * 1500,
         False,
     ),
-    "source": (_policy_modes.source_mode, ("--policy", "SOURCE"), TROJAN.encode(), False),
+    "source": (_mode_source.source_mode, ("--policy", "SOURCE"), TROJAN.encode(), False),
     "source, strict, from stdin": (
-        _policy_modes.source_mode,
+        _mode_source.source_mode,
         ("--policy", "SOURCE", "--strict", "--columns", "utf16"),
         ("\U0001f600 = '\u200b'\n" + TROJAN).encode(),
         True,
     ),
     "source, not UTF-8": (
-        _policy_modes.source_mode,
+        _mode_source.source_mode,
         ("--policy", "SOURCE"),
         TROJAN.encode() + b"\xc0\xaf\n",
         False,
@@ -145,10 +156,7 @@ def _by_mode(
     stream: Any = io.BufferedReader(_Pipe(data)) if from_stdin else _inputs.open_input(path)
     item = Input(path, True)
     opened = Opened(path, item.label, stream, stream.read(CHUNK))
-    chosen = check._mode_for(item, opened, settings)
-    if mode is check._declared_mode:
-        assert isinstance(chosen, functools.partial)
-        mode = chosen
+    chosen = _check.mode_for(item, opened, settings)
     outcome = mode(opened, settings, Progress(0, enabled=False))
     findings = list(outcome)
     stream.close()
@@ -159,8 +167,8 @@ def _write(fmt: str, label: str, outcome: Outcome, settings: _check_args.Setting
     """Write ``outcome`` through the command's sink, in ``fmt`` (no summary)."""
     sink = Sink(Writer(fmt=fmt), settings.limit, settings.columns)
     sink.emit_file(label, outcome)
-    if sink.sarif is not None:
-        sink.sarif.close(True, 0, {})
+    if fmt == "sarif":  # the log's end (the summary of JSON Lines is left out)
+        sink.close(True, 0, {})
     sys.stdout.flush()
 
 
@@ -174,7 +182,7 @@ def test_a_mode_reports_what_the_command_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     mode, options, data, from_stdin = CASES[case]
-    name = "input.py" if mode is check._declared_mode else "input.txt"  # PEP 263: Python
+    name = "input.py" if mode is _mode_declared.declared_mode else "input.txt"  # PEP 263: Python
     path = "-" if from_stdin else str(tmp_path / name)
     if not from_stdin:
         Path(path).write_bytes(data)
@@ -182,10 +190,7 @@ def test_a_mode_reports_what_the_command_does(
     printed = _command(options, path, data, capfd, monkeypatch)
     settings = _settings(*options)
     chosen, opened, outcome, findings = _by_mode(case, path, settings)
-    if mode is check._declared_mode:
-        assert isinstance(chosen, functools.partial) and chosen.func is mode
-    else:
-        assert chosen is mode
+    assert chosen is mode
     assert outcome.listed == len(findings)
     _write(fmt, opened.label, Outcome(findings, 0, outcome.more, outcome.more_failing), settings)
     written = capfd.readouterr().out

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from sanitizer import _native
-from sanitizer.cli import _verdict, check, main
+from sanitizer.cli import _check, _mode_utf8, _verdict, main
 
 SAMPLE = "héllo wörld 日本語 🙂👍🏽 abc\n".encode()  # 1, 2, 3 and 4-byte characters
 READ = _verdict.VERDICT_CHUNK
-FIRST = check.CHUNK  # what _check_one reads before the verdict pass
+FIRST = _check.CHUNK  # what _check_one reads before the verdict pass
 
 
 def text_of(size: int) -> bytes:
@@ -140,7 +140,7 @@ def test_a_valid_file_is_decided_without_the_exact_path(
     def refuse(*args: object) -> Callable[..., object]:
         raise AssertionError("the exact path read a valid file")
 
-    monkeypatch.setattr(check, "_utf8_findings", refuse)
+    monkeypatch.setattr(_mode_utf8, "_utf8_findings", refuse)
     path = tmp_path / "valid.txt"
     path.write_bytes(text_of(BIG))
     code, records = _run([str(path)], capfd)
@@ -216,7 +216,7 @@ def test_a_valid_file_is_proven_in_parts(
     def refuse(*args: object) -> Callable[..., object]:
         raise AssertionError("the exact path read a valid file")
 
-    monkeypatch.setattr(check, "_utf8_findings", refuse)
+    monkeypatch.setattr(_mode_utf8, "_utf8_findings", refuse)
     path = tmp_path / "valid.txt"
     path.write_bytes(b"x" * shift + text_of(BIG))
     code, records = _run([f"--jobs={parts}", str(path)], capfd)

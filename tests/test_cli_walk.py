@@ -21,9 +21,10 @@ from conftest import default_sigint, examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sanitizer.cli import _inputs, _walk, check
+from sanitizer.cli import _inputs, _mode_utf8, _walk
 from sanitizer.cli._locate import CODEPOINTS, UTF16
 from sanitizer.cli._output import FileFinding
+from sanitizer.cli._report import Progress
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -327,15 +328,17 @@ def test_streamed_positions_equal_a_decode_of_the_prefix(
 
         stream = io.BytesIO(data)
         first = stream.read(size)
-        progress = check._Progress(0, False)
-        old = check.CHUNK
-        check.CHUNK = size
+        progress = Progress(0, False)
+        old = _mode_utf8.CHUNK
+        _mode_utf8.CHUNK = size
         try:
             return list(
-                check._utf8_findings(stream, first, IncrementalDecoder(), columns, progress, "x")
+                _mode_utf8._utf8_findings(
+                    stream, first, IncrementalDecoder(), columns, progress, "x"
+                )
             )
         finally:
-            check.CHUNK = old
+            _mode_utf8.CHUNK = old
 
     small, whole = findings(chunk), findings(1 << 16)
     assert [(f.place, f.excerpt) for f in small] == [(f.place, f.excerpt) for f in whole]

@@ -57,7 +57,7 @@ def test_seed_letters_and_corpus_directories() -> None:
 
 
 def test_the_cli_and_the_entry_point_offer_the_registry() -> None:
-    from sanitizer.cli.fuzz import target_choices
+    from sanitizer.cli._fuzz import target_choices
     from sanitizer.fuzzing.__main__ import USAGE, main
 
     assert target_choices() == (*TARGET_NAMES, "all")

@@ -17,7 +17,6 @@ PARALLEL = {
     "IdentifierValidator": "the identifier field of each framework integration",
     "PrecisValidator": "the PRECIS field of each framework integration",
     "_Exchange": "one request/response exchange, per server interface (ASGI, WSGI)",
-    "_Listed": "findings under a cap, counted beyond it (the policy engine, the CLI)",
     "Progress": "a progress line on stderr (fuzzing, sanitizer check)",
     "Totals": "the counts a run's summary shows (fuzzing ledger, sanitizer check)",
 }

@@ -83,7 +83,7 @@ def test_check_without_policy_leaves_the_policy_layer_unloaded() -> None:
         """
     )
     loaded = loaded_after(code)
-    assert "sanitizer.cli.check" in loaded
+    assert "sanitizer.cli._check" in loaded
     assert [m for m in loaded if _is_policy_layer(m)] == []
 
 

@@ -64,6 +64,7 @@ LAYERS = {
     "utf16": CORE,  # strict UTF-16 / UTF-32
     "utf32": CORE,
     "wide": CORE,
+    "_wide_codecs": CORE,  # the UTF-16/32 codecs by encoding name
     "utf7": CORE,  # UTF-7, RFC 2152
     "policy": POLICY,
     "profiles": POLICY,
@@ -100,6 +101,7 @@ SHARED_PRIVATE = {
     "sanitizer._arguments",  # the argument checks every entry point shares
     "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
     "sanitizer._rule_registry",  # the rules, read by the CLI's SARIF and the docs
+    "sanitizer._wide_codecs",  # the UTF-16/32 codecs by name (--encoding, inspect(encoding=))
 }
 # in C: the core's extension, for its capsule (speedups_capi.h)
 SHARED_NATIVE = {"sanitizer._speedups"}

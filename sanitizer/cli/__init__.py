@@ -1,7 +1,8 @@
 """The ``sanitizer`` command line: a thin adapter over the library.
 
-Each subcommand lives in its own module exposing ``register(subparsers)``, which adds its
-parser and sets ``func(args) -> int``; ``main`` imports only the module of the command it
+Its one public name is ``main`` (the ``sanitizer`` console script).  Each subcommand lives
+in its own internal module exposing ``register(subparsers)``, which adds its parser and
+sets ``func(args) -> int``; ``main`` imports only the module of the command it
 is given (a gate in CI starts ``sanitizer check`` once per commit: it never loads the
 others), every module for help and for errors.  Exit codes everywhere: 0 clean, 1 something was
 found (or differs), 2 usage or I/O error (a one-line message on stderr, no traceback).
@@ -23,16 +24,18 @@ TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
+__all__ = ["main"]  # the console script's entry point; every module here is internal
+
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # Each subcommand -> the module that registers it; modules in the order of the help.
 _COMMANDS = {
-    "check": "check",
-    "normalize": "identifiers",
-    "compare": "identifiers",
-    "skeleton": "identifiers",
-    "collisions": "identifiers",
-    "reveal": "reveal",
-    "fuzz": "fuzz",
+    "check": "_check",
+    "normalize": "_identifiers",
+    "compare": "_identifiers",
+    "skeleton": "_identifiers",
+    "collisions": "_identifiers",
+    "reveal": "_reveal",
+    "fuzz": "_fuzz",
 }
 
 

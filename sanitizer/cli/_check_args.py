@@ -1,9 +1,10 @@
 """The options of ``sanitizer check``: its argument parser, and the settings read from it.
 
-Apart from ``check`` (which reads the files) so that the options can be read as one list
-and the parser built without the checking code: ``check.register`` adds this parser to
+Apart from ``_check`` (which reads the files) so that the options can be read as one list
+and the parser built without the checking code: ``_check.register`` adds this parser to
 ``sanitizer``'s subcommands, and ``resolve`` turns the parsed arguments into the
-``Settings`` every input mode reads, or into the usage error to print.  Nothing here
+``Settings`` every input mode reads (one frozen value, its fields and defaults spelt
+once: the parser takes its defaults), or into the usage error to print.  Nothing here
 loads the policy layer unless ``--policy`` names a profile.
 """
 
@@ -11,14 +12,18 @@ from __future__ import annotations
 
 from . import _jobs, _verdict
 from ._locate import CODEPOINTS, UTF16
-from ._output import FORMATS
+from ._record import Record
+from ._report import FORMATS
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from ..policy import Policy
+
 DEFAULT_LIMIT = 1000  # findings listed per file, as Policy.max_findings lists per report
+
 LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
     "ascii-only",
     "single-script",
@@ -27,6 +32,30 @@ LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
     "minimally-restrictive",
     "unrestricted",
 )
+
+
+class Settings(Record):
+    """What checking each input reads from the command line, resolved once.  The fields
+    after ``utf8`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
+
+    policy: Policy | None = None  # the profile of --policy, or None
+    source: bool = False  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
+    columns: str = CODEPOINTS  # the column unit (_locate)
+    utf8: bool = True  # the encoding is UTF-8 (else UTF-16/32: _mode_wide)
+    encoding: str = "utf-8"
+    strict: bool = False
+    limit: int = DEFAULT_LIMIT
+    max_bytes: int = 64 << 20
+    jobs: int = 0
+    declared_encoding: str = "reject"
+    binary: str = "skip"
+    allow_overlong_nul: bool = False
+    quiet: bool = False  # --quiet: failing findings only
+
+
+DEFAULTS = Settings()
+# The fields that are options as given: ``--max-bytes N`` sets ``max_bytes``.
+AS_GIVEN = Settings.__slots__[Settings.__slots__.index("encoding") :]
 
 
 def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
@@ -41,7 +70,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "--jobs",
         "-j",
         type=int,
-        default=0,
+        default=DEFAULTS.jobs,
         metavar="N",
         help="with --policy, check files in N processes (default 0: one a core, at most "
         f"{_jobs.MAX_AUTO_JOBS}, for {_jobs.AUTO_MIN_BYTES >> 20} MiB or more; 1: one "
@@ -69,7 +98,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     out.add_argument(
         "--limit",
         type=int,
-        default=DEFAULT_LIMIT,
+        default=DEFAULTS.limit,
         metavar="N",
         help=f"list at most N findings per file (default {DEFAULT_LIMIT}; 0: all); the rest "
         "are counted (summary, one 'more' line), never built or shown",
@@ -112,7 +141,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     gate.add_argument(
         "--declared-encoding",
         choices=("reject", "allow", "ignore"),
-        default="reject",
+        default=DEFAULTS.declared_encoding,
         help="a file declaring a non-UTF-8 encoding (PEP 263 cookie, XML, HTML meta) is one "
         "finding that fails (reject, default) or is only reported (allow); ignore: check "
         "its bytes as UTF-8 anyway",
@@ -120,7 +149,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     gate.add_argument(
         "--max-bytes",
         type=int,
-        default=64 << 20,
+        default=DEFAULTS.max_bytes,
         metavar="N",
         help="with --policy: a file larger than N bytes is one too-long finding and the "
         "policy is not applied to it (default 64 MiB); ill-formed UTF-8 is reported in "
@@ -128,7 +157,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     )
     gate.add_argument(
         "--encoding",
-        default="utf-8",
+        default=DEFAULTS.encoding,
         metavar="NAME",
         help="how the files are encoded: utf-8 (default), utf-16le, utf-16be, utf-32le, "
         "utf-32be, or utf-16 / utf-32 (byte order from the BOM, never guessed)",
@@ -166,7 +195,7 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     walk.add_argument(
         "--binary",
         choices=("skip", "check", "fail"),
-        default="skip",
+        default=DEFAULTS.binary,
         help="a file found in a folder whose name is of no known kind of text (docs/check.md"
         " lists them) and whose first 8 KiB hold a NUL byte (or, named .tar, .png..., bytes "
         "that are not UTF-8) is binary: skipped (default; each one said in the output and "
@@ -191,59 +220,6 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
     return p
 
 
-class Settings:
-    """What checking each input reads from the command line, resolved once.  (A slotted
-    class: creating a NamedTuple class compiles its ``__new__``, about half a million
-    instructions of the start-up of every ``sanitizer check``.)"""
-
-    __slots__ = (
-        "allow_overlong_nul",
-        "binary",
-        "columns",
-        "declared_encoding",
-        "encoding",
-        "jobs",
-        "limit",
-        "max_bytes",
-        "policy",
-        "quiet",
-        "source",
-        "strict",
-        "utf8",
-    )
-
-    def __init__(
-        self,
-        *,
-        policy: Any = None,
-        source: bool = False,
-        columns: str = CODEPOINTS,
-        encoding: str = "utf-8",
-        utf8: bool = True,
-        strict: bool = False,
-        limit: int = DEFAULT_LIMIT,
-        max_bytes: int = 64 << 20,
-        jobs: int = 0,
-        declared_encoding: str = "reject",
-        binary: str = "skip",
-        allow_overlong_nul: bool = False,
-        quiet: bool = False,
-    ) -> None:
-        self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
-        self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
-        self.columns = columns  # the column unit (_locate)
-        self.encoding = encoding
-        self.utf8 = utf8  # the encoding is UTF-8 (else UTF-16/32: _wide)
-        self.strict = strict
-        self.limit = limit
-        self.max_bytes = max_bytes
-        self.jobs = jobs
-        self.declared_encoding = declared_encoding
-        self.binary = binary
-        self.allow_overlong_nul = allow_overlong_nul
-        self.quiet = quiet  # --quiet: failing findings only
-
-
 def is_utf8(name: str) -> bool:
     return name.lower().replace("_", "-") in ("utf-8", "utf8")
 
@@ -252,7 +228,7 @@ def check_encoding(name: str) -> str | None:
     """None when ``name`` is an encoding ``--encoding`` takes, else the usage error."""
     if is_utf8(name):
         return None
-    from ..wide import codec  # UTF-16/32: loaded only when asked for
+    from .._wide_codecs import codec  # UTF-16/32: loaded only when asked for
 
     try:
         codec(name)
@@ -298,14 +274,6 @@ def resolve(args: argparse.Namespace) -> Settings | str:
         policy=policy,
         source=source,
         columns=args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS),
-        encoding=args.encoding,
         utf8=utf8,
-        strict=args.strict,
-        limit=args.limit,
-        max_bytes=args.max_bytes,
-        jobs=args.jobs,
-        declared_encoding=args.declared_encoding,
-        binary=args.binary,
-        allow_overlong_nul=args.allow_overlong_nul,
-        quiet=args.quiet,
+        **{name: getattr(args, name) for name in AS_GIVEN},
     )

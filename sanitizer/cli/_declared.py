@@ -33,12 +33,7 @@ import codecs
 import re
 
 from ._kinds import HTML, PEP_263, UNKNOWN, XML, Kind
-
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:
-    from ._record import NamedTuple
+from ._record import Record
 
 HEAD = 1024  # bytes looked at: enough for all three (the HTML prescan reads 1024)
 _BOM = b"\xef\xbb\xbf"
@@ -58,7 +53,7 @@ _OTHER_BOMS = (
 )
 
 
-class Declaration(NamedTuple):
+class Declaration(Record):
     """``name`` as the file spells it, what kind of declaration, and where the name is."""
 
     name: str

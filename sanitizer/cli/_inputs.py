@@ -10,9 +10,9 @@ are walked by ``_walk`` (what git would not ignore); inside them only regular fi
 read (a FIFO met while walking could block the scan forever), any other kind is reported
 as skipped and symbolic links are counted, not followed, unless ``--follow``.
 
-Opening an input is here too (``open_input``), and what
-makes a file found in a folder binary (``looks_binary``): a NUL byte in its first 8 KiB,
-as for git and ripgrep, asked only of a file of no known kind of text (``_kinds``).
+Opening an input is here too (``open_input``), and what makes a file found in a folder
+binary (``looks_binary``): a NUL byte in its first 8 KiB, as for git and ripgrep, asked
+only of a file of no known kind of text (``_kinds``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from ._walk import WalkNotice, reason_of
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO, NamedTuple
+
+    from ._declared import Declaration
 else:
     from ._record import NamedTuple
 
@@ -45,6 +47,7 @@ BINARY_NOTE = (
 )
 
 __all__ = [
+    "BINARY_NOTE",
     "BINARY_SNIFF",
     "CHUNK",
     "STDIN",
@@ -75,10 +78,10 @@ class Input(NamedTuple):
 
 class Opened:
     """One input, open, its first ``CHUNK`` bytes read already (``first``); ``label`` is
-    how reports name it (``<stdin>`` for '-').  (Slotted, not a NamedTuple: start-up, as
-    for ``_check_args.Settings``.)"""
+    how reports name it (``<stdin>`` for '-').  (Slotted, not a NamedTuple: its mode
+    sets what it learns, ``kind``, ``declared``, ``spool``, ``origin``.)"""
 
-    __slots__ = ("first", "kind", "label", "origin", "path", "spool", "stream")
+    __slots__ = ("declared", "first", "kind", "label", "origin", "path", "spool", "stream")
 
     def __init__(self, path: str, label: str, stream: IO[bytes], first: bytes) -> None:
         self.path = path
@@ -86,6 +89,7 @@ class Opened:
         self.stream = stream
         self.first = first
         self.kind: Kind = UNKNOWN  # what the file is by its name (``_kinds``)
+        self.declared: Declaration | None = None  # the encoding it declares (``_declared``)
         self.spool: IO[bytes] | None = None  # a copy of a pipe, closed with it
         self.origin = 0  # where ``first`` began in ``stream`` (read again from there)
 

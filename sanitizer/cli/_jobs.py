@@ -33,15 +33,15 @@ from ._report import Outcome, Progress, Recorder, Sink, Totals
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import BinaryIO, TypeVar
+    from typing import Any, BinaryIO, TypeVar
 
-    from ._check_args import Settings
     from ._inputs import Input
     from ._output import FileFinding
 
     T = TypeVar("T")
     R = TypeVar("R")
-    CheckOne = Callable[[Input, Settings, Totals, Progress, Sink], None]
+    S = TypeVar("S")  # the settings, passed through as they are (``_check_args.Settings``)
+    CheckOne = Callable[[Input, S, Totals, Progress, Sink], None]
     # What checking one input did in a worker: its label, its ``Totals.counts()``, what
     # it gave the sink (``Recorder.emitted``) and wrote to stderr, and how far it moved
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
@@ -85,24 +85,22 @@ def cores() -> int:
 
 
 # What workers check with, set before they are forked (``ordered``).
-_SHARED: tuple[CheckOne, Settings] | None = None
+_SHARED: tuple[CheckOne[Any], Any] | None = None
 
 
 def check_in_workers(
-    check_one: CheckOne,
+    check_one: CheckOne[S],
     files: Sequence[Input],
     jobs: int,
-    settings: Settings,
+    settings: S,
     totals: Totals,
     progress: Progress,
     sink: Sink,
 ) -> None:
-    """``check_one`` on each of ``files`` in ``jobs`` processes, warm (``warm_up``); what
-    each did is replayed here in order, as if this process had checked it."""
-    from ._policy_modes import warm_up  # workers are for --policy alone
-
+    """``check_one`` on each of ``files`` in ``jobs`` processes, forked once what they
+    check with is built (the caller's ``_check.warm_up``); what each did is replayed
+    here in order, as if this process had checked it."""
     global _SHARED
-    warm_up(settings)
     _SHARED = (check_one, settings)
     chunk = max(1, min(16, len(files) // (4 * jobs)))
     for checked in ordered(_check_chunk, files, jobs, chunk):

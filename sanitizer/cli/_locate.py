@@ -18,7 +18,7 @@ UTF-8 is counted on its bytes, never decoded: one code point per byte that is no
 continuation byte (RFC 3629 §3), by ``bytes.count``/``bytes.translate`` on whole
 segments, never byte by byte in Python.  ``Locator`` is fed an input in chunks and asked
 about increasing byte offsets, so a stream of any size is located in one pass and
-bounded memory.  UTF-16/32 (``_wide``) is counted on its decoded text.
+bounded memory.  UTF-16/32 (``_mode_wide``) is counted on its decoded text.
 
 The excerpt shows the line around a finding with everything a terminal would not show
 honestly made visible (``<U+202E>``, ``<C0 AF>`` for ill-formed bytes): never the raw
@@ -35,7 +35,9 @@ import unicodedata2
 
 CODEPOINTS, UTF16 = "codepoints", "utf16"
 CONTEXT = 48  # bytes of context kept on each side of a finding for its excerpt
-_ESCAPED = re.compile("([\udc80-\udcff]+)")  # ill-formed bytes, decoded as PEP 383 escapes
+# Ill-formed bytes, decoded as PEP 383 escapes; compiled on first use (``re`` keeps it): a
+# valid file has no excerpt to show, and its check should not pay for compiling it.
+_ESCAPED = "([\udc80-\udcff]+)"
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _FOUR_BYTE_LEADS = bytes(range(0xF0, 0xF5))  # RFC 3629 §4: lead bytes of U+10000..10FFFF
@@ -224,7 +226,7 @@ def visible(raw: bytes, trim_tail: bool = False) -> str:
     text = codecs.utf_8_decode(raw, "surrogateescape", not trim_tail)[0]
     if text.isascii() and text.isprintable():
         return text
-    parts = _ESCAPED.split(text)  # odd items: runs of escaped bytes
+    parts = re.split(_ESCAPED, text)  # odd items: runs of escaped bytes
     for k, part in enumerate(parts):
         if k % 2:
             parts[k] = "<" + " ".join(f"{ord(c) - 0xDC00:02X}" for c in part) + ">"

@@ -6,6 +6,12 @@ scan, and a name that is not UTF-8 must neither crash the output nor put raw byt
 JSON (RFC 8259 §8.1: JSON text is UTF-8).  So text output escapes every such character,
 and JSON carries the name losslessly (``path_bytes``, base64, when it is not UTF-8).
 
+``sanitizer check`` writes in one of three formats, each through one emitter behind one
+interface, as ruff writes its diagnostics (``Emitter``: a finding, how many findings of
+an input were counted but not shown, an input skipped and why, the end of the run): text
+lines and JSON Lines here, SARIF in ``_sarif`` (loaded only for ``--format sarif``).
+Which one a run uses is decided once, by name (``_report.EMITTERS``).
+
 Output failures are never blamed on an input: a closed pipe (``| head``) ends the run
 quietly with the conventional status 128 + SIGPIPE, like grep and cat killed by
 SIGPIPE; any other write error (a full disk) is one line on stderr and exit 2.
@@ -192,9 +198,6 @@ class FileFinding:
         return record
 
 
-FORMATS = ("text", "json", "sarif")
-
-
 class Writer:
     """Writes report lines to stdout: text through ``sys.stdout`` with escapes for what
     the terminal's encoding cannot show, JSON and SARIF as UTF-8 bytes whatever the
@@ -236,6 +239,57 @@ class Writer:
                 sys.stdout.flush()
         except OSError as exc:
             raise OutputError(exc) from None
+
+
+class Emitter:
+    """Writes one format through ``out``; ``columns`` is the run's column unit."""
+
+    def __init__(self, out: Writer, columns: str) -> None:
+        self.out = out
+        self.columns = columns
+
+    def finding(self, finding: FileFinding) -> None:
+        """One finding (in the order they are found, input after input)."""
+        raise NotImplementedError
+
+    def unshown(self, label: str, count: int) -> None:
+        """``count`` findings of the input ``label`` were counted, not shown (``--limit``,
+        ``--quiet``): the summary counts them in every format."""
+
+    def skipped(self, label: str, note: str) -> None:
+        """The input ``label`` was not checked, for the reason ``note`` (binary)."""
+        raise NotImplementedError
+
+    def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
+        """The end of the run: whether every input was read, the exit status, the
+        summary (``_report.summary``)."""
+
+
+class TextEmitter(Emitter):
+    """One line a finding (``FileFinding.text_line``), as a person reads them."""
+
+    def finding(self, finding: FileFinding) -> None:
+        self.out.line(finding.text_line())
+
+    def unshown(self, label: str, count: int) -> None:
+        self.out.line(f"{display_path(label)}: ... {count} more finding(s) not shown")
+
+    def skipped(self, label: str, note: str) -> None:
+        self.out.line(f"{display_path(label)}: skipped: {note}")
+
+
+class JsonLinesEmitter(Emitter):
+    """One JSON object a line (``FileFinding.as_record``), the summary last."""
+
+    def finding(self, finding: FileFinding) -> None:
+        self.out.record(finding.as_record())
+
+    def skipped(self, label: str, note: str) -> None:
+        why = note.split(":")[0]
+        self.out.record({**json_path_fields(label), "skipped": why, "reason": note})
+
+    def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
+        self.out.record({"summary": summary})
 
 
 def end_of_output(exc: OutputError, prog: str) -> int:

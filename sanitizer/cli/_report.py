@@ -3,9 +3,10 @@
 Every input mode of ``sanitizer check`` returns an ``Outcome``: its findings as an
 iterator (consumed once, as they are found: a stream of any size is reported in bounded
 memory), the bytes it read, and the findings it counted without listing them.  The
-``Sink`` writes the findings (text lines, JSON Lines or a SARIF log) up to ``--limit`` a
-file; ``Totals`` adds each outcome to the summary, in the one place the counts are kept;
-``Progress`` is the progress bar on stderr.
+``Sink`` gives the findings, up to ``--limit`` a file, to the emitter of the run's
+format (``EMITTERS``: text lines, JSON Lines or a SARIF log); ``Totals`` adds each
+outcome to the summary, in the one place the counts are kept; ``Progress`` is the
+progress bar on stderr.
 """
 
 from __future__ import annotations
@@ -14,14 +15,27 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 
-from ._output import FileFinding, Writer, display_path
+from ._output import Emitter, FileFinding, JsonLinesEmitter, TextEmitter, Writer, display_path
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ._sarif import SarifLog
+
+def _sarif(out: Writer, columns: str) -> Emitter:
+    from ._sarif import SarifLog  # here: only a SARIF run loads json, hashlib, urllib
+
+    return SarifLog(out, columns)
+
+
+# --format NAME -> its emitter, given the writer and the column unit
+EMITTERS: dict[str, Callable[[Writer, str], Emitter]] = {
+    "text": TextEmitter,
+    "json": JsonLinesEmitter,
+    "sarif": _sarif,
+}
+FORMATS = tuple(EMITTERS)
 
 
 class Outcome:
@@ -154,29 +168,20 @@ class Totals:
 
 
 class Sink:
-    """Where findings go: text lines, JSON Lines or a SARIF log; at most ``limit`` a
-    file (0: all), the others counted in one line (text).  ``quiet``: failing findings
-    only (``--quiet``), and no notes of skipped files."""
+    """Where findings go: the emitter of the writer's format (``EMITTERS``); at most
+    ``limit`` a file (0: all), the others counted (``Emitter.unshown``).  ``quiet``:
+    failing findings only (``--quiet``), and no notes of skipped files."""
 
     def __init__(self, out: Writer, limit: int, columns: str, quiet: bool = False) -> None:
         self.out = out
         self.limit = limit
         self.quiet = quiet
-        self.sarif: SarifLog | None = None
-        if out.format == "sarif":
-            from ._sarif import SarifLog
-
-            self.sarif = SarifLog(out, columns)
+        self.emitter = EMITTERS[out.format](out, columns)
 
     def emit(self, finding: FileFinding) -> None:
         if self.quiet and not finding.fails:
             return
-        if self.sarif is not None:
-            self.sarif.result(finding)
-        elif self.out.as_json:
-            self.out.record(finding.as_record())
-        else:
-            self.out.line(finding.text_line())
+        self.emitter.finding(finding)
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
         """Write the findings of one input, consuming them (or why it was skipped)."""
@@ -188,23 +193,18 @@ class Sink:
                 self.emit(finding)
         past = outcome.listed - limit if limit and outcome.listed > limit else 0
         unshown = (outcome.more_failing if self.quiet else outcome.more) + past
-        if unshown and not self.out.as_json:
-            self.out.line(f"{display_path(label)}: ... {unshown} more finding(s) not shown")
+        if unshown:
+            self.emitter.unshown(label, unshown)
 
     def note(self, label: str, note: str) -> None:
-        """A file not checked, and why (a binary file skipped): a line of text, a JSON
-        record, a SARIF tool execution notification."""
+        """A file not checked, and why (a binary file skipped)."""
         if self.quiet:
             return
-        if self.sarif is not None:
-            self.sarif.notification(label, note)
-        elif self.out.as_json:
-            from ._output import json_path_fields
+        self.emitter.skipped(label, note)
 
-            why = note.split(":")[0]
-            self.out.record({**json_path_fields(label), "skipped": why, "reason": note})
-        else:
-            self.out.line(f"{display_path(label)}: skipped: {note}")
+    def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
+        """The end of the run (``Emitter.close``)."""
+        self.emitter.close(successful, exit_code, summary)
 
 
 class Recorder(Sink):

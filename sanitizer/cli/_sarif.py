@@ -31,7 +31,7 @@ from typing import Any
 from .. import __version__
 from .._rule_registry import rule_for
 from ._locate import UTF16
-from ._output import FileFinding, Place, Writer
+from ._output import Emitter, FileFinding, Place, Writer
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -49,12 +49,13 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class SarifLog:
-    """Writes one SARIF log through ``writer``: ``result`` per finding, then ``close``."""
+class SarifLog(Emitter):
+    """Writes one SARIF log through ``writer``: a result per finding, then ``close``
+    (the emitter of ``--format sarif``)."""
 
     def __init__(self, writer: Writer, columns: str, cwd: str | None = None) -> None:
+        super().__init__(writer, columns)
         self.writer = writer
-        self.columns = columns
         self.cwd = os.path.abspath(cwd if cwd is not None else os.getcwd())
         self.rules: dict[str, int] = {}
         self._seen: Counter[str] = Counter()
@@ -100,7 +101,7 @@ class SarifLog:
         self._seen[digest] += 1
         return f"{digest}:{self._seen[digest]}"
 
-    def result(self, finding: FileFinding) -> None:
+    def finding(self, finding: FileFinding) -> None:
         index = self.rules.setdefault(finding.kind, len(self.rules))
         what = f"{finding.what}: " if finding.what else ""  # a run or a whole value: none
         text = f"{what}{finding.reason} ({finding.action})"
@@ -121,7 +122,7 @@ class SarifLog:
         self.writer.raw(("" if self._first else ", ") + _dump(result))
         self._first = False
 
-    def notification(self, path: str, note: str) -> None:
+    def skipped(self, path: str, note: str) -> None:
         """A file not checked (a binary file skipped): a tool execution notification of
         the invocation (SARIF §3.20.21), at the file, whose rule id is the reason's
         first word (``binary``)."""

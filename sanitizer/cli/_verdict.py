@@ -6,7 +6,7 @@ A file of ``PARALLEL_MIN`` bytes or more is cut into parts at character
 starts and proven in threads (the validator and ``os.preadv`` release the GIL), because
 one core cannot read memory as fast as two.  The answer is only ever "valid, this many
 bytes" or "not proven": then the stream is back just after the bytes the caller read
-first, and the exact path (``check._utf8_findings``) reads it again and reports every
+first, and the exact path (``_mode_utf8.stream_mode``) reads it again and reports every
 error.  Nothing is reported from here, so the output does not depend on this pass.
 """
 

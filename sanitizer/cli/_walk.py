@@ -29,13 +29,11 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 
+from ._record import Record
+
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from ._ignore import IgnoreStack
-else:
-    from ._record import NamedTuple
 # ``_ignore`` is imported where a folder is walked: checking named files does not need it.
 
 # Folders of version control systems: their content is history, not the tree.
@@ -44,7 +42,7 @@ IGNORE_FILE = ".ignore"
 GITIGNORE_FILE = ".gitignore"
 
 
-class Rules(NamedTuple):
+class Rules(Record):
     """How a folder is walked (``sanitizer check`` options)."""
 
     ignore_files: bool = True  # honour .gitignore / .ignore (--no-ignore: False)
@@ -65,7 +63,7 @@ class Counts:
         self.by_walker: dict[str, str] = {}  # folder -> "git" | "pathspec"
 
 
-class WalkNotice(NamedTuple):
+class WalkNotice(Record):
     """Something the walk could not read (``error``) or chose not to (``skipped``)."""
 
     path: str

@@ -17,14 +17,14 @@ import zlib
 from collections.abc import Callable
 
 from sanitizer import utf16, utf32
-from sanitizer.wide import WideCodec
+from sanitizer.wide import WideCodec, WideError
 
 from .oracles import Divergence
 
 __all__ = ["MUTANTS", "check_wide"]
 
 Decoder = Callable[[bytes], str]
-_FORMS: tuple[tuple[str, WideCodec, str], ...] = (
+_FORMS: tuple[tuple[str, WideCodec[WideError], str], ...] = (
     ("utf-16-le", utf16.CODEC, "le"),
     ("utf-16-be", utf16.CODEC, "be"),
     ("utf-32-le", utf32.CODEC, "le"),
@@ -67,7 +67,7 @@ def _cuts(data: bytes) -> list[int]:
     return cuts
 
 
-def _check_form(data: bytes, name: str, codec: WideCodec, order: str) -> None:
+def _check_form(data: bytes, name: str, codec: WideCodec[WideError], order: str) -> None:
     text, spans = _cpython(data, name)
     kw = {"byte_order": order}
     ours = codec.decode(data, errors="replace", **kw)  # type: ignore[arg-type]

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from .._arguments import exact_bytes
+from .._wide_codecs import codec
 from ..categories import Category
-from ..wide import WideError, codec
+from ..wide import WideError
 from ._model import Action, Finding, Policy, Report
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each (RFC 2781 §2.1)

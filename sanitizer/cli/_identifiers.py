@@ -13,7 +13,7 @@ and where the normal forms differ (``describe``).
 confusable (equal skeletons), 1 when not, and shows both skeletons, the scripts of each
 string (UTS #39 §5.1) and whether the pair is single-, mixed- or whole-script.
 ``skeleton`` prints UTS #39 skeletons, for comparison only (UTS #39 §4: never display
-one to a user).  ``collisions`` (a file of identifiers) lives in ``collisions.py``.
+one to a user).  ``collisions`` (a file of identifiers) lives in ``_collisions``.
 ``normalize --precis PROFILE`` and ``compare --precis PROFILE`` enforce with a PRECIS
 profile (RFC 8264, 8265, 8266; ``sanitizer.precis``) instead of a normal form: a string
 the profile refuses is one line on stderr (why, and which character where) and exit 1;
@@ -31,9 +31,9 @@ from typing import Any
 from ..charnames import describe
 from ..decoder import decode
 from ..errors import Utf8Error
-from . import collisions
+from . import _collisions
+from ._collisions import shown
 from ._output import OutputError, Writer, display_path, end_of_output
-from .collisions import shown
 
 # The policy layer (sanitizer.identifiers, sanitizer.categories, sanitizer.lookalike and
 # their tables) is imported only when a command here runs: ``sanitizer check`` does not
@@ -91,7 +91,7 @@ def register(sub: Any) -> None:
     k.add_argument("--codepoints", action="store_true", help="also list the code points")
     k.set_defaults(func=_skeleton)
 
-    collisions.register(sub)
+    _collisions.register(sub)
 
 
 def _form_option(p: argparse.ArgumentParser, default: str | None = "NFC") -> None:

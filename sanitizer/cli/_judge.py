@@ -1,0 +1,294 @@
+"""What the input modes that apply a policy share: proof, pieces, placing, the caps.
+
+A policy judges text, so an input is first proven well-formed from end to end (``prove``:
+UTF-8 by the verdict pass, ``_verdict``, whatever ``--max-bytes`` says).  An input that
+is not is reported exactly as without ``--policy`` (``_mode_utf8.stream_mode``: its
+ill-formed groups, the same findings in every mode); one larger than ``--max-bytes`` is
+one ``too-long`` finding.  Otherwise the text is judged a piece at a time (``Region``:
+``sanitizer.policy.compiled.piece_end`` cuts pieces of at most ``PIECE`` bytes after a
+line feed, or where no rule looks across), so memory is bounded by a piece and the
+findings listed, whatever the size of the file.  Findings past ``--limit`` are counted
+by the policy layer, never built (``capped``, ``Listed``); the listed ones are placed
+(lines, columns, excerpts) by a last pass over the pieces (``placed``).  An input that
+cannot be read twice (a pipe) is spooled to a temporary file as it is proven, and read
+again from the spool (``Chain``, ``reopened``; ``release`` closes it).
+Imported only with ``--policy``, as is the policy layer itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from collections.abc import Iterator
+
+from ..decoder import IncrementalDecoder
+from ..policy import inspect
+from ..policy.compiled import ByteOffsets, piece_end
+from . import _verdict
+from ._inputs import CHUNK, Opened
+from ._locate import CONTEXT, Locator, excerpt
+from ._mode_utf8 import stream_mode
+from ._output import FileFinding, Place
+from ._report import Outcome
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    from ..policy import Policy
+    from ._check_args import Settings
+    from ._report import Progress
+
+PIECE = 1 << 20  # bytes of text judged at a time (memory: a piece, its text, its findings)
+
+
+def too_long(label: str, size: int, max_bytes: int) -> FileFinding:
+    """The one finding of a valid input larger than ``--max-bytes``."""
+    place = Place(label, 0, size)
+    reason = f"larger than --max-bytes {max_bytes}: policy not applied"
+    return FileFinding(
+        "too-long", f"{size} bytes", "reject", reason, place, details={"category": "too-long"}
+    )
+
+
+class Region:
+    """The bytes ``[origin, origin + size)`` of a stream that can be read again, proven
+    UTF-8: read as pieces (``pieces``), as many times as asked."""
+
+    __slots__ = ("origin", "size", "stream")
+
+    def __init__(self, stream: IO[bytes], origin: int, size: int) -> None:
+        self.stream = stream
+        self.origin = origin
+        self.size = size
+
+    def pieces(self) -> Iterator[tuple[int, bytes]]:
+        """``(offset, piece)``: the region cut by ``piece_end``, a piece at a time."""
+        self.stream.seek(self.origin)
+        left = self.size
+        buf = b""
+        at = 0
+        while buf or left:
+            while len(buf) <= PIECE + 4 and left:  # a character past the window, whole
+                chunk = self.stream.read(min(max(CHUNK, PIECE - len(buf) + 5), left))
+                if not chunk:
+                    raise OSError(f"the file shrank while it was read ({left} bytes missing)")
+                left -= len(chunk)
+                buf = buf + chunk if buf else chunk
+            end = piece_end(buf, 0, PIECE)[0] if left or len(buf) > PIECE else len(buf)
+            yield at, buf[:end]
+            at += end
+            buf = buf[end:]
+
+
+def prove(opened: Opened, settings: Settings, progress: Progress) -> Region | Outcome:
+    """The input as a ``Region`` when it is UTF-8 and at most ``--max-bytes``; else
+    its outcome: the ill-formed groups (as without ``--policy``), or ``too-long``."""
+    stream, label = opened.stream, opened.label
+    shown = progress.done
+
+    def advance(n: int) -> None:
+        progress.advance(n, label)
+
+    if stream.seekable():
+        origin = stream.tell() - len(opened.first)
+        size = _verdict.valid_size(stream, opened.first, advance, settings.jobs)
+        if size is None:  # the stream is back after ``first``
+            progress.done = shown
+            return stream_mode(opened, settings, progress)
+        if size > settings.max_bytes:
+            return Outcome([too_long(label, size, settings.max_bytes)], size)
+        return Region(stream, origin, size)
+    # A pipe: spooled as it is proven; read again from the spool (then the pipe) if not.
+    spool = tempfile.TemporaryFile()  # closed with the input (_check._check_one)
+    opened.spool = spool
+    decoder = IncrementalDecoder(allow_overlong_nul=settings.allow_overlong_nul)
+    size = 0
+    chunk = opened.first
+    while True:
+        final = not chunk
+        if decoder.find_errors(chunk, final=final, limit=1) or size + len(chunk) > (
+            settings.max_bytes
+        ):
+            break
+        spool.write(chunk)
+        size += len(chunk)
+        advance(len(chunk))
+        if final:
+            return Region(spool, 0, size)
+        chunk = stream.read(CHUNK)
+        assert chunk is not None  # a blocking stream
+    progress.done = shown
+    spool.seek(0)
+    again: Any = Chain(spool, chunk, stream)  # read as a stream (``read`` alone)
+    outcome = stream_mode(Opened(opened.path, label, again, again.read(CHUNK)), settings, progress)
+    return _too_long_if_clean(outcome, opened, settings.max_bytes)
+
+
+def _too_long_if_clean(outcome: Outcome, opened: Opened, max_bytes: int) -> Outcome:
+    """``outcome`` of the stream mode, with ``too-long`` when it finds nothing (a valid
+    input past ``--max-bytes``: the stream was read again only in case it was not);
+    the spool is closed once it is read."""
+    findings = outcome.findings
+
+    def then() -> Iterator[FileFinding]:
+        yield from findings
+        release(opened)
+        if not outcome.listed and not outcome.more:
+            yield too_long(opened.label, outcome.size, max_bytes)
+
+    outcome.findings = then()
+    return outcome
+
+
+@functools.cache
+def capped(policy: Policy | None, limit: int) -> tuple[Policy, Policy]:
+    """``policy`` listing at most ``limit`` findings (0: all), and listing none: one
+    pair a run, so that each is compiled once."""
+    assert policy is not None, "a policy mode runs with --policy"
+    return policy.replace(max_findings=limit or None), policy.replace(max_findings=0)
+
+
+class Listed:
+    """The findings of one input, by byte or code-point offsets, up to ``--limit``, and
+    the counts of the others: (start, end, kind, what, action, reason, details, related)."""
+
+    __slots__ = ("items", "limit", "more", "more_failing")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: list[tuple[Any, ...]] = []
+        self.more = self.more_failing = 0
+
+    @property
+    def full(self) -> bool:
+        return bool(self.limit) and len(self.items) >= self.limit
+
+    def add(self, item: tuple[Any, ...]) -> None:
+        """``item``: (start, end, kind, what, action, reason, details, related, fails)."""
+        if self.full:
+            self.more += 1
+            self.more_failing += item[8]
+        else:
+            self.items.append(item)
+
+
+def placed(
+    region: Region,
+    items: list[tuple[Any, ...]],
+    code_points: bool,
+    columns: str,
+    label: str,
+) -> list[FileFinding]:
+    """The listed ``items`` as findings: their offsets (code-point indices when
+    ``code_points``, else bytes) placed by lines and columns, with their excerpts, in
+    one more pass over the pieces (the only bytes held: a piece and a little before)."""
+    if not items:
+        return []
+    wanted = sorted({o for item in items for o in (item[0], item[1], *_related(item))})
+    to_byte: dict[int, int] = {}
+    where: dict[int, tuple[int, int]] = {}
+    cuts: dict[int, str] = {}  # byte start -> excerpt
+    starts = sorted({item[0] for item in items})
+    locator = Locator(columns)
+    w = 0  # next wanted offset
+    s = 0  # next start to excerpt (in bytes, once mapped)
+    text_at = 0  # code-point index of the piece's start
+    before = b""  # the end of the piece before, for excerpts that start near a cut
+    for at, piece in region.pieces():
+        text = piece.decode("utf-8") if code_points else ""
+        top = text_at + len(text) if code_points else at + len(piece)
+        offsets = ByteOffsets(text) if code_points else None
+        mapped: list[int] = []
+        while w < len(wanted) and wanted[w] <= top:
+            o = wanted[w]
+            b = at + offsets(o - text_at) if offsets is not None else o
+            to_byte[o] = b
+            mapped.append(b)
+            w += 1
+        locator.feed(piece)
+        for b in mapped:
+            where[b] = locator.at(b)
+        window = before + piece
+        base = at - len(before)
+        while s < len(starts) and starts[s] < top:
+            start = starts[s]
+            first = to_byte[start]
+            last = at + len(piece)  # an end in a later piece: the excerpt stops here
+            end = max(to_byte.get(item[1], last) for item in items if item[0] == start)
+            cuts[first] = excerpt(window, first - base, min(end, last) - base)
+            s += 1
+        if w == len(wanted) and s == len(starts):
+            break  # the rest of the input holds nothing listed
+        locator.at(at + len(piece))  # counted: the buffer keeps only what is not
+        before = piece[-CONTEXT:]
+        text_at = top if code_points else text_at
+    findings = []
+    for start, end, kind, what, action, reason, details, related, fails in items:
+        lo, hi = to_byte[start], to_byte[end]
+        place = Place(label, lo, hi, *where[lo], *where[hi])
+        places = tuple(
+            (Place(label, to_byte[a], to_byte[b], *where[to_byte[a]], *where[to_byte[b]]), m)
+            for a, b, m in related
+        )
+        findings.append(
+            FileFinding(kind, what, action, reason, place, cuts.get(lo, "") if lo < hi else "",
+                    fails=fails, related=places, details=details)
+        )  # fmt: skip
+    return findings
+
+
+def _related(item: tuple[Any, ...]) -> Iterator[int]:
+    for a, b, _ in item[7]:
+        yield a
+        yield b
+
+
+def warm_up(settings: Settings) -> None:
+    """Build what checking needs (compiled policy, patterns, look-alike tables) before
+    workers are forked, so that each starts with it instead of building it again."""
+    if settings.source:
+        from ..source_gate import check_source
+
+        check_source("p\u043est post \u202e\u202c caf\u00e9\n", settings.policy)
+    else:
+        inspect("caf\u00e9\n".encode(), settings.policy)
+
+
+def release(opened: Opened) -> None:
+    """Close the spool of a pipe, if any (the pipe itself is the caller's)."""
+    if opened.spool is not None:
+        opened.spool.close()
+        opened.spool = None
+
+
+class Chain:
+    """A spool read from its start, then ``pending`` bytes, then the rest of a pipe."""
+
+    __slots__ = ("pending", "rest", "spool")
+
+    def __init__(self, spool: IO[bytes], pending: bytes, rest: IO[bytes]) -> None:
+        self.spool, self.pending, self.rest = spool, pending, rest
+
+    def read(self, n: int) -> bytes:
+        data = self.spool.read(n)
+        if data:
+            return data
+        if self.pending:
+            data, self.pending = self.pending, b""
+            return data
+        return self.rest.read(n)
+
+    def seekable(self) -> bool:
+        return False
+
+
+def reopened(opened: Opened) -> Opened:
+    """``opened`` from its first byte again: the stream sought back to ``origin``, or
+    the spool of a pipe, then the rest of the pipe."""
+    if opened.spool is None:
+        opened.stream.seek(opened.origin)
+        return Opened(opened.path, opened.label, opened.stream, opened.stream.read(CHUNK))
+    opened.spool.seek(0)
+    again = Chain(opened.spool, b"", opened.stream)
+    return Opened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]

@@ -1,0 +1,149 @@
+"""``sanitizer check --encoding utf-16|utf-32... --policy``: the ``wide-policy`` mode.
+
+An input is first proven well-formed with a known byte order (a pipe spooled as it is
+read); one that is not is reported as ``_mode_wide`` reports it, the same findings with
+or without a policy, and one larger than ``--max-bytes`` is ``too-long``.  Then
+``inspect`` runs on its text a piece at a time, cut as ``_judge`` cuts UTF-8, and the
+offsets it reports are placed on the decoded text (bytes, lines, columns).
+"""
+
+from __future__ import annotations
+
+import codecs
+import tempfile
+from collections.abc import Iterator
+
+from .._wide_codecs import codec
+from ..policy import Action, inspect
+from ..policy.compiled import piece_end
+from ..wide import ByteOrderError
+from . import _judge
+from ._inputs import CHUNK, Opened
+from ._judge import capped, release, reopened, too_long
+from ._locate import Position
+from ._mode_wide import wide_mode
+from ._output import FileFinding, Place
+from ._report import Outcome
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
+if TYPE_CHECKING:
+    from ._check_args import Settings
+    from ._report import Progress
+
+
+def wide_policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
+    """``--policy`` on a UTF-16/32 input: proven well-formed first (else reported as
+    ``wide_mode`` reports it: the same findings with or without a policy), larger than
+    ``--max-bytes`` is ``too-long``; then ``inspect`` on its text a piece at a time (cut
+    as ``_judge`` cuts UTF-8), offsets placed on the decoded text."""
+    label = opened.label
+    size = _proven_size(opened, settings, progress)
+    if size is None:  # ill-formed or no byte order mark: the stream is read again
+        outcome = wide_mode(reopened(opened), settings, progress)
+        findings = outcome.findings
+
+        def then() -> Iterator[FileFinding]:
+            yield from findings
+            release(opened)
+
+        outcome.findings = then()
+        return outcome
+    if size > settings.max_bytes:
+        release(opened)
+        return Outcome([too_long(label, size, settings.max_bytes)], size)
+    findings, more, more_failing = _policy_findings(opened, settings)
+    release(opened)
+    return Outcome(findings, size, more, more_failing)
+
+
+def _proven_size(opened: Opened, settings: Settings, progress: Progress) -> int | None:
+    """The input's size when it is well-formed with a known byte order (the stream then
+    can be read again from its start: a pipe is spooled), else None."""
+    found, order = codec(settings.encoding)
+    decoder = found.incremental_decoder("replace", byte_order=order)
+    stream = opened.stream
+    spool = None
+    if not stream.seekable():
+        spool = opened.spool = tempfile.TemporaryFile()  # closed with the input
+    opened.origin = stream.tell() - len(opened.first) if spool is None else 0
+    size = 0
+    chunk = opened.first
+    well_formed = True
+    while True:
+        final = not chunk
+        try:
+            ill_formed = bool(decoder.feed(chunk, final=final)[1])
+        except ByteOrderError:
+            ill_formed = True
+        if spool is not None:
+            spool.write(chunk)
+        size += len(chunk)
+        progress.advance(len(chunk), opened.label)
+        if ill_formed:
+            well_formed = False
+            break
+        if final:
+            break
+        chunk = stream.read(CHUNK)
+    return size if well_formed else None
+
+
+def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFinding], int, int]:
+    """The listed findings of the policy on the text, a piece at a time, and the counts
+    of the others (all, and those that fail)."""
+    found, order = codec(settings.encoding)
+    again = reopened(opened)
+    head = again.first
+    big, skip = found.resolve(head, order, None, "check")
+    name = found.name(big)
+    decoder = codecs.getincrementaldecoder(name)()
+    listing, counting = capped(settings.policy, settings.limit)
+    strict, limit, label = settings.strict, settings.limit, opened.label
+    position = Position(settings.columns)
+    findings: list[FileFinding] = []
+    more = more_failing = 0
+    byte_at = skip  # the input offset of ``buf[0]``
+    buf = decoder.decode(head[skip:])
+    stream = again.stream
+    final = False
+    piece_size = _judge.PIECE  # as the UTF-8 policy modes cut (one knob for both)
+    while buf or not final:
+        while len(buf) < piece_size and not final:
+            chunk = stream.read(CHUNK)
+            final = not chunk
+            buf += decoder.decode(chunk, final=final)
+        cut = len(buf)
+        if not final or len(buf) > piece_size:  # a piece: after a line feed, or a safe cut
+            window = buf[:piece_size].encode("utf-8", "surrogatepass")
+            end = piece_end(window, 0, len(window) - 1)[0]
+            cut = len(window[:end].decode("utf-8", "surrogatepass"))
+        piece, buf = buf[:cut], buf[cut:]
+        full = bool(limit) and len(findings) >= limit
+        report = inspect(piece, counting if full else listing)
+        places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
+        done_index, done_byte = 0, byte_at
+        for index in sorted({o for f in report.findings for o in (f.start, f.end)}):
+            text = piece[done_index:index]
+            done_byte += len(text.encode(name, "surrogatepass"))
+            position.count_text(text)
+            places[index] = (done_byte, position.line, position.column)
+            done_index = index
+        for f in report.findings:
+            d = f.as_dict()
+            fails = strict or f.action is not Action.ALLOW
+            if limit and len(findings) >= limit:
+                more += 1
+                more_failing += fails
+                continue
+            (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
+            details = {k: v for k, v in d.items() if k not in ("start", "end")}
+            findings.append(
+                FileFinding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
+                        Place(label, lo, hi, line, column, end_line, end_column),
+                        fails=fails, details=details)
+            )  # fmt: skip
+        position.count_text(piece[done_index:])
+        byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
+        more += report.more_findings
+        more_failing += report.more_findings - (0 if strict else report.more_allowed)
+    return findings, more, more_failing
