@@ -280,7 +280,7 @@ BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"
 # answer may stop up to one block short of the first error.  Callers that reason about
 # that slack (the decoder, `sanitizer check`, the fuzz oracles) read it here.
 VALIDATOR_BLOCK = 64
-_VALID_PREFIX_CHUNK = 1 << 20  # the pure twin decodes this much at a time: bounded memory
+_VALID_PREFIX_CHUNK = 1 << 16  # the pure twin decodes this much at a time: bounded memory
 
 
 def utf8_valid_prefix_py(data: ReadableBuffer) -> int:
