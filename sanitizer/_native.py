@@ -164,6 +164,32 @@ class Speedups(Protocol):
     def skeleton(self, tables: object, s: str, /) -> str: ...
     def confusable(self, tables: object, a: str, b: str, /) -> object: ...
 
+    # columns.c: Arrow binary and string columns walked in place (reference:
+    # sanitizer._arrow.column_check_py, column_gather_py)
+    def column_check(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        /,
+    ) -> tuple[bytes, list[int]]: ...
+    def column_gather(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        rows: list[int],
+        pieces: list[bytes | None],
+        out_layout: int,
+        /,
+    ) -> tuple[bytes, bytes]: ...
+
     # source.c: where the source gate has work in a text (reference:
     # sanitizer.source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...

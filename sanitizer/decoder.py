@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         """What walks the RFC 3629 table: ``_machine`` (the reference) or the C extension."""
 
         def spans(
-            self, data: bytes, table: bytes, nclasses: int, pos: int, limit: int, /
+            self, data: bytes | memoryview, table: bytes, nclasses: int, pos: int, limit: int, /
         ) -> list[int]: ...
 
         def replace(
@@ -629,7 +629,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         self._pending, self._base = state
 
 
-def _hold_point(buf: bytes) -> int:
+def _hold_point(buf: bytes | memoryview) -> int:
     """Where the held-back tail starts: the last lead whose lax sequence (RFC 2279 §2) the
     buffer ends inside of, or len(buf).  Cutting before a non-continuation byte never
     splits a maximal subpart, so spans match one-shot decoding."""

@@ -383,6 +383,8 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]
+        "column_check": ((0, 1, 0, None, bytes(8), b""), {}),
+        "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
         "precis_layout": ((), {}),
     }
 
