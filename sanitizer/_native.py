@@ -190,6 +190,21 @@ class Speedups(Protocol):
         /,
     ) -> tuple[bytes, bytes]: ...
 
+    def column_clean(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        max_run: int,
+        /,
+    ) -> bytes: ...
+
     # source.c: where the source gate has work in a text (reference:
     # sanitizer.source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...

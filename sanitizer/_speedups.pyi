@@ -168,6 +168,22 @@ def column_gather(
     """(offsets or views, data): the rows' bytes as new buffers of out_layout, rows[i]
     replaced by pieces[i] (reference: sanitizer._arrow.column_gather_py)."""
 
+def column_clean(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    max_run: int,
+    /,
+) -> bytes:
+    """Bitmap: bit k set when row k is not null and clean() would answer its bytes with
+    a str (reference: the scalar functions, which sanitizer.columns asks for the rest)."""
+
 # -- source.c: where the source gate has work in a text (sanitizer.source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:

@@ -23,15 +23,25 @@ Python runs only for the values that need an answer of their own.  See docs/data
 
 from __future__ import annotations
 
+import itertools
+import re
 import struct
+from array import array
 from collections.abc import Callable
 
 from . import _arrow
 from ._arguments import check_choice, check_count
 from ._arrow import Chunk, ChunkedResult, Column, Node, Result
+from ._native import speedups
 from .decoder import decode as _decode_value
 from .decoder import find_errors as _find_errors_value
 from .errors import Utf8Error
+from .lookalike import identifier_key as _identifier_key
+from .policy import Finding, Hidden, Policy, PolicyError, profiles
+from .policy import inspect as _inspect_value
+from .policy import reveal as _reveal_value
+from .policy import sanitize as _sanitize_value
+from .policy.compiled import CompiledPolicy, compiled_for, reveal_args
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -211,20 +221,203 @@ def decode(column: object, errors: Literal["strict", "replace"] = "strict") -> C
     return _result(column, "decode", per_chunk)
 
 
-# -- the policy layer's functions, per value (the scalar functions decide) --------------
+# -- the policy layer's functions: C marks the rows whose answer is the clean one, the
+# scalar function answers each of the others --------------------------------------------
 
 
-def inspect(column: object, policy: object = None) -> ChunkedResult:
-    raise NotImplementedError
+def _policy(policy: object, where: str) -> tuple[Policy, CompiledPolicy]:
+    if policy is None:
+        policy = profiles.TEXT
+    if not isinstance(policy, Policy):
+        raise TypeError(
+            f"{where}() argument 'policy' must be a sanitizer.Policy or None, "
+            f"not {type(policy).__name__}"
+        )
+    return policy, compiled_for(policy)
 
 
-def sanitize(column: object, policy: object = None) -> ChunkedResult:
-    raise NotImplementedError
+def _present(chunk: Chunk) -> int:
+    """The rows that are not null, as a bitmap in an int (bit k: row k)."""
+    bits = chunk.validity_bits()
+    return (1 << chunk.length) - 1 if bits is None else int.from_bytes(bits, "little")
+
+
+def _clean(chunk: Chunk, args: tuple[object, ...] | None) -> int:
+    """The rows ``clean(value, *args)`` answers with a str (C), as a bitmap in an int; 0
+    without the C fast path (every row then goes to the scalar function)."""
+    if args is None or speedups is None:
+        return 0
+    bits = speedups.column_clean(
+        chunk.layout,
+        chunk.length,
+        chunk.offset,
+        chunk.validity,
+        chunk.values,
+        chunk.data,
+        *args,  # type: ignore[arg-type]
+    )
+    return int.from_bytes(bits, "little")
+
+
+def _rows(bits: int, length: int) -> list[int]:
+    """The set bits of ``bits`` (< 2**length), ascending, by skipping zero bytes in C."""
+    raw = bits.to_bytes((length + 7) // 8, "little")
+    return [
+        8 * m.start() + i
+        for m in re.finditer(b"[^\x00]", raw)
+        for i in range(8)
+        if raw[m.start()] >> i & 1
+    ]
+
+
+def _bitmap(bits: int, length: int) -> bytes:
+    return bits.to_bytes((length + 7) // 8, "little")
+
+
+def _list_ends(length: int, counts: dict[int, int]) -> list[int]:
+    """List offsets for ``length`` rows, row k holding ``counts.get(k, 0)`` items."""
+    if not counts:
+        return [0] * (length + 1)
+    sizes = [0] * length
+    for row, count in counts.items():
+        sizes[row] = count
+    return list(itertools.accumulate(sizes, initial=0))
+
+
+def inspect(column: object, policy: Policy | None = None) -> ChunkedResult:
+    """``sanitizer.inspect(value, policy)`` for each value (default policy
+    ``profiles.TEXT``): a struct column of ``ok`` (bool), ``text`` (string: the policy's
+    output, null where refused) and ``findings`` (list of struct: ``category`` and
+    ``action``, the enum names; ``start``, ``end``, byte offsets within the value;
+    ``detail``, or null); null where the value is null."""
+    policy, compiled = _policy(policy, "inspect")
+    args = compiled.direct_report_args
+
+    def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
+        length = chunk.length
+        present = _present(chunk)
+        clean = _clean(chunk, args) & present
+        ok = clean
+        rows = _rows(present & ~clean, length)
+        pieces: list[bytes | None] = []
+        counts: dict[int, int] = {}
+        findings: list[Finding] = []
+        for row in rows:
+            report = _inspect_value(bytes(chunk.value(row)), policy)
+            if report.ok:
+                ok |= 1 << row
+            pieces.append(None if report.text is None else report.text.encode())
+            if report.findings:
+                counts[row] = len(report.findings)
+                findings += report.findings
+        validity = chunk.validity_bits()
+        fields = [
+            _arrow.bool_node(_bitmap(ok, length), length).named("ok"),
+            _strings(chunk, rows, pieces).named("text"),
+            _arrow.list_node(_list_ends(length, counts), _finding_node(findings)).named("findings"),
+        ]
+        return _arrow.struct_node(length, fields, validity)
+
+    return _result(column, "inspect", per_chunk)
+
+
+def _finding_node(findings: list[Finding]) -> Node:
+    fields = [
+        _arrow.string_node([f.category.name for f in findings]).named("category"),
+        _arrow.int_node([f.start for f in findings], "q").named("start"),
+        _arrow.int_node([f.end for f in findings], "q").named("end"),
+        _arrow.string_node([f.action.name for f in findings]).named("action"),
+        _arrow.string_node([f.detail for f in findings]).named("detail"),
+    ]
+    return _arrow.struct_node(len(findings), fields)
+
+
+def sanitize(column: object, policy: Policy | None = None) -> ChunkedResult:
+    """``sanitizer.sanitize(value, policy)`` for each value (default policy
+    ``profiles.TEXT``): a string column, null where the policy refuses the value (the
+    scalar function's ``PolicyError``) or the value is null."""
+    policy, compiled = _policy(policy, "sanitize")
+    args = compiled.direct_verdict_args
+
+    def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
+        present = _present(chunk)
+        rows = _rows(present & ~_clean(chunk, args), chunk.length)
+        pieces: list[bytes | None] = []
+        for row in rows:
+            try:
+                pieces.append(_sanitize_value(bytes(chunk.value(row)), policy).encode())
+            except PolicyError:
+                pieces.append(None)
+        return _strings(chunk, rows, pieces)
+
+    return _result(column, "sanitize", per_chunk)
 
 
 def reveal(column: object) -> ChunkedResult:
-    raise NotImplementedError
+    """``sanitizer.reveal(value)`` for each value: a list column of struct ``channel``
+    (the ``Channel`` name), ``start``, ``end`` (byte offsets within the value),
+    ``payload`` (binary) and ``text`` (the payload as UTF-8, or null); null where the
+    value is null.  An ill-formed value raises its ``Utf8Error``, naming the row, as
+    ``decode`` does."""
+    args = reveal_args()
+
+    def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
+        length = chunk.length
+        present = _present(chunk)
+        counts: dict[int, int] = {}
+        found: list[Hidden] = []
+        for row in _rows(present & ~_clean(chunk, args), length):
+            try:
+                hidden = _reveal_value(bytes(chunk.value(row)))
+            except Utf8Error:
+                raise _row_error(chunk, row, base) from None
+            if hidden:
+                counts[row] = len(hidden)
+                found += hidden
+        fields = [
+            _arrow.string_node([h.channel.name for h in found]).named("channel"),
+            _arrow.int_node([h.start for h in found], "q").named("start"),
+            _arrow.int_node([h.end for h in found], "q").named("end"),
+            _arrow.string_node([h.payload for h in found], binary=True).named("payload"),
+            _arrow.string_node([h.text for h in found]).named("text"),
+        ]
+        item = _arrow.struct_node(len(found), fields)
+        return _arrow.list_node(_list_ends(length, counts), item, chunk.validity_bits())
+
+    return _result(column, "reveal", per_chunk)
 
 
 def identifier_key(column: object) -> ChunkedResult:
-    raise NotImplementedError
+    """``sanitizer.identifier_key`` of each value (decoded strictly: an ill-formed value
+    raises its ``Utf8Error``, naming the row): a string column, null where the value is
+    null."""
+
+    def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
+        _, bad = _checked(chunk)
+        if bad:
+            raise _row_error(chunk, bad[0], base)
+        ends, data = _arrow.column_gather(
+            chunk.layout,
+            chunk.length,
+            chunk.offset,
+            chunk.validity,
+            chunk.values,
+            chunk.data,
+            [],
+            [],
+            1,
+        )
+        offsets = array("q", ends)
+        texts = [data[a:b].decode() for a, b in itertools.pairwise(offsets)]
+        keys = [k.encode() for k in map(_identifier_key, texts)]
+        return (
+            _strings(
+                chunk,
+                list(range(chunk.length)),
+                [None if chunk.is_null(row) else key for row, key in enumerate(keys)],
+            )
+            if chunk.validity is not None
+            else _strings(chunk, list(range(chunk.length)), [*keys])
+        )
+
+    return _result(column, "identifier_key", per_chunk)

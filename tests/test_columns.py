@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import _arrow, _machine, _native, columns, decoder
+import sanitizer
+from sanitizer import _arrow, _machine, _native, columns, decoder, profiles
 from sanitizer.errors import ErrorKind, Utf8Error
 
 pa = pytest.importorskip("pyarrow")
@@ -370,3 +371,136 @@ def test_no_copy_of_a_64_mib_column(backend: str) -> None:
         tracemalloc.stop()
     assert peak < 1 << 20  # the result bitmap (n bits) and bookkeeping, no copy
     assert len(flags) == len(text) == n
+
+
+# -- the policy layer's functions ---------------------------------------------------------
+
+POLICY_PIECES = [
+    *PIECES,
+    "\u202eevil\u202c".encode(),  # bidi controls
+    "\u200b\u200c\u200d\u2060".encode(),  # invisibles (zero-width bits)
+    "\ufe00\ufe01\U000e0100".encode(),  # variation selectors
+    "pаypal".encode(),  # Cyrillic а
+    "e\u0301\u0301\u0301\u0301\u0301".encode(),  # stacked marks
+    b"Admin_User",
+    "\U000e0001\U000e0068\U000e0069\U000e007f".encode(),  # tag payload 'hi'
+]
+
+
+@st.composite
+def policy_columns(draw: st.DrawFn, well_formed: bool = False) -> tuple[Any, list[bytes | None]]:
+    values = draw(st.lists(st.lists(st.sampled_from(POLICY_PIECES), max_size=4), max_size=12))
+    raw = [b"".join(v) for v in values]
+    if well_formed:
+        raw = [v.decode("utf-8", "replace").encode() for v in raw]
+    nulls = draw(st.lists(st.booleans(), min_size=len(raw), max_size=len(raw)))
+    kind = draw(st.sampled_from(TYPES))
+    arr = make_column(raw, nulls, kind)
+    expected = [None if x else v for v, x in zip(raw, nulls, strict=True)]
+    start = draw(st.integers(0, len(raw)))
+    arr, expected = arr.slice(start), expected[start:]
+    if draw(st.booleans()) and len(arr) > 1:
+        return pa.chunked_array([arr.slice(0, 1), arr.slice(1)], type=arr.type), expected
+    return arr, expected
+
+
+def report_dict(value: bytes, policy: Any) -> dict[str, Any]:
+    report = sanitizer.inspect(value, policy)
+    return {
+        "ok": report.ok,
+        "text": report.text,
+        "findings": [
+            {
+                "category": f.category.name,
+                "start": f.start,
+                "end": f.end,
+                "action": f.action.name,
+                "detail": f.detail,
+            }
+            for f in report.findings
+        ],
+    }
+
+
+@pytest.fixture(params=["c", "scalar only"])
+def policy_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """With the C marking of clean rows, or every row asked of the scalar function."""
+    if request.param == "c" and _native.speedups is None:
+        pytest.skip("the C extension is not in use")
+    if request.param != "c":
+        monkeypatch.setattr(columns, "speedups", None)
+    return str(request.param)
+
+
+POLICIES = ["TEXT", "PROMPT", "IDENTIFIER", "SINGLE_LINE", "FILENAME", "SOURCE"]
+
+
+@given(policy_columns(), st.sampled_from(POLICIES))
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_inspect_and_sanitize_match_the_scalar_functions(
+    policy_backend: str, case: Any, name: str
+) -> None:
+    col, expected = case
+    policy = getattr(profiles, name)
+    assert to_list(columns.inspect(col, policy)) == [
+        None if v is None else report_dict(v, policy) for v in expected
+    ]
+
+    def sanitized(value: bytes) -> str | None:
+        try:
+            return sanitizer.sanitize(value, policy)
+        except sanitizer.PolicyError:
+            return None
+
+    assert to_list(columns.sanitize(col, policy)) == [
+        None if v is None else sanitized(v) for v in expected
+    ]
+
+
+@given(policy_columns(well_formed=True))
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_reveal_and_identifier_key_match_the_scalar_functions(
+    policy_backend: str, case: Any
+) -> None:
+    col, expected = case
+    assert to_list(columns.reveal(col)) == [
+        None
+        if v is None
+        else [
+            {
+                "channel": h.channel.name,
+                "start": h.start,
+                "end": h.end,
+                "payload": h.payload,
+                "text": h.text,
+            }
+            for h in sanitizer.reveal(v)
+        ]
+        for v in expected
+    ]
+    assert to_list(columns.identifier_key(col)) == [
+        None if v is None else sanitizer.identifier_key(v.decode()) for v in expected
+    ]
+
+
+def test_ill_formed_values_in_reveal_and_identifier_key_name_the_row() -> None:
+    col = pa.array([b"fine", None, b"x\xc0\xafy"], pa.binary())
+    for fn in (columns.reveal, columns.identifier_key):
+        with pytest.raises(Utf8Error, match="row 2") as info:
+            fn(col)
+        assert info.value.row == 2  # type: ignore[attr-defined]
+    assert to_list(columns.inspect(col))[2]["findings"][0]["category"] == "ILL_FORMED"
+
+
+def test_policy_argument_is_checked() -> None:
+    with pytest.raises(TypeError, match="inspect\\(\\) argument 'policy'"):
+        columns.inspect(pa.array(["x"]), "TEXT")  # type: ignore[arg-type]
+
+
+def test_policy_results_go_to_polars() -> None:
+    col = pl.Series(["ok", "a\u202eb", None])
+    got = pl.Series(columns.inspect(col)).to_list()
+    assert got[0] == {"ok": True, "text": "ok", "findings": []}
+    assert got[1]["ok"] is False and got[1]["findings"][0]["category"] == "BIDI_CONTROL"
+    assert got[2] is None
+    assert pl.Series(columns.sanitize(col)).to_list() == ["ok", None, None]

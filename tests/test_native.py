@@ -385,6 +385,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]
         "column_check": ((0, 1, 0, None, bytes(8), b""), {}),
         "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
+        "column_clean": ((0, 1, 0, None, bytes(8), b"", *verdict), {}),
         "precis_layout": ((), {}),
     }
 

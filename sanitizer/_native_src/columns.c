@@ -1,5 +1,6 @@
 /*
- * Arrow binary and string columns walked in place: column_check, column_gather.
+ * Arrow binary and string columns walked in place: column_check, column_gather,
+ * column_clean.
  *
  * Why it exists: sanitizer.columns judges columns of millions of values, and a Python
  * call per value costs far more than the judging.  sanitizer/_arrow.py reads the column's
@@ -21,6 +22,7 @@
  * on from the next value.  Views are checked value by value (no materialising).
  */
 #include "speedups.h"
+#include "scan.h" /* the policy tables and their scan, for column_clean */
 
 #include <stdint.h>
 #include <string.h>
@@ -463,6 +465,55 @@ done:
     PyMem_Free(rep);
     Py_XDECREF(values);
     Py_XDECREF(data);
+    column_release(&c);
+    return out;
+}
+
+/* column_clean(layout, length, offset, validity, values, data, stage1, stage2, tables,
+ * max_run) -> bytes: bit k set when row k is not null and clean() would answer its bytes
+ * with a str (well-formed, and the policy tables flag nothing): the rows whose scalar
+ * answer is the clean one.  Each value is decoded (decode_valid.c) and scanned (scan.c)
+ * as clean() does; the str is dropped at once.  Its reference is the scalar function:
+ * sanitizer.columns asks it for every row this does not mark. */
+PyObject *
+speedups_column_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "column_clean(layout, length, offset, validity, "
+                                         "values, data, stage1, stage2, tables, max_run, /)");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[6], args[7], args[8], &t) < 0) return NULL;
+    Py_ssize_t max_run = PyLong_AsSsize_t(args[9]);
+    if (max_run == -1 && PyErr_Occurred()) return NULL;
+    column_t c;
+    PyObject *bits = NULL, *out = NULL;
+    if (column_load(&c, args) < 0) goto done;
+    if (c.layout < 2 && check_offsets(&c) < 0) goto done;
+    bits = PyBytes_FromStringAndSize(NULL, (c.length + 7) / 8);
+    if (bits == NULL) goto done;
+    unsigned char *b = (unsigned char *)PyBytes_AS_STRING(bits);
+    memset(b, 0, (size_t)PyBytes_GET_SIZE(bits));
+    for (Py_ssize_t row = 0; row < c.length; row++) {
+        if (is_null(&c, c.offset + row)) continue;
+        Py_ssize_t n;
+        const unsigned char *s = row_bytes(&c, row, &n);
+        if (s == NULL && PyErr_Occurred()) goto done;
+        PyObject *text = speedups_decode_valid(s, n);
+        if (text == NULL) goto done;
+        if (text != Py_None) {
+            run_state_t rs = {-1, -1, max_run};
+            Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+            if (scan_kind(&t, PyUnicode_KIND(text), PyUnicode_DATA(text), len, 0, &rs) == len)
+                SET_BIT(b, row);
+        }
+        Py_DECREF(text);
+    }
+    out = bits;
+    bits = NULL;
+done:
+    Py_XDECREF(bits);
     column_release(&c);
     return out;
 }

@@ -115,6 +115,11 @@ static PyMethodDef speedups_methods[] = {
      "out_layout, /)\n--\n\n"
      "(offsets or views, data): the rows' bytes as new buffers of out_layout, rows[i]\n"
      "replaced by pieces[i] (bytes, or None: empty), null rows empty."},
+    {"column_clean", (PyCFunction)(void (*)(void))speedups_column_clean, METH_FASTCALL,
+     "column_clean($module, layout, length, offset, validity, values, data, stage1, stage2, "
+     "tables, max_run, /)\n--\n\n"
+     "Bitmap: bit k set when row k is not null and clean() would answer its bytes with\n"
+     "a str."},
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"
