@@ -46,6 +46,8 @@ __all__ = [
     "column_check_py",
     "column_gather",
     "column_gather_py",
+    "column_translate",
+    "column_translate_py",
     "int_node",
     "list_node",
     "make_result",
@@ -216,6 +218,19 @@ class Chunk:
         if null_count < 0:  # unknown: counted
             null_count = length - _set_bits(self.validity, offset, length) if self.validity else 0
         self.null_count = null_count if self.validity is not None else 0
+
+    @classmethod
+    def of(
+        cls, layout: int, length: int, validity: bytes | None, values: bytes, data: bytes
+    ) -> Chunk:
+        """A chunk over buffers made here (offsets layouts, offset 0)."""
+        chunk = cls.__new__(cls)
+        chunk.layout, chunk.length, chunk.offset = layout, length, 0
+        chunk.addresses = []
+        chunk.validity = None if validity is None else memoryview(validity)
+        chunk.values, chunk.data = memoryview(values), memoryview(data)
+        chunk.null_count = null_count(validity, length)
+        return chunk
 
     def value(self, row: int) -> memoryview:
         """Row ``row``'s bytes (whatever its validity)."""
@@ -492,12 +507,44 @@ def column_gather_py(
     return ends.tobytes(), joined
 
 
+def column_translate_py(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: memoryview | None,
+    values: memoryview,
+    data: memoryview | tuple[memoryview, ...],
+    table: tuple[bytes, ...],
+) -> tuple[bytes, bytes, list[int]]:
+    """The reference of ``_speedups.column_translate``: each row that is not null and
+    ASCII with every byte mapped to ``table[byte]``, as int64 offsets and data; the other
+    rows that are not null left empty and listed."""
+    offsets = _check_offsets_py(values, layout, offset, length, data) if layout < 2 else values
+    out: list[bytes] = []
+    rows: list[int] = []
+    for row in range(length):
+        k = offset + row
+        if validity is not None and not (validity[k >> 3] >> (k & 7)) & 1:
+            out.append(b"")
+            continue
+        value = bytes(_row_value(layout, offsets, values, data, k, row))
+        if not value.isascii():
+            rows.append(row)
+            out.append(b"")
+        else:
+            out.append(b"".join(table[b] for b in value))
+    ends = array("q", itertools.accumulate(map(len, out), initial=0))
+    return ends.tobytes(), b"".join(out), rows
+
+
 if speedups is not None:
     column_check: Callable[..., tuple[bytes, list[int]]] = speedups.column_check
     column_gather: Callable[..., tuple[bytes, bytes]] = speedups.column_gather
+    column_translate: Callable[..., tuple[bytes, bytes, list[int]]] = speedups.column_translate
 else:
     column_check = column_check_py
     column_gather = column_gather_py
+    column_translate = column_translate_py
 
 
 # ---- writing ---------------------------------------------------------------------------

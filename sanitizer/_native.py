@@ -205,6 +205,18 @@ class Speedups(Protocol):
         /,
     ) -> bytes: ...
 
+    def column_translate(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        table: tuple[bytes, ...],
+        /,
+    ) -> tuple[bytes, bytes, list[int]]: ...
+
     # source.c: where the source gate has work in a text (reference:
     # sanitizer.source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...

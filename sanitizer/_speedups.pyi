@@ -184,6 +184,20 @@ def column_clean(
     """Bitmap: bit k set when row k is not null and clean() would answer its bytes with
     a str (reference: the scalar functions, which sanitizer.columns asks for the rest)."""
 
+def column_translate(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    table: tuple[bytes, ...],
+    /,
+) -> tuple[bytes, bytes, list[int]]:
+    """(offsets, data, rows): each ASCII row mapped byte by byte by table (int64 offsets),
+    the other rows that are not null left empty and listed (reference:
+    sanitizer._arrow.column_translate_py)."""
+
 # -- source.c: where the source gate has work in a text (sanitizer.source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:

@@ -23,10 +23,10 @@ Python runs only for the values that need an answer of their own.  See docs/data
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import struct
-from array import array
 from collections.abc import Callable
 
 from . import _arrow
@@ -165,10 +165,14 @@ def _row_error(chunk: Chunk, row: int, base: int) -> Utf8Error:
     return err
 
 
-def _strings(chunk: Chunk, rows: list[int], pieces: list[bytes | None]) -> Node:
-    """``chunk``'s values as a new string column of the same layout (``string``,
-    ``large_string`` or ``string_view``), ``rows[i]`` replaced by ``pieces[i]`` (None:
-    null)."""
+def _strings(
+    chunk: Chunk, rows: list[int], pieces: list[bytes | None], out: bytes | None = None
+) -> Node:
+    """``chunk``'s values as a new string column (``out``, a format; by default the
+    string type of the chunk's layout: ``string``, ``large_string`` or ``string_view``),
+    ``rows[i]`` replaced by ``pieces[i]`` (None: null)."""
+    fmt = out or _STRING_OF[chunk.layout]
+    layout = _arrow.LAYOUTS[fmt][0]
     values, data = _arrow.column_gather(
         chunk.layout,
         chunk.length,
@@ -178,21 +182,19 @@ def _strings(chunk: Chunk, rows: list[int], pieces: list[bytes | None]) -> Node:
         chunk.data,
         rows,
         pieces,
-        chunk.layout,
+        layout,
     )
     validity = chunk.validity_bits()
-    nulls = [row for row, piece in zip(rows, pieces, strict=False) if piece is None]
+    nulls = [row for row, piece in zip(rows, pieces, strict=True) if piece is None]
     if nulls:
         bits = (1 << chunk.length) - 1 if validity is None else int.from_bytes(validity, "little")
         for row in nulls:
             bits &= ~(1 << row)
         validity = bits.to_bytes((chunk.length + 7) // 8, "little")
     buffers: list[bytes | None] = [validity, values, data]
-    if chunk.layout == 2:
+    if layout == 2:
         buffers.append(struct.pack("=q", len(data)))  # the variadic buffers' sizes
-    return _arrow.Node(
-        _STRING_OF[chunk.layout], chunk.length, buffers, _arrow.null_count(validity, chunk.length)
-    )
+    return _arrow.Node(fmt, chunk.length, buffers, _arrow.null_count(validity, chunk.length))
 
 
 _STRING_OF = {0: b"u", 1: b"U", 2: b"vu"}  # layout -> its string type
@@ -211,8 +213,8 @@ def decode(column: object, errors: Literal["strict", "replace"] = "strict") -> C
             raise _row_error(chunk, bad[0], base)
         # the column's own buffers read as strings (no copy), when even its null slots
         # hold well-formed bytes (a consumer may read them: polars does)
-        if not bad and (chunk.validity is None or not _checked(chunk, nulls=True)[1]):
-            return Node.lent(_STRING_OF[chunk.layout], col, chunk)
+        if not bad:
+            return _lent_text(col, chunk)
         pieces: list[bytes | None] = [
             _decode_value(bytes(chunk.value(row)), errors="replace").encode() for row in bad
         ]
@@ -311,9 +313,11 @@ def inspect(column: object, policy: Policy | None = None) -> ChunkedResult:
                 counts[row] = len(report.findings)
                 findings += report.findings
         validity = chunk.validity_bits()
+        # every value clean: its text is its own bytes (no copy), as decode lends them
+        text = _lent_text(col, chunk) if not rows else _strings(chunk, rows, pieces)
         fields = [
             _arrow.bool_node(_bitmap(ok, length), length).named("ok"),
-            _strings(chunk, rows, pieces).named("text"),
+            text.named("text"),
             _arrow.list_node(_list_ends(length, counts), _finding_node(findings)).named("findings"),
         ]
         return _arrow.struct_node(length, fields, validity)
@@ -332,6 +336,14 @@ def _finding_node(findings: list[Finding]) -> Node:
     return _arrow.struct_node(len(findings), fields)
 
 
+def _lent_text(col: Column, chunk: Chunk) -> Node:
+    """``chunk``'s own buffers as a string column (every value that is not null proven
+    well-formed), or a copy when a null slot holds bytes a reader would refuse."""
+    if chunk.validity is None or not _checked(chunk, nulls=True)[1]:
+        return Node.lent(_STRING_OF[chunk.layout], col, chunk)
+    return _strings(chunk, [], [])
+
+
 def sanitize(column: object, policy: Policy | None = None) -> ChunkedResult:
     """``sanitizer.sanitize(value, policy)`` for each value (default policy
     ``profiles.TEXT``): a string column, null where the policy refuses the value (the
@@ -342,6 +354,8 @@ def sanitize(column: object, policy: Policy | None = None) -> ChunkedResult:
     def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
         present = _present(chunk)
         rows = _rows(present & ~_clean(chunk, args), chunk.length)
+        if not rows:
+            return _lent_text(col, chunk)
         pieces: list[bytes | None] = []
         for row in rows:
             try:
@@ -387,37 +401,28 @@ def reveal(column: object) -> ChunkedResult:
     return _result(column, "reveal", per_chunk)
 
 
+@functools.cache
+def _ascii_keys() -> tuple[bytes, ...]:
+    """The key of each ASCII character, UTF-8: an ASCII text's key is its characters'
+    keys in order (lookalike.key's ASCII map is one code point at a time)."""
+    return tuple(_identifier_key(chr(b)).encode() for b in range(128))
+
+
 def identifier_key(column: object) -> ChunkedResult:
     """``sanitizer.identifier_key`` of each value (decoded strictly: an ill-formed value
     raises its ``Utf8Error``, naming the row): a string column, null where the value is
-    null."""
+    null.  ASCII values are keyed a byte at a time in C; the others one by one."""
 
     def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
         _, bad = _checked(chunk)
         if bad:
             raise _row_error(chunk, bad[0], base)
-        ends, data = _arrow.column_gather(
-            chunk.layout,
-            chunk.length,
-            chunk.offset,
-            chunk.validity,
-            chunk.values,
-            chunk.data,
-            [],
-            [],
-            1,
-        )
-        offsets = array("q", ends)
-        texts = [data[a:b].decode() for a, b in itertools.pairwise(offsets)]
-        keys = [k.encode() for k in map(_identifier_key, texts)]
-        return (
-            _strings(
-                chunk,
-                list(range(chunk.length)),
-                [None if chunk.is_null(row) else key for row, key in enumerate(keys)],
-            )
-            if chunk.validity is not None
-            else _strings(chunk, list(range(chunk.length)), [*keys])
-        )
+        where = (chunk.layout, chunk.length, chunk.offset, chunk.validity, chunk.values)
+        ends, data, rows = _arrow.column_translate(*where, chunk.data, _ascii_keys())
+        pieces: list[bytes | None] = [
+            _identifier_key(bytes(chunk.value(row)).decode()).encode() for row in rows
+        ]
+        keyed = Chunk.of(1, chunk.length, chunk.validity_bits(), ends, data)
+        return _strings(keyed, rows, pieces, _STRING_OF[chunk.layout])
 
     return _result(column, "identifier_key", per_chunk)

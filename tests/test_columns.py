@@ -203,6 +203,10 @@ def test_c_walk_equals_its_twin(case: Any, kind: str, cut: int) -> None:
             assert _native.speedups.column_check(*args) == _arrow.column_check_py(*args)
             rows = list(range(0, chunk.length, 3))
             pieces = [None if i % 2 else b"x" * i for i in range(len(rows))]
+            table = tuple(bytes([b]) * (b % 3) for b in range(128))
+            assert _native.speedups.column_translate(*args, table) == (
+                _arrow.column_translate_py(*args, table)
+            )
             for out_layout in (0, 1, 2):
                 assert _native.speedups.column_gather(*args, rows, pieces, out_layout) == (
                     _arrow.column_gather_py(*args, rows, pieces, out_layout)
@@ -384,6 +388,14 @@ POLICY_PIECES = [
     "e\u0301\u0301\u0301\u0301\u0301".encode(),  # stacked marks
     b"Admin_User",
     "\U000e0001\U000e0068\U000e0069\U000e007f".encode(),  # tag payload 'hi'
+    # characters whose verdict depends on a neighbour (sequence rules), at value ends
+    "\u200d".encode(),
+    "\U0001f469".encode(),
+    "\ufe0f".encode(),
+    "\u20e3".encode(),
+    "\U0001f3fb".encode(),
+    "\u0301".encode(),
+    b"1",
 ]
 
 
@@ -393,7 +405,10 @@ def policy_columns(draw: st.DrawFn, well_formed: bool = False) -> tuple[Any, lis
     raw = [b"".join(v) for v in values]
     if well_formed:
         raw = [v.decode("utf-8", "replace").encode() for v in raw]
-    nulls = draw(st.lists(st.booleans(), min_size=len(raw), max_size=len(raw)))
+    nulls = draw(
+        st.just([False] * len(raw))  # no nulls: the chunk is scanned joined first
+        | st.lists(st.booleans(), min_size=len(raw), max_size=len(raw))
+    )
     kind = draw(st.sampled_from(TYPES))
     arr = make_column(raw, nulls, kind)
     expected = [None if x else v for v, x in zip(raw, nulls, strict=True)]
@@ -504,3 +519,20 @@ def test_policy_results_go_to_polars() -> None:
     assert got[1]["ok"] is False and got[1]["findings"][0]["category"] == "BIDI_CONTROL"
     assert got[2] is None
     assert pl.Series(columns.sanitize(col)).to_list() == ["ok", None, None]
+
+
+@pytest.mark.parametrize("kind", TYPES)
+@pytest.mark.parametrize(
+    "values",
+    [["👩\u200d", "👩", "a"], ["👩", "\u200d👩"], ["x\ufe0f", "\ufe0f"], ["ok", "fine"]],
+)
+def test_sequences_across_value_boundaries_are_judged_per_value(
+    policy_backend: str, kind: str, values: list[str]
+) -> None:
+    # joined, "👩 ZWJ" + "👩" is a clean emoji sequence; alone, each ZWJ is a finding
+    col = make_column([v.encode() for v in values], [False] * len(values), kind)
+    for name in POLICIES:
+        policy = getattr(profiles, name)
+        assert to_list(columns.inspect(col, policy)) == [
+            report_dict(v.encode(), policy) for v in values
+        ]

@@ -386,6 +386,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "column_check": ((0, 1, 0, None, bytes(8), b""), {}),
         "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
         "column_clean": ((0, 1, 0, None, bytes(8), b"", *verdict), {}),
+        "column_translate": ((0, 1, 0, None, bytes(8), b"", (b"x",) * 128), {}),
         "precis_layout": ((), {}),
     }
 

@@ -469,11 +469,117 @@ done:
     return out;
 }
 
+/* Well-formed UTF-8 s[0:n] decoded into out (n code points at most); the count. */
+static Py_ssize_t
+decode_into(const unsigned char *s, Py_ssize_t n, Py_UCS4 *out)
+{
+    Py_ssize_t len = 0;
+    for (Py_ssize_t j = 0; j < n;) {
+        unsigned char b0 = s[j];
+        Py_UCS4 cp;
+        if (b0 < 0x80) {
+            cp = b0;
+            j += 1;
+        } else if (b0 < 0xE0) {
+            cp = ((Py_UCS4)(b0 & 0x1F) << 6) | (s[j + 1] & 0x3F);
+            j += 2;
+        } else if (b0 < 0xF0) {
+            cp = ((Py_UCS4)(b0 & 0x0F) << 12) | ((Py_UCS4)(s[j + 1] & 0x3F) << 6)
+                 | (s[j + 2] & 0x3F);
+            j += 3;
+        } else {
+            cp = ((Py_UCS4)(b0 & 0x07) << 18) | ((Py_UCS4)(s[j + 1] & 0x3F) << 12)
+                 | ((Py_UCS4)(s[j + 2] & 0x3F) << 6) | (s[j + 3] & 0x3F);
+            j += 4;
+        }
+        out[len++] = cp;
+    }
+    return len;
+}
+
+static inline int
+clean_alone(const scan_tables_t *t, const Py_UCS4 *text, Py_ssize_t len, Py_ssize_t max_run)
+{
+    run_state_t rs = {-1, -1, max_run};
+    return scan_kind(t, PyUnicode_4BYTE_KIND, text, len, 0, &rs) == len;
+}
+
+/* A character whose verdict depends on its neighbours (a sequence rule: scan.h's
+ * flagged()), which a value's first or last character sees differently alone. */
+static inline int
+has_rule(const scan_tables_t *t, Py_UCS4 ch)
+{
+    unsigned int c = CLASS_OF(t, ch);
+    return (t->flags[c] & 1) && t->rule[c] != 0;
+}
+
+/* The code point that starts at s (well-formed UTF-8). */
+static inline Py_UCS4
+first_char(const unsigned char *s)
+{
+    Py_UCS4 out;
+    decode_into(s, s[0] < 0x80 ? 1 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4, &out);
+    return out;
+}
+
+/* The offsets layouts without nulls: one decode and one scan of all the chunk's bytes
+ * (as clean() does for one value).  When that scan flags nothing, every value whose two
+ * ends are character boundaries is well-formed alone and clean alone, but those whose
+ * first or last character has a sequence rule (it sees another neighbour alone), which
+ * are scanned alone; a run of marks is only longer joined.  0 when the path does not
+ * apply or the joined scan flags something (the caller then judges every value alone),
+ * 1 when the bits are set, -1 on error. */
+static int
+clean_joined(const column_t *c, const scan_tables_t *t, Py_ssize_t max_run, unsigned char *b,
+             Py_UCS4 **scratch, Py_ssize_t *scratch_size)
+{
+    if (c->layout == 2 || c->has_validity || c->length == 0) return 0;
+    const unsigned char *d = (const unsigned char *)c->data[0].buf;
+    int64_t first = offset_at(c, c->offset), last = offset_at(c, c->offset + c->length);
+    PyObject *text = speedups_decode_valid(d + first, (Py_ssize_t)(last - first));
+    if (text == NULL) return -1;
+    if (text == Py_None) {
+        Py_DECREF(text);
+        return 0;
+    }
+    run_state_t rs = {-1, -1, max_run};
+    Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+    int clean = scan_kind(t, PyUnicode_KIND(text), PyUnicode_DATA(text), len, 0, &rs) == len;
+    Py_DECREF(text);
+    if (!clean) return 0;
+    for (Py_ssize_t row = 0; row < c->length; row++) {
+        int64_t s = offset_at(c, c->offset + row), e = offset_at(c, c->offset + row + 1);
+        if (s == e) {
+            SET_BIT(b, row);
+            continue;
+        }
+        if (IS_TAIL(d[s]) || (e < last && IS_TAIL(d[e]))) continue; /* split: ill-formed */
+        Py_ssize_t z = (Py_ssize_t)e - 1;
+        while (IS_TAIL(d[z])) z--;
+        if (has_rule(t, first_char(d + s)) || has_rule(t, first_char(d + z))) {
+            Py_ssize_t n = (Py_ssize_t)(e - s);
+            if (n > *scratch_size) {
+                Py_UCS4 *grown = PyMem_Realloc(*scratch, (size_t)n * sizeof(Py_UCS4));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+                *scratch = grown;
+                *scratch_size = n;
+            }
+            if (!clean_alone(t, *scratch, decode_into(d + s, n, *scratch), max_run)) continue;
+        }
+        SET_BIT(b, row);
+    }
+    return 1;
+}
+
 /* column_clean(layout, length, offset, validity, values, data, stage1, stage2, tables,
  * max_run) -> bytes: bit k set when row k is not null and clean() would answer its bytes
  * with a str (well-formed, and the policy tables flag nothing): the rows whose scalar
- * answer is the clean one.  Each value is decoded (decode_valid.c) and scanned (scan.c)
- * as clean() does; the str is dropped at once.  Its reference is the scalar function:
+ * answer is the clean one.  ASCII with no flagged byte is clean at once (clean_ascii);
+ * any other value is validated, decoded into one scratch buffer and scanned (scan.c),
+ * as clean() decodes and scans it, without a str per value.  Its reference is the scalar function:
  * sanitizer.columns asks it for every row this does not mark. */
 PyObject *
 speedups_column_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -489,31 +595,128 @@ speedups_column_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (max_run == -1 && PyErr_Occurred()) return NULL;
     column_t c;
     PyObject *bits = NULL, *out = NULL;
+    Py_UCS4 *scratch = NULL;
+    Py_ssize_t scratch_size = 0;
     if (column_load(&c, args) < 0) goto done;
     if (c.layout < 2 && check_offsets(&c) < 0) goto done;
     bits = PyBytes_FromStringAndSize(NULL, (c.length + 7) / 8);
     if (bits == NULL) goto done;
     unsigned char *b = (unsigned char *)PyBytes_AS_STRING(bits);
     memset(b, 0, (size_t)PyBytes_GET_SIZE(bits));
-    for (Py_ssize_t row = 0; row < c.length; row++) {
+    int joined = clean_joined(&c, &t, max_run, b, &scratch, &scratch_size);
+    if (joined < 0) goto done;
+    for (Py_ssize_t row = 0; !joined && row < c.length; row++) {
         if (is_null(&c, c.offset + row)) continue;
         Py_ssize_t n;
         const unsigned char *s = row_bytes(&c, row, &n);
         if (s == NULL && PyErr_Occurred()) goto done;
-        PyObject *text = speedups_decode_valid(s, n);
-        if (text == NULL) goto done;
-        if (text != Py_None) {
-            run_state_t rs = {-1, -1, max_run};
-            Py_ssize_t len = PyUnicode_GET_LENGTH(text);
-            if (scan_kind(&t, PyUnicode_KIND(text), PyUnicode_DATA(text), len, 0, &rs) == len)
-                SET_BIT(b, row);
+        /* ASCII with no flagged byte is clean without a str (scan.c's clean_ascii) */
+        Py_ssize_t i = 0;
+        while (i < n && s[i] < 0x80 && !t.flags[t.blk0[s[i]]]) i++;
+        if (i == n) {
+            SET_BIT(b, row);
+            continue;
         }
-        Py_DECREF(text);
+        if (!valid_alone(s, n)) continue; /* ill-formed: clean() answers None */
+        /* well-formed: decoded into the scratch buffer (n code points at most) and
+         * scanned as a str of the widest kind (scan_kind reads code points) */
+        if (n > scratch_size) {
+            Py_UCS4 *grown = PyMem_Realloc(scratch, (size_t)n * sizeof(Py_UCS4));
+            if (grown == NULL) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            scratch = grown;
+            scratch_size = n;
+        }
+        if (clean_alone(&t, scratch, decode_into(s, n, scratch), max_run)) SET_BIT(b, row);
     }
     out = bits;
     bits = NULL;
 done:
+    PyMem_Free(scratch);
     Py_XDECREF(bits);
+    column_release(&c);
+    return out;
+}
+
+/* column_translate(layout, length, offset, validity, values, data, table, /) ->
+ * (offsets, data, rows): each row that is not null and ASCII with every byte mapped to
+ * table[byte] (a tuple of 128 bytes), as int64 offsets and data; the other rows that are
+ * not null (a byte >= 0x80) left empty and listed in rows, for the caller to fill.  For a
+ * per-character key of ASCII text (lookalike.key's ASCII map) without a str per value. */
+PyObject *
+speedups_column_translate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 7 || !PyTuple_Check(args[6]) || PyTuple_GET_SIZE(args[6]) != 128) {
+        PyErr_SetString(PyExc_TypeError, "column_translate(layout, length, offset, validity, "
+                                         "values, data, table: tuple of 128 bytes, /)");
+        return NULL;
+    }
+    const char *map[128];
+    Py_ssize_t size[128];
+    for (int i = 0; i < 128; i++) {
+        PyObject *item = PyTuple_GET_ITEM(args[6], i);
+        if (!PyBytes_CheckExact(item)) {
+            PyErr_SetString(PyExc_TypeError, "column_translate: the table holds bytes");
+            return NULL;
+        }
+        map[i] = PyBytes_AS_STRING(item);
+        size[i] = PyBytes_GET_SIZE(item);
+    }
+    column_t c;
+    PyObject *offsets = NULL, *data = NULL, *rows = NULL, *out = NULL;
+    if (column_load(&c, args) < 0) goto done;
+    if (c.layout < 2 && check_offsets(&c) < 0) goto done;
+    rows = PyList_New(0);
+    offsets = PyBytes_FromStringAndSize(NULL, (c.length + 1) * 8);
+    if (rows == NULL || offsets == NULL) goto done;
+    /* pass 1: sizes, and the rows left to the caller */
+    Py_ssize_t total = 0;
+    for (Py_ssize_t row = 0; row < c.length; row++) {
+        if (is_null(&c, c.offset + row)) continue;
+        Py_ssize_t n, add = 0;
+        const unsigned char *s = row_bytes(&c, row, &n);
+        if (s == NULL && PyErr_Occurred()) goto done;
+        Py_ssize_t i = 0;
+        for (; i < n && s[i] < 0x80; i++) add += size[s[i]];
+        if (i < n) {
+            PyObject *r = PyLong_FromSsize_t(row);
+            if (r == NULL || PyList_Append(rows, r) < 0) {
+                Py_XDECREF(r);
+                goto done;
+            }
+            Py_DECREF(r);
+            continue;
+        }
+        total += add;
+    }
+    data = PyBytes_FromStringAndSize(NULL, total);
+    if (data == NULL) goto done;
+    char *o = PyBytes_AS_STRING(offsets), *w = PyBytes_AS_STRING(data);
+    int64_t at = 0;
+    Py_ssize_t next = 0, nrows = PyList_GET_SIZE(rows);
+    for (Py_ssize_t row = 0; row < c.length; row++) {
+        memcpy(o + 8 * row, &at, 8);
+        if (next < nrows && PyLong_AsSsize_t(PyList_GET_ITEM(rows, next)) == row) {
+            next++;
+            continue;
+        }
+        if (is_null(&c, c.offset + row)) continue;
+        Py_ssize_t n;
+        const unsigned char *s = row_bytes(&c, row, &n);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            memcpy(w + at, map[s[i]], (size_t)size[s[i]]);
+            at += size[s[i]];
+        }
+    }
+    memcpy(o + 8 * c.length, &at, 8);
+    out = PyTuple_Pack(3, offsets, data, rows);
+done:
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    Py_XDECREF(rows);
     column_release(&c);
     return out;
 }

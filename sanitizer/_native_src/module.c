@@ -120,6 +120,11 @@ static PyMethodDef speedups_methods[] = {
      "tables, max_run, /)\n--\n\n"
      "Bitmap: bit k set when row k is not null and clean() would answer its bytes with\n"
      "a str."},
+    {"column_translate", (PyCFunction)(void (*)(void))speedups_column_translate, METH_FASTCALL,
+     "column_translate($module, layout, length, offset, validity, values, data, table, /)"
+     "\n--\n\n"
+     "(offsets, data, rows): the ASCII rows with each byte mapped by table (int64\n"
+     "offsets), the other rows that are not null left empty and listed."},
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"

@@ -145,6 +145,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_column_gather(PyObject *self, PyObject *con
                                                    Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_column_clean(PyObject *self, PyObject *const *args,
                                                   Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_column_translate(PyObject *self, PyObject *const *args,
+                                                      Py_ssize_t nargs);
 
 /* source.c */
 SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text);
