@@ -197,6 +197,7 @@ valid_alone(const unsigned char *s, Py_ssize_t n)
     return speedups_valid_prefix_of(s, n) == n;
 }
 
+#define STRETCH (1 << 16) /* bytes validated at a time: within L2 */
 #define SET_BIT(bits, row) ((bits)[(row) >> 3] |= (unsigned char)(1u << ((row) & 7)))
 #define NULL_AT(vb, k) ((vb) != NULL && !(((vb)[(k) >> 3] >> ((k) & 7)) & 1))
 
@@ -210,7 +211,12 @@ valid_alone(const unsigned char *s, Py_ssize_t n)
         Py_ssize_t row = 0;                                                                 \
         while (row < length) {                                                              \
             const int64_t from = o[row];                                                    \
-            const int64_t p = from + speedups_valid_prefix_of(d + from, (Py_ssize_t)(last - from)); \
+            /* a stretch of about STRETCH bytes ending at a row's end: its boundaries are \
+             * checked while its bytes are still in the cache */                          \
+            Py_ssize_t j = row + 1;                                                         \
+            while (j < length && o[j] - from < STRETCH) j++;                                \
+            const int64_t stop = o[j] < last && o[j] >= from ? o[j] : last;                 \
+            const int64_t p = from + speedups_valid_prefix_of(d + from, (Py_ssize_t)(stop - from)); \
             int64_t s = from;                                                               \
             for (; row < length; row++) {                                                   \
                 const int64_t e = o[row + 1];                                               \
