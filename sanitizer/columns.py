@@ -30,6 +30,7 @@ import struct
 from collections.abc import Callable
 
 from . import _arrow
+from . import policy as _scalar  # inspect, sanitize, reveal: the per-value answers
 from ._arguments import check_choice, check_count
 from ._arrow import Chunk, ChunkedResult, Column, Node, Result
 from ._native import speedups
@@ -38,9 +39,6 @@ from .decoder import find_errors as _find_errors_value
 from .errors import Utf8Error
 from .lookalike import identifier_key as _identifier_key
 from .policy import Finding, Hidden, Policy, PolicyError, profiles
-from .policy import inspect as _inspect_value
-from .policy import reveal as _reveal_value
-from .policy import sanitize as _sanitize_value
 from .policy.compiled import CompiledPolicy, compiled_for, reveal_args
 
 TYPE_CHECKING = False
@@ -305,7 +303,7 @@ def inspect(column: object, policy: Policy | None = None) -> ChunkedResult:
         counts: dict[int, int] = {}
         findings: list[Finding] = []
         for row in rows:
-            report = _inspect_value(bytes(chunk.value(row)), policy)
+            report = _scalar.inspect(bytes(chunk.value(row)), policy)
             if report.ok:
                 ok |= 1 << row
             pieces.append(None if report.text is None else report.text.encode())
@@ -359,7 +357,7 @@ def sanitize(column: object, policy: Policy | None = None) -> ChunkedResult:
         pieces: list[bytes | None] = []
         for row in rows:
             try:
-                pieces.append(_sanitize_value(bytes(chunk.value(row)), policy).encode())
+                pieces.append(_scalar.sanitize(bytes(chunk.value(row)), policy).encode())
             except PolicyError:
                 pieces.append(None)
         return _strings(chunk, rows, pieces)
@@ -382,7 +380,7 @@ def reveal(column: object) -> ChunkedResult:
         found: list[Hidden] = []
         for row in _rows(present & ~_clean(chunk, args), length):
             try:
-                hidden = _reveal_value(bytes(chunk.value(row)))
+                hidden = _scalar.reveal(bytes(chunk.value(row)))
             except Utf8Error:
                 raise _row_error(chunk, row, base) from None
             if hidden:
