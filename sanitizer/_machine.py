@@ -22,9 +22,7 @@ from .grammar import ACCEPT, REJECT
 REPLACEMENT = "\ufffd"
 
 
-def spans(
-    data: bytes | memoryview, table: bytes, nclasses: int, pos: int, limit: int
-) -> list[int]:
+def spans(data: bytes | memoryview, table: bytes, nclasses: int, pos: int, limit: int) -> list[int]:
     out: list[int] = []
     if limit != 0:  # at most ``limit`` subparts: none for 0 (as the C runner)
         _run(data, table, nclasses, pos, limit, out, None)
