@@ -47,11 +47,11 @@ class CountingRunner:
 def counted(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """The entry points on one backend (the pure one with the pure validator too), with
     the machine's work counted."""
-    with use_backend(request.param) as runner:
-        if request.param == "python":
-            monkeypatch.setattr(decoder, "utf8_valid_prefix", _native.utf8_valid_prefix_py)
+    if request.param == "python":
+        monkeypatch.setattr(decoder, "utf8_valid_prefix", _native.utf8_valid_prefix_py)
+    with use_backend(request.param) as runner:  # restores the runner on the way out
         counting = CountingRunner(runner)
-        monkeypatch.setattr(decoder, "_runner", counting)
+        decoder._runner = counting
         yield counting
 
 
