@@ -175,6 +175,7 @@ class Chunk:
         "data",
         "layout",
         "length",
+        "lent",
         "null_count",
         "offset",
         "validity",
@@ -182,6 +183,7 @@ class Chunk:
     )
 
     def __init__(self, arr: ArrowArray, layout: int) -> None:
+        self.lent = False  # a result holds its buffers (Node.lent)
         self.layout = layout
         self.length = length = int(arr.length)
         self.offset = offset = int(arr.offset)
@@ -225,6 +227,7 @@ class Chunk:
     ) -> Chunk:
         """A chunk over buffers made here (offsets layouts, offset 0)."""
         chunk = cls.__new__(cls)
+        chunk.lent = False
         chunk.layout, chunk.length, chunk.offset = layout, length, 0
         chunk.addresses = []
         chunk.validity = None if validity is None else memoryview(validity)
@@ -274,15 +277,17 @@ def _set_bits(bits: memoryview, offset: int, length: int) -> int:
 
 class Column:
     """A column read through the PyCapsule interface: its chunks (one for
-    ``__arrow_c_array__``, each of the stream's for ``__arrow_c_stream__``), its layout,
-    whether its type is a string type, and whether it came as a stream.  Close it (or use
-    it as a context manager) to release what the producer lent."""
+    ``__arrow_c_array__``, each of the stream's for ``__arrow_c_stream__``, read one at
+    a time and released once done with, so a long stream costs one chunk's memory), its
+    layout, whether its type is a string type, and whether it came as a stream.  Close
+    it (or use it as a context manager) to release what the producer lent."""
 
     def __init__(self, column: object, where: str) -> None:
         self.lent = False  # a result holds its buffers: closed when that result goes
         self._keep: list[object] = []
         self._owned: list[ArrowArray] = []
-        self.chunks: list[Chunk] = []
+        self._array: ArrowArray | None = None
+        self._stream: ArrowArrayStream | None = None
         array_method = getattr(type(column), "__arrow_c_array__", None)
         stream_method = getattr(type(column), "__arrow_c_stream__", None)
         if array_method is not None:
@@ -293,44 +298,53 @@ class Column:
             schema = ArrowSchema.from_address(_pointer_of(pair[0], _SCHEMA_NAME))
             self.layout, self.is_string = _layout(schema, where)
             self.streamed = False
-            arr = ArrowArray.from_address(_pointer_of(pair[1], _ARRAY_NAME))
-            self._chunk(arr)
+            self._array = ArrowArray.from_address(_pointer_of(pair[1], _ARRAY_NAME))
         elif stream_method is not None:
             capsule = column.__arrow_c_stream__()  # type: ignore[attr-defined]
             self._keep.append(capsule)
             self.streamed = True
-            self._read_stream(
-                ArrowArrayStream.from_address(_pointer_of(capsule, _STREAM_NAME)), where
-            )
+            stream = ArrowArrayStream.from_address(_pointer_of(capsule, _STREAM_NAME))
+            schema = ArrowSchema()
+            self._check(stream, stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)))
+            try:
+                self.layout, self.is_string = _layout(schema, where)
+            finally:
+                if schema.release:
+                    schema.release(ctypes.byref(schema))
+            self._stream = stream
         else:
             raise TypeError(
                 f"{where}() argument 'column' must be an Arrow array (an object with "
                 f"__arrow_c_array__ or __arrow_c_stream__), not {type(column).__name__}"
             )
-        self.length = sum(chunk.length for chunk in self.chunks)
 
-    def _chunk(self, arr: ArrowArray) -> None:
+    def _chunk(self, arr: ArrowArray) -> Chunk:
         if not arr.release:
             raise ValueError("malformed Arrow array: it was released already")
         if arr.n_children != 0 or arr.dictionary:
             raise ValueError("malformed Arrow array: children in a binary array")
-        self.chunks.append(Chunk(arr, self.layout))
+        return Chunk(arr, self.layout)
 
-    def _read_stream(self, stream: ArrowArrayStream, where: str) -> None:
-        schema = ArrowSchema()
-        self._check(stream, stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)))
-        try:
-            self.layout, self.is_string = _layout(schema, where)
-        finally:
-            if schema.release:
-                schema.release(ctypes.byref(schema))
-        while True:
+    def chunks(self) -> Iterator[Chunk]:
+        """The chunks, in order: each valid until the next is asked for (a stream's is
+        released then, unless a result lends its buffers: ``Node.lent``)."""
+        if self._array is not None:
+            yield self._chunk(self._array)
+            return
+        stream = self._stream
+        while stream is not None:
             arr = ArrowArray()
             self._check(stream, stream.get_next(ctypes.byref(stream), ctypes.byref(arr)))
             if not arr.release:
                 return  # the end of the stream
-            self._owned.append(arr)
-            self._chunk(arr)
+            chunk = self._chunk(arr)
+            try:
+                yield chunk
+            finally:
+                if chunk.lent:
+                    self._owned.append(arr)
+                elif arr.release:
+                    arr.release(ctypes.byref(arr))
 
     @staticmethod
     def _check(stream: ArrowArrayStream, status: int) -> None:
@@ -340,7 +354,7 @@ class Column:
             raise ValueError(f"the Arrow stream failed (errno {status}): {text}")
 
     def close(self) -> None:
-        self.chunks = []
+        self._array = self._stream = None
         for arr in self._owned:
             if arr.release:
                 arr.release(ctypes.byref(arr))
@@ -592,7 +606,7 @@ class Node:
         node.buffers = list(chunk.addresses)
         node.offset = chunk.offset
         node.source = (column, chunk)
-        column.lent = True
+        column.lent = chunk.lent = True
         return node
 
     def named(self, name: str) -> Node:
@@ -921,6 +935,6 @@ def make_result(
 def chunk_rows(column: Column) -> Iterator[tuple[int, Chunk]]:
     """Each chunk with the column row of its first row."""
     base = 0
-    for chunk in column.chunks:
+    for chunk in column.chunks():
         yield base, chunk
         base += chunk.length

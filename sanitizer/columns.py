@@ -110,7 +110,7 @@ def is_valid(column: object) -> ChunkedResult:
 def all_valid(column: object) -> bool:
     """True when every value that is not null is well-formed UTF-8 (RFC 3629 §4)."""
     with _arrow.read_column(column, "all_valid") as col:
-        return all(not _checked(chunk)[1] for chunk in col.chunks)
+        return all(not _checked(chunk)[1] for chunk in col.chunks())
 
 
 _ERROR_FIELDS = ("row", "start", "end", "kind", "naive")

@@ -191,7 +191,7 @@ def test_c_walk_equals_its_twin(case: Any, kind: str, cut: int) -> None:
     arr = make_column(values, nulls, kind)
     arr = arr.slice(min(cut, len(arr)))
     with _arrow.read_column(arr, "test") as col:
-        for chunk in col.chunks:
+        for chunk in col.chunks():
             args = (
                 chunk.layout,
                 chunk.length,
