@@ -536,3 +536,25 @@ def test_sequences_across_value_boundaries_are_judged_per_value(
         assert to_list(columns.inspect(col, policy)) == [
             report_dict(v.encode(), policy) for v in values
         ]
+
+
+def test_a_stream_is_read_one_chunk_at_a_time() -> None:
+    # a stream of this library's own results: each chunk it hands out is released (its
+    # entry leaves _arrow._LIVE) before the next one is asked for
+    source = columns.decode(pa.chunked_array([pa.array([b"x" * 50, b"\xff"])] * 6), "replace")
+    live: list[int] = []
+    checked = _arrow.column_check
+
+    def counting(*args: Any) -> Any:
+        live.append(len(_arrow._LIVE))
+        return checked(*args)
+
+    gc.collect()
+    base = len(_arrow._LIVE)
+    try:
+        _arrow.column_check = counting
+        result = columns.is_valid(source)
+    finally:
+        _arrow.column_check = checked
+    assert len(live) == 6 and max(live) <= base + 1  # one chunk lent at a time
+    assert pa.chunked_array(result).to_pylist() == [True, True] * 6
