@@ -666,13 +666,11 @@ def struct_node(length: int, fields: Sequence[Node], validity: bytes | None = No
     return Node(b"+s", length, [validity], null_count(validity, length), fields)
 
 
-def list_node(ends: Sequence[int], child: Node, validity: bytes | None = None) -> Node:
-    """A list array: row ``k`` is ``child[ends[k]:ends[k + 1]]``."""
-    length = len(ends) - 1
+def list_node(ends: bytes, child: Node, validity: bytes | None = None) -> Node:
+    """A list array: row ``k`` is ``child[ends[k]:ends[k + 1]]`` (``ends``: int32, packed)."""
+    length = len(ends) // 4 - 1
     item = child.named("item")
-    return Node(
-        b"+l", length, [validity, array("i", ends).tobytes()], null_count(validity, length), [item]
-    )
+    return Node(b"+l", length, [validity, ends], null_count(validity, length), [item])
 
 
 # What is lent to consumers: private_data -> what must stay alive until its release.

@@ -27,6 +27,7 @@ import functools
 import itertools
 import re
 import struct
+from array import array
 from collections.abc import Callable
 
 from . import _arrow
@@ -274,14 +275,15 @@ def _bitmap(bits: int, length: int) -> bytes:
     return bits.to_bytes((length + 7) // 8, "little")
 
 
-def _list_ends(length: int, counts: dict[int, int]) -> list[int]:
-    """List offsets for ``length`` rows, row k holding ``counts.get(k, 0)`` items."""
+def _list_ends(length: int, counts: dict[int, int]) -> bytes:
+    """List offsets (int32, packed) for ``length`` rows, row k holding ``counts.get(k, 0)``
+    items."""
     if not counts:
-        return [0] * (length + 1)
+        return bytes(4 * (length + 1))
     sizes = [0] * length
     for row, count in counts.items():
         sizes[row] = count
-    return list(itertools.accumulate(sizes, initial=0))
+    return array("i", itertools.accumulate(sizes, initial=0)).tobytes()
 
 
 def inspect(column: object, policy: Policy | None = None) -> ChunkedResult:
