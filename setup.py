@@ -35,6 +35,7 @@ EXTENSIONS = {
         "sanitizer/_native_src/lookalike.c",
         "sanitizer/_native_src/source.c",
         "sanitizer/_native_src/precis.c",
+        "sanitizer/_native_src/columns.c",
     ],
     "sanitizer.web._speedups": [
         "sanitizer/web/_native_src/module.c",

@@ -22,7 +22,7 @@ from .grammar import ACCEPT, REJECT
 REPLACEMENT = "\ufffd"
 
 
-def spans(data: bytes, table: bytes, nclasses: int, pos: int, limit: int) -> list[int]:
+def spans(data: bytes | memoryview, table: bytes, nclasses: int, pos: int, limit: int) -> list[int]:
     out: list[int] = []
     if limit != 0:  # at most ``limit`` subparts: none for 0 (as the C runner)
         _run(data, table, nclasses, pos, limit, out, None)
@@ -36,7 +36,7 @@ def replace(data: bytes, table: bytes, nclasses: int, pos: int, out_spans: list[
 
 
 def _run(
-    data: bytes,
+    data: bytes | memoryview,
     table: bytes,
     nclasses: int,
     pos: int,

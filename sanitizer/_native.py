@@ -164,6 +164,59 @@ class Speedups(Protocol):
     def skeleton(self, tables: object, s: str, /) -> str: ...
     def confusable(self, tables: object, a: str, b: str, /) -> object: ...
 
+    # columns.c: Arrow binary and string columns walked in place (reference:
+    # sanitizer._arrow.column_check_py, column_gather_py)
+    def column_check(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        /,
+    ) -> tuple[bytes, list[int]]: ...
+    def column_gather(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        rows: list[int],
+        pieces: list[bytes | None],
+        out_layout: int,
+        /,
+    ) -> tuple[bytes, bytes]: ...
+
+    def column_clean(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        max_run: int,
+        /,
+    ) -> bytes: ...
+
+    def column_translate(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        table: tuple[bytes, ...],
+        /,
+    ) -> tuple[bytes, bytes, list[int]]: ...
+
     # source.c: where the source gate has work in a text (reference:
     # sanitizer.source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...
@@ -280,7 +333,7 @@ BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"
 # answer may stop up to one block short of the first error.  Callers that reason about
 # that slack (the decoder, `sanitizer check`, the fuzz oracles) read it here.
 VALIDATOR_BLOCK = 64
-_VALID_PREFIX_CHUNK = 1 << 20  # the pure twin decodes this much at a time: bounded memory
+_VALID_PREFIX_CHUNK = 1 << 16  # the pure twin decodes this much at a time: bounded memory
 
 
 def utf8_valid_prefix_py(data: ReadableBuffer) -> int:

@@ -145,6 +145,59 @@ def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool =
 def set_is_valid_fallback(fn: Callable[..., bool], /) -> None:
     """The Python is_valid() that non-trivial calls go to."""
 
+# -- columns.c: Arrow binary and string columns walked in place (sanitizer.columns) ------
+
+def column_check(
+    layout: int, length: int, offset: int, validity: object, values: object, data: object, /
+) -> tuple[bytes, list[int]]:
+    """(bits, bad): bit k set when row k is not null and well-formed UTF-8, and the rows
+    that are not null and ill-formed (reference: sanitizer._arrow.column_check_py)."""
+
+def column_gather(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    rows: list[int],
+    pieces: list[bytes | None],
+    out_layout: int,
+    /,
+) -> tuple[bytes, bytes]:
+    """(offsets or views, data): the rows' bytes as new buffers of out_layout, rows[i]
+    replaced by pieces[i] (reference: sanitizer._arrow.column_gather_py)."""
+
+def column_clean(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    max_run: int,
+    /,
+) -> bytes:
+    """Bitmap: bit k set when row k is not null and clean() would answer its bytes with
+    a str (reference: the scalar functions, which sanitizer.columns asks for the rest)."""
+
+def column_translate(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    table: tuple[bytes, ...],
+    /,
+) -> tuple[bytes, bytes, list[int]]:
+    """(offsets, data, rows): each ASCII row mapped byte by byte by table (int64 offsets),
+    the other rows that are not null left empty and listed (reference:
+    sanitizer._arrow.column_translate_py)."""
+
 # -- source.c: where the source gate has work in a text (sanitizer.source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         """What walks the RFC 3629 table: ``_machine`` (the reference) or the C extension."""
 
         def spans(
-            self, data: bytes, table: bytes, nclasses: int, pos: int, limit: int, /
+            self, data: bytes | memoryview, table: bytes, nclasses: int, pos: int, limit: int, /
         ) -> list[int]: ...
 
         def replace(
@@ -63,6 +63,26 @@ _BOMS: tuple[BomMode, ...] = ("keep", "strip", "reject")
 def _as_bytes(data: object, where: str, name: str = "data") -> bytes:
     """``data`` as exact bytes (``_arguments.exact_bytes``), for every decoder's data."""
     return exact_bytes(data, name, where)
+
+
+def _as_buffer(data: object, where: str, name: str = "data") -> bytes | memoryview:
+    """``data`` for the entry points that only read it (``is_valid``, ``find_errors``):
+    exact bytes as they are; an exact ``bytearray`` or a C-contiguous ``memoryview`` as a
+    read-only byte view of the same memory (no copy: a 40 MiB view costs no page
+    faults); anything else as ``_as_bytes`` copies it."""
+    if type(data) is bytes:
+        return data
+    if type(data) is bytearray or type(data) is memoryview:
+        view = memoryview(data)
+        if view.c_contiguous:
+            return view.toreadonly().cast("B")
+    return exact_bytes(data, name, where)
+
+
+def _owned(raw: bytes | memoryview) -> bytes:
+    """``raw`` as bytes, copied once when it is a view: what errors hold
+    (``UnicodeDecodeError`` would copy a view per error)."""
+    return raw if type(raw) is bytes else bytes(raw)
 
 
 # Argument rules: sanitizer._arguments (one wording, both backends).  Checked on the slow
@@ -171,16 +191,16 @@ def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool =
     """True when ``data`` is well-formed UTF-8 (RFC 3629 §4)."""
     if allow_overlong_nul is not False:
         check_flag(allow_overlong_nul, "allow_overlong_nul", "is_valid")
-    raw = data if type(data) is bytes else _as_bytes(data, "is_valid")
+    raw = data if type(data) is bytes else _as_buffer(data, "is_valid")
     good = utf8_valid_prefix(raw)
     if good == len(raw):
         return True
-    m = machine(allow_overlong_nul)
-    return not _runner.spans(raw, m.table, m.nclasses, good, 1)
+    return not _error_spans(raw, good, 1, allow_overlong_nul)
 
 
-# As decode: with the C extension, a C function that answers plain bytes the validator
-# accepts without a Python frame, and hands every other call to is_valid_py.
+# As decode: with the C extension, a C function that answers plain bytes (and exact
+# bytearray and contiguous memoryview, read in place) the validator accepts without a
+# Python frame, and hands every other call to is_valid_py.
 is_valid_py = is_valid
 if speedups is not None:
     speedups.set_is_valid_fallback(is_valid_py)
@@ -191,13 +211,32 @@ if speedups is not None:
 # is asked to skip what follows; doubled while errors come back to back, so dense errors
 # cost one machine call per many of them, sparse ones one validator call each.
 _ROUND_MAX = 4096
+# ... and reads at most this many bytes a wanted error before the validator takes over
+# again: a round that finds fewer errors than it wants (C0 AF or E0 80, two subparts,
+# then clean text) never walks the rest of the input byte by byte.
+_WINDOW = 4 * VALIDATOR_BLOCK
 
 
-def _error_spans(raw: bytes, good: int, limit: int, modified_nul: bool) -> list[int]:
+def _safe_cut(raw: bytes | memoryview, pos: int) -> int:
+    """The first offset >= ``pos`` that no maximal subpart straddles: before a byte that
+    is no continuation byte, or after three continuation bytes (a subpart of two bytes
+    or more starts with a lead byte and is at most four long: RFC 3629 §4); ``len(raw)``
+    if none.  Looks at most four bytes on."""
+    n = len(raw)
+    for i in range(pos, min(pos + 4, n)):
+        if not is_tail(raw[i]) or (
+            i >= 3 and is_tail(raw[i - 1]) and is_tail(raw[i - 2]) and is_tail(raw[i - 3])
+        ):
+            return i
+    return n
+
+
+def _error_spans(raw: bytes | memoryview, good: int, limit: int, modified_nul: bool) -> list[int]:
     """The flat spans of the first ``limit`` (< 0: all) errors of ``raw``, which is
-    well-formed up to ``good`` (a character boundary): the machine from ``good``, the
-    validator over every valid stretch after an error.  The machine restarts in its
-    initial state after each subpart, so resuming at a subpart's end changes nothing."""
+    well-formed up to ``good`` (a character boundary): the machine from ``good`` over a
+    bounded window, the validator over every valid stretch after an error or window.
+    The machine restarts in its initial state after each subpart, and no subpart
+    straddles a window's end (``_safe_cut``), so the windows change nothing."""
     m = machine(modified_nul)
     n = len(raw)
     out: list[int] = []
@@ -205,11 +244,17 @@ def _error_spans(raw: bytes, good: int, limit: int, modified_nul: bool) -> list[
     round_size = 1
     while good < n:
         want = round_size if limit < 0 else min(round_size, limit - len(out) // 2)
-        found = _runner.spans(raw, m.table, m.nclasses, good, want)
+        cut = _safe_cut(raw, good + _WINDOW * round_size) if n - good > _WINDOW * round_size else n
+        found = _runner.spans(raw if cut == n else view[:cut], m.table, m.nclasses, good, want)
         out += found
-        if len(found) // 2 < want or len(out) // 2 == limit:
-            break  # the machine reached the end, or the limit
-        end = found[-1]
+        if len(out) // 2 == limit:
+            break
+        if len(found) // 2 < want:  # the window ended first
+            if cut == n:
+                break  # ... and so did the input
+            end = cut
+        else:
+            end = found[-1]
         # the validator, when the rest is at least a block long (else the machine goes on)
         skip = utf8_valid_prefix(view[end:]) if n - end >= VALIDATOR_BLOCK else 0
         good = end + skip
@@ -227,7 +272,7 @@ def find_errors(
 
     ``limit`` stops after that many errors.
     """
-    raw = _as_bytes(data, "find_errors")
+    raw = _as_buffer(data, "find_errors")
     if allow_overlong_nul is not False:
         check_flag(allow_overlong_nul, "allow_overlong_nul", "find_errors")
     if limit is not None:
@@ -237,7 +282,8 @@ def find_errors(
     good = utf8_valid_prefix(raw)
     if good == len(raw):
         return []
-    return _errors(raw, _error_spans(raw, good, -1 if limit is None else limit, allow_overlong_nul))
+    spans = _error_spans(raw, good, -1 if limit is None else limit, allow_overlong_nul)
+    return _errors(_owned(raw), spans) if spans else []
 
 
 def count_errors(
@@ -247,13 +293,13 @@ def count_errors(
     an error: CPython's codec puts one U+FFFD per maximal subpart (Unicode §3.9), less the
     literal EF BF BD of the input, which no subpart overlaps; a group is an error with
     the subparts a lax RFC 2279 reader takes with it (``_joined``).  Linear, in C loops."""
-    raw = _as_bytes(data, "count_errors")
+    raw = _as_buffer(data, "count_errors")
     if allow_overlong_nul is not False:
         check_flag(allow_overlong_nul, "allow_overlong_nul", "count_errors")
     good = utf8_valid_prefix(raw)
     if good == len(raw):
         return 0, 0
-    rest = raw[good:] if good else raw
+    rest = bytes(raw[good:]) if good or type(raw) is not bytes else raw
     errors = rest.decode("utf-8", "replace").count("\ufffd") - rest.count(b"\xef\xbf\xbd")
     if allow_overlong_nul:  # C0 80 is U+0000 there, two subparts to CPython's codec
         errors -= 2 * rest.count(b"\xc0\x80")
@@ -484,7 +530,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
             return []
         head = buf if cut == len(buf) else buf[:cut]
         spans = _error_spans(head, good, -1 if limit is None else limit, self.allow_overlong_nul)
-        return _errors(buf, spans, base, final)
+        return _errors(_owned(buf), spans, base, final) if spans else []
 
     def count_errors(self, chunk: ReadableBuffer, final: bool = False) -> tuple[int, int]:
         """``find_errors(chunk, final)`` counted, not built: ``(errors, groups)``, the
@@ -501,15 +547,16 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
 
     def _validated(
         self, chunk: ReadableBuffer, final: object, where: str
-    ) -> tuple[bytes, int, int]:
+    ) -> tuple[bytes | memoryview, int, int]:
         """``find_errors``' and ``count_errors``' common step: the held-back bytes and
-        ``chunk`` as one buffer, its valid prefix (one pass of the SIMD validator) and
-        where ``feed`` would cut it (a sequence open at the end is held back: RFC 3629
-        §3, an ASCII byte ends every sequence); the state moves past the cut.  Only the
-        buffer's [good:cut] may hold errors."""
+        ``chunk`` as one buffer (``chunk`` itself, not a copy, when nothing is held
+        back), its valid prefix (one pass of the SIMD validator) and where ``feed``
+        would cut it (a sequence open at the end is held back: RFC 3629 §3, an ASCII
+        byte ends every sequence); the state moves past the cut.  Only the buffer's
+        [good:cut] may hold errors."""
         if final is not False and final is not True:
             check_flag(final, "final", where)
-        raw = chunk if type(chunk) is bytes else _as_bytes(chunk, where, "chunk")
+        raw = chunk if type(chunk) is bytes else _as_buffer(chunk, where, "chunk")
         buf = self._pending + raw if self._pending else raw
         n = len(buf)
         if not n:
@@ -517,9 +564,9 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         base = self._base
         good = utf8_valid_prefix(buf)
         cut = n if final or good == n or buf[-1] < 0x80 else _hold_point(buf)
-        if base == 0 and self.bom == "reject" and buf.startswith(BOM):
+        if base == 0 and self.bom == "reject" and buf[:3] == BOM:
             raise BomError()
-        self._pending = buf[cut:]
+        self._pending = bytes(buf[cut:])
         self._base = base + cut
         return buf, good, cut
 
@@ -582,7 +629,7 @@ class IncrementalDecoder(codecs.IncrementalDecoder):
         self._pending, self._base = state
 
 
-def _hold_point(buf: bytes) -> int:
+def _hold_point(buf: bytes | memoryview) -> int:
     """Where the held-back tail starts: the last lead whose lax sequence (RFC 2279 §2) the
     buffer ends inside of, or len(buf).  Cutting before a non-continuation byte never
     splits a maximal subpart, so spans match one-shot decoding."""

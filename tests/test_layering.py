@@ -66,6 +66,7 @@ LAYERS = {
     "wide": CORE,
     "_wide_codecs": CORE,  # the UTF-16/32 codecs by encoding name
     "utf7": CORE,  # UTF-7, RFC 2152
+    "_arrow": CORE,  # Arrow columns read and written through the C Data Interface
     "policy": POLICY,
     "profiles": POLICY,
     "identifiers": POLICY,
@@ -76,6 +77,7 @@ LAYERS = {
     "lookalike": POLICY,  # UTS #39
     "source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
+    "columns": POLICY,  # the checks over Arrow columns (the core's _arrow walks them)
     "web": ADAPTER,
     "cli": ADAPTER,
     "__main__": ADAPTER,

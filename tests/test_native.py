@@ -383,6 +383,10 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]
+        "column_check": ((0, 1, 0, None, bytes(8), b""), {}),
+        "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
+        "column_clean": ((0, 1, 0, None, bytes(8), b"", *verdict), {}),
+        "column_translate": ((0, 1, 0, None, bytes(8), b"", (b"x",) * 128), {}),
         "precis_layout": ((), {}),
     }
 

@@ -3,7 +3,7 @@
  *
  * Why it exists: the core's optional C extension is one module built from one file per
  * job (utf8.c, validate.c, decode_valid.c, classtable.c, scan.c, edit.c, lookalike.c,
- * source.c, precis.c; shared declarations in speedups.h); this file only puts their
+ * source.c, precis.c, columns.c; shared declarations in speedups.h); this file only puts their
  * functions together (precis.c adds its own: speedups_precis_register).  Python reaches
  * the module through sanitizer/_native.py only, and sanitizer/_speedups.pyi states its
  * signatures for mypy; each method's docstring starts with the same signature
@@ -105,6 +105,26 @@ static PyMethodDef speedups_methods[] = {
      "One of the four verdicts: equal skeletons, and how the resolved script sets relate\n"
      "(UTS #39 section 4)."},
     /* source.c */
+    /* columns.c */
+    {"column_check", (PyCFunction)(void (*)(void))speedups_column_check, METH_FASTCALL,
+     "column_check($module, layout, length, offset, validity, values, data, /)\n--\n\n"
+     "(bits, bad): bit k set when row k of the Arrow binary column is not null and\n"
+     "well-formed UTF-8, and the rows that are not null and ill-formed."},
+    {"column_gather", (PyCFunction)(void (*)(void))speedups_column_gather, METH_FASTCALL,
+     "column_gather($module, layout, length, offset, validity, values, data, rows, pieces, "
+     "out_layout, /)\n--\n\n"
+     "(offsets or views, data): the rows' bytes as new buffers of out_layout, rows[i]\n"
+     "replaced by pieces[i] (bytes, or None: empty), null rows empty."},
+    {"column_clean", (PyCFunction)(void (*)(void))speedups_column_clean, METH_FASTCALL,
+     "column_clean($module, layout, length, offset, validity, values, data, stage1, stage2, "
+     "tables, max_run, /)\n--\n\n"
+     "Bitmap: bit k set when row k is not null and clean() would answer its bytes with\n"
+     "a str."},
+    {"column_translate", (PyCFunction)(void (*)(void))speedups_column_translate, METH_FASTCALL,
+     "column_translate($module, layout, length, offset, validity, values, data, table, /)"
+     "\n--\n\n"
+     "(offsets, data, rows): the ASCII rows with each byte mapped by table (int64\n"
+     "offsets), the other rows that are not null left empty and listed."},
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"

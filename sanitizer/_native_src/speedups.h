@@ -9,7 +9,8 @@
  * tables checked and derived once; the scan: scan, clean; sanitize's edits: clean_edit;
  * their shared types in scan.h and scan_avx2.h), lookalike.c (code point map and
  * script-mask lookups for sanitizer.lookalike), source.c (the source gate's passes) and
- * precis.c (PRECIS enforcement for sanitizer.precis).
+ * precis.c (PRECIS enforcement for sanitizer.precis) and columns.c (Arrow
+ * binary and string columns walked in place, for sanitizer.columns).
  * The web layer's C code is another extension, sanitizer.web._speedups
  * (sanitizer/web/_native_src/), which calls clean() through the capsule.
  *
@@ -136,6 +137,16 @@ SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix_using(PyObject *self, PyObject
 SPEEDUPS_INTERNAL PyObject *speedups_is_valid(PyObject *self, PyObject *const *args,
                                               Py_ssize_t nargs, PyObject *kwnames);
 SPEEDUPS_INTERNAL PyObject *speedups_set_is_valid_fallback(PyObject *self, PyObject *fn);
+
+/* columns.c: Arrow binary and string columns walked in place */
+SPEEDUPS_INTERNAL PyObject *speedups_column_check(PyObject *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_column_gather(PyObject *self, PyObject *const *args,
+                                                   Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_column_clean(PyObject *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_column_translate(PyObject *self, PyObject *const *args,
+                                                      Py_ssize_t nargs);
 
 /* source.c */
 SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text);

@@ -638,6 +638,19 @@ speedups_is_valid(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObj
         Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
         kernel_fn fn = n < SHORT_INPUT ? valid_prefix_scalar : active->fn;
         if (run_kernel(fn, s, n) == n) Py_RETURN_TRUE;
+    } else if (nargs == 1 && kwnames == NULL
+               && (PyByteArray_CheckExact(args[0]) || PyMemoryView_Check(args[0]))) {
+        /* read in place (no copy); a non-contiguous memoryview refuses PyBUF_SIMPLE and
+         * goes to the fallback, which copies it */
+        Py_buffer view;
+        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) == 0) {
+            kernel_fn fn = view.len < SHORT_INPUT ? valid_prefix_scalar : active->fn;
+            int ok = run_kernel(fn, (const unsigned char *)view.buf, view.len) == view.len;
+            PyBuffer_Release(&view);
+            if (ok) Py_RETURN_TRUE;
+        } else {
+            PyErr_Clear();
+        }
     }
     PyObject *fallback = state_of(self)->is_valid_fallback;
     if (fallback == NULL) {

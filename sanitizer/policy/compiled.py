@@ -43,6 +43,7 @@ from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
+from ._reveal import _c_tables as _reveal_tables
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -394,3 +395,12 @@ def character_groups(text: str, policy: Policy, categories: frozenset[Category])
 
     found = hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
     return grouped(found, text, policy.actions)
+
+
+def reveal_args() -> tuple[bytes, bytes, bytes, int] | None:
+    """The C scan's arguments ``reveal`` asks first (``clean(data, *reveal_args())`` not
+    None: nothing to reveal), or None without the C extension: for readers that ask the
+    same question of many values at once (``sanitizer.columns``)."""
+    if speedups is None:
+        return None
+    return (*_reveal_tables(), -1)
