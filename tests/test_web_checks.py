@@ -605,6 +605,46 @@ def test_json_by_content_verdict_does_not_depend_on_chunking(
             assert whole is not None, raw
 
 
+_WIDE = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-16", "utf-32", "utf-8-sig")
+
+
+@given(
+    value=_json_values,
+    ascii_only=st.booleans(),
+    encoding=st.sampled_from(_WIDE),
+    lead=st.sampled_from(["", " ", "\r\n", "\t "]),
+    label=st.sampled_from([b"application/octet-stream", b"application/xml", TEXT]),
+    data=st.data(),
+)
+def test_json_by_content_in_every_encoding_json_loads_detects(
+    value: object, ascii_only: bool, encoding: str, lead: str, label: bytes, data: st.DataObject
+) -> None:
+    """Oracle: ``json.loads`` of the bytes (which finds UTF-16 and UTF-32 by where the
+    zero bytes are, BOM or none), then every string (keys too) inspected: a body not
+    declared JSON passes only if they all pass, whatever the chunking (a UTF-16 body is
+    refused anyway when labelled text: its zero bytes are NULs there)."""
+    raw = (lead + json.dumps(value, ensure_ascii=ascii_only)).encode(encoding, "surrogatepass")
+    expected = all(inspect(s, profiles.TEXT).ok for s in _strings(json.loads(raw)))
+    problem = body(label, data.draw(chunkings(raw)))
+    if label != TEXT or encoding == "utf-8-sig":
+        assert (problem is None) == expected, (raw, problem)
+    elif not expected:
+        assert problem is not None, raw
+    assert (body(label, [raw[i : i + 1] for i in range(len(raw))]) is None) == (problem is None)
+
+
+def test_json_by_content_reads_only_what_starts_a_json_text() -> None:
+    """A UTF-16 or UTF-32 reading starts, as the UTF-8 one, only at '{', '[' or '"'
+    after whitespace: a binary body with zero bytes that spells no JSON text passes."""
+    for raw in (
+        "1, \u202e".encode("utf-16-le"),
+        b"\x00\x00\x01\x00" + "\u202e".encode("utf-32-be"),
+    ):
+        assert body(b"application/octet-stream", [raw]) is None, raw
+    raw = '\t["\u202e"]'.encode("utf-16-be")
+    assert body(b"application/octet-stream", [raw[:1], raw[1:3], raw[3:]]).kind == "bidi-control"
+
+
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
 def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
     raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))

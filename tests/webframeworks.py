@@ -276,7 +276,7 @@ def _flask() -> Any:
                 out.append(("name", name))
                 if file.filename is not None:
                     out.append(("filename", file.filename))
-            _json_strings(request.get_json(silent=True), out)
+            _json_strings(request.get_json(silent=True, force=True), out)
         except Exception:
             pass
         return app.response_class(_answer(out), mimetype="application/json")
@@ -304,7 +304,7 @@ def _quart() -> Any:
                 out.append(("name", name))
                 if file.filename is not None:
                     out.append(("filename", file.filename))
-            _json_strings(await request.get_json(silent=True), out)
+            _json_strings(await request.get_json(silent=True, force=True), out)
         except Exception:
             pass
         return app.response_class(_answer(out), mimetype="application/json")

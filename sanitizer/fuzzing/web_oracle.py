@@ -18,7 +18,10 @@ Asserts, for every input:
 * what a framework's parser exposes as text was judged (the web layer's differential rule):
   for a urlencoded body passed, every name and value ``urllib.parse.parse_qsl`` reads
   (Django's reading) passes its policy; for a multipart body passed, every field name,
-  filename and field value python-multipart (Starlette's parser) reads does.
+  filename and field value python-multipart (Starlette's parser) reads does; for any
+  other body passed that is not declared JSON, every string ``json.loads`` reads from its
+  bytes (Starlette's ``request.json()``, in every encoding ``json.detect_encoding``
+  finds) passes the ``json`` policy.
 
 Cost must stay linear: the target's entry in ``targets.REGISTRY`` sets libFuzzer's
 ``-timeout`` and ``-rss_limit_mb`` (``fuzz/fuzz_web.options``), so a quadratic path or
@@ -29,6 +32,7 @@ the target; the fuzzing package reaches the web layer through its public names o
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import zlib
@@ -186,6 +190,25 @@ def multipart_exposes(body: bytes) -> list[tuple[str, Policy | None, str]]:
     return found
 
 
+def json_exposes(body: bytes) -> list[str]:
+    """The strings, keys included, ``json.loads`` reads from ``body`` (none if it fails)."""
+    try:
+        stack = [json.loads(body)]
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return []
+    found: list[str] = []
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            found += value.keys()
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+    return found
+
+
 def check_web(data: bytes) -> None:
     control, path, query, headers, body = parse_request(data)
     policy = KINDS[control % len(KINDS)][1]
@@ -211,3 +234,7 @@ def check_web(data: bytes) -> None:
         for what, part_policy, text in multipart_exposes(body):
             if (text or what != "filename") and not passes_text(part_policy, text):
                 raise WebDivergence(f"multipart {what} {text!r} unjudged\ninput: {data!r}")
+    if head.media not in ("json", "json-seq", "multipart"):  # read as JSON by content
+        for text in json_exposes(body):
+            if policy.json is not None and not inspect(text, policy.json).ok:
+                raise WebDivergence(f"JSON string {text!r} unjudged\ninput: {data!r}")

@@ -24,6 +24,7 @@ each byte once, when it must hold a run whole; the others join them once.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -115,10 +116,11 @@ class BodyCheck:
         return self.problem
 
     def _json_pieces(self, pieces: list[bytes], final: bool = False) -> Problem | None:
-        """The body read as JSON by content, as ``json.loads`` reads bytes: decoded as
-        UTF-16 or UTF-32 after such a byte order mark, else as UTF-8 after an optional
-        UTF-8 one; engaged at the first byte that is not whitespace if that byte may
-        start a JSON text holding a string, else never."""
+        """The body read as JSON by content, as ``json.loads`` reads bytes: in the
+        encoding ``json.detect_encoding`` finds in its first 4 bytes (UTF-16 or UTF-32
+        after such a byte order mark, or from where its zero bytes are, RFC 4627 §3; else
+        UTF-8 after an optional UTF-8 byte order mark); engaged at the first character
+        that is not whitespace if it may start a JSON text holding a string, else never."""
         reading = self._json
         if reading is None:
             start = self.json_by_content
@@ -131,10 +133,12 @@ class BodyCheck:
                     return None
                 self._json_wait = None
                 pieces = waiting
-                if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head == b"\x00\x00\xfe\xff":
-                    reading = self._json = start(wide=head)
-                elif head[:3] == b"\xef\xbb\xbf":  # json.loads skips it (utf-8-sig)
+                # (on a body of fewer than 4 bytes, head is the body: the same answer)
+                encoding = json.detect_encoding(head)
+                if encoding == "utf-8-sig":  # json.loads skips the BOM
                     pieces = [b"".join(waiting)[3:]]
+                elif encoding != "utf-8":  # its decoder looks for the JSON start itself
+                    reading = self._json = start(wide=encoding)
             if reading is None:
                 for i, piece in enumerate(pieces):
                     m = _NOT_SPACE.search(piece)

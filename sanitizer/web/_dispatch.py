@@ -13,7 +13,7 @@ from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._form import FormBody
 from ._head import Head
-from ._json import JSONBody, JSONByContent, wide_json
+from ._json import JSONBody, JSONByContent
 from ._multipart import MultipartBody
 from ._readings import parses_json_by_content
 from ._text import TextBody
@@ -45,10 +45,10 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     return check
 
 
-def _by_content(compiled: CompiledPolicy, wide: bytes = b"") -> BodyCheck:
-    """The check of a body read as JSON by content; ``wide``: its first bytes, when they
-    are a UTF-16 or UTF-32 byte order mark."""
-    return JSONByContent(compiled, wide_json(wide) if wide else None)
+def _by_content(compiled: CompiledPolicy, wide: str | None = None) -> BodyCheck:
+    """The check of a body read as JSON by content; ``wide``: the UTF-16 or UTF-32
+    encoding ``json.detect_encoding`` found in its first bytes, if it did."""
+    return JSONByContent(compiled, wide)
 
 
 _JSON_BY_CONTENT = bool(parses_json_by_content())

@@ -162,8 +162,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
             Reading(UTF8, note="any body (`request.json()`)"),
-            werkzeug=Reading(NONE, note="only with `get_json(force=True)`"),
-            quart=Reading(NONE, note="only with `get_json(force=True)`"),
+            starlette=Reading(UTF8, note="any body (`request.json()`); UTF-16/32 detected"),
+            werkzeug=Reading(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
+            quart=Reading(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
             django_wsgi=Reading(NONE, note="no JSON accessor"),
             django_asgi=Reading(NONE, note="no JSON accessor"),
             falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
