@@ -45,6 +45,15 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     return check
 
 
+def json_by_content(compiled: CompiledPolicy) -> BodyCheck:
+    """A check that only reads its input as JSON by content (a binary WebSocket message,
+    which Quart's ``receive_json()`` hands to ``json.loads``), strings judged by
+    ``compiled``."""
+    check = BodyCheck(None)
+    check.json_by_content = functools.partial(_by_content, compiled)
+    return check
+
+
 def _by_content(compiled: CompiledPolicy, wide: str | None = None) -> BodyCheck:
     """The check of a body read as JSON by content; ``wide``: the UTF-16 or UTF-32
     encoding ``json.detect_encoding`` found in its first bytes, if it did."""

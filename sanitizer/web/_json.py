@@ -486,6 +486,18 @@ class JSONBody(BodyCheck):
         return replace(from_finding(report.rejections[0], "json", where), offset=None)
 
 
+def json_text_problem(compiled: CompiledPolicy, text: str) -> Problem | None:
+    """``text`` read as ``json.loads`` reads a str (no encoding to detect): if its first
+    character after whitespace may start a JSON text holding a string, its strings judged
+    by ``compiled`` with their escapes resolved (a lone surrogate refused); text that is
+    no JSON refuses nothing."""
+    first = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches ""
+    if text[first : first + 1] not in ("{", "[", '"'):
+        return None
+    check = JSONByContent(compiled)
+    return check.feed(text.encode("utf-8", "surrogatepass")) or check.close()
+
+
 class JSONByContent(JSONBody):
     """A body a framework's JSON accessor parses whatever its label (docs/web.md, "JSON
     by content"): read as ``json.loads`` reads bytes -- UTF-16 or UTF-32 after such a

@@ -178,6 +178,24 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             django_asgi=Reading(NONE, note="not without Channels"),
             falcon_wsgi=Reading(NONE, note="no WebSocket"),
         ),
+        # A text message handed to a JSON parser: escapes resolved, as in a JSON body.
+        "websocket json": _all(
+            Reading(NONE, note="no WebSocket"),
+            starlette=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            quart=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            litestar=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            falcon_asgi=Reading(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
+            django_asgi=Reading(NONE, note="not without Channels"),
+        ),
+        # A binary message handed to a JSON (or MessagePack) parser.
+        "websocket binary": _all(
+            Reading(NONE, note="no WebSocket"),
+            starlette=Reading(UTF8, note='`receive_json(mode="binary")`'),
+            quart=Reading(UTF8, note="`receive_json()`: `json.loads`, UTF-16/32 detected"),
+            litestar=Reading(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
+            falcon_asgi=Reading(UTF8, note="`receive_media()`: MessagePack"),
+            django_asgi=Reading(NONE, note="not without Channels"),
+        ),
     }
 )
 
@@ -235,6 +253,12 @@ def escape_readers(part: str, escape: str) -> tuple[str, ...]:
 def parses_json_by_content() -> tuple[str, ...]:
     """The readers whose JSON accessor parses a body not declared JSON."""
     return tuple(n for n, reading in TABLE["json by content"].items() if reading.raw != NONE)
+
+
+def parses_websocket(part: str) -> bool:
+    """Whether some reader parses WebSocket messages of ``part`` ("websocket json",
+    "websocket binary") into text."""
+    return any(reading.raw != NONE for reading in TABLE[part].values())
 
 
 def _names(names: tuple[str, ...] | list[str]) -> str:
