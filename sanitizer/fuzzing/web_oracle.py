@@ -2,7 +2,8 @@
 
 An input is a request: byte 0 chooses the Content-Type added to the headers (``KINDS``:
 none, urlencoded, multipart with boundary ``fuzz``, JSON, JSON text sequence, text,
-text in a refused charset, and an untyped body read as JSON) and, with the input's
+text in a refused charset, an untyped body read as JSON, and two other spellings
+frameworks read as a form and as multipart) and, with the input's
 CRC-32, the chunkings; then the head, ``CR LF CR LF`` and the body.  The head's first
 line is the request target (path, ``?``, query), each further line a ``name: value``
 header.  Only public names of ``sanitizer.web`` are used (``check_head``, ``body_check``,
@@ -59,6 +60,8 @@ KINDS: tuple[tuple[bytes | None, WebPolicy], ...] = (
     (b"text/plain; charset=utf-8", DEFAULT),
     (b"text/plain; charset=latin-1", DEFAULT),  # refused: HOWTO §5.9.1
     (None, DEFAULT.replace(untyped_body="application/json")),
+    (b"application/x-url-encoded", DEFAULT),  # Quart's form spelling
+    (b"multipart/*; boundary=" + BOUNDARY, DEFAULT),  # Falcon's media range
 )
 BYTEWISE_UP_TO = 128  # byte-by-byte feeding costs a check per byte: short bodies only
 

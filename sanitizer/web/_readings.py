@@ -200,6 +200,59 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
 )
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """A Content-Type media type (lower case, parameters aside) that ``readers`` hand to
+    their ``kind`` of parser: "form" (urlencoded), "multipart" or "json"."""
+
+    media: str
+    kind: str
+    readers: tuple[str, ...]
+    note: str = ""
+
+
+_FALCON = (FALCON_ASGI, FALCON_WSGI)
+_RANGE = "the Content-Type matched as a media range (`mediatypes.best_match`)"
+# Every media type a supported framework maps to its form, multipart or JSON parser, read
+# from their sources (Werkzeug's FormDataParser, Quart's parse_functions, Starlette's and
+# Litestar's form(), Django's _load_post_and_files, Falcon's media Handlers) and checked
+# by calling them (tests/test_web_readings.py).  Werkzeug, Quart, Starlette and Litestar
+# lower-case the type; Falcon and Django compare it as sent.  The middleware reads a body
+# with a form or multipart spelling as that kind (``media_kinds``); every body not
+# declared JSON is read as JSON by content anyway, so the JSON spellings are documented
+# here, not needed.
+MEDIA_TYPES: tuple[Spelling, ...] = (
+    Spelling("application/x-www-form-urlencoded", "form", READERS),
+    Spelling("application/x-url-encoded", "form", (QUART,), "Werkzeug dropped it in 3.0"),
+    Spelling("*/x-www-form-urlencoded", "form", _FALCON, _RANGE),
+    Spelling("multipart/form-data", "multipart", READERS),
+    Spelling("multipart/*", "multipart", _FALCON, _RANGE),
+    Spelling("*/form-data", "multipart", _FALCON, _RANGE),
+    Spelling(
+        "application/json",
+        "json",
+        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON),
+        "Starlette and Litestar: any body",
+    ),
+    Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
+    Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
+)
+
+
+def media_kinds() -> dict[str, str]:
+    """The form and multipart spellings of ``MEDIA_TYPES``: media type -> kind."""
+    return {s.media: s.kind for s in MEDIA_TYPES if s.kind in ("form", "multipart")}
+
+
+def media_types_table() -> str:
+    """docs/web.md's table of media type spellings (tools/gen_docs_tables.py)."""
+    lines = ["| media type | parsed as | by | note |", "|---|---|---|---|"]
+    for s in MEDIA_TYPES:
+        who = "all" if s.readers == READERS else ", ".join(s.readers)
+        lines.append(f"| `{s.media}` | {s.kind} | {who} | {s.note} |")
+    return "\n".join(lines) + "\n"
+
+
 def readers(part: str, raw: str) -> tuple[str, ...]:
     """The readers of ``part`` that read raw bytes >= 0x80 as ``raw`` (UTF8, LATIN1...)."""
     return tuple(name for name, reading in TABLE[part].items() if reading.raw == raw)
