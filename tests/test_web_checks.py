@@ -841,6 +841,9 @@ _FRAMING_FIELDS = [
     (b"content-type", b"application/x-www-form-urlencoded; charset=utf-8"),
     (b"accept", b"*/*"),
     (b"user-agent", "Zoë".encode()),
+    *((b"Authorization", v) for v in (b"Basic YWxpY2U6eA==", b" bAsIc x", b"Bearer a.b-c_d")),
+    *((b"authorization", v) for v in (b"Digest username*=UTF-8''x", b"basi", b"\tbasic")),
+    (b"authorizatio", b"Basic YWxpY2U6eA=="),
 ]
 _framing_fields = st.sampled_from(_FRAMING_FIELDS)
 _clean_values = st.sampled_from([b"", b"a", "café".encode(), b"q=caf%C3%A9+x&b=%41"])

@@ -21,6 +21,7 @@ from .._native import speedups
 from ..policy import accepts
 from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
+from ._credentials import credentials_problem, may_hold_credentials
 from ._grammar import (
     BOUNDARY,
     TOKEN,
@@ -91,16 +92,17 @@ def judge_head(
         return judge_head(compiled, bytes(path), bytes(query), pairs, path_decoded)
 
 
-# content types, content length, has a body, content encoding, cookies
-_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes]]
-_INTERESTING = (b"c", b"C", b"t", b"T")  # first letters of the headers _framing reads
+# content types, content length, has a body, content encoding, cookies, Authorization
+_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes], list[bytes]]
+_INTERESTING = (b"c", b"C", b"t", b"T", b"a", b"A")  # first letters of what _framing reads
 
 
 def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
-    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), and the cookies
-    (a plain tuple: this runs on every request)."""
+    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), the cookies and
+    the Authorization values (a plain tuple: this runs on every request)."""
     content_types: list[bytes] = []
     cookies: list[bytes] = []
+    auth: list[bytes] = []
     encoding = b""
     length: int | None = None
     has_body = False
@@ -120,7 +122,9 @@ def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
             encoding = encoding + b"," + value if encoding else value
         elif name == b"cookie":
             cookies.append(value)
-    return content_types, length, has_body, encoding, cookies
+        elif name == b"authorization":
+            auth.append(value)
+    return content_types, length, has_body, encoding, cookies, auth
 
 
 def _content_length(value: bytes) -> int | None:
@@ -181,9 +185,11 @@ def fast_head_py(
             return None
         if not _clean_in(b"\t".join(values), header_group, clean):
             return None
-    content_types, length, has_body, encoding, cookies = _framing(headers)
+    content_types, length, has_body, encoding, cookies, auth = _framing(headers)
     if len(content_types) > 1 or encoding not in (b"", b"identity"):
         return None
+    if auth and any(may_hold_credentials(value) for value in auth):
+        return None  # Basic, or an RFC 8187 parameter: decoded by some (_credentials)
     for value in cookies:  # literally; quoted-strings and %-escapes (Litestar) fully
         if b'"' in value or b"\\" in value or b"%" in value:
             return None
@@ -272,7 +278,7 @@ def check_head_fully(
     if problem is None and query and not query.isascii() and _QUERY_RAW is not None:
         if compiled.query is not None or compiled.names is not None:
             problem = ambiguous("query", "query string", _QUERY_RAW)
-    content_types, length, has_body, encoding, cookies = _framing(headers)
+    content_types, length, has_body, encoding, cookies, auth = _framing(headers)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = compiled.header_bulk
         if (
@@ -287,6 +293,12 @@ def check_head_fully(
                     problem = _cookie_problem(compiled, value)
                     if problem is not None:
                         break
+    if problem is None:  # what Werkzeug's request.authorization decodes (_credentials)
+        for value in auth:
+            if may_hold_credentials(value):
+                problem = credentials_problem(compiled, value)
+                if problem is not None:
+                    break
     limit = policy.max_body_size
     codings = _codings(encoding)
     if (

@@ -92,6 +92,10 @@ _WERKZEUG_COOKIE = Reading(
     note="a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; "
     "a value with a quote or space inside is dropped",
 )
+_AUTHORIZATION = (
+    "`request.authorization`: Basic base64, then UTF-8; any scheme's `name*=` RFC 8187, "
+    "UTF-8 or ISO-8859-1"
+)
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
 # part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
@@ -107,6 +111,13 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
         ),
         "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        # The credentials an accessor decodes from the header (_credentials).
+        "authorization": _all(
+            Reading(NONE, note="no accessor"),
+            starlette=Reading(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
+            werkzeug=Reading(UTF8, note=_AUTHORIZATION),
+            quart=Reading(UTF8, note=_AUTHORIZATION),
+        ),
         "cookie": _all(
             Reading(LATIN1, note=_COOKIE_QUOTE),
             werkzeug=_WERKZEUG_COOKIE,
