@@ -210,6 +210,23 @@ def test_head_readings(headers: list[tuple[bytes, bytes]], part: str, kind: str)
     assert problem is not None and (problem.part, problem.kind) == (part, kind), problem
 
 
+def test_last_event_id_is_read_as_utf8_by_default() -> None:
+    """WHATWG HTML (server-sent events): an EventSource sends the last event ID UTF-8
+    encoded; it is judged as UTF-8, not refused as ambiguous, and still judged."""
+    from sanitizer.web import BROWSER_UTF8_HEADERS
+
+    assert "last-event-id" in P.utf8_headers == BROWSER_UTF8_HEADERS
+    assert head(headers=[(b"Last-Event-ID", "évènement-42 日本".encode())]) is None
+    problem = head(headers=[(b"last-event-id", "id\u202e".encode())])
+    assert problem is not None and problem.kind == "bidi-control"
+    problem = head(headers=[(b"X-Other", "évènement".encode())])
+    assert problem is not None and problem.kind == "ambiguous-header"
+    problem = check_head(P.replace(utf8_headers=()), b"/", b"", [(b"Last-Event-ID", b"\xc3\xa9")])[
+        0
+    ]
+    assert problem is not None and problem.kind == "ambiguous-header"
+
+
 def test_raw_utf8_in_listed_headers_and_cookies_is_judged_as_utf8() -> None:
     policy = P.replace(utf8_headers={"X-Name"}, utf8_cookies={"who"})
     assert policy.utf8_headers == frozenset({"x-name"})
