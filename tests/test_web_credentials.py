@@ -1,8 +1,11 @@
-"""The Authorization header's credentials as the frameworks decode them
-(sanitizer/web/_credentials.py): Basic credentials base64-decoded, RFC 8187 ``name*=``
-parameters percent-decoded.  Differential: whatever Werkzeug's ``Authorization.from_header``
-(Flask's and Quart's ``request.authorization``) hands over from a header the middleware
-passed, user names, passwords and every parameter, passes the ``headers`` policy.
+"""Text inside header and query values, as frameworks decode it.
+
+The Authorization header's credentials (sanitizer/web/_credentials.py): Basic credentials
+base64-decoded, RFC 8187 ``name*=`` parameters percent-decoded.  Differential: whatever
+Werkzeug's ``Authorization.from_header`` (Flask's and Quart's ``request.authorization``)
+hands over from a header the middleware passed, user names, passwords and every
+parameter, passes the ``headers`` policy.  And JSON in query values, as Falcon's
+``get_param_as_json`` reads it (escapes resolved).
 """
 
 from __future__ import annotations
@@ -119,3 +122,51 @@ def test_an_iso_8859_1_parameter_is_read_in_it_when_the_policy_takes_it() -> Non
     csi = b"Digest username*=iso-8859-1''%9B31m"
     problem = check_head(policy, b"/", b"", [(b"Authorization", csi)])[0]
     assert problem is not None and problem.kind == "control"
+
+
+# -- JSON in query values (Falcon's get_param_as_json) ------------------------------------
+
+_JSON_PIECES = [
+    "a",
+    "é",
+    "\\\\u00e9",
+    "\\\\u202e",
+    "\\\\u0000",
+    "\\\\ud800",
+    "\\\\udb40\\\\udc41",
+    "\\\\n",
+    "\\\\\\\\",
+]
+
+
+@given(
+    pieces=st.lists(st.sampled_from(_JSON_PIECES), max_size=4),
+    shape=st.sampled_from(['{"k": "%s"}', '["%s", 1]', '"%s"', ' {"%s": 0}']),
+    encode=st.booleans(),
+)
+def test_what_get_param_as_json_hands_over_was_judged(
+    pieces: list[str], shape: str, encode: bool
+) -> None:
+    """Differential: a query the middleware passes gives Falcon's get_param_as_json only
+    strings the query policy passes."""
+    from urllib.parse import quote
+
+    pytest.importorskip("falcon")
+    import falcon.testing
+
+    value = shape % "".join(pieces)
+    query = "q=" + (quote(value, safe="") if encode else value)
+    if check_head(DEFAULT, b"/", query.encode(), [])[0] is not None:
+        return
+    request = falcon.Request(falcon.testing.create_environ(query_string=query))
+    try:
+        found = request.get_param_as_json("q")
+    except Exception:
+        return  # Falcon refuses it: nothing handed over
+    strings = [found] if isinstance(found, str) else []
+    if isinstance(found, dict):
+        strings = [s for kv in found.items() for s in kv if isinstance(s, str)]
+    elif isinstance(found, list):
+        strings = [s for s in found if isinstance(s, str)]
+    assert DEFAULT.query is not None
+    assert all(inspect(s, DEFAULT.query).ok for s in strings), (query, strings)

@@ -110,6 +110,12 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(LATIN1, True, note="`+` is a space"),
             falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
         ),
+        # A query value a JSON accessor parses: escapes resolved (_head).
+        "query json": _all(
+            Reading(NONE, note="no accessor"),
+            falcon_asgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+            falcon_wsgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+        ),
         "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
         # The credentials an accessor decodes from the header (_credentials).
         "authorization": _all(

@@ -259,6 +259,11 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyObject *uargs[2] = {query, Py_True};
         PyObject *data = speedups_unquote(NULL, uargs, 2);
         if (data == NULL) return NULL;
+        /* a backslash: a JSON escape to Falcon's get_param_as_json (_head) */
+        if (memchr(PyBytes_AS_STRING(data), '\\', (size_t)PyBytes_GET_SIZE(data)) != NULL) {
+            Py_DECREF(data);
+            return not_sure();
+        }
         ok = clean_under(st, data, PyTuple_GET_ITEM(groups, 1));
         Py_DECREF(data);
         if (ok <= 0) return ok < 0 ? NULL : not_sure();
