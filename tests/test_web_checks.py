@@ -662,6 +662,82 @@ def test_json_by_content_reads_only_what_starts_a_json_text() -> None:
     assert body(b"application/octet-stream", [raw[:1], raw[1:3], raw[3:]]).kind == "bidi-control"
 
 
+_mp_texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=8) | st.sampled_from(
+    ["\u202e", "\x00", "\U000e0041", "é 日本", "\x1b[2J"]
+)
+_msgpack_values = st.recursive(
+    st.none() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.binary(max_size=4) | _mp_texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_mp_texts, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _msgpack_strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_msgpack_strings(k), *_msgpack_strings(v))]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _msgpack_strings(v)]
+    return []
+
+
+@given(
+    value=_msgpack_values,
+    label=st.sampled_from([b"application/octet-stream", b"application/x-msgpack", TEXT]),
+    data=st.data(),
+)
+def test_msgpack_by_content_verdict_is_msgspec_then_inspect(
+    value: object, label: bytes, data: st.DataObject
+) -> None:
+    """Oracle: msgspec decodes the body (Litestar's request.msgpack()); a body not
+    declared JSON whose first byte starts a map, array or string passes only if every
+    string passes the policy, whatever the chunking (labelled text, the text check may
+    refuse it first)."""
+    msgspec = pytest.importorskip("msgspec")
+    raw = msgspec.msgpack.encode(value)
+    assume(raw[0] in _msgpack_first())
+    expected = all(inspect(s, profiles.TEXT).ok for s in _msgpack_strings(value))
+    problem = body(label, data.draw(chunkings(raw)))
+    if label != TEXT:
+        assert (problem is None) == expected, (raw, problem)
+    elif not expected:
+        assert problem is not None, raw
+
+
+@given(raw=st.binary(min_size=1, max_size=40), data=st.data())
+def test_what_msgspec_reads_from_a_passed_body_was_judged(raw: bytes, data: st.DataObject) -> None:
+    """Differential over any bytes: a body the middleware passes gives msgspec's
+    MessagePack decoder only strings the policy passes; chunking changes nothing."""
+    msgspec = pytest.importorskip("msgspec")
+    raw = bytes([data.draw(st.sampled_from(sorted(_msgpack_first())))]) + raw
+    problem = body(b"application/octet-stream", [raw])
+    assert (body(b"application/octet-stream", data.draw(chunkings(raw))) is None) == (
+        problem is None
+    )
+    if problem is None:
+        try:
+            value = msgspec.msgpack.decode(raw)
+        except msgspec.DecodeError:
+            return
+        assert all(inspect(s, profiles.TEXT).ok for s in _msgpack_strings(value)), raw
+
+
+def _msgpack_first() -> frozenset[int]:
+    from sanitizer.web import _body, _msgpack
+
+    assert _body._MSGPACK_FIRST == _msgpack.FIRST  # one fact, held equal
+    return _msgpack.FIRST
+
+
+def test_msgpack_with_too_many_values_is_refused_as_ambiguous() -> None:
+    from sanitizer.web._msgpack import MAX_VALUES
+
+    raw = b"\xdd" + (MAX_VALUES + 1).to_bytes(4, "big") + b"\x01" * (MAX_VALUES + 1)
+    problem = body(b"application/octet-stream", [raw])
+    assert problem is not None and problem.kind == "ambiguous-body"
+
+
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
 def test_text_body_verdict_is_inspect_on_the_whole(data: st.DataObject, raw: bytes) -> None:
     raw = data.draw(st.sampled_from([raw, b"ok " + raw, raw + b" ok", b"\xe6\x97\xa5" + raw]))

@@ -22,7 +22,8 @@ Asserts, for every input:
   filename and field value python-multipart (Starlette's parser) reads does; for any
   other body passed that is not declared JSON, every string ``json.loads`` reads from its
   bytes (Starlette's ``request.json()``, in every encoding ``json.detect_encoding``
-  finds) passes the ``json`` policy.
+  finds), and every string msgspec's MessagePack decoder reads (Litestar's
+  ``request.msgpack()``), passes the ``json`` policy.
 
 Cost must stay linear: the target's entry in ``targets.REGISTRY`` sets libFuzzer's
 ``-timeout`` and ``-rss_limit_mb`` (``fuzz/fuzz_web.options``), so a quadratic path or
@@ -212,6 +213,29 @@ def json_exposes(body: bytes) -> list[str]:
     return found
 
 
+def msgpack_exposes(body: bytes) -> list[str]:
+    """The strings, keys included, msgspec's MessagePack decoder (Litestar's
+    ``request.msgpack()``) reads from ``body`` (none if it fails or is not installed)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - installed with the test and fuzz extras
+        return []
+    try:
+        stack = [msgspec.msgpack.decode(body)]
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return []
+    found: list[str] = []
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            stack += [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple)):
+            stack += value
+    return found
+
+
 def check_web(data: bytes) -> None:
     control, path, query, headers, body = parse_request(data)
     policy = KINDS[control % len(KINDS)][1]
@@ -238,6 +262,8 @@ def check_web(data: bytes) -> None:
             if (text or what != "filename") and not passes_text(part_policy, text):
                 raise WebDivergence(f"multipart {what} {text!r} unjudged\ninput: {data!r}")
     if head.media not in ("json", "json-seq", "multipart"):  # read as JSON by content
-        for text in json_exposes(body):
+        for text in json_exposes(body) + msgpack_exposes(body):
             if policy.json is not None and not inspect(text, policy.json).ok:
-                raise WebDivergence(f"JSON string {text!r} unjudged\ninput: {data!r}")
+                raise WebDivergence(
+                    f"JSON or MessagePack string {text!r} unjudged\ninput: {data!r}"
+                )

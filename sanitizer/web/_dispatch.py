@@ -14,8 +14,10 @@ from ._config import WebPolicy
 from ._form import FormBody
 from ._head import Head
 from ._json import JSONBody, JSONByContent
+from ._msgpack import MsgpackByContent
 from ._multipart import MultipartBody
-from ._readings import parses_json_by_content
+from ._problems import Problem
+from ._readings import parses_json_by_content, parses_msgpack_by_content
 from ._text import TextBody
 
 
@@ -54,11 +56,35 @@ def json_by_content(compiled: CompiledPolicy) -> BodyCheck:
     return check
 
 
-def _by_content(compiled: CompiledPolicy, wide: str | None = None) -> BodyCheck:
-    """The check of a body read as JSON by content; ``wide``: the UTF-16 or UTF-32
-    encoding ``json.detect_encoding`` found in its first bytes, if it did."""
-    return JSONByContent(compiled, wide)
+def _by_content(
+    compiled: CompiledPolicy, wide: str | None = None, packed: bool = False
+) -> BodyCheck:
+    """The check of a body read by content: as JSON (``wide``: the UTF-16 or UTF-32
+    encoding ``json.detect_encoding`` found in its first bytes, if it did), and as
+    MessagePack when ``packed`` (its first byte starts a map, an array or a string)."""
+    if not packed:
+        return JSONByContent(compiled, wide)
+    if wide is None or not _MSGPACK_BY_CONTENT:
+        return MsgpackByContent(compiled) if _MSGPACK_BY_CONTENT else JSONByContent(compiled, wide)
+    return _Both(JSONByContent(compiled, wide), MsgpackByContent(compiled))
+
+
+class _Both(BodyCheck):
+    """Two readings of one body (a MessagePack map that json.loads reads as UTF-16)."""
+
+    def __init__(self, first: BodyCheck, second: BodyCheck) -> None:
+        super().__init__(None)
+        self._readings = (first, second)
+
+    def feed(self, chunk: bytes) -> Problem | None:
+        problems = [reading.feed(chunk) for reading in self._readings]
+        return next((p for p in problems if p is not None), None)
+
+    def close(self) -> Problem | None:
+        problems = [reading.close() for reading in self._readings]
+        return next((p for p in problems if p is not None), None)
 
 
 _JSON_BY_CONTENT = bool(parses_json_by_content())
+_MSGPACK_BY_CONTENT = bool(parses_msgpack_by_content())
 _JSON_KINDS = ("json", "json-seq")

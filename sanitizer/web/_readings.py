@@ -187,6 +187,11 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
             falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
         ),
+        # What a MessagePack accessor decodes: any body.
+        "msgpack by content": _all(
+            Reading(NONE, note="no MessagePack accessor"),
+            litestar=Reading(UTF8, note="any body (`request.msgpack()`), msgspec"),
+        ),
         "text": _all(Reading(BYTES, note="the app decodes")),
         "websocket": _all(
             Reading(UTF8, note="text messages, decoded by the server"),
@@ -323,6 +328,11 @@ def escape_readers(part: str, escape: str) -> tuple[str, ...]:
 def parses_json_by_content() -> tuple[str, ...]:
     """The readers whose JSON accessor parses a body not declared JSON."""
     return tuple(n for n, reading in TABLE["json by content"].items() if reading.raw != NONE)
+
+
+def parses_msgpack_by_content() -> tuple[str, ...]:
+    """The readers whose MessagePack accessor decodes a body whatever its label."""
+    return tuple(n for n, reading in TABLE["msgpack by content"].items() if reading.raw != NONE)
 
 
 def parses_websocket(part: str) -> bool:

@@ -45,7 +45,7 @@ def websocket_problem(policy: WebPolicy, message: str | bytes) -> Problem | None
     if problem is None:
         return None
     where = "WebSocket message" if isinstance(message, str) else "binary WebSocket message"
-    return replace(problem, part="websocket", where=f"{where} read as JSON ({problem.where})")
+    return replace(problem, part="websocket", where=f"{where} read by content ({problem.where})")
 
 
 _TEXT_AS_JSON = parses_websocket("websocket json")
