@@ -502,6 +502,25 @@ def test_file_data_chunks_skipped_by_the_parser_keep_every_verdict() -> None:
                 assert problem is not None and problem.kind == "ambiguous-multipart", (a, b)
 
 
+@pytest.mark.parametrize(
+    ("filename", "ok"),
+    [
+        ("گزارش\u200cها.pdf", True),  # a Persian report name: ZWNJ between joining letters
+        ("ශ්\u200dරී ලංකාව.jpg", True),  # a Sinhala place name: ZWJ after the virama
+        ("is\u200dAdmin.txt", False),
+        ("a\u200cb.txt", False),
+    ],
+)
+def test_upload_file_names_with_joiners_where_a_script_needs_them(filename: str, ok: bool) -> None:
+    """FILENAME allows ZWNJ and ZWJ in RFC 5892's contexts (A.1/A.2), refuses them
+    elsewhere."""
+    params = b'name="f"; filename="' + filename.encode() + b'"'
+    problem = body(MULTIPART, [multipart((disposition(params), b"data"))])
+    assert (problem is None) == ok, problem
+    if not ok:
+        assert problem is not None and problem.kind == "joiner"
+
+
 def test_truncated_multipart_is_refused() -> None:
     data = multipart((disposition(b'name="a"'), b"1"))
     problem = body(MULTIPART, [data[:-10]])
