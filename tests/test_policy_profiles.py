@@ -346,3 +346,49 @@ def test_bytes_and_str_agree(text: str) -> None:
     assert [f.category for f in a.findings] == [f.category for f in b.findings]
     prefix_bytes = [len(text[: f.start].encode()) for f in a.findings]
     assert prefix_bytes == [f.start for f in b.findings]
+
+
+# -- FILENAME: joiners where a script needs them (RFC 5892 A.1/A.2, UAX #31 §2.3) -----------
+
+_JOINER_NAMES_OK = [
+    "گزارش\u200cها.pdf",  # Persian: ZWNJ between joining letters (A.1)
+    "می\u200cخواهم.txt",
+    "ශ්\u200dරී ලංකාව.jpg",  # Sinhala: ZWJ after the virama (A.2), the yansaya
+    "क्\u200dष.docx",  # Devanagari half form
+    "ক্\u200cষ.txt",  # Bengali: ZWNJ after the virama (A.1)
+]
+_JOINER_NAMES_BAD = ["is\u200dAdmin.txt", "a\u200cb.txt", "\u200cfoo", "ب\u200c.txt", "x\u200d"]
+
+
+@pytest.mark.parametrize("name", _JOINER_NAMES_OK)
+def test_filename_allows_joiners_where_a_script_needs_them(name: str) -> None:
+    assert inspect(name, profiles.FILENAME).ok
+    assert inspect(name.encode(), profiles.FILENAME).ok
+
+
+@pytest.mark.parametrize("name", _JOINER_NAMES_BAD)
+def test_filename_refuses_joiners_elsewhere(name: str) -> None:
+    report = inspect(name, profiles.FILENAME)
+    assert [f.category for f in report.rejections] == [Category.JOINER]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["\u200c", "\u200d", "a", "ب", "ه", "ا", "\u064b", "क", "\u094d", "ශ", "\u0dca", " "]
+        ),
+        max_size=8,
+    ).map("".join)
+)
+def test_filename_joiner_verdict_is_rfc5892_contextj(name: str) -> None:
+    """Differential against the PRECIS CONTEXTJ rules: a joiner is a finding exactly
+    where RFC 5892 Appendix A.1/A.2 does not allow it."""
+    from sanitizer.precis import contextj_allows
+
+    expected = [
+        i for i, c in enumerate(name) if c in "\u200c\u200d" and not contextj_allows(name, i)
+    ]
+    report = inspect(name, profiles.FILENAME)  # a run of joiners is one finding
+    joiners = [f for f in report.findings if f.category is Category.JOINER]
+    found = [i for f in joiners for i in range(f.start, f.end)]
+    assert found == expected, name

@@ -210,6 +210,23 @@ def test_head_readings(headers: list[tuple[bytes, bytes]], part: str, kind: str)
     assert problem is not None and (problem.part, problem.kind) == (part, kind), problem
 
 
+def test_last_event_id_is_read_as_utf8_by_default() -> None:
+    """WHATWG HTML (server-sent events): an EventSource sends the last event ID UTF-8
+    encoded; it is judged as UTF-8, not refused as ambiguous, and still judged."""
+    from sanitizer.web import BROWSER_UTF8_HEADERS
+
+    assert "last-event-id" in P.utf8_headers == BROWSER_UTF8_HEADERS
+    assert head(headers=[(b"Last-Event-ID", "évènement-42 日本".encode())]) is None
+    problem = head(headers=[(b"last-event-id", "id\u202e".encode())])
+    assert problem is not None and problem.kind == "bidi-control"
+    problem = head(headers=[(b"X-Other", "évènement".encode())])
+    assert problem is not None and problem.kind == "ambiguous-header"
+    problem = check_head(P.replace(utf8_headers=()), b"/", b"", [(b"Last-Event-ID", b"\xc3\xa9")])[
+        0
+    ]
+    assert problem is not None and problem.kind == "ambiguous-header"
+
+
 def test_raw_utf8_in_listed_headers_and_cookies_is_judged_as_utf8() -> None:
     policy = P.replace(utf8_headers={"X-Name"}, utf8_cookies={"who"})
     assert policy.utf8_headers == frozenset({"x-name"})
@@ -485,6 +502,25 @@ def test_file_data_chunks_skipped_by_the_parser_keep_every_verdict() -> None:
                 assert problem is not None and problem.kind == "ambiguous-multipart", (a, b)
 
 
+@pytest.mark.parametrize(
+    ("filename", "ok"),
+    [
+        ("گزارش\u200cها.pdf", True),  # a Persian report name: ZWNJ between joining letters
+        ("ශ්\u200dරී ලංකාව.jpg", True),  # a Sinhala place name: ZWJ after the virama
+        ("is\u200dAdmin.txt", False),
+        ("a\u200cb.txt", False),
+    ],
+)
+def test_upload_file_names_with_joiners_where_a_script_needs_them(filename: str, ok: bool) -> None:
+    """FILENAME allows ZWNJ and ZWJ in RFC 5892's contexts (A.1/A.2), refuses them
+    elsewhere."""
+    params = b'name="f"; filename="' + filename.encode() + b'"'
+    problem = body(MULTIPART, [multipart((disposition(params), b"data"))])
+    assert (problem is None) == ok, problem
+    if not ok:
+        assert problem is not None and problem.kind == "joiner"
+
+
 def test_truncated_multipart_is_refused() -> None:
     data = multipart((disposition(b'name="a"'), b"1"))
     problem = body(MULTIPART, [data[:-10]])
@@ -603,6 +639,122 @@ def test_json_by_content_verdict_does_not_depend_on_chunking(
     else:
         if b"\xed\xa0\x80" in raw:
             assert whole is not None, raw
+
+
+_WIDE = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-16", "utf-32", "utf-8-sig")
+
+
+@given(
+    value=_json_values,
+    ascii_only=st.booleans(),
+    encoding=st.sampled_from(_WIDE),
+    lead=st.sampled_from(["", " ", "\r\n", "\t "]),
+    label=st.sampled_from([b"application/octet-stream", b"application/xml", TEXT]),
+    data=st.data(),
+)
+def test_json_by_content_in_every_encoding_json_loads_detects(
+    value: object, ascii_only: bool, encoding: str, lead: str, label: bytes, data: st.DataObject
+) -> None:
+    """Oracle: ``json.loads`` of the bytes (which finds UTF-16 and UTF-32 by where the
+    zero bytes are, BOM or none), then every string (keys too) inspected: a body not
+    declared JSON passes only if they all pass, whatever the chunking (a UTF-16 body is
+    refused anyway when labelled text: its zero bytes are NULs there)."""
+    raw = (lead + json.dumps(value, ensure_ascii=ascii_only)).encode(encoding, "surrogatepass")
+    expected = all(inspect(s, profiles.TEXT).ok for s in _strings(json.loads(raw)))
+    problem = body(label, data.draw(chunkings(raw)))
+    if label != TEXT or encoding == "utf-8-sig":
+        assert (problem is None) == expected, (raw, problem)
+    elif not expected:
+        assert problem is not None, raw
+    assert (body(label, [raw[i : i + 1] for i in range(len(raw))]) is None) == (problem is None)
+
+
+def test_json_by_content_reads_only_what_starts_a_json_text() -> None:
+    """A UTF-16 or UTF-32 reading starts, as the UTF-8 one, only at '{', '[' or '"'
+    after whitespace: a binary body with zero bytes that spells no JSON text passes."""
+    for raw in (
+        "1, \u202e".encode("utf-16-le"),
+        b"\x00\x00\x01\x00" + "\u202e".encode("utf-32-be"),
+    ):
+        assert body(b"application/octet-stream", [raw]) is None, raw
+    raw = '\t["\u202e"]'.encode("utf-16-be")
+    assert body(b"application/octet-stream", [raw[:1], raw[1:3], raw[3:]]).kind == "bidi-control"
+
+
+_mp_texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=8) | st.sampled_from(
+    ["\u202e", "\x00", "\U000e0041", "é 日本", "\x1b[2J"]
+)
+_msgpack_values = st.recursive(
+    st.none() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.binary(max_size=4) | _mp_texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_mp_texts, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _msgpack_strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_msgpack_strings(k), *_msgpack_strings(v))]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _msgpack_strings(v)]
+    return []
+
+
+@given(
+    value=_msgpack_values,
+    label=st.sampled_from([b"application/octet-stream", b"application/x-msgpack", TEXT]),
+    data=st.data(),
+)
+def test_msgpack_by_content_verdict_is_msgspec_then_inspect(
+    value: object, label: bytes, data: st.DataObject
+) -> None:
+    """Oracle: msgspec decodes the body (Litestar's request.msgpack()); a body not
+    declared JSON whose first byte starts a map, array or string passes only if every
+    string passes the policy, whatever the chunking (labelled text, the text check may
+    refuse it first)."""
+    msgspec = pytest.importorskip("msgspec")
+    raw = msgspec.msgpack.encode(value)
+    assume(raw[0] in _msgpack_first())
+    expected = all(inspect(s, profiles.TEXT).ok for s in _msgpack_strings(value))
+    problem = body(label, data.draw(chunkings(raw)))
+    if label != TEXT:
+        assert (problem is None) == expected, (raw, problem)
+    elif not expected:
+        assert problem is not None, raw
+
+
+@given(raw=st.binary(min_size=1, max_size=40), data=st.data())
+def test_what_msgspec_reads_from_a_passed_body_was_judged(raw: bytes, data: st.DataObject) -> None:
+    """Differential over any bytes: a body the middleware passes gives msgspec's
+    MessagePack decoder only strings the policy passes; chunking changes nothing."""
+    msgspec = pytest.importorskip("msgspec")
+    raw = bytes([data.draw(st.sampled_from(sorted(_msgpack_first())))]) + raw
+    problem = body(b"application/octet-stream", [raw])
+    assert (body(b"application/octet-stream", data.draw(chunkings(raw))) is None) == (
+        problem is None
+    )
+    if problem is None:
+        try:
+            value = msgspec.msgpack.decode(raw)
+        except msgspec.DecodeError:
+            return
+        assert all(inspect(s, profiles.TEXT).ok for s in _msgpack_strings(value)), raw
+
+
+def _msgpack_first() -> frozenset[int]:
+    from sanitizer.web import _body, _msgpack
+
+    assert _body._MSGPACK_FIRST == _msgpack.FIRST  # one fact, held equal
+    return _msgpack.FIRST
+
+
+def test_msgpack_with_too_many_values_is_refused_as_ambiguous() -> None:
+    from sanitizer.web._msgpack import MAX_VALUES
+
+    raw = b"\xdd" + (MAX_VALUES + 1).to_bytes(4, "big") + b"\x01" * (MAX_VALUES + 1)
+    problem = body(b"application/octet-stream", [raw])
+    assert problem is not None and problem.kind == "ambiguous-body"
 
 
 @given(data=st.data(), raw=attack_bytes() | st.text(max_size=20).map(str.encode))
@@ -801,6 +953,9 @@ _FRAMING_FIELDS = [
     (b"content-type", b"application/x-www-form-urlencoded; charset=utf-8"),
     (b"accept", b"*/*"),
     (b"user-agent", "Zoë".encode()),
+    *((b"Authorization", v) for v in (b"Basic YWxpY2U6eA==", b" bAsIc x", b"Bearer a.b-c_d")),
+    *((b"authorization", v) for v in (b"Digest username*=UTF-8''x", b"basi", b"\tbasic")),
+    (b"authorizatio", b"Basic YWxpY2U6eA=="),
 ]
 _framing_fields = st.sampled_from(_FRAMING_FIELDS)
 _clean_values = st.sampled_from([b"", b"a", "café".encode(), b"q=caf%C3%A9+x&b=%41"])

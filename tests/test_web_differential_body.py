@@ -105,6 +105,28 @@ def test_json_text_every_framework_exposes_was_judged(body: bytes, label: bytes 
     assert _check(label, body) == [], (label, body)
 
 
+# json.loads of bytes finds UTF-16 and UTF-32 by where the zero bytes are (json.detect_encoding),
+# BOM or none, so Starlette's request.json() and Flask's get_json() read such bodies too.
+WIDE = ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-16", "utf-32"]
+
+
+@settings(_SETTINGS, max_examples=max(10, settings().max_examples // 2))  # 7 apps a body
+@given(
+    body=json_documents(),
+    encoding=st.sampled_from(WIDE),
+    label=st.sampled_from([None, b"application/octet-stream", b"application/xml", b"text/plain"]),
+)
+def test_wide_json_text_every_framework_exposes_was_judged(
+    body: bytes, encoding: str, label: bytes | None
+) -> None:
+    try:
+        text = body.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        text = body.decode("latin-1")
+    wide = text.encode(encoding, "surrogatepass")
+    assert _check(label, wide) == [], (label, wide)
+
+
 # -- what testers found ---------------------------------------------------------------------
 
 
@@ -120,6 +142,11 @@ def test_json_text_every_framework_exposes_was_judged(body: bytes, label: bytes 
         (None, b'["\\udb40\\udc41"]', "tag"),
         (b"application/octet-stream", b' {"\\u0000": 1}', "nul"),
         (FORM, b'{"a":"\\u001b[2J"}', "control"),
+        # json.loads detects UTF-16 and UTF-32 without a BOM, after whitespace too
+        (None, ' {"a": "\u202e"}'.encode("utf-16-le"), "bidi-control"),
+        (b"application/octet-stream", '["\\ud800"]'.encode("utf-16-be"), "lone-surrogate-escape"),
+        (b"application/xml", '"\U000e0041"'.encode("utf-32-le"), "tag"),
+        (None, '\n{"\\u0000": 1}'.encode("utf-32-be"), "nul"),
     ],
 )
 def test_found_body_holes_are_refused(label: bytes | None, body: bytes, kind: str) -> None:

@@ -105,3 +105,70 @@ def test_multipart_part_headers() -> None:
     got = _exposed(_readings.STARLETTE, "header", "POST", b"/", headers, body)
     assert AS[TABLE["multipart header"][_readings.STARLETTE].raw] in got
     assert _readings.readers("multipart header", LATIN1) == (_readings.STARLETTE,)
+
+
+# -- media type spellings -----------------------------------------------------------------
+
+_BODIES = {
+    "form": b"q=%E2%80%AE",
+    "multipart": (
+        b'--XX\r\nContent-Disposition: form-data; name="q"\r\n\r\n\xe2\x80\xae\r\n--XX--\r\n'
+    ),
+    "json": b'{"q": "\\u202e"}',
+}
+
+
+def _spelled(media: str) -> bytes:
+    """A concrete Content-Type for a spelling (a suffix pattern made a suffix)."""
+    value = media.replace("application/*+json", "application/vnd.api+json").encode()
+    return value + b"; boundary=XX" if value.startswith((b"multipart/", b"*/form")) else value
+
+
+@pytest.mark.parametrize("spelling", _readings.MEDIA_TYPES, ids=lambda s: s.media)
+@pytest.mark.parametrize("reader", READERS)
+def test_media_type_spellings(spelling: _readings.Spelling, reader: str) -> None:
+    """Each reader hands a body of each form or multipart spelling to that parser exactly
+    when the table says so (JSON spellings: at least when it says so, since some parse
+    any body)."""
+    headers = [(b"Content-Type", _spelled(spelling.media))]
+    got = [t for t in _exposed(reader, "value", "POST", b"/", headers, _BODIES[spelling.kind])]
+    got += _exposed(reader, "json", "POST", b"/", headers, _BODIES[spelling.kind])
+    if spelling.kind == "json" and reader not in spelling.readers:
+        return
+    assert ("\u202e" in got) == (reader in spelling.readers), (spelling, got)
+
+
+# Spellings a client might try: case, whitespace, parameters, media ranges, near misses.
+SPELLINGS = [
+    *(
+        b"application/x-url-encoded",
+        b"Application/X-URL-Encoded",
+        b"APPLICATION/X-WWW-FORM-URLENCODED",
+    ),
+    *(b"application/x-www-form-urlencoded; q=0.5", b"\tapplication/x-www-form-urlencoded "),
+    *(b"*/x-www-form-urlencoded", b"*/*", b"*", b"application/*", b"application/urlencoded"),
+    *(b"application/www-form-urlencoded", b"application/x-form-urlencoded", b"text/*"),
+    *(b"multipart/*", b"*/form-data", b"Multipart/Form-Data", b"multipart/mixed", b"*/*;q=1"),
+    *(b"multipart/related", b"multipart/form-data;q=0.9", b"MULTIPART/*", b"form-data"),
+]
+
+
+@pytest.mark.parametrize("content_type", SPELLINGS)
+@pytest.mark.parametrize("kind", ["form", "multipart"])
+def test_no_spelling_reaches_a_form_parser_unjudged(content_type: bytes, kind: str) -> None:
+    """Whatever a framework parses as a form or multipart, under any of these spellings,
+    the middleware judged (or refused) first; and the table names every spelling that
+    some framework parses so."""
+    wf = pytest.importorskip("webframeworks")
+    from sanitizer.web import DEFAULT
+
+    value = content_type + (b"; boundary=XX" if kind == "multipart" else b"")
+    headers = [(b"Content-Type", value)]
+    body = _BODIES[kind]
+    assert wf.unjudged(DEFAULT, "POST", b"/", headers, body) == []
+    parsed = [
+        a for a in wf.APPS if ("value", "\u202e") in wf.expose(a, "POST", b"/", headers, body)
+    ]
+    media = content_type.decode().partition(";")[0].strip().lower()
+    if parsed:
+        assert _readings.media_kinds().get(media) == kind, (content_type, parsed)

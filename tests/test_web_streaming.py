@@ -13,8 +13,11 @@ from typing import Any
 from urllib.parse import quote_from_bytes
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from instructions import instructions, needs_callgrind
 
+from sanitizer import inspect, profiles
 from sanitizer.web import ASGIMiddleware, WebPolicy, WSGIMiddleware
 from sanitizer.web._dispatch import body_check
 from sanitizer.web._head import check_head
@@ -122,6 +125,65 @@ def test_refusal_in_a_gathered_run_is_found_where_it_is_whatever_the_chunking(
         (problem,) = [p for p in problems if p is not None]
         found.add((problem.kind, problem.where, problem.offset))
     assert len(found) == 1, found
+
+
+# Runs without an ASCII byte longer than TextStream holds whole (1 MiB), cut inside:
+# emoji tag sequences (subdivision flags), flags, ZWJ sequences, marks, conjuncts, Hangul.
+SEQUENCES = [
+    "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+    "\U0001f1fa\U0001f1f8",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\U0001f44d\U0001f3fd",
+    "e\u0301",
+    "\u0915\u094d\u0937",
+    "\u1112\u1161\u11ab",
+    "\u0645\u06cc\u200c\u062e",
+    "\u2764\ufe0f",
+]
+
+
+def _verdicts(kind: str, text: bytes, sizes: Iterable[int]) -> set[tuple[str, str] | None]:
+    content_type, body = _body_of(kind, text)
+    found: set[tuple[str, str] | None] = set()
+    for size in sizes:
+        check = check_for(content_type)
+        problem = None
+        for i in range(0, len(body), size):
+            problem = problem or check.feed(body[i : i + size])
+        problem = problem or check.close()
+        found.add(None if problem is None else (problem.kind, problem.where))
+    return found
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES)
+def test_a_long_run_of_sequences_passes_in_one_chunk_or_many(sequence: str) -> None:
+    """A run of over 1 MiB without ASCII is cut where no sequence spans the cut, so a
+    body of subdivision flags (tag sequences) or family emoji passes whatever the chunking
+    (it was refused near the end when its run was cut inside a sequence)."""
+    unit = sequence.encode()
+    text = unit * ((1 << 20) // len(unit) + 7)
+    assert _verdicts("text", text, [len(text), 1 << 20, 64 << 10, 65537]) == {None}
+
+
+@pytest.mark.slow  # bodies over 1 MiB, inspected whole for the oracle
+@settings(max_examples=12, deadline=None)
+@given(
+    units=st.lists(st.sampled_from([*SEQUENCES, "\u202e", "\U000e0041", "\u200d"]), min_size=1),
+    count=st.integers(1, 5),
+    sizes=st.lists(st.integers(1, 1 << 21), min_size=1, max_size=3),
+    kind=st.sampled_from(["text", "multipart"]),
+)
+def test_long_runs_are_judged_as_the_whole_whatever_the_chunking(
+    units: list[str], count: int, sizes: list[int], kind: str
+) -> None:
+    """Property: a body of more than 1 MiB without ASCII, made of sequences and of what
+    policies refuse, gets the verdict of ``inspect`` on the whole, whatever the chunking."""
+    unit = "".join(units).encode()
+    text = unit * ((count << 20) // len(unit) // 3 + 1)
+    assume(len(text) > 1 << 20)
+    expected = inspect(text, profiles.TEXT).ok
+    found = _verdicts(kind, text, [len(text), *sizes])
+    assert len(found) == 1 and ((None in found) == expected), found
 
 
 @pytest.mark.parametrize(

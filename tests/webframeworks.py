@@ -88,23 +88,21 @@ async def starlette_endpoint(request: Any) -> Any:
     _pairs(out, "query-name", "query", request.query_params.multi_items())
     out += [("header", v) for _, v in request.headers.items()]
     _pairs(out, "cookie-name", "cookie", request.cookies.items())
-    media = _media(request.headers.get("content-type"))
     try:
-        if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
-            async with request.form() as form:
-                for name, item in form.multi_items():
-                    out.append(("name", name))
-                    if isinstance(item, UploadFile):
-                        if item.filename is not None:
-                            out.append(("filename", item.filename))
-                        out += [  # the part's other headers, as UploadFile.headers has them
-                            ("header", v)
-                            for k, v in item.headers.items()
-                            if k != "content-disposition"
-                        ]
-                    else:
-                        out.append(("value", item))
-        else:
+        # Starlette decides what is a form (other bodies give an empty one, unread)
+        async with request.form() as form:
+            items = form.multi_items()
+            for name, item in items:
+                out.append(("name", name))
+                if isinstance(item, UploadFile):
+                    if item.filename is not None:
+                        out.append(("filename", item.filename))
+                    out += [  # the part's other headers, as UploadFile.headers has them
+                        ("header", v) for k, v in item.headers.items() if k != "content-disposition"
+                    ]
+                else:
+                    out.append(("value", item))
+        if not items:
             body = await request.body()
             if body:
                 _json_strings(await request.json(), out)
@@ -154,17 +152,15 @@ def _litestar() -> Any:
         _pairs(out, "query-name", "query", request.query_params.multi_items())
         out += [("header", v) for _, v in request.headers.items()]
         _pairs(out, "cookie-name", "cookie", request.cookies.items())
-        media = _media(request.headers.get("content-type"))
         try:
-            if media in ("multipart/form-data", "application/x-www-form-urlencoded"):
-                form = await request.form()
-                for name, item in form.multi_items():
-                    out.append(("name", name))
-                    if isinstance(item, UploadFile):
-                        out.append(("filename", item.filename))
-                    else:
-                        out.append(("value", item))
-            else:
+            form = await request.form()  # Litestar decides what is a form
+            for name, item in form.multi_items():
+                out.append(("name", name))
+                if isinstance(item, UploadFile):
+                    out.append(("filename", item.filename))
+                else:
+                    out.append(("value", item))
+            if not form:
                 body = await request.body()
                 if body:
                     _json_strings(await request.json(), out)
@@ -195,13 +191,14 @@ def _falcon_common(req: Any, out: Exposed) -> None:
 
 def _falcon_asgi() -> Any:
     import falcon.asgi
+    from falcon.asgi.multipart import MultipartForm
 
     async def sink(req: Any, resp: Any, **kwargs: Any) -> None:
         out: Exposed = []
         _falcon_common(req, out)
         try:
             media = await req.get_media()
-            if _media(req.content_type) == "multipart/form-data":
+            if isinstance(media, MultipartForm):  # Falcon decides (a media range too)
                 async for part in media:
                     out.append(("name", part.name))
                     if part.filename is not None:
@@ -224,13 +221,14 @@ def _falcon_asgi() -> Any:
 
 def _falcon_wsgi() -> Any:
     import falcon
+    from falcon.media.multipart import MultipartForm
 
     def sink(req: Any, resp: Any, **kwargs: Any) -> None:
         out: Exposed = []
         _falcon_common(req, out)
         try:
             media = req.get_media()
-            if _media(req.content_type) == "multipart/form-data":
+            if isinstance(media, MultipartForm):  # Falcon decides (a media range too)
                 for part in media:
                     out.append(("name", part.name))
                     if part.filename is not None:
@@ -276,7 +274,7 @@ def _flask() -> Any:
                 out.append(("name", name))
                 if file.filename is not None:
                     out.append(("filename", file.filename))
-            _json_strings(request.get_json(silent=True), out)
+            _json_strings(request.get_json(silent=True, force=True), out)
         except Exception:
             pass
         return app.response_class(_answer(out), mimetype="application/json")
@@ -304,7 +302,7 @@ def _quart() -> Any:
                 out.append(("name", name))
                 if file.filename is not None:
                     out.append(("filename", file.filename))
-            _json_strings(await request.get_json(silent=True), out)
+            _json_strings(await request.get_json(silent=True, force=True), out)
         except Exception:
             pass
         return app.response_class(_answer(out), mimetype="application/json")

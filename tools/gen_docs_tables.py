@@ -74,6 +74,12 @@ def readings_table() -> str:
     return markdown_table().rstrip("\n")
 
 
+def media_types_table() -> str:
+    from sanitizer.web._readings import media_types_table
+
+    return media_types_table().rstrip("\n")
+
+
 def generators_table() -> str:
     from generate import GENERATORS
 
@@ -86,7 +92,7 @@ def generators_table() -> str:
 TABLES: dict[Path, dict[str, Callable[[], str]]] = {
     Path("docs/profiles.md"): {"categories": categories_table},
     Path("docs/rules.md"): {"rules": rules_table},
-    Path("docs/web.md"): {"readings": readings_table},
+    Path("docs/web.md"): {"readings": readings_table, "media types": media_types_table},
     Path("docs/maintainers/generators.md"): {"generators": generators_table},
 }
 

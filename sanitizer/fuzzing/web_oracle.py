@@ -2,7 +2,8 @@
 
 An input is a request: byte 0 chooses the Content-Type added to the headers (``KINDS``:
 none, urlencoded, multipart with boundary ``fuzz``, JSON, JSON text sequence, text,
-text in a refused charset, and an untyped body read as JSON) and, with the input's
+text in a refused charset, an untyped body read as JSON, and two other spellings
+frameworks read as a form and as multipart) and, with the input's
 CRC-32, the chunkings; then the head, ``CR LF CR LF`` and the body.  The head's first
 line is the request target (path, ``?``, query), each further line a ``name: value``
 header.  Only public names of ``sanitizer.web`` are used (``check_head``, ``body_check``,
@@ -18,7 +19,11 @@ Asserts, for every input:
 * what a framework's parser exposes as text was judged (the web layer's differential rule):
   for a urlencoded body passed, every name and value ``urllib.parse.parse_qsl`` reads
   (Django's reading) passes its policy; for a multipart body passed, every field name,
-  filename and field value python-multipart (Starlette's parser) reads does.
+  filename and field value python-multipart (Starlette's parser) reads does; for any
+  other body passed that is not declared JSON, every string ``json.loads`` reads from its
+  bytes (Starlette's ``request.json()``, in every encoding ``json.detect_encoding``
+  finds), and every string msgspec's MessagePack decoder reads (Litestar's
+  ``request.msgpack()``), passes the ``json`` policy.
 
 Cost must stay linear: the target's entry in ``targets.REGISTRY`` sets libFuzzer's
 ``-timeout`` and ``-rss_limit_mb`` (``fuzz/fuzz_web.options``), so a quadratic path or
@@ -29,6 +34,7 @@ the target; the fuzzing package reaches the web layer through its public names o
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import zlib
@@ -55,6 +61,8 @@ KINDS: tuple[tuple[bytes | None, WebPolicy], ...] = (
     (b"text/plain; charset=utf-8", DEFAULT),
     (b"text/plain; charset=latin-1", DEFAULT),  # refused: HOWTO §5.9.1
     (None, DEFAULT.replace(untyped_body="application/json")),
+    (b"application/x-url-encoded", DEFAULT),  # Quart's form spelling
+    (b"multipart/*; boundary=" + BOUNDARY, DEFAULT),  # Falcon's media range
 )
 BYTEWISE_UP_TO = 128  # byte-by-byte feeding costs a check per byte: short bodies only
 
@@ -186,6 +194,48 @@ def multipart_exposes(body: bytes) -> list[tuple[str, Policy | None, str]]:
     return found
 
 
+def json_exposes(body: bytes) -> list[str]:
+    """The strings, keys included, ``json.loads`` reads from ``body`` (none if it fails)."""
+    try:
+        stack = [json.loads(body)]
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return []
+    found: list[str] = []
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            found += value.keys()
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+    return found
+
+
+def msgpack_exposes(body: bytes) -> list[str]:
+    """The strings, keys included, msgspec's MessagePack decoder (Litestar's
+    ``request.msgpack()``) reads from ``body`` (none if it fails or is not installed)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - installed with the test and fuzz extras
+        return []
+    try:
+        stack = [msgspec.msgpack.decode(body)]
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return []
+    found: list[str] = []
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            stack += [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple)):
+            stack += value
+    return found
+
+
 def check_web(data: bytes) -> None:
     control, path, query, headers, body = parse_request(data)
     policy = KINDS[control % len(KINDS)][1]
@@ -211,3 +261,9 @@ def check_web(data: bytes) -> None:
         for what, part_policy, text in multipart_exposes(body):
             if (text or what != "filename") and not passes_text(part_policy, text):
                 raise WebDivergence(f"multipart {what} {text!r} unjudged\ninput: {data!r}")
+    if head.media not in ("json", "json-seq", "multipart"):  # read as JSON by content
+        for text in json_exposes(body) + msgpack_exposes(body):
+            if policy.json is not None and not inspect(text, policy.json).ok:
+                raise WebDivergence(
+                    f"JSON or MessagePack string {text!r} unjudged\ninput: {data!r}"
+                )

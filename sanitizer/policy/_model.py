@@ -158,7 +158,9 @@ class Policy:
     is the form of the output; ``also_check`` is a further form the output must also pass
     (FILENAME: a later NFKC step must not create '/' or '..').  ``allow_sequences``
     exempts well-formed emoji ZWJ and tag sequences and variation sequences (UTS #51,
-    UTS #37) from JOINER, TAG and VARIATION_SELECTOR.  ``max_restriction_level`` is the
+    UTS #37) from JOINER, TAG and VARIATION_SELECTOR; ``joiner_contexts`` exempts ZWNJ
+    and ZWJ where a script needs them (RFC 5892 Appendix A.1/A.2) from JOINER.
+    ``max_restriction_level`` is the
     highest UTS #39 restriction level the output may have before it is a MIXED_SCRIPT
     finding (a RestrictionLevel or its name; None: HIGHLY_RESTRICTIVE).
     """
@@ -173,6 +175,9 @@ class Policy:
     normalization: NormalForm | None = None
     also_check: NormalForm | None = None
     allow_sequences: bool = False
+    # ZWNJ and ZWJ where a script needs them (RFC 5892 Appendix A.1/A.2, CONTEXTJ; UAX #31
+    # §2.3) are no JOINER finding: names in Persian, Sinhala, Devanagari...
+    joiner_contexts: bool = False
     # The highest UTS #39 §5.2 restriction level the output may have (Category.MIXED_SCRIPT);
     # None: HIGHLY_RESTRICTIVE, the level UTS #39 recommends for identifiers.
     max_restriction_level: RestrictionLevel | None = None
@@ -191,11 +196,12 @@ class Policy:
                 "Policy() argument 'actions' must be a mapping of Category to Action, "
                 f"not {type_name(self.actions)}"
             )
-        if not isinstance(self.allow_sequences, bool):
-            raise TypeError(
-                "Policy() argument 'allow_sequences' must be a bool, "
-                f"not {type_name(self.allow_sequences)}"
-            )
+        for flag in ("allow_sequences", "joiner_contexts"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(
+                    f"Policy() argument '{flag}' must be a bool, "
+                    f"not {type_name(getattr(self, flag))}"
+                )
         merged = dict(BASELINE)
         for key, value in self.actions.items():
             category = as_category(key, "Policy", "actions")  # the key first: it comes first
@@ -245,6 +251,7 @@ class Policy:
             self.normalization,
             self.also_check,
             self.allow_sequences,
+            self.joiner_contexts,
             self.max_restriction_level,
         )
 
@@ -282,6 +289,7 @@ class Policy:
             "max_combining": self.max_combining,
             "max_findings": self.max_findings,
             "allow_sequences": self.allow_sequences,
+            "joiner_contexts": self.joiner_contexts,
             "max_restriction_level": (
                 None
                 if self.max_restriction_level is None

@@ -278,7 +278,7 @@ class Run:
         acts = self.acts
         removed: list[Span] = []
         listed = self.index_findings
-        found = hits(text, scan, p.allow_sequences, utf8)
+        found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
         hidden = find_hidden(text) if _C.HIDDEN_PAYLOAD in scanned else ()
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         for g in groups:
@@ -445,7 +445,10 @@ class Run:
             for form in forms:
                 value = values[form] = normalize(form, edited)
                 if value != edited:
-                    found = {cat for cat, _ in hits(value, scan, p.allow_sequences)}
+                    found = {
+                        cat
+                        for cat, _ in hits(value, scan, p.allow_sequences, None, p.joiner_contexts)
+                    }
                     if found:
                         pending[form] = found
             if not pending:

@@ -120,11 +120,19 @@ def fits_latin1(text: str) -> bool:
 
 
 def hits(
-    text: str, scan: Scanner, sequences: bool, utf8: bytes | None = None
+    text: str,
+    scan: Scanner,
+    sequences: bool,
+    utf8: bytes | None = None,
+    contexts: bool = False,
 ) -> Iterator[tuple[Category, int]]:
     """(category, index) of every scanned character in ``text``; ``utf8`` is its UTF-8
-    when the caller has it.  Candidates come from the C scan or the two patterns; Python
-    code runs only per candidate."""
+    when the caller has it; ``contexts``: a joiner where RFC 5892 A.1/A.2 allows it is no
+    finding (``Policy.joiner_contexts``).  Candidates come from the C scan or the two
+    patterns; Python code runs only per candidate."""
+    if contexts and Category.JOINER in scan.cats:
+        yield from _out_of_context(text, hits(text, scan, sequences, utf8))
+        return
     if scan.c_args is not None:
         yield from _c_hits(text, scan, sequences)
         return
@@ -157,6 +165,18 @@ def hits(
         if sequences and cat in EXEMPTIBLE and in_sequence(text, i, cat, cache):
             continue
         yield cat, i
+
+
+def _out_of_context(
+    text: str, found: Iterator[tuple[Category, int]]
+) -> Iterator[tuple[Category, int]]:
+    """``found`` without the joiners that stand where a script needs them (RFC 5892
+    Appendix A.1/A.2, UAX #31 §2.3: ``precis.contextj_allows``)."""
+    from ..precis import contextj_allows  # (the PRECIS tables load only when asked)
+
+    for cat, i in found:
+        if cat is not Category.JOINER or not contextj_allows(text, i):
+            yield cat, i
 
 
 def _c_hits(text: str, scan: Scanner, sequences: bool) -> Iterator[tuple[Category, int]]:

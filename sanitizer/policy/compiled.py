@@ -393,7 +393,8 @@ def character_groups(text: str, policy: Policy, categories: frozenset[Category])
     from ._carrier_runs import grouped
     from ._scan import hits, scanner
 
-    found = hits(text, scanner(categories, policy.allow_sequences), policy.allow_sequences)
+    scan = scanner(categories, policy.allow_sequences)
+    found = hits(text, scan, policy.allow_sequences, None, policy.joiner_contexts)
     return grouped(found, text, policy.actions)
 
 

@@ -146,6 +146,7 @@ FILENAME = Policy(
         C.FORMAT: A.ALLOW,
         C.UNASSIGNED: A.ALLOW,
     },
+    joiner_contexts=True,  # ZWNJ, ZWJ where a script needs them (RFC 5892 A.1/A.2)
     max_bytes=255,  # NAME_MAX on Linux/ext4 and most Unix file systems
     max_combining=8,
     normalization="NFC",

@@ -21,6 +21,7 @@ from ._error import PrecisError
 from ._lookups import UNICODE_VERSION
 from ._lookups import derived_property as _derived_property
 from ._profile import PROFILE_NAMES, Profile, UnknownProfileError, get_profile
+from ._rules import CONTEXT_RULES as _CONTEXT_RULES
 
 __all__ = [
     "PROFILE_NAMES",
@@ -28,9 +29,24 @@ __all__ = [
     "PrecisError",
     "Profile",
     "UnknownProfileError",
+    "contextj_allows",
     "derived_property",
     "get_profile",
 ]
+
+
+# RFC 5892 A.1 (ZWNJ) and A.2 (ZWJ): the CONTEXTJ code points' rules
+_CONTEXTJ = {cp: _CONTEXT_RULES[cp][1] for cp in (0x200C, 0x200D)}
+
+
+def contextj_allows(text: str, i: int) -> bool:
+    """Whether ``text[i]``, ZWNJ (U+200C) or ZWJ (U+200D), stands where RFC 5892
+    Appendix A.1/A.2 (CONTEXTJ) allows it: after a virama, or for ZWNJ between a
+    left-joining and a right-joining character (Joining_Type L or D, then R or D,
+    Transparent characters skipped) -- the contexts UAX #31 §2.3 allows them in
+    identifiers.  False for any other character."""
+    rule = _CONTEXTJ.get(ord(text[i]))
+    return rule is not None and rule(text, i)
 
 
 def derived_property(cp: int) -> tuple[str, str]:

@@ -28,7 +28,7 @@ the ``web`` extra (python-multipart).
 from __future__ import annotations
 
 from ._body import BodyCheck
-from ._config import DEFAULT, WebPolicy
+from ._config import BROWSER_UTF8_HEADERS, DEFAULT, WebPolicy
 from ._dispatch import body_check
 from ._head import check_head
 from ._problems import PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE, Problem
@@ -37,6 +37,7 @@ from .asgi import ASGIMiddleware
 from .wsgi import RequestRejected, WSGIMiddleware
 
 __all__ = [
+    "BROWSER_UTF8_HEADERS",
     "DEFAULT",
     "LOGGER",
     "PROBLEM_CONTENT_TYPE",

@@ -24,6 +24,7 @@ each byte once, when it must hold a run whole; the others join them once.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -33,6 +34,9 @@ GATHER = 64 << 10  # most bytes gathered before a content check looks at them
 # A JSON text that holds a string starts, after whitespace (RFC 8259 §2), with '{', '['
 # or '"'.
 _NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+# MessagePack format bytes that start a map, an array or a string (_msgpack.FIRST, which
+# a test holds equal): a body read by content as MessagePack too.
+_MSGPACK_FIRST = frozenset([*range(0x80, 0xC0), *range(0xD9, 0xE0)])
 
 
 class BodyCheck:
@@ -115,10 +119,13 @@ class BodyCheck:
         return self.problem
 
     def _json_pieces(self, pieces: list[bytes], final: bool = False) -> Problem | None:
-        """The body read as JSON by content, as ``json.loads`` reads bytes: decoded as
-        UTF-16 or UTF-32 after such a byte order mark, else as UTF-8 after an optional
-        UTF-8 one; engaged at the first byte that is not whitespace if that byte may
-        start a JSON text holding a string, else never."""
+        """The body read as JSON by content, as ``json.loads`` reads bytes: in the
+        encoding ``json.detect_encoding`` finds in its first 4 bytes (UTF-16 or UTF-32
+        after such a byte order mark, or from where its zero bytes are, RFC 4627 §3; else
+        UTF-8 after an optional UTF-8 byte order mark); engaged at the first character
+        that is not whitespace if it may start a JSON text holding a string, else never.
+        A body whose first byte starts a MessagePack map, array or string is read as
+        MessagePack too (``_msgpack``; Litestar's ``request.msgpack()``)."""
         reading = self._json
         if reading is None:
             start = self.json_by_content
@@ -131,10 +138,15 @@ class BodyCheck:
                     return None
                 self._json_wait = None
                 pieces = waiting
-                if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head == b"\x00\x00\xfe\xff":
-                    reading = self._json = start(wide=head)
-                elif head[:3] == b"\xef\xbb\xbf":  # json.loads skips it (utf-8-sig)
+                # (on a body of fewer than 4 bytes, head is the body: the same answer)
+                encoding = json.detect_encoding(head)
+                packed = head[:1] != b"" and head[0] in _MSGPACK_FIRST  # MessagePack too
+                if encoding == "utf-8-sig":  # json.loads skips the BOM
                     pieces = [b"".join(waiting)[3:]]
+                elif encoding != "utf-8":  # its decoder looks for the JSON start itself
+                    reading = self._json = start(wide=encoding, packed=packed)
+                elif packed:  # (no JSON text in UTF-8 starts so)
+                    reading = self._json = start(packed=True)
             if reading is None:
                 for i, piece in enumerate(pieces):
                     m = _NOT_SPACE.search(piece)

@@ -72,8 +72,8 @@ def _stricter(a: Policy, b: Policy) -> bool:
     ``b`` passes too: with no character of those categories, both run alike."""
     return (
         a is not b
-        and (a.max_combining, a.normalization, a.also_check, a.allow_sequences)
-        == (b.max_combining, b.normalization, b.also_check, b.allow_sequences)
+        and (a.max_combining, a.normalization, a.also_check, a.allow_sequences, a.joiner_contexts)
+        == (b.max_combining, b.normalization, b.also_check, b.allow_sequences, b.joiner_contexts)
         and all(act is b.actions[c] or act is Action.REJECT for c, act in a.actions.items())
         and a.actions != b.actions
     )

@@ -16,6 +16,10 @@ from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from ._grammar import charset_label, media_kind
 
 MiB = 1 << 20
+# Request headers a standard has browsers send as raw UTF-8: WHATWG HTML §9.2
+# (server-sent events) sends the last event ID, any string, UTF-8 encoded in
+# Last-Event-ID when an EventSource reconnects.
+BROWSER_UTF8_HEADERS = frozenset({"last-event-id"})
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,10 @@ class WebPolicy:
     # §4.1.1), which every framework but Django under WSGI hands over as Latin-1 (a
     # harmless "Û", C3 9B, becomes "Ã" and the terminal escape U+009B): refused as
     # ambiguous, except in the headers (names, any case) and cookies (names, exact) listed
-    # here, whose values are judged as UTF-8 for an app that decodes them itself.
-    utf8_headers: frozenset[str] = frozenset()
+    # here, whose values are judged as UTF-8 for an app that decodes them itself.  The
+    # default lists the headers a standard has browsers send as raw UTF-8
+    # (BROWSER_UTF8_HEADERS); a list given replaces it.
+    utf8_headers: frozenset[str] = BROWSER_UTF8_HEADERS
     utf8_cookies: frozenset[str] = frozenset()
     report_only: bool = False  # let everything through; only log and call back
 

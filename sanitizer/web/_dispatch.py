@@ -13,9 +13,11 @@ from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._form import FormBody
 from ._head import Head
-from ._json import JSONBody, JSONByContent, wide_json
+from ._json import JSONBody, JSONByContent
+from ._msgpack import MsgpackByContent
 from ._multipart import MultipartBody
-from ._readings import parses_json_by_content
+from ._problems import Problem
+from ._readings import parses_json_by_content, parses_msgpack_by_content
 from ._text import TextBody
 
 
@@ -45,11 +47,44 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     return check
 
 
-def _by_content(compiled: CompiledPolicy, wide: bytes = b"") -> BodyCheck:
-    """The check of a body read as JSON by content; ``wide``: its first bytes, when they
-    are a UTF-16 or UTF-32 byte order mark."""
-    return JSONByContent(compiled, wide_json(wide) if wide else None)
+def json_by_content(compiled: CompiledPolicy) -> BodyCheck:
+    """A check that only reads its input as JSON by content (a binary WebSocket message,
+    which Quart's ``receive_json()`` hands to ``json.loads``), strings judged by
+    ``compiled``."""
+    check = BodyCheck(None)
+    check.json_by_content = functools.partial(_by_content, compiled)
+    return check
+
+
+def _by_content(
+    compiled: CompiledPolicy, wide: str | None = None, packed: bool = False
+) -> BodyCheck:
+    """The check of a body read by content: as JSON (``wide``: the UTF-16 or UTF-32
+    encoding ``json.detect_encoding`` found in its first bytes, if it did), and as
+    MessagePack when ``packed`` (its first byte starts a map, an array or a string)."""
+    if not packed:
+        return JSONByContent(compiled, wide)
+    if wide is None or not _MSGPACK_BY_CONTENT:
+        return MsgpackByContent(compiled) if _MSGPACK_BY_CONTENT else JSONByContent(compiled, wide)
+    return _Both(JSONByContent(compiled, wide), MsgpackByContent(compiled))
+
+
+class _Both(BodyCheck):
+    """Two readings of one body (a MessagePack map that json.loads reads as UTF-16)."""
+
+    def __init__(self, first: BodyCheck, second: BodyCheck) -> None:
+        super().__init__(None)
+        self._readings = (first, second)
+
+    def feed(self, chunk: bytes) -> Problem | None:
+        problems = [reading.feed(chunk) for reading in self._readings]
+        return next((p for p in problems if p is not None), None)
+
+    def close(self) -> Problem | None:
+        problems = [reading.close() for reading in self._readings]
+        return next((p for p in problems if p is not None), None)
 
 
 _JSON_BY_CONTENT = bool(parses_json_by_content())
+_MSGPACK_BY_CONTENT = bool(parses_msgpack_by_content())
 _JSON_KINDS = ("json", "json-seq")

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ._readings import media_kinds
+
 # RFC 9110 §5.6.2: tchar, as the bytes bytes.translate deletes and as a regex.
 TOKEN = b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _TOKEN_RE = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
@@ -134,6 +136,10 @@ def media_kind(media: str) -> str | None:
     """Which body check reads a media type (lower case, parameters ignored): "form",
     "multipart", "json", "json-seq", "text", or None for a body that is only counted.
 
+    Forms and multipart are every spelling a supported framework hands to such a parser
+    (``_readings.MEDIA_TYPES``: Quart's ``application/x-url-encoded``, Falcon's media
+    ranges ``multipart/*`` and ``*/form-data``).
+
     JSON is JSON whatever its spelling: ``application/json`` (RFC 8259 §8.1), any
     ``+json`` structured suffix (RFC 6839 §3.1: ``application/problem+json``, which
     Starlette's and Werkzeug's ``is_json`` read as JSON too) and newline-delimited JSON
@@ -142,10 +148,9 @@ def media_kind(media: str) -> str | None:
     RFC 8091) start each record with RS (0x1E), so they get their own kind.  Any other
     ``text/*``, JSON in it or not, is text."""
     media = media.strip().lower().partition(";")[0].strip()
-    if media == "application/x-www-form-urlencoded":
-        return "form"
-    if media == "multipart/form-data":
-        return "multipart"
+    spelled = _SPELLED.get(media)  # what frameworks hand to their form or multipart parser
+    if spelled is not None:
+        return spelled
     if media in _JSON or (media[:12] == "application/" and media[-5:] == "+json"):
         return "json"
     if media == "application/json-seq" or (
@@ -157,6 +162,7 @@ def media_kind(media: str) -> str | None:
     return None
 
 
+_SPELLED = media_kinds()
 # Read as JSON: RFC 8259 §11, and NDJSON's names (ndjson spec 1.0 §3; the unregistered
 # "application/ndjson" is what some clients send).
 _JSON = frozenset({"application/json", "application/x-ndjson", "application/ndjson"})

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from .._native import speedups
 from ..policy import accepts
+from ..policy.compiled import CompiledPolicy
 from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
+from ._credentials import credentials_problem, may_hold_credentials
 from ._grammar import (
     BOUNDARY,
     TOKEN,
@@ -29,6 +32,7 @@ from ._grammar import (
     names_are_tokens,
     parse_media_type,
 )
+from ._json import json_text_problem
 from ._native import speedups as web_speedups
 from ._percent import form_decode, percent_decode
 from ._problems import (
@@ -91,16 +95,17 @@ def judge_head(
         return judge_head(compiled, bytes(path), bytes(query), pairs, path_decoded)
 
 
-# content types, content length, has a body, content encoding, cookies
-_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes]]
-_INTERESTING = (b"c", b"C", b"t", b"T")  # first letters of the headers _framing reads
+# content types, content length, has a body, content encoding, cookies, Authorization
+_Framing = tuple[list[bytes], "int | None", bool, bytes, list[bytes], list[bytes]]
+_INTERESTING = (b"c", b"C", b"t", b"T", b"a", b"A")  # first letters of what _framing reads
 
 
 def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
-    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), and the cookies
-    (a plain tuple: this runs on every request)."""
+    """The headers that say what the body is (RFC 9110 §8, RFC 9112 §6), the cookies and
+    the Authorization values (a plain tuple: this runs on every request)."""
     content_types: list[bytes] = []
     cookies: list[bytes] = []
+    auth: list[bytes] = []
     encoding = b""
     length: int | None = None
     has_body = False
@@ -120,7 +125,9 @@ def _framing(headers: list[tuple[bytes, bytes]]) -> _Framing:
             encoding = encoding + b"," + value if encoding else value
         elif name == b"cookie":
             cookies.append(value)
-    return content_types, length, has_body, encoding, cookies
+        elif name == b"authorization":
+            auth.append(value)
+    return content_types, length, has_body, encoding, cookies, auth
 
 
 def _content_length(value: bytes) -> int | None:
@@ -172,8 +179,12 @@ def fast_head_py(
     path_group, query_group, header_group, cookie_group = fast
     if not _clean_in(path, path_group, clean):
         return None
-    if query and (not query.isascii() or not _clean_in(form_decode(query), query_group, clean)):
-        return None  # raw bytes >= 0x80 in a query: read as Latin-1 by some (_readings)
+    if query:
+        if not query.isascii():
+            return None  # raw bytes >= 0x80 in a query: read as Latin-1 by some (_readings)
+        decoded = form_decode(query)
+        if b"\\" in decoded or not _clean_in(decoded, query_group, clean):
+            return None  # a backslash: a JSON escape to Falcon's get_param_as_json
     if headers:  # names and values in one C-level pass (this runs on every request)
         names, values = zip(*headers, strict=True)
         # RFC 9110 §5.1: every name a non-empty token (_grammar.names_are_tokens)
@@ -181,9 +192,11 @@ def fast_head_py(
             return None
         if not _clean_in(b"\t".join(values), header_group, clean):
             return None
-    content_types, length, has_body, encoding, cookies = _framing(headers)
+    content_types, length, has_body, encoding, cookies, auth = _framing(headers)
     if len(content_types) > 1 or encoding not in (b"", b"identity"):
         return None
+    if auth and any(may_hold_credentials(value) for value in auth):
+        return None  # Basic, or an RFC 8187 parameter: decoded by some (_credentials)
     for value in cookies:  # literally; quoted-strings and %-escapes (Litestar) fully
         if b'"' in value or b"\\" in value or b"%" in value:
             return None
@@ -267,12 +280,14 @@ def check_head_fully(
         problem = _path_problem(compiled, path, path_decoded)
     if problem is None and query and not bulk_passes(query, compiled.query_bulk):
         problem = pairs_problem(query, compiled, compiled.query, "query parameter", "query")[0]
+    if problem is None and query and compiled.query is not None:
+        problem = _query_json_problem(compiled.query, query)
     # Raw bytes >= 0x80 that pass as UTF-8: some frameworks read them as Latin-1 (browsers
     # percent-encode a query, WHATWG URL §4.4), so what the app reads is not known.
     if problem is None and query and not query.isascii() and _QUERY_RAW is not None:
         if compiled.query is not None or compiled.names is not None:
             problem = ambiguous("query", "query string", _QUERY_RAW)
-    content_types, length, has_body, encoding, cookies = _framing(headers)
+    content_types, length, has_body, encoding, cookies, auth = _framing(headers)
     if problem is None:  # all at once first; one by one only to name what failed
         bulk = compiled.header_bulk
         if (
@@ -287,6 +302,12 @@ def check_head_fully(
                     problem = _cookie_problem(compiled, value)
                     if problem is not None:
                         break
+    if problem is None:  # what Werkzeug's request.authorization decodes (_credentials)
+        for value in auth:
+            if may_hold_credentials(value):
+                problem = credentials_problem(compiled, value)
+                if problem is not None:
+                    break
     limit = policy.max_body_size
     codings = _codings(encoding)
     if (
@@ -335,6 +356,25 @@ def _codings(encoding: bytes) -> list[bytes]:
     if not encoding:
         return []
     return [c for c in (c.strip(b" \t") for c in encoding.split(b",")) if c]
+
+
+def _query_json_problem(check: CompiledPolicy, query: bytes) -> Problem | None:
+    """Query values as Falcon's ``get_param_as_json`` reads them (_readings: "query
+    json"): a value that may be JSON (``{``, ``[`` or ``"`` after whitespace) with an
+    escape has its strings judged with the escapes resolved; without a backslash its
+    strings are its own text, judged already."""
+    decoded = form_decode(query)
+    if b"\\" not in decoded:
+        return None
+    for number, pair in enumerate(query.split(b"&"), 1):
+        name, _, value = pair.partition(b"=")
+        value = form_decode(value)
+        if b"\\" in value:
+            problem = json_text_problem(check, value.decode("utf-8", "replace"))
+            if problem is not None:
+                where = labelled("query parameter", form_decode(name), number) + " read as JSON"
+                return replace(problem, part="query", where=f"{where} ({problem.where})")
+    return None
 
 
 def _path_problem(compiled: CompiledWebPolicy, path: bytes, decoded: bool) -> Problem | None:

@@ -213,30 +213,36 @@ def _reading(compiled: CompiledPolicy, mode: str) -> _Reading:
     return reading
 
 
+_NOT_JSON = Utf8Error("utf-8", b"\xff", 0, 1, "")  # (its kind: invalid-byte) "no JSON here"
+_JSON_SPACE = re.compile("[ \t\r\n]*")  # RFC 8259 §2, as json.loads skips it
+
+
 class _WideDecoder:
     """A UTF-16 or UTF-32 body read by content, as ``json.loads`` of bytes decodes it
     (``json.detect_encoding``; "surrogatepass"), behind IncrementalDecoder's interface:
-    an error is reported as "not JSON" (an ``invalid-byte`` error the caller drops)."""
+    an error, or a first character after whitespace that starts no JSON text holding a
+    string (not ``{``, ``[`` or ``"``), is reported as "not JSON" (an ``invalid-byte``
+    error the caller drops) -- as the UTF-8 reading looks at its first byte."""
 
     def __init__(self, encoding: str) -> None:
         self._codec = codecs.getincrementaldecoder(encoding)("surrogatepass")
+        self._started = False  # a character other than whitespace was decoded
 
     def feed(self, data: bytes, final: bool, limit: int = 1) -> tuple[str, list[Utf8Error]]:
         try:
-            return self._codec.decode(data, final), []
+            text = self._codec.decode(data, final)
         except UnicodeDecodeError:
-            return "", [Utf8Error("utf-8", b"\xff", 0, 1, "")]  # (its kind: invalid-byte)
+            return "", [_NOT_JSON]
+        if not self._started:
+            first = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches ""
+            if first < len(text):
+                self._started = True
+                if text[first] not in '{["':
+                    return "", [_NOT_JSON]
+        return text, []
 
     def getstate(self) -> tuple[bytes, int]:
         return self._codec.getstate()
-
-
-def wide_json(start: bytes) -> str | None:
-    """The encoding ``json.loads`` reads ``start`` (a body's first bytes) in when it
-    begins with a UTF-16 or UTF-32 byte order mark, else None."""
-    if start[:2] not in (b"\xff\xfe", b"\xfe\xff") and start[:4] != b"\x00\x00\xfe\xff":
-        return None
-    return json.detect_encoding(start)
 
 
 class JSONBody(BodyCheck):
@@ -478,6 +484,18 @@ class JSONBody(BodyCheck):
             return None
         where = f"JSON string at character {start}"
         return replace(from_finding(report.rejections[0], "json", where), offset=None)
+
+
+def json_text_problem(compiled: CompiledPolicy, text: str) -> Problem | None:
+    """``text`` read as ``json.loads`` reads a str (no encoding to detect): if its first
+    character after whitespace may start a JSON text holding a string, its strings judged
+    by ``compiled`` with their escapes resolved (a lone surrogate refused); text that is
+    no JSON refuses nothing."""
+    first = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches ""
+    if text[first : first + 1] not in ("{", "[", '"'):
+        return None
+    check = JSONByContent(compiled)
+    return check.feed(text.encode("utf-8", "surrogatepass")) or check.close()
 
 
 class JSONByContent(JSONBody):

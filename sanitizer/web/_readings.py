@@ -50,7 +50,7 @@ NONE = "none"  # not exposed: the framework refuses such bytes, or has no access
 
 @dataclass(frozen=True)
 class Decoding:
-    """How one framework decodes one part of a request (the table's cell)."""
+    """How one framework reads one part."""
 
     raw: str  # UTF8, LATIN1, BYTES or NONE: what a raw byte >= 0x80 becomes
     percent: bool = False  # %XX escapes are decoded (as UTF-8, errors replaced)
@@ -92,6 +92,10 @@ _WERKZEUG_COOKIE = Decoding(
     note="a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; "
     "a value with a quote or space inside is dropped",
 )
+_AUTHORIZATION = (
+    "`request.authorization`: Basic base64, then UTF-8; any scheme's `name*=` RFC 8187, "
+    "UTF-8 or ISO-8859-1"
+)
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
 # part -> reader -> Decoding.  The parts are those of docs/web.md's table of policies.
@@ -106,7 +110,20 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             litestar=Decoding(LATIN1, True, note="`+` is a space"),
             falcon_wsgi=Decoding(LATIN1, True, note="`+` is a space"),
         ),
+        # A query value a JSON accessor parses: escapes resolved (_head).
+        "query json": _all(
+            Decoding(NONE, note="no accessor"),
+            falcon_asgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+            falcon_wsgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+        ),
         "header": _all(Decoding(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        # The credentials an accessor decodes from the header (_credentials).
+        "authorization": _all(
+            Decoding(NONE, note="no accessor"),
+            starlette=Decoding(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
+            werkzeug=Decoding(UTF8, note=_AUTHORIZATION),
+            quart=Decoding(UTF8, note=_AUTHORIZATION),
+        ),
         "cookie": _all(
             Decoding(LATIN1, note=_COOKIE_QUOTE),
             werkzeug=_WERKZEUG_COOKIE,
@@ -162,12 +179,18 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
             Decoding(UTF8, note="any body (`request.json()`)"),
-            werkzeug=Decoding(NONE, note="only with `get_json(force=True)`"),
-            quart=Decoding(NONE, note="only with `get_json(force=True)`"),
+            starlette=Decoding(UTF8, note="any body (`request.json()`); UTF-16/32 detected"),
+            werkzeug=Decoding(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
+            quart=Decoding(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
             django_wsgi=Decoding(NONE, note="no JSON accessor"),
             django_asgi=Decoding(NONE, note="no JSON accessor"),
             falcon_asgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
             falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
+        ),
+        # What a MessagePack accessor decodes: any body.
+        "msgpack by content": _all(
+            Decoding(NONE, note="no MessagePack accessor"),
+            litestar=Decoding(UTF8, note="any body (`request.msgpack()`), msgspec"),
         ),
         "text": _all(Decoding(BYTES, note="the app decodes")),
         "websocket": _all(
@@ -177,8 +200,79 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             django_asgi=Decoding(NONE, note="not without Channels"),
             falcon_wsgi=Decoding(NONE, note="no WebSocket"),
         ),
+        # A text message handed to a JSON parser: escapes resolved, as in a JSON body.
+        "websocket json": _all(
+            Decoding(NONE, note="no WebSocket"),
+            starlette=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            quart=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            litestar=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            falcon_asgi=Decoding(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+        ),
+        # A binary message handed to a JSON (or MessagePack) parser.
+        "websocket binary": _all(
+            Decoding(NONE, note="no WebSocket"),
+            starlette=Decoding(UTF8, note='`receive_json(mode="binary")`'),
+            quart=Decoding(UTF8, note="`receive_json()`: `json.loads`, UTF-16/32 detected"),
+            litestar=Decoding(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
+            falcon_asgi=Decoding(UTF8, note="`receive_media()`: MessagePack"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+        ),
     }
 )
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """A Content-Type media type (lower case, parameters aside) that ``readers`` hand to
+    their ``kind`` of parser: "form" (urlencoded), "multipart" or "json"."""
+
+    media: str
+    kind: str
+    readers: tuple[str, ...]
+    note: str = ""
+
+
+_FALCON = (FALCON_ASGI, FALCON_WSGI)
+_RANGE = "the Content-Type matched as a media range (`mediatypes.best_match`)"
+# Every media type a supported framework maps to its form, multipart or JSON parser, read
+# from their sources (Werkzeug's FormDataParser, Quart's parse_functions, Starlette's and
+# Litestar's form(), Django's _load_post_and_files, Falcon's media Handlers) and checked
+# by calling them (tests/test_web_readings.py).  Werkzeug, Quart, Starlette and Litestar
+# lower-case the type; Falcon and Django compare it as sent.  The middleware reads a body
+# with a form or multipart spelling as that kind (``media_kinds``); every body not
+# declared JSON is read as JSON by content anyway, so the JSON spellings are documented
+# here, not needed.
+MEDIA_TYPES: tuple[Spelling, ...] = (
+    Spelling("application/x-www-form-urlencoded", "form", READERS),
+    Spelling("application/x-url-encoded", "form", (QUART,), "Werkzeug dropped it in 3.0"),
+    Spelling("*/x-www-form-urlencoded", "form", _FALCON, _RANGE),
+    Spelling("multipart/form-data", "multipart", READERS),
+    Spelling("multipart/*", "multipart", _FALCON, _RANGE),
+    Spelling("*/form-data", "multipart", _FALCON, _RANGE),
+    Spelling(
+        "application/json",
+        "json",
+        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON),
+        "Starlette and Litestar: any body",
+    ),
+    Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
+    Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
+)
+
+
+def media_kinds() -> dict[str, str]:
+    """The form and multipart spellings of ``MEDIA_TYPES``: media type -> kind."""
+    return {s.media: s.kind for s in MEDIA_TYPES if s.kind in ("form", "multipart")}
+
+
+def media_types_table() -> str:
+    """docs/web.md's table of media type spellings (tools/gen_docs_tables.py)."""
+    lines = ["| media type | parsed as | by | note |", "|---|---|---|---|"]
+    for s in MEDIA_TYPES:
+        who = "all" if s.readers == READERS else ", ".join(s.readers)
+        lines.append(f"| `{s.media}` | {s.kind} | {who} | {s.note} |")
+    return "\n".join(lines) + "\n"
 
 
 def readers(part: str, raw: str) -> tuple[str, ...]:
@@ -234,6 +328,17 @@ def escape_readers(part: str, escape: str) -> tuple[str, ...]:
 def parses_json_by_content() -> tuple[str, ...]:
     """The readers whose JSON accessor parses a body not declared JSON."""
     return tuple(n for n, reading in TABLE["json by content"].items() if reading.raw != NONE)
+
+
+def parses_msgpack_by_content() -> tuple[str, ...]:
+    """The readers whose MessagePack accessor decodes a body whatever its label."""
+    return tuple(n for n, reading in TABLE["msgpack by content"].items() if reading.raw != NONE)
+
+
+def parses_websocket(part: str) -> bool:
+    """Whether some reader parses WebSocket messages of ``part`` ("websocket json",
+    "websocket binary") into text."""
+    return any(reading.raw != NONE for reading in TABLE[part].values())
 
 
 def _names(names: tuple[str, ...] | list[str]) -> str:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 
+import unicodedata2
+
+from ..categories import Category, category_of
 from ..policy import Policy, accepts, inspect
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, too_long
@@ -24,7 +27,8 @@ def _unbounded(policy: Policy) -> Policy:
 
 
 _NON_ASCII = bytes(range(0x80, 0x100))
-_HOLD_MAX = 1 << 20  # longest run without an ASCII byte held whole (then cut at a lead byte)
+_HOLD_MAX = 1 << 20  # longest run without an ASCII byte held whole (then cut: _safe_cut)
+_CUT_SCAN = 4096  # characters searched back for a safe cut in such a run
 
 
 class TextStream:
@@ -63,7 +67,11 @@ class TextStream:
         piece has none, the pieces are held as they are, uncopied and unscanned, so a run
         held whole is copied once, when it is cut (1 MiB without an ASCII byte
         in 4,096 chunks was joined twice).  A held run over ``_HOLD_MAX`` is joined and cut
-        at its last ASCII byte, or else before its last lead byte."""
+        at its last ASCII byte, or else where no sequence spans the cut (``_safe_cut``:
+        never inside an emoji tag or ZWJ sequence, a flag, a combining sequence), so the
+        verdict does not depend on where the run crossed the limit, that is on the
+        chunking; only a run with no such place in its last characters (a run of marks or
+        tags, which no policy passes whole either) is cut before its last lead byte."""
         last = pieces[-1]
         cut = _last_ascii(last)  # only the new bytes are scanned, and usually one of them
         if cut < 0:
@@ -74,7 +82,7 @@ class TextStream:
             held = b"".join(self._held)
             cut = _last_ascii(held)
             if cut <= 0:
-                cut = _last_lead(held)
+                cut = _safe_cut(held) or _last_lead(held)
             self._held, self._held_size = [held[cut:]], len(held) - cut
             return self._check(held[:cut], held[cut : cut + 1])
         if self._held or len(pieces) > 1:
@@ -126,6 +134,62 @@ def _last_ascii(data: bytes) -> int:
         if ascii_bytes:
             return data.rfind(ascii_bytes[-1:])
     return -1
+
+
+_RI = range(0x1F1E6, 0x1F200)  # regional indicators: a flag is a pair (UTS #51 ED-14)
+_JAMO_VT = (range(0x1160, 0x1200), range(0xD7B0, 0xD800))  # compose after L (UAX #15 §3)
+# General categories of characters that continue what comes before them (marks,
+# modifiers), or that checks read in runs (format characters), or that may be anything
+# (unassigned, surrogates: bytes that are not UTF-8, read back by surrogateescape).
+_CONTINUING = frozenset({"Mn", "Mc", "Me", "Sk", "Cf", "Cn", "Cs", "Co"})
+
+
+def _starts_afresh(c: str) -> bool:
+    """``c`` begins a new grapheme cluster that no sequence or composition reaches into
+    (UAX #29 §3.1, UTS #51, UAX #15): not a mark, modifier, format character or joiner,
+    not a character a policy flags, not a regional indicator or a medial jamo."""
+    cp = ord(c)
+    return (
+        unicodedata2.category(c) not in _CONTINUING
+        and unicodedata2.combining(c) == 0
+        and category_of(cp) is None
+        and cp not in _RI
+        and not any(cp in r for r in _JAMO_VT)
+    )
+
+
+_JAMO_L = (range(0x1100, 0x1160), range(0xA960, 0xA980))  # compose with a following V
+
+
+def _waits(c: str) -> bool:
+    """``c`` may make one thing with the character after it: a joiner (an emoji ZWJ
+    sequence, RFC 5892's contexts), a regional indicator (half a flag), a leading jamo,
+    or a byte that is not UTF-8 (an open sequence, read back by surrogateescape)."""
+    cp = ord(c)
+    return (
+        category_of(cp) is Category.JOINER
+        or cp in _RI
+        or any(cp in r for r in _JAMO_L)
+        or 0xD800 <= cp <= 0xDFFF
+    )
+
+
+def _safe_cut(data: bytes) -> int:
+    """A place in ``data`` (a run without ASCII) to cut it so that each check of the
+    pieces sees what it sees in the whole: before a character that starts afresh
+    (``_starts_afresh``) after one that waits for nothing (``_waits``), the two left
+    apart by NFC -- so after a whole emoji tag sequence, never inside one.  Searched in
+    the last ``_CUT_SCAN`` characters; 0 if there is none."""
+    start = max(0, len(data) - 4 * _CUT_SCAN)
+    while start < len(data) and 0x80 <= data[start] <= 0xBF:
+        start += 1  # a continuation byte: the character began before the window
+    text = data[start:].decode("utf-8", "surrogateescape")
+    for i in range(len(text) - 1, 0, -1):
+        if _starts_afresh(text[i]) and not _waits(text[i - 1]):
+            pair = text[i - 1 : i + 1]
+            if unicodedata2.normalize("NFC", pair) == pair:
+                return start + len(text[:i].encode("utf-8", "surrogateescape"))
+    return 0
 
 
 def _last_lead(data: bytes) -> int:

@@ -6,7 +6,7 @@ checked as it streams: a byte reaches the app only once every check that could r
 the request because of it has passed (``BodyCheck.judged``), so the unfinished tail of a
 chunk -- an open form field, JSON string or text run -- waits for the next chunks, and
 the last bytes wait for the end of the body, so the app never holds a complete body
-that fails.  A WebSocket's text messages are judged one by one (``_Socket``).  On a
+that fails.  A WebSocket's messages are judged one by one (``_Socket``).  On a
 failure the app's next ``receive()`` gets
 ``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
 If the app had already started its response, the client gets that response instead:
@@ -224,8 +224,9 @@ class _Exchange:
 
 
 class _Socket:
-    """One WebSocket connection: each text message is judged before the app receives it
-    (binary messages pass).  One that fails closes the connection with 1007, "inconsistent
+    """One WebSocket connection: each message is judged before the app receives it
+    (``_websocket``: text as it is and as JSON, binary as JSON by content).  One that
+    fails closes the connection with 1007, "inconsistent
     data" (RFC 6455 §7.4.1), and a reason naming the problem; the app then receives
     ``websocket.disconnect``, and what it sends after is dropped."""
 
@@ -242,10 +243,14 @@ class _Socket:
         if self.closed:
             return {"type": "websocket.disconnect", "code": 1007}
         message = await self.raw_receive()
-        text = message.get("text") if message["type"] == "websocket.receive" else None
-        if text is None:
+        if message["type"] != "websocket.receive":
             return message
-        problem = websocket_problem(self.mw.policy, text)
+        data = message.get("text")
+        if data is None:
+            data = message.get("bytes")
+            if data is None:
+                return message
+        problem = websocket_problem(self.mw.policy, data)
         if problem is None:
             return message
         self.mw._report(problem, self.scope, self.path, self.scope.get("query_string", b""))

@@ -113,11 +113,24 @@ name_is(const char *s, Py_ssize_t n, const char *name, Py_ssize_t m)
 
 #define NAME_IS(s, n, literal) name_is((s), (n), literal, (Py_ssize_t)sizeof(literal) - 1)
 
-/* The framing and cookie headers all start with 'c' or 't' (_head._INTERESTING). */
+/* The framing, cookie and Authorization headers all start with 'c', 't' or 'a'
+ * (_head._INTERESTING). */
 static int
 may_be_framing(const char *s, Py_ssize_t n)
 {
-    return n > 0 && ((s[0] | 0x20) == 'c' || (s[0] | 0x20) == 't');
+    return n > 0 && ((s[0] | 0x20) == 'c' || (s[0] | 0x20) == 't' || (s[0] | 0x20) == 'a');
+}
+
+/* _credentials.may_hold_credentials: an Authorization value that starts with "basic"
+ * (any case, after bytes.lstrip()'s whitespace) or holds a '*' (RFC 8187 name*=). */
+static int
+may_hold_credentials(PyObject *value)
+{
+    const char *v = PyBytes_AS_STRING(value);
+    Py_ssize_t n = PyBytes_GET_SIZE(value);
+    if (memchr(v, '*', (size_t)n) != NULL) return 1;
+    while (n > 0 && (*v == ' ' || (*v >= '\t' && *v <= '\r'))) v++, n--;
+    return n >= 5 && name_is(v, 5, "basic", 5);
 }
 
 /* bytes.strip()'s whitespace: space, \t, \n, \v, \f, \r. */
@@ -246,6 +259,11 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyObject *uargs[2] = {query, Py_True};
         PyObject *data = speedups_unquote(NULL, uargs, 2);
         if (data == NULL) return NULL;
+        /* a backslash: a JSON escape to Falcon's get_param_as_json (_head) */
+        if (memchr(PyBytes_AS_STRING(data), '\\', (size_t)PyBytes_GET_SIZE(data)) != NULL) {
+            Py_DECREF(data);
+            return not_sure();
+        }
         ok = clean_under(st, data, PyTuple_GET_ITEM(groups, 1));
         Py_DECREF(data);
         if (ok <= 0) return ok < 0 ? NULL : not_sure();
@@ -312,6 +330,8 @@ speedups_web_head(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             else if (vn > 0) coding = NAME_IS(v, vn, "identity") ? CODING_IDENTITY : CODING_OTHER;
         } else if (NAME_IS(s, n, "cookie")) {
             cookies++;
+        } else if (NAME_IS(s, n, "authorization") && may_hold_credentials(value)) {
+            goto unsure; /* Basic, or an RFC 8187 parameter: decoded by some */
         }
     }
     if (content_types > 1 || coding == CODING_OTHER) goto unsure;
