@@ -307,9 +307,8 @@ def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> 
     """``Utf8Error``s for flat ``spans`` (offsets into ``raw``, which starts at stream offset
     ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
     errors = errors_for_spans(Utf8Error, "utf-8", raw, spans, base)
-    if base or not final:
+    if not final:
         for err in errors:
-            err.base = base
             err.final = final
     return errors
 
@@ -332,13 +331,14 @@ class ErrorGrouper:
             raise TypeError(
                 f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {type_name(err)}"
             )
-        if self._open and err.start < self._reach:
+        start = err.stream_start  # stream offsets: a group may span the decoder's chunks
+        if self._open and start < self._reach:
             self._open.append(err)
-            self._reach = max(self._reach, err.end)
+            self._reach = max(self._reach, err.stream_end)
             return None
         done = tuple(self._open) or None
         self._open = [err]
-        self._reach = err.naive_end
+        self._reach = err.base + err.naive_end
         return done
 
     def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:

@@ -87,6 +87,8 @@ class Utf7Error(UnicodeDecodeError):
     ASCII, '\\ud83d' for a lone surrogate; empty where it read nothing or replaced them.
     """
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     kind: Utf7ErrorKind
     read: str = ""
     cpython_reason: str | None = None

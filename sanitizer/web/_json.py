@@ -313,7 +313,7 @@ class JSONBody(BodyCheck):
         return problem
 
     def _ill_formed(self, error: Utf8Error) -> Problem | None:
-        return ill_formed(error, "json", "JSON body", error.start)
+        return ill_formed(error, "json", "JSON body", error.stream_start)
 
     def _judged_size(self) -> int:
         return self._judged_bytes
