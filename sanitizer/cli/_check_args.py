@@ -82,6 +82,13 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "findings and skipped files are counted, not listed; the exit status is the same",
     )
     out.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also list each skipped binary file on its own line (text output; JSON and "
+        "SARIF always list them): else the summary counts them",
+    )
+    out.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -168,9 +175,10 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         choices=("skip", "check", "fail"),
         default="skip",
         help="a file found in a folder whose name is of no known kind of text (docs/check.md"
-        " lists them) and whose first 8 KiB hold a NUL byte (or, named .tar, .png..., bytes "
-        "that are not UTF-8) is binary: skipped (default; each one said in the output and "
-        "counted in the summary), checked as text, or one failing 'binary' finding",
+        " lists them) and whose first 8 KiB hold a NUL byte (unless they are the whole file, "
+        "well-formed UTF-8 and not only controls; or, named .tar, .png..., bytes that are not UTF-8) is "
+        "binary: skipped (default; counted in the summary, listed with --verbose), checked "
+        "as text, or one failing 'binary' finding",
     )
     walk.add_argument(
         "--no-ignore",
@@ -208,6 +216,7 @@ class Settings:
         "policy",
         "quiet",
         "source",
+        "verbose",
         "strict",
         "utf8",
     )
@@ -228,6 +237,7 @@ class Settings:
         binary: str = "skip",
         allow_overlong_nul: bool = False,
         quiet: bool = False,
+        verbose: bool = False,
     ) -> None:
         self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
         self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
@@ -242,6 +252,7 @@ class Settings:
         self.binary = binary
         self.allow_overlong_nul = allow_overlong_nul
         self.quiet = quiet  # --quiet: failing findings only
+        self.verbose = verbose  # --verbose: each skipped file on a line of text
 
 
 def is_utf8(name: str) -> bool:
@@ -270,8 +281,9 @@ def resolve(args: argparse.Namespace) -> Settings | str:
 
         try:
             policy = profiles.get(args.policy)
-        except ValueError as exc:
-            return str(exc)
+        except ValueError:
+            names = ", ".join(n.upper().replace("-", "_") for n in profiles.NAMES)
+            return f"--policy: unknown profile {args.policy!r}; the profiles are {names}"
         source = policy is profiles.SOURCE
         if args.max_restriction_level is not None:
             if not source:
@@ -308,4 +320,5 @@ def resolve(args: argparse.Namespace) -> Settings | str:
         binary=args.binary,
         allow_overlong_nul=args.allow_overlong_nul,
         quiet=args.quiet,
+        verbose=args.verbose,
     )

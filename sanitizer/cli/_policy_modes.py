@@ -231,7 +231,7 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                 if action in (Action.REJECT, Action.ALLOW):
                     reason = "U+FEFF ZERO WIDTH NO-BREAK SPACE at the start: a byte order mark"
                     details = {"category": "bom", "code_point": "U+FEFF"}
-                    fails = strict or action is not Action.ALLOW
+                    fails = strict or action is Action.REJECT
                     item = (0, shift, "bom", "U+FEFF", action.value, reason, details, (), fails)
                     listed.add(item)
             report = inspect(piece[shift:], counting if listed.full else listing)
@@ -240,11 +240,11 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                 details = {k: v for k, v in d.items() if k not in ("start", "end")}
                 what = d.get("code_point") or ""
                 start, end = at + shift + f.start, at + shift + f.end
-                fails = strict or f.action is not Action.ALLOW
+                fails = strict or f.action is Action.REJECT
                 kind, action, reason = d["category"], d["action"], d["reason"]
                 listed.add((start, end, kind, what, action, reason, details, (), fails))
             listed.more += report.more_findings
-            listed.more_failing += report.more_findings - (0 if strict else report.more_allowed)
+            listed.more_failing += _unlisted_failing(report, strict)
     findings = _placed(region, listed.items, False, settings.columns, opened.label)
     release(opened)
     return Outcome(findings, region.size, listed.more, listed.more_failing)
@@ -262,11 +262,25 @@ def _whole_value(region: _Region, policy: Policy, listed: _Listed, strict: bool)
         d = f.as_dict()
         details = {k: v for k, v in d.items() if k not in ("start", "end")}
         end = region.size if (f.start, f.end) == (0, len(data)) else f.end
-        fails = strict or f.action is not Action.ALLOW
+        fails = strict or f.action is Action.REJECT
         listed.add((f.start, end, d["category"], d.get("code_point") or "", d["action"],
                     d["reason"], details, (), fails))  # fmt: skip
     listed.more += report.more_findings
-    listed.more_failing += report.more_findings - (0 if strict else report.more_allowed)
+    listed.more_failing += _unlisted_failing(report, strict)
+
+
+def _unlisted_failing(report: Any, strict: bool) -> int:
+    """Of the findings ``report`` counts but does not list, those that fail the check.
+    A finding fails when the profile refuses it (REJECT): the input is then refused, as
+    ``inspect(text, profile).ok`` says; one it strips or replaces is reported, as one it
+    allows, and fails only with ``--strict``.  A report that refuses nothing has none
+    (else the count holds the unlisted STRIP and REPLACE findings too: the report counts
+    only those it allows)."""
+    if strict:
+        return int(report.more_findings)
+    if report.ok:
+        return 0
+    return int(report.more_findings - report.more_allowed)
 
 
 def source_mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
@@ -346,7 +360,8 @@ def _placed(
     s = 0  # next start to excerpt (in bytes, once mapped)
     text_at = 0  # code-point index of the piece's start
     before = b""  # the end of the piece before, for excerpts that start near a cut
-    for at, piece in region.pieces():
+    # An empty input has no piece, and a finding (IDENTIFIER's ``empty``) at 0..0.
+    for at, piece in region.pieces() if region.size else iter([(0, b"")]):
         text = piece.decode("utf-8") if code_points else ""
         top = text_at + len(text) if code_points else at + len(piece)
         offsets = ByteOffsets(text) if code_points else None

@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     enough = _jobs.AUTO_MIN_BYTES if settings.policy is not None and settings.jobs == 0 else 0
     total_size = _inputs.total_size(files, None if enabled else enough)
     progress = Progress(total_size, enabled)
-    sink = Sink(out, settings.limit, settings.columns, settings.quiet)
+    sink = Sink(out, settings.limit, settings.columns, settings.quiet, settings.verbose)
     try:
         _check_all(files, total_size, settings, totals, progress, sink)
     finally:
@@ -113,7 +113,8 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     elif args.format == "json":
         out.record({"summary": result})
     out.flush()
-    print(summary_line(totals, counts.symlinks, counts.excluded), file=sys.stderr)
+    listed = out.as_json or (settings.verbose and not settings.quiet)  # each skipped file
+    print(summary_line(totals, counts.symlinks, counts.excluded, listed), file=sys.stderr)
     return code
 
 
@@ -194,7 +195,9 @@ def _mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode |
         not item.named
         and settings.binary != "check"
         and not known(kind)
-        and _inputs.looks_binary(first[:BINARY_SNIFF], kind is BINARY)
+        and _inputs.looks_binary(
+            first[:BINARY_SNIFF], kind is BINARY, whole=len(first) <= BINARY_SNIFF
+        )
     ):
         return _binary_mode if settings.binary == "fail" else None
     if item.text and kind.code:  # --as-text: the identifier rules do not apply
