@@ -176,9 +176,9 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         default="skip",
         help="a file found in a folder whose name is of no known kind of text (docs/check.md"
         " lists them) and whose first 8 KiB hold a NUL byte (unless they are the whole file, "
-        "well-formed UTF-8 and not only controls; or, named .tar, .png..., bytes that are not UTF-8) is "
-        "binary: skipped (default; counted in the summary, listed with --verbose), checked "
-        "as text, or one failing 'binary' finding",
+        "well-formed UTF-8 and not only controls; or, named .tar, .png..., bytes that are "
+        "not UTF-8) is binary: skipped (default; counted in the summary, listed with "
+        "--verbose), checked as text, or one failing 'binary' finding",
     )
     walk.add_argument(
         "--no-ignore",
@@ -216,9 +216,9 @@ class Settings:
         "policy",
         "quiet",
         "source",
-        "verbose",
         "strict",
         "utf8",
+        "verbose",
     )
 
     def __init__(
