@@ -327,6 +327,7 @@ def _policies(draw: st.DrawFn) -> Policy:
     )
 
 
+@pytest.mark.slow  # a derived policy is compiled for each example
 @given(policy=_policies(), text=st.text(max_size=20))
 def test_derived_policies_reports_and_refusals_round_trip(policy: Policy, text: str) -> None:
     report = inspect(text, policy)

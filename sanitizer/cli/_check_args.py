@@ -276,7 +276,7 @@ def resolve(args: argparse.Namespace) -> Settings | str:
     """The settings of a run, or the usage error (one line) when the options conflict."""
     policy = None
     source = False
-    if args.policy:
+    if args.policy is not None:  # "" is a profile name too, and none is called so
         from .. import profiles  # policy layer: only loaded when asked for
 
         try:
