@@ -400,7 +400,7 @@ def test_without_python_multipart_multipart_bodies_are_refused_and_the_rest_chec
         assert json.loads(out)["type"].endswith("unchecked-body")
         assert "python-multipart" in json.loads(out)["detail"]
         head = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
-        got, sent = run_asgi(asgi, http_scope(headers=head), [body])
+        _, sent = run_asgi(asgi, http_scope(headers=head), [body])
         assert status_of(sent) == 415
         status, _, out = call_wsgi(wsgi, environ_for(body=b'{"t": "\xc0\xae"}'))
         assert status == "400 Bad Request"  # JSON still checked

@@ -30,9 +30,10 @@ distinct keys.
 A group whose members all spell one identifier is no look-alike group: it is said as
 "one spelling repeated" and counted apart (exact duplicates, which a unique column
 refuses too).  Text output: problems as they are found, then each group with its members
-as ``LINE: 'identifier'`` (never its key: a skeleton is a comparison key, UTS #39 §4); identifiers are shown as Python string literals (quoted, with
-controls, format characters such as U+202E, separators and unassigned code points
-escaped) followed by their non-ASCII code points, so nothing invisible goes unseen.
+as ``LINE: 'identifier'`` (never its key: a skeleton is a comparison key, UTS #39 §4);
+identifiers are shown as Python string literals (quoted, with controls, format
+characters such as U+202E, separators and unassigned code points escaped) followed by
+their non-ASCII code points, so nothing invisible goes unseen.
 ``--json`` prints JSON Lines, each object with exactly one key naming what it is:
 ``{"problem": {...}}``, ``{"group": {...}}``, ``{"member": {...}}`` and a last
 ``{"summary": {...}}``.  Exit status: 0 no collision and no problem line, 1 collisions or
