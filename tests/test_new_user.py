@@ -191,3 +191,54 @@ def test_the_pydantic_examples_of_the_identifier_guide_run() -> None:
     assert len(blocks) == 2
     for block in blocks:
         exec(compile(block, "docs/identifiers.md", "exec"), {"__name__": "docs"})
+
+
+# -- the docs site -----------------------------------------------------------------------
+
+_OVERFLOW_PROBE = """<script>
+window.addEventListener('load', function () {
+  var column = document.querySelector('.rst-content').getBoundingClientRect();
+  var wide = [];
+  document.querySelectorAll('.rst-content pre, .rst-content table').forEach(function (e) {
+    var box = e.getBoundingClientRect();
+    if (e.scrollWidth > e.clientWidth + 1 || box.right > column.right + 1) {
+      wide.push(e.tagName + ' ' + e.textContent.slice(0, 40));
+    }
+  });
+  var out = document.createElement('div');
+  out.textContent = 'OVERFLOW[' + wide.length + '] ' + wide.join(' | ');
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.mark.slow  # builds the site, starts a browser
+def test_no_table_or_code_block_runs_off_the_page(tmp_path: Path) -> None:
+    """The reveal channel table and the console blocks ran off the right edge of the
+    text column (the theme keeps cells and code lines unwrapped): on a desktop-width
+    window no table or code block of any page is wider than the column."""
+    import shutil
+    import subprocess
+    import sys
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no headless chromium")
+    site = tmp_path / "site"
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
+    proc = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    wide = {}
+    for page in sorted(site.glob("*/index.html")):
+        probe = page.with_name("_probe.html")
+        probe.write_text(page.read_text(encoding="utf-8") + _OVERFLOW_PROBE, encoding="utf-8")
+        dom = subprocess.run(
+            [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+             "--virtual-time-budget=3000", "--dump-dom", probe.as_uri()],
+            capture_output=True, text=True, check=False, timeout=120,
+        ).stdout  # fmt: skip
+        found = re.search(r"OVERFLOW\[(\d+)\]([^<]*)", dom)
+        assert found is not None, page
+        if found.group(1) != "0":
+            wide[page.parent.name] = found.group(2)
+    assert wide == {}
