@@ -148,6 +148,7 @@ def _examples() -> dict[str, Callable[[], list[Any]]]:
         Utf32Error=lambda: [e for e in _wide_errors() if type(e).__name__ == "Utf32Error"],
         ByteOrderError=lambda: [e for e in _wide_errors() if type(e).__name__ == "ByteOrderError"],
         ErrorGrouper=lambda: [sanitizer.ErrorGrouper()],
+        Utf7Report=lambda: [utf7.inspect(b"+ADw-script+AD4- ok +2D0-"), utf7.inspect(b"plain")],
         IncrementalDecoder=lambda: [IncrementalDecoder(), _mid_stream()],
         PrecisError=lambda: [
             _raised(lambda n=n: precis.get_profile(n).enforce("a\u202eb\u0000"))
@@ -162,12 +163,23 @@ def _examples() -> dict[str, Callable[[], list[Any]]]:
         WSGIMiddleware=list,
         BodyCheck=list,  # a request's state, not a value
     )
+    for codec in (utf16, utf32):
+        examples[f"{codec.__name__.rsplit('.', 1)[1]}.IncrementalDecoder"] = lambda codec=codec: [
+            codec.IncrementalDecoder(),
+            _wide_mid_stream(codec),
+        ]
     for exc in [*_fuzzing_errors(), *_cli_errors()]:
         examples[type(exc).__name__] = lambda exc=exc: [exc]
     examples["WideError"] = lambda: [
         e for e in _wide_errors() if type(e).__name__ != "ByteOrderError"
     ]
     return examples
+
+
+def _wide_mid_stream(codec: Any) -> Any:
+    dec = codec.IncrementalDecoder("replace", byte_order="bom")
+    dec.decode(codec.CODEC.boms[0] + "a".encode(f"{codec.CODEC.family}-le") + b"\x3d")
+    return dec
 
 
 def _mid_stream() -> IncrementalDecoder:
@@ -177,17 +189,20 @@ def _mid_stream() -> IncrementalDecoder:
 
 
 def _public_classes() -> dict[str, type]:
+    """Name -> class, for the classes the public modules export (a class exported by a
+    codec module under a name taken already is prefixed with the module's name)."""
     found: dict[str, type] = {}
-    spaces = [sanitizer, precis]
+    spaces = [("", sanitizer), ("", precis), ("utf7.", utf7), ("utf16.", utf16)]
+    spaces.append(("utf32.", utf32))
     try:
-        spaces.append(importlib.import_module("sanitizer.web"))
+        spaces.append(("", importlib.import_module("sanitizer.web")))
     except ImportError:  # pragma: no cover -- an extra not installed
         pass
-    for space in spaces:
+    for prefix, space in spaces:
         for name in space.__all__:
             value = getattr(space, name)
-            if pyinspect.isclass(value):
-                found[name] = value
+            if pyinspect.isclass(value) and value not in found.values():
+                found[name if name not in found else prefix + name] = value
     return found
 
 
@@ -232,6 +247,9 @@ def _same(a: object, b: object) -> None:
             for name in ("stream_start", "stream_end", "sequence", "kind", "reason"):
                 if hasattr(a, name):
                     assert getattr(a, name) == getattr(b, name), name
+    elif isinstance(a, (utf16.IncrementalDecoder, utf32.IncrementalDecoder)):
+        assert a.getstate() == b.getstate()  # type: ignore[attr-defined]
+        assert (a.byte_order, a.errors) == (b.byte_order, b.errors)  # type: ignore[attr-defined]
     elif isinstance(a, IncrementalDecoder):
         assert a.getstate() == b.getstate()  # type: ignore[attr-defined]
         assert a.feed(b"\xac", final=True)[0] == b.feed(b"\xac", final=True)[0]  # type: ignore[attr-defined]
