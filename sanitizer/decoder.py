@@ -384,8 +384,10 @@ def encode(text: str) -> bytes:
 class IncrementalDecoder(codecs.IncrementalDecoder):
     """Strict decoding of a stream in chunks, in bounded memory.
 
-    For every way of splitting an input, the text and errors (with absolute byte offsets in
-    ``start``/``end``) equal one-shot decoding.  A sequence split across chunks is held
+    For every way of splitting an input, the text and errors equal one-shot decoding: an
+    error's ``stream_start``/``stream_end`` are its offsets in the stream, and, as for
+    CPython's errors, ``object[start:end]`` its bytes (``object`` is the decoder's buffer,
+    at stream offset ``base``).  A sequence split across chunks is held
     until the next chunk or ``final=True``; at most 5 bytes are ever held (an RFC 2279
     6-byte form less one), so that even ``naive`` readings match one-shot decoding.
 
