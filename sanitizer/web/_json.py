@@ -271,8 +271,9 @@ class JSONBody(BodyCheck):
             self._batch,
         ) = _reading(compiled, mode)
         # Strict RFC 3629 decoding (an error's stream_start: its offset in the body); a
-        # chunk's incomplete last sequence waits for the next; the first error refuses the body.  (JSONByContent
-        # gives its own for a body that starts with a UTF-16 or UTF-32 byte order mark.)
+        # chunk's incomplete last sequence waits for the next; the first error refuses
+        # the body.  (JSONByContent gives its own for a body that starts with a UTF-16
+        # or UTF-32 byte order mark.)
         self._utf8: IncrementalDecoder | _WideDecoder = (
             IncrementalDecoder() if utf8 is None else utf8
         )
