@@ -353,9 +353,8 @@ def _errors(raw: bytes, spans: list[int], base: int = 0, final: bool = True) -> 
     """``Utf8Error``s for flat ``spans`` (offsets into ``raw``, which starts at stream offset
     ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
     errors = errors_for_spans(Utf8Error, "utf-8", raw, spans, base)
-    if base or not final:
+    if not final:
         for err in errors:
-            err.base = base
             err.final = final
     return errors
 
@@ -378,13 +377,14 @@ class ErrorGrouper:
             raise TypeError(
                 f"ErrorGrouper.add() argument 'err' must be a Utf8Error, not {type_name(err)}"
             )
-        if self._open and err.start < self._reach:
+        start = err.stream_start  # stream offsets: a group may span the decoder's chunks
+        if self._open and start < self._reach:
             self._open.append(err)
-            self._reach = max(self._reach, err.end)
+            self._reach = max(self._reach, err.stream_end)
             return None
         done = tuple(self._open) or None
         self._open = [err]
-        self._reach = err.naive_end
+        self._reach = err.base + err.naive_end
         return done
 
     def close(self, position: int | None = None) -> tuple[Utf8Error, ...] | None:
@@ -430,8 +430,10 @@ def encode(text: str) -> bytes:
 class IncrementalDecoder(codecs.IncrementalDecoder):
     """Strict decoding of a stream in chunks, in bounded memory.
 
-    For every way of splitting an input, the text and errors (with absolute byte offsets in
-    ``start``/``end``) equal one-shot decoding.  A sequence split across chunks is held
+    For every way of splitting an input, the text and errors equal one-shot decoding: an
+    error's ``stream_start``/``stream_end`` are its offsets in the stream, and, as for
+    CPython's errors, ``object[start:end]`` its bytes (``object`` is the decoder's buffer,
+    at stream offset ``base``).  A sequence split across chunks is held
     until the next chunk or ``final=True``; at most 5 bytes are ever held (an RFC 2279
     6-byte form less one), so that even ``naive`` readings match one-shot decoding.
 

@@ -136,10 +136,16 @@ def lax_read(data: bytes, start: int) -> tuple[int | None, int]:
 class Utf8Error(UnicodeDecodeError):
     """One ill-formed maximal subpart; a ``UnicodeDecodeError`` and so a ``ValueError``.
 
-    Construct it as CPython does: ``Utf8Error("utf-8", data, start, end, "")``.  Errors
-    from ``IncrementalDecoder`` carry absolute stream offsets in ``start``/``end`` while
-    ``object`` holds only the decoder's buffer, which begins at stream offset ``base``.
+    Construct it as CPython does: ``Utf8Error("utf-8", data, start, end, "")``.
+    ``object[start:end]`` is always the bad bytes, as for CPython's errors (error handlers
+    and ``UnicodeDecodeError.__str__`` read them so).  An error from
+    ``IncrementalDecoder`` holds in ``object`` only the decoder's buffer, which begins at
+    stream offset ``base``: ``stream_start``/``stream_end`` are the offsets in the whole
+    stream (``base + start``, ``base + end``; equal to ``start``/``end`` for one-shot
+    decoding), and ``str()`` and ``as_dict()`` give those.
     """
+
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
 
     base: int = 0  # stream offset of object[0]
     final: bool = True  # whether object ends where the input ends
@@ -147,10 +153,20 @@ class Utf8Error(UnicodeDecodeError):
     # -- derived facts, computed on first use -------------------------------------------
 
     @property
+    def stream_start(self) -> int:
+        """Offset of the first bad byte in the whole stream (``base + start``)."""
+        return self.base + self.start
+
+    @property
+    def stream_end(self) -> int:
+        """Offset after the last bad byte in the whole stream (``base + end``)."""
+        return self.base + self.end
+
+    @property
     def sequence(self) -> bytes:
         """The bytes of the maximal subpart."""
         obj: bytes = self.object
-        return obj[self.start - self.base : self.end - self.base]
+        return obj[self.start : self.end]
 
     @property
     def hex(self) -> str:
@@ -159,14 +175,14 @@ class Utf8Error(UnicodeDecodeError):
     @property
     def kind(self) -> ErrorKind:
         obj: bytes = self.object
-        rel = self.start - self.base
+        rel = self.start
         second = obj[rel + 1] if rel + 1 < len(obj) and is_tail(obj[rel + 1]) else None
-        return classify(obj[rel], second, self.final and self.end - self.base >= len(obj))
+        return classify(obj[rel], second, self.final and self.end >= len(obj))
 
     def _lax(self) -> tuple[int | None, int]:
         cached: tuple[int | None, int] | None = self.__dict__.get("_lax_cache")
         if cached is None:
-            cached = self.__dict__["_lax_cache"] = lax_read(self.object, self.start - self.base)
+            cached = self.__dict__["_lax_cache"] = lax_read(self.object, self.start)
         return cached
 
     @property
@@ -176,7 +192,8 @@ class Utf8Error(UnicodeDecodeError):
 
     @property
     def naive_end(self) -> int:
-        """End offset of the bytes a lax decoder swallows here (>= ``end``)."""
+        """End offset of the bytes a lax decoder swallows here (>= ``end``; in ``object``,
+        as ``end`` is)."""
         return max(self.end, self.start + self._lax()[1])
 
     @property
@@ -188,20 +205,22 @@ class Utf8Error(UnicodeDecodeError):
         self.__dict__["_reason"] = value
 
     def __str__(self) -> str:
-        return f"invalid UTF-8 at byte {self.start} ({self.hex}): {self.reason}"
+        return f"invalid UTF-8 at byte {self.stream_start} ({self.hex}): {self.reason}"
 
     def __repr__(self) -> str:
+        at = f"base={self.base}, " if self.base else ""
         return (
-            f"Utf8Error(start={self.start}, end={self.end}, kind={self.kind.name}, "
+            f"Utf8Error({at}start={self.start}, end={self.end}, kind={self.kind.name}, "
             f"bytes={self.hex!r}, naive={self.naive if self.naive is None else hex(self.naive)})"
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary (used by ``sanitizer check --json``)."""
+        """A JSON-ready summary (used by ``sanitizer check --json``); ``start`` and ``end``
+        are the offsets in the stream (``stream_start``, ``stream_end``)."""
         naive = self.naive
         return {
-            "start": self.start,
-            "end": self.end,
+            "start": self.stream_start,
+            "end": self.stream_end,
             "bytes": self.hex,
             "kind": self.kind.value,
             "naive": None if naive is None else f"U+{naive:04X}",
@@ -212,7 +231,7 @@ class Utf8Error(UnicodeDecodeError):
 def _explain(err: Utf8Error) -> str:
     kind = err.kind
     obj: bytes = err.object
-    rel = err.start - err.base
+    rel = err.start
     lead = obj[rel]
     naive, taken = err._lax()
     length = lax_length(lead)
@@ -241,7 +260,7 @@ def _explain(err: Utf8Error) -> str:
             )
         return f"out-of-range {form}{length}-byte form {seen} cut short, beyond U+{MAX_SCALAR:04X}"
     if kind is ErrorKind.TRUNCATED:
-        cutter = obj[err.end - err.base]
+        cutter = obj[err.end]
         return f"{length}-byte sequence {err.hex} cut short by byte 0x{cutter:02X}"
     return f"incomplete {length}-byte sequence {err.hex} at end of input"
 
@@ -249,15 +268,23 @@ def _explain(err: Utf8Error) -> str:
 class BomError(ValueError):
     """Raised by ``decode(..., bom="reject")`` for input that starts with EF BB BF."""
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     def __init__(self) -> None:
         super().__init__(
             f"input starts with a byte order mark ({BOM.hex(' ').upper()}, U+FEFF) "
             "and bom='reject' (RFC 3629 §6)"
         )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's would call BomError(message): made again without arguments.
+        return type(self), (), self.__dict__
+
 
 class EncodeError(UnicodeEncodeError):
     """``encode`` met a lone surrogate (e.g. from surrogateescape): RFC 3629 §3 forbids it."""
+
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
 
     def __str__(self) -> str:
         cp = ord(self.object[self.start])
@@ -289,12 +316,14 @@ def errors_for_spans(
     base: int = 0,
 ) -> list[_E]:
     """Decode errors for flat ``spans`` [start, end, ...] (offsets into ``raw``, which
-    starts at stream offset ``base``), built by ``map`` without a Python-level loop."""
+    starts at stream offset ``base``: each error's ``base``), built by ``map`` without a
+    Python-level loop."""
     n = len(spans) // 2
-    if base:
-        spans = [base + x for x in spans]
     with gc_paused(n > 1000):
         found = list(
             map(make, repeat(encoding, n), repeat(raw, n), spans[0::2], spans[1::2], repeat("", n))
         )
+        if base:
+            for err in found:
+                err.base = base  # type: ignore[attr-defined]
     return found

@@ -1095,9 +1095,9 @@ def _problems(
         # attacks use most ("api_кey"; §5.2 step 4 keeps them apart).  A word that reads
         # as no ASCII word and mixes other scripts ("μs", "Δt") is a unit or a formula,
         # not a spoof of code: reported as allowed.
-        looks = skeleton(identifier)
-        if looks.isascii():
-            action, why = Action.REJECT, f"{why}: reads as {_shown(looks)}"
+        if skeleton(identifier).isascii():
+            reading = _ascii_reading(identifier)
+            action, why = Action.REJECT, f"{why}: reads as {_shown(reading)}"
         elif _LATIN_CYRILLIC <= _scripts(identifier):
             action = Action.REJECT
         else:
@@ -1112,12 +1112,22 @@ def _problems(
         if looks and all(c in _SYNTAX for c in looks):
             why = (
                 f"{describe(ord(ch))} in identifier {_shown(identifier)} looks like "
-                f"{looks!r} (UTS #39 §4 skeleton)"
+                f"{looks!r} (UTS #39 confusables)"
             )
             yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
 
 
 _LATIN_CYRILLIC = frozenset({"Latn", "Cyrl"})
+
+
+def _ascii_reading(identifier: str) -> str:
+    """What a reader takes ``identifier`` for: each non-ASCII character replaced by the
+    ASCII it is confusable with, the ASCII left as written ("cоmmit" with a Cyrillic о
+    reads as "commit").  Not the skeleton, which folds ASCII too ("rn" for "m", "l" for
+    "I") and is a comparison key never to display (UTS #39 §4)."""
+    from .lookalike import skeleton
+
+    return "".join(ch if ch.isascii() else skeleton(ch) for ch in identifier)
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:

@@ -44,11 +44,13 @@ class Utf16Error(WideError):
     """One ill-formed UTF-16 code unit: a lone surrogate, a high surrogate cut off by the
     end of input (with the odd byte after it, if any), or an odd last byte."""
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     unit = 2
 
     @property
     def kind(self) -> UnitErrorKind:
-        rel = self.start - self.base
+        rel = self.start
         if self.end - self.start < 2:
             return _K.TRUNCATED_UNIT
         value = self._value(rel)
@@ -59,7 +61,7 @@ class Utf16Error(WideError):
 
     def _explain(self) -> str:
         kind = self.kind
-        rel = self.start - self.base
+        rel = self.start
         value = self._value(rel)
         following = self._value(rel + 2)
         if kind is _K.TRUNCATED_UNIT:

@@ -41,11 +41,13 @@ _MAX_SCALAR = 0x10FFFF
 class Utf32Error(WideError):
     """One ill-formed UTF-32 unit: beyond U+10FFFF, a surrogate, or 1..3 trailing bytes."""
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     unit = 4
 
     @property
     def kind(self) -> UnitErrorKind:
-        value = self._value(self.start - self.base)
+        value = self._value(self.start)
         if self.end - self.start < 4 or value is None:
             return _K.TRUNCATED_UNIT
         return _K.OUT_OF_RANGE if value > _MAX_SCALAR else _K.SURROGATE_CODE_POINT
@@ -56,7 +58,7 @@ class Utf32Error(WideError):
             count = self.end - self.start
             plural = "s" if count > 1 else ""
             return f"{count} trailing byte{plural} ({self.hex}): UTF-32 code units are 4 bytes"
-        value = self._value(self.start - self.base)
+        value = self._value(self.start)
         assert value is not None
         if kind is _K.OUT_OF_RANGE:
             return f"value 0x{value:08X} is beyond U+10FFFF (Unicode §3.9 D90)"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import binascii
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._arguments import check_int, exact_bytes
@@ -87,6 +87,8 @@ class Utf7Error(UnicodeDecodeError):
     ASCII, '\\ud83d' for a lone surrogate; empty where it read nothing or replaced them.
     """
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     kind: Utf7ErrorKind
     read: str = ""
     cpython_reason: str | None = None
@@ -149,9 +151,11 @@ class Utf7Report:
 
     data: bytes
     text: str
-    errors: tuple[Utf7Error, ...]
+    # Not compared: exceptions are equal only to themselves, and both follow from
+    # ``data`` (a copy, or a report from another process, equals the original).
+    errors: tuple[Utf7Error, ...] = field(compare=False)
     cpython: str | None
-    cpython_error: UnicodeDecodeError | None
+    cpython_error: UnicodeDecodeError | None = field(compare=False)
 
     @property
     def ok(self) -> bool:

@@ -61,9 +61,10 @@ class WideError(UnicodeDecodeError):
 
     Built as CPython builds its errors: ``Utf16Error("utf-16-le", data, start, end, "")``;
     ``encoding`` is the concrete form ("utf-16-le", "utf-32-be"), also after BOM
-    detection, as CPython's own ``utf-16`` codec reports it.  Errors from an incremental
-    decoder carry stream offsets while ``object`` holds the buffer that starts at
-    stream offset ``base``.
+    detection, as CPython's own ``utf-16`` codec reports it.  ``object[start:end]`` is
+    always the bad bytes; an error from an incremental decoder holds in ``object`` only
+    the buffer that starts at stream offset ``base``, and ``stream_start``/``stream_end``
+    (what ``str()`` and ``as_dict()`` give) are the offsets in the whole stream.
     """
 
     unit: int = 2  # bytes per code unit
@@ -74,9 +75,19 @@ class WideError(UnicodeDecodeError):
         return str(self.encoding).endswith("be")
 
     @property
+    def stream_start(self) -> int:
+        """Offset of the first bad byte in the whole stream (``base + start``)."""
+        return self.base + self.start
+
+    @property
+    def stream_end(self) -> int:
+        """Offset after the last bad byte in the whole stream (``base + end``)."""
+        return self.base + self.end
+
+    @property
     def sequence(self) -> bytes:
         obj: bytes = self.object
-        return obj[self.start - self.base : self.end - self.base]
+        return obj[self.start : self.end]
 
     @property
     def hex(self) -> str:
@@ -106,19 +117,20 @@ class WideError(UnicodeDecodeError):
 
     def __str__(self) -> str:
         name = str(self.encoding).upper()
-        return f"invalid {name} at byte {self.start} ({self.hex}): {self.reason}"
+        return f"invalid {name} at byte {self.stream_start} ({self.hex}): {self.reason}"
 
     def __repr__(self) -> str:
+        at = f"base={self.base}, " if self.base else ""
         return (
-            f"{type(self).__name__}(start={self.start}, end={self.end}, "
+            f"{type(self).__name__}({at}start={self.start}, end={self.end}, "
             f"kind={self.kind.name}, bytes={self.hex!r})"
         )
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (the shape of ``Utf8Error.as_dict``, without ``naive``)."""
         return {
-            "start": self.start,
-            "end": self.end,
+            "start": self.stream_start,
+            "end": self.stream_end,
             "bytes": self.hex,
             "kind": self.kind.value,
             "reason": self.reason,
@@ -134,6 +146,8 @@ class ByteOrderError(UnicodeDecodeError):
     ``default_endian`` was given: the byte order is not guessed (CPython's ``utf-16``
     codec silently picks little-endian)."""
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     def __init__(self, encoding: str, data: bytes) -> None:
         head = bytes(data[:4])
         super().__init__(encoding, head, 0, min(len(head), 2), "")
@@ -145,6 +159,10 @@ class ByteOrderError(UnicodeDecodeError):
 
     def __str__(self) -> str:
         return str(self.reason)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # UnicodeDecodeError's would call ByteOrderError with its five arguments.
+        return type(self), (self.encoding, self.object), self.__dict__
 
 
 _FLAG = re.compile(b"\x01")
@@ -339,11 +357,7 @@ class WideCodec(Generic[E]):
     def errors(self, raw: bytes, big: bool, spans: list[int], base: int = 0) -> list[E]:
         """Error objects for flat ``spans`` (offsets into ``raw``, at stream offset
         ``base``), built by ``errors.errors_for_spans`` (``map``, the cyclic GC paused)."""
-        found = errors_for_spans(self.error, self.name(big), raw, spans, base)
-        if base:
-            for err in found:
-                err.base = base
-        return found
+        return errors_for_spans(self.error, self.name(big), raw, spans, base)
 
     def incremental_decoder(
         self,

@@ -26,6 +26,11 @@ needs_decode_target = pytest.mark.skipif(
     not (ROOT / "fuzz" / "fuzz_decode.py").is_file(), reason="fuzz/fuzz_decode.py missing"
 )
 
+# A clean campaign is bounded by executions, not seconds: with a few seconds, start-up on a
+# loaded machine left no time to fuzz (cov 0, too few executions: exit 3).  The time is a
+# generous deadline; each worker ends after its -runs.
+RUNS = ("--max-time", "600", "--", "-runs=600")
+
 
 def _sanitizer(*args: str, cwd: Path, timeout: float = 120) -> CliText:
     env = {"SANITIZER_FUZZ_CANDIDATE": None}
@@ -96,13 +101,13 @@ def test_correct_candidate_runs_to_the_limit(tmp_path: Path) -> None:
         "decode",
         "--candidate",
         "examples.good_decoder:decode",
-        "--max-time",
-        "8",
         "--artifacts",
         str(tmp_path / "artifacts"),
         "--corpus",
         str(corpus),
+        *RUNS,  # last: libFuzzer's flags follow its '--'
         cwd=ROOT,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no findings" in proc.stdout
@@ -119,12 +124,12 @@ def test_own_decoder_campaign_prints_summary(tmp_path: Path) -> None:
     cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "sanitizer"]
     env = {k: v for k, v in os.environ.items() if k != "SANITIZER_FUZZ_CANDIDATE"}
     proc = subprocess.run(
-        [*cmd, "fuzz", "decode", "--max-time", "8"],
+        [*cmd, "fuzz", "decode", *RUNS],
         cwd=tmp_path,  # the default state dir .sanitizer-fuzz/ lands here
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     header = proc.stdout.splitlines()[0]
@@ -341,9 +346,9 @@ def test_campaign_on_the_other_targets(target: str, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     proc = _sanitizer(
-        "fuzz", target, "--max-time", "8", "--no-progress", "--corpus", str(corpus),
-        "--artifacts", str(tmp_path / "artifacts"),
-        cwd=ROOT,
+        "fuzz", target, "--no-progress", "--corpus", str(corpus),
+        "--artifacts", str(tmp_path / "artifacts"), *RUNS,
+        cwd=ROOT, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "no findings" in proc.stdout

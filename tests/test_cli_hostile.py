@@ -334,10 +334,12 @@ def test_a_nul_and_a_bad_byte_do_not_hide_a_c_file(tmp_path: Path) -> None:
 def test_each_skipped_binary_file_is_said(tmp_path: Path, fmt: str) -> None:
     (tmp_path / "blob").write_bytes(b"\x7fELF\x00\x01\x02" + b"\x80" * 50)
     (tmp_path / "ok.txt").write_bytes(b"fine\n")
-    proc = run_cli("--format", fmt, tmp_path)
+    proc = run_cli("--format", fmt, "--verbose", tmp_path)
     assert proc.returncode == 0
     if fmt == "text":
         assert proc.stdout.decode().startswith(f"{tmp_path / 'blob'}: skipped: binary")
+        plain = run_cli("--format", fmt, tmp_path)  # without --verbose: counted only
+        assert plain.stdout == b"" and b"skipped 1 binary (--verbose lists them)" in plain.stderr
     elif fmt == "json":
         skipped = [r for r in records(proc) if "skipped" in r]
         assert skipped == [

@@ -233,7 +233,8 @@ def test_collisions_json_schema_is_stable(tmp_path: Path) -> None:
     }
     assert set(long) == {"line", "offset", "error", "reason"}
     assert (long["line"], long["error"]) == (5, "too-long")
-    assert set(recs[2]["group"]) == {"id", "key", "size", "first_line"}
+    assert set(recs[2]["group"]) == {"id", "key", "size", "first_line", "exact_duplicates"}
+    assert recs[2]["group"]["exact_duplicates"] is False
     assert recs[2]["group"]["size"] == 2 and recs[2]["group"]["first_line"] == 1
     assert recs[3] == {"member": {"group": 1, "line": 1, "identifier": "paypal"}}
     assert recs[4] == {"member": {"group": 1, "line": 2, "identifier": PAYPAL_CYR}}
@@ -244,6 +245,8 @@ def test_collisions_json_schema_is_stable(tmp_path: Path) -> None:
         "problems": 2,
         "groups": 1,
         "identifiers_in_groups": 2,
+        "duplicate_groups": 0,
+        "identifiers_in_duplicate_groups": 0,
         "key": "identifier",
         "key_version": lookalike.IDENTIFIER_KEY_VERSION,
     }
@@ -255,11 +258,39 @@ def test_collisions_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[st
     captured = capsys.readouterr()
     assert captured.out.splitlines() == [
         "line 2: invalid UTF-8 at byte 0 (FF): byte 0xFF never appears in UTF-8 (RFC 3629 §1)",
-        f"group 1: 2 identifiers, key {lookalike.identifier_key('paypal')!r}",
+        "group 1: 2 look-alike identifiers",
         "  1: 'paypal'",
         f"  4: {PAYPAL_CYR!r}  (U+0430 at 1)",
     ]
     assert "1 group(s)" in captured.err and "1 problem line(s)" in captured.err
+
+
+def test_collisions_tells_exact_duplicates_from_look_alikes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["admin", "paypal", "admin", "paypal", PAYPAL_CYR, "bob", "admin"]
+    path = write_names(tmp_path / "u.txt", names)
+    assert main(["collisions", str(path)]) == 1  # duplicates collide in a unique column too
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "group 1: 3 identifiers, one spelling repeated",
+        "  1: 'admin'",
+        "  3: 'admin'",
+        "  7: 'admin'",
+        "group 2: 3 look-alike identifiers",
+        "  2: 'paypal'",
+        "  4: 'paypal'",
+        f"  5: {PAYPAL_CYR!r}  (U+0430 at 1)",
+    ]
+    assert "adrnln" not in captured.out  # the key, a skeleton, is never shown
+    assert "1 group(s) of look-alikes (3 identifiers)" in captured.err
+    assert "1 identifier(s) repeated exactly (3 lines)" in captured.err
+    assert main(["collisions", "--json", str(path)]) == 1
+    recs = records(capsys.readouterr().out.encode())
+    headers = [r["group"] for r in recs if "group" in r]
+    assert [(h["id"], h["exact_duplicates"]) for h in headers] == [(1, True), (2, False)]
+    summary = recs[-1]["summary"]
+    assert (summary["groups"], summary["duplicate_groups"]) == (1, 1)
 
 
 def test_collisions_none_found_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

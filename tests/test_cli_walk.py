@@ -189,7 +189,7 @@ def test_binary_files_are_skipped_and_counted_unless_named(tmp_path: Path) -> No
     write(tmp_path, "lib.so", b"\x7fELF\x00\x00\xff\xfe" + b"\x80" * 100)
     write(tmp_path, "late-nul.txt", b"x" * 9000 + b"\x00\xff")  # NUL after 8 KiB: text
     write(tmp_path, "ok.txt", b"fine\n")
-    result = cli(tmp_path)
+    result = cli("--verbose", tmp_path)
     assert result.returncode == 1
     assert b"lib.so: skipped: binary" in result.stdout  # said, file by file
     assert b"lib.so:1" not in result.stdout and b"late-nul.txt:1:9002:" in result.stdout
@@ -355,7 +355,7 @@ def test_exit_status_only_for_refused_findings(tmp_path: Path) -> None:
     allowed = cli("--policy", "TEXT", rtl)
     assert allowed.returncode == 0
     assert b"bidi-mark  U+200F  allow" in allowed.stdout
-    assert b"(1 allowed)" in allowed.stderr
+    assert b"1 finding(s) in 1 file(s), 0 failing, 1 allowed" in allowed.stderr
     assert cli("--policy", "TEXT", "--strict", rtl).returncode == 1
 
 

@@ -67,7 +67,18 @@ def test_every_target_fuzzes_from_an_installed_wheel_with_its_seeds(
     )
     assert str(ROOT) not in where.stdout  # the installed copy, not the checkout
     proc = _run(
-        [str(installed), "fuzz", target, "--max-time", "5", "--no-progress", "--format", "json"],
+        [
+            str(installed),
+            "fuzz",
+            target,
+            "--max-time",
+            "600",
+            "--no-progress",
+            "--format",
+            "json",
+            "--",
+            "-runs=600",
+        ],  # bounded by executions, not by what 5 s allow
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -351,9 +352,12 @@ def test_minimize_merge_reproduce_commands(tmp_path: Path) -> None:
         str(tmp_path / "c"),
         str(tmp_path / "n0"),
     ]
-    repro = libfuzzer.reproduce_command(["python", "fuzz/fuzz_decode.py"], Path("a b"), "m:f")
-    assert repro == "SANITIZER_FUZZ_CANDIDATE=m:f python fuzz/fuzz_decode.py 'a b'"
-    assert libfuzzer.reproduce_command(["python"], Path("x"), None) == "python x"
+    here = Path.cwd()
+    repro = libfuzzer.reproduce_command(["python", "/f/fuzz_decode.py"], Path("a b"), "m:f", ["."])
+    assert repro == (
+        f"SANITIZER_FUZZ_CANDIDATE=m:f PYTHONPATH={here} python /f/fuzz_decode.py '{here}/a b'"
+    )  # from any folder: the input and the candidate's folder by absolute paths
+    assert libfuzzer.reproduce_command(["python"], Path("/x"), None) == "python /x"
 
 
 # -- results ------------------------------------------------------------------------------
@@ -537,7 +541,15 @@ FAKE_FUZZER = textwrap.dedent(
         print("Executed %s in 0 ms" % paths[0])
         sys.exit(0)
     err = sys.stderr
+    if mode == "blind":  # fuzzes, but nothing it runs is instrumented
+        print("#2\\tINITED cov: 0 ft: 0 corp: 1/1b exec/s: 0 rss: 40Mb", file=err, flush=True)
+        print("Done 500 runs in 1 second(s)", file=err)
+        sys.exit(0)
     print("#2\\tINITED cov: 10 ft: 12 corp: 1/1b exec/s: 0 rss: 40Mb", file=err, flush=True)
+    if mode == "few":  # its seeds, then 8 inputs of its own: start-up ate the budget
+        print("Done 10 runs in 0 second(s)", file=err)
+        print("stat::number_of_executed_units: 10", file=err)
+        sys.exit(0)
     with open(os.path.join(paths[0], "0" * 40), "wb") as f:
         f.write(b"new unit")
     print("#100\\tNEW    cov: 11 ft: 13 corp: 2/9b exec/s: 100 rss: 40Mb", file=err, flush=True)
@@ -685,6 +697,32 @@ def test_campaign_stop_on_first(
     assert result.seconds < 20
 
 
+def test_a_reports_replay_command_works_from_any_folder(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The campaign ran with a relative --artifacts in its folder; the command its report
+    prints replays the finding from another folder (the fake libFuzzer fails again only
+    when it finds the input file)."""
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    config = _config(fake_tree, tmp_path, max_time=30.0, jobs=1, stop_on_first=True)
+    config.artifacts = Path("art")  # relative to the campaign's folder (tmp_path)
+    (result,) = campaign.run_campaign(config, Progress(io.StringIO(), enabled=False))
+    (finding,) = result.findings
+    assert finding.report is not None
+    lines = finding.report.read_text().splitlines()
+    command = lines[lines.index("--- reproduce ---") + 1 :]
+    command = [line for line in command if line.strip() and not line.startswith("WARNING")]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "FAKE_MODE"}
+    proc = subprocess.run(
+        command[0], shell=True, cwd=elsewhere, capture_output=True, text=True, env=env,
+        timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1, (command[0], proc.stdout, proc.stderr)
+    assert "Divergence: candidate decode accepts ill-formed UTF-8" in proc.stdout
+
+
 def test_campaign_worker_that_cannot_start(
     fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -757,6 +795,27 @@ def test_campaign_far_below_its_time_is_incomplete(
     assert result.seconds >= campaign.SHORTFALL_MIN_SECONDS  # judged, on the campaign's clock
     assert result.findings == [] and result.execs == 3
     assert result.shortfall is not None and "3 executions" in result.shortfall
+    summary = format_summary(results)
+    assert "incomplete (decode)" in summary and "every input met" not in summary
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ("few", "inputs made by the fuzzer, under the 100"),  # judged by what it ran
+        ("blind", "no coverage feedback (cov 0)"),
+    ],
+)
+def test_campaign_that_could_not_fuzz_is_incomplete(
+    fake_tree: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, why: str
+) -> None:
+    monkeypatch.setenv("FAKE_MODE", mode)
+    results = campaign.run_campaign(
+        _config(fake_tree, tmp_path, jobs=1), Progress(io.StringIO(), enabled=False)
+    )
+    (result,) = results
+    assert result.findings == [] and result.seconds < campaign.SHORTFALL_MIN_SECONDS
+    assert result.shortfall is not None and why in result.shortfall, result.shortfall
     summary = format_summary(results)
     assert "incomplete (decode)" in summary and "every input met" not in summary
 

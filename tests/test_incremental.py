@@ -40,7 +40,15 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 def facts(err: Utf8Error) -> tuple[object, ...]:
-    return (err.start, err.end, err.kind, err.naive, err.naive_end, err.reason, err.sequence)
+    return (
+        err.stream_start,
+        err.stream_end,
+        err.kind,
+        err.naive,
+        err.base + err.naive_end,
+        err.reason,
+        err.sequence,
+    )
 
 
 def feed_all(chunks: list[bytes], **options: object) -> tuple[str, list[Utf8Error]]:
@@ -69,8 +77,8 @@ def test_any_chunking_equals_one_shot(
     text, errors = feed_all(chunks, bom=bom)
     assert text == decode(data, errors="replace", bom=bom)  # type: ignore[arg-type]
     assert [facts(e) for e in errors] == [facts(e) for e in find_errors(data)]
-    assert [[e.start for e in g] for g in group_errors(errors)] == [
-        [e.start for e in g] for g in group_errors(find_errors(data))
+    assert [[e.stream_start for e in g] for g in group_errors(errors)] == [
+        [e.stream_start for e in g] for g in group_errors(find_errors(data))
     ]
     # the codecs-protocol decode() in replace mode gives the same text
     dec = IncrementalDecoder("replace", bom=bom)  # type: ignore[arg-type]
@@ -120,7 +128,10 @@ def test_allow_overlong_nul_chunking(
             for chunk in chunks:
                 dec.decode(chunk)
             dec.decode(b"", final=True)
-        assert (info.value.start, info.value.end) == (want[0].start, want[0].end)
+        assert (info.value.stream_start, info.value.stream_end) == (
+            want[0].stream_start,
+            want[0].stream_end,
+        )
     else:
         got = "".join(dec.decode(c) for c in chunks) + dec.decode(b"", final=True)
         assert got == decode(data, allow_overlong_nul=True)
@@ -141,7 +152,7 @@ def test_bytewise_feed_examples(backend: ModuleType) -> None:
     out.append(dec.feed(b"", final=True))
     assert "".join(t for t, _ in out) == "/\ufffd\ufffd./\U0001f600\ufffd"
     errors = [e for _, errs in out for e in errs]
-    assert [(e.start, e.end, e.kind) for e in errors] == [
+    assert [(e.stream_start, e.stream_end, e.kind) for e in errors] == [
         (4, 5, ErrorKind.OVERLONG),
         (5, 6, ErrorKind.UNEXPECTED_CONTINUATION),
         (12, 14, ErrorKind.INCOMPLETE),
@@ -160,9 +171,11 @@ def test_incomplete_then_more_input(backend: ModuleType) -> None:
     assert (text, errors) == ("", [])
     text, errors = dec.feed(b"b", final=False)
     assert text == "\ufffdb"
-    assert [(e.start, e.end, e.kind) for e in errors] == [(4, 6, ErrorKind.TRUNCATED)]
+    assert [(e.stream_start, e.stream_end, e.kind) for e in errors] == [(4, 6, ErrorKind.TRUNCATED)]
     text, errors = dec.feed(b"\xe2", final=True)
-    assert [(e.start, e.end, e.kind) for e in errors] == [(7, 8, ErrorKind.INCOMPLETE)]
+    assert [(e.stream_start, e.stream_end, e.kind) for e in errors] == [
+        (7, 8, ErrorKind.INCOMPLETE)
+    ]
 
 
 def test_bom_across_chunks(backend: ModuleType) -> None:
@@ -194,14 +207,20 @@ def test_reset_state_and_codecs_protocol(backend: ModuleType) -> None:
     assert dec.decode(b"\xac", final=True) == "\u20ac"
     with pytest.raises(Utf8Error) as info:
         IncrementalDecoder().decode(b"ab\xe2\x82", final=True)
-    assert (info.value.start, info.value.end, info.value.kind) == (2, 4, ErrorKind.INCOMPLETE)
+    assert (info.value.stream_start, info.value.stream_end, info.value.kind) == (
+        2,
+        4,
+        ErrorKind.INCOMPLETE,
+    )
 
 
-def test_errors_from_later_chunks_have_absolute_offsets(backend: ModuleType) -> None:
+def test_errors_from_later_chunks_have_stream_offsets(backend: ModuleType) -> None:
+    """``start``/``end`` index ``object`` (the decoder's buffer, at stream offset
+    ``base``), as CPython's errors do; ``stream_start``/``stream_end`` are in the stream."""
     dec = IncrementalDecoder("replace")
     dec.feed(b"x" * 1000)
     _, errors = dec.feed(b"ab\xffcd\xed\xa0\x80", final=True)
-    assert [(e.start, e.end, e.hex) for e in errors] == [
+    assert [(e.stream_start, e.stream_end, e.hex) for e in errors] == [
         (1002, 1003, "FF"),
         (1005, 1006, "ED"),
         (1006, 1007, "A0"),
@@ -209,9 +228,17 @@ def test_errors_from_later_chunks_have_absolute_offsets(backend: ModuleType) -> 
     ]
     assert errors[1].kind is ErrorKind.SURROGATE
     assert errors[1].naive == 0xD800
-    assert errors[1].naive_end == 1008
+    assert errors[1].base + errors[1].naive_end == 1008
     assert errors[0].as_dict()["start"] == 1002
     assert str(errors[0]).startswith("invalid UTF-8 at byte 1002 (FF)")
+    for err in errors:
+        assert err.object[err.start : err.end] == err.sequence == bytes.fromhex(err.hex)
+        assert (err.stream_start, err.stream_end) == (err.base + err.start, err.base + err.end)
+    # CPython's own readers of a UnicodeDecodeError: its message and the error handlers.
+    assert UnicodeDecodeError.__str__(errors[0]).startswith(
+        "'utf-8' codec can't decode byte 0xff in position 2"
+    )
+    assert codecs.backslashreplace_errors(errors[0]) == ("\\xff", errors[0].end)
 
 
 def test_invalid_options() -> None:
@@ -245,8 +272,8 @@ def test_grouping_a_stream_equals_grouping_one_shot(data: bytes, cuts: list[int]
         if last is not None:
             streamed.append(last)
     want = group_errors(find_errors(data))
-    assert [[(e.start, e.end) for e in g] for g in streamed] == [
-        [(e.start, e.end) for e in g] for g in want
+    assert [[(e.stream_start, e.stream_end) for e in g] for g in streamed] == [
+        [(e.stream_start, e.stream_end) for e in g] for g in want
     ]
 
 

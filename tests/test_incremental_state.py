@@ -153,14 +153,14 @@ def test_wide_errors_keep_their_offsets_across_a_move(family: str) -> None:
     mod = WIDE[family]
     for body in wide_ill_formed(family):
         data = BOMS[family, "le"] + body
-        whole = [(e.start, e.end) for e in mod.find_errors(data)]
+        whole = [(e.stream_start, e.stream_end) for e in mod.find_errors(data)]
         for cut in range(len(data) + 1):
             first = mod.IncrementalDecoder()
             errs = first.feed(data[:cut])[1]
             second = mod.IncrementalDecoder()
             second.setstate(first.getstate())
             errs += second.feed(data[cut:], final=True)[1]
-            assert [(e.start, e.end) for e in errs] == whole, (data, cut)
+            assert [(e.stream_start, e.stream_end) for e in errs] == whole, (data, cut)
 
 
 # -- UTF-8 -----------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def test_utf8_state_moves_at_every_split_point(bom: str) -> None:
             whole = sanitizer.IncrementalDecoder(bom=bom).feed(data, final=True)  # type: ignore[arg-type]
         except sanitizer.BomError:
             continue
-        spans = [(e.start, e.end) for e in whole[1]]
+        spans = [(e.stream_start, e.stream_end) for e in whole[1]]
         valid = not whole[1]
         for cut in range(len(data) + 1):
             first = sanitizer.IncrementalDecoder(bom=bom)  # type: ignore[arg-type]
@@ -194,7 +194,10 @@ def test_utf8_state_moves_at_every_split_point(bom: str) -> None:
             second = sanitizer.IncrementalDecoder(bom=bom)  # type: ignore[arg-type]
             second.setstate(state)
             more, later = second.feed(data[cut:], final=True)
-            assert (text + more, [(e.start, e.end) for e in errs + later]) == (whole[0], spans)
+            assert (text + more, [(e.stream_start, e.stream_end) for e in errs + later]) == (
+                whole[0],
+                spans,
+            )
             if valid:
                 reference = codecs.getincrementaldecoder("utf-8")()
                 reference.decode(data[:cut])
@@ -252,14 +255,14 @@ def test_utf8_state_moves_across_random_chunks(data: bytes, cuts: list[int]) -> 
     for chunk in _chunks(data, cuts):
         got, errs = decoder.feed(chunk)
         text.append(got)
-        spans += [(e.start, e.end) for e in errs]
+        spans += [(e.stream_start, e.stream_end) for e in errs]
         state = decoder.getstate()
         decoder = sanitizer.IncrementalDecoder()
         decoder.setstate(state)
     got, errs = decoder.feed(b"", final=True)
     text.append(got)
-    spans += [(e.start, e.end) for e in errs]
-    assert ("".join(text), spans) == (whole[0], [(e.start, e.end) for e in whole[1]])
+    spans += [(e.stream_start, e.stream_end) for e in errs]
+    assert ("".join(text), spans) == (whole[0], [(e.stream_start, e.stream_end) for e in whole[1]])
 
 
 # -- io.TextIOWrapper: tell() and seek() use getstate/setstate ------------------------------

@@ -110,7 +110,8 @@ def check_chunked(data: bytes, order: ByteOrder) -> None:
         got += part
         found += errs
         assert got == text, (data.hex(" "), cuts)
-        assert [(e.start, e.end) for e in found] == spans
+        assert [(e.stream_start, e.stream_end) for e in found] == spans
+        assert all(e.object[e.start : e.end] == e.sequence != b"" for e in found)
         assert [e.kind for e in found] == [
             e.kind for e in utf16.find_errors(data, byte_order=order)
         ]

@@ -86,7 +86,8 @@ def check_chunked(data: bytes, order: ByteOrder) -> None:
             found += errs
             assert b - dec.position <= 3
         assert got == text, (data.hex(" "), cuts)
-        assert [(e.start, e.end) for e in found] == spans
+        assert [(e.stream_start, e.stream_end) for e in found] == spans
+        assert all(e.object[e.start : e.end] == e.sequence != b"" for e in found)
 
 
 SHORT = [v for n in range(4) for v in itertools.product(BOUNDARY, repeat=n)]

@@ -375,16 +375,39 @@ def test_wsgi_app_that_reraises_its_own_error_still_gets_the_400() -> None:
         )
 
 
-def test_missing_python_multipart_is_said_at_construction(
-    monkeypatch: pytest.MonkeyPatch,
+def test_without_python_multipart_multipart_bodies_are_refused_and_the_rest_checked(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """python-multipart is the optional ``web`` extra: without it the middleware is built
+    (with a warning saying what to install), a multipart body is refused with 415, never
+    passed on unread, and every other body is checked as usual."""
     import sys
 
+    from sanitizer.web import _dispatch
+
     monkeypatch.setitem(sys.modules, "python_multipart", None)  # import fails
-    with pytest.raises(ImportError, match=r"utf8-sanitizer\[web\]"):
-        ASGIMiddleware(reading_app)
-    with pytest.raises(ImportError, match="python-multipart"):
-        WSGIMiddleware(wsgi_reader(lambda f: f.read()))
+    _dispatch.multipart_available.cache_clear()
+    monkeypatch.setattr(_dispatch, "multipart_available", _dispatch.multipart_available)
+    try:
+        with caplog.at_level(logging.WARNING, logger="sanitizer.web"):
+            asgi = ASGIMiddleware(reading_app)
+            wsgi = WSGIMiddleware(wsgi_reader(lambda f: f.read()))
+        assert "utf8-sanitizer[web]" in caplog.text and "415" in caplog.text
+        body = b'--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n--b--\r\n'
+        kind = "multipart/form-data; boundary=b"
+        status, _, out = call_wsgi(wsgi, environ_for(body=body, content_type=kind))
+        assert status == "415 Unsupported Media Type"
+        assert json.loads(out)["type"].endswith("unchecked-body")
+        assert "python-multipart" in json.loads(out)["detail"]
+        head = [(b"content-type", kind.encode()), (b"content-length", b"%d" % len(body))]
+        _, sent = run_asgi(asgi, http_scope(headers=head), [body])
+        assert status_of(sent) == 415
+        status, _, out = call_wsgi(wsgi, environ_for(body=b'{"t": "\xc0\xae"}'))
+        assert status == "400 Bad Request"  # JSON still checked
+        status, _, out = call_wsgi(wsgi, environ_for(body=b'{"t": "ok"}'))
+        assert status == "200 OK"
+    finally:
+        _dispatch.multipart_available.cache_clear()
 
 
 def test_asgi_body_refusal_logs_the_path_even_without_raw_path(

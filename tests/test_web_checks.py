@@ -850,7 +850,8 @@ def test_utf8_stream_is_one_shot_decoding(raw: bytes, data: st.DataObject) -> No
         assert error is None and text == raw.decode("utf-8")
     else:
         assert error is not None
-        assert (error.start, error.kind) == (errors[0].start, errors[0].kind)
+        assert (error.stream_start, error.kind) == (errors[0].start, errors[0].kind)
+        assert error.object[error.start : error.end] == errors[0].sequence
 
 
 # -- the C fast path of check_head passes nothing the full check refuses ------------------

@@ -98,7 +98,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     enough = _jobs.AUTO_MIN_BYTES if settings.policy is not None and settings.jobs == 0 else 0
     total_size = _inputs.total_size(files, None if enabled else enough)
     progress = Progress(total_size, enabled)
-    sink = Sink(out, settings.limit, settings.columns, settings.quiet)
+    sink = Sink(out, settings.limit, settings.columns, settings.quiet, settings.verbose)
     try:
         _check_all(files, total_size, settings, totals, progress, sink)
     finally:
@@ -107,7 +107,8 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     result = summary(totals, counts.symlinks, counts.excluded, settings.columns)
     sink.close(not totals.io_errors, code, result)
     out.flush()
-    print(summary_line(totals, counts.symlinks, counts.excluded), file=sys.stderr)
+    listed = out.as_json or (settings.verbose and not settings.quiet)  # each skipped file
+    print(summary_line(totals, counts.symlinks, counts.excluded, listed), file=sys.stderr)
     return code
 
 
@@ -212,7 +213,7 @@ def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | N
         not item.named
         and settings.binary != "check"
         and not known(kind)
-        and looks_binary(first[:BINARY_SNIFF], kind is BINARY)
+        and looks_binary(first[:BINARY_SNIFF], kind is BINARY, whole=len(first) <= BINARY_SNIFF)
     ):
         return "binary" if settings.binary == "fail" else None
     if item.text and kind.code:  # --as-text: the identifier rules do not apply

@@ -51,6 +51,7 @@ class Settings(Record):
     binary: str = "skip"
     allow_overlong_nul: bool = False
     quiet: bool = False  # --quiet: failing findings only
+    verbose: bool = False  # --verbose: each skipped file on a line of text
 
 
 DEFAULTS = Settings()
@@ -109,6 +110,13 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         action="store_true",
         help="show only the findings that fail the check (and the summary): allowed "
         "findings and skipped files are counted, not listed; the exit status is the same",
+    )
+    out.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also list each skipped binary file on its own line (text output; JSON and "
+        "SARIF always list them): else the summary counts them",
     )
     out.add_argument(
         "--progress",
@@ -197,9 +205,10 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         choices=("skip", "check", "fail"),
         default=DEFAULTS.binary,
         help="a file found in a folder whose name is of no known kind of text (docs/check.md"
-        " lists them) and whose first 8 KiB hold a NUL byte (or, named .tar, .png..., bytes "
-        "that are not UTF-8) is binary: skipped (default; each one said in the output and "
-        "counted in the summary), checked as text, or one failing 'binary' finding",
+        " lists them) and whose first 8 KiB hold a NUL byte (unless they are the whole file, "
+        "well-formed UTF-8 and not only controls; or, named .tar, .png..., bytes that are "
+        "not UTF-8) is binary: skipped (default; counted in the summary, listed with "
+        "--verbose), checked as text, or one failing 'binary' finding",
     )
     walk.add_argument(
         "--no-ignore",
@@ -241,13 +250,14 @@ def resolve(args: argparse.Namespace) -> Settings | str:
     """The settings of a run, or the usage error (one line) when the options conflict."""
     policy = None
     source = False
-    if args.policy:
+    if args.policy is not None:  # "" is a profile name too, and none is called so
         from .. import profiles  # policy layer: only loaded when asked for
 
         try:
             policy = profiles.get(args.policy)
-        except ValueError as exc:
-            return str(exc)
+        except ValueError:
+            names = ", ".join(n.upper().replace("-", "_") for n in profiles.NAMES)
+            return f"--policy: unknown profile {args.policy!r}; the profiles are {names}"
         source = policy is profiles.SOURCE
         if args.max_restriction_level is not None:
             if not source:

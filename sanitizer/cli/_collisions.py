@@ -27,10 +27,13 @@ per line (records of both sorts, merge passes) plus, for stdin, a copy of the in
 Two different keys share a 128-bit digest with probability below 2**-64 for 2**32
 distinct keys.
 
-Text output: problems as they are found, then each group with its members as
-``LINE: 'identifier'``; identifiers are shown as Python string literals (quoted, with
-controls, format characters such as U+202E, separators and unassigned code points
-escaped) followed by their non-ASCII code points, so nothing invisible goes unseen.
+A group whose members all spell one identifier is no look-alike group: it is said as
+"one spelling repeated" and counted apart (exact duplicates, which a unique column
+refuses too).  Text output: problems as they are found, then each group with its members
+as ``LINE: 'identifier'`` (never its key: a skeleton is a comparison key, UTS #39 §4);
+identifiers are shown as Python string literals (quoted, with controls, format
+characters such as U+202E, separators and unassigned code points escaped) followed by
+their non-ASCII code points, so nothing invisible goes unseen.
 ``--json`` prints JSON Lines, each object with exactly one key naming what it is:
 ``{"problem": {...}}``, ``{"group": {...}}``, ``{"member": {...}}`` and a last
 ``{"summary": {...}}``.  Exit status: 0 no collision and no problem line, 1 collisions or
@@ -61,11 +64,14 @@ DIGEST_SIZE = 16
 MAX_CODEPOINTS_SHOWN = 8
 KEYS = ("identifier", "skeleton")
 
-# Pass 1: key digest, line number, offset of the line in the file, its length in bytes.
-_BY_KEY = struct.Struct(f">{DIGEST_SIZE}sQQI")
+# Pass 1: key digest, line number, offset of the line in the file, its length in bytes,
+# and a digest of the identifier itself (a group of one spelling repeated is no
+# look-alike group: its members are exact duplicates).
+_BY_KEY = struct.Struct(f">{DIGEST_SIZE}sQQI{DIGEST_SIZE}s")
 # Pass 2: the group's first line, the line (0: the group's header, then size = members),
-# size, offset, length.  Sorting puts each group's header first, then its members.
-_BY_GROUP = struct.Struct(">QQQQI")
+# size, offset, length, and for a header 1 when its members are exact duplicates.
+# Sorting puts each group's header first, then its members.
+_BY_GROUP = struct.Struct(">QQQQIB")
 
 
 def register(sub: Any) -> None:
@@ -112,8 +118,11 @@ class _Totals:
     identifiers: int = 0
     empty: int = 0
     problems: int = 0
-    groups: int = 0
+    groups: int = 0  # look-alike groups: two spellings or more
     members: int = 0
+    duplicate_groups: int = 0  # groups of one spelling repeated
+    duplicates: int = 0
+    ids: int = 0  # groups of both kinds, numbered in order
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,7 +174,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     except OSError as exc:  # reading the input (writing the report raises OutputError)
         return _error(f"{display_path(label)}: {exc.strerror or exc}")
     _summary(args, key_version, totals, out)
-    if totals.groups or totals.problems:
+    if totals.groups or totals.duplicate_groups or totals.problems:
         return EXIT_FOUND
     return EXIT_OK
 
@@ -253,7 +262,8 @@ def _first_pass(
             continue
         identifiers += 1
         digest = blake2b(key_of(text).encode("utf-8"), digest_size=DIGEST_SIZE).digest()
-        add(pack(digest, number, offset, len(raw)))
+        exact = blake2b(text.encode("utf-8"), digest_size=DIGEST_SIZE).digest()
+        add(pack(digest, number, offset, len(raw), exact))
     totals.lines = number
     totals.identifiers = identifiers
 
@@ -268,24 +278,26 @@ def _group(by_key: ExternalSorter, by_group: ExternalSorter) -> None:
     digest = b""
     first = b""  # the record of the group's first line, until a second one joins it
     first_line = size = 0
+    same = True  # every member spelled as the first one
     for record in by_key.sorted_records():
-        d, number, offset, length = _BY_KEY.unpack(record)
+        d, number, offset, length, exact = _BY_KEY.unpack(record)
         if d != digest:
             if size >= 2:
-                by_group.add(_header(first_line, size, first))
-            digest, first, first_line, size = d, record, number, 1
+                by_group.add(_header(first_line, size, first, same))
+            digest, first, first_line, size, same = d, record, number, 1, True
             continue
         if size == 1:
-            by_group.add(_BY_GROUP.pack(first_line, first_line, 0, *_BY_KEY.unpack(first)[2:]))
-        by_group.add(_BY_GROUP.pack(first_line, number, 0, offset, length))
+            by_group.add(_BY_GROUP.pack(first_line, first_line, 0, *_BY_KEY.unpack(first)[2:4], 0))
+        by_group.add(_BY_GROUP.pack(first_line, number, 0, offset, length, 0))
+        same = same and exact == _BY_KEY.unpack(first)[4]
         size += 1
     if size >= 2:
-        by_group.add(_header(first_line, size, first))
+        by_group.add(_header(first_line, size, first, same))
 
 
-def _header(first_line: int, size: int, first: bytes) -> bytes:
-    _, _, offset, length = _BY_KEY.unpack(first)
-    return _BY_GROUP.pack(first_line, 0, size, offset, length)
+def _header(first_line: int, size: int, first: bytes, same: bool) -> bytes:
+    _, _, offset, length, _ = _BY_KEY.unpack(first)
+    return _BY_GROUP.pack(first_line, 0, size, offset, length, same)
 
 
 def _report(
@@ -297,7 +309,7 @@ def _report(
     out: Writer,
 ) -> None:
     for record in by_group.sorted_records():
-        first_line, number, size, offset, length = _BY_GROUP.unpack(record)
+        first_line, number, size, offset, length, same = _BY_GROUP.unpack(record)
         with temporary_files() if spooled else contextlib.nullcontext():
             source.seek(offset)
             raw = source.read(length)
@@ -308,16 +320,24 @@ def _report(
         except ValueError:  # Utf8Error too: what pass 1 read was well-formed
             raise OSError(errno.ESTALE, "the file changed while it was read") from None
         if number == 0:
-            totals.groups += 1
-            totals.members += size
-            header = {"id": totals.groups, "key": key_of(text), "size": size}
+            totals.ids += 1
+            if same:
+                totals.duplicate_groups += 1
+                totals.duplicates += size
+            else:
+                totals.groups += 1
+                totals.members += size
+            header = {"id": totals.ids, "key": key_of(text), "size": size}
             header["first_line"] = first_line
+            header["exact_duplicates"] = bool(same)
             if out.as_json:
                 out.record({"group": header})
+            elif same:  # the key (a skeleton) is a comparison key, never shown (UTS #39 §4)
+                out.line(f"group {totals.ids}: {size} identifiers, one spelling repeated")
             else:
-                out.line(f"group {totals.groups}: {size} identifiers, key {header['key']!r}")
+                out.line(f"group {totals.ids}: {size} look-alike identifiers")
         elif out.as_json:
-            out.record({"member": {"group": totals.groups, "line": number, "identifier": text}})
+            out.record({"member": {"group": totals.ids, "line": number, "identifier": text}})
         else:
             out.line(f"  {number}: {shown(text)}")
 
@@ -350,6 +370,8 @@ def _summary(args: argparse.Namespace, key_version: str, totals: _Totals, out: W
         "problems": totals.problems,
         "groups": totals.groups,
         "identifiers_in_groups": totals.members,
+        "duplicate_groups": totals.duplicate_groups,
+        "identifiers_in_duplicate_groups": totals.duplicates,
         "key": args.key,
         "key_version": key_version,
     }
@@ -360,6 +382,12 @@ def _summary(args: argparse.Namespace, key_version: str, totals: _Totals, out: W
         print(
             f"sanitizer collisions: {totals.lines} line(s), {totals.identifiers} identifier(s): "
             f"{totals.groups} group(s) of look-alikes ({totals.members} identifiers)"
+            + (
+                f", {totals.duplicate_groups} identifier(s) repeated exactly "
+                f"({totals.duplicates} lines)"
+                if totals.duplicate_groups
+                else ""
+            )
             + (f", {totals.problems} problem line(s)" if totals.problems else "")
             + (f", {totals.empty} empty line(s) skipped" if totals.empty else ""),
             file=sys.stderr,

@@ -19,7 +19,7 @@ import contextlib
 import heapq
 import tempfile
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 RUN_RECORDS = 1 << 15  # records sorted in memory at a time
 FAN_IN = 32  # runs merged at once
@@ -33,6 +33,10 @@ class TemporaryFileError(Exception):
     def __init__(self, exc: OSError) -> None:
         super().__init__(exc.strerror or str(exc))
         self.exc = exc
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's would call this class with the message: made again from .exc.
+        return type(self), (self.exc,), self.__dict__
 
 
 @contextlib.contextmanager

@@ -41,6 +41,8 @@ else:
 STDIN = "-"
 CHUNK = 1 << 16  # bytes a read: the first one decides binary and declared encodings
 BINARY_SNIFF = 8192  # a NUL byte in the first 8 KiB means binary, as for git and ripgrep
+# (unless those are the whole file and well-formed UTF-8: ``looks_binary``)
+_CONTROLS = bytes([*range(0x20), 0x7F])
 BINARY_NOTE = (
     "binary: a NUL byte in its first 8 KiB (or bytes that are not UTF-8, for a name "
     "such as .tar or .png), and no known kind of text by its name"
@@ -169,14 +171,18 @@ def open_input(path: str) -> IO[bytes]:
     return raw if stat.S_ISREG(st.st_mode) and st.st_size else io.BufferedReader(raw)
 
 
-def looks_binary(sample: bytes, named_binary: bool = False) -> bool:
-    """A NUL byte in ``sample``, as for git and ripgrep; for a file named as binary
-    (``_kinds.BINARY``: an archive, an image) also bytes that are not UTF-8 (an
+def looks_binary(sample: bytes, named_binary: bool = False, whole: bool = False) -> bool:
+    """A NUL byte in ``sample``, as for git and ripgrep, unless ``sample`` is the whole
+    file (``whole``), well-formed UTF-8 and not only C0 controls and DEL: then every byte
+    is known to be text, U+0000 included (a decoder's test file), and the file is read
+    as text.  For a file named as
+    binary (``_kinds.BINARY``: an archive, an image) also bytes that are not UTF-8 (an
     incomplete character at its end aside).  Asked only of files of no known kind of
     text (``_kinds``): a C file with a NUL (gcc compiles it, with a warning) is always
     read, so that a byte cannot take a source file out of the gate."""
     if b"\0" in sample:
-        return True
+        text = whole and not named_binary and bool(sample.translate(None, _CONTROLS))
+        return not (text and not find_errors(sample, limit=1))
     if not named_binary:
         return False
     errors = find_errors(sample, limit=2)

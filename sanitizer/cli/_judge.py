@@ -195,7 +195,8 @@ def placed(
     s = 0  # next start to excerpt (in bytes, once mapped)
     text_at = 0  # code-point index of the piece's start
     before = b""  # the end of the piece before, for excerpts that start near a cut
-    for at, piece in region.pieces():
+    # An empty input has no piece, and a finding (IDENTIFIER's ``empty``) at 0..0.
+    for at, piece in region.pieces() if region.size else iter([(0, b"")]):
         text = piece.decode("utf-8") if code_points else ""
         top = text_at + len(text) if code_points else at + len(piece)
         offsets = ByteOffsets(text) if code_points else None
@@ -292,3 +293,17 @@ def reopened(opened: Opened) -> Opened:
     opened.spool.seek(0)
     again = Chain(opened.spool, b"", opened.stream)
     return Opened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]
+
+
+def unlisted_failing(report: Any, strict: bool) -> int:
+    """Of the findings ``report`` counts but does not list, those that fail the check.
+    A finding fails when the profile refuses it (REJECT): the input is then refused, as
+    ``inspect(text, profile).ok`` says; one it strips or replaces is reported, as one it
+    allows, and fails only with ``--strict``.  A report that refuses nothing has none
+    (else the count holds the unlisted STRIP and REPLACE findings too: the report counts
+    only those it allows)."""
+    if strict:
+        return int(report.more_findings)
+    if report.ok:
+        return 0
+    return int(report.more_findings - report.more_allowed)

@@ -12,7 +12,7 @@ from ..categories import Category
 from ..policy import Action, inspect
 from ..policy.compiled import judges_lines_alone
 from ._inputs import Opened
-from ._judge import Listed, Region, capped, placed, prove, release
+from ._judge import Listed, Region, capped, placed, prove, release, unlisted_failing
 from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -44,7 +44,7 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                 if action in (Action.REJECT, Action.ALLOW):
                     reason = "U+FEFF ZERO WIDTH NO-BREAK SPACE at the start: a byte order mark"
                     details = {"category": "bom", "code_point": "U+FEFF"}
-                    fails = strict or action is not Action.ALLOW
+                    fails = strict or action is Action.REJECT
                     item = (0, shift, "bom", "U+FEFF", action.value, reason, details, (), fails)
                     listed.add(item)
             report = inspect(piece[shift:], counting if listed.full else listing)
@@ -53,11 +53,11 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                 details = {k: v for k, v in d.items() if k not in ("start", "end")}
                 what = d.get("code_point") or ""
                 start, end = at + shift + f.start, at + shift + f.end
-                fails = strict or f.action is not Action.ALLOW
+                fails = strict or f.action is Action.REJECT
                 kind, action, reason = d["category"], d["action"], d["reason"]
                 listed.add((start, end, kind, what, action, reason, details, (), fails))
             listed.more += report.more_findings
-            listed.more_failing += report.more_findings - (0 if strict else report.more_allowed)
+            listed.more_failing += unlisted_failing(report, strict)
     findings = placed(region, listed.items, False, settings.columns, opened.label)
     release(opened)
     return Outcome(findings, region.size, listed.more, listed.more_failing)
@@ -75,8 +75,8 @@ def _whole_value(region: Region, policy: Policy, listed: Listed, strict: bool) -
         d = f.as_dict()
         details = {k: v for k, v in d.items() if k not in ("start", "end")}
         end = region.size if (f.start, f.end) == (0, len(data)) else f.end
-        fails = strict or f.action is not Action.ALLOW
+        fails = strict or f.action is Action.REJECT
         listed.add((f.start, end, d["category"], d.get("code_point") or "", d["action"],
                     d["reason"], details, (), fails))  # fmt: skip
     listed.more += report.more_findings
-    listed.more_failing += report.more_findings - (0 if strict else report.more_allowed)
+    listed.more_failing += unlisted_failing(report, strict)

@@ -76,7 +76,7 @@ def _utf8_findings(
     built, located or shown (``IncrementalDecoder.count_errors``: C loops)."""
     grouper = ErrorGrouper()
     locator = Locator(columns)
-    where: dict[int, tuple[int, int, int, int]] = {}  # err.start -> line, col, end line/col
+    where: dict[int, tuple[int, int, int, int]] = {}  # err.stream_start -> line, col, end line/col
     ready: deque[tuple[Utf8Error, ...]] = deque()
     unemitted: deque[int] = deque()  # starts of located errors not yet reported
     listed = 0
@@ -94,10 +94,10 @@ def _utf8_findings(
         errors = decoder.find_errors(chunk, final=final)  # a verdict: no text built
         progress.advance(len(chunk), label)
         for err in errors:
-            line, column = locator.at(err.start)
-            locator.ill_formed(err.start, err.end)
-            where[err.start] = (line, column, *locator.at(err.end))
-            unemitted.append(err.start)
+            line, column = locator.at(err.stream_start)
+            locator.ill_formed(err.stream_start, err.stream_end)
+            where[err.stream_start] = (line, column, *locator.at(err.stream_end))
+            unemitted.append(err.stream_start)
             done = grouper.add(err)
             if done is not None:
                 ready.append(done)
@@ -108,7 +108,7 @@ def _utf8_findings(
         locator.at(max(0, decoder.position - 8))
         # A byte past the excerpt's edge too, so a character it cuts is known cut (the
         # excerpt drops it) exactly as when the whole file is at hand.
-        while ready and (final or ready[0][-1].end + CONTEXT < locator.end):
+        while ready and (final or ready[0][-1].stream_end + CONTEXT < locator.end):
             if limit and listed == limit:
                 if outcome is not None:
                     rest = read[at:] if read else b""
@@ -153,19 +153,19 @@ def _utf8_finding(
     locator: Locator,
 ) -> FileFinding:
     head, tail = group[0], group[-1]
-    line, column = where[head.start][:2]
-    end_line, end_column = where[tail.start][2:]
+    line, column = where[head.stream_start][:2]
+    end_line, end_column = where[tail.stream_start][2:]
     for err in group:
-        del where[err.start]
+        del where[err.stream_start]
     hex_bytes = " ".join(err.hex for err in group)
-    place = Place(label, head.start, tail.end, line, column, end_line, end_column)
+    place = Place(label, head.stream_start, tail.stream_end, line, column, end_line, end_column)
     return FileFinding(
         head.kind.value,
         hex_bytes,
         "reject",
         head.reason,
         place,
-        locator.excerpt(head.start, tail.end),
+        locator.excerpt(head.stream_start, tail.stream_end),
         details={
             "bytes": hex_bytes,
             "kind": head.kind.value,

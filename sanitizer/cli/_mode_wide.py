@@ -68,10 +68,10 @@ def _stream_findings(
             held, done = held[bom:], bom  # the BOM is not a column
         at = 0  # held[at:] starts at stream offset done + at; sliced once per chunk
         for err in errors:
-            position.count_text(held[at : err.start - done].decode(name))
+            position.count_text(held[at : err.stream_start - done].decode(name))
             line, column = position.line, position.column
             position.count_ill_formed()
-            at = err.end - done
+            at = err.stream_end - done
             yield _finding(label, err, line, column, position)
         end = decoder.position
         if end - done > at:
@@ -84,7 +84,7 @@ def _stream_findings(
 
 
 def _finding(label: str, err: WideError, line: int, column: int, after: Position) -> FileFinding:
-    place = Place(label, err.start, err.end, line, column, after.line, after.column)
+    place = Place(label, err.stream_start, err.stream_end, line, column, after.line, after.column)
     return FileFinding(
         err.kind.value,
         err.hex,

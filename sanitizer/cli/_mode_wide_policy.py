@@ -19,7 +19,7 @@ from ..policy.compiled import piece_end
 from ..wide import ByteOrderError
 from . import _judge
 from ._inputs import CHUNK, Opened
-from ._judge import capped, release, reopened, too_long
+from ._judge import capped, release, reopened, too_long, unlisted_failing
 from ._locate import Position
 from ._mode_wide import wide_mode
 from ._output import FileFinding, Place
@@ -130,7 +130,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             done_index = index
         for f in report.findings:
             d = f.as_dict()
-            fails = strict or f.action is not Action.ALLOW
+            fails = strict or f.action is Action.REJECT
             if limit and len(findings) >= limit:
                 more += 1
                 more_failing += fails
@@ -145,5 +145,5 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
         position.count_text(piece[done_index:])
         byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
         more += report.more_findings
-        more_failing += report.more_findings - (0 if strict else report.more_allowed)
+        more_failing += unlisted_failing(report, strict)
     return findings, more, more_failing

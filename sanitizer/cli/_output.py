@@ -49,6 +49,10 @@ class OutputError(Exception):
         super().__init__(str(exc))
         self.exc = exc
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's would call this class with the message: made again from .exc.
+        return type(self), (self.exc,), self.__dict__
+
     @property
     def broken_pipe(self) -> bool:
         return isinstance(self.exc, BrokenPipeError) or self.exc.errno == errno.EPIPE

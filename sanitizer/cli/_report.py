@@ -172,10 +172,13 @@ class Sink:
     ``limit`` a file (0: all), the others counted (``Emitter.unshown``).  ``quiet``:
     failing findings only (``--quiet``), and no notes of skipped files."""
 
-    def __init__(self, out: Writer, limit: int, columns: str, quiet: bool = False) -> None:
+    def __init__(
+        self, out: Writer, limit: int, columns: str, quiet: bool = False, verbose: bool = False
+    ) -> None:
         self.out = out
         self.limit = limit
         self.quiet = quiet
+        self.verbose = verbose  # text: each skipped file on a line (else counted only)
         self.emitter = EMITTERS[out.format](out, columns)
 
     def emit(self, finding: FileFinding) -> None:
@@ -197,8 +200,10 @@ class Sink:
             self.emitter.unshown(label, unshown)
 
     def note(self, label: str, note: str) -> None:
-        """A file not checked, and why (a binary file skipped)."""
-        if self.quiet:
+        """A file not checked, and why (a binary file skipped).  In text, only with
+        ``--verbose``: a tree holds thousands of binary files, and the summary line
+        counts them; JSON and SARIF list each one."""
+        if self.quiet or (not self.verbose and not self.out.as_json):
             return
         self.emitter.skipped(label, note)
 
@@ -237,12 +242,13 @@ def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) 
     }
 
 
-def summary_line(totals: Totals, skipped_symlinks: int, excluded: int) -> str:
-    """The one line on stderr that ends every run."""
+def summary_line(totals: Totals, skipped_symlinks: int, excluded: int, listed: bool = True) -> str:
+    """The one line on stderr that ends every run (``listed``: the skipped binary files
+    were listed one by one, else it says how to list them)."""
     skipped = [
         f"{n} {what}"
         for n, what in (
-            (totals.binary, "binary"),
+            (totals.binary, "binary" if listed else "binary (--verbose lists them)"),
             (skipped_symlinks, "symlink(s)"),
             (excluded, "excluded"),
         )
@@ -251,8 +257,9 @@ def summary_line(totals: Totals, skipped_symlinks: int, excluded: int) -> str:
     passed = totals.findings - totals.failing
     return (
         f"sanitizer check: {totals.files} file(s), {size_text(totals.bytes)}: "
-        f"{totals.findings} finding(s) in {totals.dirty_files} file(s)"
-        + (f" ({passed} allowed)" if passed else "")
+        f"{totals.findings} finding(s) in {totals.dirty_files} file(s), "
+        f"{totals.failing} failing"
+        + (f", {passed} allowed" if passed else "")
         + (f"; skipped {', '.join(skipped)}" if skipped else "")
         + (f"; {totals.io_errors} unreadable" if totals.io_errors else "")
     )

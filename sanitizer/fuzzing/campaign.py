@@ -99,6 +99,9 @@ __all__ = [
 # its time allows" (Python targets run thousands); judged from SHORTFALL_MIN_SECONDS on.
 MIN_EXEC_RATE = 20.0
 SHORTFALL_MIN_SECONDS = 10.0
+# Inputs libFuzzer must have made itself (past the seeds), whatever the time: fewer, and
+# the campaign has not fuzzed (a loaded machine, a budget eaten by start-up).
+MIN_MUTATED_EXECS = 100
 # One worker alone splits a budget of at least 2x this between short and long inputs.
 SPLIT_MIN_SECONDS = 10.0
 # The headline of a worker that ended in the middle of an input without a libFuzzer
@@ -521,7 +524,7 @@ class _TargetCampaign:
             restarts=self.restarts,
             errors=self.errors,
             candidate=self.candidate,
-            shortfall=self._shortfall(execs, elapsed),
+            shortfall=self._shortfall(execs, elapsed, runs),
             corpus_dir=self.working,
             first_finding=self.first_finding,
             candidate_code=info.get("code"),
@@ -530,15 +533,32 @@ class _TargetCampaign:
             classes=class_table(probes) if self.candidate and probes else [],
         )
 
-    def _shortfall(self, execs: int, elapsed: float) -> str | None:
-        """Why this campaign ran far fewer executions than its time allows, if it did:
-        under ``MIN_EXEC_RATE`` per worker-second (workers that died or never started, a
-        candidate that hangs or crawls).  Short campaigns (startup dominates) and ones
-        stopped at a finding on purpose are not judged."""
+    def _shortfall(self, execs: int, elapsed: float, runs: list[RunStats]) -> str | None:
+        """Why this campaign could not do its work, if it could not: fewer than
+        ``MIN_MUTATED_EXECS`` inputs made by libFuzzer past the seeds (it never fuzzed:
+        too short a budget for start-up, a loaded machine), no coverage feedback from
+        code that is meant to be instrumented (a blind fuzzer), or, from
+        ``SHORTFALL_MIN_SECONDS`` on, under ``MIN_EXEC_RATE`` per worker-second
+        (workers that died or never started, a candidate that hangs or crawls).  A
+        campaign stopped at a finding on purpose is not judged."""
         if self.stopping and self.findings:
             return None
         if not self.runs:
             return "no worker ran (the budget is under the 1 s a worker needs)"
+        mutated = sum(r.mutated_execs for r in runs)
+        if mutated < MIN_MUTATED_EXECS:
+            seeds = "" if any(r.inited for r in runs) else ", not all of its seed inputs"
+            return (
+                f"ran {execs:,} executions in {format_duration(elapsed)}{seeds}: "
+                f"{mutated:,} inputs made by the fuzzer, under the {MIN_MUTATED_EXECS} a "
+                "campaign needs to have fuzzed at all (give it more --max-time, or fewer "
+                "--jobs on a loaded machine)"
+            )
+        if not self._blind() and max((r.cov for r in runs), default=0) == 0:
+            return (
+                f"ran {execs:,} executions with no coverage feedback (cov 0): the code "
+                "under test was not instrumented, so the fuzzer mutated blind"
+            )
         if elapsed < SHORTFALL_MIN_SECONDS:
             return None
         rate = execs / (elapsed * self.config.jobs)
@@ -603,6 +623,12 @@ class _TargetCampaign:
         self.open_runs.add(key)
         threading.Thread(target=_reader, args=(proc, key, self.queue), daemon=True).start()
 
+    def _blind(self) -> bool:
+        """A native or uninstrumented candidate: libFuzzer's coverage is not about it."""
+        return self.candidate is not None and (
+            self.candidate_info.get("code") == "native" or not self.config.instrument_candidate
+        )
+
     def _status(self, now: float) -> str:
         runs = list(self.runs.values())
         execs = sum(r.estimate(now) for r in runs)
@@ -613,11 +639,7 @@ class _TargetCampaign:
         active = sum(1 for p in self.procs.values() if p.poll() is None)
         dups = sum(len(f.duplicates) for f in self.findings)
         found = f"{len(self.findings)}" + (f"+{dups}dup" if dups else "")
-        # a native or uninstrumented candidate: libFuzzer's figures are not about it
-        blind = self.candidate is not None and (
-            self.candidate_info.get("code") == "native" or not self.config.instrument_candidate
-        )
-        coverage = "cov n/a" if blind else f"cov {cov} ft {ft}"
+        coverage = "cov n/a" if self._blind() else f"cov {cov} ft {ft}"
         return (
             f"[{self.target}] {format_duration(min(elapsed, self.budget))}"
             f"/{format_duration(self.budget)} "
@@ -897,6 +919,7 @@ class _TargetCampaign:
                     else self.base,
                     minimized,
                     self.candidate,
+                    self.env.get("PYTHONPATH", "").split(os.pathsep),
                 ),
             ),
             encoding="utf-8",

@@ -229,6 +229,7 @@ class RunStats:
     corpus_bytes: int = 0
     last_status: float = 0.0
     inited: bool = False
+    inited_execs: int = 0  # executions when INITED: the seed inputs, run before fuzzing
     final_execs: int | None = None
     crash_reason: str | None = None
     artifacts: list[str] = field(default_factory=list)
@@ -244,6 +245,7 @@ class RunStats:
             self.last_status = now
             if event.kind == "INITED":
                 self.inited = True
+                self.inited_execs = event.execs
             if event.exec_per_sec is not None:
                 self.exec_per_sec = event.exec_per_sec
             if event.cov is not None:
@@ -266,6 +268,11 @@ class RunStats:
     @property
     def total_execs(self) -> int:
         return self.final_execs if self.final_execs is not None else self.execs
+
+    @property
+    def mutated_execs(self) -> int:
+        """Executions of inputs libFuzzer made (after the seed inputs it was given)."""
+        return max(0, self.total_execs - self.inited_execs) if self.inited else 0
 
     def estimate(self, now: float) -> int:
         """Executions so far, extrapolated from the last status line (libFuzzer only
@@ -357,7 +364,14 @@ def merge_command(
     return [*cmd, str(dest), *(str(s) for s in sources)]
 
 
-def reproduce_command(base: Sequence[str], artifact: Path, candidate: str | None) -> str:
-    """A shell command line that replays ``artifact`` once."""
+def reproduce_command(
+    base: Sequence[str], artifact: Path, candidate: str | None, pythonpath: Sequence[str] = ()
+) -> str:
+    """A shell command line that replays ``artifact`` once, from any folder: the input
+    by its absolute path, and the campaign's ``pythonpath`` (the folder it ran in, where a
+    candidate's module is imported from) made absolute."""
     prefix = f"{CANDIDATE_ENV}={shlex.quote(candidate)} " if candidate else ""
-    return prefix + shlex.join([*base, str(artifact)])
+    paths = [os.path.abspath(p) for p in pythonpath if p]
+    if paths:
+        prefix += f"PYTHONPATH={shlex.quote(os.pathsep.join(dict.fromkeys(paths)))} "
+    return prefix + shlex.join([*base, os.path.abspath(artifact)])

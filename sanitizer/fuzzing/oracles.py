@@ -23,6 +23,7 @@ import codecs
 import os
 import zlib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import unicodedata2
 
@@ -103,6 +104,10 @@ class Divergence(AssertionError):
         self.data = bytes(data)
         self.answers = list(answers)
         super().__init__(self._report())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # BaseException's would call Divergence(report): made again from its parts.
+        return type(self), (self.what, self.data, self.answers), self.__dict__
 
     def _report(self) -> str:
         shown = self.data[:_HEX_SHOWN].hex(" ").upper()
@@ -481,7 +486,8 @@ def _check_incremental(
         _fail(
             "CPython incremental (replace) != one-shot", data, sizes, ref_text, cp_text, names=names
         )
-    # This project's, through feed() (never raises; absolute offsets).
+    # This project's, through feed() (never raises; offsets in the stream, and
+    # ``object[start:end]`` the bad bytes).
     dec = sanitizer.IncrementalDecoder()
     parts: list[str] = []
     inc_errors: list[sanitizer.Utf8Error] = []
@@ -492,7 +498,7 @@ def _check_incremental(
     text = "".join(parts)
     if text != ref_text:
         _fail("IncrementalDecoder.feed text != one-shot", data, sizes, ref_text, text, names=names)
-    spans = [(e.start, e.end) for e in inc_errors]
+    spans = [(e.stream_start, e.stream_end) for e in inc_errors]
     if spans != ref_spans:
         _fail(
             "IncrementalDecoder.feed errors != one-shot", data, sizes, ref_spans, spans, names=names
@@ -500,7 +506,7 @@ def _check_incremental(
     if dec.position != len(data):
         _fail("IncrementalDecoder.position != input length", data, len(data), dec.position)
     for err, one in zip(inc_errors[:KINDS], errors, strict=False):
-        if err.kind is not one.kind:
+        if err.kind is not one.kind or err.object[err.start : err.end] != one.sequence:
             _fail(
                 "IncrementalDecoder.feed error kind != one-shot", data, sizes, one, err, names=names
             )
@@ -508,7 +514,7 @@ def _check_incremental(
         str(inc_errors[0])  # the sentence for an error held across chunks (``base`` > 0)
     if not ref_spans:
         return  # well-formed: the strict protocol path is the same as feed()
-    # ... and through the codecs protocol, strict: raises the first error, absolute offsets.
+    # ... and through the codecs protocol, strict: raises the first error.
     strict_dec = sanitizer.IncrementalDecoder()
     got: list[str] = []
     raised: tuple[int, int] | None = None
@@ -516,7 +522,7 @@ def _check_incremental(
         for i, chunk in enumerate(chunks):
             got.append(strict_dec.decode(chunk, i == last))
     except sanitizer.Utf8Error as exc:
-        raised = (exc.start, exc.end)
+        raised = (exc.stream_start, exc.stream_end)
     if raised != ref_spans[0]:
         _fail(
             "IncrementalDecoder.decode (strict) first error",

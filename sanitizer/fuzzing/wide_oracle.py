@@ -92,7 +92,7 @@ def _check_form(data: bytes, name: str, codec: WideCodec[WideError], order: str)
         errs += more
         prev = cut
     chunked = "".join(pieces)
-    if chunked != text or [(e.start, e.end) for e in errs] != spans:
+    if chunked != text or [(e.stream_start, e.stream_end) for e in errs] != spans:
         raise Divergence(
             f"{name}: chunked decoding differs", data, [("one-shot", text), ("chunked", chunked)]
         )

@@ -240,6 +240,14 @@ class Policy:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied as its constructor's arguments: ``actions`` is read-only
+        (a ``MappingProxyType``, which pickle refuses) and ``_hash`` is per process
+        (str hashes are salted), so both are made again by ``__post_init__``."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        fields["actions"] = dict(self.actions)
+        return _rebuild, (type(self), fields)
+
     def _key(self) -> tuple[Any, ...]:
         acts = tuple(sorted((c.name, a.name) for c, a in self.actions.items()))
         return (
@@ -299,6 +307,11 @@ class Policy:
         }
 
 
+def _rebuild(cls: type[Policy], fields: dict[str, Any]) -> Policy:
+    """A policy from its fields (``Policy.__reduce__``)."""
+    return cls(**fields)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One thing a policy noticed.  ``start``/``end`` are byte offsets into bytes input and
@@ -315,7 +328,9 @@ class Finding:
     action: Action
     codepoint: int | None = None
     raw: bytes | None = None
-    error: Utf8Error | None = None
+    # Not compared: an exception is equal only to itself, and ``raw`` holds its bytes
+    # (a Finding from another process, or a copy, equals the original).
+    error: Utf8Error | None = field(default=None, compare=False)
     produced: str | None = None
     form: str | None = None  # the normal form that produced the problem, if any
     detail: str | None = None  # what was found, in words (UTS #39 findings)
@@ -401,6 +416,8 @@ def clean_report(text: str, policy: Policy) -> Report:
 class PolicyError(ValueError):
     """``sanitize`` refused the input; ``.report`` and ``.findings`` say why."""
 
+    __module__ = "sanitizer"  # its public home, as tracebacks and pickles name it
+
     def __init__(self, report: Report) -> None:
         self.report = report
         self.findings = report.findings
@@ -408,3 +425,7 @@ class PolicyError(ValueError):
         more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
         first = str(why[0]) if why else "rejected"
         super().__init__(f"rejected by policy {report.policy.name!r}: {first}{more}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Made again from its report (a process pool pickles what a worker raises).
+        return type(self), (self.report,), self.__dict__

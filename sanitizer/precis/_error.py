@@ -59,6 +59,8 @@ class PrecisError(ValueError):
     ``string`` differs from the input), by Python and by the C extension alike; the
     message is written when read, so a refusal costs little (a login form sees many)."""
 
+    __module__ = "sanitizer.precis"  # its public home, as tracebacks and pickles name it
+
     args: tuple[str, str, str, int | None, bool]
 
     @property

@@ -145,8 +145,8 @@ class Profile:
     def _text(self, value: object, name: str, where: str) -> str:
         if isinstance(value, str):
             return str(value)  # a subclass of str: its plain value
-        if isinstance(value, (bytes, bytearray)):
-            return decode(value)
+        if isinstance(value, bytes):  # as precis-i18n: bytes, not bytearray or memoryview
+            return decode(bytes(value))
         raise TypeError(
             f"{self._name}.{where}() argument '{name}' must be str or bytes, "
             f"not {type(value).__name__}"
@@ -362,6 +362,8 @@ _ALIASES = {"nickname": "NicknameCaseMapped"}  # precis-i18n's name for it befor
 class UnknownProfileError(KeyError, ValueError):
     """``get_profile`` was given a name it does not know (a KeyError, as precis-i18n
     raises, and a ValueError)."""
+
+    __module__ = "sanitizer.precis"  # its public home, as tracebacks and pickles name it
 
     def __str__(self) -> str:
         return str(self.args[0])

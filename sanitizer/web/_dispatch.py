@@ -16,7 +16,7 @@ from ._head import Head
 from ._json import JSONBody, JSONByContent
 from ._msgpack import MsgpackByContent
 from ._multipart import MultipartBody
-from ._problems import Problem
+from ._problems import Problem, multipart_unchecked
 from ._readings import parses_json_by_content, parses_msgpack_by_content
 from ._text import TextBody
 
@@ -29,6 +29,8 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     limit = policy.max_body_size
     check: BodyCheck
     if head.media == "multipart":
+        if not multipart_available():
+            return _Unchecked(limit, multipart_unchecked())
         return MultipartBody(compiled, limit, head.boundary)
     if head.media == "json" and compiled.json is not None:
         return JSONBody(compiled.json, limit)
@@ -45,6 +47,34 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     if compiled.json is not None and _JSON_BY_CONTENT and head.media not in _JSON_KINDS:
         check.json_by_content = functools.partial(_by_content, compiled.json)
     return check
+
+
+@functools.cache
+def multipart_available() -> bool:
+    """Whether python-multipart (the ``web`` extra) can be imported: without it,
+    ``sanitizer.web`` still imports and checks every other body, and refuses multipart
+    ones (415) instead of passing them on unread."""
+    try:
+        import python_multipart  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _Unchecked(BodyCheck):
+    """A body no check here can read: refused at its first byte (or its end, if empty)."""
+
+    __slots__ = ("_refusal",)
+
+    def __init__(self, limit: int | None, refusal: Problem) -> None:
+        super().__init__(limit)
+        self._refusal = refusal
+
+    def _feed(self, chunk: bytes) -> Problem | None:
+        return self._refusal
+
+    def _close(self) -> Problem | None:
+        return self._refusal
 
 
 def json_by_content(compiled: CompiledPolicy) -> BodyCheck:

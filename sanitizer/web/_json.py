@@ -276,9 +276,10 @@ class JSONBody(BodyCheck):
             self._direct_args,
             self._batch,
         ) = _reading(compiled, mode)
-        # Strict RFC 3629 decoding with absolute offsets; a chunk's incomplete last
-        # sequence waits for the next; the first error refuses the body.  (JSONByContent
-        # gives its own for a body that starts with a UTF-16 or UTF-32 byte order mark.)
+        # Strict RFC 3629 decoding (an error's stream_start: its offset in the body); a
+        # chunk's incomplete last sequence waits for the next; the first error refuses
+        # the body.  (JSONByContent gives its own for a body that starts with a UTF-16
+        # or UTF-32 byte order mark.)
         self._utf8: IncrementalDecoder | _WideDecoder = (
             IncrementalDecoder() if utf8 is None else utf8
         )
@@ -319,7 +320,7 @@ class JSONBody(BodyCheck):
         return problem
 
     def _ill_formed(self, error: Utf8Error) -> Problem | None:
-        return ill_formed(error, "json", "JSON body", error.start)
+        return ill_formed(error, "json", "JSON body", error.stream_start)
 
     def _judged_size(self) -> int:
         return self._judged_bytes

@@ -45,16 +45,18 @@ TITLES: dict[str, str] = {
     "content-encoding": "Unsupported content encoding on a checked body",
     "malformed": "Malformed request part",
     "too-large": "Content too large",  # RFC 9110 §15.5.14
+    "unchecked-body": "Body kind this server cannot check",  # RFC 9110 §15.5.16
 }
 
-_STATUS_REASON = {400: "Bad Request", 413: "Content Too Large"}
+_STATUS_REASON = {400: "Bad Request", 413: "Content Too Large", 415: "Unsupported Media Type"}
 
 
 @dataclass(frozen=True)
 class Problem:
     """One reason to refuse a request.
 
-    ``status`` is 400, or 413 for the size limit.  ``type`` is a key of ``TITLES``;
+    ``status`` is 400, 413 for the size limit, or 415 for a multipart body when
+    python-multipart (the ``web`` extra) is not installed.  ``type`` is a key of ``TITLES``;
     ``kind`` is the precise finding (an ``ErrorKind`` or ``Category`` value, or the type
     itself).  ``part`` is the request part (``path``, ``query``, ``header``, ``cookie``,
     ``form``, ``multipart``, ``json``, ``text``, ``body``, ``websocket``) and ``where``
@@ -272,6 +274,20 @@ _UTF7_LABELS = frozenset({"utf-7", "utf7", "u7", "unicode-1-1-utf-7", "csunicode
 def _is_utf7(charset: str) -> bool:
     """Whether ``charset`` (a label, as ``charset_label`` gives it) names UTF-7."""
     return charset.replace("_", "-") in _UTF7_LABELS
+
+
+def multipart_unchecked() -> Problem:
+    """A multipart body, and no python-multipart to parse it: refused, never passed on
+    unread (RFC 9110 §15.5.16)."""
+    return Problem(
+        415,
+        "unchecked-body",
+        "unchecked-body",
+        "multipart",
+        "multipart/form-data body",
+        "multipart bodies cannot be checked here: python-multipart (the 'web' extra) is "
+        "not installed",
+    )
 
 
 def content_encoding() -> Problem:

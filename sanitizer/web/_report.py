@@ -82,14 +82,15 @@ def configure(
 ) -> tuple[WebPolicy, Reporter]:
     """Both middleware constructors: ``policy`` (default ``WebPolicy()``) with any of its
     fields given as keywords, and the Reporter for it.  A missing python-multipart (the
-    ``web`` extra) is said here, not as a 500 on the first multipart request."""
-    try:
-        import python_multipart  # noqa: F401  (multipart bodies are parsed with it)
-    except ImportError:
-        raise ImportError(
-            "sanitizer.web needs python-multipart to check multipart/form-data bodies: "
-            "pip install 'utf8-sanitizer[web]'"
-        ) from None
+    ``web`` extra) is said here, once, as a warning: multipart bodies are then refused
+    with 415, every other part of a request checked as usual."""
+    from ._dispatch import multipart_available
+
+    if not multipart_available():
+        (logger or LOGGER).warning(
+            "sanitizer.web: python-multipart is not installed, so multipart/form-data "
+            "bodies will be refused (415): pip install 'utf8-sanitizer[web]'"
+        )
     if policy is not None and not isinstance(policy, WebPolicy):
         raise TypeError(f"policy must be a sanitizer.web.WebPolicy or None, not {_kind(policy)}")
     if on_problem is not None and not callable(on_problem):

@@ -41,6 +41,10 @@ class RequestRejected(OSError):
         super().__init__(problem.detail)
         self.problem = problem
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # OSError's would call RequestRejected(detail): made again from the problem.
+        return type(self), (self.problem,), self.__dict__
+
 
 class WSGIMiddleware:
     """Refuse ill-formed and dangerous input before a WSGI app sees it.
