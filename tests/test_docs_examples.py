@@ -68,11 +68,29 @@ def _literal(comment: str) -> tuple[bool, object]:
     return False, None
 
 
+def _sample_files(folder: Path) -> None:
+    """The files the pages read, in the folder their blocks run in: ``crawl.parquet``, a
+    crawl whose ``text`` column holds one overlong '.' (row 18, byte 2), as the
+    datasets page shows."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    values = [f"page {i}: caf\u00e9 \u6f22\u5b57".encode() for i in range(40)]
+    values[18] = b"ab\xc0\xae./etc/passwd"
+    table = pa.table({"text": pa.array(values, pa.binary())})
+    pq.write_table(table, folder / "crawl.parquet", row_group_size=16)
+
+
 @pytest.mark.parametrize(("page", "line", "code"), BLOCKS, ids=[f"{p}:{n}" for p, n, _ in BLOCKS])
-def test_python_block_runs_as_printed(page: str, line: int, code: str) -> None:
+def test_python_block_runs_as_printed(
+    page: str, line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = code.strip().splitlines()[0]
     if (page, first) in NEEDS_AN_APP:
         pytest.skip(NEEDS_AN_APP[page, first])
+    if "crawl.parquet" in code:
+        _sample_files(tmp_path)
+    monkeypatch.chdir(tmp_path)  # a block's files: its own, or the samples above
     if code.lstrip().startswith(">>>"):
         import doctest
 
