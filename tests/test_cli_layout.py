@@ -41,7 +41,8 @@ def test_each_option_taken_as_given_reaches_its_field() -> None:
     assert set(_check_args.AS_GIVEN) <= set(parsed)
     changed = _resolved(
         "--encoding=utf-16le", "--strict", "--limit=7", "--max-bytes=9", "--jobs=3",
-        "--declared-encoding=allow", "--binary=fail", "--allow-overlong-nul", "--quiet", "--verbose",
+        "--declared-encoding=allow", "--binary=fail", "--allow-overlong-nul", "--quiet",
+        "--verbose",
     )  # fmt: skip
     values = {name: getattr(changed, name) for name in _check_args.AS_GIVEN}
     assert values == {
