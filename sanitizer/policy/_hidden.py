@@ -2,17 +2,21 @@
 
 ``Hidden`` says where a payload rides (the carrier run's offsets and ``Channel``), what it
 carries (``payload`` bytes, ``text`` when they are UTF-8) and, for bits, how they were
-read (``Reading``).  ``spelling`` shows a payload escaped and bounded, as
-``sanitizer.utf7.spelling`` shows UTF-7: printable ASCII as itself, everything else as a
-Python escape, cut with "...", so a log line or a finding's detail can neither forge
-records nor hide what it reports.  The finding itself is ``_reveal``'s.
+read (``Reading``).  ``spelling`` shows a payload bounded and escaped where it must be: a
+text payload as it reads (Cyrillic, CJK, accented letters as themselves), only what is
+invisible or a control as a Python escape (controls, line breaks, format and other
+default-ignorable characters, spaces other than SPACE, private use, unassigned); bytes that
+are no UTF-8 as hex escapes; cut with "...".  So a log line or a finding's detail can
+neither forge records nor hide what it reports.  The finding itself is ``_reveal``'s.
 """
 
 from __future__ import annotations
 
 import enum
 
+from .._arguments import check_int
 from .._frozen import Frozen
+from ..categories import DEFAULT_IGNORABLE, in_ranges
 
 __all__ = ["Channel", "Hidden", "Reading", "spelling"]
 
@@ -109,7 +113,9 @@ class Hidden(Frozen):
 
     def describe(self, limit: int = 64) -> str:
         """In words, for a log or a finding's detail: ``tag characters spelling 'ignore
-        previous...'`` (escaped, at most ``limit`` characters of the payload shown)."""
+        previous...'`` (escaped, at most ``limit`` characters of the payload shown:
+        an int >= 0, else TypeError or ValueError)."""
+        limit = _limit(limit, "Hidden.describe")
         what = self.channel.noun
         if self.reading is not None:
             what += f" ({self.reading})"
@@ -133,24 +139,47 @@ class Hidden(Frozen):
         }
 
 
+def _limit(limit: object, where: str) -> int:
+    """``limit`` as a count of characters shown: an int >= 0 (not a bool), else the error."""
+    value = check_int(limit, "limit", where)
+    if value < 0:
+        raise ValueError(f"{where}() argument 'limit' must be >= 0, not {value}")
+    return value
+
+
+def _hidden_char(c: str) -> bool:
+    """Whether ``c`` cannot be shown as itself: a control or line break, a format or other
+    default-ignorable character (invisible), a space other than SPACE, a surrogate,
+    private use or unassigned (``str.isprintable`` is False for all of these but the
+    default ignorables of other categories, such as variation selectors and U+115F)."""
+    return not c.isprintable() or in_ranges(ord(c), DEFAULT_IGNORABLE)
+
+
 def _escaped(text: str) -> str:
-    """Printable ASCII as itself ('\\' doubled), anything else as a Python escape."""
+    """``text`` as it reads, '\\' doubled, what ``_hidden_char`` names as a Python escape."""
     if text.isascii() and text.isprintable() and "\\" not in text:
         return text
     return "".join(
-        c if " " <= c <= "~" and c != "\\" else "\\\\" if c == "\\" else ascii(c)[1:-1]
-        for c in text
+        "\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden_char(c) else c for c in text
+    )
+
+
+def _escaped_bytes(data: bytes) -> str:
+    """Bytes that are no UTF-8: printable ASCII as itself, every other byte as ``\\xNN``."""
+    return "".join(
+        chr(b) if 0x20 <= b <= 0x7E and b != 0x5C else "\\\\" if b == 0x5C else f"\\x{b:02x}"
+        for b in data
     )
 
 
 def spelling(payload: bytes, limit: int = 64) -> str:
     """``payload`` for a log: ``spelling 'text'`` when it is UTF-8, else ``carrying bytes
     '\\x01\\xff'``; escaped (``_escaped``) and cut to ``limit`` characters (marked '...')."""
+    limit = _limit(limit, "spelling")
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
-        shown = payload[:limit].decode("latin-1")
         cut = "..." if len(payload) > limit else ""
-        return f"carrying {len(payload)} bytes '{_escaped(shown)}{cut}'"
+        return f"carrying {len(payload)} bytes '{_escaped_bytes(payload[:limit])}{cut}'"
     cut = "..." if len(text) > limit else ""
     return f"spelling '{_escaped(text[:limit])}{cut}'"

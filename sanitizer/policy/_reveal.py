@@ -80,6 +80,8 @@ SELECTORS: Ranges = merge_ranges(
     ct.SEQUENCE_SETS[ct.VS_STANDARD], ct.SEQUENCE_SETS[ct.VS_IDEOGRAPHIC]
 )
 BITS: Ranges = merge_ranges(*(c.ranges for c in BIT_CATEGORIES))
+# The characters of each kind of carrier run: a run is a maximal run of one of these.
+CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS)
 _LANGUAGE_TAG = 0xE0001
 _CANCEL_TAG = TAG_SEQUENCE.end
 _PRESENTATION = (0xFE0E, 0xFE0F)  # VS15 text, VS16 emoji presentation (UTS #51 §1.4.3)
@@ -157,7 +159,8 @@ CarrierRule = tuple[()] | tuple[bytes, bytes] | None
 @functools.cache
 def carrier_rules() -> tuple[CarrierRule, ...]:
     """Per class of the class table, whether the C scan must stop there for ``reveal``:
-    every class of a carrier category (Mongolian FVS aside), a bit symbol unless neither
+    every class of a carrier category (Mongolian free variation selectors aside, not
+    U+180E MONGOLIAN VOWEL SEPARATOR, a bit symbol of their block), a bit symbol unless neither
     neighbour is one (a run of one is no payload), VS16 unless right after an emoji, with
     no selector after it (a legitimate emoji presentation sequence).  VS17..VS256 always:
     whether one makes a registered ideographic variation sequence depends on the pair
@@ -177,7 +180,7 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
     )
     out: list[CarrierRule] = []
     for cat, fl in info:
-        if cat not in CARRIER_CATEGORIES or ct.VS_MONGOLIAN in fl:
+        if cat not in CARRIER_CATEGORIES or (cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl):
             out.append(None)
         elif cat in BIT_CATEGORIES:
             out.append((not_bits, not_bits))
@@ -231,10 +234,38 @@ def find(text: str) -> list[Hidden]:
     out: list[Hidden] = []
     n = len(text)
     i = _candidates(text, 0)
+    done = 0  # where the last run read ended
     while i < n:
-        i = i + 1 if _lone_ivs(text, i) else _run_at(text, i, out)
+        i = i + 1 if _lone_ivs(text, i) else _run_at(text, _run_start(text, i, done), out)
+        done = i
         i = _candidates(text, i)
     return out
+
+
+def _run_start(text: str, i: int, done: int) -> int:
+    """Where the carrier run holding the candidate ``text[i]`` starts (not before
+    ``done``): the scan may stop at its second character, as a character that alone is
+    no candidate (U+180E, of a Mongolian class) can be the first symbol of a run."""
+    ranges = _channel_ranges(ord(text[i]))
+    if ranges is None:
+        return i
+    while i > done and in_ranges(ord(text[i - 1]), ranges):
+        i -= 1
+    return i
+
+
+def channel_of(cp: int) -> int | None:
+    """The index into ``CHANNEL_RANGES`` of the carrier runs ``cp`` belongs to, or None."""
+    for k, ranges in enumerate(CHANNEL_RANGES):
+        if in_ranges(cp, ranges):
+            return k
+    return None
+
+
+def _channel_ranges(cp: int) -> Ranges | None:
+    """The carrier ranges whose runs ``cp`` belongs to (tags, selectors, bits), or None."""
+    k = channel_of(cp)
+    return None if k is None else CHANNEL_RANGES[k]
 
 
 def _lone_ivs(text: str, i: int) -> bool:
@@ -375,7 +406,9 @@ _Candidate = tuple[tuple[object, ...], bytes, Reading, int, int]
 
 
 def _fixed_groups(body: str, zero: int, one: int, sep: int | None) -> list[_Candidate]:
-    """Readings of ``body`` (two symbols, a multiple of 8) in groups of 8 bits."""
+    """Readings of ``body`` (two symbols, a multiple of 8) in groups of 8 bits: as bytes,
+    and as code points U+0000..00FF (``charCodeAt`` padded to 8 bits: Latin-1 letters are
+    one group, which as a byte would be no UTF-8)."""
     bits = body.translate({zero: "0", one: "1"})
     size = len(bits) // 8
     out: list[_Candidate] = []
@@ -383,8 +416,37 @@ def _fixed_groups(body: str, zero: int, one: int, sep: int | None) -> list[_Cand
         value = int(bits, 2) if msb else int(bits[::-1], 2)
         payload = value.to_bytes(size, "big" if msb else "little")
         reading = Reading(zero, one, sep, msb, "byte")
-        out.append(((*_quality(payload), True, True), payload, reading, 0, 0))
+        quality = _quality(payload)
+        out.append(((*quality, True, True), payload, reading, 0, 0))
+        if not quality[0]:  # bytes 80..FF that are no UTF-8: each may be a code point
+            as_points = payload.decode("latin-1").encode("utf-8")
+            reading = Reading(zero, one, sep, msb, "code point")
+            out.append(((*_quality(as_points), False, True), as_points, reading, 0, 0))
     return out
+
+
+def _code_points(values: list[int]) -> bytes | None:
+    """Groups read as code points, UTF-16 surrogate pairs joined (JavaScript's
+    ``charCodeAt``), as UTF-8; None when a value is past U+10FFFF."""
+    if max(values) > 0x10FFFF:
+        return None
+    text = "".join(map(chr, values))
+    try:  # surrogate pairs -> their character
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        pass
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _one_group(body: str, zero: int, one: int) -> list[_Candidate]:
+    """``body`` (two symbols, at most 21) as one code point written without leading
+    zeros: what a ``charCodeAt`` encoder writes for a one-character payload, where no
+    separator shows."""
+    payload = _code_points([int(body.translate({zero: "0", one: "1"}), 2)])
+    if payload is None:
+        return []
+    reading = Reading(zero, one, None, True, "code point")
+    return [((*_quality(payload), False, False), payload, reading, 0, 0)]
 
 
 def _split_groups(body: str, sep: int) -> list[str] | None:
@@ -399,24 +461,21 @@ def _split_groups(body: str, sep: int) -> list[str] | None:
 
 def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidate]:
     """Readings of separated groups of any length: as bytes (all of at most 8 bits) and
-    as code points (UTF-16 code units pair up: JavaScript's ``charCodeAt``)."""
+    as code points (UTF-16 code units pair up: JavaScript's ``charCodeAt``), most
+    significant bit first, as a number is written (``toString(2)``: no leading zeros)."""
     out: list[_Candidate] = []
     digits = body.translate({zero: "0", one: "1", sep: " "}).split()
     fits_byte = max(map(len, digits)) <= 8
-    for msb in (True, False):
-        values = [int(g, 2) for g in digits] if msb else [int(g[::-1], 2) for g in digits]
+    for msb in (True,):  # a number written without leading zeros: most significant first
+        values = [int(g, 2) for g in digits]
         if fits_byte:
             payload = bytes(values)
             reading = Reading(zero, one, sep, msb, "byte")
             out.append(((*_quality(payload), True, False), payload, reading, 0, 0))
-        if max(values) > 0x10FFFF:
+        points = _code_points(values)
+        if points is None:
             continue
-        text = "".join(map(chr, values))
-        try:  # surrogate pairs -> their character
-            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-        except UnicodeDecodeError:
-            pass
-        payload = text.encode("utf-8", "surrogatepass")
+        payload = points
         reading = Reading(zero, one, sep, msb, "code point")
         out.append(((*_quality(payload), False, False), payload, reading, 0, 0))
     return out
@@ -430,9 +489,11 @@ def _readings(body: str) -> list[_Candidate]:
     symbols = sorted({ord(c) for c in body})
     out: list[_Candidate] = []
     if len(symbols) == 2:
-        if len(body) % 8 == 0:
-            for zero, one in itertools.permutations(symbols):
+        for zero, one in itertools.permutations(symbols):
+            if len(body) % 8 == 0:
                 out += _fixed_groups(body, zero, one, None)
+            if len(body) <= 21:
+                out += _one_group(body, zero, one)
         return out
     if len(symbols) != 3:
         return out
@@ -464,21 +525,21 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
         body = run[cut_start : len(run) - cut_end]
         if len(body) < MIN_BITS:
             break
+        if best is not None and best[0][:3] == (True, True, 1.0) and best[0][3] > -cut_start - cut_end:
+            break  # printable UTF-8 in whole groups: leaving out more never reads better
         for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
             key = (
                 ok,
                 uniform,  # an encoder's structure (8 bits a group) beats what reads well
-                unit_byte,
                 printable,
+                -(cut_start + cut_end),  # the whole run as code points beats a part
+                unit_byte,  # of it as bytes (a symbol left out changes the groups)
                 words,
-                -(cut_start + cut_end),
                 reading.msb_first,
                 reading.zero < reading.one,
             )
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
-        if best is not None and best[0][:4] == (True, True, True, 1.0):
-            break  # well-formed printable bytes in whole groups: nothing reads better
     if best is None:
         return None
     return best[1], best[2], best[3], best[4]

@@ -43,6 +43,7 @@ from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
+from ._scan import counted_mark
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -229,7 +230,7 @@ def _c_tables(policy: Policy, scanned: frozenset[Category]) -> bytes:
     for c, (cat, fl) in enumerate(table.info):
         by_category = cat in scanned
         by_form = bool(fl & sensitive)
-        flags[c] = (by_category or by_form) | (2 if runs and ct.MARK in fl else 0)
+        flags[c] = (by_category or by_form) | (2 if runs and counted_mark(cat, fl) else 0)
         if by_category and not by_form and policy.allow_sequences:
             rule[c] = c_rule_id(cat, fl)
     rule_tables = c_rule_tables(table.info)
