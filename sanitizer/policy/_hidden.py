@@ -20,6 +20,8 @@ from ..categories import DEFAULT_IGNORABLE, in_ranges
 
 __all__ = ["Channel", "Hidden", "Reading", "spelling"]
 
+_set = object.__setattr__
+
 
 class Channel(str, enum.Enum):
     """How a payload is hidden (docs/reveal.md has an example of each)."""
@@ -98,10 +100,11 @@ class Hidden(Frozen):
     def __init__(
         self, start: int, end: int, channel: Channel, payload: bytes, reading: Reading | None
     ) -> None:
-        for name, value in zip(
-            self.__slots__, (start, end, channel, payload, reading), strict=True
-        ):
-            object.__setattr__(self, name, value)
+        _set(self, "start", start)  # one call a field: a payload is built per carrier run
+        _set(self, "end", end)
+        _set(self, "channel", channel)
+        _set(self, "payload", payload)
+        _set(self, "reading", reading)
 
     @property
     def text(self) -> str | None:

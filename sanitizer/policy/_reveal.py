@@ -47,6 +47,7 @@ import functools
 import itertools
 import re
 from array import array
+from collections.abc import Callable, Iterable, Iterator
 
 import unicodedata2
 
@@ -64,6 +65,7 @@ __all__ = [
     "carrier_rules",
     "carrier_run",
     "find",
+    "iter_find",
     "ivd_registered",
     "reveal",
 ]
@@ -231,53 +233,48 @@ def _candidates(text: str, start: int) -> int:
 
 def find(text: str) -> list[Hidden]:
     """The payloads of ``text``, in order, with code-point offsets."""
-    out: list[Hidden] = []
+    return list(iter_find(text))
+
+
+def iter_find(text: str) -> Iterator[Hidden]:
+    """The payloads of ``text``, in order, one at a time: a caller that stops at the
+    first (a refusing policy) reads no further.  Each carrier run is read once; a run
+    of one character costs a few dictionary lookups (``_channels``), no search."""
     n = len(text)
+    channels = _channels()
     i = _candidates(text, 0)
     done = 0  # where the last run read ended
     while i < n:
-        i = i + 1 if _lone_ivs(text, i) else _run_at(text, _run_start(text, i, done), out)
+        k = channels.get(ord(text[i]))
+        if k is None:  # no carrier (the scan's rules stop at nothing else)
+            i += 1
+        else:
+            start = i
+            while start > done and channels.get(ord(text[start - 1])) == k:
+                start -= 1  # the scan may stop at a run's second character (U+180E)
+            end = i + 1
+            if end < n and channels.get(ord(text[end])) == k:
+                end = _run_patterns()[k].match(text, end).end()  # type: ignore[union-attr]
+            yield from _READERS[k](text, start, end)
+            i = end
         done = i
         i = _candidates(text, i)
-    return out
 
 
-def _run_start(text: str, i: int, done: int) -> int:
-    """Where the carrier run holding the candidate ``text[i]`` starts (not before
-    ``done``): the scan may stop at its second character, as a character that alone is
-    no candidate (U+180E, of a Mongolian class) can be the first symbol of a run."""
-    ranges = _channel_ranges(ord(text[i]))
-    if ranges is None:
-        return i
-    while i > done and in_ranges(ord(text[i - 1]), ranges):
-        i -= 1
-    return i
+@functools.cache
+def _channels() -> dict[int, int]:
+    """Each carrier code point -> the index of its channel in ``CHANNEL_RANGES``."""
+    return {
+        cp: k
+        for k, ranges in enumerate(CHANNEL_RANGES)
+        for lo, hi in ranges
+        for cp in range(lo, hi + 1)
+    }
 
 
 def channel_of(cp: int) -> int | None:
     """The index into ``CHANNEL_RANGES`` of the carrier runs ``cp`` belongs to, or None."""
-    for k, ranges in enumerate(CHANNEL_RANGES):
-        if in_ranges(cp, ranges):
-            return k
-    return None
-
-
-def _channel_ranges(cp: int) -> Ranges | None:
-    """The carrier ranges whose runs ``cp`` belongs to (tags, selectors, bits), or None."""
-    k = channel_of(cp)
-    return None if k is None else CHANNEL_RANGES[k]
-
-
-def _lone_ivs(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is one VS17..VS256 making a registered ideographic variation
-    sequence with the character before, no selector after: what ``_run_at`` would read
-    as a run of one and find legitimate, told cheaply (the C scan stops at each one)."""
-    cp = ord(text[i])
-    if cp < _SUPPLEMENT or cp not in _SELECTOR_BYTES or i == 0:
-        return False
-    if i + 1 < len(text) and ord(text[i + 1]) in _SELECTOR_BYTES:
-        return False
-    return ivd_registered(ord(text[i - 1]), cp)
+    return _channels().get(cp)
 
 
 def carrier_run(text: str, start: int, end: int) -> list[Hidden]:
@@ -293,24 +290,13 @@ def carrier_run(text: str, start: int, end: int) -> list[Hidden]:
 
 
 def _run_at(text: str, i: int, out: list[Hidden]) -> int:
-    """Read the carrier run that starts at ``text[i]`` (a candidate): append its payloads
-    to ``out`` and return where the run ends."""
-    tags, selectors, bits = _run_patterns()
-    cp = ord(text[i])
-    if in_ranges(cp, TAGS):
-        end: int = tags.match(text, i).end()  # type: ignore[union-attr]
-        out.extend(_tag_payloads(text, i, end))
-        return end
-    if in_ranges(cp, SELECTORS):
-        end = selectors.match(text, i).end()  # type: ignore[union-attr]
-        found = _selector_payload(text, i, end)
-    elif in_ranges(cp, BITS):
-        end = bits.match(text, i).end()  # type: ignore[union-attr]
-        found = _bit_payload(text, i, end)
-    else:  # a Mongolian free variation selector, or anything else: no payload
+    """Read the carrier run that starts at ``text[i]``: append its payloads to ``out``
+    and return where the run ends."""
+    k = channel_of(ord(text[i]))
+    if k is None:
         return i + 1
-    if found is not None:
-        out.append(found)
+    end: int = _run_patterns()[k].match(text, i).end()  # type: ignore[union-attr]
+    out.extend(_READERS[k](text, i, end))
     return end
 
 
@@ -352,6 +338,18 @@ def _selector_ok(text: str, i: int) -> bool:
     if in_ranges(base, _registered()[selector]):
         return True
     return selector in _PRESENTATION and in_ranges(base, EMOJI)
+
+
+def _selector_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
+    found = _selector_payload(text, start, end)
+    return () if found is None else (found,)
+
+
+def _bit_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
+    if end - start < MIN_BITS:
+        return ()
+    found = _bit_payload(text, start, end)
+    return () if found is None else (found,)
 
 
 def _selector_payload(text: str, start: int, end: int) -> Hidden | None:
@@ -584,6 +582,13 @@ def _bit_payload(text: str, start: int, end: int) -> Hidden | None:
         end -= 1
     return Hidden(start, end, channel, payload, reading)
 
+
+# How each channel's run is read, by its index in ``CHANNEL_RANGES``.
+_READERS: tuple[Callable[[str, int, int], Iterable[Hidden]], ...] = (
+    _tag_payloads,
+    _selector_payloads,
+    _bit_payloads,
+)
 
 # -- the public function --------------------------------------------------------------------
 
