@@ -37,6 +37,16 @@ class Channel(str, enum.Enum):
     ZERO_WIDTH_BITS = "zero-width-bits"
     # The same on bidi marks alone: LRM U+200E, RLM U+200F, ALM U+061C.
     BIDI_MARK_BITS = "bidi-mark-bits"
+    # Interlinear annotation (U+FFF9 anchor, U+FFFA separator, U+FFFB terminator): the
+    # annotation, which some renderers do not show; the payload is its text.
+    ANNOTATION = "interlinear-annotation"
+    # Bits in the choice of space character: U+0020 against U+2000..200A, U+202F,
+    # U+205F, U+3000, U+00A0 (one a word gap, or runs of them).
+    SPACE_BITS = "space-bits"
+    # The same with U+2800 BRAILLE PATTERN BLANK, which shows as a space.
+    BRAILLE_BITS = "braille-bits"
+    # Bits in the spaces and tabs at the ends of lines (whitespace steganography).
+    TRAILING_WHITESPACE_BITS = "trailing-whitespace-bits"
 
     __hash__ = object.__hash__  # singletons: hash in C
 
@@ -51,7 +61,21 @@ _NOUNS = {
     Channel.VARIATION_SELECTORS: "variation selectors",
     Channel.ZERO_WIDTH_BITS: "zero-width characters",
     Channel.BIDI_MARK_BITS: "bidi marks",
+    Channel.ANNOTATION: "interlinear annotation",
+    Channel.SPACE_BITS: "space characters",
+    Channel.BRAILLE_BITS: "Braille blanks and spaces",
+    Channel.TRAILING_WHITESPACE_BITS: "trailing spaces and tabs",
 }
+# The channels whose payload is bits read from symbols (``Reading``).
+BIT_CHANNELS = frozenset(
+    {
+        Channel.ZERO_WIDTH_BITS,
+        Channel.BIDI_MARK_BITS,
+        Channel.SPACE_BITS,
+        Channel.BRAILLE_BITS,
+        Channel.TRAILING_WHITESPACE_BITS,
+    }
+)
 
 
 class Reading(Frozen):
@@ -122,7 +146,7 @@ class Hidden(Frozen):
         what = self.channel.noun
         if self.reading is not None:
             what += f" ({self.reading})"
-        if self.channel in (Channel.ZERO_WIDTH_BITS, Channel.BIDI_MARK_BITS) and not self.payload:
+        if self.channel in BIT_CHANNELS and not self.payload:
             return f"{what}: no 8-bit reading"
         return f"{what} {spelling(self.payload, limit)}"
 

@@ -82,8 +82,16 @@ SELECTORS: Ranges = merge_ranges(
     ct.SEQUENCE_SETS[ct.VS_STANDARD], ct.SEQUENCE_SETS[ct.VS_IDEOGRAPHIC]
 )
 BITS: Ranges = merge_ranges(*(c.ranges for c in BIT_CATEGORIES))
-# The characters of each kind of carrier run: a run is a maximal run of one of these.
-CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS)
+ANNOTATIONS: Ranges = ((0xFFF9, 0xFFFB),)  # interlinear annotation anchor, separator, end
+_ANCHOR, _SEPARATOR, _TERMINATOR = "\ufff9", "\ufffa", "\ufffb"
+# The characters of each kind of carrier run: a run is a maximal run of one of these
+# (an annotation is read from its anchor to its terminator instead).
+CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
+_BITS_AT, _ANNOTATION_AT = 2, 3  # their indices
+# What ends a word for a bit symbol put after it: a space, a line break, the end.
+BLANKS: Ranges = merge_ranges(_C.WHITESPACE.ranges, _C.LINE_BREAK.ranges)
+MAX_WORD_GAP = 7  # words without a mark between two marks of one stretch (an ASCII
+# payload, a mark for each 1 bit, has at most 7 zero bits in a row between letters)
 _LANGUAGE_TAG = 0xE0001
 _CANCEL_TAG = TAG_SEQUENCE.end
 _PRESENTATION = (0xFE0E, 0xFE0F)  # VS15 text, VS16 emoji presentation (UTS #51 §1.4.3)
@@ -162,15 +170,25 @@ CarrierRule = tuple[()] | tuple[bytes, bytes] | None
 def carrier_rules() -> tuple[CarrierRule, ...]:
     """Per class of the class table, whether the C scan must stop there for ``reveal``:
     every class of a carrier category (Mongolian free variation selectors aside, not
-    U+180E MONGOLIAN VOWEL SEPARATOR, a bit symbol of their block), a bit symbol unless neither
-    neighbour is one (a run of one is no payload), VS16 unless right after an emoji, with
+    U+180E MONGOLIAN VOWEL SEPARATOR, a bit symbol of their block) and of the interlinear
+    annotation characters, a bit symbol unless neither neighbour is one and a letter
+    or the like follows (a run of one is no payload, unless it ends a word: one mark
+    after each word of a stretch is one), VS16 unless right after an emoji, with
     no selector after it (a legitimate emoji presentation sequence).  VS17..VS256 always:
     whether one makes a registered ideographic variation sequence depends on the pair
     (``ivd_registered``), which no class tells.  What the scan skips, ``find`` would
     find legitimate: the rules only save work.  Shared by
     ``_c_tables`` and by policies that scan HIDDEN_PAYLOAD (``compiled``)."""
-    info = ct.class_table().info
+    table = ct.class_table()
+    info = table.info
     not_bits = bytes(cat not in BIT_CATEGORIES for cat, _ in info).ljust(256, b"\0") + b"\1"
+    # after a bit symbol: neither a bit symbol, nor a space, a line break or the end,
+    # where a mark put after a word stands (``_word_marks``)
+    in_word = (
+        bytes(cat not in BIT_CATEGORIES and cat not in (_C.WHITESPACE, _C.LINE_BREAK) for cat, _ in info).ljust(256, b"\0")
+        + b"\0"
+    )
+    annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
     emoji_base = (
         bytes(ct.EMOJI in fl and cat not in CARRIER_CATEGORIES for cat, fl in info).ljust(
             256, b"\0"
@@ -181,11 +199,13 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
         bytes(cat is not _C.VARIATION_SELECTOR for cat, _ in info).ljust(256, b"\0") + b"\1"
     )
     out: list[CarrierRule] = []
-    for cat, fl in info:
-        if cat not in CARRIER_CATEGORIES or (cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl):
+    for c, (cat, fl) in enumerate(info):
+        if c in annotation:
+            out.append(())
+        elif cat not in CARRIER_CATEGORIES or (cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl):
             out.append(None)
         elif cat in BIT_CATEGORIES:
-            out.append((not_bits, not_bits))
+            out.append((not_bits, in_word))
         elif ct.VS16 in fl:
             out.append((emoji_base, no_selector))
         else:
@@ -215,9 +235,24 @@ def _c_tables() -> tuple[bytes, bytes, bytes]:
 
 @functools.cache
 def _candidate_pattern() -> re.Pattern[str]:
-    """Without the C extension: every carrier character but a lone bit symbol."""
-    bits = char_class(BITS)
-    return re.compile(f"[{char_class(merge_ranges(TAGS, SELECTORS))}]|[{bits}]{{2,}}")
+    """Without the C extension: every carrier character but a lone bit symbol inside a
+    word (the rules of ``carrier_rules``)."""
+    bits, blanks = char_class(BITS), char_class(BLANKS)
+    always = char_class(merge_ranges(TAGS, SELECTORS, ANNOTATIONS))
+    return re.compile(f"[{always}]|[{bits}]{{2,}}|[{bits}](?=[{blanks}]|\\Z)")
+
+
+@functools.cache
+def _word_end_pattern() -> re.Pattern[str]:
+    """A bit symbol put after a word: after a character that is no bit symbol nor blank,
+    before a blank or the end."""
+    bits, blanks = char_class(BITS), char_class(BLANKS)
+    return re.compile(f"(?<=[^{bits}{blanks}])[{bits}](?=[{blanks}]|\\Z)")
+
+
+@functools.cache
+def _blank_runs() -> re.Pattern[str]:
+    return re.compile(f"[{char_class(BLANKS)}]+")
 
 
 def _candidates(text: str, start: int) -> int:
@@ -244,10 +279,18 @@ def iter_find(text: str) -> Iterator[Hidden]:
     channels = _channels()
     i = _candidates(text, 0)
     done = 0  # where the last run read ended
+    words_done = 0  # where the last stretch of marks after words ended
+    terminator = -1  # the next U+FFFB at or after an annotation character (n: none)
     while i < n:
         k = channels.get(ord(text[i]))
         if k is None:  # no carrier (the scan's rules stop at nothing else)
             i += 1
+        elif k == _ANNOTATION_AT:
+            if terminator < i:
+                terminator = text.find(_TERMINATOR, i)
+                terminator = n if terminator < 0 else terminator
+            found, i = _annotation(text, i, terminator)
+            yield found
         else:
             start = i
             while start > done and channels.get(ord(text[start - 1])) == k:
@@ -255,10 +298,74 @@ def iter_find(text: str) -> Iterator[Hidden]:
             end = i + 1
             if end < n and channels.get(ord(text[end])) == k:
                 end = _run_patterns()[k].match(text, end).end()  # type: ignore[union-attr]
+            if k == _BITS_AT and end - start == 1 and start >= words_done:
+                if _word_end_pattern().match(text, start):
+                    marks, words_done = _word_marks(text, start)
+                    if marks is not None:
+                        yield marks
             yield from _READERS[k](text, start, end)
             i = end
         done = i
         i = _candidates(text, i)
+
+
+def _annotation(text: str, i: int, terminator: int) -> tuple[Hidden, int]:
+    """The interlinear annotation at ``text[i]`` (Unicode §23.8: anchor U+FFF9, the
+    annotated text, separator U+FFFA, the annotation, terminator U+FFFB ``terminator``,
+    ``len(text)`` when there is none) and where it ends.  The payload is the annotation
+    (from the separator on, to the terminator or, unterminated, to the end of the line);
+    a terminator alone carries nothing."""
+    n = len(text)
+    c = text[i]
+    if c == _TERMINATOR:
+        return Hidden(i, i + 1, Channel.ANNOTATION, b"", None), i + 1
+    end = terminator + 1 if terminator < n else n if (eol := text.find("\n", i)) < 0 else eol
+    stop = min(terminator, end)
+    sep = i if c == _SEPARATOR else text.find(_SEPARATOR, i, stop)
+    note = "" if sep < 0 else text[sep + 1 : stop]
+    payload = note.encode("utf-8", "surrogatepass")
+    return Hidden(i, end, Channel.ANNOTATION, payload, None), end
+
+
+def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
+    """The stretch of bit symbols put after words that begins at ``text[start]`` (one
+    after each word carries a bit a word), as a payload when it holds at least
+    ``MIN_BITS`` marks, a mark after at least one word in three, and at most
+    ``MAX_WORD_GAP`` unmarked words between two marks; and where the stretch ends (the
+    next stretch is looked for from there).  A joiner after a virama (UAX #31 §2.3 A2,
+    B: a half form, a chillu) is where it belongs, no mark.  When every word has a mark
+    and they are two symbols, the marks are read as a run of bits; else the payload is
+    empty (the marks carry bits, in a reading that is not tried)."""
+    marks: list[int] = []
+    words = 0  # words of the stretch
+    every_word = True
+    blanks = _blank_runs()
+    stretch_end = start + 1
+    for m in _word_end_pattern().finditer(text, start):
+        j = m.start()
+        if unicodedata2.combining(text[j - 1]) == 9 and in_ranges(ord(text[j]), _C.JOINER.ranges):
+            continue  # a joiner after a virama
+        if marks:
+            gap = sum(1 for _ in blanks.finditer(text, marks[-1] + 1, j))
+            if gap - 1 > MAX_WORD_GAP:
+                stretch_end = j
+                break
+            words += gap
+            every_word = every_word and gap == 1
+        else:
+            words = 1
+        marks.append(j)
+    else:
+        stretch_end = len(text)
+    if len(marks) < MIN_BITS or 3 * len(marks) < words:
+        return None, stretch_end
+    symbols = "".join(text[j] for j in marks)
+    channel = _bit_channel({ord(c) for c in symbols})
+    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
+    if best is None:
+        return Hidden(marks[0], marks[-1] + 1, channel, b"", None), stretch_end
+    payload, reading, _, _ = best
+    return Hidden(marks[0], marks[-1] + 1, channel, payload, reading), stretch_end
 
 
 @functools.cache
