@@ -55,6 +55,7 @@ from .._native import speedups
 from ..categories import EMOJI, Category, Ranges, char_class, in_ranges
 from ..decoder import decode
 from . import _classtable as ct
+from ._blank_bits import blank_payloads, may_hold
 from ._hidden import Channel, Hidden, Reading
 from ._sequences import TAG_SEQUENCE, merge_ranges
 
@@ -267,8 +268,13 @@ def _candidates(text: str, start: int) -> int:
 
 
 def find(text: str) -> list[Hidden]:
-    """The payloads of ``text``, in order, with code-point offsets."""
-    return list(iter_find(text))
+    """The payloads of ``text``, in order, with code-point offsets: those of
+    ``iter_find``, and those in blanks (``_blank_bits``)."""
+    out = list(iter_find(text))
+    blank = blank_payloads(text, _best_reading, _best_of)
+    if blank:
+        out = sorted(out + blank, key=lambda h: (h.start, h.end))
+    return out
 
 
 def iter_find(text: str) -> Iterator[Hidden]:
@@ -650,6 +656,22 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
     return best[1], best[2], best[3], best[4]
 
 
+def _best_of(bodies: list[str]) -> tuple[bytes, Reading, int] | None:
+    """The best reading as bytes, most significant bit first (``_best_reading``'s order,
+    nothing left out) of any of ``bodies`` (one run aligned several ways), and which
+    one it reads: the strict reading of blanks (``_blank_bits``), where legitimate
+    spacing must not read as text by chance."""
+    best: tuple[tuple[object, ...], bytes, Reading, int] | None = None
+    for k, body in enumerate(bodies):
+        for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
+            if not (unit_byte and reading.msb_first):
+                continue
+            key = (ok, uniform, printable, words)
+            if best is None or key > best[0]:
+                best = (key, payload, reading, k)
+    return None if best is None else (best[1], best[2], best[3])
+
+
 def _legitimate_here(text: str, i: int, outer: int) -> bool:
     """Whether the bit symbol ``text[i]``, left out of a reading, stands where it belongs:
     a joiner beside a letter or mark (``outer``: the index on its far side), a bidi mark
@@ -710,9 +732,10 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
     if not isinstance(text, (bytes, bytearray, memoryview)):
         raise TypeError(f"reveal() argument 'text' must be str or bytes, not {type(text).__name__}")
     if speedups is not None:
-        clean = speedups.clean(bytes(text), *_c_tables(), -1)
-        if clean is not None:
-            return ()  # well-formed, and the scan found no candidate
+        data = bytes(text)
+        clean = speedups.clean(data, *_c_tables(), -1)
+        if clean is not None and not may_hold(data):
+            return ()  # well-formed, the scan found no candidate, and no blank may carry
     decoded = decode(text)
     found = find(decoded)
     if not found:

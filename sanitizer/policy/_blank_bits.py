@@ -1,0 +1,184 @@
+"""Bits hidden in blanks: which space character stands in a gap, and trailing whitespace.
+
+Three channels of ``reveal`` carry bits in characters that show as blank space, where a
+reader sees nothing but ordinary spacing:
+
+- **space bits**: U+0020 for one symbol, a space character that looks the same (U+00A0,
+  U+2000..200A, U+202F, U+205F, U+3000) for the other, one in each gap between words or
+  in a run of blanks;
+- **Braille blanks**: the same with U+2800 BRAILLE PATTERN BLANK (So, shown as a space);
+- **trailing whitespace**: the spaces and tabs at the ends of consecutive lines, one
+  symbol each (whitespace steganography, as ``stegsnow``'s simplest form and the
+  "invisible ink" of code review tools).
+
+Ordinary text uses these characters too: French puts U+202F before ``;:!?`` and in
+numbers, Japanese U+3000 between sentences, Markdown two spaces at a line's end.  So
+a stretch is a payload only when it *reads as text* (``reads_as_text``: well-formed
+UTF-8 of at least 4 printable characters, mostly letters or digits, not one repeated),
+read as bytes, most significant bit first: legitimate spacing reads as controls (a gap
+of 8 plain spaces is a NUL) or as one letter repeated.  The stretches: the blanks of one paragraph (lines up to an empty
+line) from its first space character to its last, with none more than ``_FAR`` plain
+gaps from the next; the trailing whitespace of consecutive lines.  Each is read as bits
+(``_reveal``'s readings, groups of 8), aligned on up to 7 plain gaps before its first
+space character (a payload's first bits may be plain ones).
+
+These channels are ``reveal``'s only: a refusing policy does not look for them (its C
+pass would have to stop at every space), see docs/reveal.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ._hidden import Channel, Hidden, Reading
+
+__all__ = ["blank_payloads", "may_hold", "reads_as_text"]
+
+_SPACE = " "
+_LOOKALIKE_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+_BRAILLE_BLANK = "\u2800"
+_OTHER = _LOOKALIKE_SPACES + _BRAILLE_BLANK  # a blank that is not U+0020
+_OTHER_RE = re.compile(f"[{_OTHER}]")
+_SLOT_RE = re.compile(f"[ {_OTHER}]")
+_PARAGRAPH_END = re.compile(r"\n[ \t\r]*\n")
+_TRAILING_RE = re.compile(r"[ \t]+(?=\r?\n|\Z)")
+_FAR = 16  # plain gaps in a row that end a stretch (two bytes of zero bits)
+_MIN_CHARACTERS = 4  # a payload reads as text from 4 characters on
+_MIN_SLOTS = 8 * _MIN_CHARACTERS  # a shorter stretch is never taken for text
+# UTF-8 of what may start a stretch, for bytes that were not decoded yet.
+_UTF8_HINTS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81\x9f", b"\xe3\x80\x80", b"\xe2\xa0\x80")
+_TRAILING_HINTS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
+
+Reader = Callable[[str], "tuple[bytes, Reading, int, int] | None"]
+
+
+def may_hold(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` may hold a blank payload: a blank other than U+0020, or a
+    space or tab before a line break or at the end (a few ``bytes.find`` passes)."""
+    if data.endswith((b" ", b"\t")):
+        return True
+    return any(h in data for h in _UTF8_HINTS) or any(h in data for h in _TRAILING_HINTS)
+
+
+def reads_as_text(payload: bytes) -> bool:
+    """Whether ``payload`` reads as text: UTF-8, at least ``_MIN_CHARACTERS``, every one
+    printable (or a space), at least three letters or digits and three times as many of
+    them as other non-space characters, at least three distinct characters and a third
+    of its length (legitimate spacing that reads as letters by chance repeats one)."""
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if len(text) < _MIN_CHARACTERS or not all(c.isprintable() or c == " " for c in text):
+        return False
+    words = sum(1 for c in text if c.isalnum())
+    others = sum(1 for c in text if not c.isalnum() and not c.isspace())
+    distinct = len(set(text))
+    return words >= 3 and words >= 3 * others and distinct >= 3 and 3 * distinct >= len(text)
+
+
+def blank_payloads(text: str, best_reading: Reader, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]) -> list[Hidden]:
+    """The space-bit, Braille-blank and trailing-whitespace payloads of ``text``, in
+    order.  ``best_reading`` and ``best_of`` are ``_reveal``'s readings of a run of
+    bit symbols (the whole run; the best of several alignments)."""
+    out: list[Hidden] = []
+    if _OTHER_RE.search(text) is not None:
+        out += _space_payloads(text, best_of)
+    if "\n" in text or text.endswith((" ", "\t")):
+        out += _trailing_payloads(text, best_reading)
+    out.sort(key=lambda h: (h.start, h.end))
+    return out
+
+
+def _space_payloads(text: str, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]) -> list[Hidden]:
+    out: list[Hidden] = []
+    n = len(text)
+    pos = 0
+    while pos < n:
+        m = _OTHER_RE.search(text, pos)
+        if m is None:
+            break
+        start = text.rfind("\n\n", 0, m.start())  # the paragraph: empty lines around
+        end_m = _PARAGRAPH_END.search(text, m.start())
+        para_start = max(pos, 0 if start < 0 else start)
+        para_end = n if end_m is None else end_m.start()
+        out += _paragraph(text, para_start, para_end, best_of)
+        pos = para_end + 1
+    return out
+
+
+def _paragraph(
+    text: str, lo: int, hi: int, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]
+) -> list[Hidden]:
+    """The payloads in the blanks of ``text[lo:hi]`` (one paragraph)."""
+    slots = [m.start() for m in _SLOT_RE.finditer(text, lo, hi)]
+    symbols = "".join(text[i] for i in slots)
+    other = [k for k, c in enumerate(symbols) if c != _SPACE]
+    out: list[Hidden] = []
+    floor = 0  # slots before this belong to an earlier stretch
+    first = 0
+    while first < len(other):
+        last = first
+        while last + 1 < len(other) and other[last + 1] - other[last] <= _FAR:
+            last += 1
+        a, b = other[first], other[last]
+        bodies: list[str] = []
+        starts: list[int] = []
+        for back in range(8):
+            s0 = a - back
+            if s0 < floor:
+                break
+            size = -(-(b - s0 + 1) // 8) * 8
+            if size < _MIN_SLOTS or s0 + size > len(symbols):
+                continue
+            bodies.append(symbols[s0 : s0 + size])
+            starts.append(s0)
+        best = best_of(bodies) if bodies else None
+        if best is not None and reads_as_text(best[0]):
+            payload, reading, k = best
+            s0 = starts[k]
+            body = bodies[k]
+            channel = Channel.BRAILLE_BITS if _BRAILLE_BLANK in body else Channel.SPACE_BITS
+            out.append(Hidden(slots[s0], slots[s0 + len(body) - 1] + 1, channel, payload, reading))
+            floor = s0 + len(body)
+        else:
+            floor = b + 1
+        first = last + 1
+        while first < len(other) and other[first] < floor:
+            first += 1
+    return out
+
+
+def _trailing_payloads(text: str, best_reading: Reader) -> list[Hidden]:
+    """Payloads in the trailing spaces and tabs of consecutive lines."""
+    out: list[Hidden] = []
+    stretch: list[tuple[int, int]] = []
+    prev_end = -1
+
+    def close() -> None:
+        if not stretch:
+            return
+        body = "".join(text[s:e] for s, e in stretch)
+        if len(body) >= _MIN_SLOTS and len(set(body)) == 2:
+            best = best_reading(body)
+            if best is not None and reads_as_text(best[0]):
+                payload, reading, cut_start, cut_end = best
+                out.append(
+                    Hidden(
+                        stretch[0][0],
+                        stretch[-1][1],
+                        Channel.TRAILING_WHITESPACE_BITS,
+                        payload,
+                        reading,
+                    )
+                )
+        stretch.clear()
+
+    for m in _TRAILING_RE.finditer(text):
+        if stretch and text.count("\n", prev_end, m.start()) != 1:
+            close()
+        stretch.append((m.start(), m.end()))
+        prev_end = m.end()
+    close()
+    return out
