@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import itertools
 import re
 from array import array
@@ -67,6 +68,7 @@ __all__ = [
     "carrier_run",
     "find",
     "iter_find",
+    "iter_reveal",
     "ivd_registered",
     "reveal",
 ]
@@ -95,6 +97,7 @@ MAX_WORD_GAP = 7  # words without a mark between two marks of one stretch (an AS
 # payload, a mark for each 1 bit, has at most 7 zero bits in a row between letters)
 _LANGUAGE_TAG = 0xE0001
 _CANCEL_TAG = TAG_SEQUENCE.end
+_CANCEL_CHAR = chr(_CANCEL_TAG)
 _PRESENTATION = (0xFE0E, 0xFE0F)  # VS15 text, VS16 emoji presentation (UTS #51 §1.4.3)
 _SUPPLEMENT = SELECTORS[-1][0]  # U+E0100 VARIATION SELECTOR-17
 
@@ -149,6 +152,7 @@ _TAG_BYTES = {cp: chr(cp - 0xE0000) for cp in range(TAGS[0][0], TAGS[0][1] + 1)}
 _TAG_BYTES.update({_LANGUAGE_TAG: None, _CANCEL_TAG: None})  # type: ignore[dict-item]
 _SELECTOR_BYTES = {0xFE00 + b: chr(b) for b in range(16)}
 _SELECTOR_BYTES.update({_SUPPLEMENT + b - 16: chr(b) for b in range(16, 256)})
+_SELECTOR_BYTE = {cp: c.encode("latin-1") for cp, c in _SELECTOR_BYTES.items()}
 
 
 @functools.cache
@@ -268,13 +272,17 @@ def _candidates(text: str, start: int) -> int:
 
 
 def find(text: str) -> list[Hidden]:
-    """The payloads of ``text``, in order, with code-point offsets: those of
-    ``iter_find``, and those in blanks (``_blank_bits``)."""
-    out = list(iter_find(text))
+    """The payloads of ``text``, in order, with code-point offsets."""
+    return list(iter_reveal(text))
+
+
+def iter_reveal(text: str) -> Iterator[Hidden]:
+    """The payloads of ``text`` one at a time, in order: those of ``iter_find``, and
+    those in blanks (``_blank_bits``: a few a text at most)."""
     blank = blank_payloads(text, _best_reading, _best_of)
-    if blank:
-        out = sorted(out + blank, key=lambda h: (h.start, h.end))
-    return out
+    if not blank:
+        return iter_find(text)
+    return heapq.merge(iter_find(text), blank, key=lambda h: (h.start, h.end))
 
 
 def iter_find(text: str) -> Iterator[Hidden]:
@@ -283,7 +291,12 @@ def iter_find(text: str) -> Iterator[Hidden]:
     of one character costs a few dictionary lookups (``_channels``), no search."""
     n = len(text)
     channels = _channels()
-    i = _candidates(text, 0)
+    if speedups is not None:
+        scan, tables = speedups.scan, _c_tables()
+        candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
+    else:
+        candidates = functools.partial(_candidates, text)
+    i = candidates(0)
     done = 0  # where the last run read ended
     words_done = 0  # where the last stretch of marks after words ended
     terminator = -1  # the next U+FFFB at or after an annotation character (n: none)
@@ -312,7 +325,7 @@ def iter_find(text: str) -> Iterator[Hidden]:
             yield from _READERS[k](text, start, end)
             i = end
         done = i
-        i = _candidates(text, i)
+        i = candidates(i)
 
 
 def _annotation(text: str, i: int, terminator: int) -> tuple[Hidden, int]:
@@ -420,6 +433,10 @@ def _is_carrier(cp: int) -> bool:
 def _tag_payloads(text: str, start: int, end: int) -> list[Hidden]:
     """The tag run ``text[start:end]``, cut after each CANCEL TAG: every piece but an RGI
     emoji tag sequence (U+1F3F4, an RGI tag_spec, CANCEL TAG) is a payload."""
+    run = text[start:end]
+    if _CANCEL_CHAR not in run or run == _CANCEL_CHAR:  # one piece, no tag_spec
+        payload = run.translate(_TAG_BYTES).encode("latin-1")
+        return [Hidden(start, end, Channel.TAGS, payload, None)]
     out = []
     piece = start
     while piece < end:
@@ -454,6 +471,11 @@ def _selector_ok(text: str, i: int) -> bool:
 
 
 def _selector_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
+    if end - start == 1:  # one selector: its byte, unless its sequence is registered
+        if _selector_ok(text, start):
+            return ()
+        payload = _SELECTOR_BYTE[ord(text[start])]
+        return (Hidden(start, end, Channel.VARIATION_SELECTORS, payload, None),)
     found = _selector_payload(text, start, end)
     return () if found is None else (found,)
 
