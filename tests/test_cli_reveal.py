@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_runner import run_cli as run
 from reveal_samples import bits, selectors, tags
 

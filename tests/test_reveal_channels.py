@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from instructions import instructions, needs_callgrind
-from reveal_samples import BIDI_MARKS, bits, selectors
+from reveal_samples import bits, selectors
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
 from sanitizer.policy import _reveal, accepts
@@ -54,11 +54,15 @@ def _both_backends(text: str) -> list[tuple[Hidden, ...]]:
 
 # -- bits written as numbers --------------------------------------------------------------
 
-_LATIN1_WORD = st.text(
-    alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzàáâäçèéêëìíîïñòóôöùúûüýÿßæøå"),
-    min_size=2,
-    max_size=8,
-)
+# Words of Latin-1 letters with an ASCII one (groups of 7 and 8 bits: a word of 8-bit
+# groups only reads as well as bytes another way, docs/reveal.md).
+_LATIN1_WORD = st.tuples(
+    st.text(alphabet=st.sampled_from("àáâäçèéêëìíîïñòóôöùúûüýÿßæøå"), max_size=4),
+    st.sampled_from("abcdefghijklmnopqrstuvwxyz"),
+    st.text(
+        alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzàáçèéñöüß"), min_size=1, max_size=4
+    ),
+).map("".join)
 
 
 @given(
@@ -235,9 +239,7 @@ def test_trailing_whitespace_bits() -> None:
     (h,) = reveal(text)
     assert (h.channel, h.payload) == (Channel.TRAILING_WHITESPACE_BITS, b"secret key")
     # CRLF lines, and several bits a line
-    crlf = "\r\n".join(
-        f"row {i}" + bits(bytes([b]), " ", "\t") for i, b in enumerate(b"payload")
-    )
+    crlf = "\r\n".join(f"row {i}" + bits(bytes([b]), " ", "\t") for i, b in enumerate(b"payload"))
     (h,) = reveal(crlf + "\r\n")
     assert h.payload == b"payload"
 

@@ -172,9 +172,7 @@ def _show(
 ) -> int:
     """Print each payload of the proven ``stream`` as it is found; how many."""
     count = 0
-    for h, line, column, end_line, end_column, width in _located(
-        stream, args.columns, iter_reveal
-    ):
+    for h, line, column, end_line, end_column, width in _located(stream, args.columns, iter_reveal):
         count += 1
         if out.as_json:
             record: dict[str, Any] = {**json_path_fields(label)}

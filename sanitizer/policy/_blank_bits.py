@@ -16,11 +16,12 @@ numbers, Japanese U+3000 between sentences, Markdown two spaces at a line's end.
 a stretch is a payload only when it *reads as text* (``reads_as_text``: well-formed
 UTF-8 of at least 4 printable characters, mostly letters or digits, not one repeated),
 read as bytes, most significant bit first: legitimate spacing reads as controls (a gap
-of 8 plain spaces is a NUL) or as one letter repeated.  The stretches: the blanks of one paragraph (lines up to an empty
-line) from its first space character to its last, with none more than ``_FAR`` plain
-gaps from the next; the trailing whitespace of consecutive lines.  Each is read as bits
-(``_reveal``'s readings, groups of 8), aligned on up to 7 plain gaps before its first
-space character (a payload's first bits may be plain ones).
+of 8 plain spaces is a NUL) or as one letter repeated.  The stretches: the blanks of one
+paragraph (lines up to an empty line) from its first space character to its last, with
+none more than ``_FAR`` plain gaps from the next; the trailing whitespace of
+consecutive lines.  Each is read as bits (``_reveal``'s readings, groups of 8), aligned
+on up to 7 plain gaps before its first space character (a payload's first bits may be
+plain ones).
 
 These channels are ``reveal``'s only: a refusing policy does not look for them (its C
 pass would have to stop at every space), see docs/reveal.md.
@@ -36,7 +37,7 @@ from ._hidden import Channel, Hidden, Reading
 __all__ = ["blank_payloads", "may_hold", "reads_as_text"]
 
 _SPACE = " "
-_LOOKALIKE_SPACES = "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+_LOOKALIKE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 _BRAILLE_BLANK = "\u2800"
 _OTHER = _LOOKALIKE_SPACES + _BRAILLE_BLANK  # a blank that is not U+0020
 _OTHER_RE = re.compile(f"[{_OTHER}]")
@@ -49,8 +50,10 @@ _MIN_SLOTS = 8 * _MIN_CHARACTERS  # a shorter stretch is never taken for text
 # UTF-8 of what may start a stretch, for bytes that were not decoded yet.
 _UTF8_HINTS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81\x9f", b"\xe3\x80\x80", b"\xe2\xa0\x80")
 _TRAILING_HINTS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
+_TRAILING_TEXT_HINTS = tuple(h.decode() for h in _TRAILING_HINTS)
 
 Reader = Callable[[str], "tuple[bytes, Reading, int, int] | None"]
+BestOf = Callable[[list[str]], "tuple[bytes, Reading, int] | None"]
 
 
 def may_hold(data: bytes) -> bool:
@@ -78,20 +81,20 @@ def reads_as_text(payload: bytes) -> bool:
     return words >= 3 and words >= 3 * others and distinct >= 3 and 3 * distinct >= len(text)
 
 
-def blank_payloads(text: str, best_reading: Reader, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]) -> list[Hidden]:
+def blank_payloads(text: str, best_reading: Reader, best_of: BestOf) -> list[Hidden]:
     """The space-bit, Braille-blank and trailing-whitespace payloads of ``text``, in
     order.  ``best_reading`` and ``best_of`` are ``_reveal``'s readings of a run of
     bit symbols (the whole run; the best of several alignments)."""
     out: list[Hidden] = []
     if _OTHER_RE.search(text) is not None:
         out += _space_payloads(text, best_of)
-    if "\n" in text or text.endswith((" ", "\t")):
+    if text.endswith((" ", "\t")) or any(h in text for h in _TRAILING_TEXT_HINTS):
         out += _trailing_payloads(text, best_reading)
     out.sort(key=lambda h: (h.start, h.end))
     return out
 
 
-def _space_payloads(text: str, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]) -> list[Hidden]:
+def _space_payloads(text: str, best_of: BestOf) -> list[Hidden]:
     out: list[Hidden] = []
     n = len(text)
     pos = 0
@@ -108,9 +111,7 @@ def _space_payloads(text: str, best_of: Callable[[list[str]], tuple[bytes, Readi
     return out
 
 
-def _paragraph(
-    text: str, lo: int, hi: int, best_of: Callable[[list[str]], tuple[bytes, Reading, int] | None]
-) -> list[Hidden]:
+def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
     """The payloads in the blanks of ``text[lo:hi]`` (one paragraph)."""
     slots = [m.start() for m in _SLOT_RE.finditer(text, lo, hi)]
     symbols = "".join(text[i] for i in slots)
@@ -163,7 +164,7 @@ def _trailing_payloads(text: str, best_reading: Reader) -> list[Hidden]:
         if len(body) >= _MIN_SLOTS and len(set(body)) == 2:
             best = best_reading(body)
             if best is not None and reads_as_text(best[0]):
-                payload, reading, cut_start, cut_end = best
+                payload, reading, _, _ = best
                 out.append(
                     Hidden(
                         stretch[0][0],

@@ -118,6 +118,7 @@ def _hidden_group(hidden: Hidden, members: list[Hit], acts: Mapping[Category, Ac
         cat, _ = _strongest(members, acts)
         if SEVERITY.get(acts[cat], -1) > SEVERITY.get(action, -1):
             category, action = cat, acts[cat]
+
     def detail() -> str:
         return f"{hidden.end - hidden.start} {hidden.describe()}"
 

@@ -186,9 +186,7 @@ def _escaped(text: str) -> str:
     """``text`` as it reads, '\\' doubled, what ``_hidden_char`` names as a Python escape."""
     if text.isascii() and text.isprintable() and "\\" not in text:
         return text
-    return "".join(
-        "\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden_char(c) else c for c in text
-    )
+    return "".join("\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden_char(c) else c for c in text)
 
 
 def _escaped_bytes(data: bytes) -> str:

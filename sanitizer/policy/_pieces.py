@@ -126,7 +126,9 @@ def _forced(raw: bytes, start: int, stop: int) -> int:
 @functools.cache
 def _carrier_chars(channel: int) -> str:
     """The characters of one channel of ``_reveal`` (tags, selectors, bit symbols)."""
-    return "".join(chr(cp) for lo, hi in _reveal.CHANNEL_RANGES[channel] for cp in range(lo, hi + 1))
+    return "".join(
+        chr(cp) for lo, hi in _reveal.CHANNEL_RANGES[channel] for cp in range(lo, hi + 1)
+    )
 
 
 def _before_carrier_run(raw: bytes, start: int, at: int) -> int:

@@ -190,7 +190,10 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
     # after a bit symbol: neither a bit symbol, nor a space, a line break or the end,
     # where a mark put after a word stands (``_word_marks``)
     in_word = (
-        bytes(cat not in BIT_CATEGORIES and cat not in (_C.WHITESPACE, _C.LINE_BREAK) for cat, _ in info).ljust(256, b"\0")
+        bytes(
+            cat not in BIT_CATEGORIES and cat not in (_C.WHITESPACE, _C.LINE_BREAK)
+            for cat, _ in info
+        ).ljust(256, b"\0")
         + b"\0"
     )
     annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
@@ -207,7 +210,9 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
     for c, (cat, fl) in enumerate(info):
         if c in annotation:
             out.append(())
-        elif cat not in CARRIER_CATEGORIES or (cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl):
+        elif cat not in CARRIER_CATEGORIES or (
+            cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl
+        ):
             out.append(None)
         elif cat in BIT_CATEGORIES:
             out.append((not_bits, in_word))
@@ -654,11 +659,12 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
     """The reading ``find`` chooses for a run of bit symbols, with how many symbols it
     leaves out at the start and at the end; None when none decodes the run."""
     best: tuple[tuple[object, ...], bytes, Reading, int, int] | None = None
+    best_cut = 0
     for cut_start, cut_end in ((0, 0), (1, 0), (0, 1), (1, 1)):
         body = run[cut_start : len(run) - cut_end]
         if len(body) < MIN_BITS:
             break
-        if best is not None and best[0][:3] == (True, True, 1.0) and best[0][3] > -cut_start - cut_end:
+        if best is not None and best[0][:3] == (True, True, 1.0) and best_cut < cut_start + cut_end:
             break  # printable UTF-8 in whole groups: leaving out more never reads better
         for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
             key = (
@@ -673,6 +679,7 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
             )
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
+                best_cut = cut_start + cut_end
     if best is None:
         return None
     return best[1], best[2], best[3], best[4]

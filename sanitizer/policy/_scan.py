@@ -190,9 +190,7 @@ def counted_mark(cat: Category | None, flags: frozenset[str]) -> bool:
 
 
 # The marks counted in a combining run (``counted_mark``), as ranges.
-COUNTED_MARKS = _without(
-    MARKS, merge_ranges(*(c.ranges for c in CARRIER_CATEGORIES if c.ranges))
-)
+COUNTED_MARKS = _without(MARKS, merge_ranges(*(c.ranges for c in CARRIER_CATEGORIES if c.ranges)))
 
 
 @functools.lru_cache(maxsize=16)
