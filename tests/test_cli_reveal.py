@@ -180,3 +180,16 @@ def test_check_pieces_keep_a_carrier_run_whole(tmp_path: Path) -> None:
     hidden = [x for x in proc.stdout.decode().splitlines() if ": hidden-payload " in x]
     assert len(hidden) == 1, hidden
     assert payload.decode() in hidden[0]
+
+
+@pytest.mark.parametrize("policy", ["PROMPT", "TEXT"])
+def test_check_reports_one_finding_per_carrier_run(tmp_path: Path, policy: str) -> None:
+    """A run of 40 selectors (over the combining limit of 30) was a carrier finding and
+    a combining-run finding over the same span."""
+    path = tmp_path / "vs.txt"
+    path.write_text("x" + selectors(b"a payload of forty bytes, all of them..") + " y\n", "utf-8")
+    proc = run("check", "--policy", policy, "--progress", "never", "--format", "json", str(path))
+    records = [json.loads(x) for x in proc.stdout.decode().splitlines()]
+    findings = [r for r in records if "category" in r]
+    assert len(findings) == 1, findings
+    assert findings[0]["category"] != "combining-run"

@@ -29,9 +29,12 @@ pass would have to stop at every space), see docs/reveal.md.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
+from .._native import speedups
+from . import _classtable as ct
 from ._hidden import Channel, Hidden, Reading
 
 __all__ = ["blank_payloads", "may_hold", "reads_as_text"]
@@ -40,6 +43,7 @@ _SPACE = " "
 _LOOKALIKE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
 _BRAILLE_BLANK = "\u2800"
 _OTHER = _LOOKALIKE_SPACES + _BRAILLE_BLANK  # a blank that is not U+0020
+_SPACES_RE = re.compile(f"[{_LOOKALIKE_SPACES}]")
 _OTHER_RE = re.compile(f"[{_OTHER}]")
 _SLOT_RE = re.compile(f"[ {_OTHER}]")
 _PARAGRAPH_END = re.compile(r"\n[ \t\r]*\n")
@@ -54,6 +58,56 @@ _TRAILING_TEXT_HINTS = tuple(h.decode() for h in _TRAILING_HINTS)
 
 Reader = Callable[[str], "tuple[bytes, Reading, int, int] | None"]
 BestOf = Callable[[list[str]], "tuple[bytes, Reading, int] | None"]
+
+
+@functools.cache
+def _c_space_tables() -> tuple[bytes, bytes, bytes]:
+    """``_speedups.scan``'s tables stopping at the space characters other than U+0020
+    (their classes of the class table hold nothing else) and at nothing else."""
+    table = ct.class_table()
+    classes = {table.class_of(ord(c)) for c in _LOOKALIKE_SPACES}
+    members = {cp for cp in range(0x110000) if table.class_of(cp) in classes}
+    assert members == set(map(ord, _LOOKALIKE_SPACES)), "a class shared with other characters"
+    flags = bytearray(256)
+    for c in classes:
+        flags[c] = 1
+    return table.stage1, table.stage2, bytes(flags + bytearray(256)) + ct.prefilter([])
+
+
+@functools.cache
+def _c_trailing_tables() -> tuple[bytes, bytes, bytes]:
+    """``_speedups.scan``'s tables stopping at a line break right after a space or tab
+    (the class of U+0009, U+0020, U+1680), and at nothing else: line breaks are rare,
+    spaces are not, so the scan's ASCII prefilter skips between lines."""
+    table = ct.class_table()
+    blank, newline = table.class_of(0x20), table.class_of(0x0A)
+    assert table.class_of(0x09) == blank and table.class_of(0x0D) == newline
+    flags, rule = bytearray(256), bytearray(256)
+    flags[newline], rule[newline] = 1, 1
+    prev_ok = bytearray(b"\1" * 257)
+    prev_ok[blank] = 0
+    ascii_breaks = [b for b in range(0x80) if table.class_of(b) == newline]
+    tables = bytes(flags + rule) + ct.prefilter(ascii_breaks) + bytes(prev_ok) + b"\1" * 257
+    return table.stage1, table.stage2, tables
+
+
+def has_trailing(text: str) -> bool:
+    """Whether a space or tab ends a line of ``text`` (or the text): one C scan."""
+    if text.endswith((" ", "\t")):
+        return True
+    if speedups is not None:
+        return int(speedups.scan(text, *_c_trailing_tables(), -1, 0)) < len(text)
+    return any(h in text for h in _TRAILING_TEXT_HINTS)
+
+
+def has_spaces(text: str) -> bool:
+    """Whether ``text`` holds a space character other than U+0020 (U+2800 aside): one C
+    scan, skipping ASCII, or without it a pattern search."""
+    if text.isascii():
+        return False
+    if speedups is not None:
+        return int(speedups.scan(text, *_c_space_tables(), -1, 0)) < len(text)
+    return _SPACES_RE.search(text) is not None
 
 
 def may_hold(data: bytes) -> bool:
@@ -86,9 +140,9 @@ def blank_payloads(text: str, best_reading: Reader, best_of: BestOf) -> list[Hid
     order.  ``best_reading`` and ``best_of`` are ``_reveal``'s readings of a run of
     bit symbols (the whole run; the best of several alignments)."""
     out: list[Hidden] = []
-    if _OTHER_RE.search(text) is not None:
+    if has_spaces(text) or _BRAILLE_BLANK in text:
         out += _space_payloads(text, best_of)
-    if text.endswith((" ", "\t")) or any(h in text for h in _TRAILING_TEXT_HINTS):
+    if has_trailing(text):
         out += _trailing_payloads(text, best_reading)
     out.sort(key=lambda h: (h.start, h.end))
     return out
