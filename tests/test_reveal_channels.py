@@ -25,7 +25,7 @@ from instructions import instructions, needs_callgrind
 from reveal_samples import bits, selectors
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
-from sanitizer.policy import _reveal, accepts
+from sanitizer.policy import _blank_bits, _reveal, accepts
 
 WORDS = (
     "The quick brown fox jumps over the lazy dog while seven wizards quietly hex "
@@ -46,10 +46,10 @@ def _both_backends(text: str) -> list[tuple[Hidden, ...]]:
     saved = _reveal.speedups
     try:
         with_c = reveal(text)
-        _reveal.speedups = None
+        _reveal.speedups = _blank_bits.speedups = None
         return [with_c, reveal(text)]
     finally:
-        _reveal.speedups = saved
+        _reveal.speedups = _blank_bits.speedups = saved
 
 
 # -- bits written as numbers --------------------------------------------------------------

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .._native import speedups
 from . import _classtable as ct
@@ -47,7 +47,8 @@ _SPACES_RE = re.compile(f"[{_LOOKALIKE_SPACES}]")
 _OTHER_RE = re.compile(f"[{_OTHER}]")
 _SLOT_RE = re.compile(f"[ {_OTHER}]")
 _PARAGRAPH_END = re.compile(r"\n[ \t\r]*\n")
-_TRAILING_RE = re.compile(r"[ \t]+(?=\r?\n|\Z)")
+# spaces and tabs before a line break (the class table's LINE_BREAK) or the end
+_TRAILING_RE = re.compile("[ \t]+(?=[\n\x0b\x0c\r\x85\u2028\u2029]|\\Z)")
 _FAR = 16  # plain gaps in a row that end a stretch (two bytes of zero bits)
 _MIN_CHARACTERS = 4  # a payload reads as text from 4 characters on
 _MIN_SLOTS = 8 * _MIN_CHARACTERS  # a shorter stretch is never taken for text
@@ -206,7 +207,8 @@ def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
 
 
 def _trailing_payloads(text: str, best_reading: Reader) -> list[Hidden]:
-    """Payloads in the trailing spaces and tabs of consecutive lines."""
+    """Payloads in the trailing spaces and tabs of consecutive lines (found where a line
+    break follows a space or tab: ``has_trailing``'s scan, or a pattern without C)."""
     out: list[Hidden] = []
     stretch: list[tuple[int, int]] = []
     prev_end = -1
@@ -230,10 +232,39 @@ def _trailing_payloads(text: str, best_reading: Reader) -> list[Hidden]:
                 )
         stretch.clear()
 
-    for m in _TRAILING_RE.finditer(text):
-        if stretch and text.count("\n", prev_end, m.start()) != 1:
+    for start, end in _trailing_runs(text):
+        if stretch and text.count("\n", prev_end, start) != 1:
             close()
-        stretch.append((m.start(), m.end()))
-        prev_end = m.end()
+        stretch.append((start, end))
+        prev_end = end
     close()
     return out
+
+
+def _trailing_runs(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of the spaces and tabs before each line break (CR LF: before
+    the CR) and at the end of ``text``, in order."""
+    n = len(text)
+    if speedups is None:
+        for m in _TRAILING_RE.finditer(text):
+            yield m.start(), m.end()
+        return
+    tables = _c_trailing_tables()
+    i = int(speedups.scan(text, *tables, -1, 0))  # a line break after a blank
+    while i < n:
+        start = _run_back(text, i)
+        if start < i:
+            yield start, i
+        i = int(speedups.scan(text, *tables, -1, i + 1))
+    start = _run_back(text, n)
+    if start < n:
+        yield start, n
+
+
+def _run_back(text: str, end: int) -> int:
+    """Where the run of spaces and tabs that ends at ``end`` starts (its length: each
+    run is walked once)."""
+    start = end
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    return start

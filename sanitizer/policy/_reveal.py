@@ -93,6 +93,7 @@ CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
 _BITS_AT, _ANNOTATION_AT = 2, 3  # their indices
 # What ends a word for a bit symbol put after it: a space, a line break, the end.
 BLANKS: Ranges = merge_ranges(_C.WHITESPACE.ranges, _C.LINE_BREAK.ranges)
+_NEAR = 48  # characters first searched for the next mark after a word (one word on)
 MAX_WORD_GAP = 7  # words without a mark between two marks of one stretch (an ASCII
 # payload, a mark for each 1 bit, has at most 7 zero bits in a row between letters)
 _LANGUAGE_TAG = 0xE0001
@@ -265,6 +266,23 @@ def _blank_runs() -> re.Pattern[str]:
     return re.compile(f"[{char_class(BLANKS)}]+")
 
 
+@functools.cache
+def _words_ahead() -> re.Pattern[str]:
+    """From a blank: up to ``MAX_WORD_GAP`` + 1 words ahead (blanks, then a word)."""
+    blanks = char_class(BLANKS)
+    return re.compile(f"(?:[{blanks}]+[^{blanks}]*){{1,{MAX_WORD_GAP + 1}}}")
+
+
+def _after_virama(text: str, i: int) -> bool:
+    """Whether the joiner ``text[i]`` follows a virama (UAX #31 §2.3 A2, B: a half form,
+    a chillu): where it belongs, no mark after a word."""
+    return (
+        i > 0
+        and unicodedata2.combining(text[i - 1]) == 9
+        and in_ranges(ord(text[i]), _C.JOINER.ranges)
+    )
+
+
 def _candidates(text: str, start: int) -> int:
     """The index of the first candidate at or after ``start``, or ``len(text)``."""
     if speedups is not None:
@@ -360,27 +378,35 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
     B: a half form, a chillu) is where it belongs, no mark.  When every word has a mark
     and they are two symbols, the marks are read as a run of bits; else the payload is
     empty (the marks carry bits, in a reading that is not tried)."""
-    marks: list[int] = []
-    words = 0  # words of the stretch
+    if _after_virama(text, start):
+        return None, start + 1
+    marks = [start]
+    words = 1  # words of the stretch
     every_word = True
-    blanks = _blank_runs()
-    stretch_end = start + 1
-    for m in _word_end_pattern().finditer(text, start):
-        j = m.start()
-        if unicodedata2.combining(text[j - 1]) == 9 and in_ranges(ord(text[j]), _C.JOINER.ranges):
-            continue  # a joiner after a virama
-        if marks:
-            gap = sum(1 for _ in blanks.finditer(text, marks[-1] + 1, j))
-            if gap - 1 > MAX_WORD_GAP:
-                stretch_end = j
+    marked, blanks, ahead = _word_end_pattern(), _blank_runs(), _words_ahead()
+    pos = start
+    n = len(text)
+    while True:  # the next mark within MAX_WORD_GAP + 1 words: each search is bounded
+        m = marked.search(text, pos + 1, min(n, pos + _NEAR))  # most often the next word
+        gap = 0 if m is None else len(blanks.findall(text, pos + 1, m.start()))
+        if m is None or gap - 1 > MAX_WORD_GAP or _after_virama(text, m.start()):
+            region = ahead.match(text, pos + 1)
+            if region is None:
+                stretch_end = n
                 break
-            words += gap
-            every_word = every_word and gap == 1
-        else:
-            words = 1
+            stop = region.end() + 1  # the lookahead sees what follows the last word
+            m = marked.search(text, pos + 1, stop)
+            while m is not None and _after_virama(text, m.start()):
+                m = marked.search(text, m.start() + 1, stop)
+            if m is None:
+                stretch_end = region.end()
+                break
+            gap = len(blanks.findall(text, pos + 1, m.start()))
+        j = m.start()
+        words += gap
+        every_word = every_word and gap == 1
         marks.append(j)
-    else:
-        stretch_end = len(text)
+        pos = j
     if len(marks) < MIN_BITS or 3 * len(marks) < words:
         return None, stretch_end
     symbols = "".join(text[j] for j in marks)
