@@ -50,6 +50,9 @@ _PARAGRAPH_END = re.compile(r"\n[ \t\r]*\n")
 # spaces and tabs before a line break (the class table's LINE_BREAK) or the end
 _TRAILING_RE = re.compile("[ \t]+(?=[\n\x0b\x0c\r\x85\u2028\u2029]|\\Z)")
 _FAR = 16  # plain gaps in a row that end a stretch (two bytes of zero bits)
+# A stretch in a paragraph's blanks: space characters with fewer than _FAR plain ones
+# between any two.
+_STRETCH = re.compile(f"[^ ](?: {{0,{_FAR - 1}}}[^ ])*")
 _MIN_CHARACTERS = 4  # a payload reads as text from 4 characters on
 _MIN_SLOTS = 8 * _MIN_CHARACTERS  # a shorter stretch is never taken for text
 # UTF-8 of what may start a stretch, for bytes that were not decoded yet.
@@ -167,18 +170,14 @@ def _space_payloads(text: str, best_of: BestOf) -> list[Hidden]:
 
 
 def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
-    """The payloads in the blanks of ``text[lo:hi]`` (one paragraph)."""
-    slots = [m.start() for m in _SLOT_RE.finditer(text, lo, hi)]
-    symbols = "".join(text[i] for i in slots)
-    other = [k for k, c in enumerate(symbols) if c != _SPACE]
+    """The payloads in the blanks of ``text[lo:hi]`` (one paragraph): its blanks as a
+    string of symbols, cut into stretches by a pattern (C loops, no Python a blank)."""
+    symbols = "".join(_SLOT_RE.findall(text, lo, hi))
     out: list[Hidden] = []
-    floor = 0  # slots before this belong to an earlier stretch
-    first = 0
-    while first < len(other):
-        last = first
-        while last + 1 < len(other) and other[last + 1] - other[last] <= _FAR:
-            last += 1
-        a, b = other[first], other[last]
+    slots: list[int] | None = None  # each symbol's index in text: only for a payload
+    floor = 0  # symbols before this belong to an earlier payload
+    for m in _STRETCH.finditer(symbols):
+        a, b = m.start(), m.end() - 1  # its first and last space character
         bodies: list[str] = []
         starts: list[int] = []
         for back in range(8):
@@ -191,18 +190,15 @@ def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
             bodies.append(symbols[s0 : s0 + size])
             starts.append(s0)
         best = best_of(bodies) if bodies else None
-        if best is not None and reads_as_text(best[0]):
-            payload, reading, k = best
-            s0 = starts[k]
-            body = bodies[k]
-            channel = Channel.BRAILLE_BITS if _BRAILLE_BLANK in body else Channel.SPACE_BITS
-            out.append(Hidden(slots[s0], slots[s0 + len(body) - 1] + 1, channel, payload, reading))
-            floor = s0 + len(body)
-        else:
-            floor = b + 1
-        first = last + 1
-        while first < len(other) and other[first] < floor:
-            first += 1
+        if best is None or not reads_as_text(best[0]):
+            continue
+        payload, reading, k = best
+        s0, body = starts[k], bodies[k]
+        if slots is None:
+            slots = [x.start() for x in _SLOT_RE.finditer(text, lo, hi)]
+        channel = Channel.BRAILLE_BITS if _BRAILLE_BLANK in body else Channel.SPACE_BITS
+        out.append(Hidden(slots[s0], slots[s0 + len(body) - 1] + 1, channel, payload, reading))
+        floor = s0 + len(body)
     return out
 
 

@@ -650,7 +650,7 @@ def _readings(body: str) -> list[_Candidate]:
     symbols, a separator that leaves groups of 8 is read as such; only when none does,
     the rarest symbol is taken as the separator of groups of any length (a data symbol
     is rarer than the separator only in payloads of nearly all zero or all one bits)."""
-    symbols = sorted({ord(c) for c in body})
+    symbols = sorted(map(ord, set(body)))
     out: list[_Candidate] = []
     if len(symbols) == 2:
         for zero, one in itertools.permutations(symbols):
