@@ -12,7 +12,9 @@ and refuses Persian, Indic and emoji-flag text).  Both run in the same process o
 same str, several input kinds at 64 KiB and 1 MiB; the ratio is baseline time / reveal
 time (higher: reveal faster).  The goals: >= 5x on ordinary multilingual text (with its
 legitimate joiners, marks and selectors), >= 20x on text with no carrier at all.  The
-per-MiB time of reveal must stay flat from 64 KiB to 1 MiB (linear), payloads too.
+per-MiB time of reveal must stay flat from 64 KiB to 1 MiB (linear), payloads too:
+a run of bits, one-character payloads (a CANCEL TAG after each letter: a payload every
+two characters, the costliest text there is) and a mark after each word.
 Minimum of several interleaved rounds; on a shared machine trust the ratios.
 """
 
@@ -68,6 +70,12 @@ MULTILINGUAL = (
     "葛\U000e0100城市. ภาษา\u200bไทย. Съешь же ещё этих булок. 日本語のテキスト. "
     "Der Bäcker backt Brötchen; el niño come pan; la crème brûlée.\n"
 )
+# Legitimate space characters: French U+202F before punctuation and in numbers, NBSP in
+# quotes, U+3000 in Japanese (the blank channels must read them as nothing, cheaply).
+SPACING = (
+    "Bonjour\u202f! Le total est de 1\u202f234,50\u00a0€\u202f; «\u00a0oui\u00a0». "
+    "\u3000吾輩は猫である。\u3000名前はまだ無い。\n"
+)
 EMOJI = (
     "\U0001f600\U0001f3f3\ufe0f\u200d\U0001f308 #\ufe0f\u20e3 \u263a\ufe0f "
     "\U0001f469\U0001f3fb\u200d\U0001f4bb \U0001f1fa\U0001f1e6 \u2764\ufe0f\u200d\U0001f525 "
@@ -93,6 +101,11 @@ def kinds(size: int) -> dict[str, str]:
         "emoji sequences": fill(EMOJI),
         "a payload every ~1 KiB": fill(MULTILINGUAL * 4 + payloads),
         "one run of bits": _bits("A" * (size // 24)),
+        "French and Japanese spacing": fill(SPACING),
+        "one-character payloads": fill("a\U000e007f"),
+        "a mark after each word": fill(
+            " ".join(w + "\u200c\u200d"[i % 2] for i, w in enumerate(ASCII.split()))
+        ),
     }
 
 

@@ -104,6 +104,42 @@ SPECIAL_UNITS = (
 )
 
 
+# Paragraphs of real writing dense in what the carriers are made of (joiners and marks at
+# word ends, space characters of many kinds, selectors), each must pass PROMPT and reveal
+# nothing as a whole: the stretches ``reveal`` reads across words.
+LEGITIMATE_PARAGRAPHS = (
+    # Persian: ZWNJ inside words (prefix mi-, plural -ha, suffixes), many in a row
+    "\u0645\u0646 \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 "
+    "\u06a9\u062a\u0627\u0628\u200c\u0647\u0627\u06cc "
+    "\u062e\u0648\u062f \u0631\u0627 \u0628\u0647 \u062e\u0627\u0646\u0647\u200c\u0627\u06cc "
+    "\u0628\u0628\u0631\u0645 "
+    "\u06a9\u0647 \u0646\u0627\u0645\u0647\u200c\u0647\u0627 \u062f\u0631 "
+    "\u0622\u0646 \u0645\u06cc\u200c\u0645\u0627\u0646\u062f. " * 6,
+    # Malayalam in the old encoding: a chillu is consonant + virama + ZWJ, at word ends
+    "\u0d05\u0d35\u0d28\u0d4d\u200d \u0d05\u0d35\u0d33\u0d4d\u200d \u0d05\u0d35\u0d30\u0d4d\u200d "
+    "\u0d15\u0d3e\u0d32\u0d4d\u200d \u0d15\u0d23\u0d4d\u200d \u0d2e\u0d28\u0d4d\u200d "
+    "\u0d2a\u0d3e\u0d32\u0d4d\u200d "
+    "\u0d35\u0d46\u0d33\u0d4d\u200d \u0d24\u0d3e\u0d34\u0d4d\u200d \u0d06\u0d7b " * 4,
+    # Devanagari, Bengali, Kannada, Sinhala: ZWJ/ZWNJ with viramas, ra + ZWJ + virama + ya
+    "\u0915\u094d\u200d\u0937 \u0915\u094d\u200c\u0937 \u0995\u09cd\u200d\u09af "
+    "\u09b0\u200d\u09cd\u09af\u09be\u09ac "
+    "\u0c95\u0ccd\u200c\u0c95 \u0dc1\u0dca\u200d\u0dbb\u0dd3 \u0dbd\u0d82\u0d9a\u0dcf\u0dc0 " * 6,
+    # Mongolian: free variation selectors and the vowel separator inside words
+    "\u1824\u182d\u180b\u1823\u1837 \u182e\u1824\u1829\u182d\u180c\u1823\u182f "
+    "\u1828\u1820\u1822\u182e\u1820\u180e\u1820 \u1832\u1820\u1837\u180e\u1820 " * 6,
+    # Hebrew and Arabic with the marks their numbers and mixed text need
+    "\u05d4\u05de\u05d7\u05d9\u05e8 \u05d4\u05d5\u05d0 120\u200e \u05e9\u05f4\u05d7 "
+    "\u05dc\u05d2\u05e8\u05e1\u05d4 Python 3.12\u200e \u05d5\u05d2\u05dd Django 5\u200e. "
+    "\u0627\u0644\u0639\u062f\u062f \u061c-5 \u0648\u0627\u0644\u062a\u0627\u0631\u064a\u062e "
+    "\u200f9/3/2024\u200f "
+    "\u0641\u064a \u0627\u0644\u0633\u0627\u0639\u0629 \u200f14:05\u200f. " * 4,
+    # Names with ideographic variation sequences (IVD), emoji with ZWJ, VS16, flags
+    "\u845b\U000e0100\u98fe\u533a \u8fbb\U000e0101\u672c \u9089\U000e0102\u7530\u3055\u3093\u3000"
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u2764\ufe0f \U0001f3f3\ufe0f\u200d\U0001f308 "
+    "\U0001f1ef\U0001f1f5 \U0001f44d\U0001f3fd " * 6,
+)
+
+
 def vendored(name: str) -> str:
     with lzma.open(DATA / f"{name}.xz", "rt", encoding="utf-8") as fh:
         return fh.read()

@@ -26,7 +26,7 @@ from reveal_samples import (
 
 import sanitizer
 from sanitizer import Channel, Hidden, Utf8Error, reveal
-from sanitizer.policy import _reveal
+from sanitizer.policy import _blank_bits, _reveal
 
 # -- examples, one per channel ------------------------------------------------------------
 
@@ -320,6 +320,15 @@ _carrier_heavy = st.text(
             "\u00ad",
             "\u3164",
             "a",
+            "\u180e",
+            "\ufff9",
+            "\ufffa",
+            "\ufffb",
+            "\u3000",
+            "\u2800",
+            "\n",
+            "\t",
+            "\r",
             "\u845b",
             "\u2764",
             "\U0001f600",
@@ -333,30 +342,27 @@ _carrier_heavy = st.text(
 
 @given(_carrier_heavy)
 def test_the_c_prefilter_skips_nothing_the_pattern_finds(text: str) -> None:
-    pure = []
-    i = _reveal._candidate_pattern().search(text)
-    while i is not None:
-        pure.append(i.start())
-        i = _reveal._candidate_pattern().search(text, i.start() + 1)
-    found = _reveal.find(text)
-    # what the pure-Python path finds (every candidate read where it starts)
-    out: list[Hidden] = []
-    pos = 0
-    for start in pure:
-        if start >= pos:
-            pos = _reveal._run_at(text, start, out)
-    assert out == found
+    if _reveal.speedups is None:
+        return
+    m = _reveal._candidate_pattern().search(text)
+    while m is not None:  # the C scan stops at every candidate of the pure pattern that
+        p = m.start()  # may hold a payload (its rules exempt VS16 after an emoji)
+        if _reveal._candidates(text, p) != p:
+            out: list[Hidden] = []
+            _reveal._run_at(text, p, out)
+            assert out == [], (p, out)
+        m = _reveal._candidate_pattern().search(text, p + 1)
 
 
 @given(_carrier_heavy)
 def test_the_backends_agree(text: str) -> None:
     with_c = _reveal.find(text)
     saved = _reveal.speedups
-    _reveal.speedups = None
+    _reveal.speedups = _blank_bits.speedups = None
     try:
         assert _reveal.find(text) == with_c
     finally:
-        _reveal.speedups = saved
+        _reveal.speedups = _blank_bits.speedups = saved
 
 
 @given(_carrier_heavy)

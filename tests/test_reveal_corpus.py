@@ -17,7 +17,13 @@ nothing all the same).
 from __future__ import annotations
 
 import pytest
-from reveal_samples import SPECIAL_UNITS, cldr_strings, django_translations, emoji_corpus
+from reveal_samples import (
+    LEGITIMATE_PARAGRAPHS,
+    SPECIAL_UNITS,
+    cldr_strings,
+    django_translations,
+    emoji_corpus,
+)
 
 from sanitizer import Category, inspect, profiles, reveal
 from sanitizer.policy import accepts
@@ -45,6 +51,21 @@ def _check_all(lines: tuple[str, ...]) -> None:
 def test_special_units() -> None:
     _check_all(SPECIAL_UNITS)
     _check_all(("".join(SPECIAL_UNITS),))
+
+
+def test_paragraphs_dense_in_joiners_marks_spaces_and_selectors() -> None:
+    _check_all(LEGITIMATE_PARAGRAPHS)
+    _check_all(("\n".join(LEGITIMATE_PARAGRAPHS), " ".join(LEGITIMATE_PARAGRAPHS)))
+
+
+def test_a_language_as_one_text() -> None:
+    """Stretches read across words and lines (marks after words, space characters,
+    trailing whitespace): a language's translations as one text reveal nothing."""
+    for sep in ("\n", " ", "  \n"):
+        for lang in (("fa",), ("he",), ("ar",), ("ml",), ("fr",), ("ja",)):
+            text = sep.join(django_translations(lang))
+            assert reveal(text) == (), (lang, sep)
+            assert reveal(text.encode()) == ()
 
 
 def test_emoji_sample() -> None:
@@ -77,3 +98,10 @@ def test_every_django_translation() -> None:
 @pytest.mark.slow
 def test_every_cldr_string() -> None:
     _check_all(cldr_strings())
+
+
+@pytest.mark.slow
+def test_every_source_as_one_text() -> None:
+    for sep in ("\n", " ", "\n\n"):
+        for lines in (django_translations(), cldr_strings(), emoji_corpus()):
+            assert reveal(sep.join(lines)) == ()

@@ -1,15 +1,18 @@
 """``sanitizer reveal FILE|-``: what the invisible characters of a file spell.
 
-An adapter over ``sanitizer.reveal``: each file is read whole (at most ``--max-bytes``)
-and decoded strictly (RFC 3629: an ill-formed file is a one-line error naming the byte,
-exit 2); every hidden payload -- tag characters, variation-selector bytes, zero-width or
+An adapter over ``sanitizer.reveal``: each file is proven UTF-8 (RFC 3629: an ill-formed
+file is a one-line error naming the byte, exit 2; at most ``--max-bytes``) in one pass,
+then read again a piece at a time (``piece_end``: never inside a carrier run shorter
+than a piece), so memory is bounded by a piece whatever the file's size; every hidden
+payload -- tag characters, variation-selector bytes, zero-width or
 bidi-mark bits -- is printed at its ``PATH:LINE:COLUMN`` (``_locate``: lines by LF,
-columns in code points or UTF-16 units), one line each::
+columns in code points or UTF-16 units) as it is found, one line each (nothing is kept
+of a payload once printed)::
 
     notes.txt:3:14: tags  32 tag characters spelling 'Ignore all previous instructions'
 
-The payload is shown escaped and bounded (printable ASCII as itself, anything else as
-an escape), the file name escaped (``_output.display_path``), so nothing a file holds
+The payload is shown bounded, as it reads (only what is invisible or a control as an
+escape), the file name escaped (``_output.display_path``), so nothing a file holds
 reaches the terminal raw.  ``--format json`` prints one JSON object per payload (with
 its bytes in hex, its text, the bit reading) and a summary object.  Exit 0: nothing
 hidden, 1: a payload was found, 2: usage or I/O error.  To refuse such files in CI, use
@@ -20,16 +23,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
-from ..decoder import decode
-from ..errors import Utf8Error
-from ._locate import CODEPOINTS, UTF16, locate_all
+from ..decoder import IncrementalDecoder
+from ..policy import Hidden
+from ..policy.compiled import piece_end
+from ._locate import CODEPOINTS, UTF16, Locator, Position
 from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 STDIN = "-"
 CHUNK = 1 << 16
+PIECE = 1 << 20  # bytes of text revealed at a time (memory: a piece and its text)
 SHOWN = 64  # characters of a payload a text line shows
 
 
@@ -77,75 +84,137 @@ def _problem(label: str, message: str) -> None:
     print(f"sanitizer reveal: {display_path(label)}: {message}", file=sys.stderr)
 
 
-def _read(path: str, limit: int) -> bytes:
-    """At most ``limit`` + 1 bytes of the file (or stdin), read in chunks."""
-    if path == STDIN:
-        if sys.stdin is None:
-            raise OSError("standard input is closed")
-        stream = sys.stdin.buffer
-        return _read_from(stream, limit)
-    with open(path, "rb") as stream:
-        return _read_from(stream, limit)
-
-
-def _read_from(stream: Any, limit: int) -> bytes:
-    parts: list[bytes] = []
+def _open(path: str, limit: int) -> IO[bytes]:
+    """The file, or stdin spooled to a temporary file (at most ``limit`` + 1 bytes) so
+    it can be read twice."""
+    if path != STDIN:
+        return open(path, "rb")
+    if sys.stdin is None:
+        raise OSError("standard input is closed")
+    spool = tempfile.TemporaryFile()
     size = 0
     while size <= limit:
-        chunk = stream.read(min(CHUNK, limit + 1 - size))
+        chunk = sys.stdin.buffer.read(min(CHUNK, limit + 1 - size))
         if not chunk:
             break
-        parts.append(chunk)
+        spool.write(chunk)
         size += len(chunk)
-    return b"".join(parts)
+    spool.seek(0)
+    return spool
+
+
+def _proven(stream: IO[bytes], limit: int) -> tuple[int, str | None]:
+    """The size of ``stream`` and what is wrong with it (None: UTF-8 of at most
+    ``limit`` bytes), read once in chunks (bounded memory)."""
+    decoder = IncrementalDecoder()
+    size = 0
+    while True:
+        chunk = stream.read(CHUNK)
+        size += len(chunk)
+        if size > limit:
+            return size, f"larger than --max-bytes {limit}: not read"
+        errors = decoder.find_errors(chunk, final=not chunk, limit=1)
+        if errors:
+            return size, f"not UTF-8: {errors[0]}"
+        if not chunk:
+            return size, None
+
+
+def _pieces(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(offset, piece)``: proven UTF-8 cut where no carrier run is split
+    (``piece_end``: after a line feed, or where no rule looks across)."""
+    buf = b""
+    at = 0
+    eof = False
+    while buf or not eof:
+        while len(buf) <= PIECE + 4 and not eof:
+            chunk = stream.read(max(CHUNK, PIECE + 5 - len(buf)))
+            eof = not chunk
+            buf = buf + chunk if buf else chunk
+        end = piece_end(buf, 0, PIECE)[0] if not eof or len(buf) > PIECE else len(buf)
+        yield at, buf[:end]
+        at += end
+        buf = buf[end:]
+
+
+def _located(
+    stream: IO[bytes], columns: str, iter_reveal: Callable[[str], Iterator[Hidden]]
+) -> Iterator[tuple[Hidden, int, int, int, int, int]]:
+    """Each payload of the proven input, a piece at a time, with byte offsets, as
+    ``(hidden, line, column, end_line, end_column, width)``: nothing is kept of a
+    payload once it is yielded."""
+    locator = Locator(columns)
+    for at, piece in _pieces(stream):
+        locator.feed(piece)
+        text = piece.decode("utf-8")
+        index = byte = 0  # a code-point index into the piece and its byte offset
+        for h in iter_reveal(text):
+            byte += len(text[index : h.start].encode("utf-8"))
+            index = h.start
+            span = text[h.start : h.end]
+            start = at + byte
+            end = start + len(span.encode("utf-8"))
+            line, column = locator.at(start)
+            after = Position(columns)
+            after.count_text(span)
+            end_line = line + after.line - 1
+            end_column = after.column if after.line > 1 else column + after.column - 1
+            found = Hidden(start, end, h.channel, h.payload, h.reading)
+            yield found, line, column, end_line, end_column, len(span)
+
+
+def _show(
+    label: str,
+    stream: IO[bytes],
+    args: argparse.Namespace,
+    out: Writer,
+    iter_reveal: Callable[[str], Iterator[Hidden]],
+) -> int:
+    """Print each payload of the proven ``stream`` as it is found; how many."""
+    count = 0
+    for h, line, column, end_line, end_column, width in _located(stream, args.columns, iter_reveal):
+        count += 1
+        if out.as_json:
+            record: dict[str, Any] = {**json_path_fields(label)}
+            record.update(line=line, column=column, end_line=end_line, end_column=end_column)
+            record.update(h.as_dict())
+            out.record(record)
+        else:
+            out.line(
+                f"{display_path(label)}:{line}:{column}: {h.channel.value}  "
+                f"{width} {h.describe(SHOWN)}"
+            )
+    return count
 
 
 def _run(args: argparse.Namespace, out: Writer) -> int:
     if args.max_bytes < 0:
         print("sanitizer reveal: --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    from ..policy import reveal  # the policy layer: loaded only when the command runs
+    from ..policy.compiled import iter_reveal  # the policy layer: loaded when it runs
 
     files = found = failed = 0
     for path in args.paths:
         label = "<stdin>" if path == STDIN else path
         try:
-            data = _read(path, args.max_bytes)
+            stream = _open(path, args.max_bytes)
         except OSError as exc:
             _problem(label, exc.strerror or str(exc))
             failed += 1
             continue
-        if len(data) > args.max_bytes:
-            _problem(label, f"larger than --max-bytes {args.max_bytes}: not read")
-            failed += 1
-            continue
-        try:
-            decode(data)
-        except Utf8Error as exc:
-            _problem(label, f"not UTF-8: {exc}")
+        with stream:
+            try:
+                _, problem = _proven(stream, args.max_bytes)
+                if problem is None:
+                    stream.seek(0)
+                    found += _show(label, stream, args, out, iter_reveal)
+            except OSError as exc:
+                problem = exc.strerror or str(exc)
+        if problem is not None:
+            _problem(label, problem)
             failed += 1
             continue
         files += 1
-        payloads = reveal(data)  # byte offsets
-        found += len(payloads)
-        if not payloads:
-            continue
-        offsets = [o for h in payloads for o in (h.start, h.end)]
-        places = locate_all(data, offsets, [], args.columns)
-        for h in payloads:
-            line, column = places[h.start]
-            end_line, end_column = places[h.end]
-            if out.as_json:
-                record: dict[str, Any] = {**json_path_fields(label)}
-                record.update(line=line, column=column, end_line=end_line, end_column=end_column)
-                record.update(h.as_dict())
-                out.record(record)
-            else:
-                width = len(data[h.start : h.end].decode("utf-8"))
-                out.line(
-                    f"{display_path(label)}:{line}:{column}: {h.channel.value}  "
-                    f"{width} {h.describe(SHOWN)}"
-                )
     if out.as_json:
         out.record(
             {

@@ -23,7 +23,7 @@ findings say so.  Groups come in input order, as the finding list needs them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..categories import Category
 from ._hidden import Hidden
@@ -47,7 +47,7 @@ class Group:
     ``codepoint`` for a single character, else None and ``detail`` says what the run
     is; ``members`` the hits it covers (each with its own category)."""
 
-    __slots__ = ("action", "category", "codepoint", "detail", "end", "members", "start")
+    __slots__ = ("_detail", "action", "category", "codepoint", "end", "members", "start")
 
     def __init__(
         self,
@@ -56,7 +56,7 @@ class Group:
         end: int,
         action: Action,
         codepoint: int | None,
-        detail: str | None,
+        detail: str | Callable[[], str] | None,
         members: list[Hit],
     ) -> None:
         self.category = category
@@ -64,8 +64,15 @@ class Group:
         self.end = end
         self.action = action
         self.codepoint = codepoint
-        self.detail = detail
+        self._detail = detail  # a callable: worked out when asked (most are only counted)
         self.members = members
+
+    @property
+    def detail(self) -> str | None:
+        detail = self._detail
+        if callable(detail):
+            detail = self._detail = detail()
+        return detail
 
 
 def run_detail(text: str, members: list[Hit]) -> str:
@@ -100,7 +107,7 @@ def _run_group(text: str, members: list[Hit], acts: Mapping[Category, Action]) -
         members[-1][1] + 1,
         acts[cat],
         None,
-        run_detail(text, members),
+        lambda: run_detail(text, members),
         members,
     )
 
@@ -111,7 +118,10 @@ def _hidden_group(hidden: Hidden, members: list[Hit], acts: Mapping[Category, Ac
         cat, _ = _strongest(members, acts)
         if SEVERITY.get(acts[cat], -1) > SEVERITY.get(action, -1):
             category, action = cat, acts[cat]
-    detail = f"{hidden.end - hidden.start} {hidden.describe()}"
+
+    def detail() -> str:
+        return f"{hidden.end - hidden.start} {hidden.describe()}"
+
     return Group(category, hidden.start, hidden.end, action, None, detail, members)
 
 

@@ -2,19 +2,25 @@
 
 ``Hidden`` says where a payload rides (the carrier run's offsets and ``Channel``), what it
 carries (``payload`` bytes, ``text`` when they are UTF-8) and, for bits, how they were
-read (``Reading``).  ``spelling`` shows a payload escaped and bounded, as
-``sanitizer.utf7.spelling`` shows UTF-7: printable ASCII as itself, everything else as a
-Python escape, cut with "...", so a log line or a finding's detail can neither forge
-records nor hide what it reports.  The finding itself is ``_reveal``'s.
+read (``Reading``).  ``spelling`` shows a payload bounded and escaped where it must be: a
+text payload as it reads (Cyrillic, CJK, accented letters as themselves), only what is
+invisible or a control as a Python escape (controls, line breaks, format and other
+default-ignorable characters, spaces other than SPACE, private use, unassigned); bytes that
+are no UTF-8 as hex escapes; cut with "...".  So a log line or a finding's detail can
+neither forge records nor hide what it reports.  The finding itself is ``_reveal``'s.
 """
 
 from __future__ import annotations
 
 import enum
 
+from .._arguments import check_int
 from .._frozen import Frozen
+from ..categories import DEFAULT_IGNORABLE, in_ranges
 
 __all__ = ["Channel", "Hidden", "Reading", "spelling"]
+
+_set = object.__setattr__
 
 
 class Channel(str, enum.Enum):
@@ -31,6 +37,16 @@ class Channel(str, enum.Enum):
     ZERO_WIDTH_BITS = "zero-width-bits"
     # The same on bidi marks alone: LRM U+200E, RLM U+200F, ALM U+061C.
     BIDI_MARK_BITS = "bidi-mark-bits"
+    # Interlinear annotation (U+FFF9 anchor, U+FFFA separator, U+FFFB terminator): the
+    # annotation, which some renderers do not show; the payload is its text.
+    ANNOTATION = "interlinear-annotation"
+    # Bits in the choice of space character: U+0020 against U+2000..200A, U+202F,
+    # U+205F, U+3000, U+00A0 (one a word gap, or runs of them).
+    SPACE_BITS = "space-bits"
+    # The same with U+2800 BRAILLE PATTERN BLANK, which shows as a space.
+    BRAILLE_BITS = "braille-bits"
+    # Bits in the spaces and tabs at the ends of lines (whitespace steganography).
+    TRAILING_WHITESPACE_BITS = "trailing-whitespace-bits"
 
     __hash__ = object.__hash__  # singletons: hash in C
 
@@ -45,7 +61,21 @@ _NOUNS = {
     Channel.VARIATION_SELECTORS: "variation selectors",
     Channel.ZERO_WIDTH_BITS: "zero-width characters",
     Channel.BIDI_MARK_BITS: "bidi marks",
+    Channel.ANNOTATION: "interlinear annotation",
+    Channel.SPACE_BITS: "space characters",
+    Channel.BRAILLE_BITS: "Braille blanks and spaces",
+    Channel.TRAILING_WHITESPACE_BITS: "trailing spaces and tabs",
 }
+# The channels whose payload is bits read from symbols (``Reading``).
+BIT_CHANNELS = frozenset(
+    {
+        Channel.ZERO_WIDTH_BITS,
+        Channel.BIDI_MARK_BITS,
+        Channel.SPACE_BITS,
+        Channel.BRAILLE_BITS,
+        Channel.TRAILING_WHITESPACE_BITS,
+    }
+)
 
 
 class Reading(Frozen):
@@ -94,10 +124,11 @@ class Hidden(Frozen):
     def __init__(
         self, start: int, end: int, channel: Channel, payload: bytes, reading: Reading | None
     ) -> None:
-        for name, value in zip(
-            self.__slots__, (start, end, channel, payload, reading), strict=True
-        ):
-            object.__setattr__(self, name, value)
+        _set(self, "start", start)  # one call a field: a payload is built per carrier run
+        _set(self, "end", end)
+        _set(self, "channel", channel)
+        _set(self, "payload", payload)
+        _set(self, "reading", reading)
 
     @property
     def text(self) -> str | None:
@@ -109,11 +140,13 @@ class Hidden(Frozen):
 
     def describe(self, limit: int = 64) -> str:
         """In words, for a log or a finding's detail: ``tag characters spelling 'ignore
-        previous...'`` (escaped, at most ``limit`` characters of the payload shown)."""
+        previous...'`` (escaped, at most ``limit`` characters of the payload shown:
+        an int >= 0, else TypeError or ValueError)."""
+        limit = _limit(limit, "Hidden.describe")
         what = self.channel.noun
         if self.reading is not None:
             what += f" ({self.reading})"
-        if self.channel in (Channel.ZERO_WIDTH_BITS, Channel.BIDI_MARK_BITS) and not self.payload:
+        if self.channel in BIT_CHANNELS and not self.payload:
             return f"{what}: no 8-bit reading"
         return f"{what} {spelling(self.payload, limit)}"
 
@@ -133,24 +166,45 @@ class Hidden(Frozen):
         }
 
 
+def _limit(limit: object, where: str) -> int:
+    """``limit`` as a count of characters shown: an int >= 0 (not a bool), else the error."""
+    value = check_int(limit, "limit", where)
+    if value < 0:
+        raise ValueError(f"{where}() argument 'limit' must be >= 0, not {value}")
+    return value
+
+
+def _hidden_char(c: str) -> bool:
+    """Whether ``c`` cannot be shown as itself: a control or line break, a format or other
+    default-ignorable character (invisible), a space other than SPACE, a surrogate,
+    private use or unassigned (``str.isprintable`` is False for all of these but the
+    default ignorables of other categories, such as variation selectors and U+115F)."""
+    return not c.isprintable() or in_ranges(ord(c), DEFAULT_IGNORABLE)
+
+
 def _escaped(text: str) -> str:
-    """Printable ASCII as itself ('\\' doubled), anything else as a Python escape."""
+    """``text`` as it reads, '\\' doubled, what ``_hidden_char`` names as a Python escape."""
     if text.isascii() and text.isprintable() and "\\" not in text:
         return text
+    return "".join("\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden_char(c) else c for c in text)
+
+
+def _escaped_bytes(data: bytes) -> str:
+    """Bytes that are no UTF-8: printable ASCII as itself, every other byte as ``\\xNN``."""
     return "".join(
-        c if " " <= c <= "~" and c != "\\" else "\\\\" if c == "\\" else ascii(c)[1:-1]
-        for c in text
+        chr(b) if 0x20 <= b <= 0x7E and b != 0x5C else "\\\\" if b == 0x5C else f"\\x{b:02x}"
+        for b in data
     )
 
 
 def spelling(payload: bytes, limit: int = 64) -> str:
     """``payload`` for a log: ``spelling 'text'`` when it is UTF-8, else ``carrying bytes
     '\\x01\\xff'``; escaped (``_escaped``) and cut to ``limit`` characters (marked '...')."""
+    limit = _limit(limit, "spelling")
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
-        shown = payload[:limit].decode("latin-1")
         cut = "..." if len(payload) > limit else ""
-        return f"carrying {len(payload)} bytes '{_escaped(shown)}{cut}'"
+        return f"carrying {len(payload)} bytes '{_escaped_bytes(payload[:limit])}{cut}'"
     cut = "..." if len(text) > limit else ""
     return f"spelling '{_escaped(text[:limit])}{cut}'"

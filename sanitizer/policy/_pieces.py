@@ -21,6 +21,9 @@ bounded by a piece, not by the file) must cut where no rule looks across the cut
    mark, joiner, variation selector, tag, regional indicator, emoji modifier or Hangul
    vowel or final jamo, and not just after a joiner or regional indicator.  Such a cut
    is *forced*: an identifier may span it, which ``check_source_pieces`` reports.
+   A forced cut is moved back to the start of a carrier run of hidden payloads
+   (tags, selectors, bit symbols: ``_reveal``) it would split, so a payload is read
+   and reported whole, unless the run began before the piece (longer than a piece).
 
 ``judges_lines_alone(policy)`` says whether ``inspect`` may be given the pieces one by
 one: a policy that judges whole values (a byte or code-point limit, '.' and '..',
@@ -29,9 +32,11 @@ emptiness, the identifier checks of UTS #39) must see the whole text.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ..categories import MARKS, Category, category_of, in_ranges
+from . import _reveal
 
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DELIMITERS = frozenset({b"//", b"/*", b"*/"})
@@ -112,6 +117,39 @@ def piece_end(data: bytes | memoryview, start: int, window: int) -> tuple[int, b
 
 
 def _forced(raw: bytes, start: int, stop: int) -> int:
+    """Rule 3, and never inside a carrier run of hidden payloads when the run starts in
+    the piece (``_before_carrier_run``: a payload is read, and reported, whole)."""
+    at = _forced_cut(raw, start, stop)
+    return _before_carrier_run(raw, start, at)
+
+
+@functools.cache
+def _carrier_chars(channel: int) -> str:
+    """The characters of one channel of ``_reveal`` (tags, selectors, bit symbols)."""
+    return "".join(
+        chr(cp) for lo, hi in _reveal.CHANNEL_RANGES[channel] for cp in range(lo, hi + 1)
+    )
+
+
+def _before_carrier_run(raw: bytes, start: int, at: int) -> int:
+    """``at``, or the start of the carrier run (``_reveal.channel_of``) that a cut at
+    ``at`` would split, when that run starts after ``start`` (a run longer than a piece
+    is cut all the same: memory is bounded by a piece)."""
+    if at <= start or at >= len(raw):
+        return at
+    channel = _reveal.channel_of(_code_point(raw, at))
+    if channel is None:
+        return at
+    prefix = raw[start:at].decode("utf-8")
+    if not prefix or _reveal.channel_of(ord(prefix[-1])) != channel:
+        return at
+    kept = prefix.rstrip(_carrier_chars(channel))
+    if not kept:
+        return at
+    return start + len(kept.encode("utf-8"))
+
+
+def _forced_cut(raw: bytes, start: int, stop: int) -> int:
     """Rule 3: before the last character in ``raw[start + 1:stop + 1]`` that continues
     nothing and follows no joiner; after ``_FORCED_LOOKBACK`` characters without one,
     before the last character, whatever it is (a piece is never empty)."""

@@ -44,9 +44,11 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import itertools
 import re
 from array import array
+from collections.abc import Callable, Iterable, Iterator
 
 import unicodedata2
 
@@ -54,6 +56,7 @@ from .._native import speedups
 from ..categories import EMOJI, Category, Ranges, char_class, in_ranges
 from ..decoder import decode
 from . import _classtable as ct
+from ._blank_bits import blank_payloads, may_hold
 from ._hidden import Channel, Hidden, Reading
 from ._sequences import TAG_SEQUENCE, merge_ranges
 
@@ -64,6 +67,8 @@ __all__ = [
     "carrier_rules",
     "carrier_run",
     "find",
+    "iter_find",
+    "iter_reveal",
     "ivd_registered",
     "reveal",
 ]
@@ -80,8 +85,20 @@ SELECTORS: Ranges = merge_ranges(
     ct.SEQUENCE_SETS[ct.VS_STANDARD], ct.SEQUENCE_SETS[ct.VS_IDEOGRAPHIC]
 )
 BITS: Ranges = merge_ranges(*(c.ranges for c in BIT_CATEGORIES))
+ANNOTATIONS: Ranges = ((0xFFF9, 0xFFFB),)  # interlinear annotation anchor, separator, end
+_ANCHOR, _SEPARATOR, _TERMINATOR = "\ufff9", "\ufffa", "\ufffb"
+# The characters of each kind of carrier run: a run is a maximal run of one of these
+# (an annotation is read from its anchor to its terminator instead).
+CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
+_BITS_AT, _ANNOTATION_AT = 2, 3  # their indices
+# What ends a word for a bit symbol put after it: a space, a line break, the end.
+BLANKS: Ranges = merge_ranges(_C.WHITESPACE.ranges, _C.LINE_BREAK.ranges)
+_NEAR = 48  # characters first searched for the next mark after a word (one word on)
+MAX_WORD_GAP = 7  # words without a mark between two marks of one stretch (an ASCII
+# payload, a mark for each 1 bit, has at most 7 zero bits in a row between letters)
 _LANGUAGE_TAG = 0xE0001
 _CANCEL_TAG = TAG_SEQUENCE.end
+_CANCEL_CHAR = chr(_CANCEL_TAG)
 _PRESENTATION = (0xFE0E, 0xFE0F)  # VS15 text, VS16 emoji presentation (UTS #51 §1.4.3)
 _SUPPLEMENT = SELECTORS[-1][0]  # U+E0100 VARIATION SELECTOR-17
 
@@ -136,6 +153,7 @@ _TAG_BYTES = {cp: chr(cp - 0xE0000) for cp in range(TAGS[0][0], TAGS[0][1] + 1)}
 _TAG_BYTES.update({_LANGUAGE_TAG: None, _CANCEL_TAG: None})  # type: ignore[dict-item]
 _SELECTOR_BYTES = {0xFE00 + b: chr(b) for b in range(16)}
 _SELECTOR_BYTES.update({_SUPPLEMENT + b - 16: chr(b) for b in range(16, 256)})
+_SELECTOR_BYTE = {cp: c.encode("latin-1") for cp, c in _SELECTOR_BYTES.items()}
 
 
 @functools.cache
@@ -157,15 +175,29 @@ CarrierRule = tuple[()] | tuple[bytes, bytes] | None
 @functools.cache
 def carrier_rules() -> tuple[CarrierRule, ...]:
     """Per class of the class table, whether the C scan must stop there for ``reveal``:
-    every class of a carrier category (Mongolian FVS aside), a bit symbol unless neither
-    neighbour is one (a run of one is no payload), VS16 unless right after an emoji, with
+    every class of a carrier category (Mongolian free variation selectors aside, not
+    U+180E MONGOLIAN VOWEL SEPARATOR, a bit symbol of their block) and of the interlinear
+    annotation characters, a bit symbol unless neither neighbour is one and a letter
+    or the like follows (a run of one is no payload, unless it ends a word: one mark
+    after each word of a stretch is one), VS16 unless right after an emoji, with
     no selector after it (a legitimate emoji presentation sequence).  VS17..VS256 always:
     whether one makes a registered ideographic variation sequence depends on the pair
     (``ivd_registered``), which no class tells.  What the scan skips, ``find`` would
     find legitimate: the rules only save work.  Shared by
     ``_c_tables`` and by policies that scan HIDDEN_PAYLOAD (``compiled``)."""
-    info = ct.class_table().info
+    table = ct.class_table()
+    info = table.info
     not_bits = bytes(cat not in BIT_CATEGORIES for cat, _ in info).ljust(256, b"\0") + b"\1"
+    # after a bit symbol: neither a bit symbol, nor a space, a line break or the end,
+    # where a mark put after a word stands (``_word_marks``)
+    in_word = (
+        bytes(
+            cat not in BIT_CATEGORIES and cat not in (_C.WHITESPACE, _C.LINE_BREAK)
+            for cat, _ in info
+        ).ljust(256, b"\0")
+        + b"\0"
+    )
+    annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
     emoji_base = (
         bytes(ct.EMOJI in fl and cat not in CARRIER_CATEGORIES for cat, fl in info).ljust(
             256, b"\0"
@@ -176,11 +208,15 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
         bytes(cat is not _C.VARIATION_SELECTOR for cat, _ in info).ljust(256, b"\0") + b"\1"
     )
     out: list[CarrierRule] = []
-    for cat, fl in info:
-        if cat not in CARRIER_CATEGORIES or ct.VS_MONGOLIAN in fl:
+    for c, (cat, fl) in enumerate(info):
+        if c in annotation:
+            out.append(())
+        elif cat not in CARRIER_CATEGORIES or (
+            cat is _C.VARIATION_SELECTOR and ct.VS_MONGOLIAN in fl
+        ):
             out.append(None)
         elif cat in BIT_CATEGORIES:
-            out.append((not_bits, not_bits))
+            out.append((not_bits, in_word))
         elif ct.VS16 in fl:
             out.append((emoji_base, no_selector))
         else:
@@ -210,9 +246,41 @@ def _c_tables() -> tuple[bytes, bytes, bytes]:
 
 @functools.cache
 def _candidate_pattern() -> re.Pattern[str]:
-    """Without the C extension: every carrier character but a lone bit symbol."""
-    bits = char_class(BITS)
-    return re.compile(f"[{char_class(merge_ranges(TAGS, SELECTORS))}]|[{bits}]{{2,}}")
+    """Without the C extension: every carrier character but a lone bit symbol inside a
+    word (the rules of ``carrier_rules``)."""
+    bits, blanks = char_class(BITS), char_class(BLANKS)
+    always = char_class(merge_ranges(TAGS, SELECTORS, ANNOTATIONS))
+    return re.compile(f"[{always}]|[{bits}]{{2,}}|[{bits}](?=[{blanks}]|\\Z)")
+
+
+@functools.cache
+def _word_end_pattern() -> re.Pattern[str]:
+    """A bit symbol put after a word: after a character that is no bit symbol nor blank,
+    before a blank or the end."""
+    bits, blanks = char_class(BITS), char_class(BLANKS)
+    return re.compile(f"(?<=[^{bits}{blanks}])[{bits}](?=[{blanks}]|\\Z)")
+
+
+@functools.cache
+def _blank_runs() -> re.Pattern[str]:
+    return re.compile(f"[{char_class(BLANKS)}]+")
+
+
+@functools.cache
+def _words_ahead() -> re.Pattern[str]:
+    """From a blank: up to ``MAX_WORD_GAP`` + 1 words ahead (blanks, then a word)."""
+    blanks = char_class(BLANKS)
+    return re.compile(f"(?:[{blanks}]+[^{blanks}]*){{1,{MAX_WORD_GAP + 1}}}")
+
+
+def _after_virama(text: str, i: int) -> bool:
+    """Whether the joiner ``text[i]`` follows a virama (UAX #31 §2.3 A2, B: a half form,
+    a chillu): where it belongs, no mark after a word."""
+    return (
+        i > 0
+        and unicodedata2.combining(text[i - 1]) == 9
+        and in_ranges(ord(text[i]), _C.JOINER.ranges)
+    )
 
 
 def _candidates(text: str, start: int) -> int:
@@ -228,25 +296,142 @@ def _candidates(text: str, start: int) -> int:
 
 def find(text: str) -> list[Hidden]:
     """The payloads of ``text``, in order, with code-point offsets."""
-    out: list[Hidden] = []
+    return list(iter_reveal(text))
+
+
+def iter_reveal(text: str) -> Iterator[Hidden]:
+    """The payloads of ``text`` one at a time, in order: those of ``iter_find``, and
+    those in blanks (``_blank_bits``: a few a text at most)."""
+    blank = blank_payloads(text, _best_reading, _best_of)
+    if not blank:
+        return iter_find(text)
+    return heapq.merge(iter_find(text), blank, key=lambda h: (h.start, h.end))
+
+
+def iter_find(text: str) -> Iterator[Hidden]:
+    """The payloads of ``text``, in order, one at a time: a caller that stops at the
+    first (a refusing policy) reads no further.  Each carrier run is read once; a run
+    of one character costs a few dictionary lookups (``_channels``), no search."""
     n = len(text)
-    i = _candidates(text, 0)
+    channels = _channels()
+    if speedups is not None:
+        scan, tables = speedups.scan, _c_tables()
+        candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
+    else:
+        candidates = functools.partial(_candidates, text)
+    i = candidates(0)
+    done = 0  # where the last run read ended
+    words_done = 0  # where the last stretch of marks after words ended
+    terminator = -1  # the next U+FFFB at or after an annotation character (n: none)
     while i < n:
-        i = i + 1 if _lone_ivs(text, i) else _run_at(text, i, out)
-        i = _candidates(text, i)
-    return out
+        k = channels.get(ord(text[i]))
+        if k is None:  # no carrier (the scan's rules stop at nothing else)
+            i += 1
+        elif k == _ANNOTATION_AT:
+            if terminator < i:
+                terminator = text.find(_TERMINATOR, i)
+                terminator = n if terminator < 0 else terminator
+            found, i = _annotation(text, i, terminator)
+            yield found
+        else:
+            start = i
+            while start > done and channels.get(ord(text[start - 1])) == k:
+                start -= 1  # the scan may stop at a run's second character (U+180E)
+            end = i + 1
+            if end < n and channels.get(ord(text[end])) == k:
+                end = _run_patterns()[k].match(text, end).end()  # type: ignore[union-attr]
+            if k == _BITS_AT and end - start == 1 and start >= words_done:
+                if _word_end_pattern().match(text, start):
+                    marks, words_done = _word_marks(text, start)
+                    if marks is not None:
+                        yield marks
+            yield from _READERS[k](text, start, end)
+            i = end
+        done = i
+        i = candidates(i)
 
 
-def _lone_ivs(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is one VS17..VS256 making a registered ideographic variation
-    sequence with the character before, no selector after: what ``_run_at`` would read
-    as a run of one and find legitimate, told cheaply (the C scan stops at each one)."""
-    cp = ord(text[i])
-    if cp < _SUPPLEMENT or cp not in _SELECTOR_BYTES or i == 0:
-        return False
-    if i + 1 < len(text) and ord(text[i + 1]) in _SELECTOR_BYTES:
-        return False
-    return ivd_registered(ord(text[i - 1]), cp)
+def _annotation(text: str, i: int, terminator: int) -> tuple[Hidden, int]:
+    """The interlinear annotation at ``text[i]`` (Unicode §23.8: anchor U+FFF9, the
+    annotated text, separator U+FFFA, the annotation, terminator U+FFFB ``terminator``,
+    ``len(text)`` when there is none) and where it ends.  The payload is the annotation
+    (from the separator on, to the terminator or, unterminated, to the end of the line);
+    a terminator alone carries nothing."""
+    n = len(text)
+    c = text[i]
+    if c == _TERMINATOR:
+        return Hidden(i, i + 1, Channel.ANNOTATION, b"", None), i + 1
+    end = terminator + 1 if terminator < n else n if (eol := text.find("\n", i)) < 0 else eol
+    stop = min(terminator, end)
+    sep = i if c == _SEPARATOR else text.find(_SEPARATOR, i, stop)
+    note = "" if sep < 0 else text[sep + 1 : stop]
+    payload = note.encode("utf-8", "surrogatepass")
+    return Hidden(i, end, Channel.ANNOTATION, payload, None), end
+
+
+def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
+    """The stretch of bit symbols put after words that begins at ``text[start]`` (one
+    after each word carries a bit a word), as a payload when it holds at least
+    ``MIN_BITS`` marks, a mark after at least one word in three, and at most
+    ``MAX_WORD_GAP`` unmarked words between two marks; and where the stretch ends (the
+    next stretch is looked for from there).  A joiner after a virama (UAX #31 §2.3 A2,
+    B: a half form, a chillu) is where it belongs, no mark.  When every word has a mark
+    and they are two symbols, the marks are read as a run of bits; else the payload is
+    empty (the marks carry bits, in a reading that is not tried)."""
+    if _after_virama(text, start):
+        return None, start + 1
+    marks = [start]
+    words = 1  # words of the stretch
+    every_word = True
+    marked, blanks, ahead = _word_end_pattern(), _blank_runs(), _words_ahead()
+    pos = start
+    n = len(text)
+    while True:  # the next mark within MAX_WORD_GAP + 1 words: each search is bounded
+        m = marked.search(text, pos + 1, min(n, pos + _NEAR))  # most often the next word
+        gap = 0 if m is None else len(blanks.findall(text, pos + 1, m.start()))
+        if m is None or gap - 1 > MAX_WORD_GAP or _after_virama(text, m.start()):
+            region = ahead.match(text, pos + 1)
+            if region is None:
+                stretch_end = n
+                break
+            stop = region.end() + 1  # the lookahead sees what follows the last word
+            m = marked.search(text, pos + 1, stop)
+            while m is not None and _after_virama(text, m.start()):
+                m = marked.search(text, m.start() + 1, stop)
+            if m is None:
+                stretch_end = region.end()
+                break
+            gap = len(blanks.findall(text, pos + 1, m.start()))
+        j = m.start()
+        words += gap
+        every_word = every_word and gap == 1
+        marks.append(j)
+        pos = j
+    if len(marks) < MIN_BITS or 3 * len(marks) < words:
+        return None, stretch_end
+    symbols = "".join(text[j] for j in marks)
+    channel = _bit_channel({ord(c) for c in symbols})
+    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
+    if best is None:
+        return Hidden(marks[0], marks[-1] + 1, channel, b"", None), stretch_end
+    payload, reading, _, _ = best
+    return Hidden(marks[0], marks[-1] + 1, channel, payload, reading), stretch_end
+
+
+@functools.cache
+def _channels() -> dict[int, int]:
+    """Each carrier code point -> the index of its channel in ``CHANNEL_RANGES``."""
+    return {
+        cp: k
+        for k, ranges in enumerate(CHANNEL_RANGES)
+        for lo, hi in ranges
+        for cp in range(lo, hi + 1)
+    }
+
+
+def channel_of(cp: int) -> int | None:
+    """The index into ``CHANNEL_RANGES`` of the carrier runs ``cp`` belongs to, or None."""
+    return _channels().get(cp)
 
 
 def carrier_run(text: str, start: int, end: int) -> list[Hidden]:
@@ -262,24 +447,13 @@ def carrier_run(text: str, start: int, end: int) -> list[Hidden]:
 
 
 def _run_at(text: str, i: int, out: list[Hidden]) -> int:
-    """Read the carrier run that starts at ``text[i]`` (a candidate): append its payloads
-    to ``out`` and return where the run ends."""
-    tags, selectors, bits = _run_patterns()
-    cp = ord(text[i])
-    if in_ranges(cp, TAGS):
-        end: int = tags.match(text, i).end()  # type: ignore[union-attr]
-        out.extend(_tag_payloads(text, i, end))
-        return end
-    if in_ranges(cp, SELECTORS):
-        end = selectors.match(text, i).end()  # type: ignore[union-attr]
-        found = _selector_payload(text, i, end)
-    elif in_ranges(cp, BITS):
-        end = bits.match(text, i).end()  # type: ignore[union-attr]
-        found = _bit_payload(text, i, end)
-    else:  # a Mongolian free variation selector, or anything else: no payload
+    """Read the carrier run that starts at ``text[i]``: append its payloads to ``out``
+    and return where the run ends."""
+    k = channel_of(ord(text[i]))
+    if k is None:
         return i + 1
-    if found is not None:
-        out.append(found)
+    end: int = _run_patterns()[k].match(text, i).end()  # type: ignore[union-attr]
+    out.extend(_READERS[k](text, i, end))
     return end
 
 
@@ -290,6 +464,10 @@ def _is_carrier(cp: int) -> bool:
 def _tag_payloads(text: str, start: int, end: int) -> list[Hidden]:
     """The tag run ``text[start:end]``, cut after each CANCEL TAG: every piece but an RGI
     emoji tag sequence (U+1F3F4, an RGI tag_spec, CANCEL TAG) is a payload."""
+    run = text[start:end]
+    if _CANCEL_CHAR not in run or run == _CANCEL_CHAR:  # one piece, no tag_spec
+        payload = run.translate(_TAG_BYTES).encode("latin-1")
+        return [Hidden(start, end, Channel.TAGS, payload, None)]
     out = []
     piece = start
     while piece < end:
@@ -321,6 +499,23 @@ def _selector_ok(text: str, i: int) -> bool:
     if in_ranges(base, _registered()[selector]):
         return True
     return selector in _PRESENTATION and in_ranges(base, EMOJI)
+
+
+def _selector_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
+    if end - start == 1:  # one selector: its byte, unless its sequence is registered
+        if _selector_ok(text, start):
+            return ()
+        payload = _SELECTOR_BYTE[ord(text[start])]
+        return (Hidden(start, end, Channel.VARIATION_SELECTORS, payload, None),)
+    found = _selector_payload(text, start, end)
+    return () if found is None else (found,)
+
+
+def _bit_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
+    if end - start < MIN_BITS:
+        return ()
+    found = _bit_payload(text, start, end)
+    return () if found is None else (found,)
 
 
 def _selector_payload(text: str, start: int, end: int) -> Hidden | None:
@@ -375,7 +570,9 @@ _Candidate = tuple[tuple[object, ...], bytes, Reading, int, int]
 
 
 def _fixed_groups(body: str, zero: int, one: int, sep: int | None) -> list[_Candidate]:
-    """Readings of ``body`` (two symbols, a multiple of 8) in groups of 8 bits."""
+    """Readings of ``body`` (two symbols, a multiple of 8) in groups of 8 bits: as bytes,
+    and as code points U+0000..00FF (``charCodeAt`` padded to 8 bits: Latin-1 letters are
+    one group, which as a byte would be no UTF-8)."""
     bits = body.translate({zero: "0", one: "1"})
     size = len(bits) // 8
     out: list[_Candidate] = []
@@ -383,8 +580,37 @@ def _fixed_groups(body: str, zero: int, one: int, sep: int | None) -> list[_Cand
         value = int(bits, 2) if msb else int(bits[::-1], 2)
         payload = value.to_bytes(size, "big" if msb else "little")
         reading = Reading(zero, one, sep, msb, "byte")
-        out.append(((*_quality(payload), True, True), payload, reading, 0, 0))
+        quality = _quality(payload)
+        out.append(((*quality, True, True), payload, reading, 0, 0))
+        if not quality[0]:  # bytes 80..FF that are no UTF-8: each may be a code point
+            as_points = payload.decode("latin-1").encode("utf-8")
+            reading = Reading(zero, one, sep, msb, "code point")
+            out.append(((*_quality(as_points), False, True), as_points, reading, 0, 0))
     return out
+
+
+def _code_points(values: list[int]) -> bytes | None:
+    """Groups read as code points, UTF-16 surrogate pairs joined (JavaScript's
+    ``charCodeAt``), as UTF-8; None when a value is past U+10FFFF."""
+    if max(values) > 0x10FFFF:
+        return None
+    text = "".join(map(chr, values))
+    try:  # surrogate pairs -> their character
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        pass
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _one_group(body: str, zero: int, one: int) -> list[_Candidate]:
+    """``body`` (two symbols, at most 21) as one code point written without leading
+    zeros: what a ``charCodeAt`` encoder writes for a one-character payload, where no
+    separator shows."""
+    payload = _code_points([int(body.translate({zero: "0", one: "1"}), 2)])
+    if payload is None:
+        return []
+    reading = Reading(zero, one, None, True, "code point")
+    return [((*_quality(payload), False, False), payload, reading, 0, 0)]
 
 
 def _split_groups(body: str, sep: int) -> list[str] | None:
@@ -399,24 +625,21 @@ def _split_groups(body: str, sep: int) -> list[str] | None:
 
 def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidate]:
     """Readings of separated groups of any length: as bytes (all of at most 8 bits) and
-    as code points (UTF-16 code units pair up: JavaScript's ``charCodeAt``)."""
+    as code points (UTF-16 code units pair up: JavaScript's ``charCodeAt``), most
+    significant bit first, as a number is written (``toString(2)``: no leading zeros)."""
     out: list[_Candidate] = []
     digits = body.translate({zero: "0", one: "1", sep: " "}).split()
     fits_byte = max(map(len, digits)) <= 8
-    for msb in (True, False):
-        values = [int(g, 2) for g in digits] if msb else [int(g[::-1], 2) for g in digits]
+    for msb in (True,):  # a number written without leading zeros: most significant first
+        values = [int(g, 2) for g in digits]
         if fits_byte:
             payload = bytes(values)
             reading = Reading(zero, one, sep, msb, "byte")
             out.append(((*_quality(payload), True, False), payload, reading, 0, 0))
-        if max(values) > 0x10FFFF:
+        points = _code_points(values)
+        if points is None:
             continue
-        text = "".join(map(chr, values))
-        try:  # surrogate pairs -> their character
-            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-        except UnicodeDecodeError:
-            pass
-        payload = text.encode("utf-8", "surrogatepass")
+        payload = points
         reading = Reading(zero, one, sep, msb, "code point")
         out.append(((*_quality(payload), False, False), payload, reading, 0, 0))
     return out
@@ -427,12 +650,14 @@ def _readings(body: str) -> list[_Candidate]:
     symbols, a separator that leaves groups of 8 is read as such; only when none does,
     the rarest symbol is taken as the separator of groups of any length (a data symbol
     is rarer than the separator only in payloads of nearly all zero or all one bits)."""
-    symbols = sorted({ord(c) for c in body})
+    symbols = sorted(map(ord, set(body)))
     out: list[_Candidate] = []
     if len(symbols) == 2:
-        if len(body) % 8 == 0:
-            for zero, one in itertools.permutations(symbols):
+        for zero, one in itertools.permutations(symbols):
+            if len(body) % 8 == 0:
                 out += _fixed_groups(body, zero, one, None)
+            if len(body) <= 21:
+                out += _one_group(body, zero, one)
         return out
     if len(symbols) != 3:
         return out
@@ -460,28 +685,46 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
     """The reading ``find`` chooses for a run of bit symbols, with how many symbols it
     leaves out at the start and at the end; None when none decodes the run."""
     best: tuple[tuple[object, ...], bytes, Reading, int, int] | None = None
+    best_cut = 0
     for cut_start, cut_end in ((0, 0), (1, 0), (0, 1), (1, 1)):
         body = run[cut_start : len(run) - cut_end]
         if len(body) < MIN_BITS:
             break
+        if best is not None and best[0][:3] == (True, True, 1.0) and best_cut < cut_start + cut_end:
+            break  # printable UTF-8 in whole groups: leaving out more never reads better
         for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
             key = (
                 ok,
                 uniform,  # an encoder's structure (8 bits a group) beats what reads well
-                unit_byte,
                 printable,
+                -(cut_start + cut_end),  # the whole run as code points beats a part
+                unit_byte,  # of it as bytes (a symbol left out changes the groups)
                 words,
-                -(cut_start + cut_end),
                 reading.msb_first,
                 reading.zero < reading.one,
             )
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
-        if best is not None and best[0][:4] == (True, True, True, 1.0):
-            break  # well-formed printable bytes in whole groups: nothing reads better
+                best_cut = cut_start + cut_end
     if best is None:
         return None
     return best[1], best[2], best[3], best[4]
+
+
+def _best_of(bodies: list[str]) -> tuple[bytes, Reading, int] | None:
+    """The best reading as bytes, most significant bit first (``_best_reading``'s order,
+    nothing left out) of any of ``bodies`` (one run aligned several ways), and which
+    one it reads: the strict reading of blanks (``_blank_bits``), where legitimate
+    spacing must not read as text by chance."""
+    best: tuple[tuple[object, ...], bytes, Reading, int] | None = None
+    for k, body in enumerate(bodies):
+        for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
+            if not (unit_byte and reading.msb_first):
+                continue
+            key = (ok, uniform, printable, words)
+            if best is None or key > best[0]:
+                best = (key, payload, reading, k)
+    return None if best is None else (best[1], best[2], best[3])
 
 
 def _legitimate_here(text: str, i: int, outer: int) -> bool:
@@ -524,6 +767,13 @@ def _bit_payload(text: str, start: int, end: int) -> Hidden | None:
     return Hidden(start, end, channel, payload, reading)
 
 
+# How each channel's run is read, by its index in ``CHANNEL_RANGES``.
+_READERS: tuple[Callable[[str, int, int], Iterable[Hidden]], ...] = (
+    _tag_payloads,
+    _selector_payloads,
+    _bit_payloads,
+)
+
 # -- the public function --------------------------------------------------------------------
 
 
@@ -537,9 +787,10 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
     if not isinstance(text, (bytes, bytearray, memoryview)):
         raise TypeError(f"reveal() argument 'text' must be str or bytes, not {type(text).__name__}")
     if speedups is not None:
-        clean = speedups.clean(bytes(text), *_c_tables(), -1)
-        if clean is not None:
-            return ()  # well-formed, and the scan found no candidate
+        data = bytes(text)
+        clean = speedups.clean(data, *_c_tables(), -1)
+        if clean is not None and not may_hold(data):
+            return ()  # well-formed, the scan found no candidate, and no blank may carry
     decoded = decode(text)
     found = find(decoded)
     if not found:

@@ -33,7 +33,7 @@ from ..errors import Utf8Error
 from ._carrier_runs import FAMILY, Group, grouped, run_detail
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
-from ._reveal import find as find_hidden
+from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy
@@ -236,6 +236,22 @@ class Run:
         if self.verdict:
             raise _Refused
 
+    def _note_group(self, g: Group) -> None:
+        """``_note`` for a group, whose detail (what a carrier run spells) is only
+        worked out for a finding the list keeps."""
+        act = g.action
+        if act is Action.REJECT:
+            self.rejected = True
+        elif self.verdict:
+            return
+        listed = self.index_findings
+        if listed.wants(g.start, g.end, act):
+            listed.keep(
+                Finding(g.category, g.start, g.end, act, codepoint=g.codepoint, detail=g.detail)
+            )
+        if self.verdict:
+            raise _Refused
+
     def _input_len(self) -> int:
         return len(self.raw) if self.raw is not None else len(self.text)
 
@@ -282,7 +298,7 @@ class Run:
         hidden = find_hidden(text) if _C.HIDDEN_PAYLOAD in scanned else ()
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         for g in groups:
-            self._note(g.category, g.start, g.end, g.action, codepoint=g.codepoint, detail=g.detail)
+            self._note_group(g)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
                 if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
                     total, allowed = _count_rest(groups, scan, text, g.end, is_latin1, acts)

@@ -33,14 +33,17 @@ from ..categories import (
 )
 from . import _classtable as ct
 from ._offsets import IndexOfByte
+from ._reveal import CARRIER_CATEGORIES
 from ._sequences import (
     EXEMPTIBLE,
     NEIGHBOUR_RULES,
     SequenceCache,
+    _without,
     c_rule_id,
     c_rule_tables,
     in_sequence,
     lookarounds,
+    merge_ranges,
 )
 
 _LEADS_4 = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")  # RFC 3629 §4: 4-byte leads
@@ -197,6 +200,19 @@ def _c_hits(text: str, scan: Scanner, sequences: bool) -> Iterator[tuple[Categor
         i = c_scan(text, stage1, stage2, tables, no_runs, i + 1)
 
 
+def counted_mark(cat: Category | None, flags: frozenset[str]) -> bool:
+    """Whether a class of the class table counts toward a combining run: a mark (General
+    Category M) that is no carrier of hidden payloads.  Variation selectors, U+17B4/17B5
+    and U+034F COMBINING GRAPHEME JOINER are marks of canonical combining class 0 (starters,
+    UAX #15 §13, which inserts U+034F to end a run); a run of them is a carrier run,
+    reported once as such (``_carrier_runs``), never a second time as a combining run."""
+    return ct.MARK in flags and cat not in CARRIER_CATEGORIES
+
+
+# The marks counted in a combining run (``counted_mark``), as ranges.
+COUNTED_MARKS = _without(MARKS, merge_ranges(*(c.ranges for c in CARRIER_CATEGORIES if c.ranges)))
+
+
 @functools.lru_cache(maxsize=16)
 def _mark_run(limit: int, astral: bool) -> re.Pattern[str]:
     """Candidates for more than ``limit`` combining marks in a row (see quick_class; BMP
@@ -204,17 +220,17 @@ def _mark_run(limit: int, astral: bool) -> re.Pattern[str]:
     lets ``re`` skip other characters in its C search loop; the lookbehind tries each
     run of candidates from its start only (else a run of ``limit`` marks is retried at
     each of its characters: ``limit`` times the work)."""
-    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in MARKS if lo <= 0xFFFF]
-    mark = f"[{quick_class(MARKS) if astral else char_class(bmp)}]"
+    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in COUNTED_MARKS if lo <= 0xFFFF]
+    mark = f"[{quick_class(COUNTED_MARKS) if astral else char_class(bmp)}]"
     return re.compile(f"{mark}(?<!{mark}{mark}){mark}{{{limit},}}")
 
 
 @functools.lru_cache(maxsize=1)
 def _c_mark_tables() -> tuple[bytes, bytes, bytes]:
-    """``_speedups.scan``'s tables flagging only combining marks (the class table's MARK
-    flag, painted from ``MARKS``) for run counting: nothing else stops the scan."""
+    """``_speedups.scan``'s tables flagging only counted marks (``counted_mark``) for run
+    counting: nothing else stops the scan."""
     table = ct.class_table()
-    flags = bytes(2 if ct.MARK in fl else 0 for _, fl in table.info).ljust(256, b"\0")
+    flags = bytes(2 if counted_mark(cat, fl) else 0 for cat, fl in table.info).ljust(256, b"\0")
     return table.stage1, table.stage2, flags + bytes(256) + ct.prefilter([])
 
 
@@ -229,7 +245,7 @@ def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int,
         i = c_scan(text, stage1, stage2, tables, limit, 0)
         while i < n:
             end = i + 1
-            while end < n and in_ranges(ord(text[end]), MARKS):
+            while end < n and in_ranges(ord(text[end]), COUNTED_MARKS):
                 end += 1
             yield i - limit, end
             i = c_scan(text, stage1, stage2, tables, limit, end)
@@ -237,7 +253,7 @@ def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int,
     for m in _mark_run(limit, astral).finditer(text):
         start = None
         for i in range(m.start(), m.end() + 1):
-            is_mark = i < m.end() and in_ranges(ord(text[i]), MARKS)
+            is_mark = i < m.end() and in_ranges(ord(text[i]), COUNTED_MARKS)
             if is_mark and start is None:
                 start = i
             elif not is_mark and start is not None:

@@ -9,8 +9,9 @@ may use (``sanitizer.web``); it is not part of the public API.  It also lends th
 offsets into its bytes, for an adapter that places findings made on text in the bytes
 it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
 piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``),
-``judges_lines_alone`` (whether a policy may be given the pieces) and
-``character_groups`` (the findings a policy makes of some categories, lazily).
+``judges_lines_alone`` (whether a policy may be given the pieces),
+``character_groups`` (the findings a policy makes of some categories, lazily) and
+``iter_reveal`` (the hidden payloads of a piece, one at a time: ``sanitizer reveal``).
 
 The C fast path.  Most input breaks no rule.  For it, the answer is the input itself: no
 finding, no edit, and normalization changes nothing when no character is
@@ -44,6 +45,8 @@ from ._offsets import utf8_length
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._reveal import _c_tables as _reveal_tables
+from ._reveal import iter_reveal as iter_reveal  # lent to readers of long texts (see above)
+from ._scan import counted_mark
 from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -230,7 +233,7 @@ def _c_tables(policy: Policy, scanned: frozenset[Category]) -> bytes:
     for c, (cat, fl) in enumerate(table.info):
         by_category = cat in scanned
         by_form = bool(fl & sensitive)
-        flags[c] = (by_category or by_form) | (2 if runs and ct.MARK in fl else 0)
+        flags[c] = (by_category or by_form) | (2 if runs and counted_mark(cat, fl) else 0)
         if by_category and not by_form and policy.allow_sequences:
             rule[c] = c_rule_id(cat, fl)
     rule_tables = c_rule_tables(table.info)

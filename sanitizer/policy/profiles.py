@@ -183,8 +183,11 @@ SOURCE = TEXT.with_actions(
 # Text headed to a language model (a prompt, a document it will read, a tool's output it
 # will be shown): TEXT, and every hidden payload refused (HIDDEN_PAYLOAD: sanitizer.reveal
 # -- tag characters, also dressed as a flag that is not RGI; variation selectors after
-# any base; bits on zero-width characters or bidi marks, which TEXT keeps since joiners
-# and marks belong in Persian, Indic and Arabic text).  A model reads what a person does
+# any base; bits on zero-width characters or bidi marks, in a run or one after each word
+# of a stretch, which TEXT keeps since joiners and marks belong in Persian, Indic and
+# Arabic text; interlinear annotations, which some renderers do not show).  Bits in
+# which space character stands in a gap, and trailing whitespace, are reveal's only
+# (docs/reveal.md: a policy's C pass does not stop at spaces).  A model reads what a person does
 # not see (HOWTO §5.9.5), so a payload is refused, never silently passed or stripped, and
 # the refusal says what it spelled.  Refused too, as in TEXT: bidi controls (Trojan
 # Source), controls, tags outside RGI flags.  What passes: every script, joiners inside
