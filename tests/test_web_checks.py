@@ -1049,3 +1049,31 @@ def test_bytearray_values_are_read_like_bytes() -> None:
     headers = [(b"content-type", bytearray(b"application/json")), (b"x", memoryview(b"\xc0"))]
     problem = check_head(P, b"/", b"", headers)[0]  # type: ignore[arg-type]
     assert problem is not None and problem.kind == "overlong"  # C0 only starts overlongs
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"k": "\\ud800"\xed\xa0\x80',  # a refused escape, then an encoded surrogate
+        b'{"k": "\x14"\xed\xa0\x80',  # a control in a string, then the same
+        b'{"k": "\xe2\x80\xae"\xed\xa0\x80',  # RLO in a string, then the same
+    ],
+)
+def test_json_by_content_reports_the_first_problem_whatever_the_chunking(raw: bytes) -> None:
+    """The text before an ill-formed sequence is read as JSON before the sequence is
+    reported: a problem in a string the body closed earlier comes first, sent whole or
+    byte by byte."""
+    problem, found = check_head(P, b"/", b"", [])
+    assert problem is None
+
+    def kind(chunks: list[bytes]) -> str | None:
+        check = body_check(P, found)
+        problem = None
+        for chunk in chunks:
+            problem = problem or check.feed(chunk)
+        problem = problem or check.close()
+        return None if problem is None else problem.kind
+
+    whole = kind([raw])
+    assert whole is not None and whole != "surrogate"
+    assert kind([raw[i : i + 1] for i in range(len(raw))]) == whole

@@ -304,8 +304,13 @@ class JSONBody(BodyCheck):
 
     def _decoded(self, chunk: bytes, final: bool) -> Problem | None:
         text, errors = self._utf8.feed(chunk, final, limit=1)
-        if errors:  # the text before it is not lexed: the UTF-8 error is the problem
-            return self._ill_formed(errors[0])
+        if errors:  # the UTF-8 error is the problem, unless the text before it has one:
+            # that text is lexed first, so the body's first problem is the one reported
+            # however it was chunked (``text`` ends with the error's U+FFFD)
+            problem = self._ill_formed(errors[0])
+            if problem is not None and len(text) > 1 and text[-1] == "\ufffd":
+                problem = self._lex(text[:-1]) or problem
+            return problem
         if final:
             return self._lex(text)
         pos, carry = self._pos, self._carry
