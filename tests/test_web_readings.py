@@ -24,6 +24,7 @@ APP_OF = {
     _readings.LITESTAR: "litestar",
     _readings.FALCON_ASGI: "falcon_asgi",
     _readings.FALCON_WSGI: "falcon_wsgi",
+    _readings.AIOHTTP: "aiohttp",
 }
 RAW = "Û".encode()  # C3 9B
 AS = {UTF8: "Û", LATIN1: "Ã\x9b"}
@@ -45,11 +46,11 @@ def test_raw_bytes(reader: str) -> None:
     for part in ("path", "query", "header", "cookie", "form"):
         reading = TABLE[part][reader]
         if part == "path":
-            got = _exposed(reader, "path", "GET", b"/" + RAW, [])
-            want = ["/" + AS[reading.raw]]
+            got = _exposed(reader, "path", "GET", b"/" + RAW, [])[:1]
+            want = [] if reading.raw == NONE else ["/" + AS[reading.raw]]
         elif part == "query":
             got = _exposed(reader, "query", "GET", b"/?q=" + RAW, [])
-            want = [AS[reading.raw]]
+            want = [] if reading.raw == NONE else [AS[reading.raw]]
         elif part == "header":
             got = _exposed(reader, "header", "GET", b"/", [(b"X-Test", RAW)])
             want = [AS[reading.raw]]

@@ -44,6 +44,7 @@ EXPOSED_PARTS = {
     "filename": "filenames",
     "json": "json",
     "message": "websocket",
+    "text": "text",
 }
 
 Exposed = list[tuple[str, str]]
@@ -455,6 +456,103 @@ for _name in WSGI_APPS:
     globals()[_name + "_guarded"] = _LazyWSGI(_name + "_guarded")
 
 
+# -- aiohttp ------------------------------------------------------------------------------
+# Not an ASGI or WSGI app: served by aiohttp's own server on loopback (``expose`` sends the
+# raw bytes over a socket), bare or behind sanitizer.web.aiohttp ("aiohttp_guarded").
+AIOHTTP_APPS = ("aiohttp", "aiohttp_guarded")
+
+
+async def aiohttp_handler(request: Any) -> Any:
+    from aiohttp import web
+
+    out: Exposed = [("path", request.path)]
+    out += [("path", v) for v in request.match_info.values()]
+    _pairs(out, "query-name", "query", request.query.items())
+    out += [("header", v) for v in request.headers.values()]
+    _pairs(out, "cookie-name", "cookie", request.cookies.items())
+    try:
+        form = await request.post()  # aiohttp decides what is a form (else empty, unread)
+        for name, item in form.items():
+            out.append(("name", name))
+            if isinstance(item, web.FileField):
+                out.append(("filename", item.filename))
+            elif isinstance(item, str):
+                out.append(("value", item))
+        if not form:
+            text = await request.text()  # any body, decompressed, as the charset says
+            if request.content_type.startswith("text/") or request.query.get("read") == "text":
+                out.append(("text", text))
+            if text.strip():
+                _json_strings(await request.json(), out)
+    except Exception:
+        pass
+    return web.json_response({"exposed": out})
+
+
+async def aiohttp_websocket(request: Any) -> Any:
+    from aiohttp import WSMsgType, web
+
+    ws = web.WebSocketResponse()
+    await ws.prepare(request)
+    out: Exposed = []
+    async for message in ws:
+        if message.type != WSMsgType.TEXT:
+            continue
+        if message.data == "end":
+            await ws.send_str(_answer(out).decode())
+            break
+        out.append(("message", message.data))
+        try:  # receive_json()'s reading of the same message
+            _json_strings(json.loads(message.data), out)
+        except ValueError:
+            pass
+    await ws.close()
+    return ws
+
+
+def aiohttp_app(guarded: bool = False, **changes: Any) -> Any:
+    """The aiohttp app, behind ``sanitizer.web.aiohttp.setup(app, **changes)`` if guarded."""
+    from aiohttp import web
+
+    app = web.Application()
+    if guarded:
+        from sanitizer.web.aiohttp import setup
+
+        setup(app, **changes)
+    app.router.add_get("/ws", aiohttp_websocket)
+    app.router.add_route("*", "/{tail:.*}", aiohttp_handler)
+    return app
+
+
+async def _call_aiohttp(name: str, request: bytes) -> bytes:
+    from aiohttp.test_utils import TestServer
+
+    import webservers
+
+    app = aiohttp_app(name == "aiohttp_guarded")
+    server = TestServer(app, host=webservers.HOST, port=webservers.free_port())
+    await server.start_server()
+    try:
+        reader, writer = await asyncio.open_connection(webservers.HOST, server.port)
+        writer.write(request)
+        await writer.drain()
+        raw = await reader.read()
+        writer.close()
+    finally:
+        await server.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return body if head.startswith(b"HTTP/1.1 200") else b""
+
+
+def aiohttp_request(
+    method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes = b""
+) -> bytes:
+    """The raw HTTP/1.1 request, closing its connection."""
+    lines = [method.encode() + b" " + target + b" HTTP/1.1", b"Host: 127.0.0.1"]
+    lines += [n + b": " + v for n, v in headers] + [b"Connection: close", b"", b""]
+    return b"\r\n".join(lines) + body
+
+
 # -- in process: a raw request as a server hands it over ------------------------------------
 
 
@@ -542,14 +640,18 @@ async def _call_asgi(app: Any, scope: dict[str, Any], body: bytes) -> bytes:
 def expose(
     name: str, method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes = b""
 ) -> Exposed:
-    """What the app of framework ``name`` (in ``APPS``) was handed as text for this raw
-    request, called in process as uvicorn (ASGI) or a PEP 3333 server (WSGI) would."""
-    app = _app(name)
+    """What the app of framework ``name`` (in ``APPS``, or ``AIOHTTP_APPS``) was handed as
+    text for this raw request, called in process as uvicorn (ASGI) or a PEP 3333 server
+    (WSGI) would, or (aiohttp) by aiohttp's own server over loopback."""
+    app = None if name in AIOHTTP_APPS else _app(name)
     if body and not any(n.lower() == b"content-length" for n, _ in headers):
         headers = [*headers, (b"Content-Length", b"%d" % len(body))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if name in ASGI_APPS:
+        if name in AIOHTTP_APPS:
+            request = aiohttp_request(method, target, headers, body)
+            raw = asyncio.run(_call_aiohttp(name, request))
+        elif name in ASGI_APPS:
             scope = scope_of(method, target, headers)
             if name == "quart":
                 scope["extensions"] = {}

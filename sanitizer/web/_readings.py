@@ -29,6 +29,7 @@ DJANGO_ASGI = "Django (ASGI)"
 LITESTAR = "Litestar"
 FALCON_ASGI = "Falcon (ASGI)"
 FALCON_WSGI = "Falcon (WSGI)"
+AIOHTTP = "aiohttp"  # sanitizer.web.aiohttp
 READERS = (
     STARLETTE,
     WERKZEUG,
@@ -38,6 +39,7 @@ READERS = (
     LITESTAR,
     FALCON_ASGI,
     FALCON_WSGI,
+    AIOHTTP,
 )
 ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI)
 
@@ -80,6 +82,7 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
         "litestar": LITESTAR,
         "falcon_asgi": FALCON_ASGI,
         "falcon_wsgi": FALCON_WSGI,
+        "aiohttp": AIOHTTP,
     }
     table = dict.fromkeys(READERS, reading)
     for key, value in others.items():
@@ -96,6 +99,13 @@ _AUTHORIZATION = (
     "`request.authorization`: Basic base64, then UTF-8; any scheme's `name*=` RFC 8187, "
     "UTF-8 or ISO-8859-1"
 )
+_AIOHTTP_PERCENT = "%-decoded as UTF-8 by yarl"
+_AIOHTTP_RAW = "raw bytes refused by aiohttp's parser"
+_AIOHTTP_CHARSET = "the charset, else UTF-8 (`bytes.decode`)"
+_AIOHTTP_DISPOSITION = (
+    "`name*`/`filename*` (RFC 5987, its charset) and RFC 2231 continuations preferred; "
+    "`\\` escapes undone"
+)
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
 # part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
@@ -103,12 +113,19 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
     {
         "path": _all(
             Reading(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
+            aiohttp=Reading(
+                NONE,
+                True,
+                note="`request.path`, `match_info`: an ill-formed %-sequence left as "
+                f"`%XX`, `%2F` a `/`; {_AIOHTTP_RAW}",
+            ),
         ),
         "query": _all(
             Reading(UTF8, True, note="`+` is a space"),
             starlette=Reading(LATIN1, True, note="`+` is a space"),
             litestar=Reading(LATIN1, True, note="`+` is a space"),
             falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
+            aiohttp=Reading(NONE, True, note=f"`request.query`: `+` is a space; {_AIOHTTP_RAW}"),
         ),
         # A query value a JSON accessor parses: escapes resolved (_head).
         "query json": _all(
@@ -116,7 +133,10 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
             falcon_wsgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
         ),
-        "header": _all(Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        "header": _all(
+            Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1"),
+            aiohttp=Reading(UTF8, note="an ill-formed byte as a lone surrogate (surrogateescape)"),
+        ),
         # The credentials an accessor decodes from the header (_credentials).
         "authorization": _all(
             Reading(NONE, note="no accessor"),
@@ -132,6 +152,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
             falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
             falcon_wsgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            aiohttp=Reading(UTF8, note=_COOKIE_QUOTE + "; a quoted-string may hold `;`"),
         ),
         "form": _all(
             Reading(UTF8, True, note="`+` is a space"),
@@ -145,6 +166,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             werkzeug=Reading(UTF8, html_escapes=("%22",)),
             quart=Reading(UTF8, html_escapes=("%22",)),
             litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION),
         ),
         "multipart filename": _all(
             Reading(UTF8),
@@ -155,6 +177,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
             falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
             falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
+            aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION + "; leading `\\` and `/` dropped"),
         ),
         # the other headers of a part (Content-Type, ...): Content-Disposition's name and
         # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
@@ -167,6 +190,11 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             Reading(UTF8, note="the part's charset"),
             falcon_asgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
             falcon_wsgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
+            aiohttp=Reading(
+                UTF8,
+                note="`post()`: the part's charset, else a first `_charset_` field's "
+                "(RFC 7578 §4.6), else UTF-8; text/* and untyped parts only",
+            ),
         ),
         "json": _all(
             Reading(UTF8, note="`\\u` escapes resolved"),
@@ -175,6 +203,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             quart=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
             django_wsgi=Reading(BYTES, note="no JSON accessor"),
             django_asgi=Reading(BYTES, note="no JSON accessor"),
+            aiohttp=Reading(UTF8, note=f"`\\u` escapes resolved; {_AIOHTTP_CHARSET}"),
         ),
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
@@ -186,8 +215,17 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             django_asgi=Reading(NONE, note="no JSON accessor"),
             falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
             falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
+            aiohttp=Reading(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
         ),
-        "text": _all(Reading(BYTES, note="the app decodes")),
+        # A body not declared JSON, form or multipart (text/* is judged as text anyway).
+        "text": _all(
+            Reading(BYTES, note="the app decodes"),
+            aiohttp=Reading(
+                UTF8,
+                note=f"any body (`request.text()`), after aiohttp's own decompression; "
+                f"{_AIOHTTP_CHARSET}; at most `client_max_size` bytes",
+            ),
+        ),
         "websocket": _all(
             Reading(UTF8, note="text messages, decoded by the server"),
             werkzeug=Reading(NONE, note="no WebSocket"),
@@ -203,6 +241,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
             falcon_asgi=Reading(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
             django_asgi=Reading(NONE, note="not without Channels"),
+            aiohttp=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
         ),
         # A binary message handed to a JSON (or MessagePack) parser.
         "websocket binary": _all(
@@ -212,6 +251,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
             falcon_asgi=Reading(UTF8, note="`receive_media()`: MessagePack"),
             django_asgi=Reading(NONE, note="not without Channels"),
+            aiohttp=Reading(NONE, note="`receive_json()` refuses a binary message"),
         ),
     }
 )
@@ -248,8 +288,8 @@ MEDIA_TYPES: tuple[Spelling, ...] = (
     Spelling(
         "application/json",
         "json",
-        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON),
-        "Starlette and Litestar: any body",
+        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON, AIOHTTP),
+        "Starlette, Litestar and aiohttp: any body",
     ),
     Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
     Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
