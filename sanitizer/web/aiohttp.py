@@ -9,20 +9,21 @@ ASGI nor WSGI, added as aiohttp users expect::
 ``app.middlewares`` and hooks ``app.on_response_prepare`` for WebSockets; call it before
 adding other middlewares that read the request, and before the app starts.
 
-This module only translates; the deciding code is the sans-IO checks.  The head is
-judged from what aiohttp parsed (the raw path and query of ``request.rel_url``,
-``request.raw_headers``).  The body is judged as aiohttp hands it over: after aiohttp's
-own decompression (a ``Content-Encoding`` of gzip, deflate, and br or zstd where
-aiohttp can decode them), so a gzip body's text is judged, not its compressed bytes.
-The request's payload stream is replaced by one that pulls from aiohttp's as the app
-reads, judging each chunk before it is handed on, so ``read()``, ``text()``,
-``json()``, ``post()``, ``multipart()`` and ``content`` all get only judged bytes, in
-bounded memory.  A body with no checked media type is also judged as ``request.text()``
-reads any body (``_readings``: "text"; ``_text.TextByContent``).  A refused body makes the app's read raise
-``BodyRefused`` (an ``HTTPBadRequest``); the client gets the problem (RFC 9457) whatever
-the app made of the failure.  WebSocket text messages are judged as ``receive()``
-returns them (``receive_str()``, ``receive_json()``, ``async for``): one that fails
-closes the connection with 1007.  This module is the only one that imports aiohttp.
+This module only translates; the deciding code is the sans-IO checks. The head is judged
+from what aiohttp parsed (the raw path and query of ``request.rel_url``,
+``request.raw_headers``). The body is judged as aiohttp hands it over: after aiohttp's
+own decompression (a ``Content-Encoding`` of gzip, deflate, and br or zstd where aiohttp
+can decode them), so a gzip body's text is judged, not its compressed bytes. The
+request's payload stream is replaced by one that pulls from aiohttp's as the app reads,
+judging each chunk before it is handed on, so ``read()``, ``text()``, ``json()``,
+``post()``, ``multipart()`` and ``content`` all get only judged bytes, in bounded
+memory. A body with no checked media type is also judged as ``request.text()`` reads any
+body (``_readings``: "text"; ``_text.TextByContent``). A refused body makes the app's
+read raise ``BodyRefused`` (an ``HTTPBadRequest``); the client gets the problem (RFC
+9457) whatever the app made of the failure. WebSocket text messages are judged as
+``receive()`` returns them (``receive_str()``, ``receive_json()``, ``async for``): one
+that fails closes the connection with 1007. This module is the only one that imports
+aiohttp.
 """
 
 from __future__ import annotations
