@@ -484,8 +484,8 @@ async def aiohttp_handler(request: Any) -> Any:
                 out.append(("text", text))
             if text.strip():
                 _json_strings(await request.json(), out)
-    except Exception:
-        pass
+    except Exception as exc:  # aiohttp's own refusal of the body: nothing more exposed
+        out.append(("error", type(exc).__name__))
     return web.json_response({"exposed": out})
 
 
@@ -548,8 +548,11 @@ def aiohttp_request(
     method: str, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes = b""
 ) -> bytes:
     """The raw HTTP/1.1 request, closing its connection."""
-    lines = [method.encode() + b" " + target + b" HTTP/1.1", b"Host: 127.0.0.1"]
-    lines += [n + b": " + v for n, v in headers] + [b"Connection: close", b"", b""]
+    lines = [method.encode() + b" " + target + b" HTTP/1.1"]
+    if not any(n.lower() == b"host" for n, _ in headers):
+        lines.append(b"Host: 127.0.0.1")
+    lines += [n + b": " + v for n, v in headers if n.lower() != b"connection"]
+    lines += [b"Connection: close", b"", b""]
     return b"\r\n".join(lines) + body
 
 
@@ -689,7 +692,9 @@ def judged(policy: Any, what: str, text: str | None) -> bool:
     """``text``, exposed as ``what``, passes the policy of its part (None: nothing)."""
     from sanitizer import inspect
 
-    if text is None or (what == "filename" and not text):  # no file, or a file input left empty
+    if (
+        text is None or what == "error" or (what == "filename" and not text)
+    ):  # no file, or a file input left empty
         return True
     part_policy = getattr(policy, EXPOSED_PARTS[what])
     return part_policy is None or inspect(text, part_policy).ok

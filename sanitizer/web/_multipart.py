@@ -330,7 +330,8 @@ class MultipartBody(BodyCheck):
         # RFC 7578 §4.6: a text field named "_charset_" sets the default charset of the
         # fields after it (aiohttp and BlackSheep honour it, _readings): its value is a
         # charset parameter, refused unless one of the policy's charsets.
-        self._charset = bytearray() if name == b"_charset_" and not is_file else None
+        charset_field = params["name"] == b"_charset_" and not is_file
+        self._charset = bytearray() if charset_field else None
         if not is_file and compiled.form is not None and self._utf7 is None:
             self._text = TextStream(compiled.form.policy, "multipart", label)
 
@@ -356,7 +357,7 @@ class MultipartBody(BodyCheck):
             self._text_fed += end - start
             self._stop(self._text.feed(data[start:end]))
         if self._charset is not None and len(self._charset) <= _CHARSET_MAX:
-            self._charset += data[start : start + _CHARSET_MAX + 1 - len(self._charset)]
+            self._charset += data[start : min(end, start + _CHARSET_MAX + 1 - len(self._charset))]
 
     def _part_end(self) -> None:
         if self._charset is not None:

@@ -60,7 +60,6 @@ DECODED_CODINGS = frozenset(
 )
 # request.text() reads any body as text (_readings: "text"); else such bodies are bytes
 _TEXT_BY_CONTENT = TABLE["text"][AIOHTTP].raw == UTF8
-_REFUSED = "sanitizer.refused"  # request key: the problem that refused its body
 
 
 class BodyRefused(web.HTTPBadRequest):
@@ -132,11 +131,10 @@ class SanitizerMiddleware:
         try:
             response = await handler(request)
         except Exception:
-            refused = request.get(_REFUSED)
-            if refused is None:
+            if reader.refused is None:
                 raise
-            return problem_response(refused)  # whatever the app made of the failed read
-        refused = request.get(_REFUSED)
+            return problem_response(reader.refused)  # whatever the app made of the failure
+        refused = reader.refused
         if refused is not None and not response.prepared:
             return problem_response(refused)
         return response
@@ -150,10 +148,7 @@ class SanitizerMiddleware:
     def failed(self, problem: Problem, request: web.Request) -> bool:
         """Report a body's problem; True if the request is refused (not report-only)."""
         self._report(problem, request)
-        if self.policy.report_only:
-            return False
-        request[_REFUSED] = problem
-        return True
+        return not self.policy.report_only
 
     def _report(self, problem: Problem, request: web.Request) -> None:
         target = request.rel_url.raw_path_qs.encode("utf-8", "surrogateescape")
@@ -241,15 +236,15 @@ class _CheckedReader(StreamReader):
         self._mw = mw
         self._request = request
         self._held = bytearray()  # received, not judged yet
-        self._refused: Problem | None = None
+        self.refused: Problem | None = None  # the problem that refused the body
 
     async def _wait(self, func_name: str) -> None:
         while not self._buffer and not self._eof:
             await self._pull()
 
     async def _pull(self) -> None:
-        if self._refused is not None:
-            raise BodyRefused(self._refused)
+        if self.refused is not None:
+            raise BodyRefused(self.refused)
         chunk = await self._source.readany()
         check = self._check
         if chunk:
@@ -257,7 +252,7 @@ class _CheckedReader(StreamReader):
         else:
             problem = check.close()
         if problem is not None and self._mw.failed(problem, self._request):
-            self._refused = problem
+            self.refused = problem
             self._held.clear()
             raise BodyRefused(problem)
         self._held += chunk
