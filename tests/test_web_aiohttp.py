@@ -336,7 +336,7 @@ _LABELS = [[], TEXT, JSON, FORM, [(b"Content-Type", b"application/octet-stream")
 
 
 @settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
     derandomize=True,

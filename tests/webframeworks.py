@@ -525,9 +525,8 @@ def aiohttp_app(guarded: bool = False, **changes: Any) -> Any:
 
 
 async def _call_aiohttp(name: str, request: bytes) -> bytes:
-    from aiohttp.test_utils import TestServer
-
     import webservers
+    from aiohttp.test_utils import TestServer
 
     app = aiohttp_app(name == "aiohttp_guarded")
     server = TestServer(app, host=webservers.HOST, port=webservers.free_port())
