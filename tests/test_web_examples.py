@@ -30,6 +30,7 @@ TEXT = "Grüße, 東京, Привет, مرحبا, नमस्ते 👋"  # N
 FILENAME = "отчёт 東京 👋.txt"
 JSON = [(b"Content-Type", b"application/json")]
 BOUNDARY = b"sanitizer-example-boundary"
+_NO_HALF_CLOSE = ("aiohttp_app", "tornado_app")
 
 
 @dataclass
@@ -39,8 +40,9 @@ class Example:
     log: Path  # the server's stdout and stderr
 
     def send(self, request: bytes) -> Response:
-        # aiohttp drops its answer once the client half-closes: the connection stays open
-        return send(self.port, request, half_close=self.name != "aiohttp_app")
+        # aiohttp and Tornado drop their answer once the client half-closes (EOF): the
+        # connection stays open for them
+        return send(self.port, request, half_close=self.name not in _NO_HALF_CLOSE)
 
 
 @pytest.fixture(scope="module", params=EXAMPLES)
