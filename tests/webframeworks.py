@@ -380,7 +380,8 @@ def _app(name: str) -> Any:
         base = name.removesuffix("_guarded")
         app = _make(base)
         if name.endswith("_guarded"):
-            app = (ASGIMiddleware if base in ASGI_APPS else WSGIMiddleware)(app)
+            asgi = base in ASGI_APPS or base in LIFESPAN_APPS
+            app = (ASGIMiddleware if asgi else WSGIMiddleware)(app)
         app = _BUILT[name] = app
     return app
 
@@ -454,6 +455,97 @@ for _name in ASGI_APPS:
 for _name in WSGI_APPS:
     globals()[_name] = _LazyWSGI(_name)
     globals()[_name + "_guarded"] = _LazyWSGI(_name + "_guarded")
+
+
+# -- Sanic and BlackSheep, behind ASGIMiddleware ---------------------------------------------
+# Not in APPS (the other differential tests): Sanic pins packages the test extra cannot
+# share, so it is tested where it is installed (tests/test_web_asgi_frameworks.py).
+LIFESPAN_APPS = ("sanic", "blacksheep")
+
+
+def _sanic() -> Any:
+    from sanic import Sanic, response
+
+    app = Sanic(f"webframeworks{len(_BUILT)}")  # Sanic refuses a name twice
+
+    @app.route("/<rest:path>", methods=["GET", "POST", "PUT"])
+    async def endpoint(request: Any, rest: str = "") -> Any:
+        out: Exposed = [("path", request.path), ("path", rest)]
+        for name, values in request.args.items():
+            out += [("query-name", name)] + [("query", v) for v in values]
+        out += [("header", v) for v in request.headers.values()]
+        for name, values in request.cookies.items():
+            out += [("cookie-name", name)] + [("cookie", v) for v in values]
+        try:
+            for name, values in (request.form or {}).items():
+                out += [("name", name)] + [("value", v) for v in values]
+            for name, files in (request.files or {}).items():
+                out += [("name", name)] + [("filename", f.name) for f in files]
+            if not request.form and not request.files:
+                _json_strings(request.json, out)
+        except Exception as exc:
+            out.append(("error", type(exc).__name__))
+        return response.raw(_answer(out), content_type="application/json")
+
+    return app
+
+
+def _blacksheep() -> Any:
+    from blacksheep import Application, Response
+    from blacksheep.contents import Content
+
+    app = Application()
+
+    async def endpoint(request):  # type: ignore[no-untyped-def]  # (BlackSheep binds by name)
+        out: Exposed = [("path", request.path)]
+        out += [("path", v) for v in request.route_values.values()]
+        for name, values in request.query.items():
+            out += [("query-name", name)] + [("query", v) for v in values]
+        out += [("header", v.decode("utf-8", "replace")) for _, v in request.headers.items()]
+        _pairs(out, "cookie-name", "cookie", request.cookies.items())
+        try:
+            media = _media((request.headers.get_first(b"content-type") or b"").decode("latin-1"))
+            if media in ("application/x-www-form-urlencoded", "multipart/form-data"):
+                for name, value in ((await request.form()) or {}).items():
+                    out.append(("name", name))
+                    for item in value if isinstance(value, list) else [value]:
+                        if isinstance(item, str):
+                            out.append(("value", item))
+                        elif getattr(item, "file_name", None):
+                            out.append(("filename", item.file_name.decode("utf-8", "replace")))
+            else:
+                _json_strings(await request.json(), out)
+        except Exception as exc:
+            out.append(("error", type(exc).__name__))
+        return Response(200, content=Content(b"application/json", _answer(out)))
+
+    for method in ("GET", "POST", "PUT"):
+        app.router.add(method, "/{path:rest}", endpoint)
+    return app
+
+
+_FACTORIES.update(sanic=_sanic, blacksheep=_blacksheep)
+
+
+async def _started(app: Any) -> None:
+    """Run the app's ASGI lifespan startup (Sanic and BlackSheep need it)."""
+    messages = [{"type": "lifespan.startup"}]
+    started = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop()
+        await asyncio.sleep(3600)
+        return {}
+
+    async def send(message: dict[str, Any]) -> None:
+        started.set()
+
+    task = asyncio.ensure_future(
+        app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+    )
+    await started.wait()
+    task.cancel()
 
 
 # -- aiohttp ------------------------------------------------------------------------------
@@ -616,7 +708,9 @@ def _read_answer(raw: bytes) -> Exposed:
     return [(what, text) for what, text in data.get("exposed", [])]
 
 
-async def _call_asgi(app: Any, scope: dict[str, Any], body: bytes) -> bytes:
+async def _call_asgi(app: Any, scope: dict[str, Any], body: bytes, name: str = "") -> bytes:
+    if name in LIFESPAN_APPS:
+        await _started(app)
     sent = False
     chunks: list[bytes] = []
     status = 0
@@ -653,11 +747,16 @@ def expose(
         if name in AIOHTTP_APPS:
             request = aiohttp_request(method, target, headers, body)
             raw = asyncio.run(_call_aiohttp(name, request))
-        elif name in ASGI_APPS:
+        elif name in ASGI_APPS or name.removesuffix("_guarded") in LIFESPAN_APPS:
             scope = scope_of(method, target, headers)
             if name == "quart":
                 scope["extensions"] = {}
-            raw = asyncio.run(_call_asgi(app, scope, body))
+            try:
+                raw = asyncio.run(_call_asgi(app, scope, body, name.removesuffix("_guarded")))
+            except Exception:  # Sanic raises its refusal of a URL (Bad URL) out of the app
+                if name.removesuffix("_guarded") not in LIFESPAN_APPS:
+                    raise
+                raw = b""
         else:
             environ = environ_of(method, target, headers, body)
             status: list[str] = []

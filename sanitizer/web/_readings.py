@@ -30,6 +30,8 @@ LITESTAR = "Litestar"
 FALCON_ASGI = "Falcon (ASGI)"
 FALCON_WSGI = "Falcon (WSGI)"
 AIOHTTP = "aiohttp"  # sanitizer.web.aiohttp
+SANIC = "Sanic"  # behind ASGIMiddleware
+BLACKSHEEP = "BlackSheep"  # behind ASGIMiddleware
 READERS = (
     STARLETTE,
     WERKZEUG,
@@ -40,8 +42,10 @@ READERS = (
     FALCON_ASGI,
     FALCON_WSGI,
     AIOHTTP,
+    SANIC,
+    BLACKSHEEP,
 )
-ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI)
+ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI, SANIC, BLACKSHEEP)
 
 # How raw bytes >= 0x80 (not percent-escaped) become text.
 UTF8 = "utf-8"
@@ -83,6 +87,8 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
         "falcon_asgi": FALCON_ASGI,
         "falcon_wsgi": FALCON_WSGI,
         "aiohttp": AIOHTTP,
+        "sanic": SANIC,
+        "blacksheep": BLACKSHEEP,
     }
     table = dict.fromkeys(READERS, reading)
     for key, value in others.items():
@@ -119,6 +125,10 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
                 note="`request.path`, `match_info`: an ill-formed %-sequence left as "
                 f"`%XX`, `%2F` a `/`; {_AIOHTTP_RAW}",
             ),
+            sanic=Reading(
+                NONE, note="`request.path` and route parameters as sent; raw bytes: Bad URL"
+            ),
+            blacksheep=Reading(UTF8, True, note="route values; `request.path` as sent"),
         ),
         "query": _all(
             Reading(UTF8, True, note="`+` is a space"),
@@ -126,6 +136,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             litestar=Reading(LATIN1, True, note="`+` is a space"),
             falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
             aiohttp=Reading(NONE, True, note=f"`request.query`: `+` is a space; {_AIOHTTP_RAW}"),
+            sanic=Reading(NONE, True, note="`request.args`: `+` is a space; raw bytes: Bad URL"),
         ),
         # A query value a JSON accessor parses: escapes resolved (_head).
         "query json": _all(
@@ -136,6 +147,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
         "header": _all(
             Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1"),
             aiohttp=Reading(UTF8, note="an ill-formed byte as a lone surrogate (surrogateescape)"),
+            sanic=Reading(UTF8, note="`request.headers`"),
+            blacksheep=Reading(BYTES, note="`request.headers`: bytes, the app decodes"),
         ),
         # The credentials an accessor decodes from the header (_credentials).
         "authorization": _all(
@@ -143,6 +156,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             starlette=Reading(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
             werkzeug=Reading(UTF8, note=_AUTHORIZATION),
             quart=Reading(UTF8, note=_AUTHORIZATION),
+            sanic=Reading(UTF8, note="`request.credentials`: Basic base64, then UTF-8"),
         ),
         "cookie": _all(
             Reading(LATIN1, note=_COOKIE_QUOTE),
@@ -153,6 +167,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
             falcon_wsgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
             aiohttp=Reading(UTF8, note=_COOKIE_QUOTE + "; a quoted-string may hold `;`"),
+            sanic=Reading(UTF8, note=_COOKIE_QUOTE),
+            blacksheep=Reading(UTF8, True, note="quotes kept, then %-decoded"),
         ),
         "form": _all(
             Reading(UTF8, True, note="`+` is a space"),
@@ -167,6 +183,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             quart=Reading(UTF8, html_escapes=("%22",)),
             litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
             aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION),
+            sanic=Reading(UTF8, html_escapes=("%22", "%0D%0A")),
         ),
         "multipart filename": _all(
             Reading(UTF8),
@@ -178,6 +195,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
             falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
             aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION + "; leading `\\` and `/` dropped"),
+            sanic=Reading(UTF8, html_escapes=("%22", "%0D%0A"), note="`filename*` preferred"),
         ),
         # the other headers of a part (Content-Type, ...): Content-Disposition's name and
         # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
@@ -194,6 +212,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
                 UTF8,
                 note="`post()`: the part's charset, else a first `_charset_` field's "
                 "(RFC 7578 §4.6), else UTF-8; text/* and untyped parts only",
+            ),
+            blacksheep=Reading(
+                UTF8, note="`form()`: the part's charset, else a `_charset_` field's, else UTF-8"
             ),
         ),
         "json": _all(
@@ -216,6 +237,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
             falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
             aiohttp=Reading(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
+            sanic=Reading(UTF8, note="any body (`request.json`)"),
+            blacksheep=Reading(NONE, note="only a body declared JSON"),
         ),
         # A body not declared JSON, form or multipart (text/* is judged as text anyway).
         "text": _all(
@@ -225,6 +248,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
                 note=f"any body (`request.text()`), after aiohttp's own decompression; "
                 f"{_AIOHTTP_CHARSET}; at most `client_max_size` bytes",
             ),
+            blacksheep=Reading(
+                UTF8, note="any body (`request.text()`): the charset, else UTF-8; not judged"
+            ),
         ),
         "websocket": _all(
             Reading(UTF8, note="text messages, decoded by the server"),
@@ -232,6 +258,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             django_wsgi=Reading(NONE, note="no WebSocket"),
             django_asgi=Reading(NONE, note="not without Channels"),
             falcon_wsgi=Reading(NONE, note="no WebSocket"),
+            sanic=Reading(UTF8, note="text messages (`ws.recv()`)"),
         ),
         # A text message handed to a JSON parser: escapes resolved, as in a JSON body.
         "websocket json": _all(
@@ -242,6 +269,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
             django_asgi=Reading(NONE, note="not without Channels"),
             aiohttp=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            blacksheep=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
         ),
         # A binary message handed to a JSON (or MessagePack) parser.
         "websocket binary": _all(
@@ -252,6 +280,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
             falcon_asgi=Reading(UTF8, note="`receive_media()`: MessagePack"),
             django_asgi=Reading(NONE, note="not without Channels"),
             aiohttp=Reading(NONE, note="`receive_json()` refuses a binary message"),
+            blacksheep=Reading(UTF8, note="`receive_json(mode=MessageMode.BYTES)`"),
         ),
     }
 )
@@ -288,8 +317,8 @@ MEDIA_TYPES: tuple[Spelling, ...] = (
     Spelling(
         "application/json",
         "json",
-        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON, AIOHTTP),
-        "Starlette, Litestar and aiohttp: any body",
+        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON, AIOHTTP, SANIC, BLACKSHEEP),
+        "Starlette, Litestar, aiohttp and Sanic: any body",
     ),
     Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
     Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
@@ -337,7 +366,8 @@ def html_escape_readings(part: str) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(reading.html_escapes for reading in TABLE[part].values()))
 
 
-_ESCAPED = {"%22": b'"', "%0D": b"\r", "%0A": b"\n"}  # the HTML standard's (form submission)
+# the HTML standard's (form submission); Sanic reads the pair %0D%0A as one LF
+_ESCAPED = {"%22": b'"', "%0D": b"\r", "%0A": b"\n", "%0D%0A": b"\n"}
 
 
 def escaped_readings(part: str, value: bytes) -> list[bytes]:
