@@ -367,3 +367,40 @@ def test_passes_only_what_aiohttp_hands_over_clean(
         assert failing(answer(ports["bare"], raw)[1]) == []
     else:
         assert status == 400
+
+
+# -- TextByContent, sans-IO: request.text()'s reading of any body --------------------------
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    text=_TEXTS,
+    invalid=st.sampled_from([b"", b"\xc0\xae", b"\xed\xa0\x80", b"\xff", b"\xe2\x80"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=80), max_size=6),
+    bound=st.sampled_from([None, 8, 1 << 20]),
+)
+def test_text_by_content_is_what_text_returns(
+    text: str, invalid: bytes, cuts: list[int], bound: int | None
+) -> None:
+    """Refused exactly when ``bytes.decode`` (aiohttp's ``text()``) returns text, within
+    the bound, that fails the policy; whatever the chunking; nothing handed on before."""
+    from sanitizer import inspect
+    from sanitizer.web._text import TextByContent
+
+    body = text.encode() + invalid
+    check = TextByContent(DEFAULT.text, None, bound)  # type: ignore[arg-type]
+    problem = None
+    for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(body)], strict=True):
+        problem = problem or check.feed(body[a:b])
+        if problem is None and len(body) <= (bound or len(body)) and b < len(body):
+            assert check.judged() == 0 or check.judged() == check.size
+    problem = problem or check.close()
+    try:
+        decoded: str | None = body.decode("utf-8")
+    except UnicodeDecodeError:
+        decoded = None
+    if bound is not None and len(body) > bound:
+        decoded = None  # read() refuses it: no text
+    assert DEFAULT.text is not None
+    want = decoded is not None and not inspect(decoded, DEFAULT.text).ok
+    assert (problem is not None) == want
