@@ -55,7 +55,7 @@ NONE = "none"  # not exposed: the framework refuses such bytes, or has no access
 
 
 @dataclass(frozen=True)
-class Reading:
+class Decoding:
     """How one framework reads one part."""
 
     raw: str  # UTF8, LATIN1, BYTES or NONE: what a raw byte >= 0x80 becomes
@@ -75,7 +75,7 @@ class Reading:
         return words + (f"; {self.note}" if self.note else "")
 
 
-def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
+def _all(reading: Decoding, **others: Decoding) -> MappingProxyType[str, Decoding]:
     """``reading`` for every reader but those named in ``others`` (by variable name)."""
     names = {
         "starlette": STARLETTE,
@@ -96,7 +96,7 @@ def _all(reading: Reading, **others: Reading) -> MappingProxyType[str, Reading]:
     return MappingProxyType(table)
 
 
-_WERKZEUG_COOKIE = Reading(
+_WERKZEUG_COOKIE = Decoding(
     LATIN1,
     note="a quoted-string may run past `;`; `\\ooo` bytes read as UTF-8; "
     "a value with a quote or space inside is dropped",
@@ -114,173 +114,173 @@ _AIOHTTP_DISPOSITION = (
 )
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
-# part -> reader -> Reading.  The parts are those of docs/web.md's table of policies.
-TABLE: MappingProxyType[str, MappingProxyType[str, Reading]] = MappingProxyType(
+# part -> reader -> Decoding.  The parts are those of docs/web.md's table of policies.
+TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType(
     {
         "path": _all(
-            Reading(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
-            aiohttp=Reading(
+            Decoding(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
+            aiohttp=Decoding(
                 NONE,
                 True,
                 note="`request.path`, `match_info`: an ill-formed %-sequence left as "
                 f"`%XX`, `%2F` a `/`; {_AIOHTTP_RAW}",
             ),
-            sanic=Reading(
+            sanic=Decoding(
                 NONE, note="`request.path` and route parameters as sent; raw bytes: Bad URL"
             ),
-            blacksheep=Reading(UTF8, True, note="route values; `request.path` as sent"),
+            blacksheep=Decoding(UTF8, True, note="route values; `request.path` as sent"),
         ),
         "query": _all(
-            Reading(UTF8, True, note="`+` is a space"),
-            starlette=Reading(LATIN1, True, note="`+` is a space"),
-            litestar=Reading(LATIN1, True, note="`+` is a space"),
-            falcon_wsgi=Reading(LATIN1, True, note="`+` is a space"),
-            aiohttp=Reading(NONE, True, note=f"`request.query`: `+` is a space; {_AIOHTTP_RAW}"),
-            sanic=Reading(NONE, True, note="`request.args`: `+` is a space; raw bytes: Bad URL"),
+            Decoding(UTF8, True, note="`+` is a space"),
+            starlette=Decoding(LATIN1, True, note="`+` is a space"),
+            litestar=Decoding(LATIN1, True, note="`+` is a space"),
+            falcon_wsgi=Decoding(LATIN1, True, note="`+` is a space"),
+            aiohttp=Decoding(NONE, True, note=f"`request.query`: `+` is a space; {_AIOHTTP_RAW}"),
+            sanic=Decoding(NONE, True, note="`request.args`: `+` is a space; raw bytes: Bad URL"),
         ),
         # A query value a JSON accessor parses: escapes resolved (_head).
         "query json": _all(
-            Reading(NONE, note="no accessor"),
-            falcon_asgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
-            falcon_wsgi=Reading(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+            Decoding(NONE, note="no accessor"),
+            falcon_asgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
+            falcon_wsgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
         ),
         "header": _all(
-            Reading(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1"),
-            aiohttp=Reading(UTF8, note="an ill-formed byte as a lone surrogate (surrogateescape)"),
-            sanic=Reading(UTF8, note="`request.headers`"),
-            blacksheep=Reading(BYTES, note="`request.headers`: bytes, the app decodes"),
+            Decoding(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1"),
+            aiohttp=Decoding(UTF8, note="an ill-formed byte as a lone surrogate (surrogateescape)"),
+            sanic=Decoding(UTF8, note="`request.headers`"),
+            blacksheep=Decoding(BYTES, note="`request.headers`: bytes, the app decodes"),
         ),
         # The credentials an accessor decodes from the header (_credentials).
         "authorization": _all(
-            Reading(NONE, note="no accessor"),
-            starlette=Reading(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
-            werkzeug=Reading(UTF8, note=_AUTHORIZATION),
-            quart=Reading(UTF8, note=_AUTHORIZATION),
-            sanic=Reading(UTF8, note="`request.credentials`: Basic base64, then UTF-8"),
+            Decoding(NONE, note="no accessor"),
+            starlette=Decoding(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
+            werkzeug=Decoding(UTF8, note=_AUTHORIZATION),
+            quart=Decoding(UTF8, note=_AUTHORIZATION),
+            sanic=Decoding(UTF8, note="`request.credentials`: Basic base64, then UTF-8"),
         ),
         "cookie": _all(
-            Reading(LATIN1, note=_COOKIE_QUOTE),
+            Decoding(LATIN1, note=_COOKIE_QUOTE),
             werkzeug=_WERKZEUG_COOKIE,
             quart=_WERKZEUG_COOKIE,
-            django_wsgi=Reading(UTF8, note=_COOKIE_QUOTE),
-            litestar=Reading(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
-            falcon_asgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
-            falcon_wsgi=Reading(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
-            aiohttp=Reading(UTF8, note=_COOKIE_QUOTE + "; a quoted-string may hold `;`"),
-            sanic=Reading(UTF8, note=_COOKIE_QUOTE),
-            blacksheep=Reading(UTF8, True, note="quotes kept, then %-decoded"),
+            django_wsgi=Decoding(UTF8, note=_COOKIE_QUOTE),
+            litestar=Decoding(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
+            falcon_asgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            falcon_wsgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            aiohttp=Decoding(UTF8, note=_COOKIE_QUOTE + "; a quoted-string may hold `;`"),
+            sanic=Decoding(UTF8, note=_COOKIE_QUOTE),
+            blacksheep=Decoding(UTF8, True, note="quotes kept, then %-decoded"),
         ),
         "form": _all(
-            Reading(UTF8, True, note="`+` is a space"),
-            starlette=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
-            litestar=Reading(LATIN1, True, note="`+` is a space, whatever the charset"),
-            falcon_asgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
-            falcon_wsgi=Reading(NONE, True, note="ASCII only: other bytes fail the parse"),
+            Decoding(UTF8, True, note="`+` is a space"),
+            starlette=Decoding(LATIN1, True, note="`+` is a space, whatever the charset"),
+            litestar=Decoding(LATIN1, True, note="`+` is a space, whatever the charset"),
+            falcon_asgi=Decoding(NONE, True, note="ASCII only: other bytes fail the parse"),
+            falcon_wsgi=Decoding(NONE, True, note="ASCII only: other bytes fail the parse"),
         ),
         "multipart name": _all(
-            Reading(UTF8),
-            werkzeug=Reading(UTF8, html_escapes=("%22",)),
-            quart=Reading(UTF8, html_escapes=("%22",)),
-            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
-            aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION),
-            sanic=Reading(UTF8, html_escapes=("%22", "%0D%0A")),
+            Decoding(UTF8),
+            werkzeug=Decoding(UTF8, html_escapes=("%22",)),
+            quart=Decoding(UTF8, html_escapes=("%22",)),
+            litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            aiohttp=Decoding(UTF8, note=_AIOHTTP_DISPOSITION),
+            sanic=Decoding(UTF8, html_escapes=("%22", "%0D%0A")),
         ),
         "multipart filename": _all(
-            Reading(UTF8),
-            werkzeug=Reading(UTF8, html_escapes=("%22",)),
-            quart=Reading(UTF8, html_escapes=("%22",)),
-            django_wsgi=Reading(UTF8, note="HTML character references resolved, last segment"),
-            django_asgi=Reading(UTF8, note="HTML character references resolved, last segment"),
-            litestar=Reading(UTF8, html_escapes=("%22", "%0D", "%0A")),
-            falcon_asgi=Reading(UTF8, note="`filename*` preferred"),
-            falcon_wsgi=Reading(UTF8, note="`filename*` preferred"),
-            aiohttp=Reading(UTF8, note=_AIOHTTP_DISPOSITION + "; leading `\\` and `/` dropped"),
-            sanic=Reading(UTF8, html_escapes=("%22", "%0D%0A"), note="`filename*` preferred"),
+            Decoding(UTF8),
+            werkzeug=Decoding(UTF8, html_escapes=("%22",)),
+            quart=Decoding(UTF8, html_escapes=("%22",)),
+            django_wsgi=Decoding(UTF8, note="HTML character references resolved, last segment"),
+            django_asgi=Decoding(UTF8, note="HTML character references resolved, last segment"),
+            litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            falcon_asgi=Decoding(UTF8, note="`filename*` preferred"),
+            falcon_wsgi=Decoding(UTF8, note="`filename*` preferred"),
+            aiohttp=Decoding(UTF8, note=_AIOHTTP_DISPOSITION + "; leading `\\` and `/` dropped"),
+            sanic=Decoding(UTF8, html_escapes=("%22", "%0D%0A"), note="`filename*` preferred"),
         ),
         # the other headers of a part (Content-Type, ...): Content-Disposition's name and
         # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
         # still shows the raw Content-Disposition as Latin-1)
         "multipart header": _all(
-            Reading(UTF8),
-            starlette=Reading(LATIN1, note="`UploadFile.headers`"),
+            Decoding(UTF8),
+            starlette=Decoding(LATIN1, note="`UploadFile.headers`"),
         ),
         "multipart field": _all(
-            Reading(UTF8, note="the part's charset"),
-            falcon_asgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
-            falcon_wsgi=Reading(UTF8, note="text/plain parts only (`get_text`)"),
-            aiohttp=Reading(
+            Decoding(UTF8, note="the part's charset"),
+            falcon_asgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
+            falcon_wsgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
+            aiohttp=Decoding(
                 UTF8,
                 note="`post()`: the part's charset, else a first `_charset_` field's "
                 "(RFC 7578 §4.6), else UTF-8; text/* and untyped parts only",
             ),
-            blacksheep=Reading(
+            blacksheep=Decoding(
                 UTF8, note="`form()`: the part's charset, else a `_charset_` field's, else UTF-8"
             ),
         ),
         "json": _all(
-            Reading(UTF8, note="`\\u` escapes resolved"),
-            starlette=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            werkzeug=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            quart=Reading(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
-            django_wsgi=Reading(BYTES, note="no JSON accessor"),
-            django_asgi=Reading(BYTES, note="no JSON accessor"),
-            aiohttp=Reading(UTF8, note=f"`\\u` escapes resolved; {_AIOHTTP_CHARSET}"),
+            Decoding(UTF8, note="`\\u` escapes resolved"),
+            starlette=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            werkzeug=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            quart=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
+            django_wsgi=Decoding(BYTES, note="no JSON accessor"),
+            django_asgi=Decoding(BYTES, note="no JSON accessor"),
+            aiohttp=Decoding(UTF8, note=f"`\\u` escapes resolved; {_AIOHTTP_CHARSET}"),
         ),
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
-            Reading(UTF8, note="any body (`request.json()`)"),
-            starlette=Reading(UTF8, note="any body (`request.json()`); UTF-16/32 detected"),
-            werkzeug=Reading(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
-            quart=Reading(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
-            django_wsgi=Reading(NONE, note="no JSON accessor"),
-            django_asgi=Reading(NONE, note="no JSON accessor"),
-            falcon_asgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
-            falcon_wsgi=Reading(UTF8, note="a body without Content-Type (`get_media()`)"),
-            aiohttp=Reading(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
-            sanic=Reading(UTF8, note="any body (`request.json`)"),
-            blacksheep=Reading(NONE, note="only a body declared JSON"),
+            Decoding(UTF8, note="any body (`request.json()`)"),
+            starlette=Decoding(UTF8, note="any body (`request.json()`); UTF-16/32 detected"),
+            werkzeug=Decoding(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
+            quart=Decoding(UTF8, note="`get_json(force=True)`; UTF-16/32 detected"),
+            django_wsgi=Decoding(NONE, note="no JSON accessor"),
+            django_asgi=Decoding(NONE, note="no JSON accessor"),
+            falcon_asgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
+            falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
+            aiohttp=Decoding(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
+            sanic=Decoding(UTF8, note="any body (`request.json`)"),
+            blacksheep=Decoding(NONE, note="only a body declared JSON"),
         ),
         # A body not declared JSON, form or multipart (text/* is judged as text anyway).
         "text": _all(
-            Reading(BYTES, note="the app decodes"),
-            aiohttp=Reading(
+            Decoding(BYTES, note="the app decodes"),
+            aiohttp=Decoding(
                 UTF8,
                 note=f"any body (`request.text()`), after aiohttp's own decompression; "
                 f"{_AIOHTTP_CHARSET}; at most `client_max_size` bytes",
             ),
-            blacksheep=Reading(
+            blacksheep=Decoding(
                 UTF8, note="any body (`request.text()`): the charset, else UTF-8; not judged"
             ),
         ),
         "websocket": _all(
-            Reading(UTF8, note="text messages, decoded by the server"),
-            werkzeug=Reading(NONE, note="no WebSocket"),
-            django_wsgi=Reading(NONE, note="no WebSocket"),
-            django_asgi=Reading(NONE, note="not without Channels"),
-            falcon_wsgi=Reading(NONE, note="no WebSocket"),
-            sanic=Reading(UTF8, note="text messages (`ws.recv()`)"),
+            Decoding(UTF8, note="text messages, decoded by the server"),
+            werkzeug=Decoding(NONE, note="no WebSocket"),
+            django_wsgi=Decoding(NONE, note="no WebSocket"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+            falcon_wsgi=Decoding(NONE, note="no WebSocket"),
+            sanic=Decoding(UTF8, note="text messages (`ws.recv()`)"),
         ),
         # A text message handed to a JSON parser: escapes resolved, as in a JSON body.
         "websocket json": _all(
-            Reading(NONE, note="no WebSocket"),
-            starlette=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
-            quart=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
-            litestar=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
-            falcon_asgi=Reading(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
-            django_asgi=Reading(NONE, note="not without Channels"),
-            aiohttp=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
-            blacksheep=Reading(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            Decoding(NONE, note="no WebSocket"),
+            starlette=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            quart=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            litestar=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            falcon_asgi=Decoding(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+            aiohttp=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            blacksheep=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
         ),
         # A binary message handed to a JSON (or MessagePack) parser.
         "websocket binary": _all(
-            Reading(NONE, note="no WebSocket"),
-            starlette=Reading(UTF8, note='`receive_json(mode="binary")`'),
-            quart=Reading(UTF8, note="`receive_json()`: `json.loads`, UTF-16/32 detected"),
-            litestar=Reading(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
-            falcon_asgi=Reading(UTF8, note="`receive_media()`: MessagePack"),
-            django_asgi=Reading(NONE, note="not without Channels"),
-            aiohttp=Reading(NONE, note="`receive_json()` refuses a binary message"),
-            blacksheep=Reading(UTF8, note="`receive_json(mode=MessageMode.BYTES)`"),
+            Decoding(NONE, note="no WebSocket"),
+            starlette=Decoding(UTF8, note='`receive_json(mode="binary")`'),
+            quart=Decoding(UTF8, note="`receive_json()`: `json.loads`, UTF-16/32 detected"),
+            litestar=Decoding(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
+            falcon_asgi=Decoding(UTF8, note="`receive_media()`: MessagePack"),
+            django_asgi=Decoding(NONE, note="not without Channels"),
+            aiohttp=Decoding(NONE, note="`receive_json()` refuses a binary message"),
+            blacksheep=Decoding(UTF8, note="`receive_json(mode=MessageMode.BYTES)`"),
         ),
     }
 )
@@ -410,7 +410,7 @@ def markdown_table() -> str:
     part, each distinct reading and the readers that read the part so."""
     lines = ["| part | reading | readers |", "|---|---|---|"]
     for part, row in TABLE.items():
-        groups: dict[Reading, list[str]] = {}
+        groups: dict[Decoding, list[str]] = {}
         for name in READERS:
             groups.setdefault(row[name], []).append(name)
         for i, (reading, names) in enumerate(groups.items()):
