@@ -24,12 +24,13 @@ from webservers import Response, free_port, http, send, start
 pytestmark = pytest.mark.servers
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ("flask_app", "fastapi_app", "django_app")
+EXAMPLES = ("flask_app", "fastapi_app", "django_app", "aiohttp_app", "tornado_app")
 
 TEXT = "Grüße, 東京, Привет, مرحبا, नमस्ते 👋"  # NFC, no controls: every policy lets it through
 FILENAME = "отчёт 東京 👋.txt"
 JSON = [(b"Content-Type", b"application/json")]
 BOUNDARY = b"sanitizer-example-boundary"
+_NO_HALF_CLOSE = ("aiohttp_app", "tornado_app")
 
 
 @dataclass
@@ -39,7 +40,9 @@ class Example:
     log: Path  # the server's stdout and stderr
 
     def send(self, request: bytes) -> Response:
-        return send(self.port, request)
+        # aiohttp and Tornado drop their answer once the client half-closes (EOF): the
+        # connection stays open for them
+        return send(self.port, request, half_close=self.name not in _NO_HALF_CLOSE)
 
 
 @pytest.fixture(scope="module", params=EXAMPLES)
@@ -119,6 +122,8 @@ def test_attack(example: Example, attack: str) -> None:
     request, part, kind = ATTACKS[attack]
     response = example.send(request)
     assert response.status == 400, response
+    if example.name == "tornado_app" and attack == "multipart-filename":
+        return  # Tornado parses the body before prepare() and refuses this name itself
     assert response.headers["content-type"] == "application/problem+json"
     problem = response.json()
     assert problem["status"] == 400
@@ -140,3 +145,35 @@ def test_refusals_are_logged(example: Example) -> None:
     log = example.log.read_text("utf-8", "replace")
     assert "WARNING:sanitizer.web:refused GET /echo?q=%E2%80%AE" in log
     assert "on_problem: bidi-control in query" in log
+
+
+@pytest.mark.parametrize("example", ["aiohttp_app"], indirect=True)
+def test_aiohttp_gzip_text_body(example: Example) -> None:
+    """aiohttp inflates a gzip body itself: its text is judged, inflated."""
+    import gzip
+
+    headers = [(b"Content-Type", b"text/plain"), (b"Content-Encoding", b"gzip")]
+    response = example.send(http("POST", b"/text", headers, gzip.compress(TEXT.encode())))
+    assert response.status == 200, response
+    assert response.json() == {"text": TEXT}
+    attack = gzip.compress(("a\u202eb").encode())
+    response = example.send(http("POST", b"/text", headers, attack))
+    assert response.status == 400, response
+    assert (response.json()["part"], response.json()["kind"]) == ("text", "bidi-control")
+
+
+@pytest.mark.parametrize("example", ["aiohttp_app"], indirect=True)
+def test_aiohttp_websocket(example: Example) -> None:
+    import asyncio
+
+    from aiohttp import ClientSession, WSMsgType
+
+    async def talk(message: str) -> tuple[WSMsgType, object]:
+        async with ClientSession() as session:
+            async with session.ws_connect(f"http://127.0.0.1:{example.port}/chat") as ws:
+                await ws.send_str(message)
+                got = await ws.receive(timeout=10)
+                return got.type, got.data if got.type == WSMsgType.TEXT else ws.close_code
+
+    assert asyncio.run(talk(TEXT)) == (WSMsgType.TEXT, TEXT)
+    assert asyncio.run(talk('{"q": "\\u202e"}'))[1] == 1007

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from sanitizer.web import _readings
-from sanitizer.web._readings import LATIN1, NONE, READERS, TABLE, UTF8
+from sanitizer.web._readings import BYTES, LATIN1, NONE, READERS, TABLE, UTF8
 
 APP_OF = {
     _readings.STARLETTE: "starlette",
@@ -24,9 +24,12 @@ APP_OF = {
     _readings.LITESTAR: "litestar",
     _readings.FALCON_ASGI: "falcon_asgi",
     _readings.FALCON_WSGI: "falcon_wsgi",
+    _readings.AIOHTTP: "aiohttp",
+    _readings.SANIC: "sanic",
+    _readings.BLACKSHEEP: "blacksheep",
 }
 RAW = "Û".encode()  # C3 9B
-AS = {UTF8: "Û", LATIN1: "Ã\x9b"}
+AS = {UTF8: "Û", LATIN1: "Ã\x9b", BYTES: "Û"}  # bytes: the app decodes them as UTF-8
 
 
 def test_every_part_names_every_reader() -> None:
@@ -37,6 +40,8 @@ def test_every_part_names_every_reader() -> None:
 
 def _exposed(reader: str, what: str, *request: object) -> list[str]:
     wf = pytest.importorskip("webframeworks")
+    if APP_OF[reader] in wf.LIFESPAN_APPS:
+        pytest.importorskip(APP_OF[reader])  # Sanic: not in the test extra
     return [t for w, t in wf.expose(APP_OF[reader], *request) if w == what]  # type: ignore[arg-type]
 
 
@@ -45,11 +50,11 @@ def test_raw_bytes(reader: str) -> None:
     for part in ("path", "query", "header", "cookie", "form"):
         reading = TABLE[part][reader]
         if part == "path":
-            got = _exposed(reader, "path", "GET", b"/" + RAW, [])
-            want = ["/" + AS[reading.raw]]
+            got = _exposed(reader, "path", "GET", b"/" + RAW, [])[:1]
+            want = [] if reading.raw == NONE else ["/" + AS[reading.raw]]
         elif part == "query":
             got = _exposed(reader, "query", "GET", b"/?q=" + RAW, [])
-            want = [AS[reading.raw]]
+            want = [] if reading.raw == NONE else [AS[reading.raw]]
         elif part == "header":
             got = _exposed(reader, "header", "GET", b"/", [(b"X-Test", RAW)])
             want = [AS[reading.raw]]
@@ -76,7 +81,7 @@ def test_html_escapes_in_multipart_names(reader: str) -> None:
     got = _exposed(reader, "name", "POST", b"/", headers, body)
     name = "a%22b%0Ac"
     for escape in TABLE["multipart name"][reader].html_escapes:
-        name = name.replace(escape, {"%22": '"', "%0D": "\r", "%0A": "\n"}[escape])
+        name = name.replace(escape, {"%22": '"', "%0D": "\r", "%0A": "\n", "%0D%0A": "\n"}[escape])
     assert got == [name]
 
 

@@ -47,6 +47,7 @@ class MultipartBody(BodyCheck):
         self._header_value = bytearray()
         self._headers: list[tuple[bytes, bytes]] = []
         self._text: TextStream | None = None
+        self._charset: bytearray | None = None  # the value of a `_charset_` field, so far
         self._marker = b"--" + boundary  # RFC 2046 §5.1.1 dash-boundary
         self._seen = 0  # body bytes scanned for delimiters
         self._pending = b""  # scanned bytes that may start a delimiter not yet judged
@@ -326,6 +327,11 @@ class MultipartBody(BodyCheck):
         # other part is a text field whatever its Content-Type: Starlette, Werkzeug and
         # Django all hand it to the app as text (RFC 7578 §4.4 notwithstanding).
         is_file = bool(params.get("filename"))
+        # RFC 7578 §4.6: a text field named "_charset_" sets the default charset of the
+        # fields after it (aiohttp and BlackSheep honour it, _readings): its value is a
+        # charset parameter, refused unless one of the policy's charsets.
+        charset_field = params["name"] == b"_charset_" and not is_file
+        self._charset = bytearray() if charset_field else None
         if not is_file and compiled.form is not None and self._utf7 is None:
             self._text = TextStream(compiled.form.policy, "multipart", label)
 
@@ -350,8 +356,18 @@ class MultipartBody(BodyCheck):
         if self._text is not None:
             self._text_fed += end - start
             self._stop(self._text.feed(data[start:end]))
+        if self._charset is not None and len(self._charset) <= _CHARSET_MAX:
+            self._charset += data[start : min(end, start + _CHARSET_MAX + 1 - len(self._charset))]
 
     def _part_end(self) -> None:
+        if self._charset is not None:
+            value, self._charset = bytes(self._charset).strip(), None
+            label = f"multipart field '_charset_' (part #{self._number})"
+            if len(value) > _CHARSET_MAX or not value.isascii():
+                self._stop(malformed("multipart", label, "not a charset name"))
+            elif value:
+                params = {"charset": value.decode("ascii")}
+                self._stop(charset_problem(self._compiled, params, label, "multipart"))
         if self._utf7 is not None:
             self._stop(self._utf7)
         if self._text is not None:
@@ -360,6 +376,9 @@ class MultipartBody(BodyCheck):
 
     def _end(self) -> None:
         self._ended = True
+
+
+_CHARSET_MAX = 40  # longest charset label of the WHATWG Encoding standard: 19 characters
 
 
 def _django_filename(raw: bytes) -> bytes | None:  # CWE-180: checked after it is decoded

@@ -29,6 +29,9 @@ DJANGO_ASGI = "Django (ASGI)"
 LITESTAR = "Litestar"
 FALCON_ASGI = "Falcon (ASGI)"
 FALCON_WSGI = "Falcon (WSGI)"
+AIOHTTP = "aiohttp"  # sanitizer.web.aiohttp
+SANIC = "Sanic"  # behind ASGIMiddleware
+BLACKSHEEP = "BlackSheep"  # behind ASGIMiddleware
 READERS = (
     STARLETTE,
     WERKZEUG,
@@ -38,8 +41,11 @@ READERS = (
     LITESTAR,
     FALCON_ASGI,
     FALCON_WSGI,
+    AIOHTTP,
+    SANIC,
+    BLACKSHEEP,
 )
-ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI)
+ASGI_READERS = (STARLETTE, QUART, DJANGO_ASGI, LITESTAR, FALCON_ASGI, SANIC, BLACKSHEEP)
 
 # How raw bytes >= 0x80 (not percent-escaped) become text.
 UTF8 = "utf-8"
@@ -80,6 +86,9 @@ def _all(reading: Decoding, **others: Decoding) -> MappingProxyType[str, Decodin
         "litestar": LITESTAR,
         "falcon_asgi": FALCON_ASGI,
         "falcon_wsgi": FALCON_WSGI,
+        "aiohttp": AIOHTTP,
+        "sanic": SANIC,
+        "blacksheep": BLACKSHEEP,
     }
     table = dict.fromkeys(READERS, reading)
     for key, value in others.items():
@@ -96,6 +105,13 @@ _AUTHORIZATION = (
     "`request.authorization`: Basic base64, then UTF-8; any scheme's `name*=` RFC 8187, "
     "UTF-8 or ISO-8859-1"
 )
+_AIOHTTP_PERCENT = "%-decoded as UTF-8 by yarl"
+_AIOHTTP_RAW = "raw bytes refused by aiohttp's parser"
+_AIOHTTP_CHARSET = "the charset, else UTF-8 (`bytes.decode`)"
+_AIOHTTP_DISPOSITION = (
+    "`name*`/`filename*` (RFC 5987, its charset) and RFC 2231 continuations preferred; "
+    "`\\` escapes undone"
+)
 _COOKIE_QUOTE = 'a whole `"..."` unquoted, `\\ooo` one code point each (`http.cookies`)'
 
 # part -> reader -> Decoding.  The parts are those of docs/web.md's table of policies.
@@ -103,12 +119,24 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
     {
         "path": _all(
             Decoding(UTF8, True, note="the server's percent-decoded `path` / PATH_INFO"),
+            aiohttp=Decoding(
+                NONE,
+                True,
+                note="`request.path`, `match_info`: an ill-formed %-sequence left as "
+                f"`%XX`, `%2F` a `/`; {_AIOHTTP_RAW}",
+            ),
+            sanic=Decoding(
+                NONE, note="`request.path` and route parameters as sent; raw bytes: Bad URL"
+            ),
+            blacksheep=Decoding(UTF8, True, note="route values; `request.path` as sent"),
         ),
         "query": _all(
             Decoding(UTF8, True, note="`+` is a space"),
             starlette=Decoding(LATIN1, True, note="`+` is a space"),
             litestar=Decoding(LATIN1, True, note="`+` is a space"),
             falcon_wsgi=Decoding(LATIN1, True, note="`+` is a space"),
+            aiohttp=Decoding(NONE, True, note=f"`request.query`: `+` is a space; {_AIOHTTP_RAW}"),
+            sanic=Decoding(NONE, True, note="`request.args`: `+` is a space; raw bytes: Bad URL"),
         ),
         # A query value a JSON accessor parses: escapes resolved (_head).
         "query json": _all(
@@ -116,13 +144,19 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             falcon_asgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
             falcon_wsgi=Decoding(UTF8, note="`get_param_as_json()`: `\\u` escapes resolved"),
         ),
-        "header": _all(Decoding(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1")),
+        "header": _all(
+            Decoding(LATIN1, note="PEP 3333 / ASGI header bytes as Latin-1"),
+            aiohttp=Decoding(UTF8, note="an ill-formed byte as a lone surrogate (surrogateescape)"),
+            sanic=Decoding(UTF8, note="`request.headers`"),
+            blacksheep=Decoding(BYTES, note="`request.headers`: bytes, the app decodes"),
+        ),
         # The credentials an accessor decodes from the header (_credentials).
         "authorization": _all(
             Decoding(NONE, note="no accessor"),
             starlette=Decoding(UTF8, note="FastAPI's `HTTPBasic`: base64, then ASCII"),
             werkzeug=Decoding(UTF8, note=_AUTHORIZATION),
             quart=Decoding(UTF8, note=_AUTHORIZATION),
+            sanic=Decoding(UTF8, note="`request.credentials`: Basic base64, then UTF-8"),
         ),
         "cookie": _all(
             Decoding(LATIN1, note=_COOKIE_QUOTE),
@@ -132,6 +166,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             litestar=Decoding(LATIN1, True, note=_COOKIE_QUOTE + ", then %-decoded"),
             falcon_asgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
             falcon_wsgi=Decoding(LATIN1, note=_COOKIE_QUOTE + "; nameless pairs dropped"),
+            aiohttp=Decoding(UTF8, note=_COOKIE_QUOTE + "; a quoted-string may hold `;`"),
+            sanic=Decoding(UTF8, note=_COOKIE_QUOTE),
+            blacksheep=Decoding(UTF8, True, note="quotes kept, then %-decoded"),
         ),
         "form": _all(
             Decoding(UTF8, True, note="`+` is a space"),
@@ -145,6 +182,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             werkzeug=Decoding(UTF8, html_escapes=("%22",)),
             quart=Decoding(UTF8, html_escapes=("%22",)),
             litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
+            aiohttp=Decoding(UTF8, note=_AIOHTTP_DISPOSITION),
+            sanic=Decoding(UTF8, html_escapes=("%22", "%0D%0A")),
         ),
         "multipart filename": _all(
             Decoding(UTF8),
@@ -155,6 +194,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             litestar=Decoding(UTF8, html_escapes=("%22", "%0D", "%0A")),
             falcon_asgi=Decoding(UTF8, note="`filename*` preferred"),
             falcon_wsgi=Decoding(UTF8, note="`filename*` preferred"),
+            aiohttp=Decoding(UTF8, note=_AIOHTTP_DISPOSITION + "; leading `\\` and `/` dropped"),
+            sanic=Decoding(UTF8, html_escapes=("%22", "%0D%0A"), note="`filename*` preferred"),
         ),
         # the other headers of a part (Content-Type, ...): Content-Disposition's name and
         # filename are the rows above, read as UTF-8 by all (Starlette's UploadFile.headers
@@ -167,6 +208,14 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             Decoding(UTF8, note="the part's charset"),
             falcon_asgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
             falcon_wsgi=Decoding(UTF8, note="text/plain parts only (`get_text`)"),
+            aiohttp=Decoding(
+                UTF8,
+                note="`post()`: the part's charset, else a first `_charset_` field's "
+                "(RFC 7578 §4.6), else UTF-8; text/* and untyped parts only",
+            ),
+            blacksheep=Decoding(
+                UTF8, note="`form()`: the part's charset, else a `_charset_` field's, else UTF-8"
+            ),
         ),
         "json": _all(
             Decoding(UTF8, note="`\\u` escapes resolved"),
@@ -175,6 +224,7 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             quart=Decoding(UTF8, note="`\\u` escapes resolved; UTF-16/32 detected"),
             django_wsgi=Decoding(BYTES, note="no JSON accessor"),
             django_asgi=Decoding(BYTES, note="no JSON accessor"),
+            aiohttp=Decoding(UTF8, note=f"`\\u` escapes resolved; {_AIOHTTP_CHARSET}"),
         ),
         # What a framework's JSON accessor parses when the body is *not* declared JSON.
         "json by content": _all(
@@ -186,19 +236,34 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             django_asgi=Decoding(NONE, note="no JSON accessor"),
             falcon_asgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
             falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
+            aiohttp=Decoding(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
+            sanic=Decoding(UTF8, note="any body (`request.json`)"),
+            blacksheep=Decoding(NONE, note="only a body declared JSON"),
         ),
         # What a MessagePack accessor decodes: any body.
         "msgpack by content": _all(
             Decoding(NONE, note="no MessagePack accessor"),
             litestar=Decoding(UTF8, note="any body (`request.msgpack()`), msgspec"),
         ),
-        "text": _all(Decoding(BYTES, note="the app decodes")),
+        # A body not declared JSON, form or multipart (text/* is judged as text anyway).
+        "text": _all(
+            Decoding(BYTES, note="the app decodes"),
+            aiohttp=Decoding(
+                UTF8,
+                note=f"any body (`request.text()`), after aiohttp's own decompression; "
+                f"{_AIOHTTP_CHARSET}; at most `client_max_size` bytes",
+            ),
+            blacksheep=Decoding(
+                UTF8, note="any body (`request.text()`): the charset, else UTF-8; not judged"
+            ),
+        ),
         "websocket": _all(
             Decoding(UTF8, note="text messages, decoded by the server"),
             werkzeug=Decoding(NONE, note="no WebSocket"),
             django_wsgi=Decoding(NONE, note="no WebSocket"),
             django_asgi=Decoding(NONE, note="not without Channels"),
             falcon_wsgi=Decoding(NONE, note="no WebSocket"),
+            sanic=Decoding(UTF8, note="text messages (`ws.recv()`)"),
         ),
         # A text message handed to a JSON parser: escapes resolved, as in a JSON body.
         "websocket json": _all(
@@ -208,6 +273,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             litestar=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
             falcon_asgi=Decoding(UTF8, note="`receive_media()`: `\\u` escapes resolved"),
             django_asgi=Decoding(NONE, note="not without Channels"),
+            aiohttp=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
+            blacksheep=Decoding(UTF8, note="`receive_json()`: `\\u` escapes resolved"),
         ),
         # A binary message handed to a JSON (or MessagePack) parser.
         "websocket binary": _all(
@@ -217,6 +284,8 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             litestar=Decoding(UTF8, note='`receive_json(mode="binary")`, `receive_msgpack()`'),
             falcon_asgi=Decoding(UTF8, note="`receive_media()`: MessagePack"),
             django_asgi=Decoding(NONE, note="not without Channels"),
+            aiohttp=Decoding(NONE, note="`receive_json()` refuses a binary message"),
+            blacksheep=Decoding(UTF8, note="`receive_json(mode=MessageMode.BYTES)`"),
         ),
     }
 )
@@ -253,8 +322,8 @@ MEDIA_TYPES: tuple[Spelling, ...] = (
     Spelling(
         "application/json",
         "json",
-        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON),
-        "Starlette and Litestar: any body",
+        (STARLETTE, WERKZEUG, QUART, LITESTAR, *_FALCON, AIOHTTP, SANIC, BLACKSHEEP),
+        "Starlette, Litestar, aiohttp and Sanic: any body",
     ),
     Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
     Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
@@ -302,7 +371,8 @@ def html_escape_readings(part: str) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(reading.html_escapes for reading in TABLE[part].values()))
 
 
-_ESCAPED = {"%22": b'"', "%0D": b"\r", "%0A": b"\n"}  # the HTML standard's (form submission)
+# the HTML standard's (form submission); Sanic reads the pair %0D%0A as one LF
+_ESCAPED = {"%22": b'"', "%0D": b"\r", "%0A": b"\n", "%0D%0A": b"\n"}
 
 
 def escaped_readings(part: str, value: bytes) -> list[bytes]:

@@ -7,6 +7,7 @@ pieces and the whole (see the class), so a body of any size is judged as if whol
 
 from __future__ import annotations
 
+import codecs
 import functools
 
 import unicodedata2
@@ -217,3 +218,53 @@ class TextBody(BodyCheck):
 
     def _judged_size(self) -> int:
         return self._text.judged
+
+
+class TextByContent(BodyCheck):
+    """A body an accessor decodes whatever its label (aiohttp's ``request.text()``: the
+    declared charset, else UTF-8, strictly; ``_readings``: "text").  It is
+    text only if it decodes: one that does not is text to no one (the accessor raises),
+    and neither is one over ``bound`` bytes (aiohttp's ``client_max_size``, past which
+    ``read()`` raises).  So the policy's first problem is a verdict only once the body has
+    ended as well-formed UTF-8 within the bound, and nothing is handed over before then:
+    at most ``bound`` bytes (or the body size limit) are held."""
+
+    gather = GATHER
+    __slots__ = ("_bound", "_decoder", "_found", "_stream", "_void")
+
+    def __init__(self, policy: Policy, limit: int | None, bound: int | None) -> None:
+        super().__init__(limit)
+        self._stream: TextStream | None = TextStream(policy, "text", "body read as text")
+        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")  # the accessor's
+        self._found: Problem | None = None
+        self._bound = bound
+        self._void = False  # not text: ill-formed, or over the bound
+
+    def _feed_pieces(self, pieces: list[bytes], size: int) -> Problem | None:
+        for piece in pieces:
+            self._take(piece, final=False)
+        return None
+
+    def _take(self, piece: bytes, final: bool) -> None:
+        if self._void:
+            return
+        if self._bound is not None and self.size > self._bound:
+            self._void = True
+            return
+        try:
+            self._decoder.decode(piece, final)
+        except UnicodeDecodeError:
+            self._void = True
+            return
+        stream = self._stream
+        if stream is not None:
+            found = stream.close() if final else stream.feed(piece)
+            if found is not None:
+                self._found, self._stream = found, None  # decoding goes on: it may void it
+
+    def _close(self) -> Problem | None:
+        self._take(b"", final=True)
+        return None if self._void else self._found
+
+    def _judged_size(self) -> int:
+        return self.checked if self._void else 0
