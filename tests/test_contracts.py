@@ -122,6 +122,12 @@ def _cli_errors() -> list[BaseException]:
     ]
 
 
+def _body_refused(problem: Any) -> Any:
+    from sanitizer.web.aiohttp import BodyRefused
+
+    return BodyRefused(problem)
+
+
 def _examples() -> dict[str, Callable[[], list[Any]]]:
     """Class name -> examples of it (several where the class has several shapes)."""
     enum_classes = (
@@ -162,6 +168,7 @@ def _examples() -> dict[str, Callable[[], list[Any]]]:
         ASGIMiddleware=list,  # wrap an application: pickled as the application is
         WSGIMiddleware=list,
         BodyCheck=list,  # a request's state, not a value
+        BodyRefused=lambda: [_body_refused(_web()[2])],
     )
     for codec in (utf16, utf32):
         examples[f"{codec.__name__.rsplit('.', 1)[1]}.IncrementalDecoder"] = lambda codec=codec: [

@@ -18,6 +18,7 @@ PARALLEL = {
     "PrecisValidator": "the PRECIS field of each framework integration",
     "_Exchange": "one request/response exchange, per server interface (ASGI, WSGI)",
     "Progress": "a progress line on stderr (fuzzing, sanitizer check)",
+    "SanitizerMiddleware": "the middleware of a framework's own middleware API (Django, aiohttp)",
     "Totals": "the counts a run's summary shows (fuzzing ledger, sanitizer check)",
 }
 

@@ -66,12 +66,15 @@ class BodyRefused(web.HTTPBadRequest):
     """Raised by the app's read of a refused body; the middleware answers the problem."""
 
     def __init__(self, problem: Problem) -> None:
-        super().__init__(
-            body=problem.body(),
+        super().__init__(  # (text: aiohttp deprecates body= for its HTTP exceptions)
+            text=problem.body().decode("utf-8"),
             content_type=PROBLEM_CONTENT_TYPE,
             headers={NOSNIFF[0]: NOSNIFF[1]},
         )
         self.problem = problem
+
+    def __reduce__(self) -> tuple[type[BodyRefused], tuple[Problem]]:
+        return (type(self), (self.problem,))  # a response's state is rebuilt from it
 
 
 class SanitizerMiddleware:
