@@ -6,7 +6,7 @@ comparison build on it; the CLI, web middleware and fuzz targets are thin adapte
 
 Every public name is importable from here.  The core's are imported with the package;
 the policy layer's are loaded on first use (PEP 562 ``__getattr__``), so
-``import sanitizer.decoder``, or ``sanitizer check`` without ``--policy``, never loads the
+``import sanitizer._decoder``, or ``sanitizer check`` without ``--policy``, never loads the
 policy layer and its generated tables.
 """
 
@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import importlib
 
-from ._version import __version__ as __version__
-from .charnames import UNICODE_VERSION, describe
-from .decoder import (
+from ._charnames import UNICODE_VERSION, describe
+from ._decoder import (
     BACKEND,
     ErrorGrouper,
     IncrementalDecoder,
@@ -26,16 +25,17 @@ from .decoder import (
     group_errors,
     is_valid,
 )
-from .errors import BomError, EncodeError, ErrorKind, Utf8Error
+from ._errors import BomError, EncodeError, ErrorKind, Utf8Error
+from ._version import __version__ as __version__
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and readers
     from typing import Any
 
     from . import precis, profiles, utf7, utf16, utf32
-    from .categories import Category
-    from .identifiers import identifiers_equal, normalize_identifier
-    from .lookalike import (
+    from ._categories import Category
+    from ._identifiers import identifiers_equal, normalize_identifier
+    from ._lookalike import (
         ALL_SCRIPTS,
         IDENTIFIER_KEY_VERSION,
         UTS39_VERSION,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
         script_name,
         skeleton,
     )
-    from .policy import (
+    from ._policy import (
         Action,
         Channel,
         Finding,
@@ -76,41 +76,41 @@ if TYPE_CHECKING:  # what _POLICY_LAYER below gives, for type checkers and reade
 # The policy layer's public names -> the module defining each (a submodule's own name:
 # the submodule itself).  Loaded on first use, by __getattr__ below.
 _POLICY_LAYER: dict[str, str] = {
-    "Category": "sanitizer.categories",
-    "Action": "sanitizer.policy",
-    "Finding": "sanitizer.policy",
-    "Policy": "sanitizer.policy",
-    "PolicyError": "sanitizer.policy",
-    "Report": "sanitizer.policy",
-    "inspect": "sanitizer.policy",
-    "sanitize": "sanitizer.policy",
-    "reveal": "sanitizer.policy",  # hidden payloads in invisible characters
-    "Hidden": "sanitizer.policy",
-    "Channel": "sanitizer.policy",
-    "Reading": "sanitizer.policy",
+    "Category": "sanitizer._categories",
+    "Action": "sanitizer._policy",
+    "Finding": "sanitizer._policy",
+    "Policy": "sanitizer._policy",
+    "PolicyError": "sanitizer._policy",
+    "Report": "sanitizer._policy",
+    "inspect": "sanitizer._policy",
+    "sanitize": "sanitizer._policy",
+    "reveal": "sanitizer._policy",  # hidden payloads in invisible characters
+    "Hidden": "sanitizer._policy",
+    "Channel": "sanitizer._policy",
+    "Reading": "sanitizer._policy",
     "profiles": "sanitizer.profiles",
     "precis": "sanitizer.precis",  # RFC 8264, 8265, 8266
-    "check_source": "sanitizer.source_gate",  # UTS #55: the source-code gate
-    "identifiers_equal": "sanitizer.identifiers",
-    "normalize_identifier": "sanitizer.identifiers",
-    "ALL_SCRIPTS": "sanitizer.lookalike",
-    "IDENTIFIER_KEY_VERSION": "sanitizer.lookalike",
-    "UTS39_VERSION": "sanitizer.lookalike",
-    "Confusability": "sanitizer.lookalike",
-    "IdentifierStatus": "sanitizer.lookalike",
-    "IdentifierType": "sanitizer.lookalike",
-    "RestrictionLevel": "sanitizer.lookalike",
-    "confusable": "sanitizer.lookalike",
-    "hidden_overlays": "sanitizer.lookalike",
-    "identifier_key": "sanitizer.lookalike",
-    "identifier_status": "sanitizer.lookalike",
-    "identifier_types": "sanitizer.lookalike",
-    "mixed_numbers": "sanitizer.lookalike",
-    "resolved_scripts": "sanitizer.lookalike",
-    "restriction_level": "sanitizer.lookalike",
-    "script_extensions": "sanitizer.lookalike",
-    "script_name": "sanitizer.lookalike",
-    "skeleton": "sanitizer.lookalike",
+    "check_source": "sanitizer._source_gate",  # UTS #55: the source-code gate
+    "identifiers_equal": "sanitizer._identifiers",
+    "normalize_identifier": "sanitizer._identifiers",
+    "ALL_SCRIPTS": "sanitizer._lookalike",
+    "IDENTIFIER_KEY_VERSION": "sanitizer._lookalike",
+    "UTS39_VERSION": "sanitizer._lookalike",
+    "Confusability": "sanitizer._lookalike",
+    "IdentifierStatus": "sanitizer._lookalike",
+    "IdentifierType": "sanitizer._lookalike",
+    "RestrictionLevel": "sanitizer._lookalike",
+    "confusable": "sanitizer._lookalike",
+    "hidden_overlays": "sanitizer._lookalike",
+    "identifier_key": "sanitizer._lookalike",
+    "identifier_status": "sanitizer._lookalike",
+    "identifier_types": "sanitizer._lookalike",
+    "mixed_numbers": "sanitizer._lookalike",
+    "resolved_scripts": "sanitizer._lookalike",
+    "restriction_level": "sanitizer._lookalike",
+    "script_extensions": "sanitizer._lookalike",
+    "script_name": "sanitizer._lookalike",
+    "skeleton": "sanitizer._lookalike",
     "utf7": "sanitizer.utf7",  # UTF-7, RFC 2152
     "Utf7Error": "sanitizer.utf7",
     "Utf7ErrorKind": "sanitizer.utf7",

@@ -17,7 +17,7 @@ Both are linear: every byte is read at most twice (once more when it ends a subp
 
 from __future__ import annotations
 
-from .grammar import ACCEPT, REJECT
+from ._grammar import ACCEPT, REJECT
 
 REPLACEMENT = "\ufffd"
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from itertools import compress, islice
 
 from ._arguments import check_choice, check_count, check_flag, exact_bytes, exact_str, type_name
-from .charnames import describe
-from .errors import errors_for_spans
+from ._charnames import describe
+from ._errors import errors_for_spans
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:

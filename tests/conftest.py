@@ -1,7 +1,7 @@
 """Shared fixtures and independent oracles for the decoder-core tests.
 
-The oracles here deliberately do not import anything from ``sanitizer.grammar`` or
-``sanitizer.errors``: CPython's codec is the reference for verdicts, text and error spans,
+The oracles here deliberately do not import anything from ``sanitizer._grammar`` or
+``sanitizer._errors``: CPython's codec is the reference for verdicts, text and error spans,
 and the RFC 2279 lax decoder and the kind table below are written from the issue's text.
 """
 
@@ -19,12 +19,13 @@ import pytest
 from cli_runner import run_cli
 from hypothesis import settings
 
-from sanitizer import _machine, decoder
-from sanitizer._native import speedups
+from sanitizer import _decoder as decoder
+from sanitizer import _machine
 
-# The kind table, spelled out independently of sanitizer.errors.classify (which derives it
+# The kind table, spelled out independently of sanitizer._errors.classify (which derives it
 # from the grammar): one oracle serves these tests and the fuzz targets alike.
-from sanitizer.fuzzing.oracles import expected_kind as expected_kind
+from sanitizer._fuzzing.oracles import expected_kind as expected_kind
+from sanitizer._native import speedups
 
 # The runners: the reference always, the C one when the package uses it (built and not
 # disabled by SANITIZER_PURE_PYTHON=1: sanitizer._native decides).

@@ -5,7 +5,7 @@ Three layers, depending inward only:
 0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
    ``charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
    and the ``_speedups`` it loads;
-1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
+1. policy and identifiers: ``sanitizer/_policy/``, ``profiles``, ``identifiers``,
    ``categories`` and its generated ``_chartables_data``, ``lookalike``, ``precis``; the
    package's own ``__init__`` (the public facade, which loads this layer lazily) counts
    here;
@@ -19,7 +19,7 @@ and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's or
 package's private (``_x``) module or name.  Allowed across packages: the core's reference
 runner ``sanitizer._machine`` (the fuzzing oracles run it), native seam
 ``sanitizer._native`` and argument checks ``sanitizer._arguments`` (one wording for each
-mistake, in every layer); ``sanitizer.policy.compiled`` is the one internal API of the policy
+mistake, in every layer); ``sanitizer._policy.compiled`` is the one internal API of the policy
 package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
 count like any other.  A new module must be placed in ``LAYERS`` below.
 
@@ -49,11 +49,11 @@ CORE, POLICY, ADAPTER = 0, 1, 2
 LAYER_NAMES = {CORE: "core", POLICY: "policy", ADAPTER: "adapter"}
 # sanitizer.<first component> -> layer
 LAYERS = {
-    "grammar": CORE,
+    "_grammar": CORE,
     "_machine": CORE,
-    "decoder": CORE,
-    "errors": CORE,
-    "charnames": CORE,
+    "_decoder": CORE,
+    "_errors": CORE,
+    "_charnames": CORE,
     "_native": CORE,
     "_speedups": CORE,
     "_version": CORE,
@@ -65,40 +65,71 @@ LAYERS = {
     "utf32": CORE,
     "wide": CORE,
     "utf7": CORE,  # UTF-7, RFC 2152
-    "policy": POLICY,
+    "_policy": POLICY,
     "profiles": POLICY,
-    "identifiers": POLICY,
-    "categories": POLICY,
-    "category_meanings": POLICY,  # what each Category means, in words
+    "_identifiers": POLICY,
+    "_categories": POLICY,
+    "_category_meanings": POLICY,  # what each Category means, in words
     "_chartables_data": POLICY,
-    "lookalike": POLICY,  # UTS #39
-    "source_gate": POLICY,  # the SOURCE gate, UTS #55
+    "_lookalike": POLICY,  # UTS #39
+    "_source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
     "cli": ADAPTER,
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
+    "_fuzzing": ADAPTER,  # fuzzing's internals (``fuzzing`` is their facade)
     "strategies": ADAPTER,
     "integrations": ADAPTER,  # pydantic and Django
 }
 # adapter -> the other adapters it may import
-# (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,
+# (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/_fuzzing/web_oracle.py``,
 # ships in the package so an installed wheel runs it; public names only)
 ADAPTER_USES = {
-    "cli": {"fuzzing"},
+    "cli": {"_fuzzing"},
     "__main__": {"cli"},
-    "fuzz": {"fuzzing"},
-    "fuzzing": {"web"},
+    "fuzz": {"fuzzing", "_fuzzing"},
+    "fuzzing": {"_fuzzing"},
+    "_fuzzing": {"web"},
 }
-# private modules any package may import
+# Internal modules (an underscore: not for users) that every package of sanitizer may
+# import, and internal packages whose modules without an underscore of their own may be
+# imported too (``sanitizer._policy.compiled``); what is underscored inside them stays
+# theirs (``sanitizer._policy._scan``)
 SHARED_PRIVATE = {
+    "sanitizer._grammar",  # the core: the grammar, decoder, errors, character names
+    "sanitizer._decoder",
+    "sanitizer._errors",
+    "sanitizer._charnames",
     "sanitizer._machine",  # the reference runner, run by the fuzzing oracles
     "sanitizer._native",  # the one native seam
     "sanitizer._frozen",  # value classes without dataclasses
     "sanitizer._identity_cache",  # what is derived from a policy, found by identity
     "sanitizer._arguments",  # the argument checks every entry point shares
     "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
+    "sanitizer._categories",  # the policy layer: character categories and what they mean
+    "sanitizer._category_meanings",
+    "sanitizer._identifiers",  # normalization of identifiers
+    "sanitizer._source_gate",  # the SOURCE gate
+    "sanitizer._policy",  # the engine; ``compiled`` is the adapters' view of a policy
+    "sanitizer._lookalike",  # UTS #39
+    "sanitizer._fuzzing",  # fuzzing's internals, driven by the CLI and the fuzz targets
 }
+
+
+def shared(target: str) -> bool:
+    """Whether ``target`` is a module of SHARED_PRIVATE, or a module without an underscore
+    of its own inside one of its packages."""
+    return any(
+        target == name
+        or (
+            target.startswith(name + ".")
+            and not any(_private(p) for p in target[len(name) + 1 :].split("."))
+        )
+        for name in SHARED_PRIVATE
+    )
+
+
 # in C: the core's extension, for its capsule (speedups_capi.h)
 SHARED_NATIVE = {"sanitizer._speedups"}
 # each C extension -> the only Python module that imports it (its package's seam)
@@ -254,9 +285,15 @@ def private_crossings(imports: list[Import]) -> list[str]:
     found: list[str] = []
     for i in imports:
         parts = i.target.split(".")
-        owners = [".".join(parts[:k]) for k, part in enumerate(parts) if _private(part)]
-        if i.target in SHARED_PRIVATE:
-            owners = owners[:-1]
+        # the package owning each private component, unless the importer is inside it
+        inside = i.importer.package.split(".")
+        owners = [
+            ".".join(parts[:k])
+            for k, part in enumerate(parts)
+            if _private(part) and inside[: k + 1] != parts[: k + 1]
+        ]
+        if shared(i.target):
+            owners = []
         if i.name is not None and _private(i.name):
             target = MODULES.get(i.target)
             owners.append(target.package if target else i.target)
@@ -384,7 +421,7 @@ def test_the_import_rule_for_c_itself(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match="no literal"):
         native_imports(path)
     web = Module("sanitizer.web._speedups", ROOT / "probe.c", False)
-    assert private_crossings([Import(web, 0, "sanitizer.policy._model", None)])
+    assert private_crossings([Import(web, 0, "sanitizer._policy._model", None)])
     assert not private_crossings([Import(web, 0, "sanitizer.web._grammar", None)])
     assert layer("sanitizer._speedups") < layer(web.name)
 
@@ -408,17 +445,17 @@ def test_c_files_include_their_own_headers_and_the_core_interface() -> None:
 
 
 def test_no_private_policy_names_outside_the_policy_package() -> None:
-    """No ``from sanitizer.policy import _...`` (or ``from ..policy import _...``) outside
-    sanitizer/policy/, in the package, fuzz targets, tools, benchmarks and examples; the
+    """No ``from sanitizer._policy import _...`` (or ``from ..policy import _...``) outside
+    sanitizer/_policy/, in the package, fuzz targets, tools, benchmarks and examples; the
     one exception is a table generator (``tools/gen_*.py``), which runs the private
     builder of the table it stores."""
     statement = re.compile(r"from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]*)")
-    policy_module = re.compile(r"(sanitizer\.|\.+)policy(\.\w+)?")
+    policy_module = re.compile(r"(sanitizer\.|\.+)_?policy(\.\w+)?")
     private_name = re.compile(r"(?<![\w.])_\w")
     offenders = []
     for folder in ("sanitizer", "fuzz", "tools", "bench", "examples"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if (PACKAGE / "policy") in path.parents or path.match("tools/gen_*.py"):
+            if (PACKAGE / "_policy") in path.parents or path.match("tools/gen_*.py"):
                 continue
             text = path.read_text(encoding="utf-8")
             for match in statement.finditer(text):
@@ -441,7 +478,7 @@ def _annotation_name(node: ast.expr | None) -> str | None:
 def test_object_setattr_only_on_own_classes() -> None:
     """``object.__setattr__`` (writing into a frozen dataclass) only on ``self`` in a
     method, or on a parameter annotated with a class of the same package: no package
-    reaches into another's frozen values (a ``Policy`` is changed only by sanitizer.policy).
+    reaches into another's frozen values (a ``Policy`` is changed only by sanitizer._policy).
     """
     classes: dict[str, set[str]] = {}
     for module in CODE:
@@ -496,19 +533,19 @@ def _calls_on(func: ast.FunctionDef, names: set[str]) -> set[int]:
 @pytest.mark.parametrize(
     ("source", "importer", "expected"),
     [
-        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer.policy"]),
-        ("from .. import _classtable", "sanitizer.policy._model", ["sanitizer"]),
-        ("from . import _model", "sanitizer.policy.compiled", []),
+        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer._policy"]),
+        ("from .. import _classtable", "sanitizer._policy._model", ["sanitizer"]),
+        ("from . import _model", "sanitizer._policy.compiled", []),
         ("from .._native import speedups", "sanitizer.web._percent", []),
         ("from sanitizer._machine import _step", "fuzz.fuzz_decode", ["sanitizer._machine"]),
-        ("from ..decoder import _runner", "sanitizer.policy", ["sanitizer"]),
+        ("from ..decoder import _runner", "sanitizer._policy", ["sanitizer"]),
     ],
 )
 def test_the_private_rule_itself(source: str, importer: str, expected: list[str]) -> None:
     """The rule on made-up modules (whatever the tree holds today)."""
-    module = Module(importer, ROOT / "x.py", importer == "sanitizer.policy")
+    module = Module(importer, ROOT / "x.py", importer == "sanitizer._policy")
     node = ast.parse(source).body[0]
     assert isinstance(node, ast.ImportFrom)
-    known = {"sanitizer._classtable", "sanitizer.policy._model", "sanitizer._native"}
+    known = {"sanitizer._classtable", "sanitizer._policy._model", "sanitizer._native"}
     owners = private_crossings(resolve(module, node, known))
     assert bool(owners) == bool(expected)

@@ -6,7 +6,7 @@ the page with the region between them rendered anew, so GitHub shows the page as
 and ``tools/generate.py --check`` fails when the data changed and the page did not.
 
 Tables: ``categories`` in docs/profiles.md, from ``Category.members`` and
-``Category.rationale`` (``sanitizer/category_meanings.py``); ``readings`` in docs/web.md,
+``Category.rationale`` (``sanitizer/_category_meanings.py``); ``readings`` in docs/web.md,
 how each supported framework turns each part of a request into text, from the table the
 web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``);
 ``generators`` in docs/maintainers/generators.md, from ``tools/generate.py``'s
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def categories_table() -> str:
-    from sanitizer.categories import Category
+    from sanitizer._categories import Category
 
     rows = [
         "| category | code points | why it matters |",

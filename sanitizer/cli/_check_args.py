@@ -230,7 +230,7 @@ class Settings:
         quiet: bool = False,
     ) -> None:
         self.policy = policy  # the profile of --policy (a sanitizer.Policy), or None
-        self.source = source  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
+        self.source = source  # --policy SOURCE: the source-code gate (sanitizer._source_gate)
         self.columns = columns  # the column unit (_locate)
         self.encoding = encoding
         self.utf8 = utf8  # the encoding is UTF-8 (else UTF-16/32: _wide)

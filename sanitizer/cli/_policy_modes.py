@@ -4,14 +4,14 @@ A policy judges text, so an input is first proven UTF-8 from end to end (``_verd
 the SIMD validator, whatever ``--max-bytes`` says).  An input that is not is reported
 exactly as without ``--policy`` (``check._stream_mode``: its ill-formed groups, the
 same findings in every mode); one larger than ``--max-bytes`` is one ``too-long``
-finding.  Otherwise the text is judged a piece at a time (``sanitizer.policy.compiled
+finding.  Otherwise the text is judged a piece at a time (``sanitizer._policy.compiled
 .piece_end``: pieces of at most ``PIECE`` bytes cut after a line feed, or where no rule
 looks across), so memory is bounded by a piece and the findings listed, whatever the
 size of the file:
 
-- ``policy_mode``: ``sanitizer.policy.inspect`` on each piece (a policy that judges whole
+- ``policy_mode``: ``sanitizer._policy.inspect`` on each piece (a policy that judges whole
   values, with a byte limit of its own, gets the first bytes it judges);
-- ``source_mode``: ``sanitizer.source_gate.check_source_pieces`` over the pieces (Trojan
+- ``source_mode``: ``sanitizer._source_gate.check_source_pieces`` over the pieces (Trojan
   Source, invisibles, look-alike identifiers, UTS #55), the identifier rules only for
   code (``_kinds``).
 
@@ -27,10 +27,10 @@ import functools
 import tempfile
 from collections.abc import Iterator
 
-from ..categories import Category
-from ..decoder import IncrementalDecoder
-from ..policy import Action, inspect
-from ..policy.compiled import ByteOffsets, judges_lines_alone, piece_end
+from .._categories import Category
+from .._decoder import IncrementalDecoder
+from .._policy import Action, inspect
+from .._policy.compiled import ByteOffsets, judges_lines_alone, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
 from ._kinds import UNKNOWN
@@ -42,13 +42,13 @@ TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from ..policy import Policy
+    from .._policy import Policy
     from ._check_args import Settings
     from ._report import Progress
 
 PIECE = 1 << 20  # bytes of text judged at a time (memory: a piece, its text, its findings)
 _BOM = b"\xef\xbb\xbf"
-_check_source_pieces: Any = None  # sanitizer.source_gate.check_source_pieces, on first use
+_check_source_pieces: Any = None  # sanitizer._source_gate.check_source_pieces, on first use
 _SHOWN = 80  # characters of an identifier shown in WHAT and in details
 
 
@@ -277,7 +277,7 @@ def source_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
         return region
     global _check_source_pieces
     if _check_source_pieces is None:  # policy layer: only loaded with --policy SOURCE
-        from ..source_gate import check_source_pieces as _check_source_pieces
+        from .._source_gate import check_source_pieces as _check_source_pieces
 
     policy = _capped(settings.policy, settings.limit)[0]
     kind = getattr(opened, "kind", None) or UNKNOWN
@@ -399,7 +399,7 @@ def warm_up(settings: Settings) -> None:
     """Build what checking needs (compiled policy, patterns, look-alike tables) before
     workers are forked, so that each starts with it instead of building it again."""
     if settings.source:
-        from ..source_gate import check_source
+        from .._source_gate import check_source
 
         check_source("p\u043est post \u202e\u202c caf\u00e9\n", settings.policy)
     else:

@@ -5,7 +5,7 @@ A finding's kind is its rule id: the ``ErrorKind`` of ill-formed UTF-8 (``overlo
 ...), or a kind of the file or of the source gate (``declared-encoding``, ``confusable``).
 Code scanning shows a rule's description beside every result.  The words come from where
 each kind is defined (``ErrorKind.description``/``.rationale`` and
-``sanitizer.category_meanings``, which the web problems and the docs also use); this
+``sanitizer._category_meanings``, which the web problems and the docs also use); this
 module adds only the SARIF severities and the kinds defined here.  A kind without an
 entry (a category added later) still gets a rule, with a generic text.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..category_meanings import MEANINGS
-from ..errors import ErrorKind
+from .._category_meanings import MEANINGS
+from .._errors import ErrorKind
 
 
 @dataclass(frozen=True)

@@ -181,8 +181,8 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[Finding],
     of the others (all, and those that fail)."""
     import codecs
 
-    from ..policy import Action, inspect
-    from ..policy.compiled import piece_end
+    from .._policy import Action, inspect
+    from .._policy.compiled import piece_end
     from ..wide import codec
     from ._policy_modes import PIECE, _capped
 

@@ -10,7 +10,7 @@ them (``C0 AE`` is one overlong '.') and printed once complete, one line each::
 
 A file that declares another encoding, where its kind of file reads such a declaration
 (``_declared``, ``_kinds``), is one ``declared-encoding`` finding.  ``--policy SOURCE``
-runs ``sanitizer.source_gate.check_source_pieces`` (Trojan Source, invisibles,
+runs ``sanitizer._source_gate.check_source_pieces`` (Trojan Source, invisibles,
 look-alike identifiers, UTS #55; the identifier rules on code only) on each UTF-8 file.
 At most ``--limit`` findings a file are listed, the rest counted without being built.
 ``--format json`` prints JSON Lines and a summary object, ``--format sarif`` one SARIF
@@ -33,8 +33,8 @@ import sys
 from collections import deque
 from collections.abc import Iterator
 
-from ..decoder import ErrorGrouper, IncrementalDecoder
-from ..errors import Utf8Error
+from .._decoder import ErrorGrouper, IncrementalDecoder
+from .._errors import Utf8Error
 from . import _check_args, _inputs, _jobs, _verdict, _walk
 from ._declared import HEAD, Declaration, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, Opened

@@ -22,8 +22,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..decoder import decode
-from ..errors import Utf8Error
+from .._decoder import decode
+from .._errors import Utf8Error
 from ._locate import CODEPOINTS, UTF16, locate_all
 from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
 
@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     if args.max_bytes < 0:
         print("sanitizer reveal: --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    from ..policy import reveal  # the policy layer: loaded only when the command runs
+    from .._policy import reveal  # the policy layer: loaded only when the command runs
 
     files = found = failed = 0
     for path in args.paths:

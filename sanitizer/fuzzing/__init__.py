@@ -24,7 +24,7 @@ knows:
 * ``ledger``: the record of campaigns (``fuzz/campaigns.jsonl``) and its totals;
 * ``campaign``: the orchestration behind ``sanitizer fuzz`` (``run_campaign``).
 
-The names below load on first use (PEP 562), so ``import sanitizer.fuzzing.targets``
+The names below load on first use (PEP 562), so ``import sanitizer._fuzzing.targets``
 (the CLI's parser) does not load the oracles.
 """
 
@@ -32,19 +32,19 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .candidate import load
-    from .oracles import Divergence, check_decode, check_identifiers, check_policy
+    from .._fuzzing.candidate import load
+    from .._fuzzing.oracles import Divergence, check_decode, check_identifiers, check_policy
 
 __all__ = ["Divergence", "check_decode", "check_identifiers", "check_policy", "load"]
 
 
 def __getattr__(name: str) -> object:
     if name == "load":
-        from .candidate import load
+        from .._fuzzing.candidate import load
 
         return load
     if name in __all__:
-        from . import oracles
+        from .._fuzzing import oracles
 
         return getattr(oracles, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

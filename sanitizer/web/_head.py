@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from .._native import speedups
-from ..policy import accepts
+from .._policy import accepts
 from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
 from ._grammar import (

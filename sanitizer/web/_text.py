@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from ..policy import Policy, accepts, inspect
+from .._policy import Policy, accepts, inspect
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, too_long
 
