@@ -27,6 +27,16 @@ def test_names_are_unique_and_every_oracle_loads() -> None:
         assert entry.include and entry.about
 
 
+def test_every_oracle_is_public_in_the_fuzzing_facade() -> None:
+    import sanitizer.fuzzing as facade
+
+    for entry in REGISTRY:
+        module, _, function = entry.oracle.partition(":")
+        assert function in facade.__all__, entry.name
+        assert facade._PUBLIC[function] == module, entry.name
+    assert set(facade._PUBLIC) == set(facade.__all__)
+
+
 def test_every_target_has_one_thin_script_calling_the_entry_point() -> None:
     scripts = sorted(p.stem.removeprefix("fuzz_") for p in (ROOT / "fuzz").glob("fuzz_*.py"))
     assert scripts == sorted(TARGET_NAMES)

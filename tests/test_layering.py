@@ -2,26 +2,30 @@
 
 Three layers, depending inward only:
 
-0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
-   ``charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
-   and the ``_speedups`` it loads;
-1. policy and identifiers: ``sanitizer/_policy/``, ``profiles``, ``identifiers``,
-   ``categories`` and its generated ``_chartables_data``, ``lookalike``, ``precis``; the
-   package's own ``__init__`` (the public facade, which loads this layer lazily) counts
-   here;
+0. core, pure and I/O-free: ``_grammar``, ``_machine``, ``_decoder``, ``_errors``,
+   ``_charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
+   and the ``_speedups`` it loads; the other encodings (``utf16``, ``utf32``, ``wide``,
+   ``utf7``);
+1. policy and identifiers: ``sanitizer/_policy/``, ``profiles``, ``_identifiers``,
+   ``_categories`` and its generated ``_chartables_data``, ``_lookalike``,
+   ``_source_gate``, ``precis``; the package's own ``__init__`` (the public facade, which
+   loads this layer lazily, and ``_moved``, the old import paths) counts here;
 2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
-   ``sanitizer/fuzzing/``, ``sanitizer/strategies.py`` (Hypothesis strategies),
-   and the fuzz targets in ``fuzz/``.
+   ``sanitizer/fuzzing/`` (the facade) and ``sanitizer/_fuzzing/`` (what it stands for),
+   ``sanitizer/strategies.py`` (Hypothesis strategies), ``sanitizer/integrations/``, and
+   the fuzz targets in ``fuzz/``.
 
 Rules: nothing imports a higher layer; adapters do not import each other (except the CLI
-and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's oracle in
-``sanitizer.fuzzing``, which drives ``sanitizer.web``); no module imports another
-package's private (``_x``) module or name.  Allowed across packages: the core's reference
-runner ``sanitizer._machine`` (the fuzzing oracles run it), native seam
-``sanitizer._native`` and argument checks ``sanitizer._arguments`` (one wording for each
-mistake, in every layer); ``sanitizer._policy.compiled`` is the one internal API of the policy
-package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
-count like any other.  A new module must be placed in ``LAYERS`` below.
+and the fuzz targets, which drive ``sanitizer._fuzzing``, and the web target's oracle in
+``sanitizer._fuzzing``, which drives ``sanitizer.web``); no module imports another
+package's private (``_x``) module or name.  An underscore says "internal" twice over: a
+module or package right under ``sanitizer`` with one is not for users, and one inside a
+package is that package's own.  The internal modules every package may import are
+``SHARED_PRIVATE``: the core, the native seam, the argument checks, and the interfaces of
+the internal packages (their modules without an underscore of their own, such as
+``sanitizer._policy.compiled``, the adapters' view of a policy).  Imports inside functions
+and under ``TYPE_CHECKING`` count like any other.  A new module must be placed in
+``LAYERS`` below.
 
 The C extensions are held to the same layers: each C file is built by the extension of
 the package whose ``_native_src/`` holds it (``sanitizer._speedups``: core;
@@ -76,6 +80,7 @@ LAYERS = {
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
     "cli": ADAPTER,
+    "_moved": POLICY,  # the old import paths, answered for one release (the facade's)
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "_fuzzing": ADAPTER,  # fuzzing's internals (``fuzzing`` is their facade)

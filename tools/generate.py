@@ -64,6 +64,10 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "emoji-sequences.txt in `tools/unicode-18.0.0/`, and IVD_Sequences.txt (IVD "
         "2022-09-13) in `tools/ivd-2022-09-13/`",
     ),
+    "public": (
+        "`sanitizer/__init__.pyi`: the types of the public names, so none types as `Any`",
+        "`_PUBLIC` in `sanitizer/__init__.py`, the one list of the public names",
+    ),
     "corpus": (
         "`corpus/`: the fuzzing seed corpus, its dictionary and the targets' options",
         "`sanitizer/_fuzzing/seeds.py`, `sanitizer/_fuzzing/utf8.dict`",
