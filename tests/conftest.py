@@ -74,13 +74,42 @@ def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
 
 # -- the fast tier's budget ---------------------------------------------------------------
 
-# A test without one of these markers runs in the fast tier, which stays under a minute
+# A test without a marker runs in the fast tier, which stays under a minute
 # (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included, under
 # the "dev" Hypothesis profile.  The run's summary names the ones over it: a report, not a
 # failure (a loaded machine makes anything slow); mark such a test or make it cheaper.
-TIER_MARKERS = ("slow", "servers", "fuzz")
+# Every marker pyproject.toml declares (slow, servers, fuzz) takes a test out of the fast
+# tier, and ``--fast`` runs the fast tier alone: the one spelling of its -m expression.
 FAST_TEST_BUDGET = 1.0
 _fast_test_seconds: dict[str, float] = {}
+TIER_MARKERS: tuple[str, ...] = ()  # read from pyproject.toml by pytest_configure
+
+
+def declared_markers(lines: list[str]) -> tuple[str, ...]:
+    """The marker names of pytest's ``markers`` ini lines ("slow: over the ...")."""
+    return tuple(line.split(":")[0].split("(")[0].strip() for line in lines)
+
+
+def fast_tier(markers: tuple[str, ...]) -> str:
+    """The -m expression of the fast tier: none of ``markers``."""
+    return " and ".join(f"not {marker}" for marker in markers)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier only: no test with a marker that pyproject.toml declares",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global TIER_MARKERS
+    TIER_MARKERS = declared_markers(config.getini("markers"))
+    if config.getoption("fast"):
+        expression = fast_tier(TIER_MARKERS)
+        chosen = config.option.markexpr
+        config.option.markexpr = f"({chosen}) and {expression}" if chosen else expression
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -7,21 +7,9 @@ returns the cleaned text or raises ``PolicyError``; ``accepts`` gives only the v
 
 Each entry point first asks the policy's compiled form (``compiled``: one C pass, or an
 ASCII check) whether the input is clean; if it cannot tell, the engine (``_run``)
-decides everything.  The package's modules, one job each:
-
-- ``_model``: Action, Policy, Finding, Report, PolicyError, BASELINE (plain values);
-- ``profiles``: the ready-made policies (public as ``sanitizer.profiles``);
-- ``_sequences``: the emoji / variation sequence rules, once, and the forms made of them;
-- ``_scan``: the regex scanner and combining-mark runs;
-- ``_offsets``: byte offsets <-> code-point indices;
-- ``compiled``: ``CompiledPolicy``, the fast paths' view of a policy (built once);
-- ``_identifier``: the identifier checks of UTS #39, judged on the output (RESTRICTED,
-  MIXED_SCRIPT, MIXED_NUMBERS, HIDDEN_OVERLAY);
-- ``_hidden``: Hidden, Channel, Reading (what ``reveal`` reports, plain values);
-- ``_reveal``: ``reveal``, the payloads hidden in invisible characters (HIDDEN_PAYLOAD);
-- ``_sequences_data``: the registered sequences it never reports (generated);
-- ``_carrier_runs``: the engine's hits grouped, one finding per carrier run;
-- ``_run``: the engine.
+decides everything.  The package's modules, one job each, are listed in docs/design.md
+(from their docstrings).  Other packages import this package, ``profiles`` and
+``compiled`` (the adapters' view of a policy); the modules with an underscore are its own.
 """
 
 from __future__ import annotations

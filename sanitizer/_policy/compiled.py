@@ -3,8 +3,9 @@
 A ``Policy`` is plain frozen data.  What the scanners, the C fast path and
 ``sanitizer.web`` need from it (the categories scanned, the ASCII bytes that can never
 be a finding, the C tables) is derived here, once per distinct policy, by the cached
-``compile_policy``.  This module is the one internal API other packages of this project
-may use (``sanitizer.web``); it is not part of the public API.  It also lends them
+``compile_policy``.  It is the internal module the adapters judge fast with
+(``sanitizer.web``, the CLI): not public, but, with the package's ``__init__`` and
+``profiles``, one other packages may import (docs/design.md).  It also lends them
 ``ByteOffsets`` (from ``_offsets``): code-point indices into a decoded text -> byte
 offsets into its bytes, for an adapter that places findings made on text in the bytes
 it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
