@@ -1,4 +1,4 @@
-"""The reference runner for ``grammar.Machine``: pure Python, one byte at a time.
+"""The reference runner for ``_grammar.Machine``: pure Python, one byte at a time.
 
 This is the spec implementation.  The C extension (``_native_src/utf8.c``) runs the same
 transition table and must agree with it byte for byte (tests and ``fuzz/fuzz_decode.py``

@@ -137,7 +137,7 @@ class Speedups(Protocol):
     def RULE_SIZE(self) -> int: ...
 
     # lookalike.c: code point lookups for sanitizer._lookalike (reference: str.translate,
-    # lookalike.scripts.resolved_mask_py)
+    # _lookalike.scripts.resolved_mask_py)
     def index_code_points(self, sources: str, /) -> bytes: ...
     def map_code_points(
         self, sources: str, index: bytes, offsets: bytes, values: str, text: str, /
@@ -151,7 +151,7 @@ class Speedups(Protocol):
         self, stage1: bytes, stage2: bytes, config: tuple[object, ...], text: object, /
     ) -> str: ...
     def precis_layout(self) -> dict[str, object]: ...
-    # (reference: lookalike.skeletons, unicodedata2.normalize and str.translate)
+    # (reference: _lookalike.skeletons, unicodedata2.normalize and str.translate)
     def skeleton_tables(
         self,
         skeleton: tuple[str, bytes, bytes, str],

@@ -10,7 +10,7 @@ crash-...``) and ``-minimize_crash`` need.  A violated invariant raises ``Diverg
 whose text is the finding report.
 
 ``check_decode`` is differential: this project's decoder (both runners of the
-``grammar.MACHINE`` table, every public entry point) against CPython's codec, one-shot and
+``_grammar.MACHINE`` table, every public entry point) against CPython's codec, one-shot and
 incremental, and the error kinds against an independent reading of the classification
 table (``expected_kind``).  ``check_policy`` and ``check_identifiers`` assert the policy
 layer's own promises (never crash on hostile bytes, idempotence, consistency between entry
@@ -221,7 +221,7 @@ def check_decode(
 ) -> None:
     """Differential check of strict decoding; with ``candidate``, also check that one.
 
-    Asserts: the C and pure-Python runners of ``grammar.MACHINE`` give CPython's maximal
+    Asserts: the C and pure-Python runners of ``_grammar.MACHINE`` give CPython's maximal
     subparts and replace text; ``decode`` (strict, replace, BOM modes, Modified UTF-8 NUL),
     ``is_valid``, ``find_errors``, ``group_errors`` and ``encode`` agree with CPython;
     CPython's and this project's incremental decoders, fed a chunking derived from
@@ -1060,7 +1060,7 @@ def check_identifiers(data: bytes) -> None:
 
 def _check_lookalike(data: bytes, left: str, right: str) -> None:
     """UTS #39 §4 on the pair: ``skeleton`` and ``confusable`` (in C when the extension
-    has them: ``lookalike.skeletons.native()``) against their pure-Python twins
+    has them: ``_lookalike.skeletons.native()``) against their pure-Python twins
     ``skeleton_py`` / ``confusable_py``, and both against the definition -- the skeleton
     is NFD (its step 4), two strings are confusable iff their skeletons are equal, and
     the verdict follows from the resolved script sets (``resolved_mask_py``, also against

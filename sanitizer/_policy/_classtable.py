@@ -11,7 +11,7 @@ point blocks, identical blocks shared) gives a uint8 class, and a policy becomes
 256-entry tables indexed by class (see ``compiled``).  The C code holds no Unicode
 knowledge at all: it only indexes these tables.
 
-``build_class_table`` derives the table from the generated range data (via ``categories``)
+``build_class_table`` derives the table from the generated range data (via ``_categories``)
 by painting whole segments between range boundaries -- never a Python loop over all
 1,114,112 code points -- and deduplicating the 4,352 blocks (~20 ms, with the
 NFKC_Casefold table it parses).  A command such as ``sanitizer check`` pays that on every
@@ -51,7 +51,7 @@ BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
 
 # Flags (names used in ClassTable.info).  The sequence rules (_sequences.py) name
 # their characters by these flags; SEQUENCE_SETS below says which code points each has.
-EMOJI = "emoji"  # categories.EMOJI: what a ZWJ may join
+EMOJI = "emoji"  # _categories.EMOJI: what a ZWJ may join
 GRAPHIC = "graphic"  # base of a standardized variation sequence
 IDEOGRAPHIC = "ideographic"  # base of an ideographic variation sequence (UTS #37)
 MONGOLIAN = "mongolian"  # base of a Mongolian free variation selector

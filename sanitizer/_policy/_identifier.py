@@ -188,7 +188,7 @@ def _why_restricted(ch: str) -> str:
 def script_level(text: str) -> RestrictionLevel:
     """The UTS #39 §5.2 restriction level of ``text`` judged by its scripts alone, as if
     every character had Identifier_Status=Allowed (which ``RESTRICTED`` checks): with
-    every character Allowed this is ``lookalike.restriction_level`` (tests check it)."""
+    every character Allowed this is ``_lookalike.restriction_level`` (tests check it)."""
 
     if text.isascii():
         return RestrictionLevel.ASCII_ONLY

@@ -6,7 +6,7 @@ exactly the scanned categories (and apply the neighbour rules of ``_sequences``)
 is compiled, which a command such as ``sanitizer check`` would pay for at every start.
 Without it, a bytes.translate decides Latin-1 input; otherwise one ``re`` search with a
 bitmap class covers the BMP and, only when the input has supplementary
-characters, a byte-class pattern runs over its UTF-8 (categories.utf8_pattern).  The
+characters, a byte-class pattern runs over its UTF-8 (_categories.utf8_pattern).  The
 patterns are compiled on first use.  Clean input never reaches Python code per
 character.  Each hit is classified with category_of and, for the categories with
 sequence exemptions, by its neighbours (``_sequences``).  One scanner per distinct set
