@@ -18,11 +18,24 @@ from __future__ import annotations
 
 import importlib
 
-from . import _moved
+# The core's names load with the package, the others (below) on first use; these imports
+# are the table's entries for the core's modules, no more, no less (tests/test_public.py).
+from ._charnames import UNICODE_VERSION, describe  # noqa: F401
+from ._decoder import (  # noqa: F401
+    BACKEND,
+    ErrorGrouper,
+    IncrementalDecoder,
+    decode,
+    encode,
+    find_errors,
+    group_errors,
+    is_valid,
+)
+from ._errors import BomError, EncodeError, ErrorKind, Utf8Error  # noqa: F401
 from ._version import __version__ as __version__
 
 # Every public name -> the module defining it (a submodule's own name: the submodule
-# itself).  The core's modules (_CORE) load with the package, the others on first use.
+# itself).
 _PUBLIC: dict[str, str] = {
     # the strict decoder, RFC 3629
     "decode": "sanitizer._decoder",
@@ -89,15 +102,7 @@ _PUBLIC: dict[str, str] = {
     "UnitErrorKind": "sanitizer.wide",
     "ByteOrderError": "sanitizer.wide",
 }
-_CORE = ("sanitizer._decoder", "sanitizer._errors", "sanitizer._charnames")
-
 __all__ = list(_PUBLIC)
-
-for _name, _module in _PUBLIC.items():
-    if _module in _CORE:
-        globals()[_name] = getattr(importlib.import_module(_module), _name)
-del _name, _module
-_moved.install()
 
 
 def __getattr__(name: str) -> object:

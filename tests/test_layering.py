@@ -9,7 +9,8 @@ Three layers, depending inward only:
 1. policy and identifiers: ``sanitizer/_policy/``, ``profiles``, ``_identifiers``,
    ``_categories`` and its generated ``_chartables_data``, ``_lookalike``,
    ``_source_gate``, ``precis``; the package's own ``__init__`` (the public facade, which
-   loads this layer lazily, and ``_moved``, the old import paths) counts here;
+   loads this layer lazily) counts here, and so do ``_moved`` and the deprecated shims
+   at the old import paths (``decoder``, ``identifiers``, ``lookalike``, ``policy``);
 2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
    ``sanitizer/fuzzing/`` (the facade) and ``sanitizer/_fuzzing/`` (what it stands for),
    ``sanitizer/strategies.py`` (Hypothesis strategies), ``sanitizer/integrations/``, and
@@ -80,7 +81,11 @@ LAYERS = {
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "web": ADAPTER,
     "cli": ADAPTER,
-    "_moved": POLICY,  # the old import paths, answered for one release (the facade's)
+    "_moved": POLICY,  # the old import paths, kept for one release: their shims ...
+    "decoder": POLICY,  # ... (deprecated: each forwards to the module it names)
+    "identifiers": POLICY,
+    "lookalike": POLICY,
+    "policy": POLICY,
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "_fuzzing": ADAPTER,  # fuzzing's internals (``fuzzing`` is their facade)
@@ -119,6 +124,7 @@ SHARED_PRIVATE = {
     "sanitizer._policy",  # the engine; ``compiled`` is the adapters' view of a policy
     "sanitizer._lookalike",  # UTS #39
     "sanitizer._fuzzing",  # fuzzing's internals, driven by the CLI and the fuzz targets
+    "sanitizer._moved",  # the old paths' shims (sanitizer.fuzzing.mutants, ...)
 }
 
 

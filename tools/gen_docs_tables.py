@@ -78,7 +78,9 @@ def modules_table(package: str = "sanitizer") -> str:
         name = _module_name(path)
         public = not any(p.startswith("_") for p in name.split("."))
         short = name.removeprefix(package + ".") if name != package else name
-        rows.append(f"| `{short}` | {'yes' if public else ''} | {first_sentence(path)} |")
+        what = first_sentence(path)
+        shown = "deprecated" if what.startswith("Deprecated") else "yes" if public else ""
+        rows.append(f"| `{short}` | {shown} | {what} |")
     return "\n".join(rows)
 
 
