@@ -23,7 +23,6 @@ import nox
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # requires-python = ">=3.10" in pyproject.toml
 DEFAULT_PYTHON = "3.11"
-FAST_TIER = "not slow and not servers and not fuzz"  # markers: pyproject.toml
 
 nox.options.sessions = ["lint", "typecheck", "tables", "tests_fast"]
 
@@ -85,7 +84,7 @@ def tables(session: nox.Session) -> None:
 def tests_fast(session: nox.Session, pure: bool) -> None:
     """The fast tier (under a minute): no slow, servers or fuzz tests."""
     _install(session)
-    session.run("python", "-m", "pytest", "-m", FAST_TIER, *session.posargs, env=_env(pure))
+    session.run("python", "-m", "pytest", "--fast", *session.posargs, env=_env(pure))
 
 
 @nox.session(python=PYTHONS)

@@ -1,7 +1,7 @@
 """Builds the optional C extensions; everything else is declared in pyproject.toml.
 
 Both are optional: without a C compiler the package installs and runs on the pure-Python
-reference paths (sanitizer/_machine.py, sanitizer/policy/_classtable.scan_reference,
+reference paths (sanitizer/_machine.py, sanitizer/_policy/_classtable.scan_reference,
 sanitizer/web/_head.fast_head_py, ...), only slower.  Each extension belongs to one layer
 and is built from one C file per job in that package's ``_native_src/`` (not a folder
 named ``_speedups``, which would shadow the module):

@@ -84,7 +84,7 @@ def main() -> None:
     rounds = 3 if args.quick else 7
     where = _figures.machine()
     print(
-        f"sanitizer.columns, {sanitizer.decoder.BACKEND} backend; {where['cpu']}, "
+        f"sanitizer.columns, {sanitizer._decoder.BACKEND} backend; {where['cpu']}, "
         f"{where['cores']} cores, Python {where['python']}, {where['date']}"
     )
 

@@ -3,10 +3,10 @@
 
 A harness is worth what it finds, so two figures matter: executions per second of each
 target (goal: fuzz_decode >= 20,000 exec/s), and, for every deliberately broken decoder in
-``sanitizer.fuzzing.mutants``, the time and executions libFuzzer needs to flag it, starting
+``sanitizer._fuzzing.mutants``, the time and executions libFuzzer needs to flag it, starting
 from the seed corpus (goal < 5 s) and from an empty corpus (goal < 120 s; each run is
 capped and misses are reported as such).  Mutants are plugged in like any user decoder:
-``SANITIZER_FUZZ_CANDIDATE=sanitizer.fuzzing.mutants:<function>``.
+``SANITIZER_FUZZ_CANDIDATE=sanitizer._fuzzing.mutants:<function>``.
 
 Every run is one plain ``fuzz/fuzz_<target>.py`` process (the dictionary included), timed
 from process start to exit, so times include interpreter start-up (~0.5 s).  Prints
@@ -20,7 +20,7 @@ once (default 2: mind the cores, exec/s is measured one target at a time regardl
 The record of campaigns: ``--campaign decode,policy --campaign-time 600``
 runs ``sanitizer fuzz``'s campaign (``--jobs`` workers, bundled seeds) per target and
 appends its executions, coverage and findings to ``fuzz/campaigns.jsonl``
-(``sanitizer.fuzzing.ledger``); ``--totals`` prints the cumulative executions per target
+(``sanitizer._fuzzing.ledger``); ``--totals`` prints the cumulative executions per target
 that the README states.
 
     python bench/bench_fuzz.py --campaign all --campaign-time 1200 --jobs 2
@@ -46,16 +46,16 @@ import _figures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sanitizer.fuzzing.candidate import CANDIDATE_ENV  # noqa: E402
-from sanitizer.fuzzing.layout import detect_layout, fuzzer_command  # noqa: E402
-from sanitizer.fuzzing.libfuzzer import (  # noqa: E402
+from sanitizer._fuzzing.candidate import CANDIDATE_ENV  # noqa: E402
+from sanitizer._fuzzing.layout import detect_layout, fuzzer_command  # noqa: E402
+from sanitizer._fuzzing.libfuzzer import (  # noqa: E402
     DEFAULT_MAX_LEN,
     RunStats,
     extract_failure,
     headline,
 )
-from sanitizer.fuzzing.results import format_table  # noqa: E402
-from sanitizer.fuzzing.targets import TARGET_NAMES  # noqa: E402
+from sanitizer._fuzzing.results import format_table  # noqa: E402
+from sanitizer._fuzzing.targets import TARGET_NAMES  # noqa: E402
 
 EXEC_GOAL = 20_000
 # fuzz_policy's goal: one profile per input, all of them on a sample.
@@ -182,7 +182,7 @@ def bench_exec_rate(seconds: float) -> str:
 
 
 def mutant_specs(selected: Sequence[str]) -> list[tuple[str, str]]:
-    from sanitizer.fuzzing import mutants
+    from sanitizer._fuzzing import mutants
 
     names = sorted(mutants.MUTANTS)
     if selected:
@@ -195,7 +195,7 @@ def mutant_specs(selected: Sequence[str]) -> list[tuple[str, str]]:
         attr = name.replace("-", "_")
         if getattr(mutants, attr, None) is not mutants.MUTANTS[name]:
             raise SystemExit(f"mutant {name} is not importable as mutants:{attr}")
-        out.append((name, f"sanitizer.fuzzing.mutants:{attr}"))
+        out.append((name, f"sanitizer._fuzzing.mutants:{attr}"))
     return out
 
 
@@ -286,9 +286,9 @@ def record_campaigns(
 ) -> str:
     """Run a campaign per target (as ``sanitizer fuzz TARGET``) and append its result to
     the record; the summary table."""
-    from sanitizer.fuzzing import campaign, ledger
-    from sanitizer.fuzzing.progress import Progress
-    from sanitizer.fuzzing.results import format_summary
+    from sanitizer._fuzzing import campaign, ledger
+    from sanitizer._fuzzing.progress import Progress
+    from sanitizer._fuzzing.results import format_summary
 
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
@@ -319,7 +319,7 @@ def record_campaigns(
 
 
 def format_totals(log: Path) -> str:
-    from sanitizer.fuzzing import ledger
+    from sanitizer._fuzzing import ledger
 
     lines = ledger.read(log)
     rows = [

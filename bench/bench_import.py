@@ -21,11 +21,11 @@ import sys
 from collections import defaultdict
 
 STATEMENTS = {
-    "core": "import sanitizer.decoder",
+    "core": "import sanitizer._decoder",
     "package": "import sanitizer",
     "check CLI": "import sanitizer.cli",
     # what ``import sanitizer`` loaded before the policy layer became lazy
-    "everything": "import sanitizer.policy, sanitizer.profiles, sanitizer.identifiers",
+    "everything": "import sanitizer._policy, sanitizer.profiles, sanitizer._identifiers",
 }
 SHOWN = 6  # heaviest sanitizer modules listed per statement
 

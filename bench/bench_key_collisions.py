@@ -14,7 +14,7 @@ says how many have equal UTS #39 skeletons as written).
 
 For each refused identifier, the code points that differ from the one it collided with
 (aligned by difflib, after NFKC_Casefold) say which rule joined them: "i" against "l" is
-rule 3 of sanitizer/lookalike/key.py, "rn" against "m" the skeleton of casefolded text.
+rule 3 of sanitizer/_lookalike/key.py, "rn" against "m" the skeleton of casefolded text.
 The report lists the most common differences with an example each.  Run it on a release
 before a change of the key and after (``PYTHONPATH=...``) to compare.
 """

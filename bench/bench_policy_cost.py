@@ -17,7 +17,7 @@ import tracemalloc
 from collections.abc import Callable
 
 from sanitizer import profiles
-from sanitizer.policy import PolicyError, accepts, inspect, sanitize
+from sanitizer._policy import PolicyError, accepts, inspect, sanitize
 
 KINDS: dict[str, str | bytes] = {
     "nul": "\x00",

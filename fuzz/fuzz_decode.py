@@ -10,7 +10,7 @@ Run (from the repository root)::
     SANITIZER_FUZZ_CANDIDATE=mydecoder:decode python fuzz/fuzz_decode.py work/ corpus/decode
 
 The target -- what it asserts, what it instruments, its seeds and libFuzzer options -- is
-defined once, in ``sanitizer.fuzzing.targets.REGISTRY``; this script runs it as ``python -m
+defined once, in ``sanitizer._fuzzing.targets.REGISTRY``; this script runs it as ``python -m
 sanitizer.fuzzing decode`` does (``sanitizer fuzz decode`` runs a whole campaign).
 """
 

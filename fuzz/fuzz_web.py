@@ -9,7 +9,7 @@ Run (from the repository root)::
     python fuzz/fuzz_web.py crash-<sha1>            # replay one finding
 
 The target -- what it asserts, what it instruments, its seeds and libFuzzer options -- is
-defined once, in ``sanitizer.fuzzing.targets.REGISTRY``; this script runs it as ``python -m
+defined once, in ``sanitizer._fuzzing.targets.REGISTRY``; this script runs it as ``python -m
 sanitizer.fuzzing web`` does (``sanitizer fuzz web`` runs a whole campaign).
 """
 

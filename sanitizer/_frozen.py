@@ -3,7 +3,7 @@
 ``import dataclasses`` loads ``inspect`` (and with it ``ast``, ``dis``, ``tokenize``):
 about a third of what ``sanitizer check FILE`` ran before its first byte, and each frozen
 dataclass costs about 4M instructions more when its class is created.  The
-core's tables (``grammar.Row``, ``grammar.Machine``) and the policy layer's internal
+core's tables (``_grammar.Row``, ``_grammar.Machine``) and the policy layer's internal
 values subclass ``Frozen`` instead; policies themselves stay frozen dataclasses.
 """
 

@@ -1,4 +1,4 @@
-"""The reference runner for ``grammar.Machine``: pure Python, one byte at a time.
+"""The reference runner for ``_grammar.Machine``: pure Python, one byte at a time.
 
 This is the spec implementation.  The C extension (``_native_src/utf8.c``) runs the same
 transition table and must agree with it byte for byte (tests and ``fuzz/fuzz_decode.py``
@@ -17,7 +17,7 @@ Both are linear: every byte is read at most twice (once more when it ends a subp
 
 from __future__ import annotations
 
-from .grammar import ACCEPT, REJECT
+from ._grammar import ACCEPT, REJECT
 
 REPLACEMENT = "\ufffd"
 

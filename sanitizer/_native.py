@@ -105,7 +105,7 @@ class Speedups(Protocol):
     @property
     def VALIDATOR_BLOCK(self) -> int: ...
 
-    # scan.c: the policy fast path (reference: policy/_classtable.scan_reference)
+    # scan.c: the policy fast path (reference: _policy/_classtable.scan_reference)
     def scan(
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
     ) -> int: ...
@@ -122,7 +122,7 @@ class Speedups(Protocol):
         edits: bytes,
         /,
     ) -> str | None: ...
-    # The table layout scan.c reads (policy/_classtable.py writes the same): ints.
+    # The table layout scan.c reads (_policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...
     @property
@@ -136,8 +136,8 @@ class Speedups(Protocol):
     @property
     def RULE_SIZE(self) -> int: ...
 
-    # lookalike.c: code point lookups for sanitizer.lookalike (reference: str.translate,
-    # lookalike.scripts.resolved_mask_py)
+    # lookalike.c: code point lookups for sanitizer._lookalike (reference: str.translate,
+    # _lookalike.scripts.resolved_mask_py)
     def index_code_points(self, sources: str, /) -> bytes: ...
     def map_code_points(
         self, sources: str, index: bytes, offsets: bytes, values: str, text: str, /
@@ -151,7 +151,7 @@ class Speedups(Protocol):
         self, stage1: bytes, stage2: bytes, config: tuple[object, ...], text: object, /
     ) -> str: ...
     def precis_layout(self) -> dict[str, object]: ...
-    # (reference: lookalike.skeletons, unicodedata2.normalize and str.translate)
+    # (reference: _lookalike.skeletons, unicodedata2.normalize and str.translate)
     def skeleton_tables(
         self,
         skeleton: tuple[str, bytes, bytes, str],
@@ -218,7 +218,7 @@ class Speedups(Protocol):
     ) -> tuple[bytes, bytes, list[int]]: ...
 
     # source.c: where the source gate has work in a text (reference:
-    # sanitizer.source_gate._source_lines_py)
+    # sanitizer._source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...
     def identifiers(
         self, text: str, spans: list[int], marks: bytes, wide: bool, /

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .category_meanings import MEANINGS
-from .errors import ErrorKind
+from ._category_meanings import MEANINGS
+from ._errors import ErrorKind
 from .wide import UnitErrorKind
 
 __all__ = ["CHECKS", "RULES", "Rule", "rule_for", "shown"]

@@ -47,7 +47,7 @@ def replace(
 ) -> str:
     """Text of data[pos:] with U+FFFD per maximal subpart; spans appended to out_spans."""
 
-# -- scan.c, edit.c: the policy fast path (reference: policy/_classtable.scan_reference) --
+# -- scan.c, edit.c: the policy fast path (reference: _policy/_classtable.scan_reference) --
 
 def scan(
     text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
@@ -65,7 +65,7 @@ def clean_edit(
     stripped and 2 replaced by U+FFFD (adjacent ones by one) when no neighbour's judgement
     can depend on them; None when anything else is flagged (_classtable.edit_reference)."""
 
-# The table layout scan.c reads (sanitizer.policy._classtable writes the same; see
+# The table layout scan.c reads (sanitizer._policy._classtable writes the same; see
 # speedups.h).
 STAGE1_ENTRIES: int  # uint16 block numbers in stage1 (_classtable.BLOCKS)
 FLAGS_OFFSET: int
@@ -74,7 +74,7 @@ PREFILTER_OFFSET: int
 RULES_OFFSET: int
 RULE_SIZE: int
 
-# -- lookalike.c: code point lookups for sanitizer.lookalike (UTS #39) ---------------------
+# -- lookalike.c: code point lookups for sanitizer._lookalike (UTS #39) ---------------------
 
 def index_code_points(sources: str, /) -> bytes:
     """The lookup index map_code_points reads, for a str of increasing code points: per
@@ -139,7 +139,7 @@ def valid_prefix_using(name: str, data: ReadableBuffer, /) -> int:
 
 def is_valid(data: bytes | bytearray | memoryview, *, allow_overlong_nul: bool = False) -> bool:
     """True when data is well-formed UTF-8 (RFC 3629 §4): the C entry point of
-    sanitizer.decoder.is_valid_py (plain bytes that the validator accepts), which every
+    sanitizer._decoder.is_valid_py (plain bytes that the validator accepts), which every
     other call goes to."""
 
 def set_is_valid_fallback(fn: Callable[..., bool], /) -> None:
@@ -198,18 +198,18 @@ def column_translate(
     the other rows that are not null left empty and listed (reference:
     sanitizer._arrow.column_translate_py)."""
 
-# -- source.c: where the source gate has work in a text (sanitizer.source_gate) -----------------
+# -- source.c: where the source gate has work in a text (sanitizer._source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:
     """(spans, rare): [start, end, ...] of the runs of lines holding a character >= U+0080
     (a line ends before its "\\n"), and the indices of U+0085, U+2028, U+2029 and
-    U+FE00..U+FE0F (reference: sanitizer.source_gate._source_lines_py)."""
+    U+FE00..U+FE0F (reference: sanitizer._source_gate._source_lines_py)."""
 
 def identifiers(text: str, spans: list[int], marks: bytes, wide: bool, /) -> dict[str, int]:
     """{identifier: first start} of the identifiers in text[spans[0]:spans[1]], ... that
     hold a character >= U+0080 (wide) or are ASCII (not wide); marks: packed uint32
     (lo, hi) ranges of the marks an identifier continues with (reference: the pattern of
-    sanitizer.source_gate._identifier_pattern, in _wide_identifiers and _ascii_spellings)."""
+    sanitizer._source_gate._identifier_pattern, in _wide_identifiers and _ascii_spellings)."""
 
 # -- precis.c: PRECIS enforcement for sanitizer.precis (RFC 8264, 8265, 8266) -------------
 

@@ -16,7 +16,7 @@ take without a copy.  A null stays null, whatever bytes its slot holds; a slice'
 Each value's answer is exactly the scalar function's on that value's bytes:
 ``is_valid`` (``sanitizer.is_valid``), ``find_errors`` (``sanitizer.find_errors``),
 ``decode`` (``sanitizer.decode``), ``inspect``/``sanitize``/``reveal``
-(``sanitizer.policy``), ``identifier_key`` (``sanitizer.identifier_key``).  Valid
+(``sanitizer._policy``), ``identifier_key`` (``sanitizer.identifier_key``).  Valid
 stretches cost one pass of the SIMD validator over the data buffer (``columns.c``);
 Python runs only for the values that need an answer of their own.  See docs/datasets.md.
 """
@@ -31,16 +31,16 @@ from array import array
 from collections.abc import Callable
 
 from . import _arrow
-from . import policy as _scalar  # inspect, sanitize, reveal: the per-value answers
+from . import _policy as _scalar  # inspect, sanitize, reveal: the per-value answers
 from ._arguments import check_choice, check_count
 from ._arrow import Chunk, ChunkedResult, Column, Node, Result
+from ._decoder import decode as _decode_value
+from ._decoder import find_errors as _find_errors_value
+from ._errors import Utf8Error
+from ._lookalike import identifier_key as _identifier_key
 from ._native import speedups
-from .decoder import decode as _decode_value
-from .decoder import find_errors as _find_errors_value
-from .errors import Utf8Error
-from .lookalike import identifier_key as _identifier_key
-from .policy import Finding, Hidden, Policy, PolicyError, profiles
-from .policy.compiled import CompiledPolicy, compiled_for, reveal_args
+from ._policy import Finding, Hidden, Policy, PolicyError, profiles
+from ._policy.compiled import CompiledPolicy, compiled_for, reveal_args
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .grammar import LAX_LENGTH, LENGTH_BOUNDS, MAX_SCALAR, SURROGATES, lax_capacity, lax_lead
+from ._grammar import LAX_LENGTH, LENGTH_BOUNDS, MAX_SCALAR, SURROGATES, lax_capacity, lax_lead
 
 __all__ = [
     "attack_bytes",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._arguments import check_int, exact_bytes
-from .errors import gc_paused
+from ._errors import gc_paused
 
 __all__ = [
     "DIRECT",

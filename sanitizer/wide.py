@@ -20,8 +20,8 @@ from itertools import compress, islice
 from typing import Any, Generic, Literal, TypeVar
 
 from ._arguments import check_choice, check_count, check_flag, exact_bytes, type_name
-from .charnames import describe
-from .errors import errors_for_spans
+from ._charnames import describe
+from ._errors import errors_for_spans
 
 Errors = Literal["strict", "replace"]
 ByteOrder = Literal["le", "be", "bom"]

@@ -1,7 +1,7 @@
 """Shared fixtures and independent oracles for the decoder-core tests.
 
-The oracles here deliberately do not import anything from ``sanitizer.grammar`` or
-``sanitizer.errors``: CPython's codec is the reference for verdicts, text and error spans,
+The oracles here deliberately do not import anything from ``sanitizer._grammar`` or
+``sanitizer._errors``: CPython's codec is the reference for verdicts, text and error spans,
 and the RFC 2279 lax decoder and the kind table below are written from the issue's text.
 """
 
@@ -19,12 +19,13 @@ import pytest
 from cli_runner import run_cli
 from hypothesis import settings
 
-from sanitizer import _machine, decoder
-from sanitizer._native import speedups
+from sanitizer import _decoder as decoder
+from sanitizer import _machine
 
-# The kind table, spelled out independently of sanitizer.errors.classify (which derives it
+# The kind table, spelled out independently of sanitizer._errors.classify (which derives it
 # from the grammar): one oracle serves these tests and the fuzz targets alike.
-from sanitizer.fuzzing.oracles import expected_kind as expected_kind
+from sanitizer._fuzzing.oracles import expected_kind as expected_kind
+from sanitizer._native import speedups
 
 # The runners: the reference always, the C one when the package uses it (built and not
 # disabled by SANITIZER_PURE_PYTHON=1: sanitizer._native decides).
@@ -73,13 +74,42 @@ def inputs_over(alphabet: bytes, length: int) -> Iterator[bytes]:
 
 # -- the fast tier's budget ---------------------------------------------------------------
 
-# A test without one of these markers runs in the fast tier, which stays under a minute
+# A test without a marker runs in the fast tier, which stays under a minute
 # (CONTRIBUTING.md): it gets FAST_TEST_BUDGET seconds, setup and teardown included, under
 # the "dev" Hypothesis profile.  The run's summary names the ones over it: a report, not a
 # failure (a loaded machine makes anything slow); mark such a test or make it cheaper.
-TIER_MARKERS = ("slow", "servers", "fuzz")
+# Every marker pyproject.toml declares (slow, servers, fuzz) takes a test out of the fast
+# tier, and ``--fast`` runs the fast tier alone: the one spelling of its -m expression.
 FAST_TEST_BUDGET = 1.0
 _fast_test_seconds: dict[str, float] = {}
+TIER_MARKERS: tuple[str, ...] = ()  # read from pyproject.toml by pytest_configure
+
+
+def declared_markers(lines: list[str]) -> tuple[str, ...]:
+    """The marker names of pytest's ``markers`` ini lines ("slow: over the ...")."""
+    return tuple(line.split(":")[0].split("(")[0].strip() for line in lines)
+
+
+def fast_tier(markers: tuple[str, ...]) -> str:
+    """The -m expression of the fast tier: none of ``markers``."""
+    return " and ".join(f"not {marker}" for marker in markers)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier only: no test with a marker that pyproject.toml declares",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global TIER_MARKERS
+    TIER_MARKERS = declared_markers(config.getini("markers"))
+    if config.getoption("fast"):
+        expression = fast_tier(TIER_MARKERS)
+        chosen = config.option.markexpr
+        config.option.markexpr = f"({chosen}) and {expression}" if chosen else expression
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

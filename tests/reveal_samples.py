@@ -3,7 +3,7 @@
 The encoders are written from the schemes' own descriptions (ASCII smuggling in tag
 characters, Paul Butler's variation-selector bytes, 8-bit groups on two zero-width
 symbols as StegCloak, zwsp-steg and "Sneaky Bits" write them), independently of
-``sanitizer/policy/_reveal.py``: a deliberate second statement, so a test fails when the
+``sanitizer/_policy/_reveal.py``: a deliberate second statement, so a test fails when the
 decoder's reading of a scheme is wrong.
 
 The legitimate text comes from real sources installed here: the translations Django

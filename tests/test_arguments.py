@@ -75,10 +75,14 @@ BAD_ARGUMENTS: list[tuple[str, str, str]] = [
     ("s.inspect(b'a', 'TEXT')", "TypeError", "sanitizer.profiles.get('TEXT')"),
     ("s.sanitize(b'a', 'TEXT')", "TypeError", "sanitize() argument 'policy'"),
     ("s.sanitize(b'a', 1)", "TypeError", "sanitize() argument 'policy'"),
-    ("s.policy.accepts(b'a', {})", "TypeError", "accepts() argument 'policy'"),
+    ("s._policy.accepts(b'a', {})", "TypeError", "accepts() argument 'policy'"),
     ("s.inspect(None)", "TypeError", "inspect() argument 'data' must be bytes or str, not None"),
     ("s.sanitize([1])", "TypeError", "sanitize() argument 'data' must be bytes or str, not list"),
-    ("s.policy.accepts(1)", "TypeError", "accepts() argument 'data' must be bytes or str, not int"),
+    (
+        "s._policy.accepts(1)",
+        "TypeError",
+        "accepts() argument 'data' must be bytes or str, not int",
+    ),
     ("s.Policy(max_bytes=True)", "TypeError", "Policy() argument 'max_bytes'"),
     ("s.Policy(max_bytes=-1)", "ValueError", "Policy() argument 'max_bytes'"),
     ("s.Policy(max_combining=1.0)", "TypeError", "Policy() argument 'max_combining'"),
@@ -169,7 +173,7 @@ TEMPLATES = [
     "s.IncrementalDecoder().feed(b'\\xff\\xff', limit={})", "s.IncrementalDecoder().decode({})",
     "s.IncrementalDecoder().setstate({})",
     "s.inspect({})", "s.inspect(b'a\\x00', {})", "s.sanitize({})", "s.sanitize(b'a\\x00', {})",
-    "s.policy.accepts({})", "s.policy.accepts('a\\x00', {})",
+    "s._policy.accepts({})", "s._policy.accepts('a\\x00', {})",
     "s.Policy(name={})", "s.Policy(actions={})", "s.Policy(max_bytes={})",
     "s.Policy(max_code_points={})", "s.Policy(max_combining={})",
     "s.Policy(normalization={})", "s.Policy(also_check={})", "s.Policy(allow_sequences={})",
@@ -246,7 +250,7 @@ SWEEP: list[tuple[str, dict[str, str]]] = [
     ("s.inspect({data}, {policy}, encoding={encoding})",
      {"data": "b'a'", "policy": "None", "encoding": "'utf-8'"}),
     ("s.sanitize({data}, {policy})", {"data": "b'a'", "policy": "None"}),
-    ("s.policy.accepts({data}, {policy})", {"data": "b'a'", "policy": "None"}),
+    ("s._policy.accepts({data}, {policy})", {"data": "b'a'", "policy": "None"}),
     ("s.Policy(name={name}, actions={actions}, max_bytes={max_bytes}, "
      "max_code_points={max_code_points}, max_combining={max_combining}, "
      "max_findings={max_findings}, normalization={normalization}, also_check={also_check}, "
@@ -305,7 +309,7 @@ def sweep_expressions() -> dict[str, str]:
 RUNNER = r"""
 import json, re, sys
 import sanitizer as s
-import sanitizer.policy
+import sanitizer._policy
 import sanitizer.web as w
 from sanitizer import profiles as p
 from sanitizer import strategies as st

@@ -18,7 +18,7 @@ import pytest
 import unicodedata2
 
 from sanitizer import UNICODE_VERSION, _chartables_data
-from sanitizer.categories import (
+from sanitizer._categories import (
     CHARACTER_CATEGORIES,
     DEFAULT_IGNORABLE,
     MARKS,
@@ -201,7 +201,7 @@ def test_nfkc_casefold_erases_default_ignorables() -> None:
 def test_every_category_has_its_meaning_once() -> None:
     """The words of each category (problem titles, SARIF rules, the docs table) come from
     one table, which names every category and nothing else."""
-    from sanitizer.category_meanings import MEANINGS
+    from sanitizer._category_meanings import MEANINGS
 
     assert list(MEANINGS) == [c.value for c in Category]
     for c in Category:

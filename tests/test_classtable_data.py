@@ -1,4 +1,4 @@
-"""The stored class table (``sanitizer/policy/_classtable_data.py``) is the built one.
+"""The stored class table (``sanitizer/_policy/_classtable_data.py``) is the built one.
 
 ``class_table`` loads the stored table instead of building it (start-up cost of
 ``sanitizer check --policy``); these tests rebuild it from the range data and compare
@@ -8,7 +8,7 @@ tests/test_generated_files.py's.
 
 from __future__ import annotations
 
-from sanitizer.policy import _classtable as ct
+from sanitizer._policy import _classtable as ct
 
 
 def test_loaded_table_equals_built_table() -> None:

@@ -260,7 +260,7 @@ def test_empty_corpus_without_seeds_still_flags(tmp_path: Path) -> None:
     empty, artifacts = tmp_path / "empty", tmp_path / "artifacts"
     empty.mkdir()
     proc = _sanitizer(
-        "fuzz", "decode", "--candidate", "sanitizer.fuzzing.mutants:os_exit_on_ill_formed",
+        "fuzz", "decode", "--candidate", "sanitizer._fuzzing.mutants:os_exit_on_ill_formed",
         "--corpus", str(empty), "--no-seeds", "--artifacts", str(artifacts),
         "--max-time", "10", "--stop-on-first", "--minimize-time", "2", "--no-progress",
         cwd=tmp_path,
@@ -278,7 +278,7 @@ def test_campaign_far_below_its_time_exits_3(
 ) -> None:
     # In process, with the shortfall judged from 2 s of campaign on (not 10): a 6 s campaign
     # is judged however loaded the machine is, and the test does not wait 12 s.
-    from sanitizer.fuzzing import campaign
+    from sanitizer._fuzzing import campaign
 
     monkeypatch.setattr(campaign, "SHORTFALL_MIN_SECONDS", 2.0)
     monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
@@ -297,8 +297,8 @@ def test_campaign_far_below_its_time_exits_3(
 
 
 def test_target_choices_are_the_campaign_targets() -> None:
+    from sanitizer._fuzzing.targets import TARGET_NAMES
     from sanitizer.cli._fuzz import target_choices
-    from sanitizer.fuzzing.targets import TARGET_NAMES
 
     assert target_choices() == (*TARGET_NAMES, "all")
     assert set(TARGET_NAMES) >= {"utf16", "utf7", "web"}
@@ -308,8 +308,8 @@ def test_target_choices_are_the_campaign_targets() -> None:
 def test_all_runs_every_target_this_installation_has(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sanitizer.fuzzing import campaign, layout
-    from sanitizer.fuzzing.targets import TARGET_NAMES
+    from sanitizer._fuzzing import campaign, layout
+    from sanitizer._fuzzing.targets import TARGET_NAMES
 
     monkeypatch.delenv("SANITIZER_FUZZ_CANDIDATE", raising=False)
     ran: list[list[str]] = []

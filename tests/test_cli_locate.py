@@ -6,7 +6,7 @@ by it.  It is checked against a naive reference (the decoded text split at LF) o
 text with CR, LF, CRLF, tabs and characters of every UTF-8 length, and end to end: the
 same text with ill-formed parts at the same places, read as UTF-8 and as UTF-16/32,
 gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI by
-``sanitizer.policy.compiled``) is checked against encoding each prefix.
+``sanitizer._policy.compiled``) is checked against encoding each prefix.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sanitizer._policy.compiled import ByteOffsets
 from sanitizer.cli import _mode_utf8, _mode_wide
 from sanitizer.cli._check_args import Settings
 from sanitizer.cli._inputs import CHUNK, Opened
 from sanitizer.cli._locate import CODEPOINTS, UTF16, Locator, Position, locate_all
 from sanitizer.cli._report import Progress
-from sanitizer.policy.compiled import ByteOffsets
 
 PIECES = ["a", " ", "\t", "\r", "\n", "\r\n", "\x00", "\u00e9", "\u65e5", "\U0001f600", "\u202e"]
 BAD = "\ufffd"  # where an ill-formed part goes (it shows as one U+FFFD)

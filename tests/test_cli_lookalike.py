@@ -25,7 +25,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import lookalike
+from sanitizer import _lookalike as lookalike
 from sanitizer.cli import _external_sort, main
 
 CYRILLIC_A = "\u0430"

@@ -14,9 +14,9 @@ import jsonschema
 import pytest
 from cli_runner import run_cli
 
+from sanitizer._categories import Category
+from sanitizer._errors import ErrorKind
 from sanitizer._rule_registry import RULES
-from sanitizer.categories import Category
-from sanitizer.errors import ErrorKind
 
 ROOT = Path(__file__).parent.parent
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())

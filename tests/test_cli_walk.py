@@ -324,7 +324,7 @@ def test_streamed_positions_equal_a_decode_of_the_prefix(
     decoding its prefix with U+FFFD substitution gives, and its excerpt is the same."""
 
     def findings(size: int) -> list[FileFinding]:
-        from sanitizer.decoder import IncrementalDecoder
+        from sanitizer._decoder import IncrementalDecoder
 
         stream = io.BytesIO(data)
         first = stream.read(size)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import sanitizer
 from sanitizer import _arrow, _machine, _native, columns, decoder, profiles
-from sanitizer.errors import ErrorKind, Utf8Error
+from sanitizer._errors import ErrorKind, Utf8Error
 
 pa = pytest.importorskip("pyarrow")
 pl = pytest.importorskip("polars")

@@ -99,9 +99,9 @@ def _web() -> list[object]:
 
 
 def _fuzzing_errors() -> list[BaseException]:
-    from sanitizer.fuzzing.campaign import UsageError
-    from sanitizer.fuzzing.oracles import CandidateEscape, Divergence, InputTimeout, Note
-    from sanitizer.fuzzing.web_oracle import WebDivergence
+    from sanitizer._fuzzing.campaign import UsageError
+    from sanitizer._fuzzing.oracles import CandidateEscape, Divergence, InputTimeout, Note
+    from sanitizer._fuzzing.web_oracle import WebDivergence
 
     return [
         UsageError("unknown target 'x'"),

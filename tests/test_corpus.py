@@ -1,6 +1,6 @@
 """The seed corpus on disk matches the seed table, which covers the attacks.
 
-The table (``sanitizer/fuzzing/seeds.py``) is the reviewable source of truth;
+The table (``sanitizer/_fuzzing/seeds.py``) is the reviewable source of truth;
 ``tools/generate.py --check corpus`` (run by tests/test_generated_files.py) keeps the
 files equal to it, and the coverage tests below pin the attack classes the seeds must
 hold (RFC 3629 §3/§10, Kuhn's stress test, Unicode §3.9, Trojan Source, NFKC '/' and

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanitizer import decoder
-from sanitizer.decoder import IncrementalDecoder, count_errors, find_errors, group_errors
+from sanitizer import _decoder as decoder
+from sanitizer._decoder import IncrementalDecoder, count_errors, find_errors, group_errors
 from sanitizer.strategies import attack_bytes
 
 # The bytes whose roles differ: ASCII, each tail range E0/ED/F0/F4 split on, leads of

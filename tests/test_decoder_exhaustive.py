@@ -28,7 +28,7 @@ from conftest import (
 )
 
 from sanitizer import ErrorKind, Utf8Error, find_errors, is_valid
-from sanitizer.grammar import MACHINE
+from sanitizer._grammar import MACHINE
 
 SHORT = [data for n in range(4) for data in inputs_over(BOUNDARY, n)]
 PYTHON_SAMPLE_STEP = 23  # every 23rd 4-byte input (35,218 of them) on the Python runner

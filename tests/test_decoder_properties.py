@@ -22,8 +22,9 @@ from conftest import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import IncrementalDecoder, decoder, encode, find_errors, is_valid
-from sanitizer.grammar import MACHINE
+from sanitizer import IncrementalDecoder, encode, find_errors, is_valid
+from sanitizer import _decoder as decoder
+from sanitizer._grammar import MACHINE
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -218,7 +218,7 @@ def test_classify_derived_from_the_grammar_equals_the_oracles_table() -> None:
     the kind ``classify`` derives from the grammar is the oracle's spelled-out table."""
     from conftest import expected_kind
 
-    from sanitizer.errors import classify
+    from sanitizer._errors import classify
 
     for first in range(0x80, 0x100):
         for second in (None, *range(0x80, 0xC0)):

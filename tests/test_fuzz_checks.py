@@ -19,8 +19,8 @@ import pytest
 
 import sanitizer
 from sanitizer import _native
-from sanitizer.fuzzing import oracles, targets
-from sanitizer.fuzzing.oracles import Divergence, check_decode
+from sanitizer._fuzzing import oracles, targets
+from sanitizer._fuzzing.oracles import Divergence, check_decode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,7 +205,7 @@ def test_policy_and_identifier_checks_flag_violations(monkeypatch: pytest.Monkey
 def test_load_candidate_from_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sanitizer.fuzzing.candidate import load
+    from sanitizer._fuzzing.candidate import load
 
     (tmp_path / "my_fuzz_candidate.py").write_text(
         "class Codec:\n"
@@ -237,17 +237,17 @@ def test_load_candidate_from_current_directory(
     ],
 )
 def test_load_candidate_errors(spec: str, message: str) -> None:
-    from sanitizer.fuzzing.candidate import load
+    from sanitizer._fuzzing.candidate import load
 
     with pytest.raises(ValueError, match=message):
         load(spec)
 
 
 def test_load_candidate_builtin_spec() -> None:
-    from sanitizer.fuzzing.candidate import load
+    from sanitizer._fuzzing.candidate import load
 
     assert load("sanitizer:decode") is sanitizer.decode
-    assert load("sanitizer.fuzzing.mutants:modified_utf8")(b"\xc0\x80") == "\x00"
+    assert load("sanitizer._fuzzing.mutants:modified_utf8")(b"\xc0\x80") == "\x00"
 
 
 # -- every UTF-8 validator kernel against the machine -------------------------
@@ -348,7 +348,7 @@ def test_the_python_twin_is_checked_in_the_deep_tier(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("target", targets.TARGET_NAMES)
 def test_every_target_check_replays_its_seeds(target: str) -> None:
-    from sanitizer.fuzzing import seeds
+    from sanitizer._fuzzing import seeds
 
     check = targets.check_for(target)
     found = seeds.files(target)

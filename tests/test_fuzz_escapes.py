@@ -4,7 +4,7 @@ A candidate that exits, interrupts, hangs, kills itself, hides its bug behind on
 multi-byte sequence or is only wrong past a 1,024-byte block boundary must end up as a
 finding with a report, never as "no findings" and exit 0.  The fast tests here check the
 oracle and helpers in process; the ``slow`` ones run ``sanitizer fuzz`` for real (atheris
-workers) on the campaign-only mutants of ``sanitizer.fuzzing.mutants``.
+workers) on the campaign-only mutants of ``sanitizer._fuzzing.mutants``.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 import sanitizer
-from sanitizer.fuzzing import breadcrumb, mutants, oracles, replay
-from sanitizer.fuzzing.campaign import DIED_HEADLINE
-from sanitizer.fuzzing.libfuzzer import TIMEOUT_HEADLINE
-from sanitizer.fuzzing.oracles import Divergence, check_decode, check_policy
+from sanitizer._fuzzing import breadcrumb, mutants, oracles, replay
+from sanitizer._fuzzing.campaign import DIED_HEADLINE
+from sanitizer._fuzzing.libfuzzer import TIMEOUT_HEADLINE
+from sanitizer._fuzzing.oracles import Divergence, check_decode, check_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 ILL_FORMED = b"ab\xc0\xaf"
@@ -217,7 +217,7 @@ def _fuzz(tmp_path: Path, candidate: str, *extra: str) -> tuple[int, str, list[P
         "fuzz",
         "decode",
         "--candidate",
-        f"sanitizer.fuzzing.mutants:{candidate}",
+        f"sanitizer._fuzzing.mutants:{candidate}",
         "--corpus",
         str(corpus),
         "--no-seeds",

@@ -1,4 +1,4 @@
-"""The record of campaigns (``sanitizer.fuzzing.ledger``): what the README's cumulative
+"""The record of campaigns (``sanitizer._fuzzing.ledger``): what the README's cumulative
 executions per target are summed from."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer.fuzzing import ledger
-from sanitizer.fuzzing.results import FuzzFinding, TargetResult
+from sanitizer._fuzzing import ledger
+from sanitizer._fuzzing.results import FuzzFinding, TargetResult
 
 
 def _result(target: str, execs: int, cov: int, candidate: str | None = None) -> TargetResult:

@@ -81,7 +81,7 @@ def test_fuzz_web_runs_on_its_seed_corpus(tmp_path: Path) -> None:
 
 def _fuzz_web_module() -> object:
     pytest.importorskip("python_multipart")
-    from sanitizer.fuzzing import web_oracle
+    from sanitizer._fuzzing import web_oracle
 
     return web_oracle
 

@@ -1,4 +1,4 @@
-"""One registry of fuzz targets (``sanitizer.fuzzing.targets.REGISTRY``): every other list
+"""One registry of fuzz targets (``sanitizer._fuzzing.targets.REGISTRY``): every other list
 of them derives from it or is held equal to it here -- the CLI's choices, the in-package
 entry point, the scripts in ``fuzz/`` and their ``.options``, the seed table's letters and
 ``corpus/`` directories, the ClusterFuzzLite build, and the package data a wheel ships.
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer.fuzzing import seeds, targets
-from sanitizer.fuzzing.targets import REGISTRY, TARGET_NAMES
+from sanitizer._fuzzing import seeds, targets
+from sanitizer._fuzzing.targets import REGISTRY, TARGET_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,8 +23,18 @@ def test_names_are_unique_and_every_oracle_loads() -> None:
     assert len({t.seeds for t in REGISTRY}) == len(REGISTRY)
     for entry in REGISTRY:
         assert callable(targets.oracle_for(entry.name))
-        assert entry.oracle.startswith("sanitizer.fuzzing.")  # in the package: a wheel runs it
+        assert entry.oracle.startswith("sanitizer._fuzzing.")  # in the package: a wheel runs it
         assert entry.include and entry.about
+
+
+def test_every_oracle_is_public_in_the_fuzzing_facade() -> None:
+    import sanitizer.fuzzing as facade
+
+    for entry in REGISTRY:
+        module, _, function = entry.oracle.partition(":")
+        assert function in facade.__all__, entry.name
+        assert facade._PUBLIC[function] == module, entry.name
+    assert set(facade._PUBLIC) == set(facade.__all__)
 
 
 def test_every_target_has_one_thin_script_calling_the_entry_point() -> None:
@@ -77,12 +87,12 @@ def test_the_wheel_ships_the_seeds_the_dictionary_and_every_oracle() -> None:
     data = re.search(
         r"^\[tool\.setuptools\.package-data\]\n(?:#.*\n)*sanitizer = (\[.*\])", pyproject, re.M
     )
-    assert data is not None and '"fuzzing/utf8.dict"' in data.group(1)
+    assert data is not None and '"_fuzzing/utf8.dict"' in data.group(1)
     for entry in REGISTRY:
         module = entry.oracle.partition(":")[0]
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file()
         if entry.dictionary:
-            assert (ROOT / "sanitizer" / "fuzzing" / entry.dictionary).is_file()
+            assert (ROOT / "sanitizer" / "_fuzzing" / entry.dictionary).is_file()
     fuzz_extra = pyproject.split("\nfuzz = [", 1)[1].split("\n]", 1)[0]
     for entry in REGISTRY:
         for module in entry.requires:  # what a target needs beyond the package

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from sanitizer.fuzzing import campaign, libfuzzer, replay
-from sanitizer.fuzzing import seeds as seed_table
-from sanitizer.fuzzing.campaign import CampaignConfig, UsageError
-from sanitizer.fuzzing.candidate import CANDIDATE_ENV
-from sanitizer.fuzzing.layout import Layout, detect_layout, fuzzer_command, shim_source, write_shim
-from sanitizer.fuzzing.libfuzzer import (
+from sanitizer._fuzzing import campaign, libfuzzer, replay
+from sanitizer._fuzzing import seeds as seed_table
+from sanitizer._fuzzing.campaign import CampaignConfig, UsageError
+from sanitizer._fuzzing.candidate import CANDIDATE_ENV
+from sanitizer._fuzzing.layout import Layout, detect_layout, fuzzer_command, shim_source, write_shim
+from sanitizer._fuzzing.libfuzzer import (
     Artifact,
     CrashStart,
     Done,
@@ -36,8 +36,8 @@ from sanitizer.fuzzing.libfuzzer import (
     parse_line,
     parse_size,
 )
-from sanitizer.fuzzing.progress import Progress, human_count
-from sanitizer.fuzzing.results import (
+from sanitizer._fuzzing.progress import Progress, human_count
+from sanitizer._fuzzing.results import (
     NOT_REPRODUCED,
     FuzzFinding,
     TargetResult,
@@ -563,7 +563,7 @@ FAKE_FUZZER = textwrap.dedent(
         print("stat::number_of_executed_units: 150", file=err)
         sys.exit(1)
     if mode == "die":  # os._exit in the middle of an input: only the breadcrumb knows it
-        from sanitizer.fuzzing import breadcrumb
+        from sanitizer._fuzzing import breadcrumb
         breadcrumb.from_env().record(b"DIE")
         os._exit(0)
     if mode == "hang":  # deaf to SIGTERM, in its own session: only SIGKILL ends it
@@ -974,9 +974,9 @@ def test_sigterm_stops_every_worker_and_removes_the_workspace(
         f"""
         import sys
         from pathlib import Path
-        from sanitizer.fuzzing import campaign
-        from sanitizer.fuzzing.layout import detect_layout
-        from sanitizer.fuzzing.progress import Progress
+        from sanitizer._fuzzing import campaign
+        from sanitizer._fuzzing.layout import detect_layout
+        from sanitizer._fuzzing.progress import Progress
         config = campaign.CampaignConfig(
             targets=["decode"], max_time=60, jobs=2, artifacts=Path({str(artifacts)!r}),
             state_dir=Path({str(tmp_path / "state")!r}),

@@ -55,7 +55,7 @@ SCRIPTS = sorted(p.stem.removeprefix("fuzz_") for p in (ROOT / "fuzz").glob("fuz
 
 
 def test_every_script_is_a_campaign_target() -> None:
-    from sanitizer.fuzzing.targets import TARGET_NAMES
+    from sanitizer._fuzzing.targets import TARGET_NAMES
 
     assert sorted(TARGET_NAMES) == SCRIPTS  # `sanitizer fuzz all` runs every one
 
@@ -79,8 +79,8 @@ def _check_scope(target: str, output: str) -> None:
     """The policy target instruments the policy layer and not the core (docs/fuzzing.md:
     instrumenting the core too made each execution a third slower)."""
     if target == "policy":
-        assert "Instrumenting sanitizer.policy._run" in output
-        assert "Instrumenting sanitizer.decoder" not in output
+        assert "Instrumenting sanitizer._policy._run" in output
+        assert "Instrumenting sanitizer._decoder" not in output
 
 
 def _coverage(output: str) -> int:
@@ -104,7 +104,7 @@ def test_candidate_env_var_reaches_the_target(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "SANITIZER_FUZZ_CANDIDATE": "sanitizer.fuzzing.mutants:modified_utf8"},
+        env={**os.environ, "SANITIZER_FUZZ_CANDIDATE": "sanitizer._fuzzing.mutants:modified_utf8"},
     )
     assert proc.returncode != 0
     assert "Divergence" in proc.stderr + proc.stdout

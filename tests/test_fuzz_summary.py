@@ -14,12 +14,12 @@ import pytest
 
 import sanitizer
 from sanitizer import ErrorKind
-from sanitizer.fuzzing import classes, oracles, probes, seeds
-from sanitizer.fuzzing.classes import CLASSES, WELL_FORMED, groups, worst_class
-from sanitizer.fuzzing.layout import candidate_slug
-from sanitizer.fuzzing.oracles import Divergence, check_decode
-from sanitizer.fuzzing.probes import ACCEPTED, DECODED, DIFFERS, REFUSED, class_table, judge
-from sanitizer.fuzzing.results import FuzzFinding, TargetResult, format_summary, summary_dict
+from sanitizer._fuzzing import classes, oracles, probes, seeds
+from sanitizer._fuzzing.classes import CLASSES, WELL_FORMED, groups, worst_class
+from sanitizer._fuzzing.layout import candidate_slug
+from sanitizer._fuzzing.oracles import Divergence, check_decode
+from sanitizer._fuzzing.probes import ACCEPTED, DECODED, DIFFERS, REFUSED, class_table, judge
+from sanitizer._fuzzing.results import FuzzFinding, TargetResult, format_summary, summary_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 import sanitizer
-import sanitizer.policy
-from sanitizer.fuzzing import oracles, targets
-from sanitizer.fuzzing.libfuzzer import replaying
-from sanitizer.fuzzing.oracles import Divergence, check_identifiers, check_policy
+import sanitizer._policy
+from sanitizer._fuzzing import oracles, targets
+from sanitizer._fuzzing.libfuzzer import replaying
+from sanitizer._fuzzing.oracles import Divergence, check_identifiers, check_policy
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [p.read_bytes() for p in sorted((ROOT / "corpus" / "policy").iterdir())]
@@ -107,12 +107,12 @@ def _accepts_everything(data: Any, policy: Any = None) -> bool:
 
 
 def _sanitize_leaks_a_surrogate(data: Any, policy: Any = None) -> str:
-    real = sanitizer.policy.sanitize(data, policy)
+    real = sanitizer._policy.sanitize(data, policy)
     return real + "\ud800"
 
 
 def _sanitize_not_idempotent(data: Any, policy: Any = None) -> str:
-    real = sanitizer.policy.sanitize(data, policy)
+    real = sanitizer._policy.sanitize(data, policy)
     return real[:-1] if isinstance(data, str) else real  # a second pass eats a character
 
 
@@ -129,7 +129,7 @@ def test_verdict_tier_flags_on_every_input_and_full_check_agrees(
     monkeypatch: pytest.MonkeyPatch, bug: str
 ) -> None:
     where, name, broken, data = BUGS[bug]
-    monkeypatch.setattr(sanitizer.policy if where == "policy" else sanitizer, name, broken)
+    monkeypatch.setattr(sanitizer._policy if where == "policy" else sanitizer, name, broken)
     with pytest.raises(Divergence):
         check_policy(data, deep=False)  # the tier every campaign input gets
     with pytest.raises(Divergence):
@@ -200,7 +200,7 @@ def test_identifier_oracle_flags_lookalike_bugs(
 
 
 def test_identifier_oracle_flags_a_script_mask_bug(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sanitizer.lookalike.scripts as scripts
+    import sanitizer._lookalike.scripts as scripts
 
     monkeypatch.setattr(scripts, "resolved_mask", lambda s: 0)
     with pytest.raises(Divergence, match="resolved_mask"):

@@ -23,7 +23,7 @@ import pytest
 RUNNER = r"""
 import json, re, sys
 import sanitizer as s
-from sanitizer import profiles as p, lookalike as la, utf7, utf16, utf32
+from sanitizer import profiles as p, _lookalike as la, utf7, utf16, utf32
 
 class LaxBytes(bytes):
     def decode(self, *a, **k): return "clean"

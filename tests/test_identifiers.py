@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import identifiers_equal, normalize_identifier
-from sanitizer.categories import NORMAL_FORMS
+from sanitizer._categories import NORMAL_FORMS
 
 FORMS = list(NORMAL_FORMS)
 

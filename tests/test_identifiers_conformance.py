@@ -10,7 +10,7 @@ checked with every invariant of the file's header (UAX #15 §16 "Conformance Tes
     and for every code point X not in part 1: X == toNFC(X) == toNFD(X) == toNFKC(X)
     == toNFKD(X).
 
-``sanitizer.categories.normalize`` (behind ``normalize_identifier`` and every policy) is
+``sanitizer._categories.normalize`` (behind ``normalize_identifier`` and every policy) is
 what is tested, so its ASCII shortcut is covered too.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from sanitizer import UNICODE_VERSION, normalize_identifier
-from sanitizer.categories import normalize
+from sanitizer._categories import normalize
 
 VECTORS = Path(__file__).resolve().parent / "data" / "NormalizationTest-18.0.0.txt.xz"
 Row = tuple[str, str, str, str, str]

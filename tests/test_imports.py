@@ -26,13 +26,13 @@ import sanitizer
 ROOT = Path(__file__).resolve().parent.parent
 
 POLICY_LAYER = (
-    "sanitizer.policy",
+    "sanitizer._policy",
     "sanitizer.profiles",
-    "sanitizer.categories",
+    "sanitizer._categories",
     "sanitizer._chartables_data",
     "sanitizer._classtable",
-    "sanitizer.identifiers",
-    "sanitizer.lookalike",
+    "sanitizer._identifiers",
+    "sanitizer._lookalike",
     "sanitizer.precis",
 )
 
@@ -61,7 +61,7 @@ def loaded_after(code: str) -> list[str]:
 @pytest.mark.parametrize(
     "code",
     [
-        "import sanitizer.decoder",
+        "import sanitizer._decoder",
         "import sanitizer",
         "import sanitizer; sanitizer.decode(b'x'); sanitizer.find_errors(b'\\xc0\\xaf')",
         "from sanitizer import decode, Utf8Error, IncrementalDecoder, __version__",
@@ -70,7 +70,7 @@ def loaded_after(code: str) -> list[str]:
 )
 def test_core_imports_leave_the_policy_layer_unloaded(code: str) -> None:
     loaded = loaded_after(code)
-    assert "sanitizer.decoder" in loaded
+    assert "sanitizer._decoder" in loaded
     assert [m for m in loaded if _is_policy_layer(m)] == []
 
 
@@ -90,7 +90,7 @@ def test_check_without_policy_leaves_the_policy_layer_unloaded() -> None:
 def test_check_with_policy_loads_it() -> None:
     code = 'from sanitizer.cli import main\nmain(["check", "--policy", "TEXT", "README.md"])\n'
     loaded = loaded_after(code)
-    assert "sanitizer.profiles" in loaded and "sanitizer.policy" in loaded
+    assert "sanitizer.profiles" in loaded and "sanitizer._policy" in loaded
 
 
 # Standard-library modules that start-up does not need (``sanitizer check``
@@ -141,7 +141,7 @@ def test_every_public_name_resolves() -> None:
     assert sanitizer.profiles is importlib.import_module("sanitizer.profiles")
     from sanitizer import inspect, profiles  # a lazy name by ``from`` import
 
-    assert inspect is importlib.import_module("sanitizer.policy").inspect
+    assert inspect is importlib.import_module("sanitizer._policy").inspect
     assert profiles.TEXT is not None
 
 

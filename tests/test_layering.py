@@ -2,26 +2,31 @@
 
 Three layers, depending inward only:
 
-0. core, pure and I/O-free: ``grammar``, ``_machine``, ``decoder``, ``errors``,
-   ``charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
-   and the ``_speedups`` it loads;
-1. policy and identifiers: ``sanitizer/policy/``, ``profiles``, ``identifiers``,
-   ``categories`` and its generated ``_chartables_data``, ``lookalike``, ``precis``; the
-   package's own ``__init__`` (the public facade, which loads this layer lazily) counts
-   here;
+0. core, pure and I/O-free: ``_grammar``, ``_machine``, ``_decoder``, ``_errors``,
+   ``_charnames``, ``_arguments`` (the argument checks), ``_native`` (the one native seam)
+   and the ``_speedups`` it loads; the other encodings (``utf16``, ``utf32``, ``wide``,
+   ``utf7``);
+1. policy and identifiers: ``sanitizer/_policy/``, ``profiles``, ``_identifiers``,
+   ``_categories`` and its generated ``_chartables_data``, ``_lookalike``,
+   ``_source_gate``, ``precis``; the package's own ``__init__`` (the public facade, which
+   loads this layer lazily) counts here, and so do ``_moved`` and the deprecated shims
+   at the old import paths (``decoder``, ``identifiers``, ``lookalike``, ``policy``);
 2. adapters: ``sanitizer/web/``, ``sanitizer/cli/`` (and ``__main__``),
-   ``sanitizer/fuzzing/``, ``sanitizer/strategies.py`` (Hypothesis strategies),
-   and the fuzz targets in ``fuzz/``.
+   ``sanitizer/fuzzing/`` (the facade) and ``sanitizer/_fuzzing/`` (what it stands for),
+   ``sanitizer/strategies.py`` (Hypothesis strategies), ``sanitizer/integrations/``, and
+   the fuzz targets in ``fuzz/``.
 
 Rules: nothing imports a higher layer; adapters do not import each other (except the CLI
-and the fuzz targets, which drive ``sanitizer.fuzzing``, and the web target's oracle in
-``sanitizer.fuzzing``, which drives ``sanitizer.web``); no module imports another
-package's private (``_x``) module or name.  Allowed across packages: the core's reference
-runner ``sanitizer._machine`` (the fuzzing oracles run it), native seam
-``sanitizer._native`` and argument checks ``sanitizer._arguments`` (one wording for each
-mistake, in every layer); ``sanitizer.policy.compiled`` is the one internal API of the policy
-package for the other packages.  Imports inside functions and under ``TYPE_CHECKING``
-count like any other.  A new module must be placed in ``LAYERS`` below.
+and the fuzz targets, which drive ``sanitizer._fuzzing``, and the web target's oracle in
+``sanitizer._fuzzing``, which drives ``sanitizer.web``); no module imports another
+package's private (``_x``) module or name.  An underscore says "internal" twice over: a
+module or package right under ``sanitizer`` with one is not for users, and one inside a
+package is that package's own.  The internal modules every package may import are
+``SHARED_PRIVATE``: the core, the native seam, the argument checks, and the interfaces of
+the internal packages (their modules without an underscore of their own, such as
+``sanitizer._policy.compiled``, the adapters' view of a policy).  Imports inside functions
+and under ``TYPE_CHECKING`` count like any other.  A new module must be placed in
+``LAYERS`` below.
 
 The C extensions are held to the same layers: each C file is built by the extension of
 the package whose ``_native_src/`` holds it (``sanitizer._speedups``: core;
@@ -49,11 +54,11 @@ CORE, POLICY, ADAPTER = 0, 1, 2
 LAYER_NAMES = {CORE: "core", POLICY: "policy", ADAPTER: "adapter"}
 # sanitizer.<first component> -> layer
 LAYERS = {
-    "grammar": CORE,
+    "_grammar": CORE,
     "_machine": CORE,
-    "decoder": CORE,
-    "errors": CORE,
-    "charnames": CORE,
+    "_decoder": CORE,
+    "_errors": CORE,
+    "_charnames": CORE,
     "_native": CORE,
     "_speedups": CORE,
     "_version": CORE,
@@ -67,35 +72,49 @@ LAYERS = {
     "_wide_codecs": CORE,  # the UTF-16/32 codecs by encoding name
     "utf7": CORE,  # UTF-7, RFC 2152
     "_arrow": CORE,  # Arrow columns read and written through the C Data Interface
-    "policy": POLICY,
+    "_policy": POLICY,
     "profiles": POLICY,
-    "identifiers": POLICY,
-    "categories": POLICY,
-    "category_meanings": POLICY,  # what each Category means, in words
+    "_identifiers": POLICY,
+    "_categories": POLICY,
+    "_category_meanings": POLICY,  # what each Category means, in words
     "_rule_registry": POLICY,  # every rule check reports: id, severity, words, example
     "_chartables_data": POLICY,
-    "lookalike": POLICY,  # UTS #39
-    "source_gate": POLICY,  # the SOURCE gate, UTS #55
+    "_lookalike": POLICY,  # UTS #39
+    "_source_gate": POLICY,  # the SOURCE gate, UTS #55
     "precis": POLICY,  # PRECIS, RFC 8264, 8265, 8266
     "columns": POLICY,  # the checks over Arrow columns (the core's _arrow walks them)
     "web": ADAPTER,
     "cli": ADAPTER,
+    "_moved": POLICY,  # the old import paths, kept for one release: their shims ...
+    "decoder": POLICY,  # ... (deprecated: each forwards to the module it names)
+    "identifiers": POLICY,
+    "lookalike": POLICY,
+    "policy": POLICY,
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
+    "_fuzzing": ADAPTER,  # fuzzing's internals (``fuzzing`` is their facade)
     "strategies": ADAPTER,
     "integrations": ADAPTER,  # pydantic and Django
 }
 # adapter -> the other adapters it may import
-# (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,
+# (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/_fuzzing/web_oracle.py``,
 # ships in the package so an installed wheel runs it; public names only)
 ADAPTER_USES = {
-    "cli": {"fuzzing"},
+    "cli": {"_fuzzing"},
     "__main__": {"cli"},
-    "fuzz": {"fuzzing"},
-    "fuzzing": {"web"},
+    "fuzz": {"fuzzing", "_fuzzing"},
+    "fuzzing": {"_fuzzing"},
+    "_fuzzing": {"web"},
 }
-# private modules any package may import
+# Internal modules (an underscore: not for users) that every package of sanitizer may
+# import, and internal packages whose modules without an underscore of their own may be
+# imported too (``sanitizer._policy.compiled``); what is underscored inside them stays
+# theirs (``sanitizer._policy._scan``)
 SHARED_PRIVATE = {
+    "sanitizer._grammar",  # the core: the grammar, decoder, errors, character names
+    "sanitizer._decoder",
+    "sanitizer._errors",
+    "sanitizer._charnames",
     "sanitizer._machine",  # the reference runner, run by the fuzzing oracles
     "sanitizer._native",  # the one native seam
     "sanitizer._frozen",  # value classes without dataclasses
@@ -104,7 +123,30 @@ SHARED_PRIVATE = {
     "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
     "sanitizer._rule_registry",  # the rules, read by the CLI's SARIF and the docs
     "sanitizer._wide_codecs",  # the UTF-16/32 codecs by name (--encoding, inspect(encoding=))
+    "sanitizer._categories",  # the policy layer: character categories and what they mean
+    "sanitizer._category_meanings",
+    "sanitizer._identifiers",  # normalization of identifiers
+    "sanitizer._source_gate",  # the SOURCE gate
+    "sanitizer._policy",  # the engine; ``compiled`` is the adapters' view of a policy
+    "sanitizer._lookalike",  # UTS #39
+    "sanitizer._fuzzing",  # fuzzing's internals, driven by the CLI and the fuzz targets
+    "sanitizer._moved",  # the old paths' shims (sanitizer.fuzzing.mutants, ...)
 }
+
+
+def shared(target: str) -> bool:
+    """Whether ``target`` is a module of SHARED_PRIVATE, or a module without an underscore
+    of its own inside one of its packages."""
+    return any(
+        target == name
+        or (
+            target.startswith(name + ".")
+            and not any(_private(p) for p in target[len(name) + 1 :].split("."))
+        )
+        for name in SHARED_PRIVATE
+    )
+
+
 # in C: the core's extension, for its capsule (speedups_capi.h)
 SHARED_NATIVE = {"sanitizer._speedups"}
 # each C extension -> the only Python module that imports it (its package's seam)
@@ -260,9 +302,15 @@ def private_crossings(imports: list[Import]) -> list[str]:
     found: list[str] = []
     for i in imports:
         parts = i.target.split(".")
-        owners = [".".join(parts[:k]) for k, part in enumerate(parts) if _private(part)]
-        if i.target in SHARED_PRIVATE:
-            owners = owners[:-1]
+        # the package owning each private component, unless the importer is inside it
+        inside = i.importer.package.split(".")
+        owners = [
+            ".".join(parts[:k])
+            for k, part in enumerate(parts)
+            if _private(part) and inside[: k + 1] != parts[: k + 1]
+        ]
+        if shared(i.target):
+            owners = []
         if i.name is not None and _private(i.name):
             target = MODULES.get(i.target)
             owners.append(target.package if target else i.target)
@@ -390,7 +438,7 @@ def test_the_import_rule_for_c_itself(tmp_path: Path) -> None:
     with pytest.raises(AssertionError, match="no literal"):
         native_imports(path)
     web = Module("sanitizer.web._speedups", ROOT / "probe.c", False)
-    assert private_crossings([Import(web, 0, "sanitizer.policy._model", None)])
+    assert private_crossings([Import(web, 0, "sanitizer._policy._model", None)])
     assert not private_crossings([Import(web, 0, "sanitizer.web._grammar", None)])
     assert layer("sanitizer._speedups") < layer(web.name)
 
@@ -414,17 +462,17 @@ def test_c_files_include_their_own_headers_and_the_core_interface() -> None:
 
 
 def test_no_private_policy_names_outside_the_policy_package() -> None:
-    """No ``from sanitizer.policy import _...`` (or ``from ..policy import _...``) outside
-    sanitizer/policy/, in the package, fuzz targets, tools, benchmarks and examples; the
+    """No ``from sanitizer._policy import _...`` (or ``from ..policy import _...``) outside
+    sanitizer/_policy/, in the package, fuzz targets, tools, benchmarks and examples; the
     one exception is a table generator (``tools/gen_*.py``), which runs the private
     builder of the table it stores."""
     statement = re.compile(r"from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]*)")
-    policy_module = re.compile(r"(sanitizer\.|\.+)policy(\.\w+)?")
+    policy_module = re.compile(r"(sanitizer\.|\.+)_?policy(\.\w+)?")
     private_name = re.compile(r"(?<![\w.])_\w")
     offenders = []
     for folder in ("sanitizer", "fuzz", "tools", "bench", "examples"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if (PACKAGE / "policy") in path.parents or path.match("tools/gen_*.py"):
+            if (PACKAGE / "_policy") in path.parents or path.match("tools/gen_*.py"):
                 continue
             text = path.read_text(encoding="utf-8")
             for match in statement.finditer(text):
@@ -447,7 +495,7 @@ def _annotation_name(node: ast.expr | None) -> str | None:
 def test_object_setattr_only_on_own_classes() -> None:
     """``object.__setattr__`` (writing into a frozen dataclass) only on ``self`` in a
     method, or on a parameter annotated with a class of the same package: no package
-    reaches into another's frozen values (a ``Policy`` is changed only by sanitizer.policy).
+    reaches into another's frozen values (a ``Policy`` is changed only by sanitizer._policy).
     """
     classes: dict[str, set[str]] = {}
     for module in CODE:
@@ -502,19 +550,34 @@ def _calls_on(func: ast.FunctionDef, names: set[str]) -> set[int]:
 @pytest.mark.parametrize(
     ("source", "importer", "expected"),
     [
-        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer.policy"]),
-        ("from .. import _classtable", "sanitizer.policy._model", ["sanitizer"]),
-        ("from . import _model", "sanitizer.policy.compiled", []),
+        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer._policy"]),
+        ("from .. import _classtable", "sanitizer._policy._model", ["sanitizer"]),
+        ("from . import _model", "sanitizer._policy.compiled", []),
         ("from .._native import speedups", "sanitizer.web._percent", []),
         ("from sanitizer._machine import _step", "fuzz.fuzz_decode", ["sanitizer._machine"]),
-        ("from ..decoder import _runner", "sanitizer.policy", ["sanitizer"]),
+        ("from ..decoder import _runner", "sanitizer._policy", ["sanitizer"]),
+        # an internal package's interface, not its own modules; the core, not the tables
+        ("from .._policy.compiled import CompiledPolicy", "sanitizer.web._head", []),
+        ("from .._policy._scan import scanner", "sanitizer.web._head", ["sanitizer._policy"]),
+        ("from .._decoder import decode", "sanitizer.web._head", []),
+        ("from .._chartables_data import X", "sanitizer.web._head", ["sanitizer"]),
+        ("from ._lookups import x", "sanitizer._lookalike.key", []),
     ],
 )
 def test_the_private_rule_itself(source: str, importer: str, expected: list[str]) -> None:
     """The rule on made-up modules (whatever the tree holds today)."""
-    module = Module(importer, ROOT / "x.py", importer == "sanitizer.policy")
+    module = Module(importer, ROOT / "x.py", importer == "sanitizer._policy")
     node = ast.parse(source).body[0]
     assert isinstance(node, ast.ImportFrom)
-    known = {"sanitizer._classtable", "sanitizer.policy._model", "sanitizer._native"}
+    known = {
+        "sanitizer._classtable",
+        "sanitizer._policy._model",
+        "sanitizer._native",
+        "sanitizer._policy.compiled",
+        "sanitizer._policy._scan",
+        "sanitizer._decoder",
+        "sanitizer._chartables_data",
+        "sanitizer._lookalike._lookups",
+    }
     owners = private_crossings(resolve(module, node, known))
     assert bool(owners) == bool(expected)

@@ -1,4 +1,4 @@
-"""sanitizer.lookalike: UTS #39 skeletons, scripts, restriction levels, the identifier key.
+"""sanitizer._lookalike: UTS #39 skeletons, scripts, restriction levels, the identifier key.
 
 The expectations come from UTS #39's text (§4 confusables, §5.1 resolved scripts, §5.2
 restriction levels, §5.3 mixed numbers), from the vendored data files read here
@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sanitizer
-from sanitizer.categories import is_default_ignorable
-from sanitizer.identifiers import identifiers_equal, normalize_identifier
-from sanitizer.lookalike import (
+from sanitizer._categories import is_default_ignorable
+from sanitizer._identifiers import identifiers_equal, normalize_identifier
+from sanitizer._lookalike import (
     ALL_SCRIPTS,
     IDENTIFIER_KEY_VERSION,
     UTS39_VERSION,
@@ -46,7 +46,7 @@ from sanitizer.lookalike import (
     scripts,
     skeleton,
 )
-from sanitizer.lookalike.scripts import resolved_from
+from sanitizer._lookalike.scripts import resolved_from
 
 DATA = Path(__file__).resolve().parent.parent / "tools" / "unicode-18.0.0"
 R = RestrictionLevel
@@ -84,8 +84,8 @@ def test_versions() -> None:
 
 
 def test_public_names_are_top_level_and_lazy() -> None:
-    for name in sanitizer.lookalike.__all__:
-        assert getattr(sanitizer, name) is getattr(sanitizer.lookalike, name)
+    for name in sanitizer._lookalike.__all__:
+        assert getattr(sanitizer, name) is getattr(sanitizer._lookalike, name)
         assert name in sanitizer.__all__
 
 
@@ -402,7 +402,7 @@ def test_identifier_key_separates(a: str, b: str) -> None:
 
 def test_identifier_key_of_ascii_is_exact() -> None:
     """The ASCII fast path equals the general algorithm (NFKD, map, NFD) on all of ASCII."""
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     table = _lookups.key_map().table()
     for cp in range(128):
@@ -618,7 +618,7 @@ def _reference_hidden_dots(key: str) -> str:
     """Rule 4 as ICU states HIDDEN_OVERLAY, walking the string once: a U+0307 is dropped
     when the last character before it of combining class 0 or 230 that was kept is a
     dot lead (a dropped U+0307 is not kept, so the lead still reaches the next one)."""
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     out, lead = [], False
     for ch in key:
@@ -641,7 +641,7 @@ dotted = st.text(
 def test_identifier_key_drops_exactly_the_hidden_dots(s: str) -> None:
     """Rule 4 against its reference on the key before it, and ICU's own check: no key
     has a U+0307 that ``hidden_overlays`` calls hidden."""
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     before = unicodedata2.normalize("NFD", _lookups.key_mapper()(unicodedata2.normalize("NFKD", s)))
     key = identifier_key(s)
@@ -651,7 +651,7 @@ def test_identifier_key_drops_exactly_the_hidden_dots(s: str) -> None:
 
 def test_identifier_key_of_every_mapped_character_is_idempotent() -> None:
     """Exhaustive over the key map's sources, also with a dot above after each (rule 4)."""
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     for cp in _lookups.key_map().table():
         for s in (chr(cp), chr(cp) + "\u0307", "i" + chr(cp) + "\u0307"):
@@ -665,7 +665,7 @@ def test_no_key_contains_a_character_the_key_maps() -> None:
     its own key (the generator's check (c)), and NFD adds no character (the values are
     NFD).  So a string holding a character the map changes ("R", U+200B) is never a key:
     Django's rekey() relies on it.  U+FFFF, a noncharacter, is no such character."""
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     table = _lookups.key_map().table()
     for value in table.values():

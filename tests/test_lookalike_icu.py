@@ -1,4 +1,4 @@
-"""sanitizer.lookalike against ICU's SpoofChecker, the UTS #39 reference implementation.
+"""sanitizer._lookalike against ICU's SpoofChecker, the UTS #39 reference implementation.
 
 ICU is no test dependency: ``tools/icu_fixture.py`` stored what ICU 78.3 (Unicode 17.0
 data) says in ``tests/data/icu-78.3-spoof.json.xz``, and this module compares.  Our data
@@ -31,9 +31,9 @@ ALLOW_LIST = ROOT / "tests" / "data" / "icu-78.3-vs-uts39-18.0.0.txt"
 CONFUSABLES = ROOT / "tools" / "unicode-18.0.0" / "confusables.txt.xz"
 SCRIPT_EXTENSIONS = ROOT / "tools" / "unicode-18.0.0" / "ScriptExtensions.txt.xz"
 
-lookalike = pytest.importorskip("sanitizer.lookalike")
+lookalike = pytest.importorskip("sanitizer._lookalike")
 if not hasattr(lookalike, "skeleton"):  # the package is being written
-    pytest.skip("sanitizer.lookalike has no skeleton() yet", allow_module_level=True)
+    pytest.skip("sanitizer._lookalike has no skeleton() yet", allow_module_level=True)
 
 EXPLAINED_PAIR_DISAGREEMENTS = 75  # of 10,000 pairs; see test_confusable_equals_icu_*
 
@@ -173,7 +173,7 @@ def status_differences() -> dict[int, tuple[str, str]]:
 
 def render_allow_list() -> str:
     lines = [
-        "# Where sanitizer.lookalike (UTS #39 18.0.0) and ICU 78.3 (Unicode 17.0 data) differ.",
+        "# Where sanitizer._lookalike (UTS #39 18.0.0) and ICU 78.3 (Unicode 17.0 data) differ.",
         "# Checked by tests/test_lookalike_icu.py: the differences are exactly these, and each",
         "# is a change of the 18.0.0 data file named in its section.  Regenerate with",
         "# `python tests/test_lookalike_icu.py --write-allow-list`, then review the diff.",
@@ -297,7 +297,7 @@ def test_allow_list_file_is_current() -> None:
     if not all(
         hasattr(lookalike, name) for name in ("script_extensions", "identifier_status")
     ):  # pragma: no cover - the package is being written
-        pytest.skip("sanitizer.lookalike is incomplete")
+        pytest.skip("sanitizer._lookalike is incomplete")
     # Cheap check of the header and sections; the slow tests compare the entries.
     assert set(allow_list()) == {"skeleton", "script_extensions", "identifier_status"}
 

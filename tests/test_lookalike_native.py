@@ -1,5 +1,5 @@
 """The one-call C skeleton and confusable check (lookalike.c) answer as the pure-Python
-reference (sanitizer.lookalike.skeletons.skeleton_py / confusable_py).
+reference (sanitizer._lookalike.skeletons.skeleton_py / confusable_py).
 
 The C path does NFD itself, from tables tools/gen_lookalike.py generates from
 unicodedata2, so the comparisons aim where NFD is subtle: every code point, Hangul
@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sanitizer
-from sanitizer.lookalike import Confusability, _lookups, scripts, skeletons
+from sanitizer._lookalike import Confusability, _lookups, scripts, skeletons
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "data" / "icu-78.3-spoof.json.xz"

@@ -1,5 +1,5 @@
-"""The generated UTS #39 tables (sanitizer/lookalike/_tables_data.py, _confusables_data.py) are what
-tools/gen_lookalike.py makes from the files vendored in tools/unicode-18.0.0/.
+"""The generated UTS #39 tables (sanitizer/_lookalike/_tables_data.py, _confusables_data.py)
+are what tools/gen_lookalike.py makes from the files vendored in tools/unicode-18.0.0/.
 
 The generator runs again in memory and its output is compared with the committed files;
 it also re-checks, while generating, the facts the fast paths and the identifier key rely
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import unicodedata2
 
-from sanitizer.lookalike import _confusables_data, _tables_data
+from sanitizer._lookalike import _confusables_data, _tables_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tools" / "unicode-18.0.0"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import sanitizer
-from sanitizer.fuzzing.mutants import MUTANTS
-from sanitizer.fuzzing.oracles import Divergence, check_decode
+from sanitizer._fuzzing.mutants import MUTANTS
+from sanitizer._fuzzing.oracles import Divergence, check_decode
 
 SEEDS = [
     p.read_bytes()
@@ -112,7 +112,7 @@ def test_mutant_bug_on_its_own_input(name: str, data: bytes) -> None:
 
 def test_mutants_are_loadable_as_candidate_specs() -> None:
     # The campaign runner and bench/bench_fuzz.py pass mutants as MODULE:FUNCTION specs.
-    from sanitizer.fuzzing.candidate import load
+    from sanitizer._fuzzing.candidate import load
 
     for name, func in MUTANTS.items():
-        assert load(f"sanitizer.fuzzing.mutants:{name.replace('-', '_')}") is func
+        assert load(f"sanitizer._fuzzing.mutants:{name.replace('-', '_')}") is func

@@ -36,10 +36,12 @@ from hypothesis import strategies as st
 from native_interface import check_interface
 
 import sanitizer
-import sanitizer.policy._classtable as _classtable
-from sanitizer import _machine, _native, decoder, grammar, profiles
-from sanitizer.errors import Utf8Error
-from sanitizer.policy.compiled import compile_policy
+import sanitizer._policy._classtable as _classtable
+from sanitizer import _decoder as decoder
+from sanitizer import _grammar as grammar
+from sanitizer import _machine, _native, profiles
+from sanitizer._errors import Utf8Error
+from sanitizer._policy.compiled import compile_policy
 
 PACKAGE = Path(sanitizer.__file__).parent
 
@@ -71,8 +73,8 @@ def test_validator_block_matches() -> None:
     """The one Python statement of the block (_native) is the C kernels' block, and the
     modules that reason about it read it there."""
     assert _extension().VALIDATOR_BLOCK == _native.VALIDATOR_BLOCK == 64
+    from sanitizer._fuzzing import oracles
     from sanitizer.cli import _verdict
-    from sanitizer.fuzzing import oracles
 
     assert oracles._BLOCK == _native.VALIDATOR_BLOCK
     assert _verdict._UNPROVEN_TAIL == _native.VALIDATOR_BLOCK + 3
@@ -158,7 +160,7 @@ def test_seam_is_the_decoders_choice() -> None:
 
 _PROBE = """
 import json, sanitizer
-from sanitizer import _machine, _native, decoder
+from sanitizer import _machine, _native, _decoder as decoder
 print(json.dumps({
     "native": _native.BACKEND,
     "package": sanitizer.BACKEND,
@@ -335,7 +337,7 @@ def test_the_environment_is_read_in_one_place() -> None:
 def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, object]]]:
     """A call each C function accepts, with every positional parameter: the package's own
     arguments (its tables), so that calls which register something register the same."""
-    from sanitizer.lookalike import scripts, skeletons
+    from sanitizer._lookalike import scripts, skeletons
     from sanitizer.precis import PROFILE_NAMES, get_profile
 
     m = grammar.machine()
@@ -447,7 +449,7 @@ def _lookalike_c() -> ModuleType:
 
 
 def _skeleton_c() -> tuple[Callable[[str], str], dict[int, str]]:
-    from sanitizer.lookalike import _lookups
+    from sanitizer._lookalike import _lookups
 
     codepoints = _lookups.skeleton_map()
     ext = _lookalike_c()
@@ -477,13 +479,13 @@ def test_map_code_points_equals_translate(s: str) -> None:
 
 
 def _script_mask_c() -> Callable[[str], int]:
-    from sanitizer.lookalike import scripts
+    from sanitizer._lookalike import scripts
 
     return scripts.native_resolved_mask(_lookalike_c())  # type: ignore[arg-type]
 
 
 def test_script_mask_equals_the_reference_on_every_code_point() -> None:
-    from sanitizer.lookalike import scripts
+    from sanitizer._lookalike import scripts
 
     native = _script_mask_c()
     for cp in range(0x110000):
@@ -495,7 +497,7 @@ def test_script_mask_equals_the_reference_on_every_code_point() -> None:
 @given(st.lists(st.sampled_from("aа山た한ㄅカ1-\u0301\u30fc\u3001α\U0001e900᙮"), max_size=12))
 @settings(deadline=None)
 def test_script_mask_equals_the_reference(chars: list[str]) -> None:
-    from sanitizer.lookalike import scripts
+    from sanitizer._lookalike import scripts
 
     s = "".join(chars)
     expected = scripts.mask_of(scripts.resolved_from(s))
@@ -564,7 +566,7 @@ def test_script_mask_refuses_bad_tables(args: tuple[object, ...]) -> None:
 
 _LOOKALIKE_PROBE = """
 import json, sys
-from sanitizer import lookalike
+from sanitizer import _lookalike as lookalike
 pairs = json.loads(sys.stdin.read())
 print(json.dumps([
     [lookalike.skeleton(a), lookalike.skeleton(b), str(lookalike.confusable(a, b)),

@@ -166,8 +166,8 @@ def test_an_empty_file_under_a_whole_value_profile_is_a_finding_not_a_traceback(
 def test_the_gate_never_shows_a_skeleton(tmp_path: Path) -> None:
     """UTS #39 §4: a skeleton is a comparison key, never displayed ("commit" has the
     skeleton "cornrnit"); the gate says what the word reads as, its ASCII as written."""
-    from sanitizer.lookalike import skeleton
-    from sanitizer.source_gate import check_source
+    from sanitizer._lookalike import skeleton
+    from sanitizer._source_gate import check_source
 
     for word in ("c\u043emmit", "Ma\u0456lbox", "pa\u0443ment_id", "\u0430dmin"):
         report = check_source(f"{word} = 1\n", profiles.SOURCE)

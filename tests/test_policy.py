@@ -12,7 +12,7 @@ import pytest
 
 import sanitizer
 from sanitizer import Action, Category, Finding, Policy, PolicyError, inspect, profiles, sanitize
-from sanitizer.categories import CHARACTER_CATEGORIES
+from sanitizer._categories import CHARACTER_CATEGORIES
 
 PREFIX = "aé"
 SUFFIX = "b"
@@ -43,7 +43,7 @@ ACTIONS = [Action.REJECT, Action.STRIP, Action.REPLACE, Action.ALLOW, Action.IGN
 def test_samples_cover_every_character_category() -> None:
     assert set(SAMPLES) == set(CHARACTER_CATEGORIES)
     for cat, ch in SAMPLES.items():
-        assert sanitizer.categories.category_of(ord(ch)) is cat
+        assert sanitizer._categories.category_of(ord(ch)) is cat
 
 
 def _expected_text(ch: str, action: Action) -> str | None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import find_errors, profiles
-from sanitizer.policy import Action, Category, Finding, Policy, inspect, sanitize
+from sanitizer._policy import Action, Category, Finding, Policy, inspect, sanitize
 
 # Bytes that make ill-formed subparts (leads cut short, lone continuations, overlongs,
 # surrogates, FF), a literal U+FFFD, and characters policies act on (NUL, controls,

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from sanitizer import profiles
 from sanitizer._native import speedups
-from sanitizer.policy import Policy
-from sanitizer.policy._classtable import edit_reference
-from sanitizer.policy.compiled import CArgs, EditArgs, compile_policy
+from sanitizer._policy import Policy
+from sanitizer._policy._classtable import edit_reference
+from sanitizer._policy.compiled import CArgs, EditArgs, compile_policy
 
 needs_c = pytest.mark.skipif(speedups is None, reason="needs the C extension")
 

@@ -24,18 +24,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import profiles, sanitize
+from sanitizer._categories import Category
 from sanitizer._native import speedups
-from sanitizer.categories import Category
-from sanitizer.policy import Action, Policy
-from sanitizer.policy._classtable import (
+from sanitizer._policy import Action, Policy
+from sanitizer._policy._classtable import (
     EDIT_REPLACE,
     EDIT_STRIP,
     class_table,
     edit_reference,
     scan_reference,
 )
-from sanitizer.policy._run import Run
-from sanitizer.policy.compiled import compile_policy
+from sanitizer._policy._run import Run
+from sanitizer._policy.compiled import compile_policy
 
 needs_c = pytest.mark.skipif(speedups is None, reason="needs the C extension")
 A = Action

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import _chartables_data, profiles
+from sanitizer._categories import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
 from sanitizer._native import speedups
-from sanitizer.categories import CHARACTER_CATEGORIES, Category, category_of, nfkc_casefold_table
-from sanitizer.policy import Action, Policy
-from sanitizer.policy._classtable import (
+from sanitizer._policy import Action, Policy
+from sanitizer._policy._classtable import (
     CASEFOLD,
     EMOJI,
     FLAGS,
@@ -47,9 +47,9 @@ from sanitizer.policy._classtable import (
     prefilter,
     scan_reference,
 )
-from sanitizer.policy._run import Run
-from sanitizer.policy._sequences import NEIGHBOUR_RULES
-from sanitizer.policy.compiled import CArgs, compile_policy
+from sanitizer._policy._run import Run
+from sanitizer._policy._sequences import NEIGHBOUR_RULES
+from sanitizer._policy.compiled import CArgs, compile_policy
 
 C = Category
 A = Action
@@ -384,7 +384,7 @@ def test_direct_args_are_the_whole_fast_path() -> None:
 
 
 def test_compiled_once_per_policy() -> None:
-    from sanitizer.policy.compiled import compiled_for
+    from sanitizer._policy.compiled import compiled_for
 
     policy = profiles.TEXT.replace(max_bytes=1000)
     twin = profiles.TEXT.replace(max_bytes=1000)
@@ -421,7 +421,7 @@ def test_the_clean_report_is_the_dataclass_one() -> None:
     has: a field added to Report and not to it fails here."""
     import dataclasses
 
-    from sanitizer.policy._model import Report, clean_report
+    from sanitizer._policy._model import Report, clean_report
 
     for text in ("", "abc", "josé_müller"):
         fast, slow = clean_report(text, profiles.TEXT), Report(True, text, (), profiles.TEXT)

@@ -1,10 +1,10 @@
 """The identifier checks (UTS #39 in the IDENTIFIER profile) against a plain reference.
 
-``sanitizer.policy._identifier`` finds problems with searches in C over classes built
+``sanitizer._policy._identifier`` finds problems with searches in C over classes built
 from the UTS #39 and UCD ranges, counts what lies past ``max_findings`` without building
 it, and caches the verdict of short combining sequences (linear at C speed).
 The reference here is the direct reading of the spec, one character at a time, through
-the public ``sanitizer.lookalike`` functions: both must find the same spots, in the same
+the public ``sanitizer._lookalike`` functions: both must find the same spots, in the same
 order, with the same details.
 """
 
@@ -19,8 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.categories import MARKS, Category
-from sanitizer.lookalike import (
+from sanitizer._categories import MARKS, Category
+from sanitizer._lookalike import (
     IdentifierStatus,
     RestrictionLevel,
     hidden_overlays,
@@ -29,10 +29,10 @@ from sanitizer.lookalike import (
     mixed_numbers,
     restriction_level,
 )
-from sanitizer.lookalike.overlay import DOT_LEAD_RANGES
-from sanitizer.lookalike.status import ALLOWED_RANGES
-from sanitizer.policy import Policy, inspect
-from sanitizer.policy._identifier import (
+from sanitizer._lookalike.overlay import DOT_LEAD_RANGES
+from sanitizer._lookalike.status import ALLOWED_RANGES
+from sanitizer._policy import Policy, inspect
+from sanitizer._policy._identifier import (
     IdentifierChecks,
     Spot,
     _patterns,

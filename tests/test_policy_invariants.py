@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.categories import CHARACTER_CATEGORIES, MARKS, Category
-from sanitizer.policy import Action, Policy, PolicyError, accepts, inspect, sanitize
-from sanitizer.policy._sequences import NEIGHBOUR_RULES
+from sanitizer._categories import CHARACTER_CATEGORIES, MARKS, Category
+from sanitizer._policy import Action, Policy, PolicyError, accepts, inspect, sanitize
+from sanitizer._policy._sequences import NEIGHBOUR_RULES
 
 DROPPING = {Action.REJECT, Action.STRIP, Action.REPLACE}
 TEXT = profiles.TEXT

@@ -18,18 +18,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.categories import Category
-from sanitizer.lookalike import (
+from sanitizer._categories import Category
+from sanitizer._lookalike import (
     IdentifierStatus,
     RestrictionLevel,
     identifier_status,
     mixed_numbers,
     restriction_level,
 )
-from sanitizer.policy import Action, Policy, PolicyError, accepts, inspect, sanitize
-from sanitizer.policy._identifier import script_level
-from sanitizer.policy._run import Run
-from sanitizer.policy.compiled import compile_policy
+from sanitizer._policy import Action, Policy, PolicyError, accepts, inspect, sanitize
+from sanitizer._policy._identifier import script_level
+from sanitizer._policy._run import Run
+from sanitizer._policy.compiled import compile_policy
 
 IDENTIFIER = profiles.IDENTIFIER
 C = Category
@@ -337,7 +337,7 @@ def test_policies_without_these_categories_never_judge_them() -> None:
         "import sys, sanitizer; from sanitizer import profiles; "
         "sanitizer.inspect('p\\u0430ypal \\u0307', profiles.TEXT); "
         "sanitizer.sanitize(b'a', profiles.FILENAME); "
-        "assert 'sanitizer.lookalike' not in sys.modules, 'loaded'"
+        "assert 'sanitizer._lookalike' not in sys.modules, 'loaded'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -20,8 +20,8 @@ import pytest
 import unicodedata2
 
 from sanitizer import UNICODE_VERSION, precis
+from sanitizer._categories import DEFAULT_IGNORABLE, in_ranges
 from sanitizer._native import speedups
-from sanitizer.categories import DEFAULT_IGNORABLE, in_ranges
 from sanitizer.precis import _lookups, _precis_data, _rules
 
 ROOT = Path(__file__).resolve().parent.parent

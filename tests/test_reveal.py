@@ -26,7 +26,7 @@ from reveal_samples import (
 
 import sanitizer
 from sanitizer import Channel, Hidden, Utf8Error, reveal
-from sanitizer.policy import _blank_bits, _reveal
+from sanitizer._policy import _blank_bits, _reveal
 
 # -- examples, one per channel ------------------------------------------------------------
 

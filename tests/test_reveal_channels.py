@@ -25,7 +25,7 @@ from instructions import instructions, needs_callgrind
 from reveal_samples import bits, selectors
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
-from sanitizer.policy import _blank_bits, _reveal, accepts
+from sanitizer._policy import _blank_bits, _reveal, accepts
 
 WORDS = (
     "The quick brown fox jumps over the lazy dog while seven wizards quietly hex "

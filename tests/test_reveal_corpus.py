@@ -26,7 +26,7 @@ from reveal_samples import (
 )
 
 from sanitizer import Category, inspect, profiles, reveal
-from sanitizer.policy import accepts
+from sanitizer._policy import accepts
 
 # Languages whose scripts need the characters reveal looks at, for the fast tier.
 _LANGUAGES = ("fa", "hi", "bn", "ta", "si", "km", "mn", "ar", "he", "ml", "kn", "my", "th", "ja")

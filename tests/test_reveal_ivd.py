@@ -20,9 +20,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
-from sanitizer.categories import IDEOGRAPHIC, in_ranges
-from sanitizer.policy import _classtable as ct
-from sanitizer.policy import _reveal, _sequences_data, accepts
+from sanitizer._categories import IDEOGRAPHIC, in_ranges
+from sanitizer._policy import _classtable as ct
+from sanitizer._policy import _reveal, _sequences_data, accepts
 
 ROOT = Path(__file__).resolve().parent.parent
 IVD_DIR = ROOT / "tools" / f"ivd-{_sequences_data.IVD_VERSION}"

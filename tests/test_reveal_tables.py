@@ -1,7 +1,7 @@
 """The data ``reveal`` stands on: the generated sequence tables and the facts its C rules
 assume.
 
-``sanitizer/policy/_sequences_data.py`` is what tools/gen_sequences.py makes from the
+``sanitizer/_policy/_sequences_data.py`` is what tools/gen_sequences.py makes from the
 files vendored in tools/unicode-18.0.0/ (current: tests/test_generated_files.py; the
 files' checksums: tests/test_lookalike_tables.py); every registered sequence is in it;
 the carrier sets are the policy categories' (one fact, one place); what the C prefilter
@@ -15,10 +15,10 @@ from pathlib import Path
 import unicodedata2
 from reveal_samples import vendored
 
-from sanitizer.categories import EMOJI, Category, in_ranges
-from sanitizer.policy import _classtable as ct
-from sanitizer.policy import _reveal, _sequences_data
-from sanitizer.policy._sequences import TAG_SEQUENCE
+from sanitizer._categories import EMOJI, Category, in_ranges
+from sanitizer._policy import _classtable as ct
+from sanitizer._policy import _reveal, _sequences_data
+from sanitizer._policy._sequences import TAG_SEQUENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 

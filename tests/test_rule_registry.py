@@ -24,7 +24,7 @@ from sanitizer import (
     utf32,
 )
 from sanitizer._rule_registry import CHECKS, FILE, POLICY, RULES, SOURCE, UTF8, WIDE, Rule, shown
-from sanitizer.source_gate import check_source_pieces
+from sanitizer._source_gate import check_source_pieces
 
 ROOT = Path(__file__).parent.parent
 ENV = {"PYTHONPATH": str(ROOT)}

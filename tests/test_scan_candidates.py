@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer import _native, profiles
-from sanitizer.categories import CHARACTER_CATEGORIES
-from sanitizer.policy import Policy, _scan
-from sanitizer.policy.compiled import compiled_for
+from sanitizer._categories import CHARACTER_CATEGORIES
+from sanitizer._policy import Policy, _scan
+from sanitizer._policy.compiled import compiled_for
 
 pytestmark = pytest.mark.skipif(_native.speedups is None, reason="needs the C extension")
 

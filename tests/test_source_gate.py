@@ -14,8 +14,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sanitizer import profiles
-from sanitizer.policy import Action
-from sanitizer.source_gate import check_source, script_level
+from sanitizer._policy import Action
+from sanitizer._source_gate import check_source, script_level
 
 sys.path.insert(0, str(Path(__file__).parent))
 import source_samples as samples
@@ -289,8 +289,8 @@ _SPELLING_ALPHABET = "abmnrlIO01_ \n\\xu{}N.\u043e\u0430\u0440\u00e9\u0301"
 def test_ascii_spellings_equal_a_whole_text_reading(text: str, words: list[str]) -> None:
     """The line-finding search (a pattern from the skeletons, or past eight of them the
     ASCII-word reading) gives what reading every identifier of the text gives."""
-    from sanitizer import source_gate as source
-    from sanitizer.lookalike import skeleton
+    from sanitizer import _source_gate as source
+    from sanitizer._lookalike import skeleton
 
     keys = {skeleton(w) for w in words} | {"rn", "lO"}
     pattern = source._identifier_pattern()
@@ -308,7 +308,7 @@ def test_ascii_spellings_equal_a_whole_text_reading(text: str, words: list[str])
 
 
 def test_ascii_spellings_search_is_built_from_the_skeleton_table() -> None:
-    from sanitizer import source_gate as source
+    from sanitizer import _source_gate as source
 
     table = source._ascii_skeletons()
     assert table is not None  # ASCII skeletons stay ASCII (UTS #39 confusables data)
@@ -328,7 +328,7 @@ def test_wide_identifiers_equal_a_whole_text_reading(text: str) -> None:
     """Reading only the lines of the non-ASCII runs finds what reading all of the text
     finds: where a run's word ends inside the next run, after an escaped backslash, and
     inside a \\N{...} escape."""
-    from sanitizer import source_gate as source
+    from sanitizer import _source_gate as source
 
     pattern = source._identifier_pattern()
     expected: dict[str, int] = {}

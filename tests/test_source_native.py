@@ -1,5 +1,5 @@
 """The source gate's C pass: ``source.c``'s ``source_lines`` against its
-pure-Python twin ``sanitizer.source_gate._source_lines_py``, and ``check_source`` with the
+pure-Python twin ``sanitizer._source_gate._source_lines_py``, and ``check_source`` with the
 C pass against ``check_source`` with the twin, on Hypothesis texts built from what the
 rules look at (line feeds, bidi controls, joiners, selectors, look-alike letters,
 escapes) and of every str kind (1, 2 and 4 bytes a character)."""
@@ -11,7 +11,7 @@ from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import sanitizer.source_gate as source
+import sanitizer._source_gate as source
 from sanitizer._native import speedups
 
 needs_c = pytest.mark.skipif(speedups is None, reason="no C extension")

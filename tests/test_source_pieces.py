@@ -14,10 +14,11 @@ import source_samples as samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanitizer import profiles, source_gate
-from sanitizer.policy import Action
-from sanitizer.policy.compiled import piece_end
-from sanitizer.source_gate import check_source, check_source_pieces
+from sanitizer import _source_gate as source_gate
+from sanitizer import profiles
+from sanitizer._policy import Action
+from sanitizer._policy.compiled import piece_end
+from sanitizer._source_gate import check_source, check_source_pieces
 
 # What the rules look at: bidi controls and the delimiters their pairs may straddle,
 # joiners beside viramas and joining letters, ZWSP beside Khmer and Latin, identifiers

@@ -21,9 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import utf16, utf32
+from sanitizer._fuzzing.oracles import Divergence
+from sanitizer._fuzzing.wide_oracle import MUTANTS, check_wide
 from sanitizer._wide_codecs import codec
-from sanitizer.fuzzing.oracles import Divergence
-from sanitizer.fuzzing.wide_oracle import MUTANTS, check_wide
 from sanitizer.wide import ByteOrder, ByteOrderError, UnitErrorKind
 
 K = UnitErrorKind

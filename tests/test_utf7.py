@@ -330,7 +330,7 @@ SEEDS = sorted((ROOT / "corpus" / "utf7").glob("*.bin"))
 
 def load_fuzz_target() -> ModuleType:
     """A private copy of the utf7 target's oracle (a test may patch its globals)."""
-    oracle = ROOT / "sanitizer" / "fuzzing" / "utf7_oracle.py"
+    oracle = ROOT / "sanitizer" / "_fuzzing" / "utf7_oracle.py"
     spec = importlib.util.spec_from_file_location("utf7_oracle_under_test", oracle)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -23,9 +23,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sanitizer import BomError, _machine, _native, decoder
-from sanitizer.grammar import UTF8_CHAR, machine
-from sanitizer.grammar import rows as grammar_rows
+from sanitizer import BomError, _machine, _native
+from sanitizer import _decoder as decoder
+from sanitizer._grammar import UTF8_CHAR, machine
+from sanitizer._grammar import rows as grammar_rows
 
 speedups = _native.speedups
 C_KERNELS: tuple[str, ...] = speedups.utf8_kernels() if speedups is not None else ()

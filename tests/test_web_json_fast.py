@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import sanitizer.web._json as json_check
 from sanitizer import Policy, inspect, profiles
 from sanitizer._identity_cache import IdentityCache
-from sanitizer.policy.compiled import compile_policy
+from sanitizer._policy.compiled import compile_policy
 from sanitizer.strategies import chunkings
 from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
 from sanitizer.web._native import speedups  # the web extension: json_strings

@@ -23,7 +23,7 @@ from native_interface import check_interface, require
 
 import sanitizer.web._json as json_check
 from sanitizer import _native, profiles
-from sanitizer.policy.compiled import compile_policy
+from sanitizer._policy.compiled import compile_policy
 from sanitizer.web import DEFAULT, _grammar
 from sanitizer.web import _native as web_native
 from sanitizer.web._compiled_web import FastGroup, compile_web_policy

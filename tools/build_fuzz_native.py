@@ -267,8 +267,8 @@ def run_target(target: str, seconds: int, env: Mapping[str, str], work: Path) ->
 
 def record(runs: Sequence[CampaignRun], log: Path, note: str = "") -> None:
     """Append each run to the record of campaigns (``fuzz/campaigns.jsonl``, the format of
-    ``sanitizer.fuzzing.ledger``), with the build it ran under."""
-    from sanitizer.fuzzing import ledger
+    ``sanitizer._fuzzing.ledger``), with the build it ran under."""
+    from sanitizer._fuzzing import ledger
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT).stdout

@@ -21,7 +21,7 @@ import zlib
 from array import array
 from pathlib import Path
 
-TARGET = Path("sanitizer/policy/_classtable_data.py")
+TARGET = Path("sanitizer/_policy/_classtable_data.py")
 WIDTH = 88  # base64 characters per line
 
 
@@ -33,9 +33,9 @@ def _tuple(items: tuple[str, ...]) -> str:
 
 def render() -> str:
     """The module's text, from the class table built the slow way."""
-    from sanitizer.categories import CHARACTER_CATEGORIES
-    from sanitizer.charnames import UNICODE_VERSION
-    from sanitizer.policy import _classtable as ct
+    from sanitizer._categories import CHARACTER_CATEGORIES
+    from sanitizer._charnames import UNICODE_VERSION
+    from sanitizer._policy import _classtable as ct
 
     table = ct.build_class_table()
     stage1 = array("H", table.stage1)

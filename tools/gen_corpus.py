@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The checkout's fuzzing seed corpus, generated from the package (run tools/generate.py).
 
-The seeds are written down once, in ``sanitizer/fuzzing/seeds.py`` (package data: an
-installed wheel fuzzes with them), and the dictionary in ``sanitizer/fuzzing/utf8.dict``.
+The seeds are written down once, in ``sanitizer/_fuzzing/seeds.py`` (package data: an
+installed wheel fuzzes with them), and the dictionary in ``sanitizer/_fuzzing/utf8.dict``.
 This generates their checkout view: ``corpus/TARGET/<name>.bin`` for every target of
-``sanitizer.fuzzing.targets.REGISTRY`` and ``corpus/utf8.dict``, so that libFuzzer command
+``sanitizer._fuzzing.targets.REGISTRY`` and ``corpus/utf8.dict``, so that libFuzzer command
 lines, ``sanitizer check corpus/decode``, the ClusterFuzzLite build and reviewers see the
 same bytes; ``tools/generate.py --check corpus`` proves the files equal the table.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sanitizer.fuzzing import seeds as seed_table
-from sanitizer.fuzzing.targets import REGISTRY
+from sanitizer._fuzzing import seeds as seed_table
+from sanitizer._fuzzing.targets import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -25,7 +25,7 @@ TARGET_DIRS = {t.seeds: t.name for t in REGISTRY}
 
 
 def load_manifest() -> tuple[Any, ...]:
-    """The rows of the seed table (``sanitizer.fuzzing.seeds.SEEDS``)."""
+    """The rows of the seed table (``sanitizer._fuzzing.seeds.SEEDS``)."""
     return seed_table.SEEDS
 
 

@@ -6,26 +6,30 @@ the page with the region between them rendered anew, so GitHub shows the page as
 and ``tools/generate.py --check`` fails when the data changed and the page did not.
 
 Tables: ``categories`` in docs/profiles.md, from ``Category.members`` and
-``Category.rationale`` (``sanitizer/category_meanings.py``); ``rules`` in docs/rules.md,
+``Category.rationale`` (``sanitizer/_category_meanings.py``); ``rules`` in docs/rules.md,
 every rule ``sanitizer check`` reports, from the rule registry
 (``sanitizer/_rule_registry.py``); ``readings`` in docs/web.md,
 how each supported framework turns each part of a request into text, from the table the
 web middleware's ambiguity rules derive from (``sanitizer/web/_readings.py``);
 ``generators`` in docs/maintainers/generators.md, from ``tools/generate.py``'s
-``GENERATORS``.
+``GENERATORS``; ``modules`` in docs/design.md and ``web-modules`` in docs/web.md, the
+module maps, from each module's first docstring sentence (so a module's docstring is the
+one place that says what it is for).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "sanitizer"
 
 
 def categories_table() -> str:
-    from sanitizer.categories import Category
+    from sanitizer._categories import Category
 
     rows = [
         "| category | code points | why it matters |",
@@ -88,11 +92,49 @@ def generators_table() -> str:
     return "\n".join(rows)
 
 
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def first_sentence(path: Path) -> str:
+    """The first sentence of a module's docstring (its summary, PEP 257), as markdown."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    summary = " ".join(doc.strip().split("\n\n")[0].split())
+    summary = summary.removesuffix(" GENERATED: do not edit.")
+    match = re.match(r"(.+?[.!?])(?:\s+[A-Z`(]|$)", summary)
+    sentence = (match[1] if match else summary).rstrip(":")
+    return sentence.replace("``", "`").replace("|", "\\|")
+
+
+def modules_table(package: str = "sanitizer") -> str:
+    """Every module of ``package`` (its subpackages included): its name, whether users may
+    import it (no component with a leading underscore; ``__main__`` is run, not imported),
+    and what it is for."""
+    rows = ["| module | public | what it is for |", "|---|---|---|"]
+    folder = ROOT.joinpath(*package.split("."))
+    for path in sorted(folder.rglob("*.py"), key=_module_name):
+        name = _module_name(path)
+        public = not any(p.startswith("_") for p in name.split("."))
+        short = name.removeprefix(package + ".") if name != package else name
+        what = first_sentence(path)
+        shown = "deprecated" if what.startswith("Deprecated") else "yes" if public else ""
+        rows.append(f"| `{short}` | {shown} | {what} |")
+    return "\n".join(rows)
+
+
 # page -> table name -> what renders it
 TABLES: dict[Path, dict[str, Callable[[], str]]] = {
     Path("docs/profiles.md"): {"categories": categories_table},
     Path("docs/rules.md"): {"rules": rules_table},
-    Path("docs/web.md"): {"readings": readings_table, "media types": media_types_table},
+    Path("docs/web.md"): {
+        "readings": readings_table,
+        "media types": media_types_table,
+        "web-modules": lambda: modules_table("sanitizer.web"),
+    },
+    Path("docs/design.md"): {"modules": modules_table},
     Path("docs/maintainers/generators.md"): {"generators": generators_table},
 }
 

@@ -33,7 +33,7 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "`sanitizer/_native_src/utf8_tables_data.h`: the UTF-8 byte ranges of the C validator "
         "and decoder (the scalar rules, the SIMD kernels' nibble tables, checked on every "
         "byte pair)",
-        "`sanitizer/grammar.py` (RFC 3629 §4; no Unicode version)",
+        "`sanitizer/_grammar.py` (RFC 3629 §4; no Unicode version)",
     ),
     "chartables": (
         "`sanitizer/_chartables_data.py`: the character categories and normalization tables "
@@ -41,11 +41,11 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "unicodedata2 and ucdinfo's UCD (`ucdinfo==0.3`, in the `test` extra)",
     ),
     "classtable": (
-        "`sanitizer/policy/_classtable_data.py`: the policy fast path's two-stage class table",
+        "`sanitizer/_policy/_classtable_data.py`: the policy fast path's two-stage class table",
         "the character tables",
     ),
     "lookalike": (
-        "`sanitizer/lookalike/_*_data.py`: UTS #39 scripts, skeletons, identifier status, "
+        "`sanitizer/_lookalike/_*_data.py`: UTS #39 scripts, skeletons, identifier status, "
         "types and keys",
         "the vendored files in `tools/unicode-18.0.0/`",
     ),
@@ -57,16 +57,20 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "`tools/unicode-18.0.0/HangulSyllableType.txt.xz`",
     ),
     "sequences": (
-        "`sanitizer/policy/_sequences_data.py`: the registered variation sequences "
+        "`sanitizer/_policy/_sequences_data.py`: the registered variation sequences "
         "(standardized, emoji, ideographic) and RGI emoji tag sequences that `reveal` never "
         "reports",
         "the vendored StandardizedVariants.txt, emoji-variation-sequences.txt and "
         "emoji-sequences.txt in `tools/unicode-18.0.0/`, and IVD_Sequences.txt (IVD "
         "2022-09-13) in `tools/ivd-2022-09-13/`",
     ),
+    "public": (
+        "`sanitizer/__init__.pyi`: the types of the public names, so none types as `Any`",
+        "`_PUBLIC` in `sanitizer/__init__.py`, the one list of the public names",
+    ),
     "corpus": (
         "`corpus/`: the fuzzing seed corpus, its dictionary and the targets' options",
-        "`sanitizer/fuzzing/seeds.py`, `sanitizer/fuzzing/utf8.dict`",
+        "`sanitizer/_fuzzing/seeds.py`, `sanitizer/_fuzzing/utf8.dict`",
     ),
     "docs_tables": (
         "the tables of `docs/*.md` that restate the package's data (between BEGIN/END "

@@ -3,8 +3,8 @@
  * per table object, and what the AVX2 loops test derived from them once.
  *
  * Why it exists: Python hands the C scan a two-stage class table (code point -> uint8
- * class; sanitizer/policy/_classtable.py builds it) and a policy's tables indexed by class
- * (sanitizer.policy.compiled); every index the loops make must be in bounds without a
+ * class; sanitizer/_policy/_classtable.py builds it) and a policy's tables indexed by class
+ * (sanitizer._policy.compiled); every index the loops make must be in bounds without a
  * check per character.  load_scan_tables checks the layout (speedups.h) and every entry
  * an index comes from, keeps the table objects it checked (bytes are immutable: holding a
  * reference makes a second check unnecessary, so the common call costs a pointer

@@ -7,12 +7,12 @@
  * well-formed, so it checks nothing and never reports an error (ill-formed bytes are
  * answered None, and the caller's full path decides).  The byte ranges it relies on
  * (which lead starts a 2-, 3- or 4-byte form, which one a character >= U+0100) come from
- * utf8_tables_data.h, generated from sanitizer/grammar.py; the vector code tests the same
+ * utf8_tables_data.h, generated from sanitizer/_grammar.py; the vector code tests the same
  * sets by their RFC 3629 §3 bit patterns (10xxxxxx a continuation, 110xxxxx, 1110xxxx and
  * 11110xxx the leads of 2, 3 and 4 bytes), which the generator checks are the grammar's.
  */
 #include "speedups.h"
-#include "utf8_tables_data.h" /* generated from sanitizer/grammar.py */
+#include "utf8_tables_data.h" /* generated from sanitizer/_grammar.py */
 
 #include <stdint.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * clean() (scan.c) that goes on where clean() gives up when every flagged character is
  * one the policy strips or replaces by itself and no neighbour's judgement can depend on
  * it, writing the edited text in the same pass; anything else is None, and the engine
- * (sanitizer.policy._run) decides.  The pure-Python statement is
- * sanitizer.policy._classtable.edit_reference; the tests check that the two agree.
+ * (sanitizer._policy._run) decides.  The pure-Python statement is
+ * sanitizer._policy._classtable.edit_reference; the tests check that the two agree.
  *
  * clean_edit on bytes edits the str it has just decoded in place (edit_text): the AVX2
  * loops copy each block they pass over behind the scan and edit without leaving the loop,

@@ -1,5 +1,5 @@
 /*
- * Generic per-code-point lookups over a str, for sanitizer.lookalike (UTS #39):
+ * Generic per-code-point lookups over a str, for sanitizer._lookalike (UTS #39):
  *
  *   index_code_points(sources) -> bytes
  *       the lookup index of a str of distinct code points in order: per block of 64 code
@@ -21,7 +21,7 @@
  * Why it exists: a confusable check of two strings is a skeleton (NFD, this map, NFD) and
  * a resolved script set (§5.1, this mask) of each; str.translate calls back into Python
  * for every code point its cache has not seen, and a set intersection per character is a
- * Python loop.  The tables are built by Python (sanitizer/lookalike/_lookups.py, scripts.py)
+ * Python loop.  The tables are built by Python (sanitizer/_lookalike/_lookups.py, scripts.py)
  * as bytes of native-order integers (index, offsets, starts: uint32; ids: uint16; masks:
  * uint64); this file knows nothing of Unicode data.  Every index read is checked against
  * the buffer it reads, so wrong tables give wrong answers, never a bad read.
@@ -296,7 +296,7 @@ speedups_script_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  *       both skeletons compared, then the resolved script sets (§5.1) as masks:
  *       intersecting -> single-script, both non-empty -> whole-script, else mixed.
  *
- * Reference: sanitizer/lookalike/skeletons.py (unicodedata2.normalize and str.translate);
+ * Reference: sanitizer/_lookalike/skeletons.py (unicodedata2.normalize and str.translate);
  * the tables are generated from the same unicodedata2 version (tools/gen_lookalike.py),
  * and Python uses this path only when the versions agree.  Canonical ordering is a
  * stable sort by class of each run of non-starters: insertion sort for short runs,

@@ -28,7 +28,7 @@ static PyMethodDef speedups_methods[] = {
      "bytes.decode('utf-8', 'replace').  bom: 'keep' an initial EF BB BF as U+FEFF\n"
      "(RFC 3629 section 6), 'strip' it, or 'reject' it with BomError.\n"
      "allow_overlong_nul accepts exactly C0 80 as U+0000 (Java's Modified UTF-8);\n"
-     "nothing else is relaxed.  This is the C entry point of sanitizer.decoder.decode_py,\n"
+     "nothing else is relaxed.  This is the C entry point of sanitizer._decoder.decode_py,\n"
      "with the same behaviour."},
     {"set_decode_fallback", speedups_set_decode_fallback, METH_VARARGS,
      "set_decode_fallback($module, fn, table, nclasses, error_class, /)\n--\n\n"
@@ -63,7 +63,7 @@ static PyMethodDef speedups_methods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "is_valid($module, data, *, allow_overlong_nul=False)\n--\n\n"
      "True when data is well-formed UTF-8 (RFC 3629 section 4).  The C entry point of\n"
-     "sanitizer.decoder.is_valid_py, with the same behaviour."},
+     "sanitizer._decoder.is_valid_py, with the same behaviour."},
     {"set_is_valid_fallback", speedups_set_is_valid_fallback, METH_O,
      "set_is_valid_fallback($module, fn, /)\n--\n\n"
      "The Python is_valid() non-trivial calls go to."},
@@ -71,7 +71,7 @@ static PyMethodDef speedups_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))speedups_scan, METH_FASTCALL,
      "scan($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
      "Index of the first character the policy tables flag (see\n"
-     "sanitizer.policy._classtable.scan_reference), or len(text)."},
+     "sanitizer._policy._classtable.scan_reference), or len(text)."},
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
      "clean($module, data, stage1, stage2, tables, max_run, /)\n--\n\n"
      "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None."},
@@ -79,7 +79,7 @@ static PyMethodDef speedups_methods[] = {
      "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"
      "replaced by U+FFFD (adjacent ones by one), when no neighbour's judgement can depend\n"
-     "on them; else None (see sanitizer.policy._classtable.edit_reference)."},
+     "on them; else None (see sanitizer._policy._classtable.edit_reference)."},
     /* lookalike.c */
     {"index_code_points", (PyCFunction)(void (*)(void))speedups_index_code_points,
      METH_FASTCALL,
@@ -128,7 +128,7 @@ static PyMethodDef speedups_methods[] = {
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"
-     "PS and VS1..VS16, for sanitizer.source_gate (see source.c)."},
+     "PS and VS1..VS16, for sanitizer._source_gate (see source.c)."},
     {"identifiers", (PyCFunction)(void (*)(void))speedups_identifiers, METH_FASTCALL,
      "identifiers($module, text, spans, marks, wide, /)\n--\n\n"
      "The identifiers in those spans holding a non-ASCII character (wide) or not, and\n"
@@ -154,7 +154,7 @@ speedups_exec(PyObject *m)
     }
     /* The interface version (sanitizer/_native.py), the validator's block
      * (_native.VALIDATOR_BLOCK) and the table layout scan.c reads
-     * (sanitizer/policy/_classtable.py must write the same). */
+     * (sanitizer/_policy/_classtable.py must write the same). */
     if (PyModule_AddIntConstant(m, "ABI_VERSION", SANITIZER_SPEEDUPS_ABI_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "VALIDATOR_BLOCK", VALIDATOR_BLOCK) < 0 ||
         PyModule_AddIntConstant(m, "STAGE1_ENTRIES", STAGE1_ENTRIES) < 0 ||

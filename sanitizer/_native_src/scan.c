@@ -3,11 +3,11 @@
  * clean(data, stage1, stage2, tables, max_run) -> str | None (sanitize's clean_edit, which
  * goes on where clean gives up, is edit.c).
  *
- * Why it exists: sanitizer.policy must decide for every character whether a policy could
+ * Why it exists: sanitizer._policy must decide for every character whether a policy could
  * care about it; in C that is a table lookup a character (and 64 ASCII bytes at a time).
  * Like the decoder runner this holds no Unicode knowledge: Python hands it a two-stage
- * class table (sanitizer/policy/_classtable.py: code point -> uint8 class) and a policy's
- * tables indexed by class (sanitizer.policy.compiled), checked by classtable.c, and it
+ * class table (sanitizer/_policy/_classtable.py: code point -> uint8 class) and a policy's
+ * tables indexed by class (sanitizer._policy.compiled), checked by classtable.c, and it
  * only looks them up.  The pure-Python statement is _classtable.scan_reference; the tests
  * check that the two agree.
  *

@@ -4,7 +4,7 @@
  * clean_edit); decode_valid.c, which decodes the bytes they are given, needs none of it.
  *
  * The types of the tables as scan.c reads them (laid out in speedups.h, written by
- * sanitizer/policy/_classtable.py), what classtable.c derives from them, and the inline
+ * sanitizer/_policy/_classtable.py), what classtable.c derives from them, and the inline
  * per-character step (flagged) both the scan and the edit loops run; scan_avx2.h holds
  * the AVX2 candidate tests they share.
  */

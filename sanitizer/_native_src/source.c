@@ -1,5 +1,5 @@
 /*
- * source_lines(text) -> (spans, rare): where the source gate (sanitizer/source_gate.py) has
+ * source_lines(text) -> (spans, rare): where the source gate (sanitizer/_source_gate.py) has
  * work to do in a decoded file that is not all ASCII.
  *
  * Why it exists: source code is nearly all ASCII even where it is not all ASCII (CPython's
@@ -9,7 +9,7 @@
  * str.isascii over 1024-character slices cost more than all the rest of the gate.  This
  * pass reads each character at most twice (8 bytes at a time where it is ASCII) and
  * hands back only positions.  It holds no Unicode knowledge beyond the five characters
- * below; the pure-Python statement is sanitizer.source_gate._source_lines_py and the tests
+ * below; the pure-Python statement is sanitizer._source_gate._source_lines_py and the tests
  * check that the two agree.
  *
  * spans: a flat list [start0, end0, start1, end1, ...] of the lines holding a character
@@ -21,7 +21,7 @@
  *
  * identifiers(text, spans, marks, wide) -> {identifier: first start}: the identifiers in
  * those spans that hold a character >= U+0080 (wide true) or that are all ASCII (wide
- * false), as sanitizer.source_gate._identifiers_py and _ascii_spellings find them with the
+ * false), as sanitizer._source_gate._identifiers_py and _ascii_spellings find them with the
  * pattern ESCAPE|([^\W\d][\w{marks}]*) (their pure-Python twin; the tests check that
  * the two agree).  Word and decimal are what re's Unicode \w and \d
  * ask of CPython (Py_UNICODE_ISALNUM or '_', Py_UNICODE_ISDECIMAL), so the two read the
@@ -182,7 +182,7 @@ is_hex(Py_UCS4 c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* The end of the escape sequence at text[p] == '\\' (_ESCAPE in source_gate.py: \\u or \\U
+/* The end of the escape sequence at text[p] == '\\' (_ESCAPE in _source_gate.py: \\u or \\U
  * and 4 to 8 hex digits, \\x and 2, \\N{...} closed on its line, else \\ and any character
  * but a line feed), or p when none matches before end. */
 static Py_ssize_t

@@ -8,7 +8,7 @@
  * decoded to a str), classtable.c, scan.c and edit.c (the policy fast path: a policy's
  * tables checked and derived once; the scan: scan, clean; sanitize's edits: clean_edit;
  * their shared types in scan.h and scan_avx2.h), lookalike.c (code point map and
- * script-mask lookups for sanitizer.lookalike), source.c (the source gate's passes) and
+ * script-mask lookups for sanitizer._lookalike), source.c (the source gate's passes) and
  * precis.c (PRECIS enforcement for sanitizer.precis) and columns.c (Arrow
  * binary and string columns walked in place, for sanitizer.columns).
  * The web layer's C code is another extension, sanitizer.web._speedups
@@ -16,7 +16,7 @@
  *
  * This header declares the functions module.c puts in the method table, the module's
  * state, and the policy-table layout scan.c reads and module.c exports
- * (sanitizer/policy/_classtable.py writes the same layout; tests/test_native.py checks
+ * (sanitizer/_policy/_classtable.py writes the same layout; tests/test_native.py checks
  * that the two sides agree).
  */
 #ifndef SANITIZER_SPEEDUPS_H
@@ -31,7 +31,7 @@
 #include <immintrin.h>
 #endif
 
-/* The class table scan.c reads (sanitizer/policy/_classtable.py builds it): stage1 holds
+/* The class table scan.c reads (sanitizer/_policy/_classtable.py builds it): stage1 holds
  * one native-endian uint16 block number per 256 code points (U+0000..10FFFF). */
 #define STAGE1_ENTRIES 0x1100
 

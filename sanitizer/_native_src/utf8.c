@@ -3,7 +3,7 @@
  *
  * Why it exists: ill-formed input is walked one byte at a time, which is slow in Python.
  * It holds no UTF-8 knowledge of its own: Python hands it the transition table compiled
- * from the RFC 3629 §4 rows in grammar.py, and it walks that table exactly as
+ * from the RFC 3629 §4 rows in _grammar.py, and it walks that table exactly as
  * sanitizer/_machine.py (the reference) does.  The two must agree byte for byte; the
  * test-suite and fuzz/fuzz_decode.py check that.  If the extension cannot be built, the
  * package falls back to _machine.py.

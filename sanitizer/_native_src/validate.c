@@ -32,7 +32,7 @@
  * and scan.c follows it (speedups_avx2).
  */
 #include "speedups.h"
-#include "utf8_tables_data.h" /* generated from sanitizer/grammar.py */
+#include "utf8_tables_data.h" /* generated from sanitizer/_grammar.py */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@
 typedef Py_ssize_t (*kernel_fn)(const unsigned char *s, Py_ssize_t n);
 
 /* ---- scalar: RFC 3629 §4 rows, one character at a time --------------------------- */
-/* (The rows as tables by lead byte, utf8_tables_data.h: generated from grammar.py.) */
+/* (The rows as tables by lead byte, utf8_tables_data.h: generated from _grammar.py.) */
 
 /* Exact: the start of the first ill-formed or truncated character, or n. */
 static Py_ssize_t
@@ -624,7 +624,7 @@ speedups_valid_prefix_using(PyObject *self, PyObject *const *args, Py_ssize_t na
     return PyLong_FromSsize_t(good);
 }
 
-/* ---- is_valid: the C entry point of sanitizer.decoder.is_valid ----------------------- */
+/* ---- is_valid: the C entry point of sanitizer._decoder.is_valid ----------------------- */
 
 /* The Python is_valid (decoder.is_valid_py, in the module's state) that every call but
  * the plain one goes to: options, other buffer types, argument errors, and ill-formed

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..charnames import UNICODE_VERSION
+from .._charnames import UNICODE_VERSION
 from ._output import OutputError, end_of_output
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)

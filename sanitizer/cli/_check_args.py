@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from ..policy import Policy
+    from .._policy import Policy
 
 DEFAULT_LIMIT = 1000  # findings listed per file, as Policy.max_findings lists per report
 
@@ -39,7 +39,7 @@ class Settings(Record):
     after ``utf8`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
 
     policy: Policy | None = None  # the profile of --policy, or None
-    source: bool = False  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
+    source: bool = False  # --policy SOURCE: the source-code gate (sanitizer._source_gate)
     columns: str = CODEPOINTS  # the column unit (_locate)
     utf8: bool = True  # the encoding is UTF-8 (else UTF-16/32: _mode_wide)
     encoding: str = "utf-8"

@@ -53,8 +53,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ..decoder import decode
-from ..errors import Utf8Error
+from .._decoder import decode
+from .._errors import Utf8Error
 from ._external_sort import ExternalSorter, TemporaryFileError, temporary_file, temporary_files
 from ._output import OutputError, Writer, display_path, end_of_output
 
@@ -141,7 +141,7 @@ def _error(message: str) -> int:
 def _run(args: argparse.Namespace, out: Writer) -> int:
     if args.max_line_bytes < 1:
         return _error("--max-line-bytes must be >= 1")
-    from .. import lookalike  # policy layer: loaded only when the command runs
+    from .. import _lookalike as lookalike  # policy layer: loaded only when the command runs
 
     key_of: Callable[[str], str]
     if args.key == "skeleton":

@@ -1,6 +1,6 @@
 """``sanitizer fuzz``: run a fuzzing campaign from the command line.
 
-The campaign logic lives in ``sanitizer.fuzzing.campaign``; this module only turns arguments
+The campaign logic lives in ``sanitizer._fuzzing.campaign``; this module only turns arguments
 into a ``CampaignConfig``, checks what can be checked before spawning anything (atheris
 installed, target known, candidate importable, corpus present) so that mistakes end in a
 one-line message and exit status 2, and maps the outcome to 0 (no finding) or 1.
@@ -28,9 +28,9 @@ INSTALL_HINT = (
 
 
 def target_choices() -> tuple[str, ...]:
-    """The registry's targets (``sanitizer.fuzzing.targets``, which loads no oracle) and
+    """The registry's targets (``sanitizer._fuzzing.targets``, which loads no oracle) and
     ``all``."""
-    from sanitizer.fuzzing.targets import TARGET_NAMES
+    from sanitizer._fuzzing.targets import TARGET_NAMES
 
     return (*TARGET_NAMES, "all")
 
@@ -160,10 +160,10 @@ def have_atheris() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sanitizer.fuzzing import campaign
-    from sanitizer.fuzzing.candidate import CANDIDATE_ENV, load
-    from sanitizer.fuzzing.progress import Progress
-    from sanitizer.fuzzing.results import format_summary, summary_dict
+    from sanitizer._fuzzing import campaign
+    from sanitizer._fuzzing.candidate import CANDIDATE_ENV, load
+    from sanitizer._fuzzing.progress import Progress
+    from sanitizer._fuzzing.results import format_summary, summary_dict
 
     target: str = args.target
     extra = list(args.libfuzzer_args)
@@ -249,6 +249,6 @@ def _missing(target: str) -> list[str]:
     """The modules TARGET needs that this installation lacks (python-multipart for web)."""
     from importlib.util import find_spec
 
-    from sanitizer.fuzzing.targets import target as registered
+    from sanitizer._fuzzing.targets import target as registered
 
     return [name for name in registered(target).requires if find_spec(name) is None]

@@ -1,6 +1,6 @@
 """``sanitizer normalize``, ``compare`` and ``skeleton``: identifiers from the command line.
 
-An adapter over ``sanitizer.identifiers`` and ``sanitizer.lookalike``: it reads arguments
+An adapter over ``sanitizer._identifiers`` and ``sanitizer._lookalike``: it reads arguments
 or stdin (strict UTF-8, RFC 3629: ill-formed input is a one-line error, exit 2; closed or
 unreadable stdin too) and prints.  Stdin holds one identifier per line, lines ending in LF
 or CRLF; ``normalize`` refuses an identifier holding a control character or another line
@@ -28,14 +28,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ..charnames import describe
-from ..decoder import decode
-from ..errors import Utf8Error
+from .._charnames import describe
+from .._decoder import decode
+from .._errors import Utf8Error
 from . import _collisions
 from ._collisions import shown
 from ._output import OutputError, Writer, display_path, end_of_output
 
-# The policy layer (sanitizer.identifiers, sanitizer.categories, sanitizer.lookalike and
+# The policy layer (sanitizer._identifiers, sanitizer._categories, sanitizer._lookalike and
 # their tables) is imported only when a command here runs: ``sanitizer check`` does not
 # load it.
 
@@ -140,7 +140,7 @@ def _exclusive(args: argparse.Namespace, cmd: str) -> bool:
 
 def _normal_form(value: str) -> str:
     """``--form``: one of ``NORMAL_FORMS``, in any case."""
-    from ..categories import NORMAL_FORMS
+    from .._categories import NORMAL_FORMS
 
     if value.upper() not in NORMAL_FORMS:
         choices = ", ".join(map(repr, NORMAL_FORMS))
@@ -189,7 +189,7 @@ def _refused(text: str) -> int:
 
 
 def _normalize(args: argparse.Namespace) -> int:
-    from ..identifiers import normalize_identifier
+    from .._identifiers import normalize_identifier
 
     if not _exclusive(args, "normalize"):
         return EXIT_USAGE
@@ -239,8 +239,8 @@ def _encodable(text: str, cmd: str) -> bool:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from ..categories import NormalForm
-    from ..identifiers import identifiers_equal, normalize_identifier
+    from .._categories import NormalForm
+    from .._identifiers import identifiers_equal, normalize_identifier
 
     a, b = args.a, args.b
     if not (_encodable(a, "compare") and _encodable(b, "compare")):
@@ -332,7 +332,7 @@ _EXPLAINED = {
 
 def _confusable(a: str, b: str) -> int:
     """``compare --confusable``: UTS #39 §4 skeletons, scripts (§5.1) and the kind."""
-    from .. import lookalike
+    from .. import _lookalike as lookalike
 
     out = Writer(as_json=False)
     try:
@@ -360,7 +360,7 @@ def _confusable(a: str, b: str) -> int:
 def _scripts(text: str) -> str:
     """The scripts of ``text`` by full name (Script_Extensions of each character, Common,
     Inherited and Unknown left out) and its resolved script set (UTS #39 §5.1)."""
-    from .. import lookalike
+    from .. import _lookalike as lookalike
 
     resolved = lookalike.resolved_scripts(text)
     where: dict[str, list[int]] = {}  # scripts of a character (e.g. Hira/Kana) -> positions
@@ -397,13 +397,13 @@ def _positions(indices: list[int]) -> str:
 
 def _script_name(code: str) -> str:
     """``Latin`` for ``Latn``: the full name (UAX #24), as a person reads it."""
-    from .. import lookalike
+    from .. import _lookalike as lookalike
 
     return lookalike.script_name(code)
 
 
 def _skeleton(args: argparse.Namespace) -> int:
-    from .. import lookalike
+    from .. import _lookalike as lookalike
 
     out = Writer(as_json=False)
     try:

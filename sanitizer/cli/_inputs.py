@@ -24,8 +24,8 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 
-from ..decoder import find_errors
-from ..errors import ErrorKind
+from .._decoder import find_errors
+from .._errors import ErrorKind
 from . import _walk
 from ._kinds import UNKNOWN, Kind
 from ._walk import WalkNotice, reason_of

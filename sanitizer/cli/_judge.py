@@ -5,7 +5,7 @@ UTF-8 by the verdict pass, ``_verdict``, whatever ``--max-bytes`` says).  An inp
 is not is reported exactly as without ``--policy`` (``_mode_utf8.stream_mode``: its
 ill-formed groups, the same findings in every mode); one larger than ``--max-bytes`` is
 one ``too-long`` finding.  Otherwise the text is judged a piece at a time (``Region``:
-``sanitizer.policy.compiled.piece_end`` cuts pieces of at most ``PIECE`` bytes after a
+``sanitizer._policy.compiled.piece_end`` cuts pieces of at most ``PIECE`` bytes after a
 line feed, or where no rule looks across), so memory is bounded by a piece and the
 findings listed, whatever the size of the file.  Findings past ``--limit`` are counted
 by the policy layer, never built (``capped``, ``Listed``); the listed ones are placed
@@ -21,9 +21,9 @@ import functools
 import tempfile
 from collections.abc import Iterator
 
-from ..decoder import IncrementalDecoder
-from ..policy import inspect
-from ..policy.compiled import ByteOffsets, piece_end
+from .._decoder import IncrementalDecoder
+from .._policy import inspect
+from .._policy.compiled import ByteOffsets, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
 from ._locate import CONTEXT, Locator, excerpt
@@ -35,7 +35,7 @@ TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from ..policy import Policy
+    from .._policy import Policy
     from ._check_args import Settings
     from ._report import Progress
 
@@ -249,7 +249,7 @@ def warm_up(settings: Settings) -> None:
     """Build what checking needs (compiled policy, patterns, look-alike tables) before
     workers are forked, so that each starts with it instead of building it again."""
     if settings.source:
-        from ..source_gate import check_source
+        from .._source_gate import check_source
 
         check_source("p\u043est post \u202e\u202c caf\u00e9\n", settings.policy)
     else:

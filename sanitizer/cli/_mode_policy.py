@@ -1,6 +1,6 @@
 """``sanitizer check --policy PROFILE`` on UTF-8 (a profile other than SOURCE): the ``policy`` mode.
 
-``sanitizer.policy.inspect`` on each piece of a proven input (``_judge``); a policy that
+``sanitizer._policy.inspect`` on each piece of a proven input (``_judge``); a policy that
 judges whole values (a byte limit of its own, '.' and '..', the identifier checks) gets
 the first bytes it judges, all at once.  A byte order mark at the start is judged as
 the ``bom`` category, as the policy layer judges it in a value.
@@ -8,16 +8,16 @@ the ``bom`` category, as the policy layer judges it in a value.
 
 from __future__ import annotations
 
-from ..categories import Category
-from ..policy import Action, inspect
-from ..policy.compiled import judges_lines_alone
+from .._categories import Category
+from .._policy import Action, inspect
+from .._policy.compiled import judges_lines_alone
 from ._inputs import Opened
 from ._judge import Listed, Region, capped, placed, prove, release, unlisted_failing
 from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from ..policy import Policy
+    from .._policy import Policy
     from ._check_args import Settings
     from ._report import Progress
 

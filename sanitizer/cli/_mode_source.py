@@ -1,6 +1,6 @@
 """``sanitizer check --policy SOURCE`` on UTF-8: the ``source`` mode.
 
-``sanitizer.source_gate.check_source_pieces`` over the pieces of a proven input
+``sanitizer._source_gate.check_source_pieces`` over the pieces of a proven input
 (``_judge``): Trojan Source, invisibles, look-alike identifiers (UTS #55), the identifier
 rules only for code (``_kinds``; ``--as-text`` turns them off for data written as code).
 A finding about an identifier names it, its middle left out when it is long, and a
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ._check_args import Settings
     from ._report import Progress
 
-_check_source_pieces: Any = None  # sanitizer.source_gate.check_source_pieces, on first use
+_check_source_pieces: Any = None  # sanitizer._source_gate.check_source_pieces, on first use
 _SHOWN = 80  # characters of an identifier shown in WHAT and in details
 
 
@@ -36,7 +36,7 @@ def source_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
         return region
     global _check_source_pieces
     if _check_source_pieces is None:  # policy layer: only loaded with --policy SOURCE
-        from ..source_gate import check_source_pieces as _check_source_pieces
+        from .._source_gate import check_source_pieces as _check_source_pieces
 
     policy = capped(settings.policy, settings.limit)[0]
     kind = getattr(opened, "kind", None) or UNKNOWN

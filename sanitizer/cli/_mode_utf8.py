@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from ..decoder import ErrorGrouper, IncrementalDecoder
-from ..errors import Utf8Error
+from .._decoder import ErrorGrouper, IncrementalDecoder
+from .._errors import Utf8Error
 from . import _verdict
 from ._inputs import CHUNK
 from ._locate import CONTEXT, Locator

@@ -13,9 +13,9 @@ import codecs
 import tempfile
 from collections.abc import Iterator
 
+from .._policy import Action, inspect
+from .._policy.compiled import piece_end
 from .._wide_codecs import codec
-from ..policy import Action, inspect
-from ..policy.compiled import piece_end
 from ..wide import ByteOrderError
 from . import _judge
 from ._inputs import CHUNK, Opened

@@ -27,9 +27,9 @@ import tempfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from ..decoder import IncrementalDecoder
-from ..policy import Hidden
-from ..policy.compiled import piece_end
+from .._decoder import IncrementalDecoder
+from .._policy import Hidden
+from .._policy.compiled import piece_end
 from ._locate import CODEPOINTS, UTF16, Locator, Position
 from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
 
@@ -191,7 +191,7 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
     if args.max_bytes < 0:
         print("sanitizer reveal: --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
-    from ..policy.compiled import iter_reveal  # the policy layer: loaded when it runs
+    from .._policy.compiled import iter_reveal  # the policy layer: loaded when it runs
 
     files = found = failed = 0
     for path in args.paths:

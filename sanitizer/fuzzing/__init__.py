@@ -1,50 +1,58 @@
-"""Fuzzing support: the oracles, and the campaign that runs libFuzzer against them.
+"""Fuzzing support: the oracle of each fuzz target, and the loader of a candidate decoder.
 
-Fuzzers find inputs; the oracles decide what counts as a bug.  The modules, by what each
-knows:
+Fuzzers find inputs; the oracles decide what counts as a bug.  Each ``check_*`` takes the
+bytes a fuzzer made and raises (``Divergence`` or an ``AssertionError``) when the package
+breaks one of its promises on them; ``load("MODULE:FUNCTION")`` imports a third-party
+decoder for ``check_decode`` (or ``check_wide``) to test differentially.  The same oracles
+run the fuzz targets of ``fuzz/``, ``sanitizer fuzz`` and ``python -m sanitizer.fuzzing
+TARGET`` (docs/fuzzing.md); the registry of targets, the campaign and the seed corpus are
+internal (``sanitizer._fuzzing``).
 
-* ``targets``: the registry of fuzz targets (name, oracle, what a worker instruments,
-  seeds, dictionary, libFuzzer options); every other list of targets derives from it;
-* ``oracles``: the invariants of the UTF-8 targets (``check_decode``, ``check_policy``,
-  ``check_identifiers``); ``wide_oracle``, ``utf7_oracle`` and ``web_oracle`` those of
-  the others;
-* ``classes``: the ill-formed classes a candidate decoder may accept, ranked;
-* ``probes``: a candidate's verdict on every class, from the seeds;
-* ``seeds``: the seed corpus, one reviewable row per attack, and ``utf8.dict``;
-* ``candidate``: loads a third-party decoder ("MODULE:FUNCTION") to test differentially;
-* ``mutants``: known-broken decoders that prove the oracle and the seed corpus catch each
-  classic UTF-8 mistake (RFC 3629 §10, HOWTO §5.9.4, Kuhn's UTF-8 decoder stress test),
-  and campaign-only ones (hang, self-kill, exit, needle) that prove the runner does;
-* ``libfuzzer``: libFuzzer's command lines and the meaning of its output lines;
-* ``layout``: where scripts, seeds, dictionary and corpus units live; the shims;
-* ``results``: what a campaign returns (``FuzzFinding``, ``TargetResult``) and its reports;
-* ``replay``: a campaign's in-process helpers (screen a corpus, probe, shrink a finding);
-* ``progress``: the live status line;
-* ``breadcrumb``: the input a worker is running, for workers that die without a report;
-* ``ledger``: the record of campaigns (``fuzz/campaigns.jsonl``) and its totals;
-* ``campaign``: the orchestration behind ``sanitizer fuzz`` (``run_campaign``).
-
-The names below load on first use (PEP 562), so ``import sanitizer.fuzzing.targets``
-(the CLI's parser) does not load the oracles.
+The names load on first use (PEP 562): ``import sanitizer.fuzzing`` loads no oracle.
 """
 
 from __future__ import annotations
 
+import importlib
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .candidate import load
-    from .oracles import Divergence, check_decode, check_identifiers, check_policy
+    from .._fuzzing.candidate import load
+    from .._fuzzing.oracles import Divergence, check_decode, check_identifiers, check_policy
+    from .._fuzzing.utf7_oracle import check_utf7
+    from .._fuzzing.web_oracle import check_web
+    from .._fuzzing.wide_oracle import check_wide
 
-__all__ = ["Divergence", "check_decode", "check_identifiers", "check_policy", "load"]
+# public name -> the module defining it (tests/test_fuzz_registry.py: every registered
+# target's oracle is here)
+_PUBLIC = {
+    "load": "sanitizer._fuzzing.candidate",
+    "Divergence": "sanitizer._fuzzing.oracles",
+    "check_decode": "sanitizer._fuzzing.oracles",
+    "check_policy": "sanitizer._fuzzing.oracles",
+    "check_identifiers": "sanitizer._fuzzing.oracles",
+    "check_wide": "sanitizer._fuzzing.wide_oracle",
+    "check_utf7": "sanitizer._fuzzing.utf7_oracle",
+    "check_web": "sanitizer._fuzzing.web_oracle",  # needs python-multipart (the web extra)
+}
+
+__all__ = [
+    "Divergence",
+    "check_decode",
+    "check_identifiers",
+    "check_policy",
+    "check_utf7",
+    "check_web",
+    "check_wide",
+    "load",
+]
 
 
 def __getattr__(name: str) -> object:
-    if name == "load":
-        from .candidate import load
-
-        return load
-    if name in __all__:
-        from . import oracles
-
-        return getattr(oracles, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = _PUBLIC[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

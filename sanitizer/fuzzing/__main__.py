@@ -26,7 +26,7 @@ USAGE = "usage: python -m sanitizer.fuzzing TARGET [libFuzzer args...]"
 def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes], None]:
     import atheris
 
-    from .targets import target as registered  # (imports sanitizer; dropped again below)
+    from .._fuzzing.targets import target as registered  # (imports sanitizer; dropped again below)
 
     spec = registered(target)
     for name in [n for n in sys.modules if n == "sanitizer" or n.startswith("sanitizer.")]:
@@ -42,8 +42,8 @@ def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes],
         # target's modules now, or they would load later, uninstrumented
         for name in (*spec.requires, *spec.preload, *spec.include):
             importlib.import_module(name)
-    crumb = importlib.import_module("sanitizer.fuzzing.breadcrumb").from_env()
-    targets = importlib.import_module("sanitizer.fuzzing.targets")
+    crumb = importlib.import_module("sanitizer._fuzzing.breadcrumb").from_env()
+    targets = importlib.import_module("sanitizer._fuzzing.targets")
     check: Callable[[bytes], None] = targets.worker_check(target, argv)
     if crumb is None:
         return check
@@ -58,7 +58,7 @@ def _fresh_instrumented_check(target: str, argv: list[str]) -> Callable[[bytes],
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    from .targets import TARGET_NAMES, target
+    from .._fuzzing.targets import TARGET_NAMES, target
 
     if not args or args[0] not in TARGET_NAMES:
         print(f"{USAGE}\nTARGET: one of {', '.join(TARGET_NAMES)}", file=sys.stderr)

@@ -7,3 +7,5 @@ never needs pydantic or Django: ``sanitizer.integrations.pydantic`` and
 and ``sanitizer.identifier_key`` decide, the integrations translate the answer into the
 framework's own errors.
 """
+
+__all__: list[str] = []  # the integrations are the submodules

@@ -56,8 +56,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
 
 from .. import precis, profiles
 from .._arguments import bad_type, check_count, exact_str
-from ..lookalike import IDENTIFIER_KEY_VERSION, identifier_key
-from ..policy import Policy, inspect
+from .._lookalike import IDENTIFIER_KEY_VERSION, identifier_key
+from .._policy import Policy, inspect
 
 __all__ = [
     "INVALID_CODE",

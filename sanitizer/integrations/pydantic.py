@@ -47,7 +47,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a child interprete
     ) from exc
 
 from .. import precis, profiles
-from ..policy import Policy, inspect
+from .._policy import Policy, inspect
 
 __all__ = [
     "ERROR_TYPE",

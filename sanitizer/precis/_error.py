@@ -7,7 +7,7 @@ The message names the one refused character (``U+202E RIGHT-TO-LEFT OVERRIDE at 
 
 from __future__ import annotations
 
-from ..charnames import describe
+from .._charnames import describe
 from ._lookups import UNICODE_VERSION
 from ._rules import bidi_violation
 

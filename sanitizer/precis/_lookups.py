@@ -11,9 +11,9 @@ import bisect
 import functools
 from collections.abc import Callable, Iterable
 
+from .._categories import in_ranges
 from .._code_point_map import CodePointMap
 from .._code_point_map import mapper as code_point_mapper
-from ..categories import in_ranges
 from . import _precis_data as _d
 
 Ranges = tuple[tuple[int, int], ...]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import unicodedata2
 
-from ..categories import char_class
+from .._categories import char_class
 from . import _lookups
 
 FINAL_SIGMA_SOURCE = "\u03a3"  # GREEK CAPITAL LETTER SIGMA: the one context-dependent map

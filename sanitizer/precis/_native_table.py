@@ -14,8 +14,8 @@ import array
 import sys
 from collections.abc import Iterable
 
+from .._categories import CCC_NONZERO, NFC_QC_NOT_YES, NFKC_QC_NOT_YES
 from .._native import speedups
-from ..categories import CCC_NONZERO, NFC_QC_NOT_YES, NFKC_QC_NOT_YES
 from . import _lookups
 from . import _precis_data as _d
 

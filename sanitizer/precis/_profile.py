@@ -27,9 +27,9 @@ from collections.abc import Callable
 
 import unicodedata2
 
+from .._categories import char_class
+from .._decoder import decode
 from .._native import speedups
-from ..categories import char_class
-from ..decoder import decode
 from . import _lookups, _mapping, _rules
 from ._error import PrecisError
 from ._lookups import FREE_PVAL, PVALID, Ranges

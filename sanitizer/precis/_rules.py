@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata2
 
-from ..categories import in_ranges
+from .._categories import in_ranges
 from . import _lookups
 from ._lookups import CONTEXTJ, CONTEXTO
 

@@ -4,7 +4,7 @@ A ``WebPolicy`` is plain configuration.  The checks need more: each part's
 ``CompiledPolicy`` (its ASCII fast path and C tables), the *bulk groups* that pass a
 whole query string, all headers or all cookies at once, and the C arguments of the fast
 head check.  ``compile_web_policy`` builds them on first use of a policy and keeps them,
-mirroring ``sanitizer.policy.compiled``.
+mirroring ``sanitizer._policy.compiled``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .._identity_cache import IdentityCache
-from ..policy import Action, Policy, accepts
-from ..policy.compiled import CArgs, CompiledPolicy, compile_policy
+from .._policy import Action, Policy, accepts
+from .._policy.compiled import CArgs, CompiledPolicy, compile_policy
 from ._config import WebPolicy
 from ._percent import form_decode
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..policy import Policy
+from .._policy import Policy
 from ..profiles import FILENAME, SINGLE_LINE, TEXT
 from ._grammar import charset_label, media_kind
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from ..policy.compiled import CompiledPolicy
+from .._policy.compiled import CompiledPolicy
 from ._body import BodyCheck
 from ._compiled_web import compile_web_policy
 from ._config import WebPolicy

@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from .._native import speedups
-from ..policy import accepts
-from ..policy.compiled import CompiledPolicy
+from .._policy import accepts
+from .._policy.compiled import CompiledPolicy
 from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
 from ._config import WebPolicy
 from ._credentials import credentials_problem, may_hold_credentials

@@ -25,12 +25,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
 
+from .._decoder import IncrementalDecoder
+from .._errors import ErrorKind, Utf8Error
 from .._identity_cache import IdentityCache
 from .._native import speedups
-from ..decoder import IncrementalDecoder
-from ..errors import ErrorKind, Utf8Error
-from ..policy import Policy, accepts, inspect
-from ..policy.compiled import CArgs, CompiledPolicy
+from .._policy import Policy, accepts, inspect
+from .._policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
 from ._native import speedups as web_speedups
 from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape

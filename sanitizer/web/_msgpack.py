@@ -16,7 +16,7 @@ read cheaply is not passed unjudged.
 
 from __future__ import annotations
 
-from ..policy.compiled import CompiledPolicy
+from .._policy.compiled import CompiledPolicy
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, ambiguous
 from ._value_checks import value_problem

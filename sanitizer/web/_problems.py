@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..categories import Category
-from ..errors import Utf8Error
-from ..policy import Finding
+from .._categories import Category
+from .._errors import Utf8Error
+from .._policy import Finding
 from ..utf7 import spelling as utf7_spelling
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.

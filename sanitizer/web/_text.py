@@ -12,8 +12,8 @@ import functools
 
 import unicodedata2
 
-from ..categories import Category, category_of
-from ..policy import Policy, accepts, inspect
+from .._categories import Category, category_of
+from .._policy import Policy, accepts, inspect
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, too_long
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..policy import accepts, inspect
-from ..policy.compiled import CompiledPolicy
+from .._policy import accepts, inspect
+from .._policy.compiled import CompiledPolicy
 from ._grammar import charset_label
 from ._percent import form_decode
 from ._problems import Problem, from_finding, labelled, wrong_charset

@@ -29,6 +29,8 @@ from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with
 from ._report import ProblemCallback, configure
 from ._websocket import websocket_problem
 
+__all__ = ["ASGIMiddleware"]
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]

@@ -27,6 +27,8 @@ from ._head import check_head
 from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._report import ProblemCallback, Reporter, configure
 
+__all__ = ["RequestRejected", "WSGIMiddleware"]
+
 if TYPE_CHECKING:  # typeshed's PEP 3333 types, so frameworks' apps type-check as given
     from _typeshed import OptExcInfo
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment

@@ -1,0 +1,600 @@
+"""The engine: one application of a policy to one input, deciding everything.
+
+The entry points (``inspect``, ``sanitize``, ``accepts``) come here when the fast paths
+(``compiled``) cannot answer.  Order of work, cheapest first and limits before costly
+steps (HOWTO §5.9.5; UAX #15 §13): byte limit, strict decoding (RFC 3629 §10: ill-formed
+bytes are findings, never silently decoded), one regex scan per policy (``_scan``),
+combining-run limit, a code-point bound, normalization, then the same checks again on
+what normalization produced (CWE-180: NFKC turns U+FF0F into '/'), then the whole-value
+checks and the identifier checks of UTS #39 on the output (``_identifier``).  Findings
+are placed in the caller's input at the end (``_offsets``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import heapq
+import re
+from collections.abc import Iterator, Mapping
+
+from .._categories import (
+    MAX_NFD_EXPANSION,
+    Category,
+    category_of,
+    char_class,
+    min_normalized_length,
+    normalize,
+)
+from .._charnames import describe
+from .._decoder import find_errors
+from .._errors import Utf8Error
+from ._carrier_runs import FAMILY, Group, grouped, run_detail
+from ._model import DROPPING, Action, Finding, Policy, Report
+from ._offsets import ByteOffsets, utf8_length
+from ._reveal import iter_find as find_hidden
+from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
+from ._sequences import SequenceCache, earned_by_previous
+from .compiled import CompiledPolicy
+
+TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._identifier import IdentifierChecks
+
+_C = Category
+_NON_ASCII = re.compile("[^\\x00-\\x7f]")
+_ANY = re.compile(".", re.DOTALL)
+_REMOVING = frozenset({Action.STRIP, Action.REPLACE})
+# A removed stretch of the input text: (start, end, replacement), "" strips.
+Span = tuple[int, int, str]
+
+
+class _Refused(Exception):
+    """A verdict-only run (sanitize, accepts) met its first REJECT: nothing else matters."""
+
+
+class _Listed:
+    """Findings under a cap (bounded memory): the ``cap`` first in (start, end) order are
+    kept (None: all), every one is counted, and so is every one whose action is ALLOW
+    (``allowed``: what a gate needs to know of the findings it does not list).  Each pass
+    adds in increasing order, so once trimmed a pass's later findings are refused by one
+    comparison."""
+
+    __slots__ = ("allowed", "bar", "cap", "count", "items")
+
+    def __init__(self, cap: int | None) -> None:
+        self.cap = cap
+        self.items: list[Finding] = []
+        self.count = 0
+        self.allowed = 0
+        self.bar: tuple[int, int] | None = None if cap != 0 else (-1, -1)
+
+    def wants(self, start: int, end: int, act: Action) -> bool:
+        """Count a finding at start..end; True if it is to be built and kept."""
+        self.count += 1
+        self.allowed += act is Action.ALLOW
+        return self.bar is None or (start, end) < self.bar
+
+    def add_unlisted(self, n: int, allowed: int = 0) -> None:
+        """Count ``n`` findings that are never built, ``allowed`` of them ALLOW."""
+        self.count += n
+        self.allowed += allowed
+
+    def keep(self, finding: Finding) -> None:
+        self.items.append(finding)
+        if self.cap is not None and len(self.items) > 2 * self.cap:
+            self.final()
+
+    def final(self) -> list[Finding]:
+        items = self.items
+        items.sort(key=lambda f: (f.start, f.end))
+        if self.cap is not None and len(items) >= self.cap > 0:
+            del items[self.cap :]
+            self.bar = (items[-1].start, items[-1].end)
+        return items
+
+
+def _coalesce(spans: list[Span], start: int, end: int, repl: str) -> None:
+    """Append start..end to sorted ``spans``, joining it to an adjacent equal edit."""
+    if spans and spans[-1][1] == start and spans[-1][2] == repl:
+        spans[-1] = (spans[-1][0], end, repl)
+    else:
+        spans.append((start, end, repl))
+
+
+def _merged(a: list[Span], b: list[Span]) -> list[Span]:
+    """The union of two sorted span lists (a span inside another adds nothing)."""
+    if not b:
+        return a
+    if not a:
+        return b
+    out: list[Span] = []
+    pos = 0
+    for start, end, repl in heapq.merge(a, b, key=lambda e: (e[0], -e[1])):
+        if end <= pos:
+            continue
+        _coalesce(out, max(start, pos), end, repl)
+        pos = end
+    return out
+
+
+_WINDOW = 1 << 16  # characters per counting search: a list of at most this many hits
+
+
+@functools.lru_cache(maxsize=16)
+def _latin1_carriers(cats: frozenset[Category]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """For ``cats``: patterns matching a Latin-1 carrier character (U+00AD SOFT HYPHEN, of
+    INVISIBLE) and one that starts a run of them, or None when none is scanned."""
+    ranges = [
+        (lo, min(hi, 0xFF)) for cat in cats if cat in FAMILY for lo, hi in cat.ranges if lo <= 0xFF
+    ]
+    if not ranges:
+        return None
+    assert {FAMILY[c] for c in cats if c in FAMILY and c.ranges[0][0] <= 0xFF} <= {
+        FAMILY[Category.INVISIBLE]
+    }, "Latin-1 carriers of one family only"
+    body = char_class(sorted(ranges))
+    return re.compile(f"[{body}]"), re.compile(f"(?<![{body}])[{body}]")
+
+
+def _count_rest(
+    groups: Iterator[Group],
+    scan: Scanner,
+    text: str,
+    pos: int,
+    is_latin1: bool,
+    acts: Mapping[Category, Action],
+) -> tuple[int, int]:
+    """How many more findings ``groups`` (paused after one that ends at index pos) would
+    yield, and how many of them ``acts`` allows.  Latin-1 text: every match of the
+    scanner's one-character pattern is a hit (classes are exact) and only runs of
+    adjacent carriers (soft hyphens) are grouped, so ``re`` finds them in C, window by
+    window (its lookbehinds see before ``pos``; a match is one character, so a window's
+    end hides nothing it needs), and a set lookup a match tells the allowed ones."""
+    if not is_latin1 or scan.bmp is None:
+        total = allowed = 0
+        for g in groups:
+            total += 1
+            allowed += g.action is Action.ALLOW
+        return total, allowed
+    carriers = _latin1_carriers(scan.cats)
+    allowing = {
+        chr(cp)
+        for cp in range(0x100)
+        if (found_cat := category_of(cp)) is not None
+        and acts[found_cat] is Action.ALLOW
+        and (carriers is None or not carriers[0].match(chr(cp)))
+    }
+
+    def matches(pattern: re.Pattern[str]) -> Iterator[list[str]]:
+        return (pattern.findall(text, w, w + _WINDOW) for w in range(pos, len(text), _WINDOW))
+
+    total = allowed = 0
+    for found in matches(scan.bmp):
+        total += len(found)
+        if allowing:
+            allowed += sum(map(allowing.__contains__, found))
+    if carriers is not None:  # each run of them is one finding
+        runs = sum(map(len, matches(carriers[1])))
+        total += runs - sum(map(len, matches(carriers[0])))
+        if acts[Category.INVISIBLE] is Action.ALLOW:  # the one Latin-1 carrier family
+            allowed += runs
+    return total, allowed
+
+
+class Run:
+    """One application of a policy to one input (keeps the state out of the hot path)."""
+
+    def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
+        if isinstance(data, str):
+            self.raw: bytes | None = None
+            self.text = data
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            self.raw = bytes(data)
+            self.text = ""
+        else:
+            raise TypeError(
+                f"inspect() argument 'data' must be bytes or str, not {type(data).__name__}"
+            )
+        self.compiled = compiled
+        self.policy: Policy = compiled.policy
+        self.acts = compiled.policy.actions
+        # verdict: only ok and text are wanted (sanitize, accepts): ALLOW is not scanned
+        # for and the run stops at the first REJECT.
+        self.verdict = verdict
+        cap = self.policy.max_findings
+        self.index_findings = _Listed(cap)  # start/end are text indices until _finish
+        self.findings = _Listed(cap)  # start/end are input offsets
+        self.ill_formed = False  # bytes input that is not UTF-8
+        self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
+        self.error_index: list[int] = []  # the text index of each one's U+FFFD
+        self.errors_listed = True  # every error of the input is in self.errors
+        self.spans: list[Span] = []  # removed text (STRIP, REPLACE), sorted, disjoint
+        self.rejected = False
+
+    def _note(
+        self,
+        cat: Category,
+        start: int,
+        end: int,
+        act: Action,
+        *,
+        is_index: bool = True,
+        **more: Any,
+    ) -> None:
+        """A finding (built only if the list keeps it)."""
+        if act is Action.REJECT:
+            self.rejected = True
+        elif self.verdict:
+            return
+        listed = self.index_findings if is_index else self.findings
+        if listed.wants(start, end, act):
+            listed.keep(Finding(cat, start, end, act, **more))
+        if self.verdict:
+            raise _Refused
+
+    def _note_group(self, g: Group) -> None:
+        """``_note`` for a group, whose detail (what a carrier run spells) is only
+        worked out for a finding the list keeps."""
+        act = g.action
+        if act is Action.REJECT:
+            self.rejected = True
+        elif self.verdict:
+            return
+        listed = self.index_findings
+        if listed.wants(g.start, g.end, act):
+            listed.keep(
+                Finding(g.category, g.start, g.end, act, codepoint=g.codepoint, detail=g.detail)
+            )
+        if self.verdict:
+            raise _Refused
+
+    def _input_len(self) -> int:
+        return len(self.raw) if self.raw is not None else len(self.text)
+
+    def _whole(self, cat: Category, form: str | None = None) -> None:
+        """A finding about the whole input (limits, dot segments, emptiness)."""
+        act = self.acts[cat]
+        if act is not Action.IGNORE:
+            self._note(cat, 0, self._input_len(), act, is_index=False, form=form)
+
+    def _refuse_whole(self, cat: Category, form: str | None) -> None:
+        """A problem no single input character accounts for: the input is refused."""
+        self._note(cat, 0, self._input_len(), Action.REJECT, is_index=False, form=form)
+
+    def report(self) -> Report:
+        try:
+            text = self._run()
+        except _Refused:
+            text = None
+        findings, more, more_allowed = self._finish()
+        ok = not self.rejected
+        return Report(ok, text if ok else None, findings, self.policy, more, more_allowed)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def _run(self) -> str | None:
+        p = self.policy
+        if p.max_bytes is not None:
+            size = len(self.raw) if self.raw is not None else utf8_length(self.text, p.max_bytes)
+            if size > p.max_bytes:
+                self._whole(_C.TOO_LONG)
+                return None
+        if self.raw is not None:
+            self._decode(self.raw)
+        text = self.text
+        is_ascii = text.isascii()
+        is_latin1 = is_ascii or fits_latin1(text)
+        utf8 = self.raw if self.raw is not None and not self.ill_formed else None
+        scanned = self.compiled.dropping if self.verdict else self.compiled.scanned
+        scan = scanner(scanned, p.allow_sequences)
+        acts = self.acts
+        removed: list[Span] = []
+        listed = self.index_findings
+        found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
+        hidden = find_hidden(text) if _C.HIDDEN_PAYLOAD in scanned else ()
+        groups = grouped(found, text, acts, hidden)  # one finding per carrier run
+        for g in groups:
+            self._note_group(g)
+            if self.rejected:  # no edit matters any more: once nothing more is listed,
+                if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
+                    total, allowed = _count_rest(groups, scan, text, g.end, is_latin1, acts)
+                    listed.add_unlisted(total, allowed)
+                    break
+                continue
+            for cat, i in g.members:
+                act = acts[cat]
+                if act in _REMOVING:
+                    _coalesce(removed, i, i + 1, "" if act is Action.STRIP else "\ufffd")
+        if not is_latin1:  # no combining marks below U+0300
+            removed = _merged(removed, self._combining_runs(text))
+        if self.rejected:
+            return None
+        self._remove(removed)
+        if self.rejected:
+            return None
+        edited = self._edited()
+        if p.max_code_points is not None:
+            if min_normalized_length(p.normalization, len(edited)) > p.max_code_points:
+                self._whole(_C.TOO_LONG, p.normalization)  # cheap bound, before normalizing
+                return None
+        out = self._normalized_and_rechecked(edited, is_ascii, is_latin1)
+        if out is None:
+            return None
+        return self._final_checks(out)
+
+    def _decode(self, raw: bytes) -> None:
+        """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
+        objects only for the listed errors, the rest counted (bounded memory)."""
+        try:
+            self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
+            return
+        except UnicodeDecodeError:
+            pass
+        self.ill_formed = True
+        act = self.acts[_C.ILL_FORMED]
+        if self.verdict and act is Action.REJECT:  # a verdict needs the first error only
+            err = find_errors(raw, limit=1)[0]
+            self._note(
+                _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
+            )
+        # CPython's "replace" puts one U+FFFD per maximal subpart, as decode(errors=
+        # "replace") does (tests/test_decoder_properties.py), in one C pass.
+        self.text = text = raw.decode("utf-8", "replace")
+        if self.verdict:
+            return  # REPLACE: no finding is wanted, only the text
+        # Counting subparts without building them: a U+FFFD in the text is either a
+        # subpart or a literal EF BF BD of the input.  A literal one is always a complete
+        # well-formed sequence (RFC 3629 §4: EF is a 3-byte lead whose second byte may be
+        # 80..BF, and BF, BD continue it), and no maximal subpart (Unicode §3.9, D93b)
+        # overlaps it: a subpart is a prefix of a well-formed sequence cut short, so it
+        # cannot end inside EF BF BD (its bytes are a complete sequence), cannot start at
+        # BF or BD then go on (a lone continuation byte is a subpart of length 1), and an
+        # earlier lead (C2..F4) cut short by EF ends before EF.  So the replaced text has
+        # one U+FFFD per subpart plus one per literal EF BF BD (tests/test_policy_bounded).
+        total = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
+        cap = self.policy.max_findings
+        errors = find_errors(raw, limit=cap)
+        self.errors_listed = len(errors) == total
+        pos = length = 0
+        for err in errors:
+            length += len(raw[pos : err.start].decode("utf-8"))  # valid between subparts
+            self.errors.append(err)
+            self.error_index.append(length)
+            length += 1
+            pos = err.end
+            self._note(
+                _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
+            )
+        # The unlisted ones: counted, never built (they follow the cap-th listed finding).
+        self.findings.add_unlisted(
+            total - len(errors), total - len(errors) if act is Action.ALLOW else 0
+        )
+        if act is Action.REJECT:
+            self.rejected = True
+
+    def _combining_runs(self, text: str) -> list[Span]:
+        """Runs of marks over the limit; what STRIP or REPLACE removes of them."""
+        limit = self.policy.max_combining
+        act = self.acts[_C.COMBINING_RUN]
+        removed: list[Span] = []
+        if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
+            return removed
+        astral = self.raw is None or self.ill_formed or has_astral(self.raw)
+        for start, end in mark_runs(text, limit, astral):
+            self._note(_C.COMBINING_RUN, start, end, act)
+            if act in _REMOVING:
+                _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
+        return removed
+
+    def _remove(self, fresh: list[Span]) -> None:
+        """Remove ``fresh`` (sorted, disjoint from what is already removed), then what only
+        a removed character exempted: sequences are judged on the text as it will be
+        output, so no stripped or replaced character earns an exemption.  A
+        dependant's rule needs the character just before it (``earned_by_previous``), so
+        one forward walk per removed stretch finds them all: linear."""
+        self.spans = spans = _merged(self.spans, fresh)
+        if not fresh or not self.policy.allow_sequences:
+            return
+        text, acts, n = self.text, self.acts, len(self.text)
+        starts = [start for start, _, _ in spans]
+        cache = SequenceCache()
+        orphans: list[Span] = []
+        for _, k, _ in fresh:
+            while k < n:
+                j = bisect.bisect_right(starts, k) - 1
+                if j >= 0 and k < spans[j][1]:
+                    break  # removed itself: its own stretch continues the walk
+                earned = earned_by_previous(text, k, cache)
+                if not earned:
+                    break
+                cat = category_of(ord(text[k]))
+                assert cat is not None
+                act = acts[cat]
+                if act is Action.IGNORE:
+                    break
+                if len(earned) == 1:
+                    self._note(cat, k, k + 1, act, codepoint=ord(text[k]))
+                else:  # a tag run after its removed base: one finding (_carrier_runs)
+                    members = [(cat, d) for d in earned]
+                    self._note(
+                        cat, earned.start, earned.stop, act, detail=run_detail(text, members)
+                    )
+                if act not in _REMOVING or self.rejected:
+                    break
+                _coalesce(
+                    orphans, earned.start, earned.stop, "" if act is Action.STRIP else "\ufffd"
+                )
+                k = earned.stop
+        self.spans = _merged(spans, orphans)
+
+    def _edited(self) -> str:
+        """The input text with the removals applied."""
+        if not self.spans:
+            return self.text
+        text = self.text
+        out: list[str] = []
+        pos = 0
+        for start, end, repl in self.spans:
+            out += [text[pos:start], repl]
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
+    def _normalized_and_rechecked(self, edited: str, is_ascii: bool, is_latin1: bool) -> str | None:
+        """Normalize, then check every form the policy names again (CWE-180), attributing
+        new problems to the input characters that produce them; at most three rounds."""
+        p = self.policy
+        forms = [f for f in (p.normalization, p.also_check) if f is not None]
+        if not forms or (is_ascii and "NFKC_CASEFOLD" not in forms):
+            return edited  # ASCII is invariant under NFC and NFKC (UAX #15 §1.1)
+        if is_latin1 and forms == ["NFC"] and "\ufffd" not in edited:
+            return edited  # U+0000..00FF: all NFC_Quick_Check=Yes starters (UAX #15 §9)
+        scan = scanner(self.compiled.dropping, p.allow_sequences)
+        for _ in range(3):
+            pending: dict[str, set[Category]] = {}
+            values: dict[str, str] = {}
+            form: str
+            for form in forms:
+                value = values[form] = normalize(form, edited)
+                if value != edited:
+                    found = {
+                        cat
+                        for cat, _ in hits(value, scan, p.allow_sequences, None, p.joiner_contexts)
+                    }
+                    if found:
+                        pending[form] = found
+            if not pending:
+                return values[p.normalization] if p.normalization else edited
+            fresh: list[Span] = []
+            for form, cats in pending.items():
+                fresh = _merged(fresh, self._attribute(form, cats))
+            if self.rejected:
+                return None
+            self._remove(fresh)
+            if self.rejected:
+                return None
+            edited = self._edited()
+        for form, cats in pending.items():  # stripping keeps producing problems: refuse
+            for cat in cats:
+                self._refuse_whole(cat, form)
+        return None
+
+    def _attribute(self, form: str, cats: set[Category]) -> list[Span]:
+        """Find the input characters whose ``form`` contains a character in ``cats``;
+        return what their actions remove."""
+        found = False
+        chars = _ANY if form == "NFKC_CASEFOLD" else _NON_ASCII
+        spans = self.spans
+        fresh: list[Span] = []
+        j = 0  # the first span that may hold or follow i
+        for m in chars.finditer(self.text):
+            i, ch = m.start(), m.group()
+            while j < len(spans) and spans[j][1] <= i:
+                j += 1
+            if j < len(spans) and spans[j][0] <= i:
+                continue  # removed already
+            produced = normalize(form, ch)
+            if produced == ch:
+                continue
+            for c in produced:
+                cat = category_of(ord(c))
+                if cat in cats:
+                    act = self.acts[cat]
+                    self._note(cat, i, i + 1, act, codepoint=ord(ch), produced=produced, form=form)
+                    if act in _REMOVING:
+                        _coalesce(fresh, i, i + 1, "" if act is Action.STRIP else "\ufffd")
+                    found = True
+                    break
+        if not found:  # made by composition across characters: refuse the whole input
+            for cat in cats:
+                self._refuse_whole(cat, form)
+        return fresh
+
+    def _final_checks(self, out: str) -> str | None:
+        p = self.policy
+        limit = p.max_combining
+        checks_runs = limit is not None and self.acts[_C.COMBINING_RUN] in DROPPING
+        if checks_runs and out != self.text and not fits_latin1(out):
+            if any(mark_runs(out, limit or 0)):  # a run that stripping or normalizing made
+                self._refuse_whole(_C.COMBINING_RUN, p.normalization)
+        if out in (".", ".."):
+            self._whole(_C.DOT_SEGMENT)
+        elif (
+            p.also_check is not None
+            and len(out) <= 2 * MAX_NFD_EXPANSION  # longer never normalizes to '..'
+            and normalize(p.also_check, out) in (".", "..")
+        ):
+            self._whole(_C.DOT_SEGMENT, p.also_check)
+        if not out:
+            self._whole(_C.EMPTY)
+        if p.max_code_points is not None and len(out) > p.max_code_points:
+            self._whole(_C.TOO_LONG, p.normalization)
+        elif out and self.compiled.identifier is not None:
+            self._identifier_checks(out, self.compiled.identifier)
+        return None if self.rejected else out
+
+    def _identifier_checks(self, out: str, checks: IdentifierChecks) -> None:
+        """UTS #39 on the output.  When the output is the input's text unchanged (nothing
+        removed, normalization changed nothing: most input), findings sit at the very
+        characters; otherwise at the whole input, their detail naming output indices."""
+        same = out == self.text
+        acts = self.acts
+        for spot in checks.spots(out, self.verdict, self.policy.max_findings):
+            act = acts[spot.category]
+            # the ones after the cap-th of a category: counted, never built
+            (self.index_findings if same else self.findings).add_unlisted(
+                spot.more, spot.more if act is Action.ALLOW else 0
+            )
+            if same:
+                self._note(
+                    spot.category,
+                    spot.start,
+                    spot.end,
+                    act,
+                    codepoint=spot.codepoint,
+                    detail=spot.detail,
+                )
+            else:
+                what = spot.detail
+                if spot.codepoint is not None:
+                    what = f"{describe(spot.codepoint)}: {what}"
+                form = self.policy.normalization or "edited"
+                where = f"{spot.start}..{spot.end} of the {form} output"
+                self._note(
+                    spot.category,
+                    0,
+                    self._input_len(),
+                    act,
+                    is_index=False,
+                    detail=f"{what} at {where}",
+                )
+
+    def _finish(self) -> tuple[tuple[Finding, ...], int, int]:
+        """The listed findings, index findings at byte offsets (bytes input), in input
+        order; how many more were found, and how many of those the policy allows."""
+        total = self.index_findings.count + self.findings.count
+        if not total:  # nothing was found (the usual case)
+            return (), 0, 0
+        found = self.index_findings.final()
+        if not self.errors_listed:
+            # Text past the last listed error's U+FFFD lies after max_findings listed
+            # errors in the input: nothing there is listed (so no anchor is needed).
+            last = self.error_index[-1] if self.error_index else -1
+            found = [f for f in found if f.start <= last]
+        if found and self.raw is not None:
+            to_byte = ByteOffsets(self.text, self.errors, self.error_index)
+            found = [
+                dataclasses.replace(f, start=to_byte(f.start), end=to_byte(f.end)) for f in found
+            ]
+        everything = found + self.findings.final()
+        everything.sort(key=lambda f: (f.start, f.end))
+        cap = self.policy.max_findings
+        if cap is not None:
+            del everything[cap:]
+        allowed = self.index_findings.allowed + self.findings.allowed
+        listed_allowed = sum(f.action is Action.ALLOW for f in everything) if allowed else 0
+        return tuple(everything), total - len(everything), allowed - listed_allowed
