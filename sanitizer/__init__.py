@@ -99,8 +99,8 @@ _PUBLIC: dict[str, str] = {
     "utf32": "sanitizer.utf32",
     "Utf16Error": "sanitizer.utf16",
     "Utf32Error": "sanitizer.utf32",
-    "UnitErrorKind": "sanitizer.wide",
-    "ByteOrderError": "sanitizer.wide",
+    "UnitErrorKind": "sanitizer._wide",
+    "ByteOrderError": "sanitizer._wide",
 }
 __all__ = list(_PUBLIC)
 

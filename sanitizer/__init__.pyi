@@ -55,12 +55,12 @@ from ._policy import reveal as reveal
 from ._policy import sanitize as sanitize
 from ._source_gate import check_source as check_source
 from ._version import __version__ as __version__
+from ._wide import ByteOrderError as ByteOrderError
+from ._wide import UnitErrorKind as UnitErrorKind
 from .utf7 import Utf7Error as Utf7Error
 from .utf7 import Utf7ErrorKind as Utf7ErrorKind
 from .utf16 import Utf16Error as Utf16Error
 from .utf32 import Utf32Error as Utf32Error
-from .wide import ByteOrderError as ByteOrderError
-from .wide import UnitErrorKind as UnitErrorKind
 
 __all__ = [
     "ALL_SCRIPTS",

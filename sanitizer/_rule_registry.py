@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ._category_meanings import MEANINGS
 from ._errors import ErrorKind
-from .wide import UnitErrorKind
+from ._wide import UnitErrorKind
 
 __all__ = ["CHECKS", "RULES", "Rule", "rule_for", "shown"]
 

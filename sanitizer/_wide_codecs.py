@@ -2,7 +2,7 @@
 
 The CLI (``--encoding``) and the policy layer (``inspect(..., encoding=)``) name an
 encoding by a string; this turns it into the codec of ``sanitizer.utf16`` or
-``sanitizer.utf32`` and a byte order.  Apart from ``sanitizer.wide``, which both codecs
+``sanitizer.utf32`` and a byte order.  Apart from ``sanitizer._wide``, which both codecs
 are built on: the registry names them, so it sits above them, not beside what they share.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import utf16, utf32
 from ._arguments import exact_str
-from .wide import ByteOrder, WideCodec, WideError
+from ._wide import ByteOrder, WideCodec, WideError
 
 __all__ = ["CODECS", "codec"]
 

@@ -14,7 +14,7 @@ one for a high surrogate cut off by the end of input together with an odd last b
 
 from __future__ import annotations
 
-from .wide import (
+from ._wide import (
     ByteOrderError,
     UnitErrorKind,
     WideCodec,

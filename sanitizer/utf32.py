@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .wide import (
+from ._wide import (
     ByteOrderError,
     UnitErrorKind,
     WideCodec,

@@ -314,7 +314,8 @@ import sanitizer.web as w
 from sanitizer import profiles as p
 from sanitizer import strategies as st
 from sanitizer import fuzzing as fz
-from sanitizer import _wide_codecs as wc, lookalike as la
+from sanitizer import _lookalike as la
+from sanitizer import _wide_codecs as wc
 from sanitizer.integrations import pydantic as ipyd
 import django
 from django.conf import settings

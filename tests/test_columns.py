@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sanitizer
-from sanitizer import _arrow, _machine, _native, columns, decoder, profiles
+from sanitizer import _arrow, _machine, _native, columns, profiles
+from sanitizer import _decoder as decoder
 from sanitizer._errors import ErrorKind, Utf8Error
 
 pa = pytest.importorskip("pyarrow")

@@ -19,7 +19,8 @@ from conftest import BACKENDS, use_backend
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanitizer import _native, decoder
+from sanitizer import _decoder as decoder
+from sanitizer import _native
 
 ERRORS = [b"\x80", b"\xc0", b"\xc0\xaf", b"\xe0\x80", b"\xed\xa0\x80", b"\xf4\x90", b"\xff"]
 
@@ -84,7 +85,7 @@ def test_one_error_returns_to_the_validator(counted: Any, bad: bytes, where: int
     counted.walked = 0
     dec = decoder.IncrementalDecoder()
     inc = [
-        (e.start, e.end)
+        (e.stream_start, e.stream_end)
         for e in dec.find_errors(data[: where + 1]) + dec.find_errors(data[where + 1 :], True)
     ]
     assert inc == found

@@ -68,7 +68,7 @@ LAYERS = {
     "_arguments": CORE,  # the argument checks every entry point shares
     "utf16": CORE,  # strict UTF-16 / UTF-32
     "utf32": CORE,
-    "wide": CORE,
+    "_wide": CORE,
     "_wide_codecs": CORE,  # the UTF-16/32 codecs by encoding name
     "utf7": CORE,  # UTF-7, RFC 2152
     "_arrow": CORE,  # Arrow columns read and written through the C Data Interface
@@ -87,6 +87,7 @@ LAYERS = {
     "cli": ADAPTER,
     "_moved": POLICY,  # the old import paths, kept for one release: their shims ...
     "decoder": POLICY,  # ... (deprecated: each forwards to the module it names)
+    "wide": POLICY,
     "identifiers": POLICY,
     "lookalike": POLICY,
     "policy": POLICY,
@@ -122,6 +123,7 @@ SHARED_PRIVATE = {
     "sanitizer._arguments",  # the argument checks every entry point shares
     "sanitizer._code_point_map",  # code point -> string maps (look-alikes, PRECIS)
     "sanitizer._rule_registry",  # the rules, read by the CLI's SARIF and the docs
+    "sanitizer._wide",  # what UTF-16 and UTF-32 share
     "sanitizer._wide_codecs",  # the UTF-16/32 codecs by name (--encoding, inspect(encoding=))
     "sanitizer._categories",  # the policy layer: character categories and what they mean
     "sanitizer._category_meanings",

@@ -52,6 +52,7 @@ OLD_PATHS = {
     "sanitizer.fuzzing.mutants": "sanitizer._fuzzing.mutants",
     "sanitizer.fuzzing.targets": "sanitizer._fuzzing.targets",
     "sanitizer.fuzzing.wide_oracle": "sanitizer._fuzzing.wide_oracle",
+    "sanitizer.wide": "sanitizer._wide",
 }
 # the files that held them: gone, so that the moved files kept their history
 OLD_FILES = [
@@ -63,25 +64,16 @@ OLD_FILES = [
     "sanitizer/fuzzing/mutants.py",
     "sanitizer/fuzzing/targets.py",
     "sanitizer/fuzzing/wide_oracle.py",
+    "sanitizer/wide.py",
 ]
 SHIMS = {name for name in MODULES if name in OLD_PATHS}
+
+
 PUBLIC_MODULES = sorted(
     name
     for name in MODULES
     if not any(_private(part) for part in name.split(".")) and name not in SHIMS
 )
-# Public by name today, internal by intent: their layout is being changed on other
-# branches (the CLI's modules, the UTF-16/32 codec registry), which give them their
-# underscore or their ``__all__``.  Nothing may join this list.
-NOT_YET = {
-    "sanitizer.cli",
-    "sanitizer.cli.check",
-    "sanitizer.cli.collisions",
-    "sanitizer.cli.fuzz",
-    "sanitizer.cli.identifiers",
-    "sanitizer.cli.reveal",
-    "sanitizer.wide",
-}
 
 
 def _tree(path: Path) -> ast.Module:
@@ -122,10 +114,9 @@ def test_the_tree_has_public_modules() -> None:
     assert {"sanitizer", "sanitizer.web", "sanitizer.precis", "sanitizer.fuzzing"} <= set(
         PUBLIC_MODULES
     )
-    assert NOT_YET <= set(PUBLIC_MODULES) | {"sanitizer.cli"}, "remove what is done"
 
 
-@pytest.mark.parametrize("name", [m for m in PUBLIC_MODULES if m not in NOT_YET])
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
 def test_every_public_module_has_all(name: str) -> None:
     assert "__all__" in _bound(_tree(MODULES[name])), f"{name} has no __all__"
     module = importlib.import_module(name)
@@ -133,7 +124,7 @@ def test_every_public_module_has_all(name: str) -> None:
     assert len(set(exported)) == len(exported), f"{name}.__all__ repeats a name"
 
 
-@pytest.mark.parametrize("name", [m for m in PUBLIC_MODULES if m not in NOT_YET])
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
 def test_every_public_name_is_bound_for_type_checkers(name: str) -> None:
     """A name a module loads on first use (``__getattr__``) types as whatever that
     function returns unless the module (under ``TYPE_CHECKING``) or its stub binds it."""
@@ -199,7 +190,6 @@ def test_no_public_name_types_as_any(tmp_path: Path) -> None:
     names = [
         (module, name)
         for module in PUBLIC_MODULES
-        if module not in NOT_YET
         for name in importlib.import_module(module).__all__
     ]
     probe = tmp_path / "probe.py"
@@ -270,7 +260,7 @@ def _directives() -> list[tuple[str, list[str]]]:
 def test_the_reference_documents_public_modules_only() -> None:
     targets = [target for target, _ in _directives()]
     assert targets
-    internal = [t for t in targets if t not in PUBLIC_MODULES or t in NOT_YET]  # shims too
+    internal = [t for t in targets if t not in PUBLIC_MODULES]  # shims too
     assert internal == []
 
 
@@ -279,7 +269,7 @@ def test_the_reference_documents_every_public_name_of_the_package() -> None:
     module is internal, else documented with its public module."""
     listed = [m for target, members in _directives() if target == "sanitizer" for m in members]
     assert len(listed) == len(set(listed)), "a name documented twice"
-    public = set(PUBLIC_MODULES) - NOT_YET
+    public = set(PUBLIC_MODULES)
     with_module = {n for n, m in sanitizer._PUBLIC.items() if m in public}
     assert set(listed) == set(sanitizer.__all__) - with_module
     documented = {target for target, _ in _directives()}

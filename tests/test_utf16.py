@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from sanitizer import utf16, utf32
 from sanitizer._fuzzing.oracles import Divergence
 from sanitizer._fuzzing.wide_oracle import MUTANTS, check_wide
+from sanitizer._wide import ByteOrder, ByteOrderError, UnitErrorKind
 from sanitizer._wide_codecs import codec
-from sanitizer.wide import ByteOrder, ByteOrderError, UnitErrorKind
 
 K = UnitErrorKind
 # The boundary code units: both ends of every range that matters to UTF-16.

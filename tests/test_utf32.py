@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import utf32
+from sanitizer._wide import ByteOrder, ByteOrderError, UnitErrorKind
 from sanitizer._wide_codecs import codec
-from sanitizer.wide import ByteOrder, ByteOrderError, UnitErrorKind
 
 K = UnitErrorKind
 # The boundary values, and the neighbours on the valid side of each boundary.

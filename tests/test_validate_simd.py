@@ -343,7 +343,7 @@ def _python(code: str, kernel: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("kernel", C_KERNELS)
 def test_environment_forces_each_kernel(kernel: str) -> None:
     code = (
-        "from sanitizer import _native, decoder\n"
+        "from sanitizer import _decoder as decoder, _native\n"
         "data = 'gr\\u00fc\\u00df \\u4e16 \\U0001f600'.encode() * 50\n"
         "assert decoder.is_valid(data) and not decoder.is_valid(data + b'\\xe2\\x82')\n"
         "assert [e.start for e in decoder.find_errors(data + b'\\xff' + data)] == [len(data)]\n"

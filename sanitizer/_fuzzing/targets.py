@@ -104,7 +104,7 @@ REGISTRY: tuple[FuzzTarget, ...] = (
         "UTF-16 and UTF-32 against CPython's codecs: verdict, replace text, every error "
         "span, chunked = one-shot",
         "sanitizer._fuzzing.wide_oracle:check_wide",
-        ("sanitizer.utf16", "sanitizer.utf32", "sanitizer.wide"),
+        ("sanitizer.utf16", "sanitizer.utf32", "sanitizer._wide"),
         "u",
     ),
     FuzzTarget(

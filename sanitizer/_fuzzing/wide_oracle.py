@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable
 
 from sanitizer import utf16, utf32
-from sanitizer.wide import WideCodec, WideError
+from sanitizer._wide import WideCodec, WideError
 
 from .oracles import Divergence
 

@@ -1,6 +1,6 @@
 """``inspect(data, policy, encoding="utf-16")``: policies over UTF-16 and UTF-32 bytes.
 
-The bytes are decoded strictly (``sanitizer.wide``): each ill-formed code unit is one
+The bytes are decoded strictly (``sanitizer._wide``): each ill-formed code unit is one
 ILL_FORMED finding with its byte span, replaced by U+FFFD (or removed when the policy
 strips ILL_FORMED); the policy then judges the text, and each finding's code-point
 indices are mapped back to byte offsets in the caller's bytes, so every offset in the
@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from .._arguments import exact_bytes
 from .._categories import Category
+from .._wide import WideError
 from .._wide_codecs import codec
-from ..wide import WideError
 from ._model import Action, Finding, Policy, Report
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each (RFC 2781 §2.1)

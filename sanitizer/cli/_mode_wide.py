@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from .._wide import ByteOrderError, WideError
 from .._wide_codecs import codec
-from ..wide import ByteOrderError, WideError
 from ._inputs import CHUNK, Opened
 from ._locate import Position
 from ._output import FileFinding, Place

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from .._policy import Action, inspect
 from .._policy.compiled import piece_end
+from .._wide import ByteOrderError
 from .._wide_codecs import codec
-from ..wide import ByteOrderError
 from . import _judge
 from ._inputs import CHUNK, Opened
 from ._judge import capped, release, reopened, too_long, unlisted_failing

@@ -31,6 +31,17 @@ _ORDERS: tuple[ByteOrder, ...] = ("le", "be", "bom")
 _ENDIANS: tuple[Endian, ...] = ("le", "be")
 
 
+__all__ = [
+    "ByteOrderError",
+    "UnitErrorKind",
+    "WideCodec",
+    "WideError",
+    "WideIncrementalDecoder",
+    "describe_unit",
+    "flagged",
+]
+
+
 class UnitErrorKind(enum.Enum):
     """What an ill-formed UTF-16 or UTF-32 code unit (or pair) is."""
 

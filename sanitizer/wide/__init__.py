@@ -1,0 +1,8 @@
+"""Deprecated: the old path of ``sanitizer._wide``, which is internal; it forwards there,
+with a DeprecationWarning, for one release (``sanitizer._moved``)."""
+
+from __future__ import annotations
+
+from .._moved import forward
+
+__getattr__ = forward(__name__, "sanitizer._wide", "import its names from sanitizer")
