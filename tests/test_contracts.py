@@ -215,26 +215,31 @@ def _public_classes() -> dict[str, type]:
     return found
 
 
-def _is_shim(name: str) -> bool:
+def _is_shim(path: Path) -> bool:
     """An old import path kept for one release (``sanitizer._moved``): it warns, and
     holds nothing of its own."""
-    spec = importlib.util.find_spec(name)
-    origin = spec.origin if spec is not None else None
-    if origin is None or not origin.endswith(".py"):
-        return False
-    return "_moved import" in Path(origin).read_text(encoding="utf-8")
+    init = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    return init.is_file() and "_moved import" in init.read_text(encoding="utf-8")
+
+
+def _names(path: Path, prefix: str) -> Iterator[str]:
+    """The modules under ``path``, shims left out (walk_packages would import them)."""
+    for info in pkgutil.iter_modules([str(path)]):
+        if info.name == "__main__" or _is_shim(path / info.name):
+            continue
+        yield prefix + info.name
+        if info.ispkg:
+            yield from _names(path / info.name, f"{prefix}{info.name}.")
 
 
 def _modules() -> Iterator[Any]:
-    for info in pkgutil.walk_packages(sanitizer.__path__, "sanitizer."):
-        if info.name.endswith("__main__") or _is_shim(info.name):
-            continue
+    for name in _names(Path(sanitizer.__path__[0]), "sanitizer."):
         try:
-            yield importlib.import_module(info.name)
+            yield importlib.import_module(name)
         except ImportError:  # an optional extra (a framework, atheris) not installed
             continue
         except Exception:  # a framework's adapter needs its settings
-            if ".django" not in info.name:
+            if ".django" not in name:
                 raise
 
 
