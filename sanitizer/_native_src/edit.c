@@ -4,8 +4,8 @@
  * Why it exists: sanitize must strip or replace the characters its policy says to, and
  * for most text those are a few format characters among clean ones.  clean_edit is
  * clean() (scan.c) that goes on where clean() gives up when every flagged character is
- * one the policy strips or replaces by itself and no neighbour's judgement can depend on
- * it, writing the edited text in the same pass; anything else is None, and the engine
+ * one the policy strips or replaces by itself and no neighbour's sequence rule can depend
+ * on it (marks either side of a strip are one run, counted as the output's), writing the edited text in the same pass; anything else is None, and the engine
  * (sanitizer.policy._run) decides.  The pure-Python statement is
  * sanitizer.policy._classtable.edit_reference; the tests check that the two agree.
  *
@@ -162,7 +162,7 @@ typedef struct {
  * the vector loops. */
 static ALWAYS_INLINE int
 edit_one(edits_t *es, int kind, const void *s, Py_ssize_t i, Py_UCS4 ch, unsigned int c,
-         char *out, Py_ssize_t *olen)
+         char *out, Py_ssize_t *olen, run_state_t *rs)
 {
     unsigned int e = es->edits[c];
     Py_UCS4 nch;
@@ -170,10 +170,15 @@ edit_one(edits_t *es, int kind, const void *s, Py_ssize_t i, Py_UCS4 ch, unsigne
     if (e == EDIT_REPLACE && kind == PyUnicode_1BYTE_KIND) return -1; /* U+FFFD won't fit */
     /* The character before: an edited one (no rule, no mark: nothing to check) may have
      * been overwritten in place, any other is the input's. */
-    if (i > 0 && i != es->edited_end &&
-        (NEIGHBOUR_CLASS(es, kind, s, i - 1) & (e == EDIT_STRIP ? NB_RULE | NB_MARK : NB_RULE)))
+    if (i > 0 && i != es->edited_end && (NEIGHBOUR_CLASS(es, kind, s, i - 1) & NB_RULE))
         return -1;
     if (i + 1 < es->n && (NEIGHBOUR_CLASS(es, kind, s, i + 1) & NB_RULE)) return -1;
+    /* A strip just after a counted mark joins the marks on either side in the output
+     * (UAX #15 §13 counts the output's runs): the run goes on through it, one shorter. */
+    if (e == EDIT_STRIP && rs->max_run >= 0 && rs->mark_end == i) {
+        rs->mark_end = i + 1;
+        rs->run_start++;
+    }
     es->removed_wide |= ch >= es->wide;
     if (e == EDIT_REPLACE) {
         if (es->replaced_end != i) {
@@ -316,7 +321,7 @@ copy_small(char *dst, const char *src, size_t len)
                 continue;                                                               \
             copy_small(o + olen * KIND, (const char *)(s + from), (size_t)(j - from) * KIND); \
             olen += j - from;                                                           \
-            if (edit_one(&e, KIND, s, j, ch, c, o, &olen) < 0) return -1;               \
+            if (edit_one(&e, KIND, s, j, ch, c, o, &olen, rs) < 0) return -1;               \
             from = j + 1;                                                               \
         }                                                                               \
         if (from == i) { /* no stop: the block whole */                                \
@@ -365,8 +370,8 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
  * U+FFFD (2; adjacent replaced characters share one, as the engine coalesces its spans),
  * or NULL without an exception when a flagged character is anything else, or when an
  * edit could change how a neighbour is judged: a neighbour with a sequence rule (its
- * exemption may be earned by this character: the engine re-judges it) or, for a strip,
- * a combining mark just before (the output could join two runs of marks).  The tables
+ * exemption may be earned by this character: the engine re-judges it).  A strip between
+ * two combining marks joins their runs: the run count goes on through it (edit_one).  The tables
  * give edits only to characters that are no mark, have no rule and no normal-form
  * sensitivity, so the output is in the form the input was (UAX #15 §9: U+FFFD is a
  * Quick_Check=Yes starter).
@@ -404,7 +409,7 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits,
                   edit_actions(st, t, tables, edits_obj), t->derived, n, -1, -1, wide, 0};
     Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-    if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
+    if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len, rs) < 0) goto bail;
     i++;
 #if defined(SCAN_AVX2)
     if (use_avx2()) { /* whole vector blocks, edits included; then fewer than a block left */
@@ -417,7 +422,7 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     for (i = copy_scan(t, kind, data, n, i, rs, &out); i < n;
          i = copy_scan(t, kind, data, n, i + 1, rs, &out)) {
         ch = PyUnicode_READ(kind, data, i);
-        if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
+        if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len, rs) < 0) goto bail;
     }
     if (es.removed_wide && !(kind == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(text))) {
         Py_UCS4 acc = or_of(kind, out.at, out.len, wide);
