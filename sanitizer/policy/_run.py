@@ -35,6 +35,7 @@ from . import _classtable as ct
 from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
+from ._reveal import CARRIER_CATEGORIES
 from ._reveal import find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
@@ -317,7 +318,7 @@ class Run:
                 if out is not None:
                     return self._final_checks(out)
         found = hits(text, scan, p.allow_sequences, utf8)
-        hidden = find_hidden(text) if payloads else ()
+        hidden = find_hidden(text[: self._refused_at(text, scan)]) if payloads else ()
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         cap = p.max_findings
         tail = not payloads and cap is not None and self.compiled.bulk_edit_args is not None
@@ -356,6 +357,22 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _refused_at(self, text: str, scan: Scanner) -> int:
+        """Where a verdict run (sanitize, accepts) meets the first character it refuses
+        that no carrier run can hold, or ``len(text)``: payloads are looked for before it
+        only, so a refused input costs the prefix read to refuse it."""
+        if not self.verdict:
+            return len(text)
+        acts = self.acts
+        refusing = frozenset(
+            c for c in scan.cats if acts[c] is Action.REJECT and c not in CARRIER_CATEGORIES
+        )
+        if not refusing:
+            return len(text)
+        sequences = self.policy.allow_sequences
+        first = next(iter(hits(text, scanner(refusing, sequences), sequences)), None)
+        return len(text) if first is None else first[1]
 
     def _count(self, text: str, scan: Scanner, start: int, edits_matter: bool) -> tuple[int, int] | None:
         """(findings, allowed) the groups from index ``start`` on make, counted in one C
