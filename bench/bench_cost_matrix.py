@@ -16,6 +16,7 @@ judged; no cell is asked to beat the decode of its own input).  Goals: legitimat
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,10 +25,11 @@ import _figures
 from _timing import best
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from text_classes import HOSTILE, LEGITIMATE, sample  # noqa: E402
+from text_classes import HOSTILE, LEGITIMATE, sample  # type: ignore[import-not-found]
 
-import sanitizer  # noqa: E402
-from sanitizer import policy, precis, profiles  # noqa: E402
+import sanitizer
+from sanitizer import policy, precis, profiles
+from sanitizer.policy import Policy
 
 PROFILES = ("TEXT", "SINGLE_LINE", "IDENTIFIER", "SOURCE", "PROMPT")
 
@@ -43,15 +45,27 @@ def _quiet(fn: Callable[[bytes], object]) -> Callable[[bytes], object]:
 
 
 def apis() -> dict[str, Callable[[bytes], object]]:
-    """API name: a call on UTF-8 bytes (str APIs get the bytes decoded with replacement
-    outside the timed call: see ``as_text``)."""
+    """API name: a call on UTF-8 bytes."""
     out: dict[str, Callable[[bytes], object]] = {"decode": _quiet(sanitizer.decode)}
     for name in PROFILES:
-        p = getattr(profiles, name)
-        out[f"inspect {name}"] = lambda d, p=p: policy.inspect(d, p)
-        out[f"sanitize {name}"] = _quiet(lambda d, p=p: policy.sanitize(d, p))
-        out[f"accepts {name}"] = lambda d, p=p: policy.accepts(d, p)
+        p: Policy = getattr(profiles, name)
+        out[f"inspect {name}"] = functools.partial(_on, policy.inspect, p)
+        out[f"sanitize {name}"] = _quiet(functools.partial(_on, policy.sanitize, p))
+        out[f"accepts {name}"] = functools.partial(_on, policy.accepts, p)
     return out
+
+
+def _on(fn: Callable[[bytes, Policy], object], p: Policy, data: bytes) -> object:
+    return fn(data, p)
+
+
+def bytes_call(fn: Callable[[bytes], object], data: bytes) -> Callable[[], object]:
+    return functools.partial(fn, data)
+
+
+def text_call(fn: Callable[[str], object], data: bytes) -> Callable[[], object]:
+    """``fn`` on ``data`` decoded (with replacement) outside the timed call."""
+    return functools.partial(fn, data.decode("utf-8", "replace"))
 
 
 def text_apis() -> dict[str, Callable[[str], object]]:
@@ -85,9 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     clean = sample("CJK", args.size)
     calls: dict[str, Callable[[bytes], Callable[[], object]]] = {}
     for api, fn in by_bytes.items():
-        calls[api] = lambda d, fn=fn: (lambda: fn(d))
+        calls[api] = functools.partial(bytes_call, fn)
     for api, tfn in by_text.items():
-        calls[api] = lambda d, tfn=tfn: (lambda s=d.decode("utf-8", "replace"): tfn(s))
+        calls[api] = functools.partial(text_call, tfn)
 
     def timed(make: Callable[[], object]) -> float:
         return best(make, args.repeats)
@@ -98,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     worst_cells: list[tuple[float, str, str]] = []
     for kind in kinds:
         data = sample(kind, args.size)
-        decode = timed(lambda: data.decode("utf-8", "replace"))
+        decode = timed(functools.partial(data.decode, "utf-8", "replace"))
         goal = 3.0 if kind in LEGITIMATE else 10.0
         ratios = []
         for api in names:
@@ -112,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             *(f"{r:.1f}" for r in ratios),
         )
     worst_cells.sort(reverse=True)
-    over = [f"{k} / {a}: {r * (3 if k in LEGITIMATE else 10):.1f}x" for r, k, a in worst_cells if r > 1]
+    over = [
+        f"{k} / {a}: {r * (3 if k in LEGITIMATE else 10):.1f}x" for r, k, a in worst_cells if r > 1
+    ]
     print(f"cells over their goal: {len(over)}")
     for line in over:
         print("  " + line)

@@ -19,6 +19,7 @@ import heapq
 import re
 from collections.abc import Iterator, Mapping
 
+from .._native import speedups
 from ..categories import (
     MAX_NFD_EXPANSION,
     Category,
@@ -27,7 +28,6 @@ from ..categories import (
     min_normalized_length,
     normalize,
 )
-from .._native import speedups
 from ..charnames import describe
 from ..decoder import find_errors
 from ..errors import Utf8Error
@@ -374,7 +374,9 @@ class Run:
         first = next(iter(hits(text, scanner(refusing, sequences), sequences)), None)
         return len(text) if first is None else first[1]
 
-    def _count(self, text: str, scan: Scanner, start: int, edits_matter: bool) -> tuple[int, int] | None:
+    def _count(
+        self, text: str, scan: Scanner, start: int, edits_matter: bool
+    ) -> tuple[int, int] | None:
         """(findings, allowed) the groups from index ``start`` on make, counted in one C
         pass (``_speedups.count_groups``), or None when only the engine can tell."""
         if _c_count is None or scan.c_args is None:
