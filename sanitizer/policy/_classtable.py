@@ -301,10 +301,11 @@ def edit_reference(
     """Pure-Python statement of ``_speedups.clean_edit`` on a str: ``text`` with every
     character ``scan_reference`` stops at stripped (``edits[class]`` EDIT_STRIP) or
     replaced by U+FFFD (EDIT_REPLACE; adjacent replaced characters by one, as the engine
-    coalesces its spans); None when one is anything else (a refusal, a failed sequence
-    rule, a mark, a run too long) or when an edit could change how a neighbour is judged:
-    a neighbour flagged with a sequence rule (the engine re-judges what a removed
-    character exempted).  Runs of marks are counted as the output has them: a strip
+    coalesces its spans); None when one is anything else (a refusal, a mark, a run too
+    long) or when an edit could change how a neighbour is judged: the next character is
+    flagged with a sequence rule that accepts the edited one before it (the engine
+    re-judges what a removed character exempted), or any rule after a replacement.  A stop with a rule of its own failed
+    it (no sequence holds it): it is edited like any other.  Runs of marks are counted as the output has them: a strip
     between two marks joins their runs (UAX #15 §13), a replacement ends one.
     ``compiled`` gives edits only to characters without rule, mark or normal-form
     sensitivity, so the output needs no normalization."""
@@ -342,14 +343,16 @@ def edit_reference(
         if not stop:
             continue
         e = edits[c]
-        if e not in (EDIT_STRIP, EDIT_REPLACE) or f & 2 or tables[RULE_IDS_OFFSET + c]:
+        if e not in (EDIT_STRIP, EDIT_REPLACE) or f & 2:
+            return None
+        if tables[RULE_IDS_OFFSET + c] and not f & 1:
             return None
         if e == EDIT_REPLACE and narrow:
             return None
-        if i > 0 and has_rule(cls(i - 1)):
-            return None
-        if i + 1 < n and has_rule(cls(i + 1)):
-            return None
+        if i + 1 < n and has_rule(nxt := cls(i + 1)):  # its exemption may rest on this one
+            r = tables[RULE_IDS_OFFSET + nxt]
+            if e == EDIT_REPLACE or tables[RULES_OFFSET + (r - 1) * RULE_SIZE + c]:
+                return None  # (a replacement: the C code writes U+FFFD over it in place)
         if e == EDIT_STRIP and max_run >= 0 and mark_end == i:
             mark_end, run_start = i + 1, run_start + 1  # the run goes on through the strip
         out.append(text[pos:i])

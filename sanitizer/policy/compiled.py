@@ -43,7 +43,7 @@ from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES, carrier_rules
-from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
+from ._sequences import c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
@@ -279,8 +279,10 @@ def _c_edits(policy: Policy, dropping: frozenset[Category], forms_matter: bool =
     flag: strip it (EDIT_STRIP) or replace it (EDIT_REPLACE) as its category's action
     says, when nothing but its category flags it (no normal form it is sensitive to: the
     output then needs no normalization, UAX #15 §9; not asked when not ``forms_matter``:
-    the engine normalizes that output), it is no combining mark (runs), and no sequence
-    can exempt it (the engine decides those)."""
+    the engine normalizes that output), it is no combining mark (runs), and no tag
+    sequence can exempt it (their rule has no table: the engine decides those; a
+    character with a neighbour rule is edited where the C scan stops, i.e. where the
+    rule fails)."""
     table = ct.class_table()
     forms = {policy.normalization, policy.also_check} if forms_matter else set()
     sensitive = {ct.NFC} if "NFC" in forms else set()
@@ -290,8 +292,8 @@ def _c_edits(policy: Policy, dropping: frozenset[Category], forms_matter: bool =
     for c, (cat, fl) in enumerate(table.info):
         if cat not in dropping or fl & sensitive or ct.MARK in fl:
             continue
-        if policy.allow_sequences and cat in EXEMPTIBLE:
-            continue
+        if policy.allow_sequences and cat is Category.TAG:
+            continue  # tag sequences have no table: the engine judges every tag
         if Category.HIDDEN_PAYLOAD in dropping and cat in CARRIER_CATEGORIES:
             continue  # a run of them may hide a payload: the engine reveals it first
         act = policy.actions[cat]
