@@ -304,11 +304,12 @@ def edit_reference(
     coalesces its spans); None when one is anything else (a refusal, a mark, a run too
     long) or when an edit could change how a neighbour is judged: the next character is
     flagged with a sequence rule that accepts the edited one before it (the engine
-    re-judges what a removed character exempted), or any rule after a replacement.  A stop with a rule of its own failed
-    it (no sequence holds it): it is edited like any other.  Runs of marks are counted as the output has them: a strip
-    between two marks joins their runs (UAX #15 §13), a replacement ends one.
-    ``compiled`` gives edits only to characters without rule, mark or normal-form
-    sensitivity, so the output needs no normalization."""
+    re-judges what a removed character exempted), or any rule after a replacement.  A
+    stop with a rule of its own failed it (no sequence holds it): it is edited like any
+    other.  Runs of marks are counted as the output has them: a strip between two marks
+    joins their runs (UAX #15 §13), a replacement ends one.  ``compiled`` gives edits
+    only to characters without mark or normal-form sensitivity (and no tag), so the
+    output needs no normalization."""
     s1 = array("H", stage1)
 
     def cls(i: int) -> int:
