@@ -60,6 +60,9 @@ def golden_calls() -> tuple[list[Call], list[tuple[str | None, str | None]]]:
     return [(c["profile"], c["input"]) for c in cases], [(c["output"], c["error"]) for c in cases]
 
 
+GREEK = ("Σοφία", "ΟΔΥΣΣΕΥΣ", "Νίκος", "ΣΤΑΥΡΟΣ", "Αλέξης", "ΚΩΣΤΑΣ", "σοφία", "Σωτήρης")
+
+
 def kinds(rng: random.Random) -> dict[str, list[Call]]:
     """Input kind -> its calls."""
 
@@ -87,6 +90,12 @@ def kinds(rng: random.Random) -> dict[str, list[Call]]:
         "non-ASCII usernames": [
             ("UsernameCaseMapped", rng.choice(GIVEN) + rng.choice(FAMILY).replace(" ", ""))
             for _ in range(1000)
+        ],
+        "Greek usernames, capital and final sigma": [
+            ("UsernameCaseMapped", rng.choice(GREEK)) for _ in range(1000)
+        ],
+        "Greek nicknames, 2,000 capital sigmas": [
+            ("NicknameCaseMapped", "ΣΟΦΙΑ Σ " * 250) for _ in range(20)
         ],
         "passwords (OpaqueString)": [
             ("OpaqueString", ascii_user(12) + rng.choice(["", "é", "\u00a0ß", "€"]))

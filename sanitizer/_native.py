@@ -122,6 +122,17 @@ class Speedups(Protocol):
         edits: bytes,
         /,
     ) -> str | None: ...
+    def count_groups(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        start: int,
+        groups: bytes,
+        edits_matter: bool,
+        /,
+    ) -> tuple[int, int] | None: ...
     # The table layout scan.c reads (_policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...

@@ -58,6 +58,19 @@ def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: in
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
     (also for any type other than bytes and str)."""
 
+def count_groups(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    start: int,
+    groups: bytes,
+    edits_matter: bool,
+    /,
+) -> tuple[int, int] | None:
+    """(findings, allowed) the engine makes of the flagged characters from ``start`` on,
+    carrier runs grouped; None when only the engine can tell (count_reference)."""
+
 def clean_edit(
     data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
 ) -> str | None:

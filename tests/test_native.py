@@ -337,7 +337,9 @@ def test_the_environment_is_read_in_one_place() -> None:
 def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, object]]]:
     """A call each C function accepts, with every positional parameter: the package's own
     arguments (its tables), so that calls which register something register the same."""
+    from sanitizer import Category
     from sanitizer._lookalike import scripts, skeletons
+    from sanitizer._policy._scan import scanner
     from sanitizer.precis import PROFILE_NAMES, get_profile
 
     m = grammar.machine()
@@ -346,6 +348,8 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     assert verdict is not None
     edits = compiled.direct_edit_args or (*verdict, bytes(256))
     kernel = ext.utf8_kernel()
+    scan_args = scanner(frozenset(Category), True).c_args
+    assert scan_args is not None
     index = ext.index_code_points("ab")
     offsets = array.array("I", [0, 1, 2]).tobytes()
     mask = scripts.native_resolved_mask(ext)  # type: ignore[arg-type]
@@ -376,6 +380,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "scan": (("abc", *verdict, 0), {}),
         "clean": ((b"abc", *verdict), {}),
         "clean_edit": ((b"abc", *edits), {}),
+        "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "index_code_points": (("ab",), {}),
         "map_code_points": (("ab", index, offsets, "xy", "cab"), {}),
         "script_mask": ((*mask.args, "abc"), {}),  # type: ignore[attr-defined]

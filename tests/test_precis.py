@@ -374,3 +374,34 @@ GREEK_AND_CO = "\u0391\u0392\u0393\u03a3\u03c3\u03c2\u03b1\u03b2 .'\u0301\u0308a
 def test_lowercase_with_final_sigma_is_cpythons(s: str) -> None:
     assert _mapping.to_lower(s) == s.lower()
     assert _mapping.to_casefold(s) == s.casefold()
+
+
+# -- Final_Sigma in the C path ---------------------------------------------------------------
+SIGMA_NEIGHBOURS = GREEK_AND_CO + "\uff21\uff07\u3000\u00a0\u00ad\u0345\u1fbe"
+
+
+@pytest.mark.parametrize("name", ["UsernameCaseMapped", "NicknameCaseMapped"])
+@given(s=st.text(alphabet=st.sampled_from(SIGMA_NEIGHBOURS), max_size=10))
+def test_capital_sigma_every_implementation_agrees(name: str, s: str) -> None:
+    """U+03A3 stays in the C path (Final_Sigma read from the table's Cased and
+    Case_Ignorable bits): the same answer as the rules one by one."""
+    answers = set()
+    for enforce in implementations(precis.get_profile(name)).values():
+        try:
+            answers.add(enforce(s))
+        except precis.PrecisError as e:
+            answers.add(f"refused: {e}")
+    assert len(answers) == 1, answers
+
+
+def test_width_and_space_mappings_keep_final_sigma_context() -> None:
+    """The C path reads Final_Sigma's context before the width and space mappings (its
+    lowercase step comes after them, RFC 8265 §3.3.1): every code point they map keeps
+    Cased and Case_Ignorable (Unicode §3.13), exhaustively."""
+    mapped = [*_lookups.WIDTH, *(cp for lo, hi in _lookups.SPACES for cp in range(lo, hi + 1))]
+    assert mapped
+    for cp in mapped:
+        image = _mapping.map_spaces(_mapping.width_map(chr(cp)))
+        assert len(image) == 1, hex(cp)
+        for prop in (_lookups.is_cased, _lookups.is_case_ignorable):
+            assert prop(cp) == prop(ord(image)), (hex(cp), prop.__name__)

@@ -4,8 +4,9 @@
  * Why it exists: sanitize must strip or replace the characters its policy says to, and
  * for most text those are a few format characters among clean ones.  clean_edit is
  * clean() (scan.c) that goes on where clean() gives up when every flagged character is
- * one the policy strips or replaces by itself and no neighbour's judgement can depend on
- * it, writing the edited text in the same pass; anything else is None, and the engine
+ * one the policy strips or replaces by itself and no neighbour's sequence rule can depend
+ * on it (marks either side of a strip are one run, counted as the output's),
+ * writing the edited text in the same pass; anything else is None, and the engine
  * (sanitizer._policy._run) decides.  The pure-Python statement is
  * sanitizer._policy._classtable.edit_reference; the tests check that the two agree.
  *
@@ -143,6 +144,7 @@ copy_scan(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
 typedef struct {
     const uint16_t *stage1;
     const unsigned char *stage2, *flags, *nb, *edits;
+    const unsigned char *rule, *rules; /* sequence rules (scan_tables_t's) */
     const unsigned char *act; /* by class: ACT_* (edit_actions) */
     const derived_t *d;
     Py_ssize_t n, replaced_end, edited_end; /* ends of the last replaced / edited character */
@@ -162,18 +164,29 @@ typedef struct {
  * the vector loops. */
 static ALWAYS_INLINE int
 edit_one(edits_t *es, int kind, const void *s, Py_ssize_t i, Py_UCS4 ch, unsigned int c,
-         char *out, Py_ssize_t *olen)
+         char *out, Py_ssize_t *olen, run_state_t *rs)
 {
     unsigned int e = es->edits[c];
     Py_UCS4 nch;
-    if (e - 1 > EDIT_REPLACE - 1 || (es->nb[c] & NB_SELF)) return -1; /* e not 1 or 2 */
+    /* e not 1 or 2, or a mark (runs) */
+    if (e - 1 > EDIT_REPLACE - 1 || (es->nb[c] & NB_MARK)) return -1;
+    if ((es->nb[c] & NB_SELF) && !(es->nb[c] & NB_RULE)) return -1;
     if (e == EDIT_REPLACE && kind == PyUnicode_1BYTE_KIND) return -1; /* U+FFFD won't fit */
-    /* The character before: an edited one (no rule, no mark: nothing to check) may have
-     * been overwritten in place, any other is the input's. */
-    if (i > 0 && i != es->edited_end &&
-        (NEIGHBOUR_CLASS(es, kind, s, i - 1) & (e == EDIT_STRIP ? NB_RULE | NB_MARK : NB_RULE)))
-        return -1;
-    if (i + 1 < es->n && (NEIGHBOUR_CLASS(es, kind, s, i + 1) & NB_RULE)) return -1;
+    /* The character after, when it has a sequence rule: its exemption may rest on this
+     * character when the rule accepts it before (the engine re-judges it), and after a
+     * replacement it would read U+FFFD, which in place overwrites this one.  (A stop
+     * with a rule of its own failed it: it is no part of a sequence, and is edited.) */
+    if (i + 1 < es->n && (NEIGHBOUR_CLASS(es, kind, s, i + 1) & NB_RULE)) {
+        unsigned int next = CLASS_OF(es, nch);
+        if (e == EDIT_REPLACE || es->rules[(size_t)(es->rule[next] - 1) * RULE_SIZE + c])
+            return -1;
+    }
+    /* A strip just after a counted mark joins the marks on either side in the output
+     * (UAX #15 §13 counts the output's runs): the run goes on through it, one shorter. */
+    if (e == EDIT_STRIP && rs->max_run >= 0 && rs->mark_end == i) {
+        rs->mark_end = i + 1;
+        rs->run_start++;
+    }
     es->removed_wide |= ch >= es->wide;
     if (e == EDIT_REPLACE) {
         if (es->replaced_end != i) {
@@ -316,7 +329,7 @@ copy_small(char *dst, const char *src, size_t len)
                 continue;                                                               \
             copy_small(o + olen * KIND, (const char *)(s + from), (size_t)(j - from) * KIND); \
             olen += j - from;                                                           \
-            if (edit_one(&e, KIND, s, j, ch, c, o, &olen) < 0) return -1;               \
+            if (edit_one(&e, KIND, s, j, ch, c, o, &olen, rs) < 0) return -1;               \
             from = j + 1;                                                               \
         }                                                                               \
         if (from == i) { /* no stop: the block whole */                                \
@@ -364,12 +377,13 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
  * text with the flagged characters from `i` on removed (edits[class] 1) or replaced by
  * U+FFFD (2; adjacent replaced characters share one, as the engine coalesces its spans),
  * or NULL without an exception when a flagged character is anything else, or when an
- * edit could change how a neighbour is judged: a neighbour with a sequence rule (its
- * exemption may be earned by this character: the engine re-judges it) or, for a strip,
- * a combining mark just before (the output could join two runs of marks).  The tables
- * give edits only to characters that are no mark, have no rule and no normal-form
- * sensitivity, so the output is in the form the input was (UAX #15 §9: U+FFFD is a
- * Quick_Check=Yes starter).
+ * edit could change how a neighbour is judged: the next character has a sequence rule
+ * that accepts this one before it (its exemption may be earned by this character: the
+ * engine re-judges it); a stop with a rule of its own failed it and is edited.  A strip
+ * between two combining marks joins their runs: the run count goes on through it
+ * (edit_one).  The tables give edits only to characters that are no mark and have no
+ * normal-form sensitivity, so the output is in the form the input was (UAX #15 §9:
+ * U+FFFD is a Quick_Check=Yes starter).
  *
  * One pass: the scan copies the characters it passes over to the output, which is a new
  * str of the input's kind or, when `in_place` (text is a str only this call holds: just
@@ -401,10 +415,10 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     Py_UCS4 wide = kind == PyUnicode_1BYTE_KIND ? 0x80 : kind == PyUnicode_2BYTE_KIND ? 0x100
                                                                                      : 0x10000;
     const unsigned char *edits = (const unsigned char *)PyBytes_AS_STRING(edits_obj);
-    edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits,
+    edits_t es = {t->stage1, t->stage2, t->flags, t->derived->nb, edits, t->rule, t->rules,
                   edit_actions(st, t, tables, edits_obj), t->derived, n, -1, -1, wide, 0};
     Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-    if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
+    if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len, rs) < 0) goto bail;
     i++;
 #if defined(SCAN_AVX2)
     if (use_avx2()) { /* whole vector blocks, edits included; then fewer than a block left */
@@ -417,7 +431,7 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     for (i = copy_scan(t, kind, data, n, i, rs, &out); i < n;
          i = copy_scan(t, kind, data, n, i + 1, rs, &out)) {
         ch = PyUnicode_READ(kind, data, i);
-        if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len) < 0) goto bail;
+        if (edit_one(&es, kind, data, i, ch, CLASS_OF(t, ch), out.at, &out.len, rs) < 0) goto bail;
     }
     if (es.removed_wide && !(kind == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(text))) {
         Py_UCS4 acc = or_of(kind, out.at, out.len, wide);

@@ -75,6 +75,12 @@ static PyMethodDef speedups_methods[] = {
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
      "clean($module, data, stage1, stage2, tables, max_run, /)\n--\n\n"
      "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None."},
+    {"count_groups", (PyCFunction)(void (*)(void))speedups_count_groups, METH_FASTCALL,
+     "count_groups($module, text, stage1, stage2, tables, start, groups, edits_matter, /)\n"
+     "--\n\n"
+     "(findings, allowed) the policy engine makes of the flagged characters from start\n"
+     "on, carrier runs grouped; None when only the engine can tell (see\n"
+     "sanitizer._policy._classtable.count_reference)."},
     {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
      "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"

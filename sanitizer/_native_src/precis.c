@@ -38,6 +38,8 @@
 #define P_JOIN_SHIFT 13   /* 3 bits: Joining_Type, J_* below (RFC 5892 A.1) */
 #define P_VIRAMA (1u << 16) /* Canonical_Combining_Class=Virama (A.1, A.2) */
 #define P_SCRIPT_SHIFT 17   /* 2 bits: S_* below (A.4, A.5, A.7) */
+#define P_CASED (1u << 19)  /* Cased (Unicode §3.13, D135): Final_Sigma's context */
+#define P_CASE_IGNORABLE (1u << 20) /* Case_Ignorable (D136) */
 
 enum { G_OTHER, G_L, G_R_AL, G_AN, G_EN, G_NEUTRAL, G_NSM };
 enum { J_U, J_D, J_R, J_L, J_T };
@@ -274,9 +276,66 @@ context_refuses(const Table *tab, int kind, const void *data, Py_ssize_t n, Py_s
     }
 }
 
+/* Whether the U+03A3 at i of text is final (Unicode §3.13, Table 3-17, Final_Sigma: a
+ * Cased character before it and none after, Case_Ignorable ones skipped), as CPython's
+ * str.lower reads it.  Read on the text before the width and space mappings, which keep
+ * both properties (tests/test_precis.py checks every code point they map). */
+static int
+final_sigma(const Table *tab, int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    uint32_t p = 0;
+    Py_ssize_t j = i - 1;
+    for (; j >= 0; j--) {
+        p = prop_of(tab, PyUnicode_READ(kind, data, j));
+        if (!(p & P_CASE_IGNORABLE)) break;
+    }
+    if (j < 0 || !(p & P_CASED)) return 0;
+    for (j = i + 1; j < n; j++) {
+        p = prop_of(tab, PyUnicode_READ(kind, data, j));
+        if (!(p & P_CASE_IGNORABLE)) return !(p & P_CASED);
+    }
+    return 1;
+}
+
+/* cfg's mapper on text, which holds U+03A3 under a lowercasing profile: the mapper (a
+ * composed per-character map, exact but for U+03A3) on each stretch between them, and
+ * each U+03A3 as U+03C2 FINAL SIGMA or U+03C3 (final_sigma). */
+static PyObject *
+map_with_sigmas(const Config *cfg, const Table *tab, PyObject *text)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), from = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *parts = PyList_New(0);
+    if (parts == NULL) return NULL;
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        if (i < n && PyUnicode_READ(kind, data, i) != 0x03A3) continue;
+        PyObject *piece = PyUnicode_Substring(text, from, i);
+        PyObject *mapped = piece == NULL ? NULL : PyObject_CallOneArg(cfg->mapper, piece);
+        Py_XDECREF(piece);
+        if (mapped == NULL || PyList_Append(parts, mapped) < 0) goto fail_mapped;
+        Py_DECREF(mapped);
+        if (i < n) {
+            mapped = PyUnicode_FromOrdinal(final_sigma(tab, kind, data, n, i) ? 0x03C2 : 0x03C3);
+            if (mapped == NULL || PyList_Append(parts, mapped) < 0) goto fail_mapped;
+            Py_DECREF(mapped);
+        }
+        from = i + 1;
+        continue;
+    fail_mapped:
+        Py_XDECREF(mapped);
+        Py_DECREF(parts);
+        return NULL;
+    }
+    PyObject *empty = PyUnicode_New(0, 0);
+    PyObject *out = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
+    Py_XDECREF(empty);
+    Py_DECREF(parts);
+    return out;
+}
+
 /* One pass of the mapping rules (RFC 8264 §7 steps 1-4) on text: a new reference, or NULL
- * with an exception set, or NULL with *defer set when the fallback must decide (U+03A3
- * under a lowercasing profile: Final_Sigma reads its neighbours). */
+ * with an exception set (*defer is kept for callers: this pass decides every string). */
 static PyObject *
 prepare(const Config *cfg, const Table *tab, PyObject *text, int *defer)
 {
@@ -288,17 +347,17 @@ prepare(const Config *cfg, const Table *tab, PyObject *text, int *defer)
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     uint32_t seen = 0;
+    int sigmas = 0;
+    (void)defer;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c == 0x03A3 && (cfg->flags & F_LOWER)) {
-            *defer = 1;
-            return NULL;
-        }
+        sigmas |= c == 0x03A3;
         seen |= prop_of(tab, c);
     }
+    sigmas &= (cfg->flags & F_LOWER) != 0;
     PyObject *t = Py_NewRef(text);
     if (seen & mapped_by) {
-        Py_SETREF(t, PyObject_CallOneArg(cfg->mapper, t));
+        Py_SETREF(t, sigmas ? map_with_sigmas(cfg, tab, t) : PyObject_CallOneArg(cfg->mapper, t));
         if (t == NULL) return NULL;
         if (!PyUnicode_CheckExact(t)) {
             Py_DECREF(t);
@@ -492,6 +551,7 @@ static const struct {
     {"KIND_MASK", P_KIND_MASK}, {"BIDI_SHIFT", P_BIDI_SHIFT}, {"WIDTH", P_WIDTH},
     {"SPACE", P_SPACE}, {"LOWER", P_LOWER}, {"FOLD", P_FOLD}, {"NFC", P_NFC},
     {"NFKC", P_NFKC}, {"JOIN_SHIFT", P_JOIN_SHIFT}, {"VIRAMA", P_VIRAMA},
+    {"CASED", P_CASED}, {"CASE_IGNORABLE", P_CASE_IGNORABLE},
     {"SCRIPT_SHIFT", P_SCRIPT_SHIFT}, {"G_L", G_L}, {"G_R_AL", G_R_AL}, {"G_AN", G_AN},
     {"G_EN", G_EN}, {"G_NEUTRAL", G_NEUTRAL}, {"G_NSM", G_NSM}, {"J_D", J_D}, {"J_R", J_R},
     {"J_L", J_L}, {"J_T", J_T}, {"S_GREEK", S_GREEK}, {"S_HEBREW", S_HEBREW},

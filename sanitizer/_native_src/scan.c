@@ -407,3 +407,84 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
     }
 }
 
+
+/* count_groups's byte per class (sanitizer._policy._classtable.GROUP_*): the severity of
+ * the class's action (0 ALLOW .. 3 REJECT), its carrier family (0: none), and whether
+ * only the engine may judge it (tag characters: their sequences have no table). */
+#define GROUP_SEVERITY 3
+#define GROUP_FAMILY_SHIFT 2
+#define GROUP_ENGINE 16
+
+/*
+ * count_groups(text, stage1, stage2, tables, start, groups, edits_matter) -> (n, allowed)
+ * | None: how many findings the engine makes of the characters the tables flag (its
+ * scanner's: exactly the scanned categories, with their sequence rules) that start at or
+ * after `start`, and how many of them are ALLOW: adjacent flagged characters of one
+ * carrier family are one finding, of the most severe action among them (the engine's
+ * grouping, sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is
+ * grouped as the engine groups it.  None when a flagged character is one only the engine
+ * may judge, or, with `edits_matter`, when a character the policy strips or replaces is
+ * followed by one flagged with a sequence rule (its exemption may depend on what was
+ * removed: the engine re-judges it).  The pure-Python statement is
+ * sanitizer._policy._classtable.count_reference.
+ */
+PyObject *
+speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "count_groups(text, stage1, stage2, tables, start, groups, "
+                        "edits_matter) takes 7 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "count_groups() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[4]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed groups table");
+        return NULL;
+    }
+    int edits_matter = PyObject_IsTrue(args[6]);
+    if (edits_matter < 0) return NULL;
+    if (READY(args[0]) < 0) return NULL;
+    const unsigned char *groups = (const unsigned char *)PyBytes_AS_STRING(args[5]);
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, -1};
+    Py_ssize_t total = 0, allowed = 0, run_end = -1, run_start = -1;
+    int family = 0, severity = -1;
+    for (Py_ssize_t i = scan_kind(&t, kind, data, n, 0, &rs); i < n;
+         i = scan_kind(&t, kind, data, n, i + 1, &rs)) {
+        unsigned int g = groups[CLASS_OF(&t, PyUnicode_READ(kind, data, i))];
+        if (g & GROUP_ENGINE) Py_RETURN_NONE;
+        int fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3, sev = (int)(g & GROUP_SEVERITY);
+        if (fam && fam == family && run_end == i) {
+            if (sev > severity) severity = sev;
+        } else {
+            if (severity >= 0 && run_start >= start) {
+                total++;
+                allowed += severity == 0;
+            }
+            family = fam;
+            severity = sev;
+            run_start = i;
+        }
+        run_end = i + 1;
+        if (edits_matter && (sev == 1 || sev == 2) && i + 1 < n) {
+            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1));
+            if (((t.flags[c] & 1) && t.rule[c]) || (groups[c] & GROUP_ENGINE)) Py_RETURN_NONE;
+        }
+    }
+    if (severity >= 0 && run_start >= start) {
+        total++;
+        allowed += severity == 0;
+    }
+    return Py_BuildValue("(nn)", total, allowed);
+}

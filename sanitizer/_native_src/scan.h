@@ -46,7 +46,7 @@ typedef struct {
     unsigned char hot1_ascii[16], hot1_latin[16], hot2_ascii[16], hot2_latin[16];
     unsigned char sb_ascii[16], sb_latin[16];
     /* By class, for sanitize's edits: NB_RULE (flagged with a sequence rule: no neighbour
-     * of it is edited), NB_MARK (a mark: the character after it is not stripped), NB_SELF
+     * of it is edited), NB_MARK (a mark: its run is counted through strips), NB_SELF
      * (a rule or a mark: not edited itself). */
     unsigned char nb[256];
 } derived_t;

@@ -97,6 +97,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_scan(PyObject *self, PyObject *const *args,
                                           Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_clean(PyObject *self, PyObject *const *args,
                                            Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_count_groups(PyObject *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
 
 /* edit.c */
 SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const *args,

@@ -115,6 +115,9 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return True  # nothing to refuse, strip or replace
+    edit_args = compiled.direct_edit_args
+    if edit_args is not None and c_clean_edit(data, *edit_args) is not None:  # type: ignore[misc]
+        return True  # sanitize's one C pass strips or replaces, refusing nothing
     data = exact_data(data)
     _check_data(data, "accepts")
     if (

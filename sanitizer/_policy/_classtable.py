@@ -301,12 +301,15 @@ def edit_reference(
     """Pure-Python statement of ``_speedups.clean_edit`` on a str: ``text`` with every
     character ``scan_reference`` stops at stripped (``edits[class]`` EDIT_STRIP) or
     replaced by U+FFFD (EDIT_REPLACE; adjacent replaced characters by one, as the engine
-    coalesces its spans); None when one is anything else (a refusal, a failed sequence
-    rule, a mark, a run too long) or when an edit could change how a neighbour is judged:
-    a neighbour flagged with a sequence rule (the engine re-judges what a removed
-    character exempted) or, for a strip, a combining mark just before (the output could
-    join two runs of marks).  ``compiled`` gives edits only to characters without rule,
-    mark or normal-form sensitivity, so the output needs no normalization."""
+    coalesces its spans); None when one is anything else (a refusal, a mark, a run too
+    long) or when an edit could change how a neighbour is judged: the next character is
+    flagged with a sequence rule that accepts the edited one before it (the engine
+    re-judges what a removed character exempted), or any rule after a replacement.  A
+    stop with a rule of its own failed it (no sequence holds it): it is edited like any
+    other.  Runs of marks are counted as the output has them: a strip between two marks
+    joins their runs (UAX #15 §13), a replacement ends one.  ``compiled`` gives edits
+    only to characters without mark or normal-form sensitivity (and no tag), so the
+    output needs no normalization."""
     s1 = array("H", stage1)
 
     def cls(i: int) -> int:
@@ -321,27 +324,102 @@ def edit_reference(
     out: list[str] = []
     pos = 0
     replaced_end = -1
-    i = scan_reference(text, stage1, stage2, tables, max_run, 0)
-    while i < n:
+    run_start = mark_end = -1
+    for i in range(n):
         c = cls(i)
-        e = edits[c]
         f = tables[FLAGS_OFFSET + c]
-        if e not in (EDIT_STRIP, EDIT_REPLACE) or f & 2 or tables[RULE_IDS_OFFSET + c]:
+        if f & 1:
+            r = tables[RULE_IDS_OFFSET + c]
+            base = RULES_OFFSET + (r - 1) * RULE_SIZE
+            prev = cls(i - 1) if i > 0 else 256
+            nxt = cls(i + 1) if i + 1 < n else 256
+            stop = r == 0 or not tables[base + prev] or not tables[base + 257 + nxt]
+        else:
+            stop = False
+        if not stop and f & 2 and max_run >= 0:
+            if i != mark_end:
+                run_start = i
+            mark_end = i + 1
+            stop = mark_end - run_start > max_run
+        if not stop:
+            continue
+        e = edits[c]
+        if e not in (EDIT_STRIP, EDIT_REPLACE) or f & 2:
+            return None
+        if tables[RULE_IDS_OFFSET + c] and not f & 1:
             return None
         if e == EDIT_REPLACE and narrow:
             return None
-        if i > 0:
-            p = cls(i - 1)
-            if has_rule(p) or (e == EDIT_STRIP and tables[FLAGS_OFFSET + p] & 2):
-                return None
-        if i + 1 < n and has_rule(cls(i + 1)):
-            return None
+        if i + 1 < n and has_rule(nxt := cls(i + 1)):  # its exemption may rest on this one
+            r = tables[RULE_IDS_OFFSET + nxt]
+            if e == EDIT_REPLACE or tables[RULES_OFFSET + (r - 1) * RULE_SIZE + c]:
+                return None  # (a replacement: the C code writes U+FFFD over it in place)
+        if e == EDIT_STRIP and max_run >= 0 and mark_end == i:
+            mark_end, run_start = i + 1, run_start + 1  # the run goes on through the strip
         out.append(text[pos:i])
         if e == EDIT_REPLACE:
             if replaced_end != i:
                 out.append("\ufffd")
             replaced_end = i + 1
         pos = i + 1
-        i = scan_reference(text, stage1, stage2, tables, max_run, pos)
     out.append(text[pos:])
     return "".join(out)
+
+
+# count_groups' byte per class: the severity of its action (0 ALLOW, 1 STRIP, 2 REPLACE,
+# 3 REJECT), its carrier family << GROUP_FAMILY_SHIFT (0: none), and GROUP_ENGINE when
+# only the engine may judge it (``_speedups.count_groups``, ``count_reference``).
+GROUP_SEVERITY = 3
+GROUP_FAMILY_SHIFT = 2
+GROUP_ENGINE = 16
+
+
+def count_reference(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    start: int,
+    groups: bytes,
+    edits_matter: bool,
+) -> tuple[int, int] | None:
+    """Pure-Python statement of ``_speedups.count_groups``: (findings, allowed) the engine
+    makes of the characters ``scan_reference`` stops at (no run limit) that start at or
+    after ``start``, adjacent ones of one carrier family (``groups``) being one finding of
+    their most severe action; None at a character only the engine may judge, or, with
+    ``edits_matter``, when one of severity 1 or 2 (stripped, replaced) is followed by a
+    character flagged with a sequence rule (its exemption may depend on the removed one)."""
+    s1 = array("H", stage1)
+
+    def cls(i: int) -> int:
+        cp = ord(text[i])
+        return stage2[(s1[cp >> 8] << 8) | (cp & 0xFF)]
+
+    n = len(text)
+    total = allowed = 0
+    family, severity, run_start, run_end = 0, -1, -1, -1
+    i = scan_reference(text, stage1, stage2, tables, -1, 0)
+    while i < n:
+        g = groups[cls(i)]
+        if g & GROUP_ENGINE:
+            return None
+        fam, sev = (g >> GROUP_FAMILY_SHIFT) & 3, g & GROUP_SEVERITY
+        if fam and fam == family and run_end == i:
+            severity = max(severity, sev)
+        else:
+            if severity >= 0 and run_start >= start:
+                total += 1
+                allowed += severity == 0
+            family, severity, run_start = fam, sev, i
+        run_end = i + 1
+        if edits_matter and sev in (1, 2) and i + 1 < n:
+            c = cls(i + 1)
+            if tables[FLAGS_OFFSET + c] & 1 and tables[RULE_IDS_OFFSET + c]:
+                return None
+            if groups[c] & GROUP_ENGINE:
+                return None
+        i = scan_reference(text, stage1, stage2, tables, -1, i + 1)
+    if severity >= 0 and run_start >= start:
+        total += 1
+        allowed += severity == 0
+    return total, allowed

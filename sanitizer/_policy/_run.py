@@ -30,13 +30,18 @@ from .._categories import (
 from .._charnames import describe
 from .._decoder import find_errors
 from .._errors import Utf8Error
-from ._carrier_runs import FAMILY, Group, grouped, run_detail
+from .._native import speedups
+from . import _classtable as ct
+from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
+from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import SequenceCache, earned_by_previous
-from .compiled import CompiledPolicy
+from .compiled import CompiledPolicy, c_clean_edit
+
+_c_count = None if speedups is None else speedups.count_groups
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
@@ -54,6 +59,11 @@ Span = tuple[int, int, str]
 
 class _Refused(Exception):
     """A verdict-only run (sanitize, accepts) met its first REJECT: nothing else matters."""
+
+
+class _Redo(Exception):
+    """The edits made in one C pass (``Run._bulk``) need the engine's attention after all:
+    normalization made something to check again."""
 
 
 class _Listed:
@@ -185,6 +195,26 @@ def _count_rest(
     return total, allowed
 
 
+@functools.lru_cache(maxsize=64)
+def _group_table(policy: Policy, scanned: frozenset[Category]) -> bytes:
+    """``count_groups``' byte per class (``_classtable.GROUP_*``) for the categories
+    ``scanned`` under ``policy``: the severity of its action, its carrier family
+    (``_carrier_runs.FAMILY``), and whether only the engine may judge it (tag characters
+    of a policy that allows sequences: their rule has no table)."""
+    families = {name: k + 1 for k, name in enumerate(sorted(set(FAMILY.values())))}
+    assert len(families) <= 3
+    out = bytearray(256)
+    for c, (cat, _) in enumerate(ct.class_table().info):
+        if cat is None or cat not in scanned:
+            continue
+        byte = SEVERITY[policy.actions[cat]]
+        byte |= families.get(FAMILY.get(cat, ""), 0) << ct.GROUP_FAMILY_SHIFT
+        if cat is _C.TAG and policy.allow_sequences:
+            byte |= ct.GROUP_ENGINE
+        out[c] = byte
+    return bytes(out)
+
+
 class Run:
     """One application of a policy to one input (keeps the state out of the hot path)."""
 
@@ -294,17 +324,35 @@ class Run:
         acts = self.acts
         removed: list[Span] = []
         listed = self.index_findings
+        payloads = _C.HIDDEN_PAYLOAD in scanned
+        if self.verdict and not payloads:  # the edits in one C pass, when it can tell
+            try:
+                out = self._bulk(text, is_ascii, is_latin1)
+            except _Redo:
+                out = None
+            else:
+                if out is not None:
+                    return self._final_checks(out)
         found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
-        hidden = find_hidden(text) if _C.HIDDEN_PAYLOAD in scanned else ()
+        hidden = find_hidden(text[: self._refused_at(text, scan)]) if payloads else ()
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
+        cap = p.max_findings
+        tail = not payloads and cap is not None and self.compiled.bulk_edit_args is not None
         for g in groups:
             self._note_group(g)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
                 if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
-                    total, allowed = _count_rest(groups, scan, text, g.end, is_latin1, acts)
-                    listed.add_unlisted(total, allowed)
+                    counted = self._count(text, scan, g.end, False)
+                    if counted is None:
+                        counted = _count_rest(groups, scan, text, g.end, is_latin1, acts)
+                    listed.add_unlisted(*counted)
                     break
                 continue
+            if tail and len(listed.items) >= (cap or 0):  # nothing more is listed: the
+                tail = False  # rest counted and edited in C passes, when they can tell
+                out = self._listed_tail(text, scan, g.end, is_ascii, is_latin1)
+                if out is not None:
+                    return self._final_checks(out)
             for cat, i in g.members:
                 act = acts[cat]
                 if act in _REMOVING:
@@ -325,6 +373,80 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _refused_at(self, text: str, scan: Scanner) -> int:
+        """Where a verdict run (sanitize, accepts) meets the first character it refuses
+        that no carrier run can hold, or ``len(text)``: payloads are looked for before it
+        only, so a refused input costs the prefix read to refuse it."""
+        if not self.verdict:
+            return len(text)
+        acts = self.acts
+        refusing = frozenset(
+            c for c in scan.cats if acts[c] is Action.REJECT and c not in CARRIER_CATEGORIES
+        )
+        if not refusing:
+            return len(text)
+        sequences = self.policy.allow_sequences
+        scan_refusing = scanner(refusing, sequences)
+        contexts = self.policy.joiner_contexts
+        first = next(iter(hits(text, scan_refusing, sequences, None, contexts)), None)
+        return len(text) if first is None else first[1]
+
+    def _count(
+        self, text: str, scan: Scanner, start: int, edits_matter: bool
+    ) -> tuple[int, int] | None:
+        """(findings, allowed) the groups from index ``start`` on make, counted in one C
+        pass (``_speedups.count_groups``), or None when only the engine can tell."""
+        if _c_count is None or scan.c_args is None:
+            return None
+        stage1, stage2, tables, _ = scan.c_args
+        table = _group_table(self.policy, scan.cats)
+        counted: tuple[int, int] | None = _c_count(
+            text, stage1, stage2, tables, start, table, edits_matter
+        )
+        return counted
+
+    def _listed_tail(
+        self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool
+    ) -> str | None:
+        """Once ``max_findings`` are listed (the first pass lists in input order, so no
+        later group is): the output and the count of the groups from ``start`` on, each in
+        one C pass, or None when the engine must go on (then nothing was noted)."""
+        counted = self._count(text, scan, start, True)
+        if counted is None:
+            return None
+        try:
+            out = self._bulk(text, is_ascii, is_latin1)
+        except _Redo:
+            return None
+        if out is not None:
+            self.index_findings.final()
+            self.index_findings.add_unlisted(*counted)
+        return out
+
+    def _bulk(self, text: str, is_ascii: bool, is_latin1: bool) -> str | None:
+        """The output when one C pass makes every edit the engine would make
+        (``compiled.bulk_edit_args``: no refusal, no sequence a removal could change, no
+        mark run over the limit), normalized; None when the engine must decide, and
+        ``_Redo`` when normalization made something to check again.  Notes nothing."""
+        args = self.compiled.bulk_edit_args
+        if args is None:
+            return None
+        edited: str | None = c_clean_edit(text, *args)  # type: ignore[misc]
+        if edited is None:
+            return None
+        p = self.policy
+        act = self.acts[_C.COMBINING_RUN]
+        limit = p.max_combining
+        if limit is not None and not is_latin1 and act is not Action.IGNORE:
+            if not (self.verdict and act is Action.ALLOW):
+                astral = self.raw is None or self.ill_formed or has_astral(self.raw)
+                if next(iter(mark_runs(text, limit, astral)), None) is not None:
+                    return None
+        if p.max_code_points is not None:
+            if min_normalized_length(p.normalization, len(edited)) > p.max_code_points:
+                return None
+        return self._normalized_and_rechecked(edited, is_ascii, is_latin1, bulk=True)
 
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
@@ -444,9 +566,12 @@ class Run:
         out.append(text[pos:])
         return "".join(out)
 
-    def _normalized_and_rechecked(self, edited: str, is_ascii: bool, is_latin1: bool) -> str | None:
+    def _normalized_and_rechecked(
+        self, edited: str, is_ascii: bool, is_latin1: bool, bulk: bool = False
+    ) -> str | None:
         """Normalize, then check every form the policy names again (CWE-180), attributing
-        new problems to the input characters that produce them; at most three rounds."""
+        new problems to the input characters that produce them; at most three rounds.
+        ``bulk``: ``edited`` was made by ``_bulk`` (no spans): raise ``_Redo`` instead."""
         p = self.policy
         forms = [f for f in (p.normalization, p.also_check) if f is not None]
         if not forms or (is_ascii and "NFKC_CASEFOLD" not in forms):
@@ -469,6 +594,8 @@ class Run:
                         pending[form] = found
             if not pending:
                 return values[p.normalization] if p.normalization else edited
+            if bulk:
+                raise _Redo
             fresh: list[Span] = []
             for form, cats in pending.items():
                 fresh = _merged(fresh, self._attribute(form, cats))

@@ -48,7 +48,7 @@ from ._reveal import CARRIER_CATEGORIES, carrier_rules
 from ._reveal import _c_tables as _reveal_tables
 from ._reveal import iter_reveal as iter_reveal  # lent to readers of long texts (see above)
 from ._scan import counted_mark
-from ._sequences import EXEMPTIBLE, c_rule_id, c_rule_tables
+from ._sequences import c_rule_id, c_rule_tables
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
@@ -84,6 +84,7 @@ class CompiledPolicy(Frozen):
         "direct_report_args",
         "identifier",
         "direct_edit_args",
+        "bulk_edit_args",
     )
     policy: Policy
     scanned: frozenset[Category]  # categories whose action is not IGNORE
@@ -108,6 +109,10 @@ class CompiledPolicy(Frozen):
     # ``clean_edit(data, *direct_edit_args)`` is sanitize's whole fast path when set
     # (with the direct_verdict_args, plus which classes it may strip or replace).
     direct_edit_args: EditArgs | None
+    # ``clean_edit(text, *bulk_edit_args)``: the engine's edits of a text in one C pass
+    # (the scanner's tables for the dropping categories: no normal form, no run limit,
+    # which the engine then applies), or None when it cannot tell.
+    bulk_edit_args: EditArgs | None
 
     def __init__(
         self,
@@ -123,6 +128,7 @@ class CompiledPolicy(Frozen):
         direct_report_args: CArgs | None,
         identifier: IdentifierChecks | None = None,
         direct_edit_args: EditArgs | None = None,
+        bulk_edit_args: EditArgs | None = None,
     ) -> None:
         values = (
             policy,
@@ -137,6 +143,7 @@ class CompiledPolicy(Frozen):
             direct_report_args,
             identifier,
             direct_edit_args,
+            bulk_edit_args,
         )
         for name, value in zip(self.__slots__, values, strict=True):
             object.__setattr__(self, name, value)
@@ -272,14 +279,17 @@ def _carrier_flags(flags: bytearray, rule: bytearray, rule_tables: bytes) -> byt
     return b"".join(added)
 
 
-def _c_edits(policy: Policy, dropping: frozenset[Category]) -> bytes:
+def _c_edits(policy: Policy, dropping: frozenset[Category], forms_matter: bool = True) -> bytes:
     """Per class, what ``clean_edit`` may do by itself to a character the verdict tables
     flag: strip it (EDIT_STRIP) or replace it (EDIT_REPLACE) as its category's action
     says, when nothing but its category flags it (no normal form it is sensitive to: the
-    output then needs no normalization, UAX #15 §9), it is no combining mark (runs), and
-    no sequence can exempt it (the engine decides those)."""
+    output then needs no normalization, UAX #15 §9; not asked when not ``forms_matter``:
+    the engine normalizes that output), it is no combining mark (runs), and no tag
+    sequence can exempt it (their rule has no table: the engine decides those; a
+    character with a neighbour rule is edited where the C scan stops, i.e. where the
+    rule fails)."""
     table = ct.class_table()
-    forms = {policy.normalization, policy.also_check}
+    forms = {policy.normalization, policy.also_check} if forms_matter else set()
     sensitive = {ct.NFC} if "NFC" in forms else set()
     if forms & {"NFKC", "NFKC_CASEFOLD"}:
         sensitive |= {ct.NFKC, ct.CASEFOLD}
@@ -287,8 +297,8 @@ def _c_edits(policy: Policy, dropping: frozenset[Category]) -> bytes:
     for c, (cat, fl) in enumerate(table.info):
         if cat not in dropping or fl & sensitive or ct.MARK in fl:
             continue
-        if policy.allow_sequences and cat in EXEMPTIBLE:
-            continue
+        if policy.allow_sequences and cat is Category.TAG:
+            continue  # tag sequences have no table: the engine judges every tag
         if Category.HIDDEN_PAYLOAD in dropping and cat in CARRIER_CATEGORIES:
             continue  # a run of them may hide a payload: the engine reveals it first
         act = policy.actions[cat]
@@ -362,7 +372,21 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
             if direct and verdict_args is not None and c_clean_edit is not None
             else None
         ),
+        bulk_edit_args=_bulk_edit_args(policy, dropping),
     )
+
+
+def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs | None:
+    """``clean_edit``'s arguments making the edits the engine makes of a text (``_run``):
+    the scanner's tables of the dropping categories (their sequence rules, nothing for
+    normal forms or mark runs, which the engine judges after) and their edits."""
+    if c_clean_edit is None:
+        return None
+    from ._scan import scanner
+
+    c_args = scanner(dropping, policy.allow_sequences).c_args
+    assert c_args is not None
+    return (*c_args, _c_edits(policy, dropping, forms_matter=False))
 
 
 # The hot paths (inspect, sanitize, accepts) find a policy's compiled form by the

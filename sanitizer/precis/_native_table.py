@@ -53,6 +53,8 @@ def build() -> tuple[bytes, bytes, dict[str, object]]:
         "NFC": _lookups.merge([*NFC_QC_NOT_YES, *CCC_NONZERO]),
         "NFKC": _lookups.merge([*NFKC_QC_NOT_YES, *CCC_NONZERO]),
         "VIRAMA": _lookups.VIRAMA,
+        "CASED": _d.CASED,
+        "CASE_IGNORABLE": _d.CASE_IGNORABLE,
     }
     # (first bit, widest value, the planes painted)
     fields: list[tuple[int, int, Iterable[tuple[Ranges, int]]]] = [
