@@ -229,9 +229,7 @@ def spark() -> Iterator[Any]:
     saved = {k: os.environ.get(k) for k in ("PYSPARK_PYTHON", "PYTHONPATH")}
     # the workers: this interpreter, importing this sanitizer
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [PACKAGE_ROOT, *filter(None, [saved["PYTHONPATH"]])]
-    )
+    os.environ["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, *filter(None, [saved["PYTHONPATH"]])])
     session = (
         SparkSession.builder.master("local[2]")
         .appName("sanitizer-columns-recipes")
@@ -258,8 +256,18 @@ def spark() -> Iterator[Any]:
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 def test_spark_recipe(dataset: str, spark: Any) -> None:
+    def worker(_: object) -> tuple[str, str]:  # pickled by value: a local function
+        import sys
+
+        import sanitizer
+
+        return sys.executable, sanitizer.__file__
+
+    # the Python workers: this interpreter, importing this sanitizer
+    where = spark.sparkContext.parallelize([0], 1).map(worker).collect()
+    assert where == [(sys.executable, sanitizer.__file__)]
     scope = recipe("spark", path=dataset, spark=spark)
-    assert scope["frame"].rdd.getNumPartitions() >= 1
+    assert scope["frame"].rdd.getNumPartitions() > 1  # a task per file: spread over both
     checked = [row.asDict(recursive=True) for row in scope["checked"].collect()]
     assert by_id(checked) == expected_checked()
     errors = [row.asDict() for row in scope["errors"].collect()]
