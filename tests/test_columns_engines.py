@@ -236,7 +236,8 @@ def spark() -> Iterator[Any]:
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.files.maxRecordsPerFile", "0")
+        # a start-up of seconds, not a long run: the quick JIT only, one GC thread
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         # small batches: a file's rows reach the functions in several Arrow batches
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "4")
         .getOrCreate()
