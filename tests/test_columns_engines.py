@@ -169,8 +169,9 @@ def test_polars_recipe(dataset: str) -> None:
 
 @pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
-    pytest.importorskip("dask.dataframe", reason="Dask is in the engines and test extras")
-    distributed = pytest.importorskip("dask.distributed")
+    why = "Dask is not installed: pip install 'utf8-sanitizer[test]' (or [engines])"
+    pytest.importorskip("dask.dataframe", reason=why)
+    distributed = pytest.importorskip("dask.distributed", reason=why)
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -204,15 +205,17 @@ def test_dask_recipe(dataset: str, dask_client: Any) -> None:
 # -- Spark: local[2] on the JVM ------------------------------------------------------
 
 
-def _java() -> str | None:
-    """Why Spark cannot run here, or None."""
-    java = shutil.which("java", path=os.path.join(os.environ.get("JAVA_HOME", ""), "bin"))
-    java = java or shutil.which("java")
-    if java is None:
-        return "no Java runtime (java) on PATH or in JAVA_HOME: Spark needs one"
+def _no_java() -> str | None:
+    """Why Spark cannot start here, or None: the java it runs (as pyspark finds it:
+    ``$JAVA_HOME/bin/java``, else ``java`` on PATH) is missing or does not run."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if java is None or not os.access(java, os.X_OK):
+        where = f"JAVA_HOME={home} has no bin/java" if home else "no java on PATH"
+        return f"no Java runtime ({where}): Spark needs Java 17 or later"
     run = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
     if run.returncode != 0:
-        return f"java -version failed: {run.stderr.strip()[:200]}"
+        return f"{java} -version failed: {run.stderr.strip()[:200]}"
     return None
 
 
@@ -221,7 +224,7 @@ def spark() -> Iterator[Any]:
     pytest.importorskip(
         "pyspark", reason="pyspark is not installed: pip install 'utf8-sanitizer[engines]'"
     )
-    reason = _java()
+    reason = _no_java()
     if reason:
         pytest.skip(reason)
     from pyspark.sql import SparkSession
