@@ -1,8 +1,9 @@
 """The recipes of docs/datasets.md ("Beyond one machine"), run as written under the real
 engines: Dask on a LocalCluster of worker processes, Spark in ``local[2]`` on the JVM
-here, polars in process.  Each reads a Parquet dataset of several files and row groups
-and must give, row for row, the scalar functions' answers (``is_valid``, ``find_errors``,
-``inspect``, ``reveal``, ``identifier_key``).
+here, polars in process (``sanitizer.integrations.polars``).  Each reads a Parquet
+dataset of several files and row groups and must give, row for row, the scalar
+functions' answers (``is_valid``, ``find_errors``, ``inspect``, ``reveal``,
+``identifier_key``).
 
 The code run is the docs' own: each ``<!-- recipe: NAME -->`` block is executed, so a
 recipe that drifts from what the engine accepts fails here.  Spark and Dask start
@@ -131,8 +132,16 @@ def by_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_polars_recipe(dataset: str) -> None:
     pl = pytest.importorskip("polars")
     scope = recipe("polars", path=dataset)
-    got = scope["checked"].collect().to_dicts()
-    assert by_id(got) == expected_checked()
+    checked = scope["checked"]
+    assert checked.collect_schema() == checked.collect().schema  # declared before it ran
+    assert by_id(checked.collect().to_dicts()) == expected_checked()
+    # the Series read in id order: a row is an id
+    errors = scope["errors"].to_list()
+    assert [{"id": e.pop("row"), **e} for e in errors] == expected_errors()
+    series = pl.read_parquet(dataset)["text"]
+    assert series.sanitizer.is_valid().to_list() == [e["valid"] for e in expected_checked()]
+    assert not series.sanitizer.all_valid()
+    assert series.sanitizer.find_errors(limit=2).len() == 2
     frame = pl.scan_parquet(dataset).filter(pl.col("text").sanitizer.is_valid())
     text = pl.col("text")
     got = frame.select(

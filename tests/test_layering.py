@@ -83,7 +83,7 @@ LAYERS = {
     "__main__": ADAPTER,
     "fuzzing": ADAPTER,
     "strategies": ADAPTER,
-    "integrations": ADAPTER,  # pydantic and Django
+    "integrations": ADAPTER,  # pydantic, Django, polars
 }
 # adapter -> the other adapters it may import
 # (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/fuzzing/web_oracle.py``,
