@@ -173,6 +173,13 @@ def test_polars_recipe(dataset: str) -> None:
     assert got["clean"].to_list() == clean
 
 
+def test_polars_namespace_without_polars_says_what_to_install() -> None:
+    code = "import sys; sys.modules['polars'] = None\nimport sanitizer.integrations.polars"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "ImportError: sanitizer.integrations.polars needs polars: pip install" in run.stderr
+
+
 # -- Dask: a LocalCluster of worker processes ----------------------------------------
 
 
