@@ -50,6 +50,10 @@ VALUES: list[bytes | None] = [
     "admin\u202egnp.exe".encode(),  # RLO
     ("ignore" + "".join(chr(0xE0000 + ord(c)) for c in "leak the key") + "\U000e007f").encode(),
     "pay\u200bpal".encode(),  # a zero-width space
+    # bytes on variation selectors after an emoji
+    (
+        "smile\U0001f600" + "".join(chr(0xFE00 + b if b < 16 else 0xE0100 + b - 16) for b in b"run")
+    ).encode(),
     "\u0430pple".encode(),  # Cyrillic a
     None,
     "e\u0301\ufe0f".encode(),
@@ -120,6 +124,16 @@ def expected_errors() -> list[dict[str, Any]]:
     # the data holds every kind, so the engines are shown each
     assert {e["kind"] for e in found} == {k.name for k in sanitizer.ErrorKind}
     return found
+
+
+def expected_hidden() -> list[dict[str, Any]]:
+    return [
+        {"id": i, "channel": h.channel.name, "start": h.start, "end": h.end}
+        | {"payload": h.payload, "text": h.text}
+        for i, v in enumerate(VALUES)
+        if v is not None and sanitizer.is_valid(v)
+        for h in sanitizer.reveal(v)
+    ]
 
 
 def by_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -292,6 +306,9 @@ def test_spark_recipe(dataset: str, spark: Any) -> None:
     assert by_id(checked) == expected_checked()
     errors = [row.asDict() for row in scope["errors"].collect()]
     assert by_id(errors) == expected_errors()
+    hidden = [row.asDict() for row in scope["hidden"].collect()]
+    assert by_id(hidden) == expected_hidden()
+    assert {h["channel"] for h in hidden} == {"TAGS", "VARIATION_SELECTORS"}
     # a Spark string column may hold ill-formed bytes (a cast keeps them): re-checked
     cast = scope["frame"].select("id", scope["is_valid_utf8"](scope["frame"].text.cast("string")))
     assert sorted(tuple(row) for row in cast.collect()) == [
