@@ -8,6 +8,7 @@
     nox -s fuzz_native                 # every target under the ASan+UBSan C build (clang)
     nox -s cflite_build                # the ClusterFuzzLite build for real, 10,000 runs each
     nox -s docs                        # the docs site, strict (warnings are errors), offline
+    nox -s engines                     # the Dask, Spark and polars recipes, for real
 
 ``python -m pytest`` (the README's command) stays the one command that runs everything;
 these sessions run the same tests on other interpreters and in clean environments.
@@ -94,6 +95,14 @@ def tests(session: nox.Session, pure: bool) -> None:
     _install(session)
     env = {**_env(pure), "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     session.run("python", "-m", "pytest", *session.posargs, env=env)
+
+
+@nox.session(python=DEFAULT_PYTHON)
+def engines(session: nox.Session) -> None:
+    """The recipes of docs/datasets.md under the real engines, Spark included (the
+    engines extra: pyspark, which needs a Java runtime, is not in the test extra)."""
+    _install(session, "test,engines")
+    session.run("python", "-m", "pytest", "tests/test_columns_engines.py", *session.posargs)
 
 
 @nox.session(python=DEFAULT_PYTHON)

@@ -95,7 +95,7 @@ LAYERS = {
     "fuzzing": ADAPTER,
     "_fuzzing": ADAPTER,  # fuzzing's internals (``fuzzing`` is their facade)
     "strategies": ADAPTER,
-    "integrations": ADAPTER,  # pydantic and Django
+    "integrations": ADAPTER,  # pydantic, Django, polars
 }
 # adapter -> the other adapters it may import
 # (``fuzzing`` -> ``web``: the web target's oracle, ``sanitizer/_fuzzing/web_oracle.py``,
@@ -132,7 +132,7 @@ SHARED_PRIVATE = {
     "sanitizer._policy",  # the engine; ``compiled`` is the adapters' view of a policy
     "sanitizer._lookalike",  # UTS #39
     "sanitizer._fuzzing",  # fuzzing's internals, driven by the CLI and the fuzz targets
-    "sanitizer._moved",  # the old paths' shims (sanitizer.fuzzing.mutants, ...)
+    "sanitizer._moved",  # the old paths' shims (sanitizer._fuzzing.mutants, ...)
 }
 
 
@@ -464,7 +464,7 @@ def test_c_files_include_their_own_headers_and_the_core_interface() -> None:
 
 
 def test_no_private_policy_names_outside_the_policy_package() -> None:
-    """No ``from sanitizer._policy import _...`` (or ``from ..policy import _...``) outside
+    """No ``from sanitizer._policy import _...`` (or ``from .._policy import _...``) outside
     sanitizer/_policy/, in the package, fuzz targets, tools, benchmarks and examples; the
     one exception is a table generator (``tools/gen_*.py``), which runs the private
     builder of the table it stores."""
@@ -552,12 +552,12 @@ def _calls_on(func: ast.FunctionDef, names: set[str]) -> set[int]:
 @pytest.mark.parametrize(
     ("source", "importer", "expected"),
     [
-        ("from ..policy import _clean", "sanitizer.web.bodies", ["sanitizer._policy"]),
+        ("from .._policy import _clean", "sanitizer.web.bodies", ["sanitizer._policy"]),
         ("from .. import _classtable", "sanitizer._policy._model", ["sanitizer"]),
         ("from . import _model", "sanitizer._policy.compiled", []),
         ("from .._native import speedups", "sanitizer.web._percent", []),
         ("from sanitizer._machine import _step", "fuzz.fuzz_decode", ["sanitizer._machine"]),
-        ("from ..decoder import _runner", "sanitizer._policy", ["sanitizer"]),
+        ("from .._decoder import _runner", "sanitizer._policy", ["sanitizer"]),
         # an internal package's interface, not its own modules; the core, not the tables
         ("from .._policy.compiled import CompiledPolicy", "sanitizer.web._head", []),
         ("from .._policy._scan import scanner", "sanitizer.web._head", ["sanitizer._policy"]),
