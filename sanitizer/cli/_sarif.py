@@ -85,6 +85,22 @@ class SarifLog(Emitter):
         return region
 
     def _location(self, place: Place, message: str | None = None) -> dict[str, Any]:
+        if place.logical is not None:  # in a record: the line (JSON Lines), the field
+            physical: dict[str, Any] = {"artifactLocation": self._uri(place.path)}
+            if place.row is None:
+                physical["region"] = {"startLine": place.line}
+                name = f"line {place.line}: {place.logical}"
+            else:
+                name = f"row {place.row}: {place.logical}"
+            if place.column:
+                name += f" at {place.column}"
+            return {
+                "physicalLocation": physical,
+                "logicalLocations": [
+                    {"name": place.logical, "fullyQualifiedName": name, "kind": "element"}
+                ],
+                "message": {"text": name},
+            }
         loc: dict[str, Any] = {
             "physicalLocation": {
                 "artifactLocation": self._uri(place.path),
@@ -105,6 +121,10 @@ class SarifLog(Emitter):
         index = self.rules.setdefault(finding.kind, len(self.rules))
         what = f"{finding.what}: " if finding.what else ""  # a run or a whole value: none
         text = f"{what}{finding.reason} ({finding.action})"
+        if finding.place.logical is not None:
+            row = finding.place.line if finding.place.row is None else finding.place.row
+            text += f" [{'line' if finding.place.row is None else 'row'} {row}"
+            text += f": {finding.place.logical}]" if finding.place.logical else "]"
         result: dict[str, Any] = {
             "ruleId": finding.kind,
             "ruleIndex": index,
