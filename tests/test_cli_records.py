@@ -1,0 +1,156 @@
+"""``sanitizer check`` and ``sanitizer reveal`` on records files: JSON Lines read as
+``json.loads`` reads them, Parquet and Arrow cells as bytes, one record at a time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from cli_runner import child_env, run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
+
+TAGS = "hi \U000e0049\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065"  # 'Ignore'
+RECORDS = [
+    {"text": TAGS},
+    {"a": ["x\u202ey", {"k": "lone \ud800"}]},
+    {"\u202ekey": "v"},
+]
+
+
+def jsonl(tmp_path: Path, lines: list[str], name: str = "d.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(line + "\n" for line in lines), encoding="ascii")
+    return path
+
+
+def records(*args: str | Path) -> tuple[int, list[dict[str, Any]]]:
+    code, out, _ = run_cli("check", "--format", "json", *args, text=True)
+    return code, [json.loads(line) for line in out.splitlines()]
+
+
+def findings(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [
+        (r.get("line", r.get("row")), r.get("pointer", r.get("field")), r["rule"])
+        for r in rows
+        if "rule" in r
+    ]
+
+
+@pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+def test_json_dumps_escapes_are_read_as_the_consumer_reads_them(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, [json.dumps(r) for r in RECORDS])  # ensure_ascii: all escaped
+    assert path.read_bytes().isascii()
+    code, rows = records("--policy", "PROMPT", path)
+    assert code == 1
+    assert findings(rows) == [
+        (1, "/text", "hidden-payload"),
+        (2, "/a/0", "bidi-control"),
+        (2, "/a/1/k", "surrogate"),
+        (3, "/\u202ekey (key)", "bidi-control"),
+    ]
+    # without a policy the lone surrogate is still ill-formed once written as UTF-8
+    code, rows = records(path)
+    assert (code, findings(rows)) == (1, [(2, "/a/1/k", "surrogate")])
+
+
+def test_one_bad_record_hides_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "d.ndjson"
+    path.write_bytes(
+        b'{"a": "\xc0\xae"}\n{not json\n\n' + json.dumps({"b": ["\u202e"]}).encode() + b"\n"
+    )
+    code, rows = records("--policy", "TEXT", path)
+    assert code == 1
+    assert findings(rows) == [(1, None, "overlong"), (2, "", "not-json"), (4, "/b/0", "bidi-control")]
+    assert [r["column"] for r in rows if r.get("rule") == "overlong"] == [8]
+
+
+def test_a_line_over_the_cap_is_a_finding(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, [json.dumps({"a": "x" * 5000}), json.dumps({"b": "\u202e"})])
+    code, rows = records("--policy", "TEXT", "--max-bytes", "1000", path)
+    assert findings(rows) == [(1, "", "too-long"), (2, "/b", "bidi-control")]
+
+
+def table(tmp_path: Path, name: str) -> Path:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.feather
+    import pyarrow.parquet
+
+    offsets = pa.py_buffer(bytes([0, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 8, 0, 0, 0]))
+    text = pa.Array.from_buffers(  # a "string" column holding C0 AE: pyarrow keeps it
+        pa.string(), 3, [None, offsets, pa.py_buffer(b"ok\xc0\xaeA\xe2\x80\xae")]
+    )
+    t = pa.table(
+        {
+            "text": text,
+            "n": [1, 2, 3],
+            "tags": [["a", "b\U000e0041\U000e0042"], [], None],
+            "s": [{"x": "y\u202e"}, None, {"x": "z"}],
+        }
+    )
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        pyarrow.parquet.write_table(t, path, row_group_size=2)
+    else:
+        pyarrow.feather.write_feather(t, path)
+    return path
+
+
+@pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+@pytest.mark.parametrize("name", ["d.parquet", "d.feather"])
+def test_tables_are_judged_cell_by_cell(tmp_path: Path, name: str) -> None:
+    path = table(tmp_path, name)
+    code, rows = records(path)
+    assert (code, findings(rows)) == (1, [(1, "text", "overlong")])
+    code, rows = records("--policy", "PROMPT", path)
+    assert code == 1
+    assert sorted(findings(rows)) == [
+        (0, "s.x", "bidi-control"),
+        (0, "tags[]", "hidden-payload"),
+        (1, "text", "overlong"),
+        (2, "text", "bidi-control"),
+    ]
+    fields = {r["field"]: r["findings"] for r in rows if "values" in r}
+    assert fields == {"text": 2, "tags[]": 1, "s.x": 1}
+
+
+@pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+def test_sarif_of_records_is_valid(tmp_path: Path) -> None:
+    files = [jsonl(tmp_path, [json.dumps(r) for r in RECORDS]), table(tmp_path, "d.parquet")]
+    code, out, _ = run_cli("check", "--policy", "PROMPT", "--format", "sarif", *files, text=True)
+    log = json.loads(out)
+    jsonschema.Draft7Validator(SCHEMA).validate(log)
+    results = log["runs"][0]["results"]
+    assert code == 1 and len(results) == 8
+    assert all(loc["logicalLocations"] for r in results for loc in r["locations"])
+
+
+@pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+def test_reveal_reads_records(tmp_path: Path) -> None:
+    path = jsonl(tmp_path, [json.dumps(r) for r in RECORDS])
+    code, out, err = run_cli("reveal", path, text=True)
+    assert out.splitlines() == [f"{path}:1:/text:4: tags  6 tag characters spelling 'Ignore'"]
+    assert code == 2 and "/a/1/k: not UTF-8" in err  # the lone surrogate, said
+    code, out, _ = run_cli("reveal", table(tmp_path, "d.feather"), text=True)
+    assert "d.feather:0:tags[]:2: tags  2 tag characters spelling 'AB'" in out
+
+
+def test_without_pyarrow_one_line_names_the_extra(tmp_path: Path) -> None:
+    path = table(tmp_path, "d.parquet")
+    script = (
+        "import sys; sys.modules['pyarrow'] = None\n"
+        "from sanitizer.cli import main\n"
+        f"sys.exit(main(['check', {str(path)!r}]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=child_env(), check=False
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "pip install 'utf8-sanitizer[parquet]'" in proc.stderr.splitlines()[0]
