@@ -67,13 +67,18 @@ def test_one_bad_record_hides_nothing_else(tmp_path: Path) -> None:
     )
     code, rows = records("--policy", "TEXT", path)
     assert code == 1
-    assert findings(rows) == [(1, None, "overlong"), (2, "", "not-json"), (4, "/b/0", "bidi-control")]
+    assert findings(rows) == [
+        (1, None, "overlong"),
+        (2, "", "not-json"),
+        (4, "/b/0", "bidi-control"),
+    ]
     assert [r["column"] for r in rows if r.get("rule") == "overlong"] == [8]
 
 
 def test_a_line_over_the_cap_is_a_finding(tmp_path: Path) -> None:
     path = jsonl(tmp_path, [json.dumps({"a": "x" * 5000}), json.dumps({"b": "\u202e"})])
     code, rows = records("--policy", "TEXT", "--max-bytes", "1000", path)
+    assert code == 1
     assert findings(rows) == [(1, "", "too-long"), (2, "/b", "bidi-control")]
 
 

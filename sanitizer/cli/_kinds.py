@@ -107,9 +107,14 @@ BINARY = Kind("binary", False, None, (
 # consumer reads it (``sanitizer check`` and ``sanitizer reveal``: the input mode of the
 # same name; ``--records`` names one for stdin or any other name).
 RECORDS = {
-    ".jsonl": "jsonl", ".ndjson": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".arrow": "arrow", ".feather": "arrow", ".arrows": "arrow", ".ipc": "arrow",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".arrow": "arrow",
+    ".feather": "arrow",
+    ".arrows": "arrow",
+    ".ipc": "arrow",
 }  # fmt: skip
 UNKNOWN = Kind("other", True, None)  # taken for code: the stricter reading
 _BY_EXTENSION = {ext: kind for kind in (*KINDS, BINARY) for ext in kind.extensions}

@@ -39,7 +39,9 @@ class _Pairs(list):  # type: ignore[type-arg]
     every key and value is judged, whichever one a consumer keeps."""
 
 
-def lines(stream: IO[bytes], first: bytes, cap: int) -> Iterator[tuple[int, int, bytes | None, int]]:
+def lines(
+    stream: IO[bytes], first: bytes, cap: int
+) -> Iterator[tuple[int, int, bytes | None, int]]:
     """``(number, offset, line, size)`` for each line (LF-ended; the last may not be):
     its 1-based number, its byte offset, its bytes without the LF (None when longer than
     ``cap``: skipped, never held), its size with the LF."""
@@ -83,7 +85,9 @@ def strings(value: object) -> Iterator[tuple[str, str, bool]]:
                 stack.append((child, member, False))
                 stack.append((child, name, True))
         elif isinstance(item, list):
-            stack.extend((pointer(at, i), member, False) for i, member in reversed(list(enumerate(item))))
+            stack.extend(
+                (pointer(at, i), member, False) for i, member in reversed(list(enumerate(item)))
+            )
 
 
 def records(
@@ -170,7 +174,10 @@ def _ill_formed(
     for finding in found:
         p = finding.place
         finding.place = p._replace(
-            start=p.start + offset, end=p.end + offset, line=number, end_line=number + p.end_line - 1
+            start=p.start + offset,
+            end=p.end + offset,
+            line=number,
+            end_line=number + p.end_line - 1,
         )
         yield finding
     outcome.more += found.more

@@ -36,11 +36,12 @@ BATCH = 1 << 16  # rows of a Parquet row group read at a time
 
 def pyarrow() -> Any:
     """pyarrow (with its compute, ipc and parquet modules), or OSError naming the extra."""
+    import importlib  # pyarrow has no type information: used as Any
+
     try:
-        import pyarrow as pa
-        import pyarrow.compute
-        import pyarrow.ipc
-        import pyarrow.parquet  # noqa: F401
+        pa = importlib.import_module("pyarrow")
+        for name in ("compute", "ipc", "parquet"):
+            importlib.import_module(f"pyarrow.{name}")
     except ImportError:
         raise OSError(NEEDS_PYARROW) from None
     return pa
@@ -126,8 +127,14 @@ def leaves(pa: Any, array: Any, name: str) -> Iterator[tuple[str, Any, Any]]:
             up = parents if rows is None else rows.take(parents)
             stack.append((f"{path}.value", arr.items, up))
             stack.append((f"{path}.key", arr.keys, up))
-        elif types.is_list(t) or types.is_large_list(t) or types.is_fixed_size_list(t) or (
-            hasattr(types, "is_list_view") and (types.is_list_view(t) or types.is_large_list_view(t))
+        elif (
+            types.is_list(t)
+            or types.is_large_list(t)
+            or types.is_fixed_size_list(t)
+            or (
+                hasattr(types, "is_list_view")
+                and (types.is_list_view(t) or types.is_large_list_view(t))
+            )
         ):
             parents = pa.compute.list_parent_indices(arr)
             up = parents if rows is None else rows.take(parents)

@@ -114,7 +114,6 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
         print("sanitizer reveal: --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
     from ..policy import reveal  # the policy layer: loaded only when the command runs
-
     from ._kinds import records_of
 
     files = found = failed = 0
