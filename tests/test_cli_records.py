@@ -53,8 +53,9 @@ def test_json_dumps_escapes_are_read_as_the_consumer_reads_them(tmp_path: Path) 
         (1, "/text", "hidden-payload"),
         (2, "/a/0", "bidi-control"),
         (2, "/a/1/k", "surrogate"),
-        (3, "/\u202ekey (key)", "bidi-control"),
+        (3, "/\u202ekey", "bidi-control"),
     ]
+    assert [r.get("key", False) for r in rows if "rule" in r] == [False, False, False, True]
     # without a policy the lone surrogate is still ill-formed once written as UTF-8
     code, rows = records(path)
     assert (code, findings(rows)) == (1, [(2, "/a/1/k", "surrogate")])
@@ -73,6 +74,36 @@ def test_one_bad_record_hides_nothing_else(tmp_path: Path) -> None:
         (4, "/b/0", "bidi-control"),
     ]
     assert [r["column"] for r in rows if r.get("rule") == "overlong"] == [8]
+
+
+def test_every_string_of_every_line_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "edge.jsonl"
+    lines = [
+        '{"a/b": {"c~d": "\\u202e"}}',  # RFC 6901 escapes in the pointer
+        '{"dup": "\\u202e", "dup": "ok"}',  # json.loads keeps the last; both are judged
+        "[" * 100000 + "]" * 100000,  # too deep for json.loads
+        '{"n": ' + "9" * 5000 + "}",  # an integer json.loads refuses
+        '{"crlf": "\\u200b"}\r',
+        "   ",  # blank: no record
+        '"\\udb40\\udc41\\udb40\\udc42"',  # a string record, no final newline
+    ]
+    path.write_text("\n".join(lines), encoding="ascii")
+    code, rows = records("--policy", "PROMPT", path)
+    assert code == 1
+    assert findings(rows) == [
+        (1, "/a~1b/c~0d", "bidi-control"),
+        (2, "/dup", "bidi-control"),
+        (3, "", "not-json"),
+        (4, "", "not-json"),
+        (5, "/crlf", "invisible"),
+        (7, "", "hidden-payload"),
+    ]
+    # the same from stdin, named by --records; --jobs gives the same output
+    code, out, _ = run_cli("check", "--policy", "PROMPT", "--records", "jsonl", "-",
+                           stdin=path.read_bytes(), text=True)  # fmt: skip
+    assert len(out.splitlines()) == 6 + 4  # the findings and a line a field
+    _, in_workers = records("--policy", "PROMPT", "--jobs", "2", path, path)
+    assert findings(in_workers) == findings(rows) * 2
 
 
 def test_a_line_over_the_cap_is_a_finding(tmp_path: Path) -> None:
@@ -126,6 +157,40 @@ def test_tables_are_judged_cell_by_cell(tmp_path: Path, name: str) -> None:
 
 
 @pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+@pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
+def test_nested_and_typed_columns(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.ipc
+
+    t = pa.table(
+        {
+            "sv": pa.array(["a\u202e", "ok"], pa.string_view()),
+            "bv": pa.array([b"ok", b"\xed\xa0\x80"], pa.binary_view()),
+            "ls": pa.array(["\U000e0041\U000e0042", None], pa.large_string()),
+            "dict": pa.array(["ok", "\u202e"]).dictionary_encode(),
+            "m": pa.array([[("k\u202e", "v")], []], pa.map_(pa.string(), pa.string())),
+            "fixed": pa.array([b"\xc0\xae", b"ab"], pa.binary(2)),
+        }
+    )
+    stream = tmp_path / "t.arrows"
+    with pyarrow.ipc.new_stream(stream, t.schema) as writer:
+        writer.write_table(t)
+    expected = [
+        (0, "sv", "bidi-control"),
+        (1, "bv", "surrogate"),
+        (0, "ls", "hidden-payload"),
+        (1, "dict", "bidi-control"),
+        (0, "m.key", "bidi-control"),
+        (0, "fixed", "overlong"),
+    ]
+    for args in ((stream,), ("--records", "arrow", "-")):
+        proc = run_cli("check", "--policy", "PROMPT", "--format", "json", *args,
+                       stdin=stream.read_bytes(), text=True)  # fmt: skip
+        rows = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert proc.returncode == 1
+        assert findings(rows) == expected
+
+
 def test_sarif_of_records_is_valid(tmp_path: Path) -> None:
     files = [jsonl(tmp_path, [json.dumps(r) for r in RECORDS]), table(tmp_path, "d.parquet")]
     code, out, _ = run_cli("check", "--policy", "PROMPT", "--format", "sarif", *files, text=True)

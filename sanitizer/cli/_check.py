@@ -208,7 +208,10 @@ def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | N
     path = "" if item.path == STDIN else item.path
     records = records_of(path, settings.records)
     if records is not None and (settings.utf8 or records != "jsonl"):
-        return records
+        if records == "jsonl" or item.named or _has_pyarrow():
+            return records
+        # found in a folder, and pyarrow is absent: judged as any other file (a Parquet
+        # file is binary, skipped and said so) rather than failing a tree that has one
     opened.kind = kind = kind_of(path, first)
     if not settings.utf8:  # UTF-16/32: no sniffing, no cookies
         return "wide" if settings.policy is None else "wide-policy"
@@ -229,6 +232,16 @@ def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | N
     if settings.policy is not None:
         return "source" if settings.source else "policy"
     return "file" if opened.stream.seekable() else "stream"
+
+
+@functools.cache
+def _has_pyarrow() -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("pyarrow") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode | None:

@@ -54,9 +54,13 @@ def batches(opened: Opened, fmt: str) -> Iterator[tuple[Any, int]]:
     if opened.path == "-" or not opened.stream.seekable():
         if fmt == "parquet":
             raise OSError("Parquet is read from a file, not from a pipe")
-        source: Any = pa.PythonFile(_Rest(opened), mode="r")
-    else:
-        source = pa.memory_map(opened.path)
+        try:  # an Arrow IPC stream (the file format needs to seek)
+            for batch in pa.ipc.open_stream(pa.PythonFile(_Rest(opened), mode="r")):
+                yield batch, batch.nbytes
+        except (pa.ArrowException, ValueError) as exc:
+            raise OSError(f"not a readable Arrow IPC stream: {exc}") from None
+        return
+    source: Any = pa.memory_map(opened.path)
     try:
         if fmt == "parquet":
             pf = pa.parquet.ParquetFile(source)
@@ -90,12 +94,19 @@ class _Rest:
 
     def __init__(self, opened: Opened) -> None:
         self.head, self.stream, self.closed = opened.first, opened.stream, False
+        self.at = 0
 
     def read(self, n: int = -1) -> bytes:
-        head, self.head = self.head, b""
-        if n < 0:
-            return head + self.stream.read()
-        return head + self.stream.read(n - len(head)) if len(head) < n else head
+        if n >= 0 and len(self.head) >= n:
+            data, self.head = self.head[:n], self.head[n:]
+        else:
+            head, self.head = self.head, b""
+            data = head + self.stream.read(-1 if n < 0 else n - len(head))
+        self.at += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.at
 
     def readable(self) -> bool:
         return True
@@ -122,11 +133,12 @@ def leaves(pa: Any, array: Any, name: str) -> Iterator[tuple[str, Any, Any]]:
             children = arr.flatten()  # the struct's nulls applied to its fields
             for i in reversed(range(t.num_fields)):
                 stack.append((f"{path}.{t.field(i).name}", children[i], rows))
-        elif types.is_map(t):
-            parents = pa.compute.list_parent_indices(arr)
-            up = parents if rows is None else rows.take(parents)
-            stack.append((f"{path}.value", arr.items, up))
-            stack.append((f"{path}.key", arr.keys, up))
+        elif types.is_map(t):  # as two lists over the map's offsets
+            for part, child in (("value", arr.items), ("key", arr.keys)):
+                entries = pa.ListArray.from_arrays(arr.offsets, child)
+                parents = pa.compute.list_parent_indices(entries)
+                up = parents if rows is None else rows.take(parents)
+                stack.append((f"{path}.{part}", entries.flatten(), up))
         elif (
             types.is_list(t)
             or types.is_large_list(t)

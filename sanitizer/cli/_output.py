@@ -117,6 +117,7 @@ class Place(NamedTuple):
     # record or value, no position).
     logical: str | None = None
     row: int | None = None
+    key: bool = False  # the place is in a JSON object's key (``logical``: its member)
 
     def where(self) -> str:
         """``PATH:LINE:COLUMN``; in a record ``PATH:LINE:POINTER[:COLUMN]`` (JSON Lines)
@@ -126,6 +127,7 @@ class Place(NamedTuple):
             return f"{path}:{self.line}:{self.column}"
         first = self.line if self.row is None else self.row
         inner = f":{display_path(self.logical)}" if self.logical else ""
+        inner += " (key)" if self.key else ""
         return f"{path}:{first}{inner}" + (f":{self.column}" if self.column else "")
 
     def as_dict(self) -> dict[str, Any]:
@@ -136,6 +138,8 @@ class Place(NamedTuple):
                 else {"row": self.row, "field": self.logical}
             )
             record.update(start=self.start, end=self.end)
+            if self.key:
+                record["key"] = True
             if self.column:
                 record.update(column=self.column, end_column=self.end_column)
             return record

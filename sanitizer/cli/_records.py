@@ -32,7 +32,7 @@ class Where:
     """Where one value is: the input's label, its line (JSON Lines) or row (a table),
     its field (a JSON pointer, a column's name), whether it is an object's key."""
 
-    __slots__ = ("field", "key", "label", "line", "row")
+    __slots__ = ("_at", "_column", "_data", "field", "key", "label", "line", "row")
 
     def __init__(
         self, label: str, line: int, field: str, row: int | None = None, key: bool = False
@@ -40,14 +40,21 @@ class Where:
         # a key holding a lone surrogate is no text to print: its escape in its place
         shown = field if field.isascii() else field.encode("utf-8", "backslashreplace").decode()
         self.label, self.line, self.field, self.row, self.key = label, line, shown, row, key
+        self._data: bytes | None = None  # the value last placed in, counted up to _at
+        self._at = self._column = 0
 
     def place(self, data: bytes, start: int, end: int, columns: str) -> Place:
         """The place of ``data[start:end]`` in the value ``data`` (its UTF-8 bytes)."""
-        column = _width(data[:start], columns) + 1
+        if data is not self._data or start < self._at:  # a new value, or back: from 0
+            self._data, self._at, self._column = data, 0, 0
+        # counted on from the last place: findings come in order, so a value is read
+        # about once however many it holds (a new start at 0 at most once more)
+        self._column += _width(data[self._at : start], columns)
+        self._at = start
+        column = self._column + 1
         end_column = column + _width(data[start:end], columns)
-        field = f"{self.field} (key)" if self.key else self.field
         return Place(self.label, start, end, self.line, column, self.line, end_column,
-                     field, self.row)  # fmt: skip
+                     self.field, self.row, self.key)  # fmt: skip
 
     def whole(self, start: int = 0, end: int = 0) -> Place:
         """The place of the whole record (or value), with no position in it."""

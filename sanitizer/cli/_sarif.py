@@ -92,6 +92,8 @@ class SarifLog(Emitter):
                 name = f"line {place.line}: {place.logical}"
             else:
                 name = f"row {place.row}: {place.logical}"
+            if place.key:
+                name += " (key)"
             if place.column:
                 name += f" at {place.column}"
             return {
