@@ -193,12 +193,20 @@ def test_nested_and_typed_columns(tmp_path: Path) -> None:
 
 def test_sarif_of_records_is_valid(tmp_path: Path) -> None:
     files = [jsonl(tmp_path, [json.dumps(r) for r in RECORDS]), table(tmp_path, "d.parquet")]
-    code, out, _ = run_cli("check", "--policy", "PROMPT", "--format", "sarif", *files, text=True)
+    names = [f.name for f in files]
+    code, out, _ = run_cli(
+        "check", "--policy", "PROMPT", "--format", "sarif", *names, cwd=tmp_path, text=True
+    )
     log = json.loads(out)
     jsonschema.Draft7Validator(SCHEMA).validate(log)
     results = log["runs"][0]["results"]
     assert code == 1 and len(results) == 8
     assert all(loc["logicalLocations"] for r in results for loc in r["locations"])
+    fields = log["runs"][0]["properties"]["fields"]
+    assert {(f["uri"], f["field"], f["findings"]) for f in fields} >= {
+        ("d.jsonl", "text", 1),
+        ("d.parquet", "text", 2),
+    }
 
 
 @pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine

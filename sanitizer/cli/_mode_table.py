@@ -77,9 +77,13 @@ def batches(opened: Opened, fmt: str) -> Iterator[tuple[Any, int]]:
             return
         try:
             reader: Any = pa.ipc.open_file(source)
-            for i in range(reader.num_record_batches):
-                batch = reader.get_batch(i)
-                yield batch, batch.nbytes
+            count, size, done = reader.num_record_batches, size_of(opened.path), 0
+            for i in range(count):
+                part = size * (i + 1) // count - done
+                done += part
+                yield reader.get_batch(i), part
+            if size > done:
+                yield None, size - done
         except pa.ArrowInvalid:
             if hasattr(source, "seek"):
                 source.seek(0)
@@ -225,7 +229,7 @@ def _findings(
                     counts[1] += bool(found)
                     counts[2] += found
         base += batch.num_rows
-        if fmt != "parquet":
+        if size:  # (a Parquet row group's bytes come once its batches are read)
             read[0] += size
             progress.advance(size, opened.label)
 

@@ -313,6 +313,9 @@ class TextEmitter(Emitter):
         self.out.line(f"{display_path(label)}: skipped: {note}")
 
     def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        """Only for a file with findings: a clean file says nothing, as before."""
+        if not any(found for _, _, found in fields.values()):
+            return
         for name, (values, dirty, found) in fields.items():
             self.out.line(
                 f"{display_path(label)}: field {display_path(name) or '(record)'}: {values} "

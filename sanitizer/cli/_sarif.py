@@ -61,6 +61,7 @@ class SarifLog(Emitter):
         self._seen: Counter[str] = Counter()
         self._first = True
         self.notifications: list[dict[str, Any]] = []  # files not checked, and why
+        self.fields: list[dict[str, Any]] = []  # the per-field summaries of records files
         writer.raw(f'{{"$schema": {_dump(SCHEMA)}, "version": "2.1.0", "runs": [{{"results": [')
 
     def _uri(self, path: str) -> dict[str, str]:
@@ -157,6 +158,13 @@ class SarifLog(Emitter):
             }
         )
 
+    def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        """A records file's summary per field: in the run's properties (``fields``)."""
+        uri = self._uri(label)["uri"]
+        for name, (values, dirty, found) in fields.items():
+            self.fields.append({"uri": uri, "field": name, "values": values,
+                                "values_with_findings": dirty, "findings": found})  # fmt: skip
+
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
         rules = []
         for kind in self.rules:  # in index order (dicts keep insertion order)
@@ -194,6 +202,6 @@ class SarifLog(Emitter):
                     "toolExecutionNotifications": self.notifications,
                 }
             ],
-            "properties": {"summary": summary},
+            "properties": {"summary": summary, **({"fields": self.fields} if self.fields else {})},
         }
         self.writer.raw("], " + _dump(run_rest)[1:] + "]}\n")
