@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 from cli_runner import child_env, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanitizer.cli._mode_jsonl import lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
@@ -154,6 +159,8 @@ def test_tables_are_judged_cell_by_cell(tmp_path: Path, name: str) -> None:
     ]
     fields = {r["field"]: r["findings"] for r in rows if "values" in r}
     assert fields == {"text": 2, "tags[]": 1, "s.x": 1}
+    code, _, err = run_cli("check", "--progress", "always", path, text=True)
+    assert code == 1 and "\r[#" in err  # the bar, forced though stderr is no terminal
 
 
 @pytest.mark.slow  # child processes reading pyarrow: seconds on a loaded machine
@@ -232,3 +239,29 @@ def test_without_pyarrow_one_line_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "pip install 'utf8-sanitizer[parquet]'" in proc.stderr.splitlines()[0]
+
+
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=8),
+    st.booleans(),
+    st.integers(0, 50),
+    st.integers(1, 30),
+)
+def test_lines_are_cut_as_split_cuts_them_within_the_cap(
+    parts: list[bytes], final_newline: bool, cut: int, cap: int
+) -> None:
+    """``_mode_jsonl.lines`` over any chunking: the lines of ``bytes.split``, a line
+    longer than the cap given as None (never held), sizes and offsets exact."""
+    data = b"\n".join(parts) + (b"\n" if final_newline and parts else b"")
+    stream = io.BytesIO(data[cut:])
+    got = list(lines(stream, data[:cut], cap))
+    expected = []
+    offset = 0
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    for number, piece in enumerate(pieces, 1):
+        size = len(piece) + (offset + len(piece) < len(data))
+        expected.append((number, offset, piece if len(piece) <= cap else None, size))
+        offset += size
+    assert got == expected

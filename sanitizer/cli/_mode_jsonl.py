@@ -48,7 +48,7 @@ def lines(
     number = offset = size = 0
     parts: list[bytes] = []
     over = False
-    chunk = first
+    chunk = first or stream.read(CHUNK)
     while chunk:
         pos = 0
         while True:

@@ -182,6 +182,18 @@ def flagged(pa: Any, arr: Any, policy: Any) -> list[int]:
     return indices
 
 
+def _readable(pa: Any, array: Any, name: str, base: int) -> Iterator[tuple[str, Any, Any]]:
+    """``leaves`` of one column, each checked readable (``sanitizer.columns`` refuses
+    offsets outside their buffers); OSError naming the column and the batch's first
+    row when it is not."""
+    try:
+        for path, arr, rows in leaves(pa, array, name):
+            arr.validate()  # offsets and lengths: cheap, no values read
+            yield path, arr, rows
+    except (pa.ArrowException, ValueError) as exc:
+        raise OSError(f"column {name!r} from row {base} is malformed: {exc}") from None
+
+
 def table_mode(fmt: str) -> Callable[[Opened, Settings, Progress], Outcome]:
     def mode(opened: Opened, settings: Settings, progress: Progress) -> Outcome:
         read = [0]
@@ -216,7 +228,7 @@ def _findings(
             progress.advance(size, opened.label)
             continue
         for index, field in enumerate(batch.schema):
-            for path, arr, rows in leaves(pa, batch.column(index), field.name):
+            for path, arr, rows in _readable(pa, batch.column(index), field.name, base):
                 counts = tally.setdefault(path, [0, 0, 0])
                 counts[0] += len(arr) - arr.null_count
                 for item in flagged(pa, arr, policy):
