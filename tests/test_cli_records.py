@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import subprocess
@@ -13,10 +14,11 @@ from typing import Any
 import jsonschema
 import pytest
 from cli_runner import child_env, run_cli
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sanitizer.cli._mode_jsonl import lines
+from sanitizer.cli._records import printable
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
@@ -37,7 +39,7 @@ def jsonl(tmp_path: Path, lines: list[str], name: str = "d.jsonl") -> Path:
 
 def records(*args: str | Path) -> tuple[int, list[dict[str, Any]]]:
     code, out, _ = run_cli("check", "--format", "json", *args, text=True)
-    return code, [json.loads(line) for line in out.splitlines()]
+    return code, [json.loads(line) for line in out.split("\n")[:-1]]  # NEL, LS: no ends
 
 
 def findings(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -265,3 +267,54 @@ def test_lines_are_cut_as_split_cuts_them_within_the_cap(
         expected.append((number, offset, piece if len(piece) <= cap else None, size))
         offset += size
     assert got == expected
+
+
+NASTY = ["\ud800", "\udc41", "\U000e0041", "\u202e", "\u200d", "a", "~", "/", "\\", '"']
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.text() | st.lists(st.sampled_from(NASTY)).map("".join),  # type: ignore[operator]
+        max_size=3,
+    ),
+    st.booleans(),
+)
+def test_each_string_gets_the_scalar_findings(
+    tmp_path_factory: pytest.TempPathFactory, values: list[str], ensure_ascii: bool
+) -> None:
+    """Any strings (lone surrogates too), escaped or raw: a record's findings are
+    ``inspect``'s on each string as ``json.loads`` reads it, key and value alike."""
+    from sanitizer import profiles
+    from sanitizer.cli import main
+    from sanitizer.policy import inspect
+
+    path = tmp_path_factory.mktemp("p") / "v.jsonl"
+    record = {f"k{i}{v}": v for i, v in enumerate(values)}
+    text = json.dumps(record, ensure_ascii=ensure_ascii)
+    try:  # raw (ensure_ascii=False), a lone surrogate is no UTF-8: the line is ill-formed
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(record).encode("ascii")  # escaped, as json.dumps writes it
+    path.write_bytes(data + b"\n")
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["check", "--policy", "PROMPT", "--format", "json", "--limit", "0", str(path)])
+    got = sorted(
+        (r["pointer"], r.get("key", False), r["start"], r["end"])
+        for r in map(json.loads, raw.getvalue().decode().split("\n")[:-1])
+        if r.get("rule") not in (None, "surrogate")
+    )
+    expected = []
+    for name, value in json.loads(
+        data
+    ).items():  # as the consumer reads them: "\\ud800\\udc41" is one
+        at = printable("/" + name.replace("~", "~0").replace("/", "~1"))
+        for text, key in ((name, True), (value, False)):
+            data = text.encode("utf-8", "surrogatepass")
+            found = inspect(data, profiles.PROMPT).findings
+            expected += [
+                (at, key, f.start, f.end) for f in found if f.category.value != "ill-formed"
+            ]
+    assert got == sorted(expected)

@@ -17,11 +17,21 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 from ..decoder import find_errors
 from ._inputs import CHUNK
 from ._mode_utf8 import stream_mode
-from ._records import NOT_JSON, RECORD_TOO_LONG, Where, judge, pointer, record_finding, text_bytes
+from ._records import (
+    NOT_JSON,
+    RECORD_TOO_LONG,
+    Where,
+    judge,
+    pointer,
+    printable,
+    record_finding,
+    text_bytes,
+)
 from ._report import Outcome, Progress
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -32,6 +42,9 @@ if TYPE_CHECKING:
     from ._check_args import Settings
     from ._inputs import Opened
     from ._output import FileFinding
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class _Pairs(list):  # type: ignore[type-arg]
@@ -149,10 +162,15 @@ def _findings(
             what = f"{size} bytes" if raw is None else ""
             yield record_finding(kind, what, problem, Where(label, number, ""), 0, size)
             continue
+        # without a policy a string's only finding is a lone surrogate, which valid
+        # UTF-8 cannot hold: only a \uD800-\uDFFF escape makes one
+        quiet = policy is None and not _SURROGATE_ESCAPE.search(raw)
         for at, text, key in strings(value):
-            field = at.split("/", 2)[1] if at else ""
+            field = printable(at.split("/", 2)[1]) if at else ""
             counts = tally.setdefault(field, [0, 0, 0])
             counts[0] += 1
+            if quiet:
+                continue
             found = 0
             where = Where(label, number, at, key=key)
             for finding in judge(text_bytes(text), policy, settings.strict, where, columns):

@@ -37,8 +37,7 @@ class Where:
     def __init__(
         self, label: str, line: int, field: str, row: int | None = None, key: bool = False
     ) -> None:
-        # a key holding a lone surrogate is no text to print: its escape in its place
-        shown = field if field.isascii() else field.encode("utf-8", "backslashreplace").decode()
+        shown = printable(field)
         self.label, self.line, self.field, self.row, self.key = label, line, shown, row, key
         self._data: bytes | None = None  # the value last placed in, counted up to _at
         self._at = self._column = 0
@@ -133,6 +132,12 @@ def record_finding(
 ) -> FileFinding:
     """A finding about a whole record: not JSON, too long."""
     return FileFinding(kind, what, "reject", reason, where.whole(start, end))
+
+
+def printable(field: str) -> str:
+    """``field`` as text every output can carry: a lone surrogate (a JSON key may hold
+    one) as its escape, ``\\ud800``."""
+    return field if field.isascii() else field.encode("utf-8", "backslashreplace").decode()
 
 
 def pointer(parent: str, token: str | int) -> str:
