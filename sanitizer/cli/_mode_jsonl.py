@@ -164,6 +164,7 @@ def _findings(
             continue
         # without a policy a string's only finding is a lone surrogate, which valid
         # UTF-8 cannot hold: only a \uD800-\uDFFF escape makes one
+        assert raw is not None, "a record that was read"
         quiet = policy is None and not _SURROGATE_ESCAPE.search(raw)
         for at, text, key in strings(value):
             field = printable(at.split("/", 2)[1]) if at else ""
