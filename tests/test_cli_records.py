@@ -228,6 +228,7 @@ def test_reveal_reads_records(tmp_path: Path) -> None:
     assert "d.feather:0:tags[]:2: tags  2 tag characters spelling 'AB'" in out
 
 
+@pytest.mark.slow  # child processes: seconds on a loaded machine
 def test_without_pyarrow_one_line_names_the_extra(tmp_path: Path) -> None:
     path = table(tmp_path, "d.parquet")
     script = (
@@ -241,6 +242,15 @@ def test_without_pyarrow_one_line_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "pip install 'utf8-sanitizer[parquet]'" in proc.stderr.splitlines()[0]
+    # found in a folder, it is what it was before: a binary file, skipped and said so
+    proc = subprocess.run(
+        [sys.executable, "-c", script.replace(repr(str(path)), repr(str(tmp_path)))],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout.split(": ")[1]) == (0, "skipped")
 
 
 @given(
