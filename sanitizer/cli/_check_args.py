@@ -155,7 +155,8 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         metavar="N",
         help="with --policy: a file larger than N bytes is one too-long finding and the "
         "policy is not applied to it (default 64 MiB); ill-formed UTF-8 is reported in "
-        "every file, whatever its size (memory does not grow with it either way)",
+        "every file, whatever its size (memory does not grow with it either way); in a "
+        "JSON Lines file, a line larger than N is one too-long finding, skipped",
     )
     gate.add_argument(
         "--encoding",
