@@ -31,7 +31,7 @@ def reveal_records(path: str, label: str, fmt: str, args: Any, out: Writer) -> t
         found = problems = 0
         for where, data in values:
             if isinstance(data, str):  # why the record or value was not read
-                print(f"sanitizer reveal: {_where(where, 0)}: {data}", file=sys.stderr)
+                print(f"sanitizer reveal: {_where(where)}: {data}", file=sys.stderr)
                 problems += 1
                 continue
             for h in reveal(data):
@@ -50,10 +50,12 @@ def reveal_records(path: str, label: str, fmt: str, args: Any, out: Writer) -> t
             stream.close()
 
 
-def _where(where: Where, column: int) -> str:
+def _where(where: Where) -> str:
+    """``PATH:LINE[:POINTER]`` or ``PATH:ROW:FIELD`` of a value not read."""
     first = where.line if where.row is None else where.row
     field = f":{display_path(where.field)}" if where.field else ""
-    return f"{display_path(where.label)}:{first}{field}"
+    key = " (key)" if where.key else ""
+    return f"{display_path(where.label)}:{first}{field}{key}"
 
 
 def _jsonl(opened: Opened, args: Any) -> Any:
