@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from ._output import FileFinding
 
 
+# The summary counts a field a record's top-level key (a record that is an array: "[]"),
+# at most this many, the others together: a file of ever new keys is a few lines too.
+FIELDS = 64
+OTHER = "(other keys)"
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -166,8 +170,11 @@ def _findings(
         # UTF-8 cannot hold: only a \uD800-\uDFFF escape makes one
         assert raw is not None, "a record that was read"
         quiet = policy is None and not _SURROGATE_ESCAPE.search(raw)
+        whole = "[]" if isinstance(value, list) and not isinstance(value, _Pairs) else None
         for at, text, key in strings(value):
-            field = printable(at.split("/", 2)[1]) if at else ""
+            field = "" if not at else whole or printable(at.split("/", 2)[1])
+            if field not in tally and len(tally) >= FIELDS and field not in ("", "[]"):
+                field = OTHER
             counts = tally.setdefault(field, [0, 0, 0])
             counts[0] += 1
             if quiet:
