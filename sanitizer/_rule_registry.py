@@ -222,6 +222,7 @@ _TABLE: dict[str, _Row] = {
     "declared-encoding": _row((FILE,), "4.0", b"# coding: latin-1\nx = '\xe9'\n"),
     "binary": _row((FILE,), "4.0", b"\x89PNG\r\n\x1a\n\x00\x00"),
     "no-byte-order-mark": _row((FILE,), "4.0", b"a\x00b\x00"),
+    "not-json": _row((FILE,), "5.0", b'{"a": "\\u202e"\n'),
 }
 
 # id -> (title, what, why) of the rules that are no ErrorKind, UnitErrorKind or Category
@@ -269,6 +270,15 @@ _WORDS: dict[str, tuple[str, str, str]] = {
         "The byte order is not guessed (CPython's utf-16 codec silently picks "
         "little-endian, and the other order reads as other characters). Name the byte "
         "order (utf-16le, utf-16be, ...) or add a byte order mark.",
+    ),
+    "not-json": (
+        "A line of a JSON Lines file that is not JSON",
+        "a non-blank line of a `.jsonl` or `.ndjson` file (or `--records jsonl`) that "
+        "`json.loads` refuses, or nests too deeply for it",
+        "Its strings cannot be read as its consumer reads them, so nothing in it is "
+        "judged, and consumers differ on such a line (one skips it, another stops, a "
+        "lenient parser reads what the gate did not). The lines after it are still "
+        "checked. Fix or drop the record.",
     ),
 }
 

@@ -43,12 +43,13 @@ def test_each_option_taken_as_given_reaches_its_field() -> None:
         "--encoding=utf-16le", "--strict", "--limit=7", "--max-bytes=9", "--jobs=3",
         "--declared-encoding=allow", "--binary=fail", "--allow-overlong-nul", "--quiet",
         "--verbose",
+        "--records=jsonl",
     )  # fmt: skip
     values = {name: getattr(changed, name) for name in _check_args.AS_GIVEN}
     assert values == {
         "encoding": "utf-16le", "strict": True, "limit": 7, "max_bytes": 9, "jobs": 3,
         "declared_encoding": "allow", "binary": "fail", "allow_overlong_nul": True,
-        "quiet": True, "verbose": True,
+        "quiet": True, "verbose": True, "records": "jsonl",
     }  # fmt: skip
     assert changed.utf8 is False and changed.columns == CODEPOINTS
     assert all(getattr(changed, n) != getattr(_check_args.DEFAULTS, n) for n in values)

@@ -82,6 +82,9 @@ def test_the_file_rules_examples(tmp_path: Path) -> None:
     assert "no-byte-order-mark" in {
         json.loads(line).get("rule") for line in proc.stdout.splitlines()
     }
+    (tmp_path / "records.jsonl").write_bytes(_example("not-json"))
+    proc = run_cli("check", "--format", "json", "records.jsonl", cwd=tmp_path, env=ENV)
+    assert "not-json" in {json.loads(line).get("rule") for line in proc.stdout.splitlines()}
 
 
 def _example(rule_id: str) -> bytes:

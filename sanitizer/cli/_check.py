@@ -38,7 +38,7 @@ import sys
 from . import _check_args, _inputs, _jobs, _walk
 from ._declared import HEAD, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, STDIN, Opened, looks_binary
-from ._kinds import BINARY, kind_of, known
+from ._kinds import BINARY, kind_of, known, records_of
 from ._output import OutputError, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
 
@@ -184,6 +184,10 @@ MODES = {
     "source": ("_mode_source", "source_mode"),  # --policy SOURCE on UTF-8
     "wide": ("_mode_wide", "wide_mode"),  # --encoding utf-16/32
     "wide-policy": ("_mode_wide_policy", "wide_policy_mode"),  # the same, with --policy
+    # records files (``_kinds.RECORDS``, --records), with or without --policy
+    "jsonl": ("_mode_jsonl", "jsonl_mode"),  # JSON Lines: each string as json.loads reads it
+    "parquet": ("_mode_table", "parquet_mode"),  # each binary or string cell (pyarrow)
+    "arrow": ("_mode_table", "arrow_mode"),  # the same, of an Arrow IPC file or stream
 }
 
 
@@ -198,10 +202,18 @@ def load(name: str) -> Mode:
 def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | None:
     """The name of the mode for ``opened``; None for a binary file found in a folder
     (skipped with ``--binary skip``, the default): a file of no known kind (``_kinds``)
-    whose first bytes look binary (``_inputs.looks_binary``).  Sets ``opened.kind``,
-    and ``opened.declared`` for a declared encoding."""
+    whose first bytes look binary (``_inputs.looks_binary``).  A records file
+    (``_kinds.RECORDS`` by its name, or ``--records``) is read as records.  Sets
+    ``opened.kind``, and ``opened.declared`` for a declared encoding."""
     first = opened.first
-    opened.kind = kind = kind_of("" if item.path == STDIN else item.path, first)
+    path = "" if item.path == STDIN else item.path
+    records = records_of(path, settings.records)
+    if records is not None and (settings.utf8 or records != "jsonl"):
+        if records == "jsonl" or item.named or _has_pyarrow():
+            return records
+        # found in a folder, and pyarrow is absent: judged as any other file (a Parquet
+        # file is binary, skipped and said so) rather than failing a tree that has one
+    opened.kind = kind = kind_of(path, first)
     if not settings.utf8:  # UTF-16/32: no sniffing, no cookies
         return "wide" if settings.policy is None else "wide-policy"
     if settings.declared_encoding != "ignore":
@@ -221,6 +233,16 @@ def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | N
     if settings.policy is not None:
         return "source" if settings.source else "policy"
     return "file" if opened.stream.seekable() else "stream"
+
+
+@functools.cache
+def _has_pyarrow() -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("pyarrow") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def mode_for(item: _inputs.Input, opened: Opened, settings: Settings) -> Mode | None:

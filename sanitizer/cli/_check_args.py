@@ -52,9 +52,11 @@ class Settings(Record):
     allow_overlong_nul: bool = False
     quiet: bool = False  # --quiet: failing findings only
     verbose: bool = False  # --verbose: each skipped file on a line of text
+    records: str = "auto"  # --records: records files by their names, or every input as ...
 
 
 DEFAULTS = Settings()
+RECORD_CHOICES = ("auto", "off", "jsonl", "parquet", "arrow")
 # The fields that are options as given: ``--max-bytes N`` sets ``max_bytes``.
 AS_GIVEN = Settings.__slots__[Settings.__slots__.index("encoding") :]
 
@@ -161,7 +163,8 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         metavar="N",
         help="with --policy: a file larger than N bytes is one too-long finding and the "
         "policy is not applied to it (default 64 MiB); ill-formed UTF-8 is reported in "
-        "every file, whatever its size (memory does not grow with it either way)",
+        "every file, whatever its size (memory does not grow with it either way); in a "
+        "JSON Lines file, a line larger than N is one too-long finding, skipped",
     )
     gate.add_argument(
         "--encoding",
@@ -174,6 +177,17 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "--allow-overlong-nul",
         action="store_true",
         help="accept exactly C0 80 as U+0000 (Java Modified UTF-8, HOWTO §5.9.4)",
+    )
+    gate.add_argument(
+        "--records",
+        choices=RECORD_CHOICES,
+        default=DEFAULTS.records,
+        help="read records: each JSON string (as json.loads reads it, keys too) or each "
+        "Parquet/Arrow binary and string cell judged on its own, at PATH:LINE:/json/pointer "
+        "or PATH:ROW:COLUMN. auto (default): files named .jsonl, .ndjson, .parquet, .arrow, "
+        ".feather; jsonl, parquet, arrow: every input (stdin too) in that format; off: "
+        "none (Parquet and Arrow need pyarrow: the [parquet] extra; --max-bytes caps a "
+        "record)",
     )
     walk = p.add_argument_group("which files in folders (files named as PATH are always read)")
     walk.add_argument(

@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
     # class instance costs a Python-level reduce each, several times the file's check).
     Counts = tuple[int, int, int, int, int, int, int]
-    Emitted = tuple[str, list[FileFinding], int, int, str | None]  # Recorder.emitted
+    # Recorder.emitted
+    Emitted = tuple[str, list[FileFinding], int, int, str | None, dict[str, list[int]]]
     Checked = tuple[str, Counts, list[Emitted], str, int]
 
 MAX_AUTO_JOBS = 8  # beyond this, reading files and writing output dominate
@@ -107,8 +108,10 @@ def check_in_workers(
         for label, counts, emitted, stderr, advanced in checked:
             if stderr:
                 sys.stderr.write(stderr)
-            for name, findings, more, more_failing, note in emitted:
-                sink.emit_file(name, Outcome(findings, 0, more, more_failing, note))
+            for name, findings, more, more_failing, note, tally in emitted:
+                outcome = Outcome(findings, 0, more, more_failing, note)
+                outcome.tally = tally
+                sink.emit_file(name, outcome)
             progress.advance(advanced, label)
             totals.merge(counts)
 

@@ -103,6 +103,19 @@ BINARY = Kind("binary", False, None, (
     ".ogg", ".flac", ".avi", ".mov", ".webm", ".npy", ".npz", ".pkl", ".pickle",
 ))
 # fmt: on
+# Records files, by extension: read a record at a time, each value judged as its
+# consumer reads it (``sanitizer check`` and ``sanitizer reveal``: the input mode of the
+# same name; ``--records`` names one for stdin or any other name).
+RECORDS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".arrow": "arrow",
+    ".feather": "arrow",
+    ".arrows": "arrow",
+    ".ipc": "arrow",
+}  # fmt: skip
 UNKNOWN = Kind("other", True, None)  # taken for code: the stricter reading
 _BY_EXTENSION = {ext: kind for kind in (*KINDS, BINARY) for ext in kind.extensions}
 _BY_NAME = {name: kind for kind in KINDS for name in kind.names}
@@ -127,6 +140,14 @@ def kind_of(path: str, head: bytes = b"") -> Kind:
         line = head[:128].partition(b"\n")[0]
         return _PYTHON if b"python" in line else _SCRIPT
     return UNKNOWN
+
+
+def records_of(path: str, forced: str = "auto") -> str | None:
+    """The records format of ``path`` (``RECORDS``), or the one ``--records`` names
+    (``off``: none); None: not a records file."""
+    if forced != "auto":
+        return None if forced == "off" else forced
+    return RECORDS.get(os.path.splitext(os.path.basename(path))[1].lower())
 
 
 def known(kind: Kind) -> bool:

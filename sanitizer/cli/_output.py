@@ -114,8 +114,39 @@ class Place(NamedTuple):
     column: int = 1
     end_line: int = 1
     end_column: int = 1
+    # A place inside one record of a records file (JSON Lines, Parquet, Arrow): ``logical``
+    # is the JSON pointer (RFC 6901) or the column's name, ``line`` the line of JSON
+    # Lines (or the 0-based ``row`` of a table), ``start``/``end`` byte offsets in the
+    # value (UTF-8), ``column``/``end_column`` 1-based positions in it (0: the whole
+    # record or value, no position).
+    logical: str | None = None
+    row: int | None = None
+    key: bool = False  # the place is in a JSON object's key (``logical``: its member)
+
+    def where(self) -> str:
+        """``PATH:LINE:COLUMN``; in a record ``PATH:LINE:POINTER[:COLUMN]`` (JSON Lines)
+        or ``PATH:ROW:FIELD[:COLUMN]`` (a table)."""
+        path = display_path(self.path)
+        if self.logical is None:
+            return f"{path}:{self.line}:{self.column}"
+        first = self.line if self.row is None else self.row
+        inner = f":{display_path(self.logical)}" if self.logical else ""
+        inner += " (key)" if self.key else ""
+        return f"{path}:{first}{inner}" + (f":{self.column}" if self.column else "")
 
     def as_dict(self) -> dict[str, Any]:
+        if self.logical is not None:
+            record: dict[str, Any] = (
+                {"line": self.line, "pointer": self.logical}
+                if self.row is None
+                else {"row": self.row, "field": self.logical}
+            )
+            record.update(start=self.start, end=self.end)
+            if self.key:
+                record["key"] = True
+            if self.column:
+                record.update(column=self.column, end_column=self.end_column)
+            return record
         return {
             "start": self.start,
             "end": self.end,
@@ -175,7 +206,7 @@ class FileFinding:
         return f"FileFinding({inner})"
 
     def text_line(self) -> str:
-        where = f"{display_path(self.place.path)}:{self.place.line}:{self.place.column}"
+        where = self.place.where()
         line = f"{where}: {self.kind}  {self.what}  {self.action}  {self.reason}"
         for place, message in self.related:
             line += f" [{display_path(place.path)}:{place.line}:{place.column}: {message}]"
@@ -264,6 +295,10 @@ class Emitter:
         """The input ``label`` was not checked, for the reason ``note`` (binary)."""
         raise NotImplementedError
 
+    def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        """The per-field summary of a records file: field (a table's column, a JSON
+        Lines record's top-level key) -> [values read, values with findings, findings]."""
+
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
         """The end of the run: whether every input was read, the exit status, the
         summary (``_report.summary``)."""
@@ -281,6 +316,16 @@ class TextEmitter(Emitter):
     def skipped(self, label: str, note: str) -> None:
         self.out.line(f"{display_path(label)}: skipped: {note}")
 
+    def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        """Only for a file with findings: a clean file says nothing, as before."""
+        if not any(found for _, _, found in fields.values()):
+            return
+        for name, (values, dirty, found) in fields.items():
+            self.out.line(
+                f"{display_path(label)}: field {display_path(name) or '(record)'}: {values} "
+                f"value(s), {found} finding(s) in {dirty}"
+            )
+
 
 class JsonLinesEmitter(Emitter):
     """One JSON object a line (``FileFinding.as_record``), the summary last."""
@@ -291,6 +336,11 @@ class JsonLinesEmitter(Emitter):
     def skipped(self, label: str, note: str) -> None:
         why = note.split(":")[0]
         self.out.record({**json_path_fields(label), "skipped": why, "reason": note})
+
+    def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        for name, (values, dirty, found) in fields.items():
+            self.out.record({**json_path_fields(label), "field": name, "values": values,
+                             "values_with_findings": dirty, "findings": found})  # fmt: skip
 
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
         self.out.record({"summary": summary})

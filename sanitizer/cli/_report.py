@@ -48,7 +48,7 @@ class Outcome:
     the findings are exhausted."""
 
     __slots__ = (
-        "_size", "findings", "listed", "listed_failing", "more", "more_failing", "note"
+        "_size", "findings", "listed", "listed_failing", "more", "more_failing", "note", "tally"
     )  # fmt: skip
 
     def __init__(
@@ -65,6 +65,9 @@ class Outcome:
         self.more_failing = more_failing
         self.listed = self.listed_failing = 0
         self.note = note  # why the input was skipped (binary), for every output format
+        # a records file's summary per field, complete once the findings are exhausted:
+        # field -> [values read, values with findings, findings] (``Emitter.tally``)
+        self.tally: dict[str, list[int]] = {}
 
     def __iter__(self) -> Iterator[FileFinding]:
         for finding in self.findings:
@@ -198,6 +201,8 @@ class Sink:
         unshown = (outcome.more_failing if self.quiet else outcome.more) + past
         if unshown:
             self.emitter.unshown(label, unshown)
+        if outcome.tally:
+            self.emitter.tally(label, outcome.tally)
 
     def note(self, label: str, note: str) -> None:
         """A file not checked, and why (a binary file skipped).  In text, only with
@@ -214,16 +219,20 @@ class Sink:
 
 class Recorder(Sink):
     """A sink that keeps what it is given (in a worker process, for the parent to
-    emit in order): ``(label, findings, more, more_failing, note)`` an input that has
-    any of them."""
+    emit in order): ``(label, findings, more, more_failing, note, tally)`` an input that
+    has any of them."""
 
     def __init__(self) -> None:
-        self.emitted: list[tuple[str, list[FileFinding], int, int, str | None]] = []
+        self.emitted: list[
+            tuple[str, list[FileFinding], int, int, str | None, dict[str, list[int]]]
+        ] = []
 
     def emit_file(self, label: str, outcome: Outcome) -> None:
         findings = list(outcome)
-        if findings or outcome.more or outcome.note:  # an input without any writes nothing
-            self.emitted.append((label, findings, outcome.more, outcome.more_failing, outcome.note))
+        if findings or outcome.more or outcome.note or outcome.tally:  # else nothing written
+            self.emitted.append(
+                (label, findings, outcome.more, outcome.more_failing, outcome.note, outcome.tally)
+            )
 
 
 def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) -> dict[str, Any]:

@@ -67,7 +67,16 @@ def register(sub: Any) -> None:
         type=int,
         default=64 << 20,
         metavar="N",
-        help="files larger than N bytes are an error, not read whole (default 64 MiB)",
+        help="files larger than N bytes are an error, not read whole (default 64 MiB); in "
+        "a records file, the largest record read",
+    )
+    p.add_argument(
+        "--records",
+        choices=("auto", "off", "jsonl", "parquet", "arrow"),
+        default="auto",
+        help="read records (each JSON string as json.loads reads it, each Parquet/Arrow "
+        "binary or string cell), places PATH:LINE:/json/pointer:COLUMN or PATH:ROW:FIELD:"
+        "COLUMN; auto (default): by the name (.jsonl, .ndjson, .parquet, .arrow, .feather)",
     )
     p.set_defaults(func=run)
 
@@ -192,10 +201,25 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
         print("sanitizer reveal: --max-bytes must be >= 0", file=sys.stderr)
         return EXIT_USAGE
     from .._policy.compiled import iter_reveal  # the policy layer: loaded when it runs
+    from ._kinds import records_of
 
     files = found = failed = 0
     for path in args.paths:
         label = "<stdin>" if path == STDIN else path
+        fmt = records_of("" if path == STDIN else path, args.records)
+        if fmt is not None:
+            from ._reveal_records import reveal_records
+
+            try:
+                seen, bad = reveal_records(path, label, fmt, args, out)
+            except OSError as exc:
+                _problem(label, exc.strerror or str(exc))
+                failed += 1
+                continue
+            files += 1
+            found += seen
+            failed += bad
+            continue
         try:
             stream = _open(path, args.max_bytes)
         except OSError as exc:

@@ -61,6 +61,7 @@ class SarifLog(Emitter):
         self._seen: Counter[str] = Counter()
         self._first = True
         self.notifications: list[dict[str, Any]] = []  # files not checked, and why
+        self.fields: list[dict[str, Any]] = []  # the per-field summaries of records files
         writer.raw(f'{{"$schema": {_dump(SCHEMA)}, "version": "2.1.0", "runs": [{{"results": [')
 
     def _uri(self, path: str) -> dict[str, str]:
@@ -85,6 +86,24 @@ class SarifLog(Emitter):
         return region
 
     def _location(self, place: Place, message: str | None = None) -> dict[str, Any]:
+        if place.logical is not None:  # in a record: the line (JSON Lines), the field
+            physical: dict[str, Any] = {"artifactLocation": self._uri(place.path)}
+            if place.row is None:
+                physical["region"] = {"startLine": place.line}
+                name = f"line {place.line}: {place.logical}"
+            else:
+                name = f"row {place.row}: {place.logical}"
+            if place.key:
+                name += " (key)"
+            if place.column:
+                name += f" at {place.column}"
+            return {
+                "physicalLocation": physical,
+                "logicalLocations": [
+                    {"name": place.logical, "fullyQualifiedName": name, "kind": "element"}
+                ],
+                "message": {"text": name},
+            }
         loc: dict[str, Any] = {
             "physicalLocation": {
                 "artifactLocation": self._uri(place.path),
@@ -105,6 +124,10 @@ class SarifLog(Emitter):
         index = self.rules.setdefault(finding.kind, len(self.rules))
         what = f"{finding.what}: " if finding.what else ""  # a run or a whole value: none
         text = f"{what}{finding.reason} ({finding.action})"
+        if finding.place.logical is not None:
+            row = finding.place.line if finding.place.row is None else finding.place.row
+            text += f" [{'line' if finding.place.row is None else 'row'} {row}"
+            text += f": {finding.place.logical}]" if finding.place.logical else "]"
         result: dict[str, Any] = {
             "ruleId": finding.kind,
             "ruleIndex": index,
@@ -134,6 +157,13 @@ class SarifLog(Emitter):
                 "locations": [{"physicalLocation": {"artifactLocation": self._uri(path)}}],
             }
         )
+
+    def tally(self, label: str, fields: dict[str, list[int]]) -> None:
+        """A records file's summary per field: in the run's properties (``fields``)."""
+        uri = self._uri(label)["uri"]
+        for name, (values, dirty, found) in fields.items():
+            self.fields.append({"uri": uri, "field": name, "values": values,
+                                "values_with_findings": dirty, "findings": found})  # fmt: skip
 
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
         rules = []
@@ -172,6 +202,6 @@ class SarifLog(Emitter):
                     "toolExecutionNotifications": self.notifications,
                 }
             ],
-            "properties": {"summary": summary},
+            "properties": {"summary": summary, **({"fields": self.fields} if self.fields else {})},
         }
         self.writer.raw("], " + _dump(run_rest)[1:] + "]}\n")
