@@ -242,9 +242,10 @@ def test_without_pyarrow_one_line_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "pip install 'utf8-sanitizer[parquet]'" in proc.stderr.splitlines()[0]
-    # found in a folder, it is what it was before: a binary file, skipped and said so
+    # found in a folder, it is what it was before: a binary file, skipped (--verbose says so)
+    folder = f"'--verbose', {str(tmp_path)!r}"
     proc = subprocess.run(
-        [sys.executable, "-c", script.replace(repr(str(path)), repr(str(tmp_path)))],
+        [sys.executable, "-c", script.replace(repr(str(path)), folder)],
         capture_output=True,
         text=True,
         env=child_env(),
