@@ -202,7 +202,7 @@ _TABLE: dict[str, _Row] = {
         "with Cyrillic does not), it is refused when the identifier reads as an ASCII "
         'word (its §4 skeleton is ASCII: "p\\u0430ypal") or mixes Latin with Cyrillic, '
         'else reported as allowed (units and formulas: "μs", "Δt"). Each distinct '
-        "identifier is reported once, at its first occurrence. One ASCII letter glued to a "
+        "identifier is judged once and reported at every occurrence. One ASCII letter glued to a "
         "right-to-left word (a format placeholder: `%s\u0643\u06c6`) is two runs on "
         "screen, not one identifier; the characters of a generated character table in a "
         'string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, as regex libraries '
@@ -222,6 +222,9 @@ _TABLE: dict[str, _Row] = {
     "declared-encoding": _row((FILE,), "4.0", b"# coding: latin-1\nx = '\xe9'\n"),
     "binary": _row((FILE,), "4.0", b"\x89PNG\r\n\x1a\n\x00\x00"),
     "no-byte-order-mark": _row((FILE,), "4.0", b"a\x00b\x00"),
+    "invalid-suppression": _row(
+        (FILE,), "4.0", b"x = '\xe2\x80\x8b'  # sanitizer: ignore[invisibel]\n"
+    ),
 }
 
 # id -> (title, what, why) of the rules that are no ErrorKind, UnitErrorKind or Category
@@ -262,6 +265,13 @@ _WORDS: dict[str, tuple[str, str, str]] = {
         "Its name is of no known kind of text and its first 8 KiB hold a NUL byte (or, "
         "named as an archive or an image, bytes that are not UTF-8), so it is not read "
         "as text. Rename it to say what it is, or pass --binary check to read it.",
+    ),
+    "invalid-suppression": (
+        "A suppression comment names a rule the gate does not have",
+        "a `sanitizer: ignore[...]` comment naming an id that is not a rule of this page",
+        "A typo in a suppression comment would silence nothing while its author believes "
+        "the line checked and accepted. Name the rule by its id (this page), or remove the "
+        "comment.",
     ),
     "no-byte-order-mark": (
         "UTF-16 or UTF-32 input without a byte order mark",

@@ -14,9 +14,9 @@ rule's id.  What each rule finds, why, and how it judges code and text that is n
 
 Identifiers are runs of letters, digits, marks and ``_`` starting with a letter (an
 approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
-and strings count too).  Each distinct identifier is reported once, at its first
-occurrence; a confusable carries the other spelling and its first position
-(``SourceFinding.other``).
+and strings count too).  Each distinct identifier is judged once and a mixed-script or
+syntax-lookalike one reported at every occurrence; a confusable is reported at its first
+occurrence, with the other spelling and its first position (``SourceFinding.other``).
 
 A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
 and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads
@@ -38,7 +38,7 @@ from ._identity_cache import IdentityCache
 from ._native import speedups
 from .categories import MARKS, Category, char_class
 from .charnames import describe
-from .policy import Action, Policy, inspect
+from .policy import Action, Finding, Policy, Report, inspect
 from .policy.compiled import character_groups
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -206,6 +206,15 @@ def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport, frozenset[Ca
     return _DERIVED.store(policy, (characters, counting, clean, judged))
 
 
+@functools.lru_cache(maxsize=8)
+def _refused_only(policy: Policy) -> Policy:
+    """``policy`` with what it allows ignored: it lists refused findings alone."""
+    allowed: dict[Category | str, Action | str] = {
+        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
+    }
+    return policy.with_actions(allowed)
+
+
 def _policy_or_default(policy: object, where: str) -> Policy:
     if policy is None:
         return profiles.SOURCE
@@ -247,24 +256,26 @@ def check_source_pieces(
 
 class _Found:
     """The findings of a text under a cap (``Policy.max_findings``, None: all): the first
-    ``cap`` by (start, end, rule order) are kept, every one is counted, and so is every
-    one that is allowed.  Findings come mostly in order, so once trimmed most are
-    refused by one comparison before they are built."""
+    ``cap`` are kept, refused ones before allowed ones and each by (start, end, rule
+    order), so an allowed finding never crowds out a refused one; every one is counted,
+    and so is every one that is allowed.  Findings come mostly in order, so once trimmed
+    most are refused by one comparison before they are built."""
 
     __slots__ = ("allowed", "bar", "cap", "count", "items")
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
-        self.items: list[tuple[tuple[int, int, int], SourceFinding]] = []
+        self.items: list[tuple[tuple[int, int, int, int], SourceFinding]] = []
         self.count = self.allowed = 0
-        self.bar: tuple[int, int, int] | None = None if cap != 0 else (-1, -1, -1)
+        self.bar: tuple[int, int, int, int] | None = None if cap != 0 else (-1, -1, -1, -1)
 
-    def wants(self, key: tuple[int, int, int], allowed: bool) -> bool:
+    def wants(self, key: tuple[int, int, int, int], allowed: bool) -> bool:
+        """``key``: (allowed, start, end, order)."""
         self.count += 1
         self.allowed += allowed
         return self.bar is None or key < self.bar
 
-    def keep(self, key: tuple[int, int, int], finding: SourceFinding) -> None:
+    def keep(self, key: tuple[int, int, int, int], finding: SourceFinding) -> None:
         self.items.append((key, finding))
         if self.cap is not None and len(self.items) > 2 * self.cap:
             self.final()
@@ -275,14 +286,14 @@ class _Found:
 
     def full_before(self, position: int) -> bool:
         """Whether nothing at or after ``position`` can be listed any more."""
-        return self.bar is not None and self.bar[0] < position
+        return self.bar is not None and self.bar[0] <= 0 and self.bar[1] < position
 
     def final(self) -> list[SourceFinding]:
         self.items.sort(key=lambda item: item[0])
         if self.cap is not None and len(self.items) >= self.cap > 0:
             del self.items[self.cap :]
             self.bar = self.items[-1][0]
-        return [finding for _, finding in self.items]
+        return [finding for _, finding in sorted(self.items, key=lambda item: item[0][1:])]
 
 
 class _Check:
@@ -317,7 +328,7 @@ class _Check:
         allowed = action is Action.ALLOW
         if not allowed and action is not Action.IGNORE:
             self.ok = False
-        key = (start, end, order)
+        key = (int(allowed), start, end, order)
         if self.found.wants(key, allowed):
             why = reason if isinstance(reason, str) else _because(*reason)
             self.found.keep(
@@ -358,10 +369,11 @@ class _Check:
         policy = self.counting if self.found.full_before(at) else self.characters
         report = inspect(body, policy)
         self.ok = self.ok and report.ok
-        for f in report.findings:
+        extra = self.unlisted_refused(body, report, policy)
+        for f in (*report.findings, *extra):
             why = f.reason()
             self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
-        self.found.unlisted(report.more_findings, report.more_allowed)
+        self.found.unlisted(report.more_findings - len(extra), report.more_allowed)
         if self.bidi is not None and (not plain or self.bidi.pending):
             self.bidi_verdicts(self.bidi.feed(body, at))
         if plain:
@@ -393,6 +405,19 @@ class _Check:
             self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
         if self.idents is not None:
             self.idents.feed(body, at, lines, self)
+
+    def unlisted_refused(self, body: str, report: Report, policy: Policy) -> list[Finding]:
+        """The refused findings ``report`` counted without listing them (its cap was
+        reached by allowed ones): ``body`` judged again, listing refused ones alone."""
+        if report.more_findings <= report.more_allowed or policy is self.counting:
+            return []
+        again = inspect(body, _refused_only(policy))
+        seen = {(f.start, f.end, f.category) for f in report.findings}
+        return [
+            f
+            for f in again.findings
+            if f.action is not Action.ALLOW and (f.start, f.end, f.category) not in seen
+        ]
 
     def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
         for index, cp, action, why in verdicts:
@@ -1129,20 +1154,26 @@ def _beside_ascii_name(identifier: str, i: int) -> bool:
 
 class _Identifiers:
     """The identifier rules over a text read piece by piece: each distinct non-ASCII
-    identifier judged at its first occurrence (``feed``), then the look-alikes among
+    identifier judged once, its findings reported at each of its occurrences (``feed``),
+    then the look-alikes among
     them and the ASCII ones (``compare``, which reads the pieces again only when an
     ASCII spelling may share a skeleton with a non-ASCII one)."""
 
-    __slots__ = ("first", "max_level", "overflowed")
+    __slots__ = ("first", "flagged", "max_level", "overflowed")
 
     def __init__(self, max_level: RestrictionLevel) -> None:
         self.max_level = max_level
         self.first: dict[str, int] = {}  # non-ASCII identifier -> its first index
+        # identifier -> its problems (``_problems``), for the identifiers that have any
+        self.flagged: dict[str, list[tuple[str, int, int, Action, str, int | None]]] = {}
         self.overflowed = False
 
     def feed(self, body: str, at: int, lines: list[int], check: _Check) -> None:
-        for ident, local in _identifiers(body, lines, True).items():
+        found = _identifiers(body, lines, True)
+        again = False  # a flagged identifier is in this piece: each occurrence is reported
+        for ident, local in found.items():
             if ident in self.first:
+                again = again or ident in self.flagged
                 continue
             start = at + local
             if len(self.first) >= _MAX_IDENTIFIERS:
@@ -1155,8 +1186,28 @@ class _Identifiers:
                     check.add(2, start, start + len(ident), Action.REJECT, "too-long", why)
                 continue
             self.first[ident] = start
-            for kind, lo, hi, action, why, cp in _problems(ident, self.max_level):
-                check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
+            problems = list(_problems(ident, self.max_level))
+            if problems:
+                self.flagged[ident] = problems
+                again = True
+        if again:
+            self.occurrences(body, at, lines, check)
+
+    def occurrences(self, body: str, at: int, lines: list[int], check: _Check) -> None:
+        """Every occurrence of a flagged identifier in ``body`` reported, as a linter
+        reports each use of a bad name (read in lines that hold a non-ASCII character,
+        by the pattern ``_identifiers`` reads by: the same words)."""
+        pattern = _identifier_pattern()
+        flagged = self.flagged
+        for k in range(0, len(lines), 2):
+            for w in pattern.finditer(body, lines[k], lines[k + 1]):
+                ident = w.group(1)
+                problems = flagged.get(ident) if ident else None
+                if problems is None:
+                    continue
+                start = at + w.start(1)
+                for kind, lo, hi, action, why, cp in problems:
+                    check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
 
     def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:
         """UTS #39 §4: group spellings by skeleton; ASCII ones only join a group a

@@ -1,8 +1,9 @@
 """The one line:column rule of ``sanitizer check`` and the one code-point -> byte mapper.
 
-``_locate.Position`` counts lines by LF alone and columns on the decoded line, in code
-points or UTF-16 code units, an ill-formed part as one column; every input mode counts
-by it.  It is checked against a naive reference (the decoded text split at LF) on random
+``_locate.Position`` ends lines at CR LF, LF or a lone CR (as Python and LSP do) and
+counts columns on the decoded line, in code points or UTF-16 code units, an ill-formed
+part as one column; every input mode counts by it.  It is checked against a naive
+reference (the decoded text split at CR LF, LF and CR by a regular expression) on random
 text with CR, LF, CRLF, tabs and characters of every UTF-8 length, and end to end: the
 same text with ill-formed parts at the same places, read as UTF-8 and as UTF-16/32,
 gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI by
@@ -12,6 +13,8 @@ gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI 
 from __future__ import annotations
 
 import io
+import re
+import tokenize
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -43,11 +46,22 @@ texts_with_errors = st.lists(st.sampled_from([*PIECES, BAD + "x"]), max_size=40)
 def reference(before: str, columns: str) -> tuple[int, int]:
     """Line and column just after ``before``, the naive way (an independent copy of the
     rule, on purpose: the oracle)."""
-    line = before.split("\n")[-1]
+    lines = re.split("\r\n|\r|\n", before)
+    line = lines[-1]
     width = len(line)
     if columns == UTF16:
         width += sum(1 for ch in line if ord(ch) > 0xFFFF)
-    return before.count("\n") + 1, width + 1
+    return len(lines), width + 1
+
+
+def test_a_lone_cr_ends_a_line_as_python_counts_lines() -> None:
+    source = "a = 1\rb = 2\r\nc = 3\nd = '\u202e'\r"
+    data = source.encode()
+    where = data.index("\u202e".encode())
+    assert locate_all(data, [where], [], CODEPOINTS)[where] == (4, 6)
+    # Python's own count: the tokenizer's line numbers (universal newlines).
+    tokens = list(tokenize.generate_tokens(io.StringIO(source, newline="").readline))
+    assert [t.start for t in tokens if t.type == tokenize.STRING] == [(4, 4)]
 
 
 @given(texts, st.sampled_from(COLUMNS), st.integers(1, 9))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sanitizer import profiles
 from sanitizer.policy import Action
-from sanitizer.source_gate import check_source, script_level
+from sanitizer.source_gate import check_source, check_source_pieces, script_level
 
 sys.path.insert(0, str(Path(__file__).parent))
 import source_samples as samples
@@ -383,3 +383,26 @@ def test_as_text_keeps_the_character_rules(tmp_path: Path) -> None:
     )
     assert code == 1
     assert {r["rule"] for r in records if r.get("fails")} == {"bidi-control"}
+
+
+@pytest.mark.parametrize("allowed", ["a\u200bb\n", "a\ufdd0b\n"])  # the gate's, the policy's
+def test_a_cap_lists_refused_findings_before_allowed_ones(allowed: str) -> None:
+    policy = profiles.SOURCE.replace(max_findings=5)
+    report = check_source(allowed * 20 + "x\x1b\n", policy, code=False)
+    refused = [f for f in report.findings if f.refused]
+    assert [(f.kind, f.start) for f in refused] == [("control", 20 * len(allowed) + 1)]
+    assert len(report.findings) == 5
+    assert report.more_findings == 16 and report.more_allowed == 16
+    starts = [f.start for f in report.findings]
+    assert starts == sorted(starts)
+
+
+def test_a_mixed_script_identifier_is_reported_at_every_occurrence() -> None:
+    word = "p\u0430ypal"
+    text = f's = "{word}"\nx = {word} + {word}\n' + "pass\n" * 10 + f"{word}()\n"
+    starts = [i for i in range(len(text)) if text.startswith(word, i)]
+    report = check_source(text)
+    assert [(f.kind, f.start) for f in report.findings] == [("mixed-script", i) for i in starts]
+    # the same across pieces
+    lines = text.splitlines(keepends=True)
+    assert check_source_pieces(lambda: lines) == report

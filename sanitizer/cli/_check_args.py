@@ -51,6 +51,7 @@ class Settings(Record):
     binary: str = "skip"
     allow_overlong_nul: bool = False
     quiet: bool = False  # --quiet: failing findings only
+    baseline: str | None = None  # --baseline FILE: its findings do not fail (_suppress)
 
 
 DEFAULTS = Settings()
@@ -111,6 +112,12 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "findings and skipped files are counted, not listed; the exit status is the same",
     )
     out.add_argument(
+        "--statistics",
+        action="store_true",
+        help="after the findings, how many each rule reported (failing, allowed, "
+        "suppressed), one line a rule, most first",
+    )
+    out.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -137,6 +144,21 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="findings the profile allows (and reports) fail the check too",
+    )
+    gate.add_argument(
+        "--baseline",
+        metavar="FILE",
+        default=None,
+        help="findings recorded in FILE (by --write-baseline) do not fail the check: a "
+        "legacy tree fails only on new findings (they are counted as suppressed)",
+    )
+    gate.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        default=None,
+        help="write the findings that fail the check to FILE (path, rule and a fingerprint "
+        "of the line around each, not line numbers) and exit 0; inline comments and "
+        "[tool.sanitizer] in pyproject.toml still apply (docs/check.md)",
     )
     gate.add_argument(
         "--declared-encoding",
@@ -270,10 +292,13 @@ def resolve(args: argparse.Namespace) -> Settings | str:
             if bad is not None:
                 name = option.replace("_", "-")
                 return f"--{name} {bad!r} is not a gitignore pattern (gitignore(5))"
+    given = {name: getattr(args, name) for name in AS_GIVEN}
+    if args.baseline or args.write_baseline or args.statistics:
+        given["limit"] = 0  # every finding listed to be matched or counted; shown: --limit
     return Settings(
         policy=policy,
         source=source,
         columns=args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS),
         utf8=utf8,
-        **{name: getattr(args, name) for name in AS_GIVEN},
+        **given,
     )
