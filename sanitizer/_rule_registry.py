@@ -119,8 +119,10 @@ _TABLE: dict[str, _Row] = {
         "x = 1 # note\u2028y = 2",
         in_code="NEL, LS and PS are refused anywhere: some languages end a line there (JavaScript "
         "ends a `//` comment at U+2028) and some editors draw one while others do not, so "
-        "code can hide in what looks like a comment (UTS #55). LF, CR, VT and FF are "
-        "ordinary.",
+        "code can hide in what looks like a comment (UTS #55). So, in code, is a lone CR in a "
+        "file whose lines end otherwise (Python ends a line there, a terminal draws the "
+        "rest over it), and a VT or FF after something on its line; LF, CRLF, a file of CR "
+        "line ends and a FF at the start of a line (a page break) are ordinary.",
     ),
     "control": _row((POLICY,), "6.0", "red\x1b[31m"),
     "path-separator": _row((POLICY,), "4.0", "../etc/passwd"),
@@ -190,7 +192,17 @@ _TABLE: dict[str, _Row] = {
     "dot-segment": _row((POLICY,), "6.0", ".."),
     "empty": _row((POLICY,), "3.0", ""),
     "hidden-payload": _row((POLICY,), "8.0", "hi\U000e0068\U000e0069\U000e0021"),
-    "restricted": _row((POLICY,), "7.0", "x\u01c3y"),
+    "restricted": _row(
+        (POLICY, SOURCE),
+        "7.0",
+        "x\u01c3y",
+        in_code="A Restricted letter that is a compatibility variant of an ASCII letter or "
+        "digit (NFKC: mathematical bold, fullwidth; not superscripts) touching an ASCII "
+        "letter, digit or `_` of the same identifier is refused (`\U0001d41admin`, "
+        "`\uff41dmin`): the name reads as its ASCII twin, which compilers that normalize "
+        "(Python: NFKC, PEP 3131) take it for and others do not. Reported at every "
+        "occurrence.",
+    ),
     "mixed-script": _row(
         (POLICY, SOURCE),
         "7.0",

@@ -366,6 +366,9 @@ class _Check:
         if not plain:
             lines, rare = _source_lines(body)
             body, rare = _without_tables(body, lines, rare)
+        if self.idents is not None and ("\r" in body or "\x0b" in body or "\x0c" in body):
+            for i, why in _ascii_breaks(body):
+                self.add(1, at + i, at + i + 1, Action.REJECT, "line-break", why, ord(body[i]))
         policy = self.counting if self.found.full_before(at) else self.characters
         report = inspect(body, policy)
         self.ok = self.ok and report.ok
@@ -404,6 +407,10 @@ class _Check:
             cp = ord(body[i])
             self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
         if self.idents is not None:
+            for i, why in _syntax_twins(body, lines):
+                self.add(
+                    1, at + i, at + i + 1, Action.REJECT, "syntax-lookalike", why, ord(body[i])
+                )
             self.idents.feed(body, at, lines, self)
 
     def unlisted_refused(self, body: str, report: Report, policy: Policy) -> list[Finding]:
@@ -553,6 +560,8 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
     before = i - 1
     if before >= 0 and unicodedata2.combining(text[before]) == _VIRAMA:
         return Action.ALLOW, "after a virama (UAX #31 §2.3)"
+    if text[i] != _ZWNJ and _letter_joiner_virama(text, i):
+        return Action.ALLOW, "between a letter and a virama (Unicode §12.2: ra with ya-phala)"
     if text[i] == _ZWNJ:
         while before >= 0 and unicodedata2.category(text[before]) in ("Mn", "Me"):
             before -= 1
@@ -562,6 +571,19 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
             if script_extensions(text[before]) & _JOINING_SCRIPTS:
                 return Action.ALLOW, "between joining letters (UAX #31 §2.3 A1)"
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
+
+
+def _letter_joiner_virama(text: str, i: int) -> bool:
+    """A ZWJ between a letter and a virama of one script (Bengali ra + ZWJ + virama +
+    ya: the ra keeps its form and the ya becomes a phala, Unicode §12.2; Devanagari's
+    eyelash ra, §12.1): the joiner chooses a conjunct's shape, which is what it is for
+    in these scripts (UAX #31 §2.3 B allows ZWJ in conjuncts)."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+    letter, virama = text[i - 1], text[i + 1]
+    if unicodedata2.combining(virama) != _VIRAMA or not unicodedata2.category(letter)[0] == "L":
+        return False
+    return bool(_scripts_of(letter) & _scripts_of(virama))
 
 
 def _text_joiner_verdict(text: str, i: int, end: int) -> tuple[Action, str]:
@@ -597,6 +619,101 @@ def _separators_and_selectors(text: str, rare: list[int]) -> Iterator[tuple[str,
                 f"{describe(ord(ch))} after {text[i - 1]!r}: an invisible difference inside "
                 "an identifier",
             )  # fmt: skip
+
+
+_ASCII_BREAK = re.compile("\r(?!\n)|[\x0b\x0c]")
+
+
+def _ascii_breaks(text: str) -> Iterator[tuple[int, str]]:
+    """In code: a lone CR in a text whose lines end otherwise (Python and LSP end a line
+    there, ``cat`` and some viewers return to the start of the line and draw what
+    follows over it, so a comment can hide code or code a comment), and a VT or FF
+    after something on its line (some editors draw a line break there, Python does not:
+    what looks like a new line is still the comment).  A FF at the start of a line
+    (a page break, PEP 8) and a file whose every line ends in CR are ordinary."""
+    mixed = "\n" in text
+    for m in _ASCII_BREAK.finditer(text):
+        i = m.start()
+        ch = text[i]
+        if ch == "\r":
+            if mixed:
+                yield (
+                    i,
+                    "U+000D CARRIAGE RETURN alone, in a file whose lines end otherwise: "
+                    "a line end for Python, a return over the same line for a terminal",
+                )
+            continue
+        line_start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+        if text[line_start:i].strip(" \t\x0b\x0c"):
+            yield (
+                i,
+                f"{describe(ord(ch))} inside a line: a line break for some editors, "
+                "not for the language (code can hide in what looks like a comment)",
+            )
+
+
+@functools.lru_cache(maxsize=4096)
+def _syntax_twin(ch: str) -> str:
+    """The ASCII punctuation that ``ch``, a punctuation mark or symbol that is not
+    ASCII, looks like (its UTS #39 §4 skeleton: "∕" is "/"), or ""."""
+    if ch.isascii() or unicodedata2.category(ch)[0] not in "PS":
+        return ""
+    from .lookalike import skeleton
+
+    looks = skeleton(ch)
+    return looks if looks and all(c in _SYNTAX for c in looks) else ""
+
+
+def _next_to(text: str, i: int, step: int) -> str:
+    """The nearest character to ``text[i]`` on its line in direction ``step``, spaces
+    and tabs skipped ("" at the line's end)."""
+    j = i + step
+    while 0 <= j < len(text) and text[j] in " \t":
+        j += step
+    return text[j] if 0 <= j < len(text) and text[j] not in "\n\r" else ""
+
+
+def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
+    """Punctuation that stands in for code's ASCII punctuation, next to code: "*∕"
+    (U+2215 closing a C comment to the eye only), "x ＝ 1", "echo hi;" (U+037E), "rm
+    ‐rf".  Refused when it touches ASCII punctuation, when it is a compatibility form of
+    ASCII punctuation (NFKC) between ASCII characters, or when it looks like '-' before
+    an ASCII letter at the start of a word (an option).  Punctuation in prose ("1–10",
+    "well‐known", a Greek question mark after a Greek word) is none of these."""
+    for k in range(0, len(lines), 2):
+        for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
+            for i in range(lines[k] + lo, lines[k] + hi):
+                ch = text[i]
+                looks = _syntax_twin(ch)
+                if not looks:
+                    continue
+                before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
+                near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
+                if (before and before in _SYNTAX) or (after and after in _SYNTAX):
+                    how = f"beside {(before if before in _SYNTAX else after)!r}"
+                elif (
+                    unicodedata2.normalize("NFKC", ch) == looks
+                    and near_before.isascii()
+                    and near_after.isascii()
+                    and (near_before or near_after)
+                ):
+                    how = "between ASCII code"
+                elif (
+                    looks == "-"
+                    and before in ("", " ", "\t")
+                    and after.isascii()
+                    and after.isalpha()
+                ):
+                    how = "before an option's name"
+                else:
+                    continue
+                yield (
+                    i,
+                    (
+                        f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
+                        "punctuation and is not (UTS #39 §4 skeleton)"
+                    ),
+                )
 
 
 # -- words written without spaces (UAX #14 class SA) ---------------------------------------
@@ -787,7 +904,7 @@ def script_level(identifier: str) -> RestrictionLevel:
         return RestrictionLevel.ASCII_ONLY
     common = ALL_SCRIPTS
     rest: frozenset[str] | None = None  # scripts shared by every non-Latin character
-    for ch in set(identifier):
+    for ch in _bases(identifier):
         scripts = _scripts_of(ch)
         common = common & scripts
         if "Latn" not in scripts:
@@ -804,11 +921,21 @@ def script_level(identifier: str) -> RestrictionLevel:
 _NOT_SCRIPTS = frozenset({"Zyyy", "Zinh"})  # Common and Inherited: no script of their own
 
 
+def _bases(identifier: str) -> set[str]:
+    """The distinct characters of ``identifier`` that are not combining marks: a mark
+    takes the script of the letter it is on (UAX #24 §5.1: Inherited), whatever its
+    Script_Extensions list ("τ\u0302", a circumflex on a Greek letter, is Greek)."""
+    return {ch for ch in set(identifier) if unicodedata2.category(ch)[0] != "M"}
+
+
 def _script_names(identifier: str) -> str:
     from .lookalike import script_extensions, script_name
 
     names: list[str] = []
+    bases = _bases(identifier)
     for ch in identifier:
+        if ch not in bases:
+            continue
         for code in sorted(script_extensions(ch) - _NOT_SCRIPTS):
             name = script_name(code)
             if name not in names:
@@ -835,10 +962,10 @@ def _cross_script(a: str, b: str) -> bool:
 
 def _scripts(word: str) -> set[str]:
     """The scripts of ``word``'s characters (Script_Extensions, Common and Inherited
-    left out)."""
+    left out; a combining mark has its letter's, ``_bases``)."""
     from .lookalike import script_extensions
 
-    return {code for ch in word for code in script_extensions(ch)} - _NOT_SCRIPTS
+    return {code for ch in _bases(word) for code in script_extensions(ch)} - _NOT_SCRIPTS
 
 
 def _letters(word: str) -> int:
@@ -1140,9 +1267,26 @@ def _problems(
                 f"{looks!r} (UTS #39 §4 skeleton)"
             )
             yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
+        elif _ascii_twin(ch):
+            why = (
+                f"{describe(ord(ch))} in identifier {_shown(identifier)}, beside ASCII: a "
+                "Restricted letter (UTS #39 §3.1) styled as an ASCII one, so the name reads "
+                "as another (compilers that apply NFKC take them for one, others do not)"
+            )
+            yield "restricted", offset, offset + 1, Action.REJECT, why, ord(ch)
 
 
 _LATIN_CYRILLIC = frozenset({"Latn", "Cyrl"})
+
+
+def _ascii_twin(ch: str) -> bool:
+    """Whether ``ch`` is a compatibility variant of an ASCII letter or digit written as
+    a letter or digit of its own (NFKC: mathematical bold "𝐚", fullwidth "ａ", "𝟏");
+    superscripts and modifier letters ("m²", "xⁿ": units and formulas) are not."""
+    if unicodedata2.category(ch) not in ("Ll", "Lu", "Nd"):
+        return False
+    twin = unicodedata2.normalize("NFKC", ch)
+    return len(twin) == 1 and twin.isascii() and twin.isalnum()
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:
@@ -1228,12 +1372,18 @@ class _Identifiers:
             for ident, at in _ascii_spellings_in(pieces, ascii_keys).items():
                 groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
                 first[ident] = at
+        lookalikes = {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
+        words = _words_by_script(w for w in self.first if w not in lookalikes)
         for spellings in groups.values():
             if len(spellings) < 2:
                 continue
             ordered = sorted(spellings, key=first.__getitem__)
+            # A clean spelling is the reference, never the suspect: an ASCII one if any.
+            clean = [s for s in ordered if s.isascii()]
             for i, ident in enumerate(ordered):
-                seen = next((s for s in ordered[:i] if _cross_script(s, ident)), None)
+                if clean and ident.isascii():
+                    continue
+                seen = next((s for s in clean or ordered[:i] if _cross_script(s, ident)), None)
                 if seen is None:
                     continue
                 start, other = first[ident], first[seen]
@@ -1242,10 +1392,41 @@ class _Identifiers:
                     f"{_shown(seen)} ({_script_names(seen)}) elsewhere in the file "
                     "(UTS #39 §4 skeleton)"
                 )
+                action = Action.REJECT
+                script = _one_script(ident)
+                if script is not None and _one_script(seen) is not None:  # whole-script
+                    if words.get(script, 0) >= _LOCALE_WORDS:
+                        action = Action.ALLOW
+                        why += (
+                            f": a word of a script the file writes {words[script]} other "
+                            "words in (text of another language, as a locale bundle holds)"
+                        )
                 check.add(
-                    3, start, start + len(ident), Action.REJECT, "confusable", why,
+                    3, start, start + len(ident), action, "confusable", why,
                     identifier=ident, other=(other, other + len(seen), seen),
                 )  # fmt: skip
+
+
+_LOCALE_WORDS = 3  # other words in a script that make its look-alikes a language's words
+
+
+def _one_script(word: str) -> str | None:
+    """The one script of ``word`` (its letters', marks taking theirs), or None."""
+    scripts = _scripts(word)
+    return next(iter(scripts)) if len(scripts) == 1 else None
+
+
+def _words_by_script(words: Iterable[str]) -> dict[str, int]:
+    """How many of ``words`` (of two letters or more) are written in each one script:
+    a whole-script look-alike in a script the file writes other words in is a word of
+    another language (a locale bundle's "ΑΜ" beside "AM"), one in a script the file uses
+    for nothing else is a spoof ("сору" beside "copy")."""
+    counts: dict[str, int] = {}
+    for word in words:
+        script = _one_script(word) if _letters(word) > 1 else None
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    return counts
 
 
 def _ascii_spellings_in(pieces: Callable[[], Iterable[str]], keys: set[str]) -> dict[str, int]:
