@@ -664,6 +664,38 @@ def _syntax_twin(ch: str) -> str:
     return looks if looks and all(c in _SYNTAX for c in looks) else ""
 
 
+_BRACKETS = frozenset("()[]{}")
+# What a stand-in fakes: a comment's end or start ("*∕" beside "*"), and a statement's
+# "=", ";", "|", "&" (a compatibility form: "＝", U+037E).  Other look-alikes of ASCII
+# punctuation ("–" in "1–10", "～" in a date range, "‹" in a regex) are writing.
+_COMMENT, _COMMENT_NEAR = frozenset("/*"), frozenset("/*")
+_STATEMENT = frozenset("=;|&")
+_QUOTES = frozenset("'\"`")
+
+
+class _LineWords:
+    """Whether the line of ``text[i]`` holds a letter that is not ASCII (then its
+    punctuation is writing's: fullwidth parentheses in Chinese, a Greek question mark),
+    asked for increasing ``i``: each line is read once."""
+
+    __slots__ = ("end", "start", "text", "words")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.start = self.end = -1
+        self.words = False
+
+    def __call__(self, i: int) -> bool:
+        if i >= self.end:
+            text = self.text
+            lo = max(self.end, 0)
+            self.start = max(text.rfind("\n", lo, i), text.rfind("\r", lo, i), lo - 1) + 1
+            end = min(e for e in (text.find("\n", i), text.find("\r", i), len(text)) if e >= 0)
+            self.end = end + 1
+            self.words = any(ch.isalpha() and not ch.isascii() for ch in text[self.start : end])
+        return self.words
+
+
 def _next_to(text: str, i: int, step: int) -> str:
     """The nearest character to ``text[i]`` on its line in direction ``step``, spaces
     and tabs skipped ("" at the line's end)."""
@@ -676,10 +708,13 @@ def _next_to(text: str, i: int, step: int) -> str:
 def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
     """Punctuation that stands in for code's ASCII punctuation, next to code: "*∕"
     (U+2215 closing a C comment to the eye only), "x ＝ 1", "echo hi;" (U+037E), "rm
-    ‐rf".  Refused when it touches ASCII punctuation, when it is a compatibility form of
-    ASCII punctuation (NFKC) between ASCII characters, or when it looks like '-' before
-    an ASCII letter at the start of a word (an option).  Punctuation in prose ("1–10",
-    "well‐known", a Greek question mark after a Greek word) is none of these."""
+    ‐rf".  Refused when it looks like '/' or '*' beside '/' or '*' (a comment's
+    delimiter), when it is a compatibility form of '=', ';', '|' or '&' (NFKC) between
+    ASCII characters, or when it looks like '-' before an ASCII letter at the start of
+    a word (an option); never in a line that holds letters of another script.
+    Punctuation in prose ("1–10", "well‐known", a Greek question mark after a Greek
+    word) is none of these."""
+    in_words = _LineWords(text)
     for k in range(0, len(lines), 2):
         for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
             for i in range(lines[k] + lo, lines[k] + hi):
@@ -689,10 +724,15 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
                     continue
                 before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
                 near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
-                if (before and before in _SYNTAX) or (after and after in _SYNTAX):
-                    how = f"beside {(before if before in _SYNTAX else after)!r}"
+                if len(looks) > 1 or looks in _BRACKETS or in_words(i):
+                    continue  # "…", "（", or punctuation of a sentence in another script
+                if before in _QUOTES and after in _QUOTES:
+                    continue  # the character itself, quoted: a table's entry
+                if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
+                    how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
                 elif (
-                    unicodedata2.normalize("NFKC", ch) == looks
+                    looks in _STATEMENT
+                    and unicodedata2.normalize("NFKC", ch) == looks
                     and near_before.isascii()
                     and near_after.isascii()
                     and (near_before or near_after)
@@ -1267,7 +1307,7 @@ def _problems(
                 f"{looks!r} (UTS #39 §4 skeleton)"
             )
             yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
-        elif _ascii_twin(ch):
+        elif _ascii_twin(ch) and _beside_ascii_letter(identifier, offset):
             why = (
                 f"{describe(ord(ch))} in identifier {_shown(identifier)}, beside ASCII: a "
                 "Restricted letter (UTS #39 §3.1) styled as an ASCII one, so the name reads "
@@ -1287,6 +1327,12 @@ def _ascii_twin(ch: str) -> bool:
         return False
     twin = unicodedata2.normalize("NFKC", ch)
     return len(twin) == 1 and twin.isascii() and twin.isalnum()
+
+
+def _beside_ascii_letter(identifier: str, i: int) -> bool:
+    """Whether ``identifier[i]`` touches an ASCII letter or digit of the same word."""
+    near = identifier[max(i - 1, 0) : i] + identifier[i + 1 : i + 2]
+    return any(c.isascii() and c.isalnum() for c in near)
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:
@@ -1378,12 +1424,23 @@ class _Identifiers:
             if len(spellings) < 2:
                 continue
             ordered = sorted(spellings, key=first.__getitem__)
-            # A clean spelling is the reference, never the suspect: an ASCII one if any.
-            clean = [s for s in ordered if s.isascii()]
+            # A clean spelling is the reference, never the suspect: when some spellings
+            # mix scripts, those are compared with the ones in one script; else (whole-
+            # script look-alikes) an ASCII one is the reference, or the first one.
+            single = [s for s in ordered if _one_script(s) is not None]
+            ascii_ones = [s for s in ordered if s.isascii()]
             for i, ident in enumerate(ordered):
-                if clean and ident.isascii():
-                    continue
-                seen = next((s for s in clean or ordered[:i] if _cross_script(s, ident)), None)
+                if len(single) < len(ordered):
+                    if ident in single:
+                        continue
+                    others = single
+                elif ascii_ones:
+                    if ident.isascii():
+                        continue
+                    others = ascii_ones
+                else:
+                    others = ordered[:i]
+                seen = next((s for s in others if _cross_script(s, ident)), None)
                 if seen is None:
                     continue
                 start, other = first[ident], first[seen]

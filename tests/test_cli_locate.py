@@ -43,10 +43,15 @@ texts = st.lists(st.sampled_from(PIECES), max_size=40)
 texts_with_errors = st.lists(st.sampled_from([*PIECES, BAD + "x"]), max_size=40)
 
 
-def reference(before: str, columns: str) -> tuple[int, int]:
-    """Line and column just after ``before``, the naive way (an independent copy of the
-    rule, on purpose: the oracle)."""
-    lines = re.split("\r\n|\r|\n", before)
+def reference(before: str, columns: str, after: str = "") -> tuple[int, int]:
+    """Line and column just after ``before`` (followed by ``after``), the naive way (an
+    independent copy of the rule, on purpose: the oracle).  The place between the CR and
+    the LF of a CR LF is on the CR's line."""
+    if before.endswith("\r") and (after.startswith("\n") or not after):
+        lines = re.split("\r\n|\r|\n", before[:-1])
+        lines[-1] += "\r"
+    else:
+        lines = re.split("\r\n|\r|\n", before)
     line = lines[-1]
     width = len(line)
     if columns == UTF16:
@@ -71,15 +76,16 @@ def test_utf8_offsets_are_located_as_the_reference_says(
     text = "".join(pieces)
     data = text.encode()
     boundaries = [len(text[:i].encode()) for i in range(len(text) + 1)]
-    expected = [reference(text[:i], columns) for i in range(len(text) + 1)]
+    expected = [reference(text[:i], columns, text[i:]) for i in range(len(text) + 1)]
     assert [locate_all(data, [b], [], columns)[b] for b in boundaries] == expected
     locator = Locator(columns)  # fed in chunks, asked about increasing offsets
     got = []
     queue = list(reversed(boundaries))
     for start in range(0, len(data) + 1, chunk):
         locator.feed(data[start : start + chunk])
-        while queue and queue[-1] <= locator.end:
+        while queue and queue[-1] < locator.end:  # the next character fed already
             got.append(locator.at(queue.pop()))
+    got.extend(locator.at(offset) for offset in reversed(queue))
     assert got == expected
 
 
@@ -112,7 +118,7 @@ def test_every_encoding_places_a_finding_alike(pieces: list[str], columns: str) 
     expected = []
     for at, ch in enumerate(text):
         if ch == BAD:
-            line, column = reference(text[:at], columns)
+            line, column = reference(text[:at], columns, text[at:])
             expected.append((line, column, line, column + 1))
     for encoding, bad in ILL_FORMED.items():
         data = b"".join(bad if ch == BAD else ch.encode(encoding) for ch in text)

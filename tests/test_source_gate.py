@@ -471,3 +471,16 @@ def test_whole_script_lookalikes_among_words_of_that_script_are_a_language() -> 
     assert check_source(bundle).ok
     spoof = "def \u0441\u043e\u0440\u0443(): pass\ndef copy(): pass\n"  # the only Cyrillic
     assert [f.kind for f in check_source(spoof).findings if f.refused] == ["confusable"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(r'\\{\\*|\u2039', String, 'cartouche'),\n",  # a quoted guillemet in a lexer
+        "x = '2015/01/01\uff5e2017/01/01'\n",  # a fullwidth tilde in a date range
+        "dash = '[-\u2013\u2014]'\n",  # dashes in a character class
+        "frac = 'f0{f1{$1}\u2044f2{$2}}'\n",  # a fraction slash in markup
+    ],
+)
+def test_punctuation_of_data_is_not_a_stand_in(text: str) -> None:
+    assert check_source(text).ok

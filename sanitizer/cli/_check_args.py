@@ -36,12 +36,13 @@ LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
 
 class Settings(Record):
     """What checking each input reads from the command line, resolved once.  The fields
-    after ``utf8`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
+    after ``baseline`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
 
     policy: Policy | None = None  # the profile of --policy, or None
     source: bool = False  # --policy SOURCE: the source-code gate (sanitizer.source_gate)
     columns: str = CODEPOINTS  # the column unit (_locate)
     utf8: bool = True  # the encoding is UTF-8 (else UTF-16/32: _mode_wide)
+    baseline: str | None = None  # --baseline FILE: its findings do not fail (_suppress)
     encoding: str = "utf-8"
     strict: bool = False
     limit: int = DEFAULT_LIMIT
@@ -51,7 +52,6 @@ class Settings(Record):
     binary: str = "skip"
     allow_overlong_nul: bool = False
     quiet: bool = False  # --quiet: failing findings only
-    baseline: str | None = None  # --baseline FILE: its findings do not fail (_suppress)
 
 
 DEFAULTS = Settings()
@@ -300,5 +300,6 @@ def resolve(args: argparse.Namespace) -> Settings | str:
         source=source,
         columns=args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS),
         utf8=utf8,
+        baseline=args.baseline,
         **given,
     )

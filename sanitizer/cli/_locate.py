@@ -71,53 +71,71 @@ class Position:
         self.utf16 = columns == UTF16
         self.line = 1
         self._col = 0  # columns since the start of the line
-        self._cr = False  # the last character counted is a CR (a LF next ends no line)
+        # The last character counted is a CR whose line end is not yet counted: it ends
+        # its line unless a LF follows (CR LF is one line end, and the place between the
+        # two is on the CR's line); ``next_is`` settles it once the next one is known.
+        self._cr = False
 
     @property
     def column(self) -> int:
         return self._col + 1
+
+    def next_is(self, ch: str) -> None:
+        """The next character (to be counted) is ``ch`` ("" unknown): after a CR, any
+        but LF starts a new line."""
+        if self._cr and ch and ch != "\n":
+            self.line += 1
+            self._col = 0
+            self._cr = False
 
     def count_utf8(self, segment: bytes) -> None:
         """Count ``segment``, UTF-8 bytes (a byte that is neither ASCII nor a continuation
         byte starts one character; a four-byte one is two UTF-16 code units)."""
         if not segment:
             return
+        if self._cr:
+            self.next_is(chr(segment[0]))
+            self._cr = False  # a LF next: it ends the line (counted below)
+        pending = segment[-1] == 0x0D
+        if pending:
+            segment = segment[:-1]
         last = max(segment.rfind(b"\n"), segment.rfind(b"\r"))
         if last >= 0:
-            ends = segment.count(b"\n") + segment.count(b"\r") - segment.count(b"\r\n")
-            self.line += ends - (self._cr and segment[0] == 0x0A)
-            self._cr = segment[-1] == 0x0D
+            self.line += segment.count(b"\n") + segment.count(b"\r") - segment.count(b"\r\n")
             segment = segment[last + 1 :]
             self._col = 0
-        else:
-            self._cr = False
         n = len(segment.translate(None, _CONTINUATION))
         if self.utf16:
             n += len(segment) - len(segment.translate(None, _FOUR_BYTE_LEADS))
-        self._col += n
+        self._col += n + pending
+        self._cr = pending
 
     def count_text(self, text: str) -> None:
         """Count ``text``, decoded (a character above U+FFFF is two UTF-16 code units)."""
         if not text:
             return
+        if self._cr:
+            self.next_is(text[0])
+            self._cr = False
+        pending = text[-1] == "\r"
+        if pending:
+            text = text[:-1]
         last = max(text.rfind("\n"), text.rfind("\r"))
         if last >= 0:
-            ends = text.count("\n") + text.count("\r") - text.count("\r\n")
-            self.line += ends - (self._cr and text[0] == "\n")
-            self._cr = text[-1] == "\r"
+            self.line += text.count("\n") + text.count("\r") - text.count("\r\n")
             text = text[last + 1 :]
             self._col = 0
-        else:
-            self._cr = False
         if self.utf16:
             self._col += len(text.encode("utf-16-le", "surrogatepass")) >> 1
         else:
             self._col += len(text)
+        self._col += pending
+        self._cr = pending
 
     def count_ill_formed(self) -> None:
         """Count one ill-formed part: one column, as the U+FFFD shown for it."""
+        self.next_is("\ufffd")
         self._col += 1
-        self._cr = False
 
 
 class Locator(Position):
@@ -160,6 +178,9 @@ class Locator(Position):
     def at(self, offset: int) -> tuple[int, int]:
         """``(line, column)`` of byte ``offset``, both 1-based."""
         self._advance(offset)
+        if self._cr:
+            i = offset - self.buffer_start
+            self.next_is(chr(self.buffer[i]) if 0 <= i < len(self.buffer) else "")
         return self.line, self._col + 1
 
     def ill_formed(self, start: int, end: int) -> None:

@@ -129,6 +129,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             text = piece[done_index:index]
             done_byte += len(text.encode(name, "surrogatepass"))
             position.count_text(text)
+            position.next_is(piece[index : index + 1])
             places[index] = (done_byte, position.line, position.column)
             done_index = index
         for f in listed:

@@ -312,7 +312,7 @@ class Suppressor:
         for finding in findings:
             if first:  # the file read on its first finding: a clean file costs nothing
                 first = False
-                if path != "-":
+                if path != "-" and os.path.isfile(path):  # a pipe cannot be read again
                     marks, invalid = inline_marks(path, self.max_bytes)
             for one in (*invalid, finding):
                 how = ""
