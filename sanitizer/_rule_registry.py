@@ -247,8 +247,9 @@ _WORDS: dict[str, tuple[str, str, str]] = {
         "and a different spelling, where the two are mixed- or whole-script confusables "
         "(their script sets differ) and each has two letters or more. Single-script "
         "look-alikes (`ı`/`i`, `l`/`I`, `rn`/`m`), width variants and single characters "
-        "are a linter's business (PEP 8 E741, ruff RUF001-003). Reported at the first "
-        "occurrence, with the other spelling and its first position.",
+        "are a linter's business (PEP 8 E741, ruff RUF001-003). Reported at every "
+        "occurrence of the suspect spelling (one that mixes scripts, never a clean one), "
+        "with the other spelling and its first position.",
         "Two different identifiers of the file have the same UTS #39 skeleton, so a "
         "reader takes one for the other: a function called in review is not the one that "
         "runs (Trojan Source homoglyph function). The related location is the other "

@@ -15,8 +15,8 @@ rule's id.  What each rule finds, why, and how it judges code and text that is n
 Identifiers are runs of letters, digits, marks and ``_`` starting with a letter (an
 approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
 and strings count too).  Each distinct identifier is judged once and a mixed-script or
-syntax-lookalike one reported at every occurrence; a confusable is reported at its first
-occurrence, with the other spelling and its first position (``SourceFinding.other``).
+syntax-lookalike one reported at every occurrence, as is a confusable, with the other
+spelling and its first position (``SourceFinding.other``).
 
 A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
 and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads
@@ -412,6 +412,10 @@ class _Check:
                     1, at + i, at + i + 1, Action.REJECT, "syntax-lookalike", why, ord(body[i])
                 )
             self.idents.feed(body, at, lines, self)
+
+    def idents_first(self, ident: str) -> int:
+        """The index of the first use of the non-ASCII identifier ``ident``."""
+        return -1 if self.idents is None else self.idents.first.get(ident, -1)
 
     def unlisted_refused(self, body: str, report: Report, policy: Policy) -> list[Finding]:
         """The refused findings ``report`` counted without listing them (its cap was
@@ -1418,6 +1422,8 @@ class _Identifiers:
             for ident, at in _ascii_spellings_in(pieces, ascii_keys).items():
                 groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
                 first[ident] = at
+        # confusable identifier -> (action, why, the other spelling), for its later uses
+        found: dict[str, tuple[Action, str, tuple[int, int, str]]] = {}
         lookalikes = {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
         words = _words_by_script(w for w in self.first if w not in lookalikes)
         for spellings in groups.values():
@@ -1462,6 +1468,9 @@ class _Identifiers:
                     3, start, start + len(ident), action, "confusable", why,
                     identifier=ident, other=(other, other + len(seen), seen),
                 )  # fmt: skip
+                found[ident] = (action, why, (other, other + len(seen), seen))
+        if found:
+            _later_uses(pieces, found, check)
 
 
 _LOCALE_WORDS = 3  # other words in a script that make its look-alikes a language's words
@@ -1484,6 +1493,38 @@ def _words_by_script(words: Iterable[str]) -> dict[str, int]:
         if script is not None:
             counts[script] = counts.get(script, 0) + 1
     return counts
+
+
+def _later_uses(
+    pieces: Callable[[], Iterable[str]],
+    found: dict[str, tuple[Action, str, tuple[int, int, str]]],
+    check: _Check,
+) -> None:
+    """Each use of a confusable identifier after its first, reported as the first is:
+    the pieces read again (as the first time), only in a file that has one.  Such an
+    identifier is not ASCII (a clean spelling is never the suspect), so only lines
+    holding a non-ASCII character are read."""
+    pattern = _identifier_pattern()
+    at = 0
+    for k, piece in enumerate(pieces()):
+        shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
+        body = piece[shift:] if shift else piece
+        if not body.isascii():
+            lines, rare = _source_lines(body)
+            body, _ = _without_tables(body, lines, rare)
+            for j in range(0, len(lines), 2):
+                for w in pattern.finditer(body, lines[j], lines[j + 1]):
+                    ident = w.group(1)
+                    got = found.get(ident) if ident else None
+                    if got is None:
+                        continue
+                    start = at + shift + w.start(1)
+                    if start == check.idents_first(ident):
+                        continue  # the first use: reported already
+                    action, why, other = got
+                    check.add(3, start, start + len(ident), action, "confusable", why,
+                              identifier=ident, other=other)  # fmt: skip
+        at += len(piece)
 
 
 def _ascii_spellings_in(pieces: Callable[[], Iterable[str]], keys: set[str]) -> dict[str, int]:

@@ -272,7 +272,7 @@ def test_sarif_related_location_for_confusable(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(ROOT)}
     proc = run_cli("check", "--policy", "SOURCE", "--format", "sarif", name, cwd=tmp_path, env=env)
     (run,) = json.loads(proc.stdout)["runs"]
-    (result,) = [r for r in run["results"] if r["ruleId"] == "confusable"]
+    result = next(r for r in run["results"] if r["ruleId"] == "confusable")  # its first use
     region = result["locations"][0]["physicalLocation"]["region"]
     related = result["relatedLocations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (2, 10)
@@ -484,3 +484,12 @@ def test_whole_script_lookalikes_among_words_of_that_script_are_a_language() -> 
 )
 def test_punctuation_of_data_is_not_a_stand_in(text: str) -> None:
     assert check_source(text).ok
+
+
+def test_a_confusable_is_reported_at_every_use() -> None:
+    text = "def \u0441ount(): pass\ndef count(): pass\nx = \u0441ount() + count()\n"
+    report = check_source(text)
+    uses = [i for i in range(len(text)) if text.startswith("\u0441ount", i)]
+    assert [f.start for f in report.findings if f.kind == "confusable"] == uses
+    lines = text.splitlines(keepends=True)
+    assert check_source_pieces(lambda: lines) == report
