@@ -119,8 +119,10 @@ _TABLE: dict[str, _Row] = {
         "x = 1 # note\u2028y = 2",
         in_code="NEL, LS and PS are refused anywhere: some languages end a line there (JavaScript "
         "ends a `//` comment at U+2028) and some editors draw one while others do not, so "
-        "code can hide in what looks like a comment (UTS #55). LF, CR, VT and FF are "
-        "ordinary.",
+        "code can hide in what looks like a comment (UTS #55). So, in code, is a lone CR in a "
+        "file whose lines end otherwise (Python ends a line there, a terminal draws the "
+        "rest over it), and a VT or FF after something on its line; LF, CRLF, a file of CR "
+        "line ends and a FF at the start of a line (a page break) are ordinary.",
     ),
     "control": _row((POLICY,), "6.0", "red\x1b[31m"),
     "path-separator": _row((POLICY,), "4.0", "../etc/passwd"),
@@ -190,7 +192,17 @@ _TABLE: dict[str, _Row] = {
     "dot-segment": _row((POLICY,), "6.0", ".."),
     "empty": _row((POLICY,), "3.0", ""),
     "hidden-payload": _row((POLICY,), "8.0", "hi\U000e0068\U000e0069\U000e0021"),
-    "restricted": _row((POLICY,), "7.0", "x\u01c3y"),
+    "restricted": _row(
+        (POLICY, SOURCE),
+        "7.0",
+        "x\u01c3y",
+        in_code="A Restricted letter that is a compatibility variant of an ASCII letter or "
+        "digit (NFKC: mathematical bold, fullwidth; not superscripts) touching an ASCII "
+        "letter, digit or `_` of the same identifier is refused (`\U0001d41admin`, "
+        "`\uff41dmin`): the name reads as its ASCII twin, which compilers that normalize "
+        "(Python: NFKC, PEP 3131) take it for and others do not. Reported at every "
+        "occurrence.",
+    ),
     "mixed-script": _row(
         (POLICY, SOURCE),
         "7.0",
@@ -202,7 +214,7 @@ _TABLE: dict[str, _Row] = {
         "with Cyrillic does not), it is refused when the identifier reads as an ASCII "
         'word (its §4 skeleton is ASCII: "p\\u0430ypal") or mixes Latin with Cyrillic, '
         'else reported as allowed (units and formulas: "μs", "Δt"). Each distinct '
-        "identifier is reported once, at its first occurrence. One ASCII letter glued to a "
+        "identifier is judged once and reported at every occurrence. One ASCII letter glued to a "
         "right-to-left word (a format placeholder: `%s\u0643\u06c6`) is two runs on "
         "screen, not one identifier; the characters of a generated character table in a "
         'string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, as regex libraries '
@@ -223,6 +235,9 @@ _TABLE: dict[str, _Row] = {
     "binary": _row((FILE,), "4.0", b"\x89PNG\r\n\x1a\n\x00\x00"),
     "no-byte-order-mark": _row((FILE,), "4.0", b"a\x00b\x00"),
     "not-json": _row((FILE,), "5.0", b'{"a": "\\u202e"\n'),
+    "invalid-suppression": _row(
+        (FILE,), "4.0", b"x = '\xe2\x80\x8b'  # sanitizer: ignore[invisibel]\n"
+    ),
 }
 
 # id -> (title, what, why) of the rules that are no ErrorKind, UnitErrorKind or Category
@@ -233,8 +248,9 @@ _WORDS: dict[str, tuple[str, str, str]] = {
         "and a different spelling, where the two are mixed- or whole-script confusables "
         "(their script sets differ) and each has two letters or more. Single-script "
         "look-alikes (`ı`/`i`, `l`/`I`, `rn`/`m`), width variants and single characters "
-        "are a linter's business (PEP 8 E741, ruff RUF001-003). Reported at the first "
-        "occurrence, with the other spelling and its first position.",
+        "are a linter's business (PEP 8 E741, ruff RUF001-003). Reported at every "
+        "occurrence of the suspect spelling (one that mixes scripts, never a clean one), "
+        "with the other spelling and its first position.",
         "Two different identifiers of the file have the same UTS #39 skeleton, so a "
         "reader takes one for the other: a function called in review is not the one that "
         "runs (Trojan Source homoglyph function). The related location is the other "
@@ -263,6 +279,13 @@ _WORDS: dict[str, tuple[str, str, str]] = {
         "Its name is of no known kind of text and its first 8 KiB hold a NUL byte (or, "
         "named as an archive or an image, bytes that are not UTF-8), so it is not read "
         "as text. Rename it to say what it is, or pass --binary check to read it.",
+    ),
+    "invalid-suppression": (
+        "A suppression comment names a rule the gate does not have",
+        "a `sanitizer: ignore[...]` comment naming an id that is not a rule of this page",
+        "A typo in a suppression comment would silence nothing while its author believes "
+        "the line checked and accepted. Name the rule by its id (this page), or remove the "
+        "comment.",
     ),
     "no-byte-order-mark": (
         "UTF-16 or UTF-32 input without a byte order mark",

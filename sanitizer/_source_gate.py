@@ -14,9 +14,9 @@ rule's id.  What each rule finds, why, and how it judges code and text that is n
 
 Identifiers are runs of letters, digits, marks and ``_`` starting with a letter (an
 approximation of XID_Start XID_Continue* that needs no tokenizer, so words in comments
-and strings count too).  Each distinct identifier is reported once, at its first
-occurrence; a confusable carries the other spelling and its first position
-(``SourceFinding.other``).
+and strings count too).  Each distinct identifier is judged once and a mixed-script or
+syntax-lookalike one reported at every occurrence, as is a confusable, with the other
+spelling and its first position (``SourceFinding.other``).
 
 A leading U+FEFF is a signature, never a finding.  Sans-IO: ``check_source`` takes a str
 and returns code-point offsets; the CLI (``sanitizer check --policy SOURCE``) reads
@@ -38,7 +38,7 @@ from ._charnames import describe
 from ._frozen import Frozen
 from ._identity_cache import IdentityCache
 from ._native import speedups
-from ._policy import Action, Policy, inspect
+from ._policy import Action, Finding, Policy, Report, inspect
 from ._policy.compiled import character_groups
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
@@ -206,6 +206,15 @@ def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport, frozenset[Ca
     return _DERIVED.store(policy, (characters, counting, clean, judged))
 
 
+@functools.lru_cache(maxsize=8)
+def _refused_only(policy: Policy) -> Policy:
+    """``policy`` with what it allows ignored: it lists refused findings alone."""
+    allowed: dict[Category | str, Action | str] = {
+        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
+    }
+    return policy.with_actions(allowed)
+
+
 def _policy_or_default(policy: object, where: str) -> Policy:
     if policy is None:
         return profiles.SOURCE
@@ -247,24 +256,26 @@ def check_source_pieces(
 
 class _Found:
     """The findings of a text under a cap (``Policy.max_findings``, None: all): the first
-    ``cap`` by (start, end, rule order) are kept, every one is counted, and so is every
-    one that is allowed.  Findings come mostly in order, so once trimmed most are
-    refused by one comparison before they are built."""
+    ``cap`` are kept, refused ones before allowed ones and each by (start, end, rule
+    order), so an allowed finding never crowds out a refused one; every one is counted,
+    and so is every one that is allowed.  Findings come mostly in order, so once trimmed
+    most are refused by one comparison before they are built."""
 
     __slots__ = ("allowed", "bar", "cap", "count", "items")
 
     def __init__(self, cap: int | None) -> None:
         self.cap = cap
-        self.items: list[tuple[tuple[int, int, int], SourceFinding]] = []
+        self.items: list[tuple[tuple[int, int, int, int], SourceFinding]] = []
         self.count = self.allowed = 0
-        self.bar: tuple[int, int, int] | None = None if cap != 0 else (-1, -1, -1)
+        self.bar: tuple[int, int, int, int] | None = None if cap != 0 else (-1, -1, -1, -1)
 
-    def wants(self, key: tuple[int, int, int], allowed: bool) -> bool:
+    def wants(self, key: tuple[int, int, int, int], allowed: bool) -> bool:
+        """``key``: (allowed, start, end, order)."""
         self.count += 1
         self.allowed += allowed
         return self.bar is None or key < self.bar
 
-    def keep(self, key: tuple[int, int, int], finding: SourceFinding) -> None:
+    def keep(self, key: tuple[int, int, int, int], finding: SourceFinding) -> None:
         self.items.append((key, finding))
         if self.cap is not None and len(self.items) > 2 * self.cap:
             self.final()
@@ -275,14 +286,14 @@ class _Found:
 
     def full_before(self, position: int) -> bool:
         """Whether nothing at or after ``position`` can be listed any more."""
-        return self.bar is not None and self.bar[0] < position
+        return self.bar is not None and self.bar[0] <= 0 and self.bar[1] < position
 
     def final(self) -> list[SourceFinding]:
         self.items.sort(key=lambda item: item[0])
         if self.cap is not None and len(self.items) >= self.cap > 0:
             del self.items[self.cap :]
             self.bar = self.items[-1][0]
-        return [finding for _, finding in self.items]
+        return [finding for _, finding in sorted(self.items, key=lambda item: item[0][1:])]
 
 
 class _Check:
@@ -317,7 +328,7 @@ class _Check:
         allowed = action is Action.ALLOW
         if not allowed and action is not Action.IGNORE:
             self.ok = False
-        key = (start, end, order)
+        key = (int(allowed), start, end, order)
         if self.found.wants(key, allowed):
             why = reason if isinstance(reason, str) else _because(*reason)
             self.found.keep(
@@ -355,13 +366,17 @@ class _Check:
         if not plain:
             lines, rare = _source_lines(body)
             body, rare = _without_tables(body, lines, rare)
+        if self.idents is not None and ("\r" in body or "\x0b" in body or "\x0c" in body):
+            for i, why in _ascii_breaks(body):
+                self.add(1, at + i, at + i + 1, Action.REJECT, "line-break", why, ord(body[i]))
         policy = self.counting if self.found.full_before(at) else self.characters
         report = inspect(body, policy)
         self.ok = self.ok and report.ok
-        for f in report.findings:
+        extra = self.unlisted_refused(body, report, policy)
+        for f in (*report.findings, *extra):
             why = f.reason()
             self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
-        self.found.unlisted(report.more_findings, report.more_allowed)
+        self.found.unlisted(report.more_findings - len(extra), report.more_allowed)
         if self.bidi is not None and (not plain or self.bidi.pending):
             self.bidi_verdicts(self.bidi.feed(body, at))
         if plain:
@@ -392,7 +407,28 @@ class _Check:
             cp = ord(body[i])
             self.add(1, at + i, at + i + 1, Action.REJECT, kind, why, cp)
         if self.idents is not None:
+            for i, why in _syntax_twins(body, lines):
+                self.add(
+                    1, at + i, at + i + 1, Action.REJECT, "syntax-lookalike", why, ord(body[i])
+                )
             self.idents.feed(body, at, lines, self)
+
+    def idents_first(self, ident: str) -> int:
+        """The index of the first use of the non-ASCII identifier ``ident``."""
+        return -1 if self.idents is None else self.idents.first.get(ident, -1)
+
+    def unlisted_refused(self, body: str, report: Report, policy: Policy) -> list[Finding]:
+        """The refused findings ``report`` counted without listing them (its cap was
+        reached by allowed ones): ``body`` judged again, listing refused ones alone."""
+        if report.more_findings <= report.more_allowed or policy is self.counting:
+            return []
+        again = inspect(body, _refused_only(policy))
+        seen = {(f.start, f.end, f.category) for f in report.findings}
+        return [
+            f
+            for f in again.findings
+            if f.action is not Action.ALLOW and (f.start, f.end, f.category) not in seen
+        ]
 
     def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
         for index, cp, action, why in verdicts:
@@ -528,6 +564,8 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
     before = i - 1
     if before >= 0 and unicodedata2.combining(text[before]) == _VIRAMA:
         return Action.ALLOW, "after a virama (UAX #31 §2.3)"
+    if text[i] != _ZWNJ and _letter_joiner_virama(text, i):
+        return Action.ALLOW, "between a letter and a virama (Unicode §12.2: ra with ya-phala)"
     if text[i] == _ZWNJ:
         while before >= 0 and unicodedata2.category(text[before]) in ("Mn", "Me"):
             before -= 1
@@ -537,6 +575,19 @@ def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
             if script_extensions(text[before]) & _JOINING_SCRIPTS:
                 return Action.ALLOW, "between joining letters (UAX #31 §2.3 A1)"
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
+
+
+def _letter_joiner_virama(text: str, i: int) -> bool:
+    """A ZWJ between a letter and a virama of one script (Bengali ra + ZWJ + virama +
+    ya: the ra keeps its form and the ya becomes a phala, Unicode §12.2; Devanagari's
+    eyelash ra, §12.1): the joiner chooses a conjunct's shape, which is what it is for
+    in these scripts (UAX #31 §2.3 B allows ZWJ in conjuncts)."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+    letter, virama = text[i - 1], text[i + 1]
+    if unicodedata2.combining(virama) != _VIRAMA or not unicodedata2.category(letter)[0] == "L":
+        return False
+    return bool(_scripts_of(letter) & _scripts_of(virama))
 
 
 def _text_joiner_verdict(text: str, i: int, end: int) -> tuple[Action, str]:
@@ -572,6 +623,141 @@ def _separators_and_selectors(text: str, rare: list[int]) -> Iterator[tuple[str,
                 f"{describe(ord(ch))} after {text[i - 1]!r}: an invisible difference inside "
                 "an identifier",
             )  # fmt: skip
+
+
+_ASCII_BREAK = re.compile("\r(?!\n)|[\x0b\x0c]")
+
+
+def _ascii_breaks(text: str) -> Iterator[tuple[int, str]]:
+    """In code: a lone CR in a text whose lines end otherwise (Python and LSP end a line
+    there, ``cat`` and some viewers return to the start of the line and draw what
+    follows over it, so a comment can hide code or code a comment), and a VT or FF
+    after something on its line (some editors draw a line break there, Python does not:
+    what looks like a new line is still the comment).  A FF at the start of a line
+    (a page break, PEP 8) and a file whose every line ends in CR are ordinary."""
+    mixed = "\n" in text
+    for m in _ASCII_BREAK.finditer(text):
+        i = m.start()
+        ch = text[i]
+        if ch == "\r":
+            if mixed:
+                yield (
+                    i,
+                    "U+000D CARRIAGE RETURN alone, in a file whose lines end otherwise: "
+                    "a line end for Python, a return over the same line for a terminal",
+                )
+            continue
+        line_start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+        if text[line_start:i].strip(" \t\x0b\x0c"):
+            yield (
+                i,
+                f"{describe(ord(ch))} inside a line: a line break for some editors, "
+                "not for the language (code can hide in what looks like a comment)",
+            )
+
+
+@functools.lru_cache(maxsize=4096)
+def _syntax_twin(ch: str) -> str:
+    """The ASCII punctuation that ``ch``, a punctuation mark or symbol that is not
+    ASCII, looks like (its UTS #39 §4 skeleton: "∕" is "/"), or ""."""
+    if ch.isascii() or unicodedata2.category(ch)[0] not in "PS":
+        return ""
+    from ._lookalike import skeleton
+
+    looks = skeleton(ch)
+    return looks if looks and all(c in _SYNTAX for c in looks) else ""
+
+
+_BRACKETS = frozenset("()[]{}")
+# What a stand-in fakes: a comment's end or start ("*∕" beside "*"), and a statement's
+# "=", ";", "|", "&" (a compatibility form: "＝", U+037E).  Other look-alikes of ASCII
+# punctuation ("–" in "1–10", "～" in a date range, "‹" in a regex) are writing.
+_COMMENT, _COMMENT_NEAR = frozenset("/*"), frozenset("/*")
+_STATEMENT = frozenset("=;|&")
+_QUOTES = frozenset("'\"`")
+
+
+class _LineWords:
+    """Whether the line of ``text[i]`` holds a letter that is not ASCII (then its
+    punctuation is writing's: fullwidth parentheses in Chinese, a Greek question mark),
+    asked for increasing ``i``: each line is read once."""
+
+    __slots__ = ("end", "start", "text", "words")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.start = self.end = -1
+        self.words = False
+
+    def __call__(self, i: int) -> bool:
+        if i >= self.end:
+            text = self.text
+            lo = max(self.end, 0)
+            self.start = max(text.rfind("\n", lo, i), text.rfind("\r", lo, i), lo - 1) + 1
+            end = min(e for e in (text.find("\n", i), text.find("\r", i), len(text)) if e >= 0)
+            self.end = end + 1
+            self.words = any(ch.isalpha() and not ch.isascii() for ch in text[self.start : end])
+        return self.words
+
+
+def _next_to(text: str, i: int, step: int) -> str:
+    """The nearest character to ``text[i]`` on its line in direction ``step``, spaces
+    and tabs skipped ("" at the line's end)."""
+    j = i + step
+    while 0 <= j < len(text) and text[j] in " \t":
+        j += step
+    return text[j] if 0 <= j < len(text) and text[j] not in "\n\r" else ""
+
+
+def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
+    """Punctuation that stands in for code's ASCII punctuation, next to code: "*∕"
+    (U+2215 closing a C comment to the eye only), "x ＝ 1", "echo hi;" (U+037E), "rm
+    ‐rf".  Refused when it looks like '/' or '*' beside '/' or '*' (a comment's
+    delimiter), when it is a compatibility form of '=', ';', '|' or '&' (NFKC) between
+    ASCII characters, or when it looks like '-' before an ASCII letter at the start of
+    a word (an option); never in a line that holds letters of another script.
+    Punctuation in prose ("1–10", "well‐known", a Greek question mark after a Greek
+    word) is none of these."""
+    in_words = _LineWords(text)
+    for k in range(0, len(lines), 2):
+        for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
+            for i in range(lines[k] + lo, lines[k] + hi):
+                ch = text[i]
+                looks = _syntax_twin(ch)
+                if not looks:
+                    continue
+                before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
+                near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
+                if len(looks) > 1 or looks in _BRACKETS or in_words(i):
+                    continue  # "…", "（", or punctuation of a sentence in another script
+                if before in _QUOTES and after in _QUOTES:
+                    continue  # the character itself, quoted: a table's entry
+                if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
+                    how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
+                elif (
+                    looks in _STATEMENT
+                    and unicodedata2.normalize("NFKC", ch) == looks
+                    and near_before.isascii()
+                    and near_after.isascii()
+                    and (near_before or near_after)
+                ):
+                    how = "between ASCII code"
+                elif (
+                    looks == "-"
+                    and before in ("", " ", "\t")
+                    and after.isascii()
+                    and after.isalpha()
+                ):
+                    how = "before an option's name"
+                else:
+                    continue
+                yield (
+                    i,
+                    (
+                        f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
+                        "punctuation and is not (UTS #39 §4 skeleton)"
+                    ),
+                )
 
 
 # -- words written without spaces (UAX #14 class SA) ---------------------------------------
@@ -762,7 +948,7 @@ def script_level(identifier: str) -> RestrictionLevel:
         return RestrictionLevel.ASCII_ONLY
     common = ALL_SCRIPTS
     rest: frozenset[str] | None = None  # scripts shared by every non-Latin character
-    for ch in set(identifier):
+    for ch in _bases(identifier):
         scripts = _scripts_of(ch)
         common = common & scripts
         if "Latn" not in scripts:
@@ -779,11 +965,21 @@ def script_level(identifier: str) -> RestrictionLevel:
 _NOT_SCRIPTS = frozenset({"Zyyy", "Zinh"})  # Common and Inherited: no script of their own
 
 
+def _bases(identifier: str) -> set[str]:
+    """The distinct characters of ``identifier`` that are not combining marks: a mark
+    takes the script of the letter it is on (UAX #24 §5.1: Inherited), whatever its
+    Script_Extensions list ("τ\u0302", a circumflex on a Greek letter, is Greek)."""
+    return {ch for ch in set(identifier) if unicodedata2.category(ch)[0] != "M"}
+
+
 def _script_names(identifier: str) -> str:
     from ._lookalike import script_extensions, script_name
 
     names: list[str] = []
+    bases = _bases(identifier)
     for ch in identifier:
+        if ch not in bases:
+            continue
         for code in sorted(script_extensions(ch) - _NOT_SCRIPTS):
             name = script_name(code)
             if name not in names:
@@ -810,10 +1006,10 @@ def _cross_script(a: str, b: str) -> bool:
 
 def _scripts(word: str) -> set[str]:
     """The scripts of ``word``'s characters (Script_Extensions, Common and Inherited
-    left out)."""
+    left out; a combining mark has its letter's, ``_bases``)."""
     from ._lookalike import script_extensions
 
-    return {code for ch in word for code in script_extensions(ch)} - _NOT_SCRIPTS
+    return {code for ch in _bases(word) for code in script_extensions(ch)} - _NOT_SCRIPTS
 
 
 def _letters(word: str) -> int:
@@ -1115,6 +1311,13 @@ def _problems(
                 f"{looks!r} (UTS #39 confusables)"
             )
             yield "syntax-lookalike", offset, offset + 1, Action.REJECT, why, ord(ch)
+        elif _ascii_twin(ch) and _beside_ascii_letter(identifier, offset):
+            why = (
+                f"{describe(ord(ch))} in identifier {_shown(identifier)}, beside ASCII: a "
+                "Restricted letter (UTS #39 §3.1) styled as an ASCII one, so the name reads "
+                "as another (compilers that apply NFKC take them for one, others do not)"
+            )
+            yield "restricted", offset, offset + 1, Action.REJECT, why, ord(ch)
 
 
 _LATIN_CYRILLIC = frozenset({"Latn", "Cyrl"})
@@ -1130,6 +1333,22 @@ def _ascii_reading(identifier: str) -> str:
     return "".join(ch if ch.isascii() else skeleton(ch) for ch in identifier)
 
 
+def _ascii_twin(ch: str) -> bool:
+    """Whether ``ch`` is a compatibility variant of an ASCII letter or digit written as
+    a letter or digit of its own (NFKC: mathematical bold "𝐚", fullwidth "ａ", "𝟏");
+    superscripts and modifier letters ("m²", "xⁿ": units and formulas) are not."""
+    if unicodedata2.category(ch) not in ("Ll", "Lu", "Nd"):
+        return False
+    twin = unicodedata2.normalize("NFKC", ch)
+    return len(twin) == 1 and twin.isascii() and twin.isalnum()
+
+
+def _beside_ascii_letter(identifier: str, i: int) -> bool:
+    """Whether ``identifier[i]`` touches an ASCII letter or digit of the same word."""
+    near = identifier[max(i - 1, 0) : i] + identifier[i + 1 : i + 2]
+    return any(c.isascii() and c.isalnum() for c in near)
+
+
 def _beside_ascii_name(identifier: str, i: int) -> bool:
     """Whether ``identifier[i]`` touches an ASCII letter, digit or '_' of the same word
     (``xǃ`` in ``xǃ=y``, which reads as ``x != y``)."""
@@ -1139,20 +1358,26 @@ def _beside_ascii_name(identifier: str, i: int) -> bool:
 
 class _Identifiers:
     """The identifier rules over a text read piece by piece: each distinct non-ASCII
-    identifier judged at its first occurrence (``feed``), then the look-alikes among
+    identifier judged once, its findings reported at each of its occurrences (``feed``),
+    then the look-alikes among
     them and the ASCII ones (``compare``, which reads the pieces again only when an
     ASCII spelling may share a skeleton with a non-ASCII one)."""
 
-    __slots__ = ("first", "max_level", "overflowed")
+    __slots__ = ("first", "flagged", "max_level", "overflowed")
 
     def __init__(self, max_level: RestrictionLevel) -> None:
         self.max_level = max_level
         self.first: dict[str, int] = {}  # non-ASCII identifier -> its first index
+        # identifier -> its problems (``_problems``), for the identifiers that have any
+        self.flagged: dict[str, list[tuple[str, int, int, Action, str, int | None]]] = {}
         self.overflowed = False
 
     def feed(self, body: str, at: int, lines: list[int], check: _Check) -> None:
-        for ident, local in _identifiers(body, lines, True).items():
+        found = _identifiers(body, lines, True)
+        again = False  # a flagged identifier is in this piece: each occurrence is reported
+        for ident, local in found.items():
             if ident in self.first:
+                again = again or ident in self.flagged
                 continue
             start = at + local
             if len(self.first) >= _MAX_IDENTIFIERS:
@@ -1165,8 +1390,28 @@ class _Identifiers:
                     check.add(2, start, start + len(ident), Action.REJECT, "too-long", why)
                 continue
             self.first[ident] = start
-            for kind, lo, hi, action, why, cp in _problems(ident, self.max_level):
-                check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
+            problems = list(_problems(ident, self.max_level))
+            if problems:
+                self.flagged[ident] = problems
+                again = True
+        if again:
+            self.occurrences(body, at, lines, check)
+
+    def occurrences(self, body: str, at: int, lines: list[int], check: _Check) -> None:
+        """Every occurrence of a flagged identifier in ``body`` reported, as a linter
+        reports each use of a bad name (read in lines that hold a non-ASCII character,
+        by the pattern ``_identifiers`` reads by: the same words)."""
+        pattern = _identifier_pattern()
+        flagged = self.flagged
+        for k in range(0, len(lines), 2):
+            for w in pattern.finditer(body, lines[k], lines[k + 1]):
+                ident = w.group(1)
+                problems = flagged.get(ident) if ident else None
+                if problems is None:
+                    continue
+                start = at + w.start(1)
+                for kind, lo, hi, action, why, cp in problems:
+                    check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
 
     def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:
         """UTS #39 §4: group spellings by skeleton; ASCII ones only join a group a
@@ -1187,12 +1432,31 @@ class _Identifiers:
             for ident, at in _ascii_spellings_in(pieces, ascii_keys).items():
                 groups[skeleton(ident) if table is None else ident.translate(table)].add(ident)
                 first[ident] = at
+        # confusable identifier -> (action, why, the other spelling), for its later uses
+        found: dict[str, tuple[Action, str, tuple[int, int, str]]] = {}
+        lookalikes = {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
+        words = _words_by_script(w for w in self.first if w not in lookalikes)
         for spellings in groups.values():
             if len(spellings) < 2:
                 continue
             ordered = sorted(spellings, key=first.__getitem__)
+            # A clean spelling is the reference, never the suspect: when some spellings
+            # mix scripts, those are compared with the ones in one script; else (whole-
+            # script look-alikes) an ASCII one is the reference, or the first one.
+            single = [s for s in ordered if _one_script(s) is not None]
+            ascii_ones = [s for s in ordered if s.isascii()]
             for i, ident in enumerate(ordered):
-                seen = next((s for s in ordered[:i] if _cross_script(s, ident)), None)
+                if len(single) < len(ordered):
+                    if ident in single:
+                        continue
+                    others = single
+                elif ascii_ones:
+                    if ident.isascii():
+                        continue
+                    others = ascii_ones
+                else:
+                    others = ordered[:i]
+                seen = next((s for s in others if _cross_script(s, ident)), None)
                 if seen is None:
                     continue
                 start, other = first[ident], first[seen]
@@ -1201,10 +1465,76 @@ class _Identifiers:
                     f"{_shown(seen)} ({_script_names(seen)}) elsewhere in the file "
                     "(UTS #39 §4 skeleton)"
                 )
+                action = Action.REJECT
+                script = _one_script(ident)
+                if script is not None and _one_script(seen) is not None:  # whole-script
+                    if words.get(script, 0) >= _LOCALE_WORDS:
+                        action = Action.ALLOW
+                        why += (
+                            f": a word of a script the file writes {words[script]} other "
+                            "words in (text of another language, as a locale bundle holds)"
+                        )
                 check.add(
-                    3, start, start + len(ident), Action.REJECT, "confusable", why,
+                    3, start, start + len(ident), action, "confusable", why,
                     identifier=ident, other=(other, other + len(seen), seen),
                 )  # fmt: skip
+                found[ident] = (action, why, (other, other + len(seen), seen))
+        if found:
+            _later_uses(pieces, found, check)
+
+
+_LOCALE_WORDS = 3  # other words in a script that make its look-alikes a language's words
+
+
+def _one_script(word: str) -> str | None:
+    """The one script of ``word`` (its letters', marks taking theirs), or None."""
+    scripts = _scripts(word)
+    return next(iter(scripts)) if len(scripts) == 1 else None
+
+
+def _words_by_script(words: Iterable[str]) -> dict[str, int]:
+    """How many of ``words`` (of two letters or more) are written in each one script:
+    a whole-script look-alike in a script the file writes other words in is a word of
+    another language (a locale bundle's "ΑΜ" beside "AM"), one in a script the file uses
+    for nothing else is a spoof ("сору" beside "copy")."""
+    counts: dict[str, int] = {}
+    for word in words:
+        script = _one_script(word) if _letters(word) > 1 else None
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    return counts
+
+
+def _later_uses(
+    pieces: Callable[[], Iterable[str]],
+    found: dict[str, tuple[Action, str, tuple[int, int, str]]],
+    check: _Check,
+) -> None:
+    """Each use of a confusable identifier after its first, reported as the first is:
+    the pieces read again (as the first time), only in a file that has one.  Such an
+    identifier is not ASCII (a clean spelling is never the suspect), so only lines
+    holding a non-ASCII character are read."""
+    pattern = _identifier_pattern()
+    at = 0
+    for k, piece in enumerate(pieces()):
+        shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
+        body = piece[shift:] if shift else piece
+        if not body.isascii():
+            lines, rare = _source_lines(body)
+            body, _ = _without_tables(body, lines, rare)
+            for j in range(0, len(lines), 2):
+                for w in pattern.finditer(body, lines[j], lines[j + 1]):
+                    ident = w.group(1)
+                    got = found.get(ident) if ident else None
+                    if got is None:
+                        continue
+                    start = at + shift + w.start(1)
+                    if start == check.idents_first(ident):
+                        continue  # the first use: reported already
+                    action, why, other = got
+                    check.add(3, start, start + len(ident), action, "confusable", why,
+                              identifier=ident, other=other)  # fmt: skip
+        at += len(piece)
 
 
 def _ascii_spellings_in(pieces: Callable[[], Iterable[str]], keys: set[str]) -> dict[str, int]:

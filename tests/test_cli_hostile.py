@@ -404,6 +404,37 @@ def test_quiet_shows_failing_findings_only(tmp_path: Path) -> None:
     assert run_cli("-q", "--policy", "TEXT", tmp_path / "a.txt").stdout.count(b"\n") == 1
 
 
+# Many allowed findings before one that fails: (profile, allowed line, encoding).
+_CROWDED = [
+    ("TEXT", "\u200f x\n", "utf-8"),  # allowed by the policy layer
+    ("TEXT", "\u200f x\n", "utf-16"),
+    ("SOURCE", "a\ufdd0b\n", "utf-8"),  # allowed by the policy layer, under the gate
+    ("SOURCE", "a\u200bb\n", "utf-8"),  # allowed by the gate's own rule (text, not code)
+]
+
+
+@pytest.mark.parametrize(("profile", "allowed", "encoding"), _CROWDED)
+def test_a_failing_finding_is_listed_after_more_allowed_ones_than_the_limit(
+    tmp_path: Path, profile: str, allowed: str, encoding: str
+) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes((allowed * 1200 + "x\x1b\n").encode(encoding))
+    options = ("--policy", profile, "--encoding", encoding, "--limit", "1000")
+    quiet = run_cli(*options, "--json", "--quiet", path)
+    assert quiet.returncode == 1
+    failing = records(quiet)[:-1]
+    assert [(r["rule"], r["line"], r["fails"]) for r in failing] == [("control", 1201, True)]
+    assert records(quiet)[-1]["summary"]["failing"] == 1
+    loud = records(run_cli(*options, "--json", path))
+    assert [r["line"] for r in loud[:-1] if r["fails"]] == [1201]
+    assert len(loud) - 1 == 1000  # the limit holds, the failing one inside it
+    sarif = json.loads(run_cli(*options, "--format", "sarif", "--quiet", path).stdout)
+    results = sarif["runs"][0]["results"]
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results]
+    assert lines == [1201]
+    assert run_cli(*options, "--quiet", path).stdout.count(b"\n") == 1
+
+
 # -- standard input closed ------------------------------------------------------------------
 
 
@@ -426,3 +457,15 @@ def test_closed_stdin_is_one_line_in_every_mode(options: str) -> None:
 
 def test_inputs_module_keeps_its_names() -> None:
     assert _inputs.BINARY_NOTE.startswith("binary:")
+
+
+@pytest.mark.parametrize("ending", ["\r", "\n", "\r\n"])
+def test_lines_end_at_cr_lf_and_crlf_in_every_format(tmp_path: Path, ending: str) -> None:
+    path = tmp_path / "a.py"
+    path.write_bytes(ending.join(["a = 1", "b = 2", 'c = "\u202e"', ""]).encode())
+    found = records(run_cli("--policy", "SOURCE", "--json", path))[0]
+    assert (found["line"], found["column"], found["excerpt"]) == (3, 6, 'c = "<U+202E>"')
+    sarif = json.loads(run_cli("--policy", "SOURCE", "--format", "sarif", path).stdout)
+    region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == 3
+    assert ending in sarif["runs"][0]["newlineSequences"]

@@ -58,6 +58,9 @@ def test_no_extension_or_name_is_of_two_kinds() -> None:
         ("locale/fr/django.po", b"", "translation catalogue", False),
         ("README", b"", "prose", False),
         ("data.JSON", b"", "data", False),
+        ("repo/.github/workflows/ci.yml", b"", "CI workflow", True),  # uses: names code
+        (".github/workflows/ci.YAML", b"", "CI workflow", True),
+        ("docs/workflows/ci.yml", b"", "data", False),
         (".gitignore", b"", "data", False),
         ("page.html", b"", "HTML", False),
         ("feed.xml", b"", "XML", False),

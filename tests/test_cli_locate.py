@@ -1,8 +1,9 @@
 """The one line:column rule of ``sanitizer check`` and the one code-point -> byte mapper.
 
-``_locate.Position`` counts lines by LF alone and columns on the decoded line, in code
-points or UTF-16 code units, an ill-formed part as one column; every input mode counts
-by it.  It is checked against a naive reference (the decoded text split at LF) on random
+``_locate.Position`` ends lines at CR LF, LF or a lone CR (as Python and LSP do) and
+counts columns on the decoded line, in code points or UTF-16 code units, an ill-formed
+part as one column; every input mode counts by it.  It is checked against a naive
+reference (the decoded text split at CR LF, LF and CR by a regular expression) on random
 text with CR, LF, CRLF, tabs and characters of every UTF-8 length, and end to end: the
 same text with ill-formed parts at the same places, read as UTF-8 and as UTF-16/32,
 gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI by
@@ -12,6 +13,8 @@ gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI 
 from __future__ import annotations
 
 import io
+import re
+import tokenize
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,14 +43,30 @@ texts = st.lists(st.sampled_from(PIECES), max_size=40)
 texts_with_errors = st.lists(st.sampled_from([*PIECES, BAD + "x"]), max_size=40)
 
 
-def reference(before: str, columns: str) -> tuple[int, int]:
-    """Line and column just after ``before``, the naive way (an independent copy of the
-    rule, on purpose: the oracle)."""
-    line = before.split("\n")[-1]
+def reference(before: str, columns: str, after: str = "") -> tuple[int, int]:
+    """Line and column just after ``before`` (followed by ``after``), the naive way (an
+    independent copy of the rule, on purpose: the oracle).  The place between the CR and
+    the LF of a CR LF is on the CR's line."""
+    if before.endswith("\r") and (after.startswith("\n") or not after):
+        lines = re.split("\r\n|\r|\n", before[:-1])
+        lines[-1] += "\r"
+    else:
+        lines = re.split("\r\n|\r|\n", before)
+    line = lines[-1]
     width = len(line)
     if columns == UTF16:
         width += sum(1 for ch in line if ord(ch) > 0xFFFF)
-    return before.count("\n") + 1, width + 1
+    return len(lines), width + 1
+
+
+def test_a_lone_cr_ends_a_line_as_python_counts_lines() -> None:
+    source = "a = 1\rb = 2\r\nc = 3\nd = '\u202e'\r"
+    data = source.encode()
+    where = data.index("\u202e".encode())
+    assert locate_all(data, [where], [], CODEPOINTS)[where] == (4, 6)
+    # Python's own count: the tokenizer's line numbers (universal newlines).
+    tokens = list(tokenize.generate_tokens(io.StringIO(source, newline="").readline))
+    assert [t.start for t in tokens if t.type == tokenize.STRING] == [(4, 4)]
 
 
 @given(texts, st.sampled_from(COLUMNS), st.integers(1, 9))
@@ -57,15 +76,16 @@ def test_utf8_offsets_are_located_as_the_reference_says(
     text = "".join(pieces)
     data = text.encode()
     boundaries = [len(text[:i].encode()) for i in range(len(text) + 1)]
-    expected = [reference(text[:i], columns) for i in range(len(text) + 1)]
+    expected = [reference(text[:i], columns, text[i:]) for i in range(len(text) + 1)]
     assert [locate_all(data, [b], [], columns)[b] for b in boundaries] == expected
     locator = Locator(columns)  # fed in chunks, asked about increasing offsets
     got = []
     queue = list(reversed(boundaries))
     for start in range(0, len(data) + 1, chunk):
         locator.feed(data[start : start + chunk])
-        while queue and queue[-1] <= locator.end:
+        while queue and queue[-1] < locator.end:  # the next character fed already
             got.append(locator.at(queue.pop()))
+    got.extend(locator.at(offset) for offset in reversed(queue))
     assert got == expected
 
 
@@ -98,7 +118,7 @@ def test_every_encoding_places_a_finding_alike(pieces: list[str], columns: str) 
     expected = []
     for at, ch in enumerate(text):
         if ch == BAD:
-            line, column = reference(text[:at], columns)
+            line, column = reference(text[:at], columns, text[at:])
             expected.append((line, column, line, column + 1))
     for encoding, bad in ILL_FORMED.items():
         data = b"".join(bad if ch == BAD else ch.encode(encoding) for ch in text)

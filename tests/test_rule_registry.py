@@ -85,6 +85,12 @@ def test_the_file_rules_examples(tmp_path: Path) -> None:
     (tmp_path / "records.jsonl").write_bytes(_example("not-json"))
     proc = run_cli("check", "--format", "json", "records.jsonl", cwd=tmp_path, env=ENV)
     assert "not-json" in {json.loads(line).get("rule") for line in proc.stdout.splitlines()}
+    (tmp_path / "typo.py").write_bytes(_example("invalid-suppression"))
+    proc = run_cli("check", "--format", "json", "--policy", "SOURCE", "typo.py", cwd=tmp_path,
+                   env=ENV)  # fmt: skip
+    assert "invalid-suppression" in {
+        json.loads(line).get("rule") for line in proc.stdout.splitlines()
+    }
 
 
 def _example(rule_id: str) -> bytes:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sanitizer import profiles
 from sanitizer._policy import Action
-from sanitizer._source_gate import check_source, script_level
+from sanitizer._source_gate import check_source, check_source_pieces, script_level
 
 sys.path.insert(0, str(Path(__file__).parent))
 import source_samples as samples
@@ -272,7 +272,7 @@ def test_sarif_related_location_for_confusable(tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(ROOT)}
     proc = run_cli("check", "--policy", "SOURCE", "--format", "sarif", name, cwd=tmp_path, env=env)
     (run,) = json.loads(proc.stdout)["runs"]
-    (result,) = [r for r in run["results"] if r["ruleId"] == "confusable"]
+    result = next(r for r in run["results"] if r["ruleId"] == "confusable")  # its first use
     region = result["locations"][0]["physicalLocation"]["region"]
     related = result["relatedLocations"][0]["physicalLocation"]["region"]
     assert (region["startLine"], region["startColumn"]) == (2, 10)
@@ -383,3 +383,113 @@ def test_as_text_keeps_the_character_rules(tmp_path: Path) -> None:
     )
     assert code == 1
     assert {r["rule"] for r in records if r.get("fails")} == {"bidi-control"}
+
+
+@pytest.mark.parametrize("allowed", ["a\u200bb\n", "a\ufdd0b\n"])  # the gate's, the policy's
+def test_a_cap_lists_refused_findings_before_allowed_ones(allowed: str) -> None:
+    policy = profiles.SOURCE.replace(max_findings=5)
+    report = check_source(allowed * 20 + "x\x1b\n", policy, code=False)
+    refused = [f for f in report.findings if f.refused]
+    assert [(f.kind, f.start) for f in refused] == [("control", 20 * len(allowed) + 1)]
+    assert len(report.findings) == 5
+    assert report.more_findings == 16 and report.more_allowed == 16
+    starts = [f.start for f in report.findings]
+    assert starts == sorted(starts)
+
+
+def test_a_mixed_script_identifier_is_reported_at_every_occurrence() -> None:
+    word = "p\u0430ypal"
+    text = f's = "{word}"\nx = {word} + {word}\n' + "pass\n" * 10 + f"{word}()\n"
+    starts = [i for i in range(len(text)) if text.startswith(word, i)]
+    report = check_source(text)
+    assert [(f.kind, f.start) for f in report.findings] == [("mixed-script", i) for i in starts]
+    # the same across pieces
+    lines = text.splitlines(keepends=True)
+    assert check_source_pieces(lambda: lines) == report
+
+
+# -- attacks that passed, and writing that was refused ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "char"),
+    [
+        ("\U0001d41admin = True\n", "restricted", "\U0001d41a"),  # mathematical bold a
+        ("is_\uff41dmin = True\n", "restricted", "\uff41"),  # fullwidth a
+        ("v\U0001d7cf = 1\n", "restricted", "\U0001d7cf"),  # mathematical bold digit
+        ("/* hidden *\u2215 evil(); /* */\n", "syntax-lookalike", "\u2215"),
+        ("x \uff1d 1\n", "syntax-lookalike", "\uff1d"),
+        ("echo hi\u037e rm -rf x\n", "syntax-lookalike", "\u037e"),
+        ("rm \u2010rf /\n", "syntax-lookalike", "\u2010"),
+        ("x = 1 # note\rexec(evil)\ny = 2\n", "line-break", "\r"),
+        ("# note\x0bexec(evil)\n", "line-break", "\x0b"),
+        ("x = 1  # page\x0cexec(evil)\n", "line-break", "\x0c"),
+    ],
+)
+def test_lookalikes_of_code_are_refused_in_code(text: str, kind: str, char: str) -> None:
+    report = check_source(text)
+    assert not report.ok
+    assert [(f.kind, text[f.start]) for f in report.findings if f.refused] == [(kind, char)]
+    assert check_source(text, code=False).ok or kind == "line-break"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# pages 1\u201310, a well\u2010known rule\n",  # dashes in prose
+        'x = "\u03c4\u03b9 \u03ba\u03ac\u03bd\u03b5\u03b9\u03c2\u037e"\n',  # a Greek question
+        "# \u5024\uff1d\u5024\n",  # fullwidth punctuation in CJK text
+        "area = 3  # m\u00b2, x\u207f\n",  # superscripts: units and formulas
+        "a = 1\rb = 2\r",  # a file of CR line ends
+        "\x0c\ndef f(): pass\n",  # a page break (PEP 8)
+        "\u03bb\u03cc\u03b3\u03bf\u03c2 = \u03c4\u0302\u03b9\n",  # a circumflex on Greek
+        "\u0995\u09b0\u200d\u09cd\u09af = 1\n",  # Bengali ra + ZWJ + virama + ya
+    ],
+)
+def test_writing_is_not_refused_in_code(text: str) -> None:
+    report = check_source(text)
+    assert report.ok, report.findings
+
+
+def test_a_clean_spelling_is_never_the_suspect() -> None:
+    text = "- uses: \u0430ctions/checkout@v4\n- uses: actions/checkout@v4\n"
+    report = check_source(text)
+    confusables = [f for f in report.findings if f.kind == "confusable"]
+    assert [f.identifier for f in confusables] == ["\u0430ctions"]
+    later = "actions = 1\n\u0430ctions = 2\n"
+    assert [f.identifier for f in check_source(later).findings if f.kind == "confusable"] == [
+        "\u0430ctions"
+    ]
+
+
+def test_whole_script_lookalikes_among_words_of_that_script_are_a_language() -> None:
+    bundle = (
+        'x = {"AM": "\u0391\u039c", "day": "\u03bc\u03ad\u03c1\u03b1", '
+        '"week": "\u03b5\u03b2\u03b4\u03bf\u03bc\u03ac\u03b4\u03b1", '
+        '"month": "\u03bc\u03ae\u03bd\u03b1\u03c2"}\n'
+    )
+    assert check_source(bundle).ok
+    spoof = "def \u0441\u043e\u0440\u0443(): pass\ndef copy(): pass\n"  # the only Cyrillic
+    assert [f.kind for f in check_source(spoof).findings if f.refused] == ["confusable"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(r'\\{\\*|\u2039', String, 'cartouche'),\n",  # a quoted guillemet in a lexer
+        "x = '2015/01/01\uff5e2017/01/01'\n",  # a fullwidth tilde in a date range
+        "dash = '[-\u2013\u2014]'\n",  # dashes in a character class
+        "frac = 'f0{f1{$1}\u2044f2{$2}}'\n",  # a fraction slash in markup
+    ],
+)
+def test_punctuation_of_data_is_not_a_stand_in(text: str) -> None:
+    assert check_source(text).ok
+
+
+def test_a_confusable_is_reported_at_every_use() -> None:
+    text = "def \u0441ount(): pass\ndef count(): pass\nx = \u0441ount() + count()\n"
+    report = check_source(text)
+    uses = [i for i in range(len(text)) if text.startswith("\u0441ount", i)]
+    assert [f.start for f in report.findings if f.kind == "confusable"] == uses
+    lines = text.splitlines(keepends=True)
+    assert check_source_pieces(lambda: lines) == report

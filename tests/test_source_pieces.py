@@ -135,7 +135,7 @@ def test_nesting_past_max_depth_is_refused_and_bounded() -> None:
     assert len(judge.stack) == source_gate._MAX_DEPTH
 
 
-# -- nothing passes for coming after the listed findings ---------------------------------
+# -- nothing passes, nor goes unlisted, for coming after allowed findings ---------------
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,9 @@ def test_a_refusal_after_the_cap_still_fails(late: str) -> None:
     report = check_source(paired + late)
     assert not report.ok
     assert len(report.findings) == 1000
-    assert report.more_findings - report.more_allowed == 1
+    # Listed: the cap keeps refused findings before allowed ones.
+    assert sum(f.refused for f in report.findings) == 1
+    assert report.more_findings == report.more_allowed == 2002 - 999
 
 
 def test_flood_builds_no_more_findings_than_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,19 +33,20 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 
-from . import _check_args, _inputs, _jobs, _walk
+from . import _check_args, _inputs, _jobs, _suppress, _walk
 from ._declared import HEAD, declared_encoding
 from ._inputs import BINARY_SNIFF, CHUNK, STDIN, Opened, looks_binary
 from ._kinds import BINARY, kind_of, known, records_of
-from ._output import OutputError, Writer, display_path, end_of_output
+from ._output import FileFinding, OutputError, Place, Writer, display_path, end_of_output
 from ._report import Outcome, Progress, Sink, Totals, summary, summary_line
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
     from typing import IO, Any
 
     from ._check_args import Settings
@@ -93,23 +94,50 @@ def _run(args: argparse.Namespace, out: Writer) -> int:
             )
 
     files = list(_inputs.expand(args.paths, report, rules, counts, tuple(args.as_text)))
+    try:  # the configuration of every input and the baseline, read once, here
+        for item in files:
+            _suppress.config_for(item.path)
+        suppressor(settings)
+    except _suppress.ConfigError as exc:
+        print(f"sanitizer check: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     enabled = args.progress == "always" or (args.progress == "auto" and _isatty(sys.stderr))
     # The total is for the progress bar and for choosing --jobs 0 (enough past its mark).
     enough = _jobs.AUTO_MIN_BYTES if settings.policy is not None and settings.jobs == 0 else 0
     total_size = _inputs.total_size(files, None if enabled else enough)
     progress = Progress(total_size, enabled)
-    sink = Sink(out, settings.limit, settings.columns, settings.quiet, settings.verbose)
+    sink = Sink(out, args.limit, settings.columns, settings.quiet, settings.verbose)
+    if args.write_baseline:
+        sink.kept = []
+    if args.statistics:
+        sink.statistics = {}
     try:
         _check_all(files, total_size, settings, totals, progress, sink)
     finally:
         progress.close()
     code = EXIT_USAGE if totals.io_errors else EXIT_FOUND if totals.failing else EXIT_OK
+    if args.write_baseline and not totals.io_errors:
+        try:
+            written = _suppress.write_baseline(args.write_baseline, sink.kept or ())
+        except OSError as exc:
+            print(f"sanitizer check: --write-baseline: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        where = display_path(args.write_baseline)
+        print(f"sanitizer check: {written} finding(s) written to {where}", file=sys.stderr)
+        code = EXIT_OK
     result = summary(totals, counts.symlinks, counts.excluded, settings.columns)
     sink.close(not totals.io_errors, code, result)
     out.flush()
     listed = out.as_json or (settings.verbose and not settings.quiet)  # each skipped file
     print(summary_line(totals, counts.symlinks, counts.excluded, listed), file=sys.stderr)
     return code
+
+
+@functools.cache
+def suppressor(settings: Settings) -> _suppress.Suppressor:
+    """The suppressor of a run (its baseline read once, before workers are forked)."""
+    baseline = _suppress.Baseline(settings.baseline) if settings.baseline else None
+    return _suppress.Suppressor(baseline, settings.max_bytes)
 
 
 def _isatty(stream: IO[str] | None) -> bool:
@@ -147,6 +175,8 @@ def _check_one(
     """Open ``item``, check it in the mode ``mode_for`` chooses, give its findings
     to ``sink``, record its outcome in ``totals``, close it."""
     label = item.label
+    if not item.text and _suppress.text_for(item.path):  # as-text in [tool.sanitizer]
+        item = item._replace(text=True)
     try:
         stream = _inputs.open_input(item.path)
     except OSError as exc:
@@ -162,6 +192,9 @@ def _check_one(
             sink.emit_file(label, Outcome(note=_inputs.BINARY_NOTE))
             return
         outcome = mode(opened, settings, progress)
+        if settings.policy is not None and not label.isascii():
+            outcome.findings = _named(label, outcome.findings)
+        outcome.findings = suppressor(settings)(item.path, outcome.findings)
         sink.emit_file(label, outcome)
     except OSError as exc:  # reading the input: writing raises OutputError instead
         totals.io_error(label, exc.strerror or str(exc))
@@ -172,6 +205,26 @@ def _check_one(
             opened.spool.close()
         if item.path != _inputs.STDIN:
             stream.close()
+
+
+# Bidi_Control (PropList.txt): in a file name they reorder how it displays, as
+# "invoice\u202egpj.exe" shows as "invoiceexe.jpg" (Trojan Source, CVE-2021-42574).
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def _named(label: str, findings: Iterable[FileFinding]) -> Iterator[FileFinding]:
+    """The findings of the input's own name (the path itself judged), then ``findings``."""
+    for ch in sorted(set(label) & _BIDI_CONTROLS):
+        reason = (
+            f"U+{ord(ch):04X} in the file name: a bidi control reorders how the name "
+            "displays (Trojan Source, CVE-2021-42574)"
+        )
+        place = Place(label, 0, 0)
+        yield FileFinding("bidi-control", f"U+{ord(ch):04X}", "reject", reason, place,
+                          display_path(label), details={"in": "file name"})  # fmt: skip
+    yield from findings
 
 
 # name -> (module, function)
@@ -213,7 +266,12 @@ def name_for(item: _inputs.Input, opened: Opened, settings: Settings) -> str | N
             return records
         # found in a folder, and pyarrow is absent: judged as any other file (a Parquet
         # file is binary, skipped and said so) rather than failing a tree that has one
-    opened.kind = kind = kind_of(path, first)
+    kind = kind_of(path, first)
+    if item.path != STDIN and not kind.code and os.path.islink(item.path):
+        # A link is what its target is too: "notes.md" -> "evil.py" is code.
+        target = kind_of(os.path.realpath(item.path), first)
+        kind = target if target.code else kind
+    opened.kind = kind
     if not settings.utf8:  # UTF-16/32: no sniffing, no cookies
         return "wide" if settings.policy is None else "wide-policy"
     if settings.declared_encoding != "ignore":

@@ -36,12 +36,13 @@ LEVELS = (  # UTS #39 §5.2, strictest first (sanitizer.RestrictionLevel)
 
 class Settings(Record):
     """What checking each input reads from the command line, resolved once.  The fields
-    after ``utf8`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
+    after ``baseline`` are options taken as given (``--max-bytes`` is ``max_bytes``)."""
 
     policy: Policy | None = None  # the profile of --policy, or None
     source: bool = False  # --policy SOURCE: the source-code gate (sanitizer._source_gate)
     columns: str = CODEPOINTS  # the column unit (_locate)
     utf8: bool = True  # the encoding is UTF-8 (else UTF-16/32: _mode_wide)
+    baseline: str | None = None  # --baseline FILE: its findings do not fail (_suppress)
     encoding: str = "utf-8"
     strict: bool = False
     limit: int = DEFAULT_LIMIT
@@ -121,6 +122,12 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "SARIF always list them): else the summary counts them",
     )
     out.add_argument(
+        "--statistics",
+        action="store_true",
+        help="after the findings, how many each rule reported (failing, allowed, "
+        "suppressed), one line a rule, most first",
+    )
+    out.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
         default="auto",
@@ -147,6 +154,21 @@ def add_parser(sub: Any, description: str | None) -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="findings the profile allows (and reports) fail the check too",
+    )
+    gate.add_argument(
+        "--baseline",
+        metavar="FILE",
+        default=None,
+        help="findings recorded in FILE (by --write-baseline) do not fail the check: a "
+        "legacy tree fails only on new findings (they are counted as suppressed)",
+    )
+    gate.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        default=None,
+        help="write the findings that fail the check to FILE (path, rule and a fingerprint "
+        "of the line around each, not line numbers) and exit 0; inline comments and "
+        "[tool.sanitizer] in pyproject.toml still apply (docs/check.md)",
     )
     gate.add_argument(
         "--declared-encoding",
@@ -294,10 +316,14 @@ def resolve(args: argparse.Namespace) -> Settings | str:
             if bad is not None:
                 name = option.replace("_", "-")
                 return f"--{name} {bad!r} is not a gitignore pattern (gitignore(5))"
+    given = {name: getattr(args, name) for name in AS_GIVEN}
+    if args.baseline or args.write_baseline or args.statistics:
+        given["limit"] = 0  # every finding listed to be matched or counted; shown: --limit
     return Settings(
         policy=policy,
         source=source,
         columns=args.columns or (UTF16 if args.format == "sarif" else CODEPOINTS),
         utf8=utf8,
-        **{name: getattr(args, name) for name in AS_GIVEN},
+        baseline=args.baseline,
+        **given,
     )

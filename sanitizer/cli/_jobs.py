@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     # it gave the sink (``Recorder.emitted``) and wrote to stderr, and how far it moved
     # the progress bar.  Plain tuples, lists, str and int: pickled by C code alone (a
     # class instance costs a Python-level reduce each, several times the file's check).
-    Counts = tuple[int, int, int, int, int, int, int]
+    Counts = tuple[int, int, int, int, int, int, int, int]
     # Recorder.emitted
     Emitted = tuple[str, list[FileFinding], int, int, str | None, dict[str, list[int]]]
     Checked = tuple[str, Counts, list[Emitted], str, int]

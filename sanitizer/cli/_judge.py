@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 
 from .._decoder import IncrementalDecoder
-from .._policy import inspect
+from .._policy import Action, inspect
 from .._policy.compiled import ByteOffsets, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
@@ -35,7 +35,8 @@ TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from .._policy import Policy
+    from .._categories import Category
+    from .._policy import Finding, Policy, Report
     from ._check_args import Settings
     from ._report import Progress
 
@@ -151,26 +152,77 @@ def capped(policy: Policy | None, limit: int) -> tuple[Policy, Policy]:
 
 class Listed:
     """The findings of one input, by byte or code-point offsets, up to ``--limit``, and
-    the counts of the others: (start, end, kind, what, action, reason, details, related)."""
+    the counts of the others: (start, end, kind, what, action, reason, details, related,
+    fails).  Findings that fail the check come first: at most ``limit`` are listed, the
+    allowed ones only in the room the failing ones leave, so a failing finding is never
+    crowded out by allowed ones found before it (``items``, in order of position)."""
 
-    __slots__ = ("items", "limit", "more", "more_failing")
+    __slots__ = ("_allowed", "_failing", "_more", "_more_failing", "limit")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.items: list[tuple[Any, ...]] = []
-        self.more = self.more_failing = 0
+        self._failing: list[tuple[Any, ...]] = []
+        self._allowed: list[tuple[Any, ...]] = []
+        self._more = self._more_failing = 0
 
     @property
     def full(self) -> bool:
-        return bool(self.limit) and len(self.items) >= self.limit
+        """Whether no finding can be listed any more (``limit`` failing ones are)."""
+        return bool(self.limit) and len(self._failing) >= self.limit
 
     def add(self, item: tuple[Any, ...]) -> None:
         """``item``: (start, end, kind, what, action, reason, details, related, fails)."""
-        if self.full:
-            self.more += 1
-            self.more_failing += item[8]
+        kept = self._failing if item[8] else self._allowed
+        if self.limit and len(kept) >= self.limit:
+            self._more += 1
+            self._more_failing += item[8]
         else:
-            self.items.append(item)
+            kept.append(item)
+
+    def count(self, more: int, more_failing: int) -> None:
+        """Findings counted by the policy layer, not listed."""
+        self._more += more
+        self._more_failing += more_failing
+
+    @property
+    def items(self) -> list[tuple[Any, ...]]:
+        """The listed findings, in order of position."""
+        room = self.limit - len(self._failing) if self.limit else len(self._allowed)
+        return sorted(self._failing + self._allowed[:room], key=lambda item: item[:2])
+
+    @property
+    def more(self) -> int:
+        room = self.limit - len(self._failing) if self.limit else len(self._allowed)
+        return self._more + max(0, len(self._allowed) - room)
+
+    @property
+    def more_failing(self) -> int:
+        return self._more_failing
+
+
+@functools.cache
+def failing_only(policy: Policy, limit: int) -> Policy:
+    """``policy`` listing at most ``limit`` findings (0: all) with what it allows ignored:
+    what lists the refused findings a capped report counted without listing them."""
+    allowed: dict[Category | str, Action | str] = {
+        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
+    }
+    return policy.replace(max_findings=limit or None).with_actions(allowed)
+
+
+def unlisted_refused(text: Any, report: Report, policy: Policy, limit: int) -> list[Finding]:
+    """The refused findings of ``text`` that ``report`` (``inspect`` under ``policy``,
+    capped at ``limit``) counted without listing, at most ``limit`` of them: ``text``
+    judged again, listing refused findings alone, only when such a finding exists."""
+    if report.ok or report.more_findings <= report.more_allowed:
+        return []  # (only a refusal fails: one the profile strips or replaces does not)
+    again = inspect(text, failing_only(policy, limit))
+    seen = {(f.start, f.end, f.category) for f in report.findings}
+    return [
+        f
+        for f in again.findings
+        if f.action is Action.REJECT and (f.start, f.end, f.category) not in seen
+    ]
 
 
 def placed(

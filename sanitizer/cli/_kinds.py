@@ -73,6 +73,9 @@ KINDS: tuple[Kind, ...] = (
             "BUILD.bazel", "WORKSPACE", ".bashrc", ".zshrc", ".profile",
         ),
     ),
+    # GitHub Actions: "uses: actions/checkout@v4" names code that runs; its words are
+    # identifiers (a Cyrillic letter in an action's name is another action).
+    Kind("CI workflow", True, None, (), (".github/workflows/*.yml", ".github/workflows/*.yaml")),
     Kind("XML", False, XML, (".xml", ".xsd", ".xsl", ".xslt", ".svg", ".plist", ".rss",
                              ".atom", ".wsdl", ".xlf", ".xliff", ".resx", ".csproj",
                              ".vcxproj", ".props", ".targets", ".xaml", ".kml", ".gpx")),
@@ -132,6 +135,11 @@ def kind_of(path: str, head: bytes = b"") -> Kind:
     kind = _BY_NAME.get(name)
     if kind is not None:
         return kind
+    folders = os.path.dirname(path).replace(os.sep, "/").split("/")[-2:]
+    if folders == [".github", "workflows"]:  # the names of the CI workflow kind are paths
+        kind = _BY_NAME.get(f".github/workflows/*{os.path.splitext(name)[1].lower()}")
+        if kind is not None:
+            return kind
     ext = os.path.splitext(name)[1].lower()
     kind = _BY_EXTENSION.get(ext) if ext else None
     if kind is not None:

@@ -4,9 +4,11 @@ Findings carry byte offsets (exact, kept in JSON); editors, compilers and linter
 things by ``path:line:column``.  This module holds the one rule every input mode of
 ``sanitizer check`` counts by (``Position``), whatever the file's encoding:
 
-- lines are counted by LF (U+000A) alone, so CRLF files number as everyone does and a
-  lone CR is a column like any other character (SARIF's default newline sequences are
-  CRLF and LF);
+- a line ends at CR LF, LF or a lone CR, as Python reads source (its universal
+  newlines; the language reference, "Physical lines") and as the Language Server
+  Protocol counts lines (``Position``), so a file with old Mac line ends numbers its
+  lines as an editor shows them; the run's SARIF log declares the three
+  (``newlineSequences``, ``NEWLINES``);
 - columns are 1-based and counted on the decoded line: in code points by default, or
   in UTF-16 code units (``--columns utf16``: LSP, VS Code, SARIF's default column kind),
   where a character above U+FFFF counts two;
@@ -34,6 +36,7 @@ import re
 import unicodedata2
 
 CODEPOINTS, UTF16 = "codepoints", "utf16"
+NEWLINES = ("\r\n", "\n", "\r")  # what ends a line (the module docstring)
 CONTEXT = 48  # bytes of context kept on each side of a finding for its excerpt
 # Ill-formed bytes, decoded as PEP 383 escapes; compiled on first use (``re`` keeps it): a
 # valid file has no excerpt to show, and its check should not pay for compiling it.
@@ -62,44 +65,76 @@ class Position:
     ``count_utf8`` for well-formed UTF-8 bytes, ``count_text`` for decoded text,
     ``count_ill_formed`` for one ill-formed part."""
 
-    __slots__ = ("_col", "line", "utf16")
+    __slots__ = ("_col", "_cr", "line", "utf16")
 
     def __init__(self, columns: str = CODEPOINTS) -> None:
         self.utf16 = columns == UTF16
         self.line = 1
         self._col = 0  # columns since the start of the line
+        # The last character counted is a CR whose line end is not yet counted: it ends
+        # its line unless a LF follows (CR LF is one line end, and the place between the
+        # two is on the CR's line); ``next_is`` settles it once the next one is known.
+        self._cr = False
 
     @property
     def column(self) -> int:
         return self._col + 1
 
+    def next_is(self, ch: str) -> None:
+        """The next character (to be counted) is ``ch`` ("" unknown): after a CR, any
+        but LF starts a new line."""
+        if self._cr and ch and ch != "\n":
+            self.line += 1
+            self._col = 0
+            self._cr = False
+
     def count_utf8(self, segment: bytes) -> None:
         """Count ``segment``, UTF-8 bytes (a byte that is neither ASCII nor a continuation
         byte starts one character; a four-byte one is two UTF-16 code units)."""
-        newline = segment.rfind(b"\n")
-        if newline >= 0:
-            self.line += segment.count(b"\n")
-            segment = segment[newline + 1 :]
+        if not segment:
+            return
+        if self._cr:
+            self.next_is(chr(segment[0]))
+            self._cr = False  # a LF next: it ends the line (counted below)
+        pending = segment[-1] == 0x0D
+        if pending:
+            segment = segment[:-1]
+        last = max(segment.rfind(b"\n"), segment.rfind(b"\r"))
+        if last >= 0:
+            self.line += segment.count(b"\n") + segment.count(b"\r") - segment.count(b"\r\n")
+            segment = segment[last + 1 :]
             self._col = 0
         n = len(segment.translate(None, _CONTINUATION))
         if self.utf16:
             n += len(segment) - len(segment.translate(None, _FOUR_BYTE_LEADS))
-        self._col += n
+        self._col += n + pending
+        self._cr = pending
 
     def count_text(self, text: str) -> None:
         """Count ``text``, decoded (a character above U+FFFF is two UTF-16 code units)."""
-        newline = text.rfind("\n")
-        if newline >= 0:
-            self.line += text.count("\n")
-            text = text[newline + 1 :]
+        if not text:
+            return
+        if self._cr:
+            self.next_is(text[0])
+            self._cr = False
+        pending = text[-1] == "\r"
+        if pending:
+            text = text[:-1]
+        last = max(text.rfind("\n"), text.rfind("\r"))
+        if last >= 0:
+            self.line += text.count("\n") + text.count("\r") - text.count("\r\n")
+            text = text[last + 1 :]
             self._col = 0
         if self.utf16:
             self._col += len(text.encode("utf-16-le", "surrogatepass")) >> 1
         else:
             self._col += len(text)
+        self._col += pending
+        self._cr = pending
 
     def count_ill_formed(self) -> None:
         """Count one ill-formed part: one column, as the U+FFFD shown for it."""
+        self.next_is("\ufffd")
         self._col += 1
 
 
@@ -143,6 +178,9 @@ class Locator(Position):
     def at(self, offset: int) -> tuple[int, int]:
         """``(line, column)`` of byte ``offset``, both 1-based."""
         self._advance(offset)
+        if self._cr:
+            i = offset - self.buffer_start
+            self.next_is(chr(self.buffer[i]) if 0 <= i < len(self.buffer) else "")
         return self.line, self._col + 1
 
     def ill_formed(self, start: int, end: int) -> None:
@@ -177,17 +215,14 @@ def locate_all(
 
 def _line_bounds(data: bytes, start: int, end: int) -> tuple[int, int]:
     lo = max(0, start - CONTEXT)
-    left = data.rfind(b"\n", lo, start)
+    left = max(data.rfind(b"\n", lo, start), data.rfind(b"\r", lo, start))  # NEWLINES
     left = lo if left < 0 else left + 1
     for _ in range(3):  # do not start inside a character (at most 3 continuation bytes)
         if left < start and 0x80 <= data[left] < 0xC0:
             left += 1
     hi = min(len(data), end + CONTEXT)
-    right = data.find(b"\n", end, hi)
-    if right < 0:
-        right = hi
-    elif right > end and data[right - 1] == 0x0D:  # CRLF: the CR ends the line too
-        right -= 1
+    ends = [at for at in (data.find(b"\n", end, hi), data.find(b"\r", end, hi)) if at >= 0]
+    right = min(ends) if ends else hi
     return left, right
 
 

@@ -12,12 +12,21 @@ from .._categories import Category
 from .._policy import Action, inspect
 from .._policy.compiled import judges_lines_alone
 from ._inputs import Opened
-from ._judge import Listed, Region, capped, placed, prove, release, unlisted_failing
+from ._judge import (
+    Listed,
+    Region,
+    capped,
+    placed,
+    prove,
+    release,
+    unlisted_failing,
+    unlisted_refused,
+)
 from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
-    from .._policy import Policy
+    from .._policy import Policy, Report
     from ._check_args import Settings
     from ._report import Progress
 
@@ -33,7 +42,7 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
     assert policy is not None, "chosen with --policy"
     listed = Listed(settings.limit)
     if not judges_lines_alone(policy):
-        _whole_value(region, policy, listed, strict)
+        _whole_value(region, policy, listed, settings)
     else:
         listing, counting = capped(policy, settings.limit)
         for at, piece in region.pieces():
@@ -47,23 +56,15 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                     fails = strict or action is Action.REJECT
                     item = (0, shift, "bom", "U+FEFF", action.value, reason, details, (), fails)
                     listed.add(item)
-            report = inspect(piece[shift:], counting if listed.full else listing)
-            for f in report.findings:
-                d = f.as_dict()
-                details = {k: v for k, v in d.items() if k not in ("start", "end")}
-                what = d.get("code_point") or ""
-                start, end = at + shift + f.start, at + shift + f.end
-                fails = strict or f.action is Action.REJECT
-                kind, action, reason = d["category"], d["action"], d["reason"]
-                listed.add((start, end, kind, what, action, reason, details, (), fails))
-            listed.more += report.more_findings
-            listed.more_failing += unlisted_failing(report, strict)
+            text = piece[shift:]
+            report = inspect(text, counting if listed.full else listing)
+            _add(listed, report, text, at + shift, policy, settings)
     findings = placed(region, listed.items, False, settings.columns, opened.label)
     release(opened)
     return Outcome(findings, region.size, listed.more, listed.more_failing)
 
 
-def _whole_value(region: Region, policy: Policy, listed: Listed, strict: bool) -> None:
+def _whole_value(region: Region, policy: Policy, listed: Listed, settings: Settings) -> None:
     """A policy that judges whole values (a byte limit of its own, '.' and '..', the
     identifier checks): ``inspect`` on the input, of which it reads no more than its
     byte limit and one (larger is too long: a finding over the whole input)."""
@@ -71,12 +72,32 @@ def _whole_value(region: Region, policy: Policy, listed: Listed, strict: bool) -
     region.stream.seek(region.origin)
     data = region.stream.read(want)
     report = inspect(data, capped(policy, listed.limit)[0])
-    for f in report.findings:
+    _add(listed, report, data, 0, policy, settings, region.size)
+
+
+def _add(
+    listed: Listed,
+    report: Report,
+    text: str | bytes,
+    at: int,
+    policy: Policy,
+    settings: Settings,
+    size: int | None = None,
+) -> None:
+    """The findings of ``report`` (``inspect`` on ``text``, which starts at ``at``) added
+    to ``listed``, with the refused ones its cap counted without listing
+    (``unlisted_refused``: a failing finding is listed before allowed ones); ``size``:
+    a finding over the whole of ``text`` is over the whole input, of this size."""
+    strict = settings.strict
+    extra = [] if strict else unlisted_refused(text, report, policy, settings.limit)
+    for f in (*report.findings, *extra):
         d = f.as_dict()
         details = {k: v for k, v in d.items() if k not in ("start", "end")}
-        end = region.size if (f.start, f.end) == (0, len(data)) else f.end
+        end = f.end
+        if size is not None and (f.start, f.end) == (0, len(text)):
+            end = size
         fails = strict or f.action is Action.REJECT
-        listed.add((f.start, end, d["category"], d.get("code_point") or "", d["action"],
-                    d["reason"], details, (), fails))  # fmt: skip
-    listed.more += report.more_findings
-    listed.more_failing += unlisted_failing(report, strict)
+        listed.add((at + f.start, at + end, d["category"], d.get("code_point") or "",
+                    d["action"], d["reason"], details, (), fails))  # fmt: skip
+    more_failing = unlisted_failing(report, strict)
+    listed.count(report.more_findings - len(extra), more_failing - len(extra))

@@ -69,6 +69,7 @@ def _stream_findings(
         at = 0  # held[at:] starts at stream offset done + at; sliced once per chunk
         for err in errors:
             position.count_text(held[at : err.stream_start - done].decode(name))
+            position.next_is("\ufffd")  # the ill-formed part, not a LF
             line, column = position.line, position.column
             position.count_ill_formed()
             at = err.stream_end - done

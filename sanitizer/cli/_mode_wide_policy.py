@@ -19,7 +19,7 @@ from .._wide import ByteOrderError
 from .._wide_codecs import codec
 from . import _judge
 from ._inputs import CHUNK, Opened
-from ._judge import capped, release, reopened, too_long, unlisted_failing
+from ._judge import capped, release, reopened, too_long, unlisted_failing, unlisted_refused
 from ._locate import Position
 from ._mode_wide import wide_mode
 from ._output import FileFinding, Place
@@ -102,6 +102,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
     position = Position(settings.columns)
     findings: list[FileFinding] = []
     more = more_failing = 0
+    kept = {True: 0, False: 0}  # findings listed that fail, that do not
     byte_at = skip  # the input offset of ``buf[0]``
     buf = decoder.decode(head[skip:])
     stream = again.stream
@@ -118,23 +119,27 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             end = piece_end(window, 0, len(window) - 1)[0]
             cut = len(window[:end].decode("utf-8", "surrogatepass"))
         piece, buf = buf[:cut], buf[cut:]
-        full = bool(limit) and len(findings) >= limit
+        full = bool(limit) and kept[True] >= limit
         report = inspect(piece, counting if full else listing)
+        extra = [] if strict else unlisted_refused(piece, report, listing, limit)
+        listed = sorted((*report.findings, *extra), key=lambda f: (f.start, f.end))
         places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
         done_index, done_byte = 0, byte_at
-        for index in sorted({o for f in report.findings for o in (f.start, f.end)}):
+        for index in sorted({o for f in listed for o in (f.start, f.end)}):
             text = piece[done_index:index]
             done_byte += len(text.encode(name, "surrogatepass"))
             position.count_text(text)
+            position.next_is(piece[index : index + 1])
             places[index] = (done_byte, position.line, position.column)
             done_index = index
-        for f in report.findings:
+        for f in listed:
             d = f.as_dict()
             fails = strict or f.action is Action.REJECT
-            if limit and len(findings) >= limit:
+            if limit and kept[fails] >= limit:  # each kind capped apart, as Listed caps
                 more += 1
                 more_failing += fails
                 continue
+            kept[fails] += 1
             (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
             details = {k: v for k, v in d.items() if k not in ("start", "end")}
             findings.append(
@@ -144,6 +149,12 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             )  # fmt: skip
         position.count_text(piece[done_index:])
         byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
-        more += report.more_findings
-        more_failing += unlisted_failing(report, strict)
+        more += report.more_findings - len(extra)
+        more_failing += unlisted_failing(report, strict) - len(extra)
+    room = limit - kept[True] if limit else len(findings)
+    allowed = [f for f in findings if not f.fails]
+    if len(allowed) > room:  # failing findings first, allowed ones in the room left
+        dropped = {id(f) for f in allowed[room:]}
+        findings = [f for f in findings if id(f) not in dropped]
+        more += len(dropped)
     return findings, more, more_failing

@@ -163,10 +163,12 @@ class FileFinding:
     in short (``C0 AF``, ``U+202E``, ``latin-1``), ``action`` the profile's action for it
     (``reject``, ``strip``, ``replace`` or ``allow``).  ``fails`` is whether it fails the
     run.  ``related`` holds other places that belong to it, each with a message (e.g. the
-    other spelling of a look-alike identifier); ``details`` are extra JSON fields."""
+    other spelling of a look-alike identifier); ``details`` are extra JSON fields;
+    ``suppressed`` how a finding was silenced (``_suppress``: ``inline``, ``config``,
+    ``baseline``), then it does not fail."""
 
     _FIELDS = ("kind", "what", "action", "reason", "place", "excerpt", "fails", "related",
-               "details")  # fmt: skip
+               "details", "suppressed")  # fmt: skip
     __slots__ = _FIELDS  # in the order of the fields (repr)
 
     def __init__(
@@ -180,6 +182,7 @@ class FileFinding:
         fails: bool = True,
         related: tuple[tuple[Place, str], ...] = (),
         details: dict[str, Any] | None = None,
+        suppressed: str = "",
     ) -> None:
         self.kind = kind
         self.what = what
@@ -190,6 +193,7 @@ class FileFinding:
         self.fails = fails
         self.related = related
         self.details: dict[str, Any] = {} if details is None else details
+        self.suppressed = suppressed
 
     def _fields(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self._FIELDS)
@@ -224,6 +228,8 @@ class FileFinding:
             reason=self.reason,
             excerpt=self.excerpt,
         )
+        if self.suppressed:
+            record["suppressed"] = self.suppressed
         if self.related:
             record["related"] = [
                 {**json_path_fields(p.path), **p.as_dict(), "message": m} for p, m in self.related
@@ -308,7 +314,8 @@ class TextEmitter(Emitter):
     """One line a finding (``FileFinding.text_line``), as a person reads them."""
 
     def finding(self, finding: FileFinding) -> None:
-        self.out.line(finding.text_line())
+        if not finding.suppressed:  # counted in the summary; JSON and SARIF list them
+            self.out.line(finding.text_line())
 
     def unshown(self, label: str, count: int) -> None:
         self.out.line(f"{display_path(label)}: ... {count} more finding(s) not shown")

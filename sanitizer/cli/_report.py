@@ -48,7 +48,8 @@ class Outcome:
     the findings are exhausted."""
 
     __slots__ = (
-        "_size", "findings", "listed", "listed_failing", "more", "more_failing", "note", "tally"
+        "_size", "findings", "listed", "listed_failing", "listed_suppressed", "more",
+        "more_failing", "note", "tally"
     )  # fmt: skip
 
     def __init__(
@@ -63,7 +64,7 @@ class Outcome:
         self._size = size
         self.more = more
         self.more_failing = more_failing
-        self.listed = self.listed_failing = 0
+        self.listed = self.listed_failing = self.listed_suppressed = 0
         self.note = note  # why the input was skipped (binary), for every output format
         # a records file's summary per field, complete once the findings are exhausted:
         # field -> [values read, values with findings, findings] (``Emitter.tally``)
@@ -73,6 +74,7 @@ class Outcome:
         for finding in self.findings:
             self.listed += 1
             self.listed_failing += finding.fails
+            self.listed_suppressed += bool(finding.suppressed)
             yield finding
 
     @property
@@ -130,11 +132,12 @@ class Totals:
     """The counts of the summary; only ``add``, ``skip_binary``, ``io_error`` and
     ``merge`` change them."""
 
-    __slots__ = ("binary", "bytes", "dirty_files", "failing", "files", "findings", "io_errors")
+    __slots__ = ("binary", "bytes", "dirty_files", "failing", "files", "findings", "io_errors",
+                 "suppressed")  # fmt: skip
 
     def __init__(self) -> None:
         self.files = self.bytes = self.findings = self.failing = 0
-        self.dirty_files = self.io_errors = self.binary = 0
+        self.dirty_files = self.io_errors = self.binary = self.suppressed = 0
 
     def add(self, outcome: Outcome) -> None:
         """One input checked to its end (its findings consumed)."""
@@ -143,6 +146,7 @@ class Totals:
         self.bytes += outcome.size
         self.findings += found
         self.failing += outcome.listed_failing + outcome.more_failing
+        self.suppressed += outcome.listed_suppressed
         self.dirty_files += bool(found)
 
     def skip_binary(self) -> None:
@@ -153,14 +157,15 @@ class Totals:
         print(f"sanitizer check: {display_path(path)}: {message}", file=sys.stderr)
         self.io_errors += 1
 
-    def counts(self) -> tuple[int, int, int, int, int, int, int]:
+    def counts(self) -> tuple[int, int, int, int, int, int, int, int]:
         """The counts as a plain tuple (what a worker process sends back)."""
         return (self.files, self.bytes, self.findings, self.failing, self.dirty_files,
-                self.io_errors, self.binary)  # fmt: skip
+                self.io_errors, self.binary, self.suppressed)  # fmt: skip
 
-    def merge(self, counts: tuple[int, int, int, int, int, int, int]) -> None:
+    def merge(self, counts: tuple[int, int, int, int, int, int, int, int]) -> None:
         """Add the ``counts()`` of the totals of another process."""
-        files, size, findings, failing, dirty_files, io_errors, binary = counts
+        files, size, findings, failing, dirty_files, io_errors, binary, suppressed = counts
+        self.suppressed += suppressed
         self.files += files
         self.bytes += size
         self.findings += findings
@@ -172,8 +177,9 @@ class Totals:
 
 class Sink:
     """Where findings go: the emitter of the writer's format (``EMITTERS``); at most
-    ``limit`` a file (0: all), the others counted (``Emitter.unshown``).  ``quiet``:
-    failing findings only (``--quiet``), and no notes of skipped files."""
+    ``limit`` a file (0: all) that fail and, in the room they leave, allowed ones; the
+    others counted (``Emitter.unshown``).  ``quiet``: failing findings only
+    (``--quiet``), and no notes of skipped files."""
 
     def __init__(
         self, out: Writer, limit: int, columns: str, quiet: bool = False, verbose: bool = False
@@ -183,6 +189,8 @@ class Sink:
         self.quiet = quiet
         self.verbose = verbose  # text: each skipped file on a line (else counted only)
         self.emitter = EMITTERS[out.format](out, columns)
+        self.kept: list[FileFinding] | None = None  # the failing findings (--write-baseline)
+        self.statistics: dict[str, list[int]] | None = None  # rule -> failing, allowed, suppressed
 
     def emit(self, finding: FileFinding) -> None:
         if self.quiet and not finding.fails:
@@ -193,12 +201,26 @@ class Sink:
         """Write the findings of one input, consuming them (or why it was skipped)."""
         if outcome.note is not None:
             self.note(label, outcome.note)
-        limit = self.limit
+        limit, quiet = self.limit, self.quiet
+        shown = shown_failing = past = 0
+        kept, statistics = self.kept, self.statistics
         for finding in outcome:
-            if not limit or outcome.listed <= limit:
-                self.emit(finding)
-        past = outcome.listed - limit if limit and outcome.listed > limit else 0
-        unshown = (outcome.more_failing if self.quiet else outcome.more) + past
+            fails = finding.fails
+            if kept is not None and fails:
+                kept.append(finding)
+            if statistics is not None:
+                row = statistics.setdefault(finding.kind, [0, 0, 0])
+                row[0 if fails else 2 if finding.suppressed else 1] += 1
+            if quiet and not fails:
+                continue
+            # A cap on the failing ones apart: allowed ones never crowd out one that fails.
+            if not limit or (shown_failing < limit if fails else shown < limit):
+                shown += 1
+                shown_failing += fails
+                self.emitter.finding(finding)
+            else:
+                past += 1
+        unshown = (outcome.more_failing if quiet else outcome.more) + past
         if unshown:
             self.emitter.unshown(label, unshown)
         if outcome.tally:
@@ -213,7 +235,18 @@ class Sink:
         self.emitter.skipped(label, note)
 
     def close(self, successful: bool, exit_code: int, summary: dict[str, Any]) -> None:
-        """The end of the run (``Emitter.close``)."""
+        """The end of the run (``Emitter.close``), with the statistics if asked for."""
+        if self.statistics is not None:
+            rows = sorted(self.statistics.items(), key=lambda kv: (-sum(kv[1]), kv[0]))
+            summary = {**summary, "statistics": {
+                rule: dict(zip(("failing", "allowed", "suppressed"), row, strict=True))
+                for rule, row in rows
+            }}  # fmt: skip
+            if self.out.format == "text":
+                for rule, (failing, allowed, suppressed) in rows:
+                    total = failing + allowed + suppressed
+                    self.out.line(f"{total:7d}  {rule:<24} {failing} failing, {allowed} "
+                                  f"allowed, {suppressed} suppressed")  # fmt: skip
         self.emitter.close(successful, exit_code, summary)
 
 
@@ -242,6 +275,7 @@ def summary(totals: Totals, skipped_symlinks: int, excluded: int, columns: str) 
         "bytes": totals.bytes,
         "findings": totals.findings,
         "failing": totals.failing,
+        "suppressed": totals.suppressed,
         "files_with_findings": totals.dirty_files,
         "io_errors": totals.io_errors,
         "skipped_binary": totals.binary,
@@ -263,12 +297,13 @@ def summary_line(totals: Totals, skipped_symlinks: int, excluded: int, listed: b
         )
         if n
     ]
-    passed = totals.findings - totals.failing
+    passed = totals.findings - totals.failing - totals.suppressed
     return (
         f"sanitizer check: {totals.files} file(s), {size_text(totals.bytes)}: "
         f"{totals.findings} finding(s) in {totals.dirty_files} file(s), "
         f"{totals.failing} failing"
         + (f", {passed} allowed" if passed else "")
+        + (f", {totals.suppressed} suppressed" if totals.suppressed else "")
         + (f"; skipped {', '.join(skipped)}" if skipped else "")
         + (f"; {totals.io_errors} unreadable" if totals.io_errors else "")
     )

@@ -16,7 +16,9 @@ order).  Choices the specification leaves to the producer:
 - ``partialFingerprints`` key ``utf8Sanitizer/v1``: a hash of the path, the rule and the
   finding's excerpt (its line around it), with a counter for repeats, so a result keeps
   its identity when lines are added above it (§3.27.17);
-- ``level``: ``error`` for findings that fail the run, ``note`` for allowed ones.
+- ``level``: ``error`` for findings that fail the run, ``note`` for allowed ones;
+- a finding silenced by a comment (``inSource``), the configuration or a baseline
+  (``external``) is a result with ``suppressions`` (§3.27.23), never left out.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 from .. import __version__
 from .._rule_registry import rule_for
-from ._locate import UTF16
+from ._locate import NEWLINES, UTF16
 from ._output import Emitter, FileFinding, Place, Writer
 
 SCHEMA = (
@@ -137,6 +139,15 @@ class SarifLog(Emitter):
             "partialFingerprints": {FINGERPRINT: self._fingerprint(finding)},
             "properties": {"action": finding.action, "excerpt": finding.excerpt},
         }
+        if finding.suppressed:  # SARIF 2.1.0 §3.27.23, §3.35: kept, marked, not failing
+            inline = finding.suppressed == "inline"
+            result["suppressions"] = [
+                {
+                    "kind": "inSource" if inline else "external",
+                    "status": "accepted",
+                    "justification": f"sanitizer check: suppressed ({finding.suppressed})",
+                }
+            ]
         if finding.related:
             result["relatedLocations"] = [
                 {"id": i, **self._location(place, message)}
@@ -193,7 +204,7 @@ class SarifLog(Emitter):
                 }
             },
             "columnKind": "utf16CodeUnits" if self.columns == UTF16 else "unicodeCodePoints",
-            "newlineSequences": ["\r\n", "\n"],
+            "newlineSequences": list(NEWLINES),
             "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(self.cwd).rstrip("/") + "/"}},
             "invocations": [
                 {
