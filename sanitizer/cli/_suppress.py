@@ -32,13 +32,10 @@ display still stops at ``--limit``).
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import re
 from collections import Counter
 
-from .._rule_registry import RULES
 from ._locate import CODEPOINTS, Locator
 from ._output import FileFinding, Place
 
@@ -55,6 +52,12 @@ INLINE, CONFIG, BASELINE = "inline", "config", "baseline"
 _MARK = re.compile(rb"sanitizer:[ \t]*ignore\[([^\]\r\n]{0,200})\]")
 _OPENERS = (b"#", b"//", b"/*", b"<!--", b"--", b";", b"%", b"{#", b"(*")
 _CONFIG_KEYS = ("ignore", "per-file-ignores", "as-text")
+# Every way TOML can open tool.sanitizer: a [tool] table, a [tool.sanitizer...] header, a
+# top-level dotted key or inline table of ``tool``; a file with none is not parsed
+_MAY_CONFIGURE = re.compile(
+    rb"(?m)^[ \t]*(?:\[[ \t]*tool[ \t]*\]|\[[ \t]*tool[ \t]*\.[ \t]*[\"']?sanitizer"
+    rb"|tool[ \t]*\.[ \t]*[\"']?sanitizer|tool[ \t]*=)"
+)
 BASELINE_VERSION = 1
 
 
@@ -66,6 +69,8 @@ class ConfigError(ValueError):
 def _rule_ids(value: object, where: str) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where} must be a list of rule ids (strings)")
+    from .._rule_registry import RULES  # loaded only when a table names rules
+
     unknown = sorted(set(value) - set(RULES))
     if unknown:
         raise ConfigError(f"{where}: unknown rule id {unknown[0]!r} (docs/rules.md lists them)")
@@ -128,19 +133,20 @@ class Config:
 
 def _read_table(path: str) -> dict[str, Any] | None:
     try:
-        import tomllib  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
-        except ImportError:
-            raise ConfigError(
-                f"{path}: reading [tool.sanitizer] needs Python 3.11 or the tomli package"
-            ) from None
-    try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            raw = f.read()
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    if _MAY_CONFIGURE.search(raw) is None:  # no [tool.sanitizer]: nothing to parse (start-up)
+        return None
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python 3.10: tomli, a dependency there
+        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     tool = data.get("tool")
@@ -173,6 +179,8 @@ def config_for(path: str) -> Config | None:
 
 
 def _fingerprint(finding: FileFinding) -> str:
+    import hashlib
+
     return hashlib.sha256(finding.excerpt.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
@@ -184,6 +192,8 @@ class Baseline:
 
     def __init__(self, path: str) -> None:
         self.root = os.path.dirname(os.path.abspath(path))
+        import json
+
         try:
             with open(path, "rb") as f:
                 data = json.loads(f.read())
@@ -232,6 +242,8 @@ def write_baseline(path: str, findings: Iterable[FileFinding]) -> int:
         {"path": p, "rule": r, "fingerprint": h, "count": n}
         for (p, r, h), n in sorted(counts.items())
     ]
+    import json
+
     text = json.dumps({"version": BASELINE_VERSION, "findings": entries}, indent=1)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text + "\n")
@@ -281,6 +293,8 @@ def inline_marks(path: str, max_bytes: int) -> tuple[dict[int, frozenset[str]], 
                 ids = [r.strip() for r in m.group(1).decode("utf-8", "replace").split(",")]
                 ids = [r for r in ids if r]
                 by_line[line] = by_line.get(line, frozenset()) | frozenset(ids)
+                from .._rule_registry import RULES  # loaded only at a comment
+
                 for rule in ids:
                     if rule not in RULES:
                         place = Place(path, at, base + m.end(), line, column, end_line, end_column)
