@@ -7,16 +7,21 @@ the request because of it has passed (``BodyCheck.judged``), so the unfinished t
 chunk -- an open form field, JSON string or text run -- waits for the next chunks, and
 the last bytes wait for the end of the body, so the app never holds a complete body
 that fails.  A WebSocket's messages are judged one by one (``_Socket``).  On a
-failure the app's next ``receive()`` gets
-``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
-If the app had already started its response, the client gets that response instead:
-the app still never saw the refused chunk.  A head refused for a UTF-7 charset first
+failure the client gets the 400 (or 413) at once, before the app hears of it, so the
+answer never waits on the app; then the app's ``receive()`` gets ``http.disconnect``
+(on every call, as from a server whose client left: ASGI HTTP spec, "Disconnect") and
+whatever it sends is discarded.  If the app had already started its response, the client
+gets that response instead: the app still never saw the refused chunk.  On Python < 3.12
+an app that took the disconnect in a task of its own (Quart) is also cancelled until it
+ends (``_Exchange.cancel_app``).  A head refused for a UTF-7 charset first
 receives up to ``SAMPLE_SIZE`` (1 KiB) of the body, to say what it spelled.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -108,14 +113,21 @@ class ASGIMiddleware:
         exchange.head, exchange.raw_path = head, raw_path
         exchange.body = exchange.refused = exchange.held = None
         exchange.started = exchange.done = exchange.ended = False
+        exchange.cancelled = 0
+        exchange.task = _current_task()
         try:
             await self.app(scope, exchange._receive, exchange._send)
+        except asyncio.CancelledError:
+            if not exchange.cancelled:
+                raise
         except Exception:
             if exchange.refused is None or exchange.started:
                 raise
             # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
-        if exchange.refused is not None and not exchange.started:
-            await exchange.answer_refusal()
+        finally:
+            exchange.task = None  # ended: no cancel of ours may reach the server's task now
+        if exchange.cancelled:
+            await _absorb_cancel(exchange.cancelled)
 
     async def _refuse_head(
         self, problem: Problem, head: Head, scope: Scope, receive: Receive, send: Send, path: bytes
@@ -153,8 +165,8 @@ class _Exchange:
     ``ASGIMiddleware.__call__``, which sets every field."""
 
     __slots__ = (
-        *("body", "done", "ended", "head", "held", "mw", "raw_path"),
-        *("receive", "refused", "scope", "send", "started"),
+        *("body", "cancelled", "done", "ended", "head", "held", "mw", "raw_path"),
+        *("receive", "refused", "scope", "send", "started", "task"),
     )
     mw: ASGIMiddleware
     scope: Scope
@@ -168,19 +180,51 @@ class _Exchange:
     started: bool  # the app sent http.response.start (to the client)
     done: bool  # the whole body passed
     ended: bool  # the server's last body message was received (nothing to drain)
+    task: asyncio.Task[Any] | None  # the task running the app, until the app ends
+    cancelled: int  # how many times cancel_app cancelled that task
 
-    async def answer_refusal(self) -> None:
-        """The body was refused before the app answered: the client gets the problem."""
-        assert self.refused is not None
+    async def refuse(self, problem: Problem) -> Message:
+        """The body failed: the client gets the problem now, whatever the app does next,
+        and the app a disconnect."""
+        self.refused = problem
+        if self.started:  # the app's own answer is under way: the client gets it
+            return _DISCONNECT
         drained = False
-        if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
-            # refused at the body's end: nothing to drain, and receive() would block
-            drained = self.ended or await _drain(self.receive)
-        await _respond(self.send, self.refused, close=not drained)
+        try:
+            if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
+                # refused at the body's end: nothing to drain, and receive() would block
+                drained = self.ended or await _drain(self.receive)
+            await _respond(self.send, problem, close=not drained)
+        except OSError:
+            pass  # the client left first: the refusal was reported, the app is told below
+        self.cancel_app()
+        return _DISCONNECT
+
+    def cancel_app(self) -> None:
+        """Python < 3.12 only.  A framework that receives in a task of its own (Quart)
+        ends its handler on the disconnect by cancelling it, and ``asyncio.wait_for``
+        drops a cancellation that arrives as what it waits on ends (CPython gh-86296,
+        fixed in 3.12): the handler then waits for the rest of a body that never comes.
+        So once that receiving task has ended, the app's task is cancelled again at each
+        loop turn until the app ends (``__call__`` takes those cancellations back).  An
+        app that received in its own task (most) has the disconnect in hand: left alone."""
+        task = self.task
+        here = _current_task()
+        if not _CANCEL_MAY_BE_LOST or task is None or here is None or here is task:
+            return
+        loop = task.get_loop()
+
+        def cancel() -> None:
+            if self.task is not None:  # the app has not ended yet
+                self.cancelled += 1
+                self.task.cancel()
+                loop.call_soon(cancel)
+
+        here.add_done_callback(lambda _: loop.call_soon(cancel))
 
     async def _receive(self) -> Message:
         if self.refused is not None:
-            return {"type": "http.disconnect"}
+            return _DISCONNECT
         while True:
             message = await self.receive()
             if message["type"] != "http.request" or self.done:
@@ -199,8 +243,7 @@ class _Exchange:
                 query = self.scope.get("query_string", b"")
                 self.mw._report(problem, self.scope, self.raw_path, query)
                 if not self.mw.policy.report_only:
-                    self.refused = problem
-                    return {"type": "http.disconnect"}
+                    return await self.refuse(problem)
             held = self.held
             if not held and body.judged() == body.size:
                 return message  # all of it judged: as the server sent it (the usual case)
@@ -268,6 +311,31 @@ class _Socket:
 
 
 _new_exchange = object.__new__
+_DISCONNECT: Message = {"type": "http.disconnect"}
+_CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # Exchange.cancel_app
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    """The asyncio task running this code, or None (another event loop, such as trio's:
+    there no cancel of ours is needed, its cancellation is never dropped)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
+
+
+async def _absorb_cancel(count: int) -> None:
+    """Take back the ``count`` cancellations ``cancel_app`` sent: one not delivered yet
+    (the app ended first) would reach the server's code at its next wait."""
+    task = asyncio.current_task()
+    assert task is not None
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        pass
+    uncancel = getattr(task, "uncancel", None)  # Python >= 3.11 counts cancellations
+    if uncancel is not None and [uncancel() for _ in range(count)][-1] > 0:
+        raise asyncio.CancelledError  # the server cancelled it too
 
 
 async def _nothing() -> None:
