@@ -195,8 +195,8 @@ class _Exchange:
                 # refused at the body's end: nothing to drain, and receive() would block
                 drained = self.ended or await _drain(self.receive)
             await _respond(self.send, problem, close=not drained)
-        except OSError:
-            pass  # the client left first: the refusal was reported, the app is told below
+        except OSError:  # what a server raises on a send after the client left (ASGI spec)
+            pass  # the refusal was reported; the app is told below
         self.cancel_app()
         return _DISCONNECT
 
@@ -206,8 +206,10 @@ class _Exchange:
         drops a cancellation that arrives as what it waits on ends (CPython gh-86296,
         fixed in 3.12): the handler then waits for the rest of a body that never comes.
         So once that receiving task has ended, the app's task is cancelled again at each
-        loop turn until the app ends (``__call__`` takes those cancellations back).  An
-        app that received in its own task (most) has the disconnect in hand: left alone."""
+        loop turn until the app ends (``__call__`` takes those cancellations back), at
+        most ``_MOST_CANCELS`` times: an app that outlives them ignores cancellation, and
+        is left as a server would leave it rather than spun on.  An app that received in
+        its own task (most) has the disconnect in hand: left alone."""
         task = self.task
         here = _current_task()
         if not _CANCEL_MAY_BE_LOST or task is None or here is None or here is task:
@@ -215,7 +217,7 @@ class _Exchange:
         loop = task.get_loop()
 
         def cancel() -> None:
-            if self.task is not None:  # the app has not ended yet
+            if self.task is not None and self.cancelled < _MOST_CANCELS:  # still running
                 self.cancelled += 1
                 self.task.cancel()
                 loop.call_soon(cancel)
@@ -312,7 +314,8 @@ class _Socket:
 
 _new_exchange = object.__new__
 _DISCONNECT: Message = {"type": "http.disconnect"}
-_CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # Exchange.cancel_app
+_CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # _Exchange.cancel_app
+_MOST_CANCELS = 16
 
 
 def _current_task() -> asyncio.Task[Any] | None:
