@@ -114,7 +114,10 @@ class ASGIMiddleware:
         exchange.body = exchange.refused = exchange.held = None
         exchange.started = exchange.done = exchange.ended = False
         exchange.cancelled = 0
-        exchange.task = _current_task()
+        try:  # (inlined _current_task: this runs on every request with a body)
+            exchange.task = _asyncio_current_task()
+        except RuntimeError:
+            exchange.task = None
         try:
             await self.app(scope, exchange._receive, exchange._send)
         except asyncio.CancelledError:
@@ -318,11 +321,14 @@ _CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # _Exchange.cancel_app
 _MOST_CANCELS = 16
 
 
+_asyncio_current_task = asyncio.current_task
+
+
 def _current_task() -> asyncio.Task[Any] | None:
     """The asyncio task running this code, or None (another event loop, such as trio's:
     there no cancel of ours is needed, its cancellation is never dropped)."""
     try:
-        return asyncio.current_task()
+        return _asyncio_current_task()
     except RuntimeError:
         return None
 
