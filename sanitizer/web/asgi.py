@@ -188,7 +188,7 @@ class _Exchange:
         and the app a disconnect."""
         self.refused = problem
         if self.started:  # the app's own answer is under way: the client gets it
-            return _DISCONNECT
+            return {"type": "http.disconnect"}  # (a fresh one: the app may change it)
         drained = False
         try:
             if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
@@ -198,7 +198,7 @@ class _Exchange:
         except OSError:  # what a server raises on a send after the client left (ASGI spec)
             pass  # the refusal was reported; the app is told below
         self.cancel_app()
-        return _DISCONNECT
+        return {"type": "http.disconnect"}
 
     def cancel_app(self) -> None:
         """Python < 3.12 only.  A framework that receives in a task of its own (Quart)
@@ -226,7 +226,7 @@ class _Exchange:
 
     async def _receive(self) -> Message:
         if self.refused is not None:
-            return _DISCONNECT
+            return {"type": "http.disconnect"}
         while True:
             message = await self.receive()
             if message["type"] != "http.request" or self.done:
@@ -313,7 +313,6 @@ class _Socket:
 
 
 _new_exchange = object.__new__
-_DISCONNECT: Message = {"type": "http.disconnect"}
 _CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # _Exchange.cancel_app
 _MOST_CANCELS = 16
 
