@@ -140,6 +140,81 @@ def test_asgi_response_already_started_is_left_alone() -> None:
     assert status_of(sent) == 200
 
 
+def test_asgi_refusal_reaches_the_client_before_the_app_hears_of_it() -> None:
+    # The answer never waits on the app: an app that lingers (or never ends) after the
+    # disconnect does not hold the client's 400 back.
+    sent_when_told: list[list[str]] = []
+    sent: list[dict[str, Any]] = []
+
+    async def lingering(scope: Any, receive: Any, send: Any) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        sent_when_told.append([m["type"] for m in sent])
+
+    incoming = [{"type": "http.request", "body": b'"\xc0\xae"', "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(ASGIMiddleware(lingering)(http_scope(headers=JSON), receive, send))
+    assert sent_when_told == [["http.response.start", "http.response.body"]]
+    assert status_of(sent) == 400 and len(sent) == 2
+
+
+async def _serve_refused(app: Any, scope: dict[str, Any], body: bytes) -> list[dict[str, Any]]:
+    """``app`` behind the middleware, called as a server would, with ``body`` (which the
+    middleware refuses) in one message; then receive() waits as for a client that sent
+    nothing more.  Returns what was sent.  A generous timeout guards against a hang only."""
+    sent: list[dict[str, Any]] = []
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop()
+        await asyncio.Event().wait()  # a server's receive() before the client leaves
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def server() -> None:
+        await ASGIMiddleware(app)(scope, receive, send)
+        task = asyncio.current_task()
+        assert task is not None and getattr(task, "cancelling", lambda: 0)() == 0
+
+    await asyncio.wait_for(server(), timeout=60)
+    return sent
+
+
+REFUSED_BODIES = [
+    ("json-by-content", [(b"content-type", b"text/plain")], b'{"a": "\\u202e"}'),
+    ("form", [(b"content-type", b"application/x-www-form-urlencoded")], b"a=%E2%80%AE"),
+]
+
+
+@pytest.mark.parametrize(
+    "framework", ["quart", "starlette", "litestar", "falcon_asgi", "django_asgi"]
+)
+@pytest.mark.parametrize("kind", [k for k, _, _ in REFUSED_BODIES])
+def test_asgi_app_reading_a_refused_body_ends(framework: str, kind: str) -> None:
+    # Quart receives in a task of its own and cancels its handler on the disconnect; on
+    # Python < 3.12 asyncio.wait_for could drop that cancellation, and the handler then
+    # waited for a body that never came: the request never ended.
+    pytest.importorskip(framework.split("_")[0])
+    wf = pytest.importorskip("webframeworks")
+    _, headers, body = next(r for r in REFUSED_BODIES if r[0] == kind)
+    headers = [*headers, (b"content-length", b"%d" % len(body))]
+    scope = wf.scope_of("POST", b"/j", headers)
+    scope["extensions"] = {}
+    app = wf._app(framework)  # the framework's app, unguarded: wrapped here
+    sent = asyncio.run(_serve_refused(app, scope, body))
+    assert status_of(sent) == 400
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+
+
 def test_asgi_head_refusal_never_calls_the_app() -> None:
     called = []
 

@@ -1077,3 +1077,80 @@ def test_json_by_content_reports_the_first_problem_whatever_the_chunking(raw: by
     whole = kind([raw])
     assert whole is not None and whole != "surrogate"
     assert kind([raw[i : i + 1] for i in range(len(raw))]) == whole
+
+
+# -- counted work on a refusal ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("encoded", "culprit"),
+    [
+        (b"a=%E2%80%AE", b"\xe2\x80\xae"),
+        (b"x=1&a=b%E2%80%AEc&z=2", b"b\xe2\x80\xaec"),
+        (b"x=1&b%E2%80%AE+=1", b"b\xe2\x80\xae "),  # a name
+        (b"q=caf%C3%A9&a=%E2%80%AE", b"\xe2\x80\xae"),  # after a value that passes
+    ],
+)
+@pytest.mark.parametrize("part", ["form", "query"])
+def test_refused_field_is_decoded_once_and_judged_once(
+    monkeypatch: pytest.MonkeyPatch, encoded: bytes, culprit: bytes, part: str
+) -> None:
+    # A run of fields is decoded and passed at once when it can be; one that fails is
+    # checked field by field from that same decoding, and only the value the fast paths
+    # cannot pass goes through the policy engine, once (it used to be three engine runs
+    # and three form_decode calls for one refused field).
+    import sanitizer._policy as policy_module
+    from sanitizer.web import _percent
+
+    runs: list[object] = []
+    real_run = policy_module.Run
+
+    def counted_run(data: object, *args: object, **kwargs: object) -> object:
+        runs.append(data)
+        return real_run(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policy_module, "Run", counted_run)
+    decoded: list[bytes] = []
+    if _percent._c_unquote is not None:
+        c_unquote = _percent._c_unquote
+        monkeypatch.setattr(
+            _percent, "_c_unquote", lambda d, plus: decoded.append(d) or c_unquote(d, plus)
+        )
+    else:
+        form_py = _percent._form_decode_py
+        monkeypatch.setattr(_percent, "_form_decode_py", lambda d: decoded.append(d) or form_py(d))
+    if part == "form":
+        problem, head = check_head(DEFAULT, b"/", b"", [(b"content-type", FORM)])
+        assert problem is None
+        check = body_check(DEFAULT, head)
+        problem = check.feed(encoded) or check.close()
+    else:
+        problem = check_head(DEFAULT, b"/", encoded, [])[0]
+    assert problem is not None and problem.kind == "bidi-control"
+    # The policy engine: once on the refused value, never on a whole run (without C, the
+    # fast path passes ASCII only, so a non-ASCII value that passes is judged by it too).
+    assert runs.count(culprit) == 1 and len(set(runs)) == len(runs)
+    assert all(b"&" not in run for run in runs)  # type: ignore[operator]
+    # each byte decoded at most once (a body's run ends before the '&' it was cut at)
+    assert all(d in encoded for d in decoded)
+    assert sum(len(d) for d in decoded) <= len(encoded)
+
+
+_TOKENS = [b"a", b"=", b"&", b"+", b"%", b"%2", b"%26", b"%3D", b"%3d", b"%25", b"%zz", b"4"]
+_ENCODED = st.lists(
+    st.sampled_from([*_TOKENS, b"F", b"%E2%80%AE", b"%C3%A9", b"%C0%AE", b"\xc3\xa9"]),
+    max_size=12,
+).map(b"".join)
+
+
+@given(_ENCODED)
+def test_pairs_problem_from_the_decoded_run_is_the_field_by_field_one(data: bytes) -> None:
+    # The decoded run is cut into fields where the raw one is, unless an escape spelled a
+    # separator: the problem and the field count are those of decoding field by field.
+    from sanitizer.web._compiled_web import compile_web_policy
+    from sanitizer.web._percent import form_decode
+    from sanitizer.web._value_checks import pairs_problem
+
+    compiled = compile_web_policy(DEFAULT)
+    args = (compiled, compiled.form, "form field", "form")
+    assert pairs_problem(data, *args, 1, form_decode(data)) == pairs_problem(data, *args)

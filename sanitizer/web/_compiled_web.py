@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .._identity_cache import IdentityCache
-from .._policy import Action, Policy, accepts
+from .._policy import Action, Policy
 from .._policy.compiled import CArgs, CompiledPolicy, compile_policy
 from ._config import WebPolicy
 from ._percent import form_decode
@@ -21,30 +21,36 @@ from ._percent import form_decode
 
 @dataclass(frozen=True, slots=True)
 class Bulk:
-    """How to pass a run of form-encoded values (names, values, '&', '=') at once: it
-    passes every policy of the group if, after '+' and percent-decoding, it holds only
-    ``allowed`` ASCII bytes (one bytes.translate), or else if each policy passes the whole
-    run.  Valid because the separators are ASCII: cutting text before an ASCII byte never
-    changes a verdict (see _text.TextStream), and none of these policies judges whole
-    values.  When the run fails, values are checked one by one to name the culprit."""
+    """How to pass a run of values at once (form-encoded names and values with their
+    '&' and '=', once decoded; header values; cookie pairs): it passes every policy of the
+    group if it holds only ``allowed`` ASCII bytes (one bytes.translate), or else if each
+    policy's fast path (``CompiledPolicy.fast_sanitize``) passes the whole run.  Valid
+    because the separators are ASCII: cutting text before an ASCII byte never changes a
+    verdict (see _text.TextStream), and none of these policies judges whole values.  Any
+    other run is checked value by value, which names the culprit: the policy engine runs
+    once, on the values the fast paths cannot pass, never on the run first."""
 
     allowed: bytes
     policies: tuple[Policy, ...]
+    checks: tuple[CompiledPolicy, ...]  # the policies, compiled
     # The C fast path's arguments for each policy (None without the C extension).
     c_args: tuple[CArgs, ...] | None
 
     def passes(self, data: bytes) -> bool:
-        data = form_decode(data)
+        """``data`` (decoded already, where its part is encoded) passes at once."""
         if not data.translate(None, self.allowed):
             return True
-        for policy in self.policies:
-            if not accepts(data, policy):
-                return False
-        return True
+        return all(check.fast_sanitize(data) is not None for check in self.checks)
 
 
-def bulk_passes(data: bytes, bulk: Bulk | None) -> bool:
-    return bulk is not None and bulk.passes(data)
+def bulk_decoded(data: bytes, bulk: Bulk | None) -> tuple[bool, bytes | None]:
+    """A form-encoded run, decoded once ('+' and %XX, WHATWG URL §5.1): whether ``bulk``
+    passes it at once, and the decoded run (None without a bulk), which the value-by-value
+    check reuses (``_value_checks.pairs_problem``)."""
+    if bulk is None:
+        return False, None
+    decoded = form_decode(data)
+    return bulk.passes(decoded), decoded
 
 
 def _bulk(*group: Policy | None) -> Bulk | None:
@@ -55,8 +61,8 @@ def _bulk(*group: Policy | None) -> Bulk | None:
     policies = tuple(p for p in policies if not any(_stricter(q, p) for q in policies))
     allowed = set(range(0x80))
     c_args: list[CArgs] | None = []
-    for policy in policies:
-        compiled = compile_policy(policy)
+    checks = tuple(compile_policy(policy) for policy in policies)
+    for compiled in checks:
         if compiled.judges_whole_values:
             return None
         allowed &= set(compiled.ascii_allowed)
@@ -64,7 +70,7 @@ def _bulk(*group: Policy | None) -> Bulk | None:
             c_args = None
         elif c_args is not None:
             c_args.append(compiled.verdict_args)
-    return Bulk(bytes(sorted(allowed)), policies, None if c_args is None else tuple(c_args))
+    return Bulk(bytes(sorted(allowed)), policies, checks, None if c_args is None else tuple(c_args))
 
 
 def _stricter(a: Policy, b: Policy) -> bool:

@@ -7,7 +7,7 @@ cost stays linear in the body whatever the chunking."""
 from __future__ import annotations
 
 from ._body import GATHER, BodyCheck
-from ._compiled_web import CompiledWebPolicy, bulk_passes
+from ._compiled_web import CompiledWebPolicy, bulk_decoded
 from ._problems import Problem, ambiguous
 from ._readings import disagree_on_raw_bytes
 from ._value_checks import pairs_problem
@@ -45,13 +45,14 @@ class FormBody(BodyCheck):
 
     def _fields(self, data: bytes) -> Problem | None:
         compiled = self._compiled
-        if bulk_passes(data, compiled.form_bulk):  # all fields at once, usually
+        passes, decoded = bulk_decoded(data, compiled.form_bulk)
+        if passes:  # all fields at once, usually
             fields = data.split(b"&")
             self._number += len(fields) - fields.count(b"")
             problem = None
         else:
             problem, self._number = pairs_problem(
-                data, compiled, compiled.form, "form field", "form", self._number
+                data, compiled, compiled.form, "form field", "form", self._number, decoded
             )
         if problem is None and _RAW is not None and not data.isascii():
             # Browsers percent-encode a form (WHATWG URL §5.2); raw bytes >= 0x80 are read

@@ -19,9 +19,8 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from .._native import speedups
-from .._policy import accepts
 from .._policy.compiled import CompiledPolicy
-from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_passes, compile_web_policy
+from ._compiled_web import Bulk, CompiledWebPolicy, FastGroup, bulk_decoded, compile_web_policy
 from ._config import WebPolicy
 from ._credentials import credentials_problem, may_hold_credentials
 from ._grammar import (
@@ -278,8 +277,11 @@ def check_head_fully(
     check = compiled.path
     if check is None or b"%" in path or b"." in path or not check.ascii_clean(path):
         problem = _path_problem(compiled, path, path_decoded)
-    if problem is None and query and not bulk_passes(query, compiled.query_bulk):
-        problem = pairs_problem(query, compiled, compiled.query, "query parameter", "query")[0]
+    if problem is None and query:
+        passes, decoded = bulk_decoded(query, compiled.query_bulk)
+        if not passes:
+            what = "query parameter"
+            problem = pairs_problem(query, compiled, compiled.query, what, "query", 1, decoded)[0]
     if problem is None and query and compiled.query is not None:
         problem = _query_json_problem(compiled.query, query)
     # Raw bytes >= 0x80 that pass as UTF-8: some frameworks read them as Latin-1 (browsers
@@ -395,11 +397,7 @@ def _headers_pass(bulk: Bulk, values: list[bytes]) -> bool:
     """All header values at once (no percent-decoding here: header values are literal);
     a byte >= 0x80 is itemised (``_header_problem``: frameworks read it as Latin-1)."""
     joined = b"\t".join(values)  # TAB: ASCII, and a header value may hold it (RFC 9110 §5.5)
-    if not joined.isascii():
-        return False
-    if not joined.translate(None, bulk.allowed):
-        return True
-    return all(accepts(joined, policy) for policy in bulk.policies)
+    return joined.isascii() and bulk.passes(joined)
 
 
 def _headers_problem(
@@ -439,13 +437,10 @@ def _cookies_pass(bulk: Bulk | None, header: bytes) -> bool:
     by pair."""
     if bulk is None or b'"' in header or b"\\" in header or not header.isascii():
         return False
-    if not header.translate(None, bulk.allowed):
-        if b"%" not in header or not _COOKIE_PERCENT:
-            return True
-        header = percent_decode(header)  # (its ';' and '=' stay ASCII: same verdict)
-        if not header.translate(None, bulk.allowed):
-            return True
-    return all(accepts(header, policy) for policy in bulk.policies)
+    if not bulk.passes(header):
+        return False
+    # read percent-decoded too (its ';' and '=' stay ASCII: same verdict)
+    return b"%" not in header or not _COOKIE_PERCENT or bulk.passes(percent_decode(header))
 
 
 # RFC 6265 §4.1.1 allows DQUOTE around a value; frameworks also undo backslash escapes

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .._policy import accepts, inspect
+from .._policy import inspect
 from .._policy.compiled import CompiledPolicy
 from ._grammar import charset_label
 from ._percent import form_decode
@@ -28,10 +28,9 @@ def value_problem(
     """The first REJECT finding of ``check``'s policy on ``raw`` as a Problem, or None."""
     if check is None or (type(raw) is bytes and check.ascii_clean(raw)):
         return None
-    policy = check.policy
-    if accepts(raw, policy):
-        return None
-    report = inspect(raw, policy)
+    if check.fast_sanitize(raw) is not None:
+        return None  # (the fast paths: no engine run)
+    report = inspect(raw, check.policy)  # the one engine run, which names the problem
     if report.ok:
         return None
     return from_finding(report.rejections[0], part, where, base)
@@ -64,18 +63,26 @@ def pairs_problem(
     what: str,
     part: str,
     first: int = 1,
+    decoded: bytes | None = None,
 ) -> tuple[Problem | None, int]:
     """Check application/x-www-form-urlencoded ``data`` (a query string or body): each
     name and value after '+' and percent-decoding (WHATWG URL §5.1).  Returns the problem
-    and the number of the next field."""
+    and the number of the next field.  ``decoded``: ``data`` decoded already
+    (``bulk_decoded``), used as it is when no escape in it spelled a separator."""
     number = first
-    for pair in data.split(b"&"):
+    if decoded is not None and (
+        decoded.count(b"&") != data.count(b"&") or decoded.count(b"=") != data.count(b"=")
+    ):
+        decoded = None  # %26 or %3D: the decoded run no longer splits where the raw one does
+    # Decoding is local ('+', %XX, and an escape never spans '&' or '='): with every '&'
+    # and '=' literal, the decoded run's fields are the raw fields decoded.
+    for pair in (data if decoded is None else decoded).split(b"&"):
         if not pair:
             continue
         name, _, value = pair.partition(b"=")
-        problem = field_problem(
-            form_decode(name), form_decode(value), number, what, compiled, values, part
-        )
+        if decoded is None:
+            name, value = form_decode(name), form_decode(value)
+        problem = field_problem(name, value, number, what, compiled, values, part)
         if problem is not None:
             return problem, number
         number += 1

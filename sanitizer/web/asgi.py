@@ -7,16 +7,21 @@ the request because of it has passed (``BodyCheck.judged``), so the unfinished t
 chunk -- an open form field, JSON string or text run -- waits for the next chunks, and
 the last bytes wait for the end of the body, so the app never holds a complete body
 that fails.  A WebSocket's messages are judged one by one (``_Socket``).  On a
-failure the app's next ``receive()`` gets
-``http.disconnect``, whatever it sends is discarded, and the client gets the 400 (or 413).
-If the app had already started its response, the client gets that response instead:
-the app still never saw the refused chunk.  A head refused for a UTF-7 charset first
+failure the client gets the 400 (or 413) at once, before the app hears of it, so the
+answer never waits on the app; then the app's ``receive()`` gets ``http.disconnect``
+(on every call, as from a server whose client left: ASGI HTTP spec, "Disconnect") and
+whatever it sends is discarded.  If the app had already started its response, the client
+gets that response instead: the app still never saw the refused chunk.  On Python < 3.12
+an app that took the disconnect in a task of its own (Quart) is also cancelled until it
+ends (``_Exchange.cancel_app``).  A head refused for a UTF-7 charset first
 receives up to ``SAMPLE_SIZE`` (1 KiB) of the body, to say what it spelled.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -110,14 +115,21 @@ class ASGIMiddleware:
         exchange.head, exchange.raw_path = head, raw_path
         exchange.body = exchange.refused = exchange.held = None
         exchange.started = exchange.done = exchange.ended = False
+        exchange.cancelled = 0
+        exchange.task = _task_of(_running_loop())  # (two C calls: every request with a body)
         try:
             await self.app(scope, exchange._receive, exchange._send)
+        except asyncio.CancelledError:
+            if not exchange.cancelled:
+                raise
         except Exception:
             if exchange.refused is None or exchange.started:
                 raise
             # The app failed on the disconnect we gave it (Starlette: ClientDisconnect).
-        if exchange.refused is not None and not exchange.started:
-            await exchange.answer_refusal()
+        finally:
+            exchange.task = None  # ended: no cancel of ours may reach the server's task now
+        if exchange.cancelled:
+            await _absorb_cancel(exchange.cancelled)
 
     async def _refuse_head(
         self, problem: Problem, head: Head, scope: Scope, receive: Receive, send: Send, path: bytes
@@ -155,8 +167,8 @@ class _Exchange:
     ``ASGIMiddleware.__call__``, which sets every field."""
 
     __slots__ = (
-        *("body", "done", "ended", "head", "held", "mw", "raw_path"),
-        *("receive", "refused", "scope", "send", "started"),
+        *("body", "cancelled", "done", "ended", "head", "held", "mw", "raw_path"),
+        *("receive", "refused", "scope", "send", "started", "task"),
     )
     mw: ASGIMiddleware
     scope: Scope
@@ -170,15 +182,49 @@ class _Exchange:
     started: bool  # the app sent http.response.start (to the client)
     done: bool  # the whole body passed
     ended: bool  # the server's last body message was received (nothing to drain)
+    task: asyncio.Task[Any] | None  # the task running the app, until the app ends
+    cancelled: int  # how many times cancel_app cancelled that task
 
-    async def answer_refusal(self) -> None:
-        """The body was refused before the app answered: the client gets the problem."""
-        assert self.refused is not None
+    async def refuse(self, problem: Problem) -> Message:
+        """The body failed: the client gets the problem now, whatever the app does next,
+        and the app a disconnect."""
+        self.refused = problem
+        if self.started:  # the app's own answer is under way: the client gets it
+            return {"type": "http.disconnect"}  # (a fresh one: the app may change it)
         drained = False
-        if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
-            # refused at the body's end: nothing to drain, and receive() would block
-            drained = self.ended or await _drain(self.receive)
-        await _respond(self.send, self.refused, close=not drained)
+        try:
+            if self.scope.get("http_version") not in _FRAMED_BY_HEADERS:
+                # refused at the body's end: nothing to drain, and receive() would block
+                drained = self.ended or await _drain(self.receive)
+            await _respond(self.send, problem, close=not drained)
+        except OSError:  # what a server raises on a send after the client left (ASGI spec)
+            pass  # the refusal was reported; the app is told below
+        self.cancel_app()
+        return {"type": "http.disconnect"}
+
+    def cancel_app(self) -> None:
+        """Python < 3.12 only.  A framework that receives in a task of its own (Quart)
+        ends its handler on the disconnect by cancelling it, and ``asyncio.wait_for``
+        drops a cancellation that arrives as what it waits on ends (CPython gh-86296,
+        fixed in 3.12): the handler then waits for the rest of a body that never comes.
+        So once that receiving task has ended, the app's task is cancelled again at each
+        loop turn until the app ends (``__call__`` takes those cancellations back), at
+        most ``_MOST_CANCELS`` times: an app that outlives them ignores cancellation, and
+        is left as a server would leave it rather than spun on.  An app that received in
+        its own task (most) has the disconnect in hand: left alone."""
+        task = self.task
+        here = _current_task()
+        if not _CANCEL_MAY_BE_LOST or task is None or here is None or here is task:
+            return
+        loop = task.get_loop()
+
+        def cancel() -> None:
+            if self.task is not None and self.cancelled < _MOST_CANCELS:  # still running
+                self.cancelled += 1
+                self.task.cancel()
+                loop.call_soon(cancel)
+
+        here.add_done_callback(lambda _: loop.call_soon(cancel))
 
     async def _receive(self) -> Message:
         if self.refused is not None:
@@ -201,8 +247,7 @@ class _Exchange:
                 query = self.scope.get("query_string", b"")
                 self.mw._report(problem, self.scope, self.raw_path, query)
                 if not self.mw.policy.report_only:
-                    self.refused = problem
-                    return {"type": "http.disconnect"}
+                    return await self.refuse(problem)
             held = self.held
             if not held and body.judged() == body.size:
                 return message  # all of it judged: as the server sent it (the usual case)
@@ -270,6 +315,38 @@ class _Socket:
 
 
 _new_exchange = object.__new__
+_CANCEL_MAY_BE_LOST = sys.version_info < (3, 12)  # _Exchange.cancel_app
+_MOST_CANCELS = 16
+
+
+_running_loop = asyncio._get_running_loop  # None outside asyncio (trio)
+# The task running on a loop: what asyncio.current_task() reads (a Python function before
+# 3.12, a tenth of a request's cost).  Only Python < 3.12 needs it (cancel_app).
+_task_of: Callable[[object], asyncio.Task[Any] | None] = (
+    asyncio.tasks._current_tasks.get  # type: ignore[attr-defined]
+    if _CANCEL_MAY_BE_LOST
+    else {}.get
+)
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    """The asyncio task running this code, or None (another event loop, such as trio's:
+    there no cancel of ours is needed, its cancellation is never dropped)."""
+    return _task_of(_running_loop())
+
+
+async def _absorb_cancel(count: int) -> None:
+    """Take back the ``count`` cancellations ``cancel_app`` sent: one not delivered yet
+    (the app ended first) would reach the server's code at its next wait."""
+    task = asyncio.current_task()
+    assert task is not None
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        pass
+    uncancel = getattr(task, "uncancel", None)  # Python >= 3.11 counts cancellations
+    if uncancel is not None and [uncancel() for _ in range(count)][-1] > 0:
+        raise asyncio.CancelledError  # the server cancelled it too
 
 
 async def _nothing() -> None:
