@@ -186,11 +186,30 @@ def _safe_cut(data: bytes) -> int:
         start += 1  # a continuation byte: the character began before the window
     text = data[start:].decode("utf-8", "surrogateescape")
     for i in range(len(text) - 1, 0, -1):
-        if _starts_afresh(text[i]) and not _waits(text[i - 1]):
-            pair = text[i - 1 : i + 1]
-            if unicodedata2.normalize("NFC", pair) == pair:
-                return start + len(text[:i].encode("utf-8", "surrogateescape"))
+        before, after = ord(text[i - 1]), ord(text[i])
+        if before in _RI or after in _RI:
+            # regional indicators pair from the start of their run (UAX #29 GB12/13): a
+            # cut is safe after a whole pair, before an indicator that starts one
+            if before in _RI and _indicators_before(data, start + len(text[:i].encode())) % 2:
+                continue
+            if after not in _RI and not _starts_afresh(text[i]):
+                continue
+        elif not _starts_afresh(text[i]):
+            continue
+        if _waits(text[i - 1]) and before not in _RI:
+            continue
+        pair = text[i - 1 : i + 1]
+        if unicodedata2.normalize("NFC", pair) == pair:
+            return start + len(text[:i].encode("utf-8", "surrogateescape"))
     return 0
+
+
+def _indicators_before(data: bytes, end: int) -> int:
+    """How many regional indicators (F0 9F 87 A6..BF) stand in a row before ``end``."""
+    n = 0
+    while end >= 4 and data[end - 4 : end - 1] == b"\xf0\x9f\x87" and data[end - 1] >= 0xA6:
+        n, end = n + 1, end - 4
+    return n
 
 
 def _last_lead(data: bytes) -> int:
