@@ -608,6 +608,19 @@ _by_content_pieces = st.lists(
 )
 
 
+def _by_content_kind(chunks: list[bytes], typed: bool) -> str | None:
+    """The kind of problem a body read as JSON by content (untyped, or text/plain) gets
+    when sent as ``chunks``, or None."""
+    headers = [(b"content-type", b"text/plain; charset=utf-8")] if typed else []
+    problem, found = check_head(P, b"/", b"", headers)
+    assert problem is None
+    check = body_check(P, found)
+    for chunk in chunks:
+        problem = problem or check.feed(chunk)
+    problem = problem or check.close()
+    return None if problem is None else problem.kind
+
+
 @given(pieces=_by_content_pieces, typed=st.booleans(), data=st.data())
 def test_json_by_content_verdict_does_not_depend_on_chunking(
     pieces: list[bytes], typed: bool, data: st.DataObject
@@ -617,21 +630,9 @@ def test_json_by_content_verdict_does_not_depend_on_chunking(
     whatever the chunking -- an encoded surrogate followed by an invalid byte in the same
     chunk, or by a second encoded surrogate, included."""
     raw = b'{"k": "' + b"".join(pieces)
-    headers = [(b"content-type", b"text/plain; charset=utf-8")] if typed else []
-    problem, found = check_head(P, b"/", b"", headers)
-    assert problem is None
-
-    def verdict(chunks: list[bytes]) -> str | None:
-        check = body_check(P, found)
-        problem = None
-        for chunk in chunks:
-            problem = problem or check.feed(chunk)
-        problem = problem or check.close()
-        return None if problem is None else problem.kind
-
-    whole = verdict([raw])
-    assert verdict(data.draw(chunkings(raw))) == whole
-    assert verdict([raw[i : i + 1] for i in range(len(raw))]) == whole
+    whole = _by_content_kind([raw], typed)
+    assert _by_content_kind(data.draw(chunkings(raw)), typed) == whole
+    assert _by_content_kind([raw[i : i + 1] for i in range(len(raw))], typed) == whole
     try:
         raw.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:  # no JSON to json.loads: the text check alone judges it
@@ -1063,20 +1064,9 @@ def test_json_by_content_reports_the_first_problem_whatever_the_chunking(raw: by
     """The text before an ill-formed sequence is read as JSON before the sequence is
     reported: a problem in a string the body closed earlier comes first, sent whole or
     byte by byte."""
-    problem, found = check_head(P, b"/", b"", [])
-    assert problem is None
-
-    def kind(chunks: list[bytes]) -> str | None:
-        check = body_check(P, found)
-        problem = None
-        for chunk in chunks:
-            problem = problem or check.feed(chunk)
-        problem = problem or check.close()
-        return None if problem is None else problem.kind
-
-    whole = kind([raw])
+    whole = _by_content_kind([raw], False)
     assert whole is not None and whole != "surrogate"
-    assert kind([raw[i : i + 1] for i in range(len(raw))]) == whole
+    assert _by_content_kind([raw[i : i + 1] for i in range(len(raw))], False) == whole
 
 
 # -- counted work on a refusal ----------------------------------------------------------
