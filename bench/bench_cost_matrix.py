@@ -31,7 +31,8 @@ import sanitizer
 from sanitizer import Policy, precis, profiles
 from sanitizer import _policy as policy
 
-PROFILES = ("TEXT", "SINGLE_LINE", "IDENTIFIER", "SOURCE", "PROMPT")
+# every profile but FILENAME (IDENTIFIER's rules, for one path segment)
+PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
 
 
 def _quiet(fn: Callable[[bytes], object]) -> Callable[[bytes], object]:

@@ -117,8 +117,10 @@ def _fuzzing_errors() -> list[BaseException]:
 def _cli_errors() -> list[BaseException]:
     from sanitizer.cli._external_sort import TemporaryFileError
     from sanitizer.cli._output import OutputError
+    from sanitizer.cli._suppress import ConfigError
 
     return [
+        ConfigError("pyproject.toml: [tool.sanitizer] ignore must be a list of rule ids"),
         TemporaryFileError(OSError(28, "No space left on device")),
         OutputError(BrokenPipeError(32, "Broken pipe")),
     ]

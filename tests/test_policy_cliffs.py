@@ -166,7 +166,8 @@ APIS = {
     "sanitize": "_q(policy.sanitize, {d}, P.{p})",
     "accepts": "policy.accepts({d}, P.{p})",
 }
-PROFILES = ("TEXT", "SINGLE_LINE", "IDENTIFIER", "SOURCE", "PROMPT")
+# every profile but FILENAME (IDENTIFIER's rules, for one path segment)
+PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
 # Cells whose Python work still grows with the text: PROMPT's payload search runs per
 # carrier run in Python, and so does the engine on runs of characters with a sequence
 # rule (selectors), tag characters and zero-width bits mixing ZWJ, whose findings it
