@@ -69,7 +69,11 @@ def test_pieces_are_read_again_only_for_ascii_look_alikes(text: str) -> None:
         return [text]
 
     check_source_pieces(pieces)
-    assert len(calls) <= 2
+    # at most: the first read, one for the ASCII spellings of look-alikes, and, in a
+    # file with a confusable, one for its later uses (each reported, ``_later_uses``)
+    assert len(calls) <= 3
+    if text.isascii():
+        assert len(calls) == 1
 
 
 # A deliberate independent copy of the bidi pairing as it was before the gate read
