@@ -34,6 +34,7 @@ import re
 import subprocess
 import sys
 import tokenize
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -212,6 +213,7 @@ _FENCE = re.compile(
     re.S | re.M,
 )
 SHELLS = {"console", "sh", "bash", "shell", "shell-session", "zsh"}
+_NOTE = re.compile(r"^ *<!-- not run: ", re.M)
 _NOT_RUN = re.compile(r"<!-- not run: (\S[^\n]*?) -->[ \t]*\n *\Z")
 _EXIT = re.compile(r"\s#.*?\bexit (\d+)\b")
 # what must never run here, noted or not: it changes this machine (or runs the suite)
@@ -256,7 +258,7 @@ RUN = [(p, n, body) for p, n, body, why in CONSOLE if why is None]
 
 def _steps(body: str) -> list[tuple[str, list[str] | None]]:
     """(command, the lines it prints) of a session; (command, None) of a list of commands."""
-    lines = body.splitlines()
+    lines = re.sub(r"\\\n *", "", body).splitlines()  # a line ending in a backslash goes on
     if not any(line.startswith("$ ") for line in lines):
         return [(line, None) for line in lines if line.strip() and not line.startswith("#")]
     steps: list[tuple[str, list[str] | None]] = []
@@ -283,7 +285,7 @@ def test_every_console_block_runs_or_says_why_not() -> None:
         assert _steps(body), f"{page}:{line}: no command"
         installs = _INSTALLS.search(body)
         assert why or not installs, f"{page}:{line}: {installs}: note why it does not run"
-    notes = sum(len(re.findall(r"<!-- not run: ", p.read_text(encoding="utf-8"))) for p in PAGES)
+    notes = sum(len(_NOTE.findall(p.read_text(encoding="utf-8"))) for p in PAGES)
     assert notes == len(CONSOLE) - len(RUN), "a 'not run' note not right before a console block"
 
 
@@ -357,3 +359,36 @@ def test_console_block_runs_as_printed(page: str, line: int, body: str, tmp_path
         wanted = [_normalised(command, e) for e in expected]
         page_says = "\n".join(expected)
         assert _prints(wanted, actual), f"{where}\nthe page:\n{page_says}\nprinted:\n{out}"
+
+
+def test_the_middleware_pages_refusal_is_what_the_middleware_answers() -> None:
+    """The curl session of docs/middleware.md needs a server on port 8000, so it is not
+    run; the answer it prints is the middleware's, in process, its status line, header
+    and body as printed (curl -i shows more headers: the page leaves them out)."""
+    from sanitizer.web import WSGIMiddleware
+
+    block = next(b for p, _, b, _ in CONSOLE if p == "docs/middleware.md" and "curl -i" in b)
+    ((command, printed),) = _steps(block)
+    assert printed is not None
+    status, header, blank, body = printed
+    url = re.fullmatch(r"curl -i 'http://127\.0\.0\.1:8000(/[^?']*)\?([^']*)'", command)
+    assert url is not None and blank == ""
+
+    def app(environ: dict[str, object], start_response: Callable[..., object]) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"reached the app"]
+
+    answer: list[object] = []
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": url.group(1),
+        "QUERY_STRING": url.group(2),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.input": io.BytesIO(),
+    }
+    out = b"".join(WSGIMiddleware(app)(environ, lambda s, h, *_: answer.extend((s, h))))
+    assert f"HTTP/1.1 {answer[0]}" == status
+    headers = {k.lower(): v for k, v in answer[1]}  # type: ignore[attr-defined]
+    name, _, value = header.partition(": ")
+    assert headers[name] == value
+    assert out.decode() == body
