@@ -47,7 +47,9 @@ for name, code in [("", "pass"), *WORKLOADS.items()]:
 """
 
 
-def instructions(setup: str, workloads: dict[str, str], tmp_path: Path) -> dict[str, int]:
+def instructions(
+    setup: str, workloads: dict[str, str], tmp_path: Path, timeout: float = 600
+) -> dict[str, int]:
     """Instructions each of ``workloads`` (name: Python statements) costs after ``setup``
     (Python statements whose names the workloads use), counted by callgrind."""
     assert VALGRIND is not None
@@ -65,7 +67,7 @@ def instructions(setup: str, workloads: dict[str, str], tmp_path: Path) -> dict[
         ],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts: dict[str, int] = {}
