@@ -1296,6 +1296,23 @@ def _field_and_word(identifier: str) -> bool:
     return False
 
 
+_CONVERSIONS = frozenset("diouxXeEfFgGcs")  # printf's conversion letters (C11 §7.21.6.1)
+_CONVERSION = "after '%': a format conversion glued to a word that reads as no ASCII word"
+
+
+def _conversion_and_word(identifier: str) -> bool:
+    """A printf conversion's letter glued to a word of another script (dayjs's Mongolian
+    ``"%dц"``, "%d hours"), judged where the word follows a ``%``: the letter is the
+    conversion, and what follows reads as no ASCII word (``x%dата`` reads as ``data``,
+    and stays refused)."""
+    from ._lookalike import skeleton
+
+    rest = identifier[1:]
+    if identifier[0] not in _CONVERSIONS or not rest or any(c.isascii() for c in rest):
+        return False
+    return "Latn" not in _scripts(rest) and not skeleton(rest).isascii()
+
+
 def _problems(
     identifier: str, max_level: RestrictionLevel
 ) -> Iterator[tuple[str, int, int, Action, str, int | None]]:
@@ -1451,7 +1468,10 @@ class _Identifiers:
                 if problems is None:
                     continue
                 start = at + w.start(1)
+                after_percent = w.start(1) > 0 and body[w.start(1) - 1] == "%"
                 for kind, lo, hi, action, why, cp in problems:
+                    if kind == "mixed-script" and after_percent and _conversion_and_word(ident):
+                        action, why = Action.ALLOW, f"{why}; {_CONVERSION}"
                     check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
 
     def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:

@@ -474,6 +474,20 @@ def test_latin_with_cyrillic_beside_a_field_still_fails(text: str) -> None:
     assert not check_source(text).ok
 
 
+def test_a_format_conversion_glued_to_a_word_is_allowed_where_it_follows_a_percent() -> None:
+    bundle = 'relativeTime: {h: "%d\u0446", hh: "%d\u0436"}\n'  # dayjs's Mongolian hours
+    report = check_source(bundle)
+    assert report.ok
+    assert {(f.kind, f.action.value) for f in report.findings} == {("mixed-script", "allow")}
+    for attack in (
+        "x = d\u0446 + 1\n",  # the same word with no '%' before it
+        's = "%s\u043aey"\n',  # a Cyrillic letter among Latin ones after the conversion
+        "y = x%d\u0430ta\n",  # the rest is not all of another script
+        'm = "%d\u0441"\n',  # the rest reads as ASCII ("dc")
+    ):
+        assert not check_source(attack).ok, attack
+
+
 def test_soft_hyphen_is_a_hyphenation_point_in_text_not_in_code() -> None:
     prose = "Donau\u00addampf\u00adschiff, 170 \u00aa \u00ab \u00ac \u00ad \u00ae\n"
     report = check_source(prose, code=False)

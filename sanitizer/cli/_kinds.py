@@ -86,7 +86,9 @@ KINDS: tuple[Kind, ...] = (
          (".md", ".markdown", ".rst", ".txt", ".text", ".adoc", ".asciidoc", ".org",
           ".tex", ".rtf", ".srt", ".vtt", ".sub", ".1", ".man"),
          ("README", "LICENSE", "LICENCE", "COPYING", "AUTHORS", "CONTRIBUTORS", "CHANGELOG",
-          "CHANGES", "NEWS", "NOTICE", "THANKS", "TODO", "HISTORY", "CODEOWNERS")),
+          "CHANGES", "NEWS", "NOTICE", "THANKS", "TODO", "HISTORY", "CODEOWNERS",
+          # Python's core metadata: email headers and the project's description
+          "PKG-INFO", "METADATA")),
     Kind("data", False, None,
          (".json", ".jsonl", ".ndjson", ".json5", ".geojson", ".ipynb", ".map", ".csv", ".tsv",
           ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".lock", ".log"),
