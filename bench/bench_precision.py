@@ -121,7 +121,11 @@ def run_gate(tree: Path) -> list[dict[str, object]]:
 
 def key_of(row: dict[str, object]) -> tuple[str, str, str, str, str]:
     return (
-        str(row["tree"]), str(row["path"]), str(row["line"]), str(row["column"]), str(row["rule"])
+        str(row["tree"]),
+        str(row["path"]),
+        str(row["line"]),
+        str(row["column"]),
+        str(row["rule"]),
     )
 
 
@@ -141,7 +145,7 @@ def load_judged(path: Path = JUDGED) -> dict[tuple[str, str, str, str, str], dic
     if not path.exists():
         return {}
     with path.open(encoding="utf-8", newline="") as f:
-        return {key_of(row): row for row in csv.DictReader(f)}  # type: ignore[arg-type]
+        return {key_of(row): row for row in csv.DictReader(f)}
 
 
 def table(
@@ -161,7 +165,7 @@ def table(
     unjudged = []
     for rule, items in drawn.items():
         verdicts = [judged.get(key_of(f)) for f in items]
-        unjudged += [f for f, v in zip(items, verdicts) if v is None]
+        unjudged += [f for f, v in zip(items, verdicts, strict=True) if v is None]
         known = [v for v in verdicts if v is not None]
         true = sum(v["verdict"] == "true" for v in known)
         precision = f"{100 * true / len(known):.0f}%" if known else "-"

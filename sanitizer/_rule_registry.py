@@ -223,9 +223,9 @@ _TABLE: dict[str, _Row] = {
         "screen, not one identifier; a date format's field (one ASCII letter repeated, "
         "`MMMM`) glued to a word with no Latin letter (`MMMMын`) reads as no "
         "ASCII word and is reported as allowed, as is, where it follows a `%`, a printf "
-        "conversion glued to such a word (`%dц`); the characters of a generated character table in a "
-        'string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, as regex libraries '
-        "write Unicode properties) are data, not words.",
+        "conversion glued to such a word (`%dц`); the characters of a generated "
+        'character table in a string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, '
+        "as regex libraries write Unicode properties) are data, not words.",
         in_text="Not judged: the words of text that is not code are not identifiers.",
     ),
     "mixed-numbers": _row((POLICY,), "7.0", "1\u09e83"),

@@ -1379,7 +1379,9 @@ def _ascii_reading(identifier: str) -> str:
 # plain letter, as mathematics uses them: blackboard bold for sets and the indicator
 # ("ℕ", "𝟙"), script and fraktur for spaces and algebras ("ℓ", "𝔤"), outlined and
 # segmented digits.  A reader sees another letter, not its ASCII twin.
-_DISTINCT_STYLES = frozenset({"DOUBLE-STRUCK", "SCRIPT", "FRAKTUR", "BLACK-LETTER", "OUTLINED", "SEGMENTED"})
+_DISTINCT_STYLES = frozenset(
+    {"DOUBLE-STRUCK", "SCRIPT", "FRAKTUR", "BLACK-LETTER", "OUTLINED", "SEGMENTED"}
+)
 
 
 def _ascii_twin(ch: str) -> bool:
