@@ -181,9 +181,10 @@ _TABLE: dict[str, _Row] = {
         in_code="Refused, except a ZERO WIDTH SPACE between two letters of a script written "
         "without spaces (UAX #14 class SA: Thai, Lao, Myanmar, Khmer, ...), where it marks "
         "a word boundary.",
-        in_text="A ZERO WIDTH SPACE is reported as allowed (a line-break opportunity, UAX "
-        "#14 class ZW), and one zero-width character repeated is judged as that character "
-        "(one symbol carries no bits).",
+        in_text="A ZERO WIDTH SPACE and a SOFT HYPHEN are reported as allowed (a "
+        "line-break opportunity, UAX #14 class ZW; a hyphenation point, class BA), and one "
+        "zero-width character repeated is judged as that character (one symbol carries no "
+        "bits).",
     ),
     "format": _row((POLICY,), "3.0", "\u0600123"),
     "unassigned": _row((POLICY,), "3.0", "a\u0378b"),
@@ -196,8 +197,11 @@ _TABLE: dict[str, _Row] = {
         (POLICY, SOURCE),
         "7.0",
         "x\u01c3y",
-        in_code="A Restricted letter that is a compatibility variant of an ASCII letter or "
-        "digit (NFKC: mathematical bold, fullwidth; not superscripts) touching an ASCII "
+        in_code="A Restricted letter that is an ASCII letter or digit in another dress, "
+        "drawn as the plain letter (NFKC `<font>` and `<wide>`: mathematical bold, italic, "
+        "sans-serif, monospace, fullwidth; not superscripts, not the long s `ſ` of "
+        "historical spelling, not the double-struck, script and fraktur letters mathematics "
+        "reads as symbols of their own, `ℕ`, `𝟙`, `ℓ`) touching an ASCII "
         "letter, digit or `_` of the same identifier is refused (`\U0001d41admin`, "
         "`\uff41dmin`): the name reads as its ASCII twin, which compilers that normalize "
         "(Python: NFKC, PEP 3131) take it for and others do not. Reported at every "
@@ -216,9 +220,12 @@ _TABLE: dict[str, _Row] = {
         'else reported as allowed (units and formulas: "μs", "Δt"). Each distinct '
         "identifier is judged once and reported at every occurrence. One ASCII letter glued to a "
         "right-to-left word (a format placeholder: `%s\u0643\u06c6`) is two runs on "
-        "screen, not one identifier; the characters of a generated character table in a "
-        'string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, as regex libraries '
-        "write Unicode properties) are data, not words.",
+        "screen, not one identifier; a date format's field (one ASCII letter repeated, "
+        "`MMMM`) glued to a word with no Latin letter (`MMMMын`) reads as no "
+        "ASCII word and is reported as allowed, as is, where it follows a `%`, a printf "
+        "conversion glued to such a word (`%dц`); the characters of a generated "
+        'character table in a string literal (`"A-Za-z\u00aa\u00b5..."`: sorted ranges, '
+        "as regex libraries write Unicode properties) are data, not words.",
         in_text="Not judged: the words of text that is not code are not identifiers.",
     ),
     "mixed-numbers": _row((POLICY,), "7.0", "1\u09e83"),

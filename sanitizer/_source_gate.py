@@ -399,8 +399,9 @@ class _Check:
                     self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
                 elif _separates_words(body, start, end):
                     pass  # ordinary writing (UAX #14 class SA)
-                elif not code and cp == _ZWSP_CP:
-                    self.add(0, at + start, at + end, Action.ALLOW, "invisible", (cp, _BREAK), cp)
+                elif not code and cp in _TEXT_BREAKS:
+                    why = _TEXT_BREAKS[cp]
+                    self.add(0, at + start, at + end, Action.ALLOW, "invisible", (cp, why), cp)
                 else:
                     self.add(0, at + start, at + end, g.action, "invisible", (cp, None), cp)
         for kind, i, why in _separators_and_selectors(body, rare):
@@ -770,6 +771,14 @@ _ZWSP_CP = 0x200B
 _SPACELESS = frozenset({"Thai", "Laoo", "Mymr", "Khmr", "Tale", "Talu", "Lana", "Tavt"})
 # ZWSP in text that is not code, outside those scripts: reported, allowed.
 _BREAK = "a line-break opportunity (UAX #14 class ZW): in text, not code, it hides nothing"
+# Invisible characters that mark where a line may break, allowed in text that is not
+# code (where no word is an identifier): ZERO WIDTH SPACE, and SOFT HYPHEN, a
+# hyphenation point (UAX #14 class BA; Unicode §23.2) that prose and character tables
+# of Latin-1 hold.
+_TEXT_BREAKS = {
+    _ZWSP_CP: _BREAK,
+    0xAD: "a hyphenation point (UAX #14 class BA): in text, not code, it hides nothing",
+}
 
 
 def _separates_words(text: str, i: int, end: int) -> bool:
@@ -1271,6 +1280,39 @@ def _placeholder_and_word(identifier: str) -> bool:
     return classes <= {"R", "AL", "NSM"} and bool(classes & {"R", "AL"})
 
 
+def _field_and_word(identifier: str) -> bool:
+    """A date or number format's field glued to a word of the locale (moment's Mongolian
+    ``MMMMын``, "of the month"): one ASCII letter repeated (``MM``, ``YYYY``, ``dd``: an
+    LDML or strftime field) at one end, a word with no Latin letter after or before it.
+    Two runs a reader tells apart, not one name mixing scripts; a single Latin letter
+    glued to a Cyrillic word ("Васовa") is the typo or spoof it looks like."""
+    head, tail = identifier.lstrip(identifier[0]), identifier.rstrip(identifier[-1])
+    for letter, field, word in (
+        (identifier[0], len(identifier) - len(head), head),
+        (identifier[-1], len(identifier) - len(tail), tail),
+    ):
+        if field >= 2 and letter.isascii() and letter.isalpha() and word:
+            return "Latn" not in _scripts(word) and not any(c.isascii() for c in word)
+    return False
+
+
+_CONVERSIONS = frozenset("diouxXeEfFgGcs")  # printf's conversion letters (C11 §7.21.6.1)
+_CONVERSION = "after '%': a format conversion glued to a word that reads as no ASCII word"
+
+
+def _conversion_and_word(identifier: str) -> bool:
+    """A printf conversion's letter glued to a word of another script (dayjs's Mongolian
+    ``"%dц"``, "%d hours"), judged where the word follows a ``%``: the letter is the
+    conversion, and what follows reads as no ASCII word (``x%dата`` reads as ``data``,
+    and stays refused)."""
+    from ._lookalike import skeleton
+
+    rest = identifier[1:]
+    if identifier[0] not in _CONVERSIONS or not rest or any(c.isascii() for c in rest):
+        return False
+    return "Latn" not in _scripts(rest) and not skeleton(rest).isascii()
+
+
 def _problems(
     identifier: str, max_level: RestrictionLevel
 ) -> Iterator[tuple[str, int, int, Action, str, int | None]]:
@@ -1294,7 +1336,7 @@ def _problems(
         if skeleton(identifier).isascii():
             reading = _ascii_reading(identifier)
             action, why = Action.REJECT, f"{why}: reads as {_shown(reading)}"
-        elif _LATIN_CYRILLIC <= _scripts(identifier):
+        elif _LATIN_CYRILLIC <= _scripts(identifier) and not _field_and_word(identifier):
             action = Action.REJECT
         else:
             action, why = Action.ALLOW, f"{why}: reads as no ASCII word"
@@ -1333,14 +1375,32 @@ def _ascii_reading(identifier: str) -> str:
     return "".join(ch if ch.isascii() else skeleton(ch) for ch in identifier)
 
 
+# Styles of a font variant (UnicodeData names) whose letterforms stand apart from the
+# plain letter, as mathematics uses them: blackboard bold for sets and the indicator
+# ("ℕ", "𝟙"), script and fraktur for spaces and algebras ("ℓ", "𝔤"), outlined and
+# segmented digits.  A reader sees another letter, not its ASCII twin.
+_DISTINCT_STYLES = frozenset(
+    {"DOUBLE-STRUCK", "SCRIPT", "FRAKTUR", "BLACK-LETTER", "OUTLINED", "SEGMENTED"}
+)
+
+
 def _ascii_twin(ch: str) -> bool:
-    """Whether ``ch`` is a compatibility variant of an ASCII letter or digit written as
-    a letter or digit of its own (NFKC: mathematical bold "𝐚", fullwidth "ａ", "𝟏");
-    superscripts and modifier letters ("m²", "xⁿ": units and formulas) are not."""
+    """Whether ``ch`` is an ASCII letter or digit in another dress, read as that letter:
+    a font variant drawn as the plain letter (Unicode's ``<font>`` decomposition, UAX #15:
+    mathematical bold "𝐚", italic, sans-serif, monospace, "𝟏"), a fullwidth one
+    (``<wide>``: "ａ") or a canonical singleton ("K" KELVIN SIGN).  Not: superscripts and
+    modifier letters ("m²", "xⁿ": units and formulas), letters of their own that NFKC
+    folds (``<compat>``: the long s "ſ" of historical spelling), nor the styles
+    mathematics reads as symbols of their own (``_DISTINCT_STYLES``: "ℕ", "𝟙", "ℓ")."""
     if unicodedata2.category(ch) not in ("Ll", "Lu", "Nd"):
         return False
     twin = unicodedata2.normalize("NFKC", ch)
-    return len(twin) == 1 and twin.isascii() and twin.isalnum()
+    if not (len(twin) == 1 and twin.isascii() and twin.isalnum()):
+        return False
+    tag = unicodedata2.decomposition(ch).partition(" ")[0]
+    if tag not in ("<font>", "<wide>") and tag.startswith("<"):
+        return False
+    return not _DISTINCT_STYLES.intersection(unicodedata2.name(ch, "").split())
 
 
 def _beside_ascii_letter(identifier: str, i: int) -> bool:
@@ -1410,7 +1470,10 @@ class _Identifiers:
                 if problems is None:
                     continue
                 start = at + w.start(1)
+                after_percent = w.start(1) > 0 and body[w.start(1) - 1] == "%"
                 for kind, lo, hi, action, why, cp in problems:
+                    if kind == "mixed-script" and after_percent and _conversion_and_word(ident):
+                        action, why = Action.ALLOW, f"{why}; {_CONVERSION}"
                     check.add(2, start + lo, start + hi, action, kind, why, cp, ident)
 
     def compare(self, pieces: Callable[[], Iterable[str]], check: _Check) -> None:

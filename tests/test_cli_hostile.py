@@ -372,6 +372,22 @@ def test_a_file_named_as_an_image_is_binary_on_bad_bytes(tmp_path: Path) -> None
     assert records(proc)[-1]["summary"]["files"] == 1
 
 
+def test_a_binary_record_file_whose_bytes_are_ascii_is_binary(tmp_path: Path) -> None:
+    """A dBase table (a shapefile's .dbf) of a few records: every byte is ASCII, with NUL
+    padding and control bytes in its header, so it is well-formed UTF-8; its name says it
+    is binary, and it is skipped, not judged as text.  A small text file of no known kind
+    with a U+0000 is still read (a decoder's test file), and so is a .dbf of text."""
+    header = b"\x03_\x07\x1a\x01\x00\x00\x00A\x00\x0c\x00" + b"\x00" * 20 + b"FID\x00" * 2
+    (tmp_path / "points.dbf").write_bytes(header + b"\r           0")
+    (tmp_path / "note.dbf").write_bytes(b"plain text named as a table\n")
+    (tmp_path / "valid-u0000").write_bytes(b"a\x00b")
+    proc = run_cli("--policy", "SOURCE", "--json", tmp_path)
+    got = records(proc)
+    assert [r["path"].rsplit("/", 1)[-1] for r in got if r.get("skipped")] == ["points.dbf"]
+    assert got[-1]["summary"]["files"] == 2
+    assert proc.returncode == 1  # the U+0000 of the small text file is judged
+
+
 # -- the text profile on text files ---------------------------------------------------------
 
 

@@ -57,6 +57,8 @@ def test_no_extension_or_name_is_of_two_kinds() -> None:
         ("notes.txt", b"#!/usr/bin/env python3\n", "prose", False),  # the name wins
         ("locale/fr/django.po", b"", "translation catalogue", False),
         ("README", b"", "prose", False),
+        ("docutils-0.23/PKG-INFO", b"", "prose", False),  # core metadata: a page break in it
+        ("x.dist-info/METADATA", b"", "prose", False),  # is the README's (Emacs ^L)
         ("data.JSON", b"", "data", False),
         ("repo/.github/workflows/ci.yml", b"", "CI workflow", True),  # uses: names code
         (".github/workflows/ci.YAML", b"", "CI workflow", True),

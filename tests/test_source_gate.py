@@ -417,6 +417,9 @@ def test_a_mixed_script_identifier_is_reported_at_every_occurrence() -> None:
         ("\U0001d41admin = True\n", "restricted", "\U0001d41a"),  # mathematical bold a
         ("is_\uff41dmin = True\n", "restricted", "\uff41"),  # fullwidth a
         ("v\U0001d7cf = 1\n", "restricted", "\U0001d7cf"),  # mathematical bold digit
+        ("is_\U0001d68admin = 1\n", "restricted", "\U0001d68a"),  # monospace a
+        ("\U0001d5badmin = 1\n", "restricted", "\U0001d5ba"),  # sans-serif a
+        ("to\u212aen = 1\n", "restricted", "\u212a"),  # KELVIN SIGN: a canonical K
         ("/* hidden *\u2215 evil(); /* */\n", "syntax-lookalike", "\u2215"),
         ("x \uff1d 1\n", "syntax-lookalike", "\uff1d"),
         ("echo hi\u037e rm -rf x\n", "syntax-lookalike", "\u037e"),
@@ -444,11 +447,54 @@ def test_lookalikes_of_code_are_refused_in_code(text: str, kind: str, char: str)
         "\x0c\ndef f(): pass\n",  # a page break (PEP 8)
         "\u03bb\u03cc\u03b3\u03bf\u03c2 = \u03c4\u0302\u03b9\n",  # a circumflex on Greek
         "\u0995\u09b0\u200d\u09cd\u09af = 1\n",  # Bengali ra + ZWJ + virama + ya
+        # mathematics' own letters: blackboard bold, script, fraktur (Agda, sympy, Lean)
+        "data Co\u2115 : Set where\n",
+        'assert split("w\U0001d7d9") == ("w", ["\U0001d7d9"])\n',
+        "norm_\u2113 = 2; lie_\U0001d524 = 3\n",
+        # the long s of historical spelling, a letter of its own (NFKC <compat>)
+        "# Car mai\u017ftre en fu bien dire loz, \u017fon grant engin\n",
+        # a date format's field glued to a word of the locale (moment's Mongolian)
+        "LL: 'YYYY \u043e\u043d\u044b MMMM\u044b\u043d D',\n",
     ],
 )
 def test_writing_is_not_refused_in_code(text: str) -> None:
     report = check_source(text)
     assert report.ok, report.findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MM\u043aey = 1\n",  # a field beside a Cyrillic letter that reads as ASCII
+        "x = '\u0412\u0430\u0441\u043e\u0432a'\n",  # one Latin letter glued: a typo
+        "x = 'MMMM\u0438\u043da'\n",  # Latin in the word after the field
+    ],
+)
+def test_latin_with_cyrillic_beside_a_field_still_fails(text: str) -> None:
+    assert not check_source(text).ok
+
+
+def test_a_format_conversion_glued_to_a_word_is_allowed_where_it_follows_a_percent() -> None:
+    bundle = 'relativeTime: {h: "%d\u0446", hh: "%d\u0436"}\n'  # dayjs's Mongolian hours
+    report = check_source(bundle)
+    assert report.ok
+    assert {(f.kind, f.action.value) for f in report.findings} == {("mixed-script", "allow")}
+    for attack in (
+        "x = d\u0446 + 1\n",  # the same word with no '%' before it
+        's = "%s\u043aey"\n',  # a Cyrillic letter among Latin ones after the conversion
+        "y = x%d\u0430ta\n",  # the rest is not all of another script
+        'm = "%d\u0441"\n',  # the rest reads as ASCII ("dc")
+    ):
+        assert not check_source(attack).ok, attack
+
+
+def test_soft_hyphen_is_a_hyphenation_point_in_text_not_in_code() -> None:
+    prose = "Donau\u00addampf\u00adschiff, 170 \u00aa \u00ab \u00ac \u00ad \u00ae\n"
+    report = check_source(prose, code=False)
+    assert report.ok
+    assert {(f.kind, f.action.value) for f in report.findings} == {("invisible", "allow")}
+    assert not check_source("pass\u00adword = 1\n").ok  # in code: invisible
+    assert not check_source("a\u00ad\u200cb\n", code=False).ok  # a run of two: bits
 
 
 def test_a_clean_spelling_is_never_the_suspect() -> None:

@@ -86,7 +86,9 @@ KINDS: tuple[Kind, ...] = (
          (".md", ".markdown", ".rst", ".txt", ".text", ".adoc", ".asciidoc", ".org",
           ".tex", ".rtf", ".srt", ".vtt", ".sub", ".1", ".man"),
          ("README", "LICENSE", "LICENCE", "COPYING", "AUTHORS", "CONTRIBUTORS", "CHANGELOG",
-          "CHANGES", "NEWS", "NOTICE", "THANKS", "TODO", "HISTORY", "CODEOWNERS")),
+          "CHANGES", "NEWS", "NOTICE", "THANKS", "TODO", "HISTORY", "CODEOWNERS",
+          # Python's core metadata: email headers and the project's description
+          "PKG-INFO", "METADATA")),
     Kind("data", False, None,
          (".json", ".jsonl", ".ndjson", ".json5", ".geojson", ".ipynb", ".map", ".csv", ".tsv",
           ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".lock", ".log"),
@@ -104,6 +106,9 @@ BINARY = Kind("binary", False, None, (
     ".otf", ".eot", ".mo", ".pyc", ".pyo", ".so", ".dylib", ".dll", ".exe", ".o", ".a",
     ".lib", ".obj", ".class", ".wasm", ".db", ".sqlite", ".sqlite3", ".mp3", ".mp4", ".wav",
     ".ogg", ".flac", ".avi", ".mov", ".webm", ".npy", ".npz", ".pkl", ".pickle",
+    # data formats of fixed-width binary records, whose bytes can all be ASCII: a
+    # shapefile's table, shapes and index (dBase, ESRI), HDF5, netCDF, spreadsheets
+    ".dbf", ".shp", ".shx", ".h5", ".hdf5", ".nc", ".xls", ".xlsx", ".docx", ".odt", ".ods",
 ))
 # fmt: on
 # Records files, by extension: read a record at a time, each value judged as its
