@@ -29,6 +29,11 @@ FORM = [(b"Content-Type", b"application/x-www-form-urlencoded")]
 JSON = [(b"Content-Type", b"application/json")]
 RLO = "\u202e".encode()
 
+
+def _typed(content_type: bytes) -> list[tuple[bytes, bytes]]:
+    return [(b"Content-Type", content_type)]
+
+
 # (id, frameworks whose own parsers hand the attack over, method, target, headers, body)
 ATTACKS = [
     ("query-rlo", FRAMEWORKS, "GET", b"/x?q=%E2%80%AE", [], b""),
@@ -56,6 +61,79 @@ ATTACKS = [
     ("json-escape", FRAMEWORKS, "POST", b"/x", JSON, b'{"a": "\\u202e"}'),
     ("json-surrogate", FRAMEWORKS, "POST", b"/x", JSON, b'{"a": "\\ud800"}'),
     ("json-by-content", ("sanic",), "POST", b"/x", [], b'{"a": "\\u0000"}'),
+    # BlackSheep's request.text() decodes any body: untyped, octet-stream, XML
+    ("text-untyped", ("blacksheep",), "POST", b"/x?read=text", [], b"a " + RLO),
+    (
+        "text-octet",
+        ("blacksheep",),
+        "POST",
+        b"/x?read=text",
+        _typed(b"application/octet-stream"),
+        RLO,
+    ),
+    (
+        "text-xml",
+        ("blacksheep",),
+        "POST",
+        b"/x?read=text",
+        _typed(b"application/xml"),
+        b"<a>\x1b[2J</a>",
+    ),
+    # ... in the charset it finds anywhere in the Content-Type: ". " in UTF-16-LE is RLO
+    (
+        "text-xcharset",
+        ("blacksheep",),
+        "POST",
+        b"/x?read=text",
+        _typed(b"text/plain; xcharset=utf-16-le"),
+        b". ",
+    ),
+    (
+        "text-quoted-charset",
+        ("blacksheep",),
+        "POST",
+        b"/x?read=text",
+        _typed(b'text/plain; a="charset=utf-16-le"'),
+        b". ",
+    ),
+    # BlackSheep finds a form or multipart type anywhere in the Content-Type value
+    (
+        "form-anywhere",
+        ("blacksheep",),
+        "POST",
+        b"/x",
+        _typed(b'text/plain; a="application/x-www-form-urlencoded"'),
+        b"a=%E2%80%AE",
+    ),
+    (
+        "form-anywhere-json",
+        ("blacksheep",),
+        "POST",
+        b"/x",
+        _typed(b'application/json; a="application/x-www-form-urlencoded"'),
+        b'{"a=%E2%80%AE": 1}',
+    ),
+    (
+        "form-anywhere-subtype",
+        ("blacksheep",),
+        "POST",
+        b"/x",
+        _typed(b"application/x-www-form-urlencoded-v2"),
+        b"a=%E2%80%AE",
+    ),
+    # ... and the boundary after the value's first "=": fields hidden in a file part
+    (
+        "multipart-loose-boundary",
+        ("blacksheep",),
+        "POST",
+        b"/x",
+        _typed(b"multipart/form-data; charset=utf-8; boundary=XX"),
+        b'--XX\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n'
+        b'--utf-8;\r\nContent-Disposition: form-data; name="a"\r\n\r\n'
+        + RLO
+        + b"\r\n--utf-8;--\r\n"
+        b"\r\n--XX--\r\n",
+    ),
 ]
 
 
