@@ -3,8 +3,7 @@ what each framework's own parsers hand its app must have been judged.
 
 Each attack is handed over by the bare framework as text that fails its part's policy (so
 the case is real in that framework's reading) and refused behind the middleware; the
-benign corpus passes with the same texts handed over.  Sanic pins packages the ``test``
-extra cannot share (multidict < 7), so its cases run where it is installed.
+benign corpus passes with the same texts handed over.
 """
 
 from __future__ import annotations

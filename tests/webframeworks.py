@@ -458,8 +458,9 @@ for _name in WSGI_APPS:
 
 
 # -- Sanic and BlackSheep, behind ASGIMiddleware ---------------------------------------------
-# Not in APPS (the other differential tests): Sanic pins packages the test extra cannot
-# share, so it is tested where it is installed (tests/test_web_asgi_frameworks.py).
+# Not in APPS (the Hypothesis differential tests, which run every app per example): their
+# attacks and the benign corpus are tests/test_web_asgi_frameworks.py, their readings
+# tests/test_web_readings.py.
 LIFESPAN_APPS = ("sanic", "blacksheep")
 
 

@@ -239,7 +239,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
             aiohttp=Decoding(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
             sanic=Decoding(UTF8, note="any body (`request.json`)"),
-            blacksheep=Decoding(NONE, note="only a body declared JSON"),
+            blacksheep=Decoding(
+                UTF8, note="a Content-Type holding `json` anywhere (`request.json()`)"
+            ),
         ),
         # What a MessagePack accessor decodes: any body.
         "msgpack by content": _all(
@@ -340,7 +342,7 @@ MEDIA_TYPES: tuple[Spelling, ...] = (
         "application/x-www-form-urlencoded",
         "form",
         (BLACKSHEEP,),
-        _ANYWHERE + ", case kept: `text/plain; a=application/x-www-form-urlencoded` is a form",
+        _ANYWHERE + ', case kept: `text/plain; a="application/x-www-form-urlencoded"` is a form',
         anywhere=True,
     ),
     Spelling(
