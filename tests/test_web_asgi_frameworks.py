@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sanitizer.web import DEFAULT
 
@@ -170,3 +172,25 @@ def test_benign_requests_pass_unchanged(name: str, path: Path) -> None:
     bare = wf.expose(name, method, target, headers, body)  # type: ignore[attr-defined]
     assert wf.expose(name + "_guarded", method, target, headers, body) == bare  # type: ignore[attr-defined]
     assert [(w, t) for w, t in bare if not wf.judged(DEFAULT, w, t)] == []  # type: ignore[attr-defined]
+
+
+_TEXTS = st.sampled_from(["a", " ", "é", "\u202e", "\x1b", "\U0001f1eb\U0001f1f7", "\u200d", "\n"])
+
+
+@pytest.mark.slow  # 25 requests to BlackSheep, bare and behind the middleware: ~1.5 s
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(_TEXTS.map(str.encode) | st.binary(max_size=2), max_size=6).map(b"".join),
+    st.sampled_from([None, b"application/octet-stream", b"application/xml", b"image/png"]),
+)
+def test_blacksheep_text_of_any_body_was_judged(body: bytes, content_type: bytes | None) -> None:
+    """What BlackSheep's ``request.text()`` hands the app, behind the middleware, passed
+    the text policy; and a body the middleware refused would have handed BlackSheep text
+    that fails it, or was refused by another reading (the same body by content)."""
+    wf = _framework("blacksheep")
+    headers = [] if content_type is None else [(b"Content-Type", content_type)]
+    guarded = wf.expose("blacksheep_guarded", "POST", b"/x?read=text", headers, body)  # type: ignore[attr-defined]
+    assert [(w, t) for w, t in guarded if not wf.judged(DEFAULT, w, t)] == []  # type: ignore[attr-defined]
+    if guarded == []:  # refused: the bare app's text fails, or another reading did
+        bare = wf.expose("blacksheep", "POST", b"/x?read=text", headers, body)  # type: ignore[attr-defined]
+        assert [(w, t) for w, t in bare if not wf.judged(DEFAULT, w, t)] != []  # type: ignore[attr-defined]
