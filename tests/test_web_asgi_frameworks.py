@@ -135,6 +135,17 @@ ATTACKS = [
         + b"\r\n--utf-8;--\r\n"
         b"\r\n--XX--\r\n",
     ),
+    # ... quotes and all, from a quoted boundary (the others unquote it)
+    (
+        "multipart-quoted-boundary",
+        ("blacksheep",),
+        "POST",
+        b"/x",
+        _typed(b'multipart/form-data; boundary="XX"'),
+        b'--XX\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n'
+        b'--"XX"\r\nContent-Disposition: form-data; name="a"\r\n\r\n' + RLO + b'\r\n--"XX"--\r\n'
+        b"\r\n--XX--\r\n",
+    ),
 ]
 
 
@@ -156,6 +167,31 @@ def test_attacks(name: str, case: tuple[object, ...]) -> None:
         assert guarded == []  # refused: the framework's answer is the middleware's 400
     else:  # refused, or passed (a body the app never reads is never judged): nothing failing
         assert [(w, t) for w, t in guarded if not wf.judged(DEFAULT, w, t)] == []  # type: ignore[attr-defined]
+
+
+def test_a_quoted_boundary_passes() -> None:
+    """.NET's HttpClient quotes its boundaries: such an upload passes, whatever its
+    chunking, unless its body holds the boundary with its quotes as a delimiter."""
+    from sanitizer.web import body_check, check_head
+
+    body = (
+        b'--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n\xc3\xa9\r\n'
+        b'--XX\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\n'
+        b'x--"XY"--"X\r\n--XX--\r\n'
+    )
+    headers = [(b"Content-Type", b'multipart/form-data; boundary="XX"')]
+    headers.append((b"Content-Length", b"%d" % len(body)))
+    for hidden, refused in ((b"", False), (b'--"XX"', True)):
+        whole = body.replace(b"x--", b"x" + hidden + b"--")
+        for size in (1, 5, len(whole)):
+            problem, head = check_head(DEFAULT, b"/", b"", headers)
+            assert problem is None
+            check = body_check(DEFAULT, head)
+            pieces = [whole[i : i + size] for i in range(0, len(whole), size)]
+            problems = [check.feed(p) for p in pieces] + [check.close()]
+            assert (
+                any(p is not None and p.kind == "ambiguous-multipart" for p in problems) == refused
+            )
 
 
 def _corpus() -> list[Path]:

@@ -234,7 +234,8 @@ def test_loose_parameters_are_blacksheeps(value: bytes) -> None:
         (b"multipart/form-data; boundary=XX", False),
         (b"multipart/form-data;boundary=XX", False),
         (b"multipart/form-data; charset=utf-8; boundary=XX", True),
-        (b'multipart/form-data; boundary="XX"', True),  # BlackSheep's boundary is "XX"
+        (b'multipart/form-data; boundary="XX"', False),  # BlackSheep's is "XX": see below
+        (b'multipart/form-data; boundary="XX"; a=b', True),
         (b"multipart/form-data ; boundary=XX", False),  # not multipart to BlackSheep
         (b'application/json; a="multipart/form-data; boundary=XX"', True),
     ],

@@ -60,7 +60,7 @@ class Head(NamedTuple):
     """What ``check_head`` learnt from the headers that the body check needs."""
 
     media: str | None = None  # a _grammar.media_kind ("form", "json", ...) or None: unchecked
-    boundary: bytes = b""
+    boundary: bytes = b""  # multipart; in its quotes when BlackSheep reads them (_head_boundary)
     content_length: int | None = None
     has_body: bool = False
 
@@ -356,6 +356,9 @@ def check_head_fully(
         problem = malformed("header", "Content-Type", "multipart without a valid boundary")
     if kind == "multipart" and not BOUNDARY.match(boundary):
         kind = None  # report-only: nothing to parse with
+    if kind == "multipart":
+        sent = content_types[0] if content_types else b""
+        return problem, Head(kind, _head_boundary(sent, boundary), length, has_body)
     return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
 
 
@@ -388,11 +391,27 @@ def loose_problem(
             "header", "Content-Type", f"a charset that {_LOOSE} find elsewhere than its parameter"
         )
     if kind == "multipart" and b"multipart/form-data;" in content_type:
-        if loose_boundary(content_type) != boundary.encode("latin-1"):
+        loose = loose_boundary(content_type)
+        if loose != boundary.encode("latin-1") and loose != _quoted(boundary):
             return ambiguous(
                 "header", "Content-Type", f"a multipart boundary that {_LOOSE} read otherwise"
             )
     return None
+
+
+def _quoted(boundary: str) -> bytes:
+    return b'"' + boundary.encode("latin-1") + b'"'
+
+
+def _head_boundary(content_type: bytes, boundary: str) -> bytes:
+    """The Head's boundary: in its quotes when ``LOOSE_READERS`` read them as part of it
+    (``boundary="X"``, as .NET's HttpClient sends it), so that the multipart check also
+    refuses their delimiters in the body; else as the parameter says."""
+    if b"multipart/form-data;" in content_type and loose_boundary(content_type) == _quoted(
+        boundary
+    ):
+        return _quoted(boundary)
+    return boundary.encode("latin-1")
 
 
 # RFC 9110 §8.4: codings are listed in the order applied, and repeated fields are one list
