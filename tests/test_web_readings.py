@@ -11,6 +11,8 @@ declared JSON must be parsed by exactly the readers of "json by content".
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sanitizer.web import _readings
 from sanitizer.web._readings import BYTES, LATIN1, NONE, READERS, TABLE, UTF8
@@ -41,7 +43,7 @@ def test_every_part_names_every_reader() -> None:
 def _exposed(reader: str, what: str, *request: object) -> list[str]:
     wf = pytest.importorskip("webframeworks")
     if APP_OF[reader] in wf.LIFESPAN_APPS:
-        pytest.importorskip(APP_OF[reader])  # Sanic: not in the test extra
+        pytest.importorskip(APP_OF[reader])  # a framework missing here: said, not failed
     return [t for w, t in wf.expose(APP_OF[reader], *request) if w == what]  # type: ignore[arg-type]
 
 
@@ -95,6 +97,10 @@ def test_json_by_content(reader: str) -> None:
         assert text == untyped == []
     elif "without Content-Type" in reading.note:
         assert (text, untyped) == ([], ["k", "é"])
+    elif "holding `json` anywhere" in reading.note:  # BlackSheep
+        hinted = [(b"Content-Type", b"text/plain; profile=JSON")]
+        assert _exposed(reader, "json", "POST", b"/", hinted, body) == ["k", "é"]
+        assert text == untyped == []
     else:
         assert text == untyped == ["k", "é"]
 
@@ -123,9 +129,19 @@ _BODIES = {
 }
 
 
-def _spelled(media: str) -> bytes:
+# A Content-Type that holds an ``anywhere`` spelling without being of its media type.
+_HIDDEN = {
+    "form": b'text/plain; a="application/x-www-form-urlencoded"',
+    "multipart": b"x/multipart/form-data; boundary=XX",
+    "json": b"text/plain; a=JSON",
+}
+
+
+def _spelled(spelling: _readings.Spelling) -> bytes:
     """A concrete Content-Type for a spelling (a suffix pattern made a suffix)."""
-    value = media.replace("application/*+json", "application/vnd.api+json").encode()
+    if spelling.anywhere:
+        return _HIDDEN[spelling.kind]
+    value = spelling.media.replace("application/*+json", "application/vnd.api+json").encode()
     return value + b"; boundary=XX" if value.startswith((b"multipart/", b"*/form")) else value
 
 
@@ -135,7 +151,7 @@ def test_media_type_spellings(spelling: _readings.Spelling, reader: str) -> None
     """Each reader hands a body of each form or multipart spelling to that parser exactly
     when the table says so (JSON spellings: at least when it says so, since some parse
     any body)."""
-    headers = [(b"Content-Type", _spelled(spelling.media))]
+    headers = [(b"Content-Type", _spelled(spelling))]
     got = [t for t in _exposed(reader, "value", "POST", b"/", headers, _BODIES[spelling.kind])]
     got += _exposed(reader, "json", "POST", b"/", headers, _BODIES[spelling.kind])
     if spelling.kind == "json" and reader not in spelling.readers:
@@ -177,3 +193,56 @@ def test_no_spelling_reaches_a_form_parser_unjudged(content_type: bytes, kind: s
     media = content_type.decode().partition(";")[0].strip().lower()
     if parsed:
         assert _readings.media_kinds().get(media) == kind, (content_type, parsed)
+
+
+# -- Content-Type parameters searched, not parsed (BlackSheep) ------------------------------
+
+_CONTENT_TYPE_BYTES = st.sampled_from(
+    [b"charset=", b"Charset=", b"boundary=", b"=", b" ", b";", b'"', b"utf-8", b"utf-16", b"x"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CONTENT_TYPE_BYTES | st.binary(max_size=3), max_size=8).map(b"".join))
+def test_loose_parameters_are_blacksheeps(value: bytes) -> None:
+    """``loose_charset`` and ``loose_boundary`` find what BlackSheep's own functions find
+    (``Request.charset``'s regex; ``get_boundary_from_header``)."""
+    pytest.importorskip("blacksheep")
+    from blacksheep.messages import parse_charset
+    from blacksheep.multipart import get_boundary_from_header
+
+    assert _readings.loose_charset(value) == parse_charset(value)
+    try:
+        boundary: bytes | None = get_boundary_from_header(value)
+    except IndexError:
+        boundary = None
+    assert _readings.loose_boundary(value) == boundary
+
+
+@pytest.mark.parametrize(
+    ("content_type", "refused"),
+    [
+        (b"text/plain; charset=utf-8", False),
+        (b"text/plain; xcharset=utf-8", False),  # the same charset either way
+        (b"text/plain; xcharset=utf-16", True),
+        (b'text/plain; a="charset=latin-1"', True),
+        (b'text/plain; charset="utf-8"', False),  # BlackSheep: no charset, so UTF-8
+        (b'text/plain; a="application/x-www-form-urlencoded"', True),
+        (b'application/x-www-form-urlencoded; a="application/x-www-form-urlencoded"', False),
+        (b"application/x-www-form-urlencoded-v2", True),
+        (b"Application/X-WWW-Form-Urlencoded", False),  # a form to all that parse it
+        (b"multipart/form-data; boundary=XX", False),
+        (b"multipart/form-data;boundary=XX", False),
+        (b"multipart/form-data; charset=utf-8; boundary=XX", True),
+        (b'multipart/form-data; boundary="XX"', False),  # BlackSheep's is "XX": see below
+        (b'multipart/form-data; boundary="XX"; a=b', True),
+        (b"multipart/form-data ; boundary=XX", False),  # not multipart to BlackSheep
+        (b'application/json; a="multipart/form-data; boundary=XX"', True),
+    ],
+)
+def test_a_content_type_searched_otherwise_is_ambiguous(content_type: bytes, refused: bool) -> None:
+    from sanitizer.web import DEFAULT, check_head
+
+    headers = [(b"Content-Type", content_type), (b"Content-Length", b"3")]
+    problem, _ = check_head(DEFAULT, b"/", b"", headers)
+    assert (problem is not None and problem.kind == "ambiguous-header") == refused, problem

@@ -458,8 +458,9 @@ for _name in WSGI_APPS:
 
 
 # -- Sanic and BlackSheep, behind ASGIMiddleware ---------------------------------------------
-# Not in APPS (the other differential tests): Sanic pins packages the test extra cannot
-# share, so it is tested where it is installed (tests/test_web_asgi_frameworks.py).
+# Not in APPS (the Hypothesis differential tests, which run every app per example): their
+# attacks and the benign corpus are tests/test_web_asgi_frameworks.py, their readings
+# tests/test_web_readings.py.
 LIFESPAN_APPS = ("sanic", "blacksheep")
 
 
@@ -504,9 +505,11 @@ def _blacksheep() -> Any:
         out += [("header", v.decode("utf-8", "replace")) for _, v in request.headers.items()]
         _pairs(out, "cookie-name", "cookie", request.cookies.items())
         try:
-            media = _media((request.headers.get_first(b"content-type") or b"").decode("latin-1"))
-            if media in ("application/x-www-form-urlencoded", "multipart/form-data"):
-                for name, value in ((await request.form()) or {}).items():
+            if "text" in request.query.get("read", ()):  # any body, as its charset says
+                out.append(("text", await request.text()))
+            form = await request.form()  # BlackSheep decides what is a form (else None)
+            if form:
+                for name, value in form.items():
                     out.append(("name", name))
                     for item in value if isinstance(value, list) else [value]:
                         if isinstance(item, str):

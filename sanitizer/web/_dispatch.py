@@ -6,19 +6,21 @@ found.  The one place that maps a kind to its module; a part switched off in the
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from .._policy.compiled import CompiledPolicy
 from ._body import BodyCheck
 from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
 from ._form import FormBody
+from ._grammar import charset_label, parse_media_type
 from ._head import Head
 from ._json import JSONBody, JSONByContent
 from ._msgpack import MsgpackByContent
 from ._multipart import MultipartBody
 from ._problems import Problem, multipart_unchecked
 from ._readings import parses_json_by_content, parses_msgpack_by_content
-from ._text import TextBody
+from ._text import TextBody, TextByContent
 
 
 def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
@@ -47,6 +49,38 @@ def body_check(policy: WebPolicy, head: Head) -> BodyCheck:
     if compiled.json is not None and _JSON_BY_CONTENT and head.media not in _JSON_KINDS:
         check.json_by_content = functools.partial(_by_content, compiled.json)
     return check
+
+
+def text_by_content(
+    policy: WebPolicy,
+    head: Head,
+    headers: Iterable[tuple[bytes, bytes]],
+    bound: int | None,
+    *,
+    hold: bool,
+) -> BodyCheck:
+    """``body_check``, and for a body whose media type no check reads (``head.media`` None)
+    also the reading of an accessor that decodes any body as text (``_readings``: "text";
+    aiohttp's and BlackSheep's ``request.text()``): in the declared charset (``headers``'
+    Content-Type; UTF-8 without one), judged by the ``text`` policy
+    (``_text.TextByContent``; ``bound`` and ``hold`` as there)."""
+    check = body_check(policy, head)
+    compiled = compile_web_policy(policy)
+    if head.media is not None or compiled.text is None:
+        return check
+    by_content = check.json_by_content
+    charset = "utf-8"
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            parsed = parse_media_type(value)  # check_head passed it: it parses
+            label = parsed[1].get("charset") if parsed is not None else None
+            charset = charset_label(label) if label is not None else charset
+            break
+    text = TextByContent(
+        compiled.text.policy, policy.max_body_size, bound, hold=hold, charset=charset
+    )
+    text.json_by_content = by_content
+    return text
 
 
 @functools.cache

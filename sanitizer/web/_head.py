@@ -14,7 +14,7 @@ sure of is decided again, fully, by ``check_head_fully``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -26,6 +26,7 @@ from ._credentials import credentials_problem, may_hold_credentials
 from ._grammar import (
     BOUNDARY,
     TOKEN,
+    charset_label,
     is_token,
     media_kind,
     names_are_tokens,
@@ -44,7 +45,14 @@ from ._problems import (
     showable,
     too_large,
 )
-from ._readings import disagree_on_raw_bytes, percent_readers
+from ._readings import (
+    LOOSE_READERS,
+    anywhere_kinds,
+    disagree_on_raw_bytes,
+    loose_boundary,
+    loose_charset,
+    percent_readers,
+)
 from ._value_checks import charset_problem, field_problem, pairs_problem, value_problem
 
 
@@ -52,7 +60,7 @@ class Head(NamedTuple):
     """What ``check_head`` learnt from the headers that the body check needs."""
 
     media: str | None = None  # a _grammar.media_kind ("form", "json", ...) or None: unchecked
-    boundary: bytes = b""
+    boundary: bytes = b""  # multipart; in its quotes when BlackSheep reads them (_head_boundary)
     content_length: int | None = None
     has_body: bool = False
 
@@ -233,7 +241,8 @@ def _fast_media_kind(content_type: bytes) -> str | None:
         kind = _NOT_SURE
     else:
         kind = media_kind(parsed[0])
-        kind = _NOT_SURE if kind == "multipart" else kind
+        if kind == "multipart" or loose_problem(content_type, kind, parsed[1], "") is not None:
+            kind = _NOT_SURE
     if len(_MEDIA_KINDS) >= _MEDIA_KINDS_SIZE:
         _MEDIA_KINDS.clear()
     _MEDIA_KINDS[content_type] = kind
@@ -334,6 +343,11 @@ def check_head_fully(
         problem = malformed("header", "Content-Type", _AMBIGUOUS)
     elif (problem := charset_problem(compiled, params, "Content-Type", "header")) is not None:
         pass
+    elif (
+        content_types
+        and (problem := loose_problem(content_types[0], kind, params, boundary)) is not None
+    ):
+        pass
     elif len(codings) > 1:
         problem = ambiguous("header", "Content-Encoding", _AMBIGUOUS_CODING)
     elif kind is not None and codings not in ([], [b"identity"]):
@@ -342,7 +356,62 @@ def check_head_fully(
         problem = malformed("header", "Content-Type", "multipart without a valid boundary")
     if kind == "multipart" and not BOUNDARY.match(boundary):
         kind = None  # report-only: nothing to parse with
+    if kind == "multipart":
+        sent = content_types[0] if content_types else b""
+        return problem, Head(kind, _head_boundary(sent, boundary), length, has_body)
     return problem, Head(kind, boundary.encode("latin-1"), length, has_body)
+
+
+_ANYWHERE = anywhere_kinds()
+_LOOSE = " and ".join(LOOSE_READERS)
+
+
+def loose_problem(
+    content_type: bytes, kind: str | None, params: Mapping[str, str], boundary: str
+) -> Problem | None:
+    """The Content-Type as the readers that search it rather than parse it read it
+    (``_readings.LOOSE_READERS``: BlackSheep): a form or multipart spelling anywhere in a
+    value of another media kind, a charset found by search that is not the parameter's
+    (``xcharset=utf-16``, ``charset=`` inside a quoted value), or a multipart boundary
+    found by search that is not the parameter's.  Each would make the app read the body
+    otherwise than it was judged, so the header is refused as ambiguous."""
+    for spelled, spelled_kind, any_case in _ANYWHERE:
+        if spelled_kind != kind and spelled in (content_type.lower() if any_case else content_type):
+            return ambiguous(
+                "header",
+                "Content-Type",
+                f"'{spelled.decode()}' inside a Content-Type of another media type, "
+                f"which {_LOOSE} read as {spelled_kind}",
+            )
+    charset = loose_charset(content_type)
+    if charset is not None and charset_label(charset) != charset_label(
+        params.get("charset", "utf-8")
+    ):
+        return ambiguous(
+            "header", "Content-Type", f"a charset that {_LOOSE} find elsewhere than its parameter"
+        )
+    if kind == "multipart" and b"multipart/form-data;" in content_type:
+        loose = loose_boundary(content_type)
+        if loose != boundary.encode("latin-1") and loose != _quoted(boundary):
+            return ambiguous(
+                "header", "Content-Type", f"a multipart boundary that {_LOOSE} read otherwise"
+            )
+    return None
+
+
+def _quoted(boundary: str) -> bytes:
+    return b'"' + boundary.encode("latin-1") + b'"'
+
+
+def _head_boundary(content_type: bytes, boundary: str) -> bytes:
+    """The Head's boundary: in its quotes when ``LOOSE_READERS`` read them as part of it
+    (``boundary="X"``, as .NET's HttpClient sends it), so that the multipart check also
+    refuses their delimiters in the body; else as the parameter says."""
+    if b"multipart/form-data;" in content_type and loose_boundary(content_type) == _quoted(
+        boundary
+    ):
+        return _quoted(boundary)
+    return boundary.encode("latin-1")
 
 
 # RFC 9110 §8.4: codings are listed in the order applied, and repeated fields are one list

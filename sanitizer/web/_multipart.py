@@ -48,6 +48,13 @@ class MultipartBody(BodyCheck):
         self._headers: list[tuple[bytes, bytes]] = []
         self._text: TextStream | None = None
         self._charset: bytearray | None = None  # the value of a `_charset_` field, so far
+        # A boundary sent as a quoted-string comes in its quotes (_head.loose_boundary):
+        # BlackSheep reads them as part of it, so its delimiters are refused in the body.
+        self._quoted_marker: bytes | None = None
+        if boundary[:1] == b'"':
+            boundary = boundary[1:-1]
+            self._quoted_marker = b'--"' + boundary + b'"'
+        self._quoted_carry = b""
         self._marker = b"--" + boundary  # RFC 2046 §5.1.1 dash-boundary
         self._seen = 0  # body bytes scanned for delimiters
         self._pending = b""  # scanned bytes that may start a delimiter not yet judged
@@ -86,6 +93,8 @@ class MultipartBody(BodyCheck):
         from python_multipart.exceptions import MultipartParseError
 
         problem = self._delimiters(chunk)
+        if problem is None and self._quoted_marker is not None:
+            problem = self._quoted_delimiters(chunk)
         if problem is not None:
             return problem if self._utf7 is None else self._utf7_problem()
         self._write_base = self._seen - len(chunk)
@@ -118,6 +127,18 @@ class MultipartBody(BodyCheck):
             and not chunk.endswith(b"\r")
             and not chunk.endswith(b"\r\n")
         )
+
+    def _quoted_delimiters(self, chunk: bytes) -> Problem | None:
+        """A boundary sent quoted: ``--"boundary"`` anywhere in the body is a delimiter to
+        BlackSheep (which keeps the quotes) and content to every other parser, so fields
+        could hide in what the others read as a file."""
+        marker = self._quoted_marker
+        assert marker is not None
+        buf = self._quoted_carry + chunk
+        if marker in buf:
+            return ambiguous("multipart", "multipart body", _QUOTED_DELIMITER)
+        self._quoted_carry = buf[-(len(marker) - 1) :]
+        return None
 
     def _delimiters(self, chunk: bytes) -> Problem | None:
         """Every ``--boundary`` in the body must be a delimiter line every framework reads
@@ -410,6 +431,7 @@ def _unresolved(buf: bytes, marker: bytes, pos: int) -> int:
 _PART_HEADER_RAW = disagree_on_raw_bytes("multipart header")
 _DELIMITER = "boundary not on a delimiter line of its own (CRLF, the boundary, then CRLF or --)"
 _AFTER_CLOSE = "text after the closing boundary, which some frameworks parse as a part"
+_QUOTED_DELIMITER = "the quoted boundary with its quotes, a delimiter to BlackSheep"
 _PREAMBLE = "text before the first boundary, which parsers skip or read depending on chunking"
 _UNCLEAR_PARAMETERS = (
     "Content-Disposition parameters that parsers split differently: each value a token "

@@ -17,6 +17,7 @@ was read from the framework's source and is checked by calling it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -238,7 +239,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
             falcon_wsgi=Decoding(UTF8, note="a body without Content-Type (`get_media()`)"),
             aiohttp=Decoding(UTF8, note=f"any body (`request.json()`); {_AIOHTTP_CHARSET}"),
             sanic=Decoding(UTF8, note="any body (`request.json`)"),
-            blacksheep=Decoding(NONE, note="only a body declared JSON"),
+            blacksheep=Decoding(
+                UTF8, note="a Content-Type holding `json` anywhere (`request.json()`)"
+            ),
         ),
         # What a MessagePack accessor decodes: any body.
         "msgpack by content": _all(
@@ -254,7 +257,9 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
                 f"{_AIOHTTP_CHARSET}; at most `client_max_size` bytes",
             ),
             blacksheep=Decoding(
-                UTF8, note="any body (`request.text()`): the charset, else UTF-8; not judged"
+                UTF8,
+                note="any body (`request.text()`): the first `charset=` anywhere in the "
+                "Content-Type (`loose_charset`), else UTF-8; no size bound",
             ),
         ),
         "websocket": _all(
@@ -294,16 +299,22 @@ TABLE: MappingProxyType[str, MappingProxyType[str, Decoding]] = MappingProxyType
 @dataclass(frozen=True)
 class Spelling:
     """A Content-Type media type (lower case, parameters aside) that ``readers`` hand to
-    their ``kind`` of parser: "form" (urlencoded), "multipart" or "json"."""
+    their ``kind`` of parser: "form" (urlencoded), "multipart" or "json".  An
+    ``anywhere`` spelling is matched as a substring of the whole Content-Type value,
+    parameters included (BlackSheep's ``in`` tests), in the case given unless
+    ``any_case``."""
 
     media: str
     kind: str
     readers: tuple[str, ...]
     note: str = ""
+    anywhere: bool = False
+    any_case: bool = False
 
 
 _FALCON = (FALCON_ASGI, FALCON_WSGI)
 _RANGE = "the Content-Type matched as a media range (`mediatypes.best_match`)"
+_ANYWHERE = "anywhere in the Content-Type value, parameters included"
 # Every media type a supported framework maps to its form, multipart or JSON parser, read
 # from their sources (Werkzeug's FormDataParser, Quart's parse_functions, Starlette's and
 # Litestar's form(), Django's _load_post_and_files, Falcon's media Handlers) and checked
@@ -327,12 +338,60 @@ MEDIA_TYPES: tuple[Spelling, ...] = (
     ),
     Spelling("application/*+json", "json", (STARLETTE, WERKZEUG, QUART, LITESTAR), "any suffix"),
     Spelling("*/*", "json", _FALCON, _RANGE + "; also `*`, `application/*`, `*/json`"),
+    Spelling(
+        "application/x-www-form-urlencoded",
+        "form",
+        (BLACKSHEEP,),
+        _ANYWHERE + ', case kept: `text/plain; a="application/x-www-form-urlencoded"` is a form',
+        anywhere=True,
+    ),
+    Spelling(
+        "multipart/form-data;", "multipart", (BLACKSHEEP,), _ANYWHERE + ", case kept", anywhere=True
+    ),
+    Spelling("json", "json", (BLACKSHEEP,), _ANYWHERE + ", any case", anywhere=True, any_case=True),
 )
 
 
 def media_kinds() -> dict[str, str]:
     """The form and multipart spellings of ``MEDIA_TYPES``: media type -> kind."""
-    return {s.media: s.kind for s in MEDIA_TYPES if s.kind in ("form", "multipart")}
+    return {
+        s.media: s.kind for s in MEDIA_TYPES if s.kind in ("form", "multipart") and not s.anywhere
+    }
+
+
+def anywhere_kinds() -> tuple[tuple[bytes, str, bool], ...]:
+    """The ``anywhere`` spellings of ``MEDIA_TYPES`` that reach a form or multipart parser:
+    (the substring, its kind, whether case is ignored).  A Content-Type holding one whose
+    media type is of another kind is read as two kinds, so it is ambiguous (JSON needs no
+    such rule: every body not declared JSON is read as JSON by content)."""
+    return tuple(
+        (s.media.encode("ascii"), s.kind, s.any_case)
+        for s in MEDIA_TYPES
+        if s.anywhere and s.kind in ("form", "multipart")
+    )
+
+
+# BlackSheep's reading of a Content-Type's parameters (messages.pyx, multipart.py): the
+# charset is the first "charset=" followed by word characters or "-", anywhere in the
+# value, any case; the multipart boundary is what follows the value's first "=", up to
+# a space.  So `xcharset=utf-16`, or a `charset=` inside another parameter's quoted value,
+# is the charset ``request.text()`` decodes with, and `charset=utf-8; boundary=X` a
+# boundary of `utf-8;`.
+LOOSE_READERS = (BLACKSHEEP,)
+_LOOSE_CHARSET = re.compile(rb"charset=([\w\-]+)", re.IGNORECASE | re.ASCII)
+
+
+def loose_charset(content_type: bytes) -> str | None:
+    """The charset ``LOOSE_READERS`` find in a Content-Type value, or None (UTF-8)."""
+    m = _LOOSE_CHARSET.search(content_type)
+    return None if m is None else m.group(1).decode("ascii")
+
+
+def loose_boundary(content_type: bytes) -> bytes | None:
+    """The multipart boundary ``LOOSE_READERS`` find in a Content-Type value, or None
+    (no "=": BlackSheep's ``form()`` then fails)."""
+    _, equals, rest = content_type.partition(b"=")
+    return rest.split(b" ", 1)[0] if equals else None
 
 
 def media_types_table() -> str:
@@ -340,7 +399,8 @@ def media_types_table() -> str:
     lines = ["| media type | parsed as | by | note |", "|---|---|---|---|"]
     for s in MEDIA_TYPES:
         who = "all" if s.readers == READERS else ", ".join(s.readers)
-        lines.append(f"| `{s.media}` | {s.kind} | {who} | {s.note} |")
+        media = f"`{s.media}`" if not s.anywhere else f"`...{s.media}...`"
+        lines.append(f"| {media} | {s.kind} | {who} | {s.note} |")
     return "\n".join(lines) + "\n"
 
 

@@ -240,24 +240,45 @@ class TextBody(BodyCheck):
 
 
 class TextByContent(BodyCheck):
-    """A body an accessor decodes whatever its label (aiohttp's ``request.text()``: the
-    declared charset, else UTF-8, strictly; ``_readings``: "text").  It is
-    text only if it decodes: one that does not is text to no one (the accessor raises),
-    and neither is one over ``bound`` bytes (aiohttp's ``client_max_size``, past which
-    ``read()`` raises).  So the policy's first problem is a verdict only once the body has
-    ended as well-formed UTF-8 within the bound, and nothing is handed over before then:
-    at most ``bound`` bytes (or the body size limit) are held."""
+    """A body an accessor decodes whatever its label (``_readings``: "text"; aiohttp's
+    and BlackSheep's ``request.text()``: the declared charset, else UTF-8, strictly).  It
+    is text only if it decodes: one that does not is text to no one (the accessor
+    raises), and neither is one over ``bound`` bytes (aiohttp's ``client_max_size``, past
+    which ``read()`` raises).  So the policy's first problem is a verdict only once the
+    body has ended decodable within the bound.
+
+    ``hold``: nothing is handed over before then (at most ``bound`` bytes, or the body
+    size limit, are held: aiohttp, whose ``content`` stream would otherwise hand the app
+    what ``text()`` is refused).  Without it (ASGI: BlackSheep's ``text()`` decodes only
+    once the last message has come, and adapters hold that one until ``close()``), bytes
+    pass on as they are looked at, as bytes to every reader, and memory stays bounded
+    whatever the body's size.  ``charset``: the declared one, when not UTF-8 (a policy's
+    ``charsets`` widened): the text is decoded with it and judged as UTF-8."""
 
     gather = GATHER
-    __slots__ = ("_bound", "_decoder", "_found", "_stream", "_void")
+    __slots__ = ("_bound", "_decoder", "_found", "_hold", "_recode", "_stream", "_void")
 
-    def __init__(self, policy: Policy, limit: int | None, bound: int | None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        limit: int | None,
+        bound: int | None,
+        *,
+        hold: bool = True,
+        charset: str = "utf-8",
+    ) -> None:
         super().__init__(limit)
         self._stream: TextStream | None = TextStream(policy, "text", "body read as text")
-        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")  # the accessor's
+        self._recode = charset != "utf-8"
+        self._void = False  # not text: undecodable, or over the bound
+        try:
+            self._decoder = codecs.getincrementaldecoder(charset)("strict")  # the accessor's
+        except LookupError:  # a charset the accessor cannot decode: text() raises
+            self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+            self._void = True
         self._found: Problem | None = None
         self._bound = bound
-        self._void = False  # not text: ill-formed, or over the bound
+        self._hold = hold
 
     def _feed_pieces(self, pieces: list[bytes], size: int) -> Problem | None:
         for piece in pieces:
@@ -271,12 +292,14 @@ class TextByContent(BodyCheck):
             self._void = True
             return
         try:
-            self._decoder.decode(piece, final)
+            text = self._decoder.decode(piece, final)
         except UnicodeDecodeError:
             self._void = True
             return
         stream = self._stream
         if stream is not None:
+            if self._recode:  # the decoded text, as the UTF-8 the stream judges
+                piece = text.encode("utf-8", "surrogatepass")
             found = stream.close() if final else stream.feed(piece)
             if found is not None:
                 self._found, self._stream = found, None  # decoding goes on: it may void it
@@ -286,4 +309,4 @@ class TextByContent(BodyCheck):
         return None if self._void else self._found
 
     def _judged_size(self) -> int:
-        return self.checked if self._void else 0
+        return self.checked if self._void or not self._hold else 0

@@ -40,12 +40,11 @@ from aiohttp.streams import StreamReader
 from ._body import BodyCheck
 from ._compiled_web import compile_web_policy
 from ._config import WebPolicy
-from ._dispatch import body_check
+from ._dispatch import body_check, text_by_content
 from ._head import judge_head
 from ._problems import NOSNIFF, PROBLEM_CONTENT_TYPE, Problem, sample_size, with_sample
 from ._readings import AIOHTTP, TABLE, UTF8
 from ._report import ProblemCallback, Reporter, configure
-from ._text import TextByContent
 from ._websocket import websocket_problem
 
 __all__ = ["BodyRefused", "SanitizerMiddleware", "problem_response", "setup"]
@@ -121,13 +120,11 @@ class SanitizerMiddleware:
                 return problem_response(problem)
         if not request.body_exists:
             return await handler(request)
-        check = body_check(self.policy, head)
-        if head.media is None and compiled.text is not None and _TEXT_BY_CONTENT:
-            # request.text() decodes any body (_readings: "text")
-            by_content = check.json_by_content
+        if _TEXT_BY_CONTENT:  # request.text() decodes any body (_readings: "text")
             bound = request.client_max_size or self.policy.max_body_size
-            check = TextByContent(compiled.text.policy, self.policy.max_body_size, bound)
-            check.json_by_content = by_content
+            check = text_by_content(self.policy, head, headers, bound, hold=True)
+        else:
+            check = body_check(self.policy, head)
         reader = _CheckedReader(request.content, check, self, request)
         request._payload = reader  # what read(), text(), post() and content all read
         request._cache.pop("content", None)
