@@ -82,6 +82,7 @@ _combining = unicodedata2.combining
 _ascii_key = _lookups.ascii_mapper(_lookups.ASCII_KEY)
 _DOT_ABOVE = "\u0307"
 _LITTLE = sys.byteorder == "little"
+_Native = tuple[str, bytes, bytes, str]  # a CodePointMap as C takes it
 
 
 def identifier_key(s: str) -> str:
@@ -144,7 +145,7 @@ def _nfkd_changed() -> set[int]:
 
 
 @functools.cache
-def column_tables() -> tuple[object, tuple[str, bytes, bytes, str], ...] | None:
+def column_tables() -> tuple[object, _Native, _Native, _Native] | None:
     """What ``_speedups.column_keys`` reads to key a column's values without a str each
     (lookalike.c), or None without the C skeleton tables: (tables, key, dots, odd).
     ``key``: G(c) = NFD(N(NFKD(c))), computed by ``identifier_key``'s own steps, for
