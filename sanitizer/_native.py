@@ -228,6 +228,21 @@ class Speedups(Protocol):
         /,
     ) -> tuple[bytes, bytes, list[int]]: ...
 
+    def column_keys(
+        self,
+        layout: int,
+        length: int,
+        offset: int,
+        validity: object,
+        values: object,
+        data: object,
+        tables: object,
+        key: tuple[str, bytes, bytes, str],
+        dots: tuple[str, bytes, bytes, str],
+        odd: tuple[str, bytes, bytes, str],
+        /,
+    ) -> tuple[bytes, bytes, list[int]]: ...
+
     # source.c: where the source gate has work in a text (reference:
     # sanitizer._source_gate._source_lines_py)
     def source_lines(self, text: str, /) -> tuple[list[int], list[int]]: ...

@@ -211,6 +211,24 @@ def column_translate(
     the other rows that are not null left empty and listed (reference:
     sanitizer._arrow.column_translate_py)."""
 
+def column_keys(
+    layout: int,
+    length: int,
+    offset: int,
+    validity: object,
+    values: object,
+    data: object,
+    tables: object,
+    key: tuple[str, bytes, bytes, str],
+    dots: tuple[str, bytes, bytes, str],
+    odd: tuple[str, bytes, bytes, str],
+    /,
+) -> tuple[bytes, bytes, list[int]]:
+    """(offsets, data, rows): identifier_key of each row that is not null (int64 offsets;
+    tables, key, dots, odd: sanitizer._lookalike.key.column_tables()), the rows left to
+    the scalar function (an odd code point) empty and listed (reference: the scalar
+    sanitizer.identifier_key of each row)."""
+
 # -- source.c: where the source gate has work in a text (sanitizer._source_gate) -----------------
 
 def source_lines(text: str, /) -> tuple[list[int], list[int]]:

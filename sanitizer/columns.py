@@ -38,6 +38,7 @@ from ._decoder import decode as _decode_value
 from ._decoder import find_errors as _find_errors_value
 from ._errors import Utf8Error
 from ._lookalike import identifier_key as _identifier_key
+from ._lookalike.key import column_tables as _key_tables
 from ._native import speedups
 from ._policy import Finding, Hidden, Policy, PolicyError, profiles
 from ._policy.compiled import CompiledPolicy, compiled_for, reveal_args
@@ -411,14 +412,21 @@ def _ascii_keys() -> tuple[bytes, ...]:
 def identifier_key(column: object) -> ChunkedResult:
     """``sanitizer.identifier_key`` of each value (decoded strictly: an ill-formed value
     raises its ``Utf8Error``, naming the row): a string column, null where the value is
-    null.  ASCII values are keyed a byte at a time in C; the others one by one."""
+    null.  In C, each value is keyed from the per-character keys without a str
+    (``_lookalike.key.column_tables``), the few whose marks N moves across combining
+    classes by the scalar function; without C, ASCII values a byte at a time, the
+    others one by one."""
+    tables = _key_tables()
 
     def per_chunk(col: Column, base: int, chunk: Chunk) -> Node:
         _, bad = _checked(chunk)
         if bad:
             raise _row_error(chunk, bad[0], base)
         where = (chunk.layout, chunk.length, chunk.offset, chunk.validity, chunk.values)
-        ends, data, rows = _arrow.column_translate(*where, chunk.data, _ascii_keys())
+        if tables is not None and speedups is not None:
+            ends, data, rows = speedups.column_keys(*where, chunk.data, *tables)
+        else:
+            ends, data, rows = _arrow.column_translate(*where, chunk.data, _ascii_keys())
         pieces: list[bytes | None] = [
             _identifier_key(bytes(chunk.value(row)).decode()).encode() for row in rows
         ]

@@ -559,3 +559,47 @@ def test_a_stream_is_read_one_chunk_at_a_time() -> None:
         _arrow.column_check = checked
     assert len(live) == 6 and max(live) <= base + 1  # one chunk lent at a time
     assert pa.chunked_array(result).to_pylist() == [True, True] * 6
+
+
+def _key_column_cases() -> list[str]:
+    """Every code point the C keyer does not copy as it is (identifier_key's per-character
+    map, every mark, the odd ones), alone and between a base and marks of other classes
+    with U+0307 (so canonical ordering and the hidden dot both act)."""
+    from sanitizer._lookalike import _lookups
+    from sanitizer._lookalike.key import column_tables
+
+    tables = column_tables()
+    assert tables is not None
+    special = {ord(c) for c in tables[1][0] + tables[3][0] + _lookups.combining_map().sources}
+    return [s for cp in sorted(special) for s in (chr(cp), f"i{chr(cp)}\u0307\u0316A")]
+
+
+def test_identifier_key_column_equals_the_scalar_for_every_special_character() -> None:
+    if _native.speedups is None:
+        pytest.skip("the C extension is not in use")
+    values = _key_column_cases()
+    got = to_list(columns.identifier_key(pa.array(values, pa.string())))
+    assert got == [sanitizer.identifier_key(v) for v in values]
+
+
+KEY_PIECES = [
+    *'aIm%"0İijıßſﬁΩǄ①ｶ\u0307\u0301\u0316\u0323\u0345\u0344\u0f73\u0f71\u0f72한东\U0001d400',
+    *"\u00ad\u200dÄọ\u0e48",
+    "\u1100\u1161",
+]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from(KEY_PIECES), max_size=8).map("".join), max_size=12),
+    st.sampled_from(["string", "large_string", "string_view"]),
+)
+@settings(max_examples=40)
+def test_identifier_key_column_equals_the_scalar_on_mixed_marks(
+    values: list[str], kind: str
+) -> None:
+    """The C keyer's one ordering at the end, its hidden dots and its odd marks (U+0345,
+    which N maps to a starter) against the scalar function's NFKD, map and NFD."""
+    if _native.speedups is None:
+        pytest.skip("the C extension is not in use")
+    col = make_column([v.encode() for v in values], [False] * len(values), kind)
+    assert to_list(columns.identifier_key(col)) == [sanitizer.identifier_key(v) for v in values]

@@ -363,6 +363,8 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         scripts.native_script_tables(),
         skeletons._VERDICTS,
     ]
+    small = ("ab", index, offsets, "xy")
+    key_tables = (tables, small, small, small)
     enforce = get_profile(PROFILE_NAMES[0])._native()
     assert enforce is not None
     return {
@@ -394,6 +396,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
         "column_clean": ((0, 1, 0, None, bytes(8), b"", *verdict), {}),
         "column_translate": ((0, 1, 0, None, bytes(8), b"", (b"x",) * 128), {}),
+        "column_keys": ((0, 1, 0, None, bytes(8), b"", *key_tables), {}),
         "precis_layout": ((), {}),
     }
 

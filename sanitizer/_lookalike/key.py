@@ -64,10 +64,16 @@ used as a name.
 
 from __future__ import annotations
 
+import array
+import functools
+import sys
+from collections.abc import Callable
+
 import unicodedata2
 
 from .._arguments import exact_str
-from . import _lookups, _tables_data
+from .._code_point_map import CodePointMap
+from . import _lookups, _tables_data, skeletons
 
 IDENTIFIER_KEY_VERSION: str = f"{_tables_data.UTS39_VERSION}.{_tables_data.IDENTIFIER_KEY_REVISION}"
 
@@ -75,6 +81,8 @@ _normalize = unicodedata2.normalize
 _combining = unicodedata2.combining
 _ascii_key = _lookups.ascii_mapper(_lookups.ASCII_KEY)
 _DOT_ABOVE = "\u0307"
+_LITTLE = sys.byteorder == "little"
+_Native = tuple[str, bytes, bytes, str]  # a CodePointMap as C takes it
 
 
 def identifier_key(s: str) -> str:
@@ -106,6 +114,76 @@ def _drop_hidden_dots(key: str) -> str:
         dot = key.find(_DOT_ABOVE, dot + 1)
     kept.append(key[start:])
     return "".join(kept)
+
+
+def _each(fn: Callable[[str], str], chars: list[str]) -> list[str]:
+    """``[fn(c) for c in chars]`` in one call of ``fn`` on the characters joined by line
+    feeds (a starter that no decomposition or map yields, so nothing moves across it),
+    or one call each if the pieces do not come back one per character."""
+    pieces = fn("\n".join(chars)).split("\n")
+    return pieces if len(pieces) == len(chars) else [fn(c) for c in chars]
+
+
+def _nfkd(s: str) -> str:
+    return str(_normalize("NFKD", s))
+
+
+def _nfkd_changed() -> set[int]:
+    """The code points NFKD changes.  A block whose NFKD is itself holds none: NFKD never
+    shortens a character, and a character d that another one decomposes to alone is
+    NFKD-stable, so it would show twice (or a code point outside the block would)."""
+    changed: set[int] = set()
+    for lo in range(0, 0x110000, 4096):
+        cps = range(lo, min(lo + 4096, 0xD800) if lo == 0xD000 else lo + 4096)
+        block = array.array("I", cps).tobytes().decode("utf-32-le" if _LITTLE else "utf-32-be")
+        if _nfkd(block) != block:
+            chars = list(block)
+            changed.update(
+                ord(c) for c, d in zip(chars, _each(_nfkd, chars), strict=True) if c != d
+            )
+    return changed
+
+
+@functools.cache
+def column_tables() -> tuple[object, _Native, _Native, _Native] | None:
+    """What ``_speedups.column_keys`` reads to key a column's values without a str each
+    (lookalike.c), or None without the C skeleton tables: (tables, key, dots, odd).
+    ``key``: G(c) = NFD(N(NFKD(c))), computed by ``identifier_key``'s own steps, for
+    every code point it changes; ``dots``: the dot leads; ``odd``: the code points whose
+    NFKD holds a mark (canonical combining class > 0) that G maps to other classes.
+    Then a value without an odd code point has the key D(canonical ordering of the
+    concatenated G(c)): NFKD's ordering only swaps marks of different classes, each
+    mark's G keeps its class, so the one ordering at the end gives what the three
+    steps give (Unicode §3.11)."""
+    tables = skeletons.native_tables()
+    if tables is None:
+        return None
+    mapper = _lookups.key_mapper()
+    changed = sorted(_nfkd_changed() | {ord(c) for c in _lookups.key_map().sources})
+    chars = [chr(cp) for cp in changed]
+    images = _each(lambda s: str(_normalize("NFD", mapper(_nfkd(s)))), chars)
+    key = {ord(c): image for c, image in zip(chars, images, strict=True) if image != c}
+    odd_marks = {
+        ord(m)
+        for m in _lookups.combining_map().sources
+        if _normalize("NFKD", m) == m
+        and any(_combining(c) != _combining(m) for c in key.get(ord(m), m))
+    }
+    odd = {
+        ord(c)
+        for c, d in zip(chars, _each(_nfkd, chars), strict=True)
+        if any(ord(x) in odd_marks for x in d)
+    }
+    odd |= odd_marks
+    for cp in odd - odd_marks:  # C looks for odd ones among the mapped and the marks
+        key.setdefault(cp, chr(cp))
+    dots = {cp: "" for lo, hi in _tables_data.DOT_LEADS for cp in range(lo, hi + 1)}
+    return (
+        tables,
+        CodePointMap.of(key).native(),
+        CodePointMap.of(dots).native(),
+        CodePointMap.of(dict.fromkeys(odd, "")).native(),
+    )
 
 
 __all__ = ["IDENTIFIER_KEY_VERSION", "identifier_key"]

@@ -131,21 +131,31 @@ _VERDICTS = (
 
 
 @functools.cache
-def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability | None]] | None:
-    """(skeleton, confusable) in C, or None: no extension, or a unicodedata2 of another
-    Unicode version than the generated NFD tables (the C path would then disagree with
-    unicodedata2.normalize)."""
+def native_tables() -> object | None:
+    """The C extension's checked tables (a capsule), or None: no extension, or a
+    unicodedata2 of another Unicode version than the generated NFD tables (the C path
+    would then disagree with unicodedata2.normalize)."""
     if speedups is None:
         return None
     if unicodedata2.unidata_version != _lookups.normalization_version():
         return None
-    tables = speedups.skeleton_tables(
+    return speedups.skeleton_tables(
         _lookups.skeleton_map().native(),
         _lookups.decomposition_map().native(),
         _lookups.combining_map().native(),
         scripts.native_script_tables(),
         _VERDICTS,
     )
+
+
+@functools.cache
+def native() -> tuple[Callable[[str], str], Callable[[str, str], Confusability | None]] | None:
+    """(skeleton, confusable) in C, or None (see ``native_tables``)."""
+    if unicodedata2.unidata_version != _lookups.normalization_version():
+        return None
+    tables = native_tables()
+    if tables is None or speedups is None:
+        return None
     return (
         functools.partial(speedups.skeleton, tables),
         functools.partial(speedups.confusable, tables),  # type: ignore[return-value]

@@ -726,3 +726,64 @@ done:
     column_release(&c);
     return out;
 }
+
+/* column_keys(layout, length, offset, validity, values, data, tables, key, dots, odd, /)
+ * -> (offsets, data, rows): identifier_key of each row that is not null (lookalike.c's
+ * keyer: one walk, no str per value), as int64 offsets and UTF-8 data; the rows the
+ * keyer leaves to the scalar function (and null rows: not listed) left empty, listed in
+ * rows for the caller to fill.  The same answer as column_translate's caller gives with
+ * the scalar function, tested equal. */
+PyObject *
+speedups_column_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "column_keys(layout, length, offset, validity, "
+                                         "values, data, tables, key, dots, odd, /)");
+        return NULL;
+    }
+    column_t c;
+    PyObject *offsets = NULL, *data = NULL, *rows = NULL, *out = NULL;
+    speedups_keyer *k = NULL;
+    char *w = NULL;
+    Py_ssize_t cap = 0, at = 0;
+    if (column_load(&c, args) < 0) goto done;
+    if (c.layout < 2 && check_offsets(&c) < 0) goto done;
+    k = speedups_keyer_new(args[6], args[7], args[8], args[9]);
+    if (k == NULL) goto done;
+    rows = PyList_New(0);
+    offsets = PyBytes_FromStringAndSize(NULL, (c.length + 1) * 8);
+    if (rows == NULL || offsets == NULL) goto done;
+    char *o = PyBytes_AS_STRING(offsets);
+    for (Py_ssize_t row = 0; row < c.length; row++) {
+        int64_t at64 = at;
+        memcpy(o + 8 * row, &at64, 8);
+        if (is_null(&c, c.offset + row)) continue;
+        Py_ssize_t n;
+        const unsigned char *s = row_bytes(&c, row, &n);
+        if (s == NULL && PyErr_Occurred()) goto done;
+        int status = speedups_keyer_run(k, s, n, &w, &cap, &at);
+        if (status < 0) goto done;
+        if (status == 0) {
+            PyObject *r = PyLong_FromSsize_t(row);
+            if (r == NULL || PyList_Append(rows, r) < 0) {
+                Py_XDECREF(r);
+                goto done;
+            }
+            Py_DECREF(r);
+        }
+    }
+    int64_t at64 = at;
+    memcpy(o + 8 * c.length, &at64, 8);
+    data = PyBytes_FromStringAndSize(w, at);
+    if (data == NULL) goto done;
+    out = PyTuple_Pack(3, offsets, data, rows);
+done:
+    PyMem_Free(w);
+    speedups_keyer_free(k);
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    Py_XDECREF(rows);
+    column_release(&c);
+    return out;
+}

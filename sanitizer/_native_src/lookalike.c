@@ -492,11 +492,13 @@ map_get(const Map *map, Py_UCS4 cp, Py_ssize_t *start, Py_ssize_t *end)
 }
 
 /* Canonical_Combining_Class (UAX #44): none below U+0300 (the generator checks). */
+static int is_mark(const Tables *t, Py_UCS4 cp);
+
 static unsigned int
 combining_class(const Tables *t, Py_UCS4 cp)
 {
     Py_ssize_t start, end;
-    if (cp < 0x300 || !map_get(&t->combining, cp, &start, &end) || start == end) return 0;
+    if (!is_mark(t, cp) || !map_get(&t->combining, cp, &start, &end) || start == end) return 0;
     return (unsigned int)PyUnicode_READ(t->combining.vkind, t->combining.vdata, start);
 }
 
@@ -749,4 +751,288 @@ speedups_confusable(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int verdict = both ? 1 : (any_a && any_b) ? 3 : 2;
     return Py_NewRef(t->verdicts[verdict]);
+}
+
+/* ---- identifier_key of UTF-8 values, for column_keys (columns.c) ----
+ *
+ * sanitizer._lookalike.key.column_tables() builds, from the scalar function's own steps,
+ * the key of each code point alone, G(c) = NFD(N(NFKD(c))) (the map `key`), the dot
+ * leads (`dots`) and the code points whose NFKD holds a mark that N maps to another
+ * combining class (`odd`).  Without an odd code point, a value's key is the canonical
+ * ordering of its characters' G joined (NFKD, N and NFD each act per character but for
+ * their orderings, and N keeps each other mark's class, so one ordering at the end gives
+ * the same string), then the hidden dots dropped (key.py's _drop_hidden_dots).  A value
+ * with an odd code point is left to the scalar function. */
+struct speedups_keyer {
+    const Tables *t;
+    Map key, dots, odd;
+    int ascii_ok; /* every ASCII character's G is short, not empty, without marks */
+    unsigned char alen[128];     /* then: its length, */
+    unsigned char autf8[128][8]; /* and its bytes (8 at most, else ascii_ok is 0) */
+    uint32_t ascii[128][2];      /* G of each ASCII character: [start, end) in key's values */
+    Buf buf;
+};
+
+/* Whether cp is one of src's code points (one bit of its index). */
+static inline int
+has_source(const Sources *src, Py_UCS4 cp)
+{
+    uint64_t word;
+    memcpy(&word, src->bits + 8 * (cp >> 6), 8);
+    return (int)((word >> (cp & 63)) & 1);
+}
+
+speedups_keyer *
+speedups_keyer_new(PyObject *tables, PyObject *key, PyObject *dots, PyObject *odd)
+{
+    const Tables *t = tables_of(tables);
+    if (t == NULL) return NULL;
+    speedups_keyer *k = PyMem_Calloc(1, sizeof(speedups_keyer));
+    if (k == NULL) return (speedups_keyer *)PyErr_NoMemory();
+    k->t = t;
+    if (map_from(key, &k->key, "key") < 0 || map_from(dots, &k->dots, "dots") < 0 ||
+        map_from(odd, &k->odd, "odd") < 0) {
+        PyMem_Free(k);
+        return NULL;
+    }
+    k->ascii_ok = 1;
+    for (Py_UCS4 cp = 0; cp < 128; cp++) {
+        Py_ssize_t start = cp, end = cp + 1;
+        int mapped = map_get(&k->key, cp, &start, &end);
+        k->ascii[cp][0] = mapped ? (uint32_t)start : UINT32_MAX;
+        k->ascii[cp][1] = (uint32_t)end;
+        if (!mapped) {
+            k->alen[cp] = 1;
+            k->autf8[cp][0] = (unsigned char)cp;
+            continue;
+        }
+        unsigned char size = 0;
+        for (Py_ssize_t i = start; k->ascii_ok && i < end; i++) {
+            Py_UCS4 v = PyUnicode_READ(k->key.vkind, k->key.vdata, i);
+            if (is_mark(t, v) || v >= 0x800 || size > 6 || start == end) {
+                k->ascii_ok = 0; /* never so (the generator checks): the general path */
+                break;
+            }
+            if (v < 0x80) {
+                k->autf8[cp][size++] = (unsigned char)v;
+            } else {
+                k->autf8[cp][size++] = (unsigned char)(0xC0 | (v >> 6));
+                k->autf8[cp][size++] = (unsigned char)(0x80 | (v & 0x3F));
+            }
+        }
+        k->alen[cp] = size;
+    }
+    buf_init(&k->buf);
+    return k;
+}
+
+void
+speedups_keyer_free(speedups_keyer *k)
+{
+    if (k == NULL) return;
+    buf_free(&k->buf);
+    PyMem_Free(k);
+}
+
+/* Room for `more` bytes at *at in the PyMem buffer *w of *cap bytes. */
+static int
+out_reserve(char **w, Py_ssize_t *cap, Py_ssize_t at, Py_ssize_t more)
+{
+    if (more > PY_SSIZE_T_MAX / 2 - at) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (at + more <= *cap) return 0;
+    Py_ssize_t grown = *cap ? *cap : 1 << 16;
+    while (grown < at + more) grown *= 2;
+    char *p = PyMem_Realloc(*w, (size_t)grown);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *w = p;
+    *cap = grown;
+    return 0;
+}
+
+/* The key of the UTF-8 s[0:n] appended as UTF-8 at *at of the PyMem buffer *w (*cap
+ * bytes, grown as needed; *at moved past it): 1; 0 when the scalar function must answer
+ * (an odd code point, or bytes that are not well-formed: never read past n), nothing
+ * written; -1 with an exception. */
+/* Append cp as UTF-8 at q; the byte after it. */
+static inline unsigned char *
+put_utf8(unsigned char *q, Py_UCS4 ch)
+{
+    if (ch < 0x80) {
+        *q++ = (unsigned char)ch;
+    } else if (ch < 0x800) {
+        *q++ = (unsigned char)(0xC0 | (ch >> 6));
+        *q++ = (unsigned char)(0x80 | (ch & 0x3F));
+    } else if (ch < 0x10000) {
+        *q++ = (unsigned char)(0xE0 | (ch >> 12));
+        *q++ = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+        *q++ = (unsigned char)(0x80 | (ch & 0x3F));
+    } else {
+        *q++ = (unsigned char)(0xF0 | (ch >> 18));
+        *q++ = (unsigned char)(0x80 | ((ch >> 12) & 0x3F));
+        *q++ = (unsigned char)(0x80 | ((ch >> 6) & 0x3F));
+        *q++ = (unsigned char)(0x80 | (ch & 0x3F));
+    }
+    return q;
+}
+
+/* The common case in one pass, UTF-8 straight to the output: each character's G in
+ * order, when no two marks meet (no ordering to do) and no U+0307 comes (no dot to
+ * drop).  1: written; 2: the general path must run (nothing kept); 0 / -1 as
+ * speedups_keyer_run. */
+static int
+key_direct(speedups_keyer *k, const unsigned char *s, Py_ssize_t n, char **w,
+           Py_ssize_t *cap, Py_ssize_t *at)
+{
+    const Tables *t = k->t;
+    /* room for 8 bytes per byte left (an ASCII character's key is copied 8 at a time) */
+    if (out_reserve(w, cap, *at, 8 * n + 8) < 0) return -1;
+    unsigned char *q = (unsigned char *)*w + *at;
+    int prev_mark = 0;
+    for (Py_ssize_t j = 0; j < n;) {
+        unsigned char b0 = s[j];
+        if (b0 < 0x80) { /* a run of ASCII: each key is one or more starters */
+            do {
+                memcpy(q, k->autf8[s[j]], 8);
+                q += k->alen[s[j]];
+            } while (++j < n && s[j] < 0x80);
+            prev_mark = 0;
+            continue;
+        }
+        Py_ssize_t len = b0 < 0xC2 ? 0 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : b0 < 0xF5 ? 4 : 0;
+        if (len == 0 || j + len > n) return 0;
+        Py_UCS4 cp = b0 & (0x7F >> len);
+        for (Py_ssize_t i = 1; i < len; i++) {
+            if ((s[j + i] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[j + i] & 0x3F);
+        }
+        int mark = is_mark(t, cp);
+        if (!has_source(&k->key.src, cp)) { /* itself: its own bytes */
+            if (mark && prev_mark) return 2;
+            if (mark && find_source(&k->odd.src, cp) >= 0) return 0;
+            if (cp == 0x0307) return 2;
+            prev_mark = mark;
+            if (j + 4 <= n) {
+                memcpy(q, s + j, 4); /* the next bytes after it are overwritten */
+            } else {
+                memcpy(q, s + j, (size_t)len);
+            }
+            q += len;
+            j += len;
+            continue;
+        }
+        if (find_source(&k->odd.src, cp) >= 0) return 0;
+        j += len;
+        Py_ssize_t start = 0, end = 0;
+        map_get(&k->key, cp, &start, &end);
+        Py_ssize_t done = (Py_ssize_t)((char *)q - *w);
+        if (out_reserve(w, cap, done, 4 * (end - start) + 8 * (n - j) + 8) < 0) return -1;
+        q = (unsigned char *)*w + done;
+        for (Py_ssize_t i = start; i < end; i++) {
+            Py_UCS4 v = PyUnicode_READ(k->key.vkind, k->key.vdata, i);
+            int m = is_mark(t, v);
+            if ((m && prev_mark) || v == 0x0307) return 2;
+            prev_mark = m;
+            q = put_utf8(q, v);
+        }
+    }
+    *at = (Py_ssize_t)((char *)q - *w);
+    return 1;
+}
+
+int
+speedups_keyer_run(speedups_keyer *k, const unsigned char *s, Py_ssize_t n, char **w,
+                   Py_ssize_t *cap, Py_ssize_t *at)
+{
+    Py_ssize_t j;
+    if (k->ascii_ok) {
+        int direct = key_direct(k, s, n, w, cap, at);
+        if (direct != 2) return direct;
+    }
+    Buf *b = &k->buf;
+    const Tables *t = k->t;
+    b->n = 0;
+    b->marks = 0;
+    int dot = 0, sort = 0, prev_mark = 0;
+    /* room for one character per byte left, so that unmapped ones need no check */
+    if (buf_reserve(b, n) < 0) return -1;
+    for (j = 0; j < n;) {
+        unsigned char b0 = s[j];
+        Py_UCS4 cp;
+        Py_ssize_t start, end;
+        if (b0 < 0x80) {
+            j++;
+            if (k->ascii[b0][0] == UINT32_MAX) {
+                b->p[b->n++] = b0;
+                prev_mark = 0;
+                continue;
+            }
+            start = k->ascii[b0][0];
+            end = k->ascii[b0][1];
+        } else {
+            Py_ssize_t len = b0 < 0xC2 ? 0 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : b0 < 0xF5 ? 4 : 0;
+            if (len == 0 || j + len > n) return 0;
+            cp = b0 & (0x7F >> len);
+            for (Py_ssize_t i = 1; i < len; i++) {
+                if ((s[j + i] & 0xC0) != 0x80) return 0;
+                cp = (cp << 6) | (s[j + i] & 0x3F);
+            }
+            j += len;
+            int mark = is_mark(t, cp);
+            if (!mark && !has_source(&k->key.src, cp)) { /* itself, a starter: not odd */
+                b->p[b->n++] = cp;
+                prev_mark = 0;
+                continue;
+            }
+            if (find_source(&k->odd.src, cp) >= 0) return 0;
+            if (!map_get(&k->key, cp, &start, &end)) {
+                b->p[b->n++] = cp;
+                if (cp == 0x0307) dot = 1;
+                if (mark && prev_mark) sort = 1;
+                prev_mark = mark;
+                b->marks |= mark;
+                continue;
+            }
+        }
+        if (buf_reserve(b, end - start + (n - j)) < 0) return -1;
+        for (Py_ssize_t i = start; i < end; i++) {
+            Py_UCS4 v = PyUnicode_READ(k->key.vkind, k->key.vdata, i);
+            int mark = is_mark(t, v);
+            if (v == 0x0307) dot = 1;
+            if (mark && prev_mark) sort = 1;
+            prev_mark = mark;
+            b->marks |= mark;
+            b->p[b->n++] = v;
+        }
+    }
+    if (sort && reorder(t, b) < 0) return -1; /* a lone mark is in order */
+    if (dot) {
+        /* a U+0307 whose nearest preceding character of class 0 or 230, U+0307 aside,
+         * is a dot lead is dropped; the kept prefix holds the same such characters */
+        Py_ssize_t kept = 0;
+        for (Py_ssize_t i = 0; i < b->n; i++) {
+            Py_UCS4 c = b->p[i];
+            if (c == 0x0307) {
+                Py_ssize_t base = kept - 1;
+                for (; base >= 0; base--) {
+                    Py_UCS4 p = b->p[base];
+                    unsigned int cls = p == 0x0307 ? 1 : combining_class(t, p);
+                    if (cls == 0 || cls == 230) break;
+                }
+                if (base >= 0 && find_source(&k->dots.src, b->p[base]) >= 0) continue;
+            }
+            b->p[kept++] = c;
+        }
+        b->n = kept;
+    }
+    if (out_reserve(w, cap, *at, 4 * b->n) < 0) return -1;
+    unsigned char *q = (unsigned char *)*w + *at;
+    for (Py_ssize_t i = 0; i < b->n; i++) q = put_utf8(q, b->p[i]);
+    *at = (Py_ssize_t)((char *)q - *w);
+    return 1;
 }

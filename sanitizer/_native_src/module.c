@@ -131,6 +131,11 @@ static PyMethodDef speedups_methods[] = {
      "\n--\n\n"
      "(offsets, data, rows): the ASCII rows with each byte mapped by table (int64\n"
      "offsets), the other rows that are not null left empty and listed."},
+    {"column_keys", (PyCFunction)(void (*)(void))speedups_column_keys, METH_FASTCALL,
+     "column_keys($module, layout, length, offset, validity, values, data, tables, key, "
+     "dots, odd, /)\n--\n\n"
+     "(offsets, data, rows): identifier_key of each row (int64 offsets), the rows left\n"
+     "to the scalar function empty and listed."},
     {"source_lines", speedups_source_lines, METH_O,
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"

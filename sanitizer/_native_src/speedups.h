@@ -121,6 +121,17 @@ SPEEDUPS_INTERNAL PyObject *speedups_skeleton(PyObject *self, PyObject *const *a
                                               Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
+/* identifier_key of UTF-8 values without a str each (sanitizer._lookalike.key's
+ * column_tables; see lookalike.c): new (tables capsule, key, dots, odd), run (1: the key
+ * appended as UTF-8 at *at of the PyMem buffer *w of *cap bytes, grown as needed; 0: left
+ * to the scalar function; -1: error), free. */
+typedef struct speedups_keyer speedups_keyer;
+SPEEDUPS_INTERNAL speedups_keyer *speedups_keyer_new(PyObject *tables, PyObject *key,
+                                                     PyObject *dots, PyObject *odd);
+SPEEDUPS_INTERNAL int speedups_keyer_run(speedups_keyer *k, const unsigned char *s,
+                                         Py_ssize_t n, char **w, Py_ssize_t *cap,
+                                         Py_ssize_t *at);
+SPEEDUPS_INTERNAL void speedups_keyer_free(speedups_keyer *k);
 
 /* validate.c */
 SPEEDUPS_INTERNAL void speedups_validate_init(void);
@@ -149,6 +160,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_column_clean(PyObject *self, PyObject *cons
                                                   Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_column_translate(PyObject *self, PyObject *const *args,
                                                       Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_column_keys(PyObject *self, PyObject *const *args,
+                                                 Py_ssize_t nargs);
 
 /* source.c */
 SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text);
