@@ -24,6 +24,7 @@ from sanitizer import inspect, profiles, reveal
 from sanitizer._policy import _reveal
 from sanitizer.cli import _judge, main
 from sanitizer.cli import _reveal as reveal_cli
+from sanitizer.web._text import TextStream
 
 Found = tuple[int, int, str, bytes]
 
@@ -217,3 +218,28 @@ def test_a_run_of_megabytes_is_one_finding(tmp_path: Path) -> None:
     assert str(found[3]).startswith("348000 tag characters spelling 'ignore previous")
     (shown,) = revealed_in_pieces(data, reveal_cli.PIECE)
     assert shown == revealed_whole(data)[0]
+
+
+def _streamed(data: bytes, chunk: int) -> object:
+    stream = TextStream(profiles.PROMPT, "body", "text")
+    for i in range(0, len(data), chunk):
+        problem = stream.feed(data[i : i + chunk])
+        if problem is not None:
+            return problem.kind
+    problem = stream.close()
+    return None if problem is None else problem.kind
+
+
+@pytest.mark.parametrize("part", range(3))
+def test_a_body_in_chunks_is_refused_as_the_whole(part: int) -> None:
+    """``sanitizer.web``'s text bodies under PROMPT, sent in chunks of 1 to 300 bytes:
+    refused exactly when the whole is, for what the whole is refused for (marks after
+    words sent a few words a chunk passed: each part held too few)."""
+    for text, chunk in list(_cases(False, 1, 300, 60))[part::3]:
+        data = text.encode()
+        whole = inspect(data, profiles.PROMPT)
+        expected = None if whole.ok else whole.rejections[0].category.value
+        assert _streamed(data, chunk) == expected, (text, chunk)
+    marks = word_marks(b"rm -rf /").encode()  # the case the code before let through
+    assert not inspect(marks, profiles.PROMPT).ok
+    assert all(_streamed(marks, n) == "hidden-payload" for n in (7, 64))

@@ -258,8 +258,11 @@ def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
     them), and the reading that finds more text is kept."""
     symbols = "".join(_SLOT_RE.findall(text, lo, hi))
     found = _stretches(text, symbols, lambda: _slots(text, lo, hi), best_of)
+    kinds = set(symbols)
+    kinds.discard(" ")
+    if len(kinds) < 2 and kinds.isdisjoint(_TYPOGRAPHIC_SPACES):
+        return found  # one other space character, which typography does not use: as read
     others = [(m.start(), m.group()) for m in _OTHER_RE.finditer(text, lo, hi)]
-    kinds = {c for _, c in others}
     strict = {i for i, _ in others if _typographic(text, i, False)}
     loose = {i for i, _ in others if _typographic(text, i, True)}
     if len(kinds) < 2 and not loose:

@@ -206,7 +206,7 @@ def open_start(
     the cut splits one that began at the piece's start (which no cut in the piece can
     avoid: it asks nothing).  ``stop``: the end of the window, what is seen after the
     cut (the blanks' stretches look a few gaps ahead)."""
-    text = raw[start:cut].decode("utf-8")
+    text = raw[start:cut].decode("utf-8", "surrogateescape")  # (a web body may be none)
     n = len(text)
     if not n:
         return cut, False
@@ -230,7 +230,7 @@ def open_start(
     splits = min(limits) <= 0
     if at >= n:
         return cut, splits
-    return start + len(text[:at].encode("utf-8")), splits
+    return start + len(text[:at].encode("utf-8", "surrogateescape")), splits
 
 
 @functools.cache
