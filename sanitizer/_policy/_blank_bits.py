@@ -29,7 +29,6 @@ pass would have to stop at every space), see docs/reveal.md.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 import unicodedata
@@ -161,33 +160,43 @@ def _quiet_cut(text: str, para: int, cut: int) -> int:
     """``cut``, or the last index before it in the paragraph from ``para`` (which may go
     on past ``text``) before a blank with ``_QUIET_BEFORE`` plain gaps before it since
     the last other space character and ``_QUIET_AFTER`` after it up to the next: no
-    stretch (``_paragraph``) spans a cut there; the paragraph's start when there is
-    none (a paragraph longer than a piece is then cut where it comes)."""
+    stretch (``_paragraph``) spans a cut there.  Looked for in the ``_QUIET_LOOK``
+    characters before ``cut``; else the paragraph's start (a paragraph longer than a
+    piece is then cut where it comes)."""
     end = _PARAGRAPH_END.search(text, cut)
     hi = len(text) if end is None else end.start()
     if _OTHER_RE.search(text, para, hi) is None:
         return cut
-    slots = [m.start() for m in _SLOT_RE.finditer(text, para, hi)]
-    symbols = "".join(text[i] for i in slots)
-    k = bisect.bisect_left(slots, cut)  # the slots before the cut
-    last = max(symbols.rfind(c, 0, k) for c in _OTHER)  # -1: none
+    lo = max(para, cut - _QUIET_LOOK)
+    known = lo == para  # the symbols begin with the paragraph's first blank
+    k = len(_SLOT_RE.findall(text, lo, cut))  # the blanks before the cut
+    symbols = "".join(_SLOT_RE.findall(text, lo, hi))
+    last = max(symbols.rfind(c, 0, k) for c in _OTHER)  # -1: none seen
     following = [i for i in (symbols.find(c, k) for c in _OTHER) if i >= 0]
     nxt = min(following) if following else -1
-    safe_before = last < 0 or k - 1 - last >= _QUIET_BEFORE
+    safe_before = k - 1 - last >= _QUIET_BEFORE or (last < 0 and known)
     safe_after = (nxt < 0 and end is not None) or (nxt if nxt >= 0 else len(symbols)) - k >= (
         _QUIET_AFTER
     )
     if safe_before and safe_after:
         return cut
-    best = para
+    best = -1  # a symbol index to cut before
     lead = len(symbols) - len(symbols.lstrip(" "))  # plain gaps before the first other
-    if lead >= _QUIET_AFTER and k > 0:
-        best = slots[min(lead - _QUIET_AFTER, k - 1)]
-    for m in _QUIET.finditer(symbols, 1, k + _QUIET_AFTER):
+    if known and lead >= _QUIET_AFTER and k > 0:
+        best = min(lead - _QUIET_AFTER, k - 1)
+    for m in _QUIET.finditer(symbols, 0 if not known else 1, k + _QUIET_AFTER):
         q = min(m.end() - _QUIET_AFTER, k - 1)
         if q >= m.start() + _QUIET_BEFORE:
-            best = slots[q]
-    return best
+            best = q
+    if best < 0:
+        return para
+    slot = _SLOT_RE.search(text, lo)  # the index of symbol ``best`` in ``text``
+    for _ in range(best):
+        slot = _SLOT_RE.search(text, slot.end())  # type: ignore[union-attr]
+    return slot.start()  # type: ignore[union-attr]
+
+
+_QUIET_LOOK = 1 << 14  # characters before a cut searched for a quiet stretch of blanks
 
 
 def _paragraph_start(text: str, end: int) -> int:
@@ -265,6 +274,8 @@ def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
     others = [(m.start(), m.group()) for m in _OTHER_RE.finditer(text, lo, hi)]
     strict = {i for i, _ in others if _typographic(text, i, False)}
     loose = {i for i, _ in others if _typographic(text, i, True)}
+    if len(loose) == len(others):
+        return found  # typography explains every one: read as they are (nothing left)
     if len(kinds) < 2 and not loose:
         return found
     # Without what typography explains (strictly, or with units too), each also with
