@@ -133,6 +133,20 @@ LEGITIMATE_PARAGRAPHS = (
     "\u0627\u0644\u0639\u062f\u062f \u061c-5 \u0648\u0627\u0644\u062a\u0627\u0631\u064a\u062e "
     "\u200f9/3/2024\u200f "
     "\u0641\u064a \u0627\u0644\u0633\u0627\u0639\u0629 \u200f14:05\u200f. " * 4,
+    # French typography: U+202F before ; : ! ? and in numbers, U+00A0 inside guillemets,
+    # after a dash, between a number and its unit, after an abbreviation
+    "Le chat dort\u202f; il r\u00eave\u202f! Pourquoi\u202f? Elle dit\u202f: "
+    "\u00ab\u00a0viens\u00a0\u00bb \u2014\u00a0Oui, \u00e0 10\u00a0km, "
+    "pour 1\u202f250\u202f000\u202f\u20ac et 25\u00a0%\u202f; "
+    "M.\u00a0Dupont lit la p.\u00a012 \u00e0 14\u00a0h\u202f30. "
+    "Le 3\u2009000\u2009m\u00e8tres est loin\u202f: "
+    "\u2039\u00a0non\u00a0\u203a, dit-il\u00a0!\n" * 6,
+    "\u00ab\u202fBonjour\u202f\u00bb, r\u00e9pondit-elle\u202f; puis, \u00e0 voix basse\u202f: "
+    "\u00ab\u202fQue voulez-vous\u202f?\u202f\u00bb Il \u00e9tait 7\u202fh, le thermom\u00e8tre "
+    "marquait \u22125\u202f\u00b0C et la facture 1\u202f234,56\u00a0\u20ac. " * 6,
+    # Japanese: U+3000 between sentences and at the start of a paragraph
+    "\u3000\u4eca\u65e5\u306f\u6674\u308c\u3067\u3059\u3002\u3000\u660e\u65e5\u3082"
+    "\u6674\u308c\u307e\u3059\u3002\u3000\u305d\u3046\u3067\u3059\u306d\u3002\n" * 8,
     # Names with ideographic variation sequences (IVD), emoji with ZWJ, VS16, flags
     "\u845b\U000e0100\u98fe\u533a \u8fbb\U000e0101\u672c \u9089\U000e0102\u7530\u3055\u3093\u3000"
     "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u2764\ufe0f \U0001f3f3\ufe0f\u200d\U0001f308 "

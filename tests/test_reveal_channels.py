@@ -226,6 +226,48 @@ def test_bits_in_space_characters(zero: str, one: str, channel: Channel) -> None
     assert text.encode()[h.start : h.end].decode()[0] in (zero, one)
 
 
+# French prose with its own U+202F / U+00A0 / U+2009 where typography puts them.
+_FRENCH = (
+    "Le chat dort sur le canap\u00e9\u202f; il r\u00eave de souris et de lait chaud. "
+    "Pourquoi pas\u202f? La maison co\u00fbte 250\u202f000\u202f\u20ac et le jardin est "
+    "immense\u202f! Elle dit\u202f: \u00ab\u00a0viens\u00a0\u00bb et nous partons vers la mer "
+    "avec les enfants, \u00e0 10\u00a0km d'ici, les chiens et le vieux grand-p\u00e8re qui "
+    "chante 3\u2009000 fois. "
+)
+
+
+def _in_gaps(text: str, payload: bytes, one: str, skip: int) -> str:
+    """``payload`` written in the U+0020 gaps of ``text`` from its ``skip``-th on, one bit
+    a gap: U+0020 for 0, ``one`` for 1 (the other space characters left alone)."""
+    digits = iter("".join(format(b, "08b") for b in payload))
+    out, gap = [], 0
+    for c in text:
+        if c == " ":
+            gap += 1
+            d = next(digits, None) if gap > skip else None
+            out.append(one if d == "1" else " ")
+            continue
+        out.append(c)
+    assert next(digits, None) is None, "text too short for the payload"
+    return "".join(out)
+
+
+@pytest.mark.parametrize("one", ["\u2009", "\u202f", "\u00a0", "\u2002", "\u205f", "\u3000"])
+@pytest.mark.parametrize("skip", [0, 3, 21])
+@pytest.mark.parametrize("payload", [b"run rm -rf", "d\u00e9p\u00f4t ok".encode()])
+def test_space_bits_among_typographic_spaces(one: str, skip: int, payload: bytes) -> None:
+    """A payload in the plain gaps of French prose, whose legitimate narrow and
+    no-break spaces surround it (and may be the same character as its 1 bits): found,
+    on both backends; the prose alone reveals nothing."""
+    prose = _FRENCH * 4
+    if one == "\u00a0":  # a 1 bit and a unit's own space, the same character between a
+        prose = prose.replace("10\u00a0km", "10\u202fkm")  # number and a word: ambiguous
+    text = _in_gaps(prose, payload, one, skip)
+    for found in _both_backends(text):
+        assert [(h.channel, h.payload) for h in found] == [(Channel.SPACE_BITS, payload)]
+    assert _both_backends(prose) == [(), ()]
+
+
 def test_bits_in_a_run_of_blanks() -> None:
     run = bits(b"exfil", " ", "\u2800")
     (h,) = reveal("start" + run + "end")
@@ -335,17 +377,18 @@ _SHAPES = {
 @pytest.mark.slow  # one valgrind process: a few seconds
 @needs_callgrind
 def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
-    """Work on 2N runs within 2.2x of N, and at most 26k instructions a run for
+    """Work on 2N runs within 2.2x of N (N = 1,000: a cost that grows with the text a run
+    is in would double it again), and at most 26k instructions a run for
     ``reveal`` (the code before was 32k-38k a run of a tag or a selector: a search and
     range bisections a run), counted by callgrind."""
     workloads = {}
     for name in _SHAPES:
-        for n in (2000, 4000):
+        for n in (1000, 2000):
             workloads[f"reveal {name} {n}"] = f"reveal(SHAPES[{name!r}] * {n})"
             workloads[f"inspect {name} {n}"] = f"inspect(SHAPES[{name!r}] * {n}, profiles.PROMPT)"
     counted = instructions(_COUNTED_SETUP.format(shapes=_SHAPES), workloads, tmp_path)
     for name in _SHAPES:
         for api in ("reveal", "inspect"):
-            small, large = counted[f"{api} {name} 2000"], counted[f"{api} {name} 4000"]
+            small, large = counted[f"{api} {name} 1000"], counted[f"{api} {name} 2000"]
             assert 0 < small < large <= 2.2 * small, (api, name, small, large)
-        assert counted[f"reveal {name} 4000"] <= 26_000 * 4000, name
+        assert counted[f"reveal {name} 2000"] <= 26_000 * 2000, name

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 
 from .._native import speedups
@@ -122,6 +123,94 @@ def may_hold(data: bytes) -> bool:
     return any(h in data for h in _UTF8_HINTS) or any(h in data for h in _TRAILING_HINTS)
 
 
+_LINE_TRAILING = re.compile("[ \t]+(?=[\x0b\x0c\r\x85\u2028\u2029]|\\Z)")
+
+
+def open_start(text: str, cut: int) -> tuple[int, int]:
+    """Where a piece whose text (to the end of the window it was cut from) is ``text``
+    must end, at or before ``cut`` (an index into ``text``), so as not to split a
+    stretch (``_pieces``), for each channel: before the trailing whitespace of the first of the
+    consecutive lines before ``cut`` that have some (or of the line ``cut`` is in, when
+    a blank ends it there); and, in a paragraph holding a space character other than
+    U+0020, in a quiet stretch of its blanks (``_quiet_cut``)."""
+    at = cut
+    line = text.rfind("\n", 0, cut) + 1
+    if cut and text[cut - 1] in " \t":
+        at = len(text[:cut].rstrip(" \t"))
+    while line > 0:  # the line before ``line``: does it end in a blank?
+        prev = text.rfind("\n", 0, line - 1) + 1
+        m = _LINE_TRAILING.search(text, prev, line - 1)
+        if m is None:
+            break
+        at = m.start()
+        line = prev
+    para = _paragraph_start(text, cut)
+    return at, _quiet_cut(text, para, cut)
+
+
+# A cut in a paragraph's blanks is safe with _QUIET_BEFORE plain gaps since its last
+# other space character (the stretch before has ended, padding included) and
+# _QUIET_AFTER before the next (the payload after may begin with 7 plain ones).
+_QUIET_BEFORE = _FAR + 8
+_QUIET_AFTER = 8
+_QUIET = re.compile(f" {{{_QUIET_BEFORE + _QUIET_AFTER},}}")
+
+
+def _quiet_cut(text: str, para: int, cut: int) -> int:
+    """``cut``, or the last index before it in the paragraph from ``para`` (which may go
+    on past ``text``) before a blank with ``_QUIET_BEFORE`` plain gaps before it since
+    the last other space character and ``_QUIET_AFTER`` after it up to the next: no
+    stretch (``_paragraph``) spans a cut there.  Looked for in the ``_QUIET_LOOK``
+    characters before ``cut``; else the paragraph's start (a paragraph longer than a
+    piece is then cut where it comes)."""
+    end = _PARAGRAPH_END.search(text, cut)
+    hi = len(text) if end is None else end.start()
+    if _OTHER_RE.search(text, para, hi) is None:
+        return cut
+    lo = max(para, cut - _QUIET_LOOK)
+    known = lo == para  # the symbols begin with the paragraph's first blank
+    k = len(_SLOT_RE.findall(text, lo, cut))  # the blanks before the cut
+    symbols = "".join(_SLOT_RE.findall(text, lo, hi))
+    last = max(symbols.rfind(c, 0, k) for c in _OTHER)  # -1: none seen
+    following = [i for i in (symbols.find(c, k) for c in _OTHER) if i >= 0]
+    nxt = min(following) if following else -1
+    safe_before = k - 1 - last >= _QUIET_BEFORE or (last < 0 and known)
+    safe_after = (nxt < 0 and end is not None) or (nxt if nxt >= 0 else len(symbols)) - k >= (
+        _QUIET_AFTER
+    )
+    if safe_before and safe_after:
+        return cut
+    best = -1  # a symbol index to cut before
+    lead = len(symbols) - len(symbols.lstrip(" "))  # plain gaps before the first other
+    if known and lead >= _QUIET_AFTER and k > 0:
+        best = min(lead - _QUIET_AFTER, k - 1)
+    for m in _QUIET.finditer(symbols, 0 if not known else 1, k + _QUIET_AFTER):
+        q = min(m.end() - _QUIET_AFTER, k - 1)
+        if q >= m.start() + _QUIET_BEFORE:
+            best = q
+    if best < 0:
+        return para
+    slot = _SLOT_RE.search(text, lo)  # the index of symbol ``best`` in ``text``
+    for _ in range(best):
+        slot = _SLOT_RE.search(text, slot.end())  # type: ignore[union-attr]
+    return slot.start()  # type: ignore[union-attr]
+
+
+_QUIET_LOOK = 1 << 14  # characters before a cut searched for a quiet stretch of blanks
+
+
+def _paragraph_start(text: str, end: int) -> int:
+    """Where the paragraph that ``text[:end]`` ends in begins: after the last empty
+    line (spaces, tabs and CR alone) before ``end``, or 0."""
+    line = text.rfind("\n", 0, end)
+    while line >= 0:
+        prev = text.rfind("\n", 0, line)
+        if prev >= 0 and not text[prev + 1 : line].strip(" \t\r"):
+            return line + 1
+        line = prev
+    return 0
+
+
 def reads_as_text(payload: bytes) -> bool:
     """Whether ``payload`` reads as text: UTF-8, at least ``_MIN_CHARACTERS``, every one
     printable (or a space), at least three letters or digits and three times as many of
@@ -160,9 +249,9 @@ def _space_payloads(text: str, best_of: BestOf) -> list[Hidden]:
         m = _OTHER_RE.search(text, pos)
         if m is None:
             break
-        start = text.rfind("\n\n", 0, m.start())  # the paragraph: empty lines around
+        start = _paragraph_start(text, m.start())  # the paragraph: empty lines around
         end_m = _PARAGRAPH_END.search(text, m.start())
-        para_start = max(pos, 0 if start < 0 else start)
+        para_start = max(pos, start)
         para_end = n if end_m is None else end_m.start()
         out += _paragraph(text, para_start, para_end, best_of)
         pos = para_end + 1
@@ -171,8 +260,76 @@ def _space_payloads(text: str, best_of: BestOf) -> list[Hidden]:
 
 def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
     """The payloads in the blanks of ``text[lo:hi]`` (one paragraph): its blanks as a
-    string of symbols, cut into stretches by a pattern (C loops, no Python a blank)."""
+    string of symbols, cut into stretches by a pattern (C loops, no Python a blank).
+    When some space characters stand where typography puts them (``_typographic``:
+    French U+202F before ``;:!?``, a digit group separator, ...), the blanks are also
+    read without those (an encoder writes its bits in the gaps it finds, U+0020, around
+    them), and the reading that finds more text is kept."""
     symbols = "".join(_SLOT_RE.findall(text, lo, hi))
+    found = _stretches(text, symbols, lambda: _slots(text, lo, hi), best_of)
+    kinds = set(symbols)
+    kinds.discard(" ")
+    if len(kinds) < 2 and kinds.isdisjoint(_TYPOGRAPHIC_SPACES):
+        return found  # one other space character, which typography does not use: as read
+    others = [(m.start(), m.group()) for m in _OTHER_RE.finditer(text, lo, hi)]
+    strict = {i for i, _ in others if _typographic(text, i, False)}
+    loose = {i for i, _ in others if _typographic(text, i, True)}
+    if len(loose) == len(others):
+        return found  # typography explains every one: read as they are (nothing left)
+    if len(kinds) < 2 and not loose:
+        return found
+    # Without what typography explains (strictly, or with units too), each also with
+    # one other space character alone besides U+0020: the reading that finds the most
+    # text wins, the one that leaves out the fewest blanks among equals.
+    base = [strict, loose] if strict != loose else [strict]
+    dropped = [*base]
+    for c in sorted(kinds) if len(kinds) > 1 else ():
+        dropped += [d | {i for i, k in others if k != c} for d in base]
+    every = _slots(text, lo, hi)
+    score = (sum(len(h.payload) for h in found), 0)
+    for drop in sorted(dropped, key=len):
+        if not drop:
+            continue
+        kept = [i for i in every if i not in drop]
+        other = _stretches(
+            text, "".join(text[i] for i in kept), functools.partial(list, kept), best_of
+        )
+        if (sum(len(h.payload) for h in other), -len(drop)) > score:
+            found, score = other, (sum(len(h.payload) for h in other), -len(drop))
+    return found
+
+
+def _slots(text: str, lo: int, hi: int) -> list[int]:
+    return [x.start() for x in _SLOT_RE.finditer(text, lo, hi)]
+
+
+# Where a space character other than U+0020 belongs (French and SI typography): before
+# these, after « and ‹, between digits, between a number and its unit.
+_TYPOGRAPHIC_SPACES = frozenset("\u00a0\u2007\u2008\u2009\u202f")
+_BEFORE_PUNCTUATION = frozenset(";:!?»›%‰—")
+_AFTER_PUNCTUATION = frozenset("«‹—")
+
+
+def _typographic(text: str, i: int, units: bool) -> bool:
+    """Whether the space character ``text[i]`` stands where typography puts it: before
+    ``;:!?»%``, after ``«``, beside a dash, between digits, before a currency sign, and
+    with ``units`` between a number and a word (``10 km``: also a gap where a payload
+    may write its bits)."""
+    if text[i] not in _TYPOGRAPHIC_SPACES or i == 0 or i + 1 >= len(text):
+        return False
+    before, after = text[i - 1], text[i + 1]
+    if after in _BEFORE_PUNCTUATION or before in _AFTER_PUNCTUATION:
+        return True
+    if before.isdigit() and (after.isdigit() or (units and after.isalpha())):
+        return True
+    return unicodedata.category(after) == "Sc"  # a currency sign after its amount
+
+
+def _stretches(
+    text: str, symbols: str, positions: Callable[[], list[int]], best_of: BestOf
+) -> list[Hidden]:
+    """The payloads of ``symbols`` (blanks, in order; ``positions()`` their indices in
+    ``text``, asked only for a payload), stretch by stretch."""
     out: list[Hidden] = []
     slots: list[int] | None = None  # each symbol's index in text: only for a payload
     floor = 0  # symbols before this belong to an earlier payload
@@ -195,7 +352,7 @@ def _paragraph(text: str, lo: int, hi: int, best_of: BestOf) -> list[Hidden]:
         payload, reading, k = best
         s0, body = starts[k], bodies[k]
         if slots is None:
-            slots = [x.start() for x in _SLOT_RE.finditer(text, lo, hi)]
+            slots = positions()
         channel = Channel.BRAILLE_BITS if _BRAILLE_BLANK in body else Channel.SPACE_BITS
         out.append(Hidden(slots[s0], slots[s0 + len(body) - 1] + 1, channel, payload, reading))
         floor = s0 + len(body)

@@ -21,9 +21,17 @@ bounded by a piece, not by the file) must cut where no rule looks across the cut
    mark, joiner, variation selector, tag, regional indicator, emoji modifier or Hangul
    vowel or final jamo, and not just after a joiner or regional indicator.  Such a cut
    is *forced*: an identifier may span it, which ``check_source_pieces`` reports.
-   A forced cut is moved back to the start of a carrier run of hidden payloads
-   (tags, selectors, bit symbols: ``_reveal``) it would split, so a payload is read
-   and reported whole, unless the run began before the piece (longer than a piece).
+
+Whichever rule cut, the cut is then moved back before a carrier structure of hidden
+payloads (``_reveal``) that it would split or leave without the neighbour it is read
+with (``open_start``): a run of tags, selectors or bit symbols with the character on
+each side of it, an interlinear annotation open on its line, a stretch of marks after
+words; with ``blanks`` (``sanitizer reveal``) also a stretch of lines with trailing
+whitespace and a paragraph holding a space character other than U+0020 (``_blank_bits``).
+So a payload is read, and reported, whole -- unless the structure began at the piece's
+start (longer than a piece): then the cut stays, and a reader carries a run over the
+cut (``carried``: the run's payload is read from its first ``_reveal.RUN_CAP``
+characters, which a piece holds, its span is the whole run).
 
 ``judges_lines_alone(policy)`` says whether ``inspect`` may be given the pieces one by
 one: a policy that judges whole values (a byte or code-point limit, '.' and '..',
@@ -36,7 +44,7 @@ import functools
 import re
 
 from .._categories import MARKS, Category, category_of, in_ranges
-from . import _reveal
+from . import _blank_bits, _reveal
 
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DELIMITERS = frozenset({b"//", b"/*", b"*/"})
@@ -92,14 +100,36 @@ def continues(cp: int) -> bool:
     return category_of(cp) in _CONTINUING_CATEGORIES
 
 
-def piece_end(data: bytes | memoryview, start: int, window: int) -> tuple[int, bool]:
+def piece_end(
+    data: bytes | memoryview, start: int, window: int, blanks: bool = False
+) -> tuple[int, bool]:
     """``(end, forced)``: where the piece of UTF-8 ``data`` that starts at ``start`` ends,
     at most ``window`` (> 4) bytes on (the module's rules); ``forced`` for a rule 3 cut.
-    The end of ``data`` when it is that near."""
-    stop = start + window
-    if stop >= len(data):
+    The end of ``data`` when it is that near.  ``blanks``: also never inside a structure
+    of ``_blank_bits`` (what ``reveal`` reads, not a policy)."""
+    if start + window >= len(data):
         return len(data), False
     raw = data if isinstance(data, bytes) else bytes(data)
+    stop = start + window
+    end, forced = first = _rule_cut(raw, start, stop)
+    split_first = False
+    for moves in range(_MOVES):
+        before, splits = open_start(raw, start, end, blanks, stop)
+        if not moves:
+            split_first = splits
+        elif splits and not split_first:  # moved back into a structure begun at the
+            return first  # piece's start: no better than where the rules cut
+        if before >= end:
+            break  # nothing open
+        if raw[before - 1] == 0x0A or _safe_pair().match(raw, before - 1, before + 1):
+            end = before  # a cut of rule 1 or 2 right there
+        else:
+            end, forced = _rule_cut(raw, start, before)
+    return end, forced
+
+
+def _rule_cut(raw: bytes, start: int, stop: int) -> tuple[int, bool]:
+    """Rules 1-3: the cut at or before ``stop`` (> ``start``)."""
     newline = raw.rfind(b"\n", start, stop)
     if newline >= 0:
         return newline + 1, False
@@ -117,10 +147,8 @@ def piece_end(data: bytes | memoryview, start: int, window: int) -> tuple[int, b
 
 
 def _forced(raw: bytes, start: int, stop: int) -> int:
-    """Rule 3, and never inside a carrier run of hidden payloads when the run starts in
-    the piece (``_before_carrier_run``: a payload is read, and reported, whole)."""
-    at = _forced_cut(raw, start, stop)
-    return _before_carrier_run(raw, start, at)
+    """Rule 3 (``piece_end`` then moves it back before a carrier structure)."""
+    return _forced_cut(raw, start, stop)
 
 
 @functools.cache
@@ -131,22 +159,109 @@ def _carrier_chars(channel: int) -> str:
     )
 
 
-def _before_carrier_run(raw: bytes, start: int, at: int) -> int:
-    """``at``, or the start of the carrier run (``_reveal.channel_of``) that a cut at
-    ``at`` would split, when that run starts after ``start`` (a run longer than a piece
-    is cut all the same: memory is bounded by a piece)."""
-    if at <= start or at >= len(raw):
-        return at
-    channel = _reveal.channel_of(_code_point(raw, at))
-    if channel is None:
-        return at
-    prefix = raw[start:at].decode("utf-8")
-    if not prefix or _reveal.channel_of(ord(prefix[-1])) != channel:
-        return at
-    kept = prefix.rstrip(_carrier_chars(channel))
-    if not kept:
-        return at
-    return start + len(kept.encode("utf-8"))
+def carried(piece: bytes, before: int) -> int:
+    """How many bytes at the start of ``piece`` continue a run of tags, selectors or
+    bit symbols that ``before`` (the code point that ends the piece before, -1: none)
+    is in: a run longer than a piece, cut inside (``piece_end``)."""
+    k = _reveal.channel_of(before) if before >= 0 else None
+    if k is None or k >= _RUNS or not piece:
+        return 0
+    chars = _carrier_chars(k)
+    head = piece[: 4 * _reveal.RUN_CAP + 4].decode("utf-8", "ignore")
+    rest = head.lstrip(chars)
+    if rest or len(head.encode("utf-8")) < len(piece):  # the run ends in the piece
+        if not rest:  # the head was all carriers: count the rest, a bounded view at a time
+            return _carried_long(piece, chars)
+        return len(head[: len(head) - len(rest)].encode("utf-8"))
+    return len(piece)
+
+
+def _carried_long(piece: bytes, chars: str) -> int:
+    """``carried`` for a piece whose first ``4 * RUN_CAP`` bytes continue the run."""
+    at = 0
+    step = 1 << 16
+    while at < len(piece):
+        view = piece[at : at + step + 4]
+        cut = len(view) if at + len(view) >= len(piece) else step
+        while cut < len(view) and 0x80 <= view[cut] <= 0xBF:
+            cut += 1
+        text = view[:cut].decode("utf-8")
+        rest = text.lstrip(chars)
+        if rest:
+            return at + len(text[: len(text) - len(rest)].encode("utf-8"))
+        at += cut
+    return len(piece)
+
+
+_RUNS = 3  # channels 0..2 of ``_reveal.CHANNEL_RANGES``: runs of characters
+_MOVES = 16  # structures a cut is moved back over, at most (then cut as it is)
+
+
+def open_start(
+    raw: bytes, start: int, cut: int, blanks: bool = False, stop: int | None = None
+) -> tuple[int, bool]:
+    """``(before, splits)``: the byte offset a piece that starts at ``start`` must end at
+    (or before) so as not to split a carrier structure that a cut at ``cut`` would
+    split or touch (see the module docstring; ``cut`` when there is none), and whether
+    the cut splits one that began at the piece's start (which no cut in the piece can
+    avoid: it asks nothing).  ``stop``: the end of the window, what is seen after the
+    cut (the blanks' stretches look a few gaps ahead)."""
+    text = raw[start:cut].decode("utf-8", "surrogateescape")  # (a web body may be none)
+    n = len(text)
+    if not n:
+        return cut, False
+    limits = [n]
+    last = _reveal.channel_of(ord(text[-1]))
+    if last is not None and last < _RUNS:  # a run ends the piece: before it and its base
+        limits.append(len(text.rstrip(_carrier_chars(last))) - 1)
+    elif cut < len(raw):
+        after = _reveal.channel_of(_code_point(raw, cut))
+        if after is not None and after < _RUNS:  # a run starts the next: with its base
+            limits.append(n - 1)
+    line = text.rfind("\n") + 1
+    note = _open_note().search(text, max(line, text.rfind("\ufffb", line) + 1))
+    if note is not None:
+        limits.append(note.start())
+    limits.append(_marks_start(text))
+    if blanks:
+        ahead = raw[cut : max(cut, stop or cut)].decode("utf-8", "ignore")
+        limits += _blank_bits.open_start(text + ahead, n)
+    at = min(x for x in limits if x > 0)
+    splits = min(limits) <= 0
+    if at >= n:
+        return cut, splits
+    return start + len(text[:at].encode("utf-8", "surrogateescape")), splits
+
+
+@functools.cache
+def _open_note() -> re.Pattern[str]:
+    """An interlinear annotation anchor or separator (open until its terminator)."""
+    return re.compile("[\ufff9\ufffa]")
+
+
+def _marks_start(text: str) -> int:
+    """Where the stretch of marks after words (``_reveal._word_marks``) that may go on
+    past the end of ``text`` begins: before the word of its first mark, or ``len(text)``
+    when no mark is within ``MAX_WORD_GAP`` + 2 words of the end."""
+    n = len(text)
+    reach = _reveal.MAX_WORD_GAP + 2
+    tail = _reveal.words_back(text, n, reach)
+    last = None
+    for m in _reveal.word_end_marks(text, tail):
+        last = m
+    if last is None:
+        return n
+    first = last
+    while True:  # back mark by mark while the one before is near enough
+        lo = _reveal.words_back(text, first, reach)
+        found = None
+        for m in _reveal.word_end_marks(text, lo, first):
+            found = m
+            break
+        if found is None:
+            break
+        first = found
+    return _reveal.words_back(text, first, 1)
 
 
 def _forced_cut(raw: bytes, start: int, stop: int) -> int:

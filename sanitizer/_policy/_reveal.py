@@ -64,13 +64,17 @@ __all__ = [
     "BIT_CATEGORIES",
     "CARRIER_CATEGORIES",
     "MIN_BITS",
+    "RUN_CAP",
     "carrier_rules",
     "carrier_run",
     "find",
     "iter_find",
     "iter_reveal",
     "ivd_registered",
+    "read_run",
     "reveal",
+    "word_end_marks",
+    "words_back",
 ]
 
 _C = Category
@@ -79,6 +83,9 @@ _C = Category
 BIT_CATEGORIES = frozenset({_C.INVISIBLE, _C.JOINER, _C.BIDI_MARK, _C.BOM})
 CARRIER_CATEGORIES = BIT_CATEGORIES | {_C.TAG, _C.VARIATION_SELECTOR}
 MIN_BITS = 8  # a run of fewer bit symbols holds not one byte: never a payload
+# A carrier run longer than this is read from its first RUN_CAP characters (its span is
+# the whole run): a reader of pieces holds that much of it, whatever the run's length.
+RUN_CAP = 1 << 16
 
 TAGS: Ranges = (TAG_SEQUENCE.block,)
 SELECTORS: Ranges = merge_ranges(
@@ -261,6 +268,36 @@ def _word_end_pattern() -> re.Pattern[str]:
     return re.compile(f"(?<=[^{bits}{blanks}])[{bits}](?=[{blanks}]|\\Z)")
 
 
+def word_end_marks(text: str, lo: int, hi: int | None = None) -> Iterator[int]:
+    """The indices of the bit symbols put after a word (``_word_end_pattern``) in
+    ``text[lo:hi]``, as a piece that ends at ``hi`` sees them."""
+    pattern = _word_end_pattern()
+    found = pattern.finditer(text, lo) if hi is None else pattern.finditer(text, lo, hi)
+    return (m.start() for m in found)
+
+
+@functools.cache
+def _words_back_pattern(k: int) -> re.Pattern[str]:
+    blanks = char_class(BLANKS)
+    return re.compile(f"[^{blanks}]*(?:[{blanks}]+[^{blanks}]*){{0,{k}}}")
+
+
+def words_back(text: str, pos: int, k: int) -> int:
+    """Where the word before ``pos`` begins when ``k`` = 0, the word ``k`` words before
+    it else (words are runs between blanks): looked at in windows that double, so the
+    cost is the distance gone back."""
+    size = 256
+    pattern = _words_back_pattern(k)
+    while True:
+        lo = max(0, pos - size)
+        back = text[lo:pos][::-1]
+        m = pattern.match(back)
+        assert m is not None  # the pattern matches the empty string
+        if m.end() < len(back) or lo == 0:
+            return pos - m.end()
+        size *= 4
+
+
 @functools.cache
 def _blank_runs() -> re.Pattern[str]:
     return re.compile(f"[{char_class(BLANKS)}]+")
@@ -345,7 +382,7 @@ def iter_find(text: str) -> Iterator[Hidden]:
                     marks, words_done = _word_marks(text, start)
                     if marks is not None:
                         yield marks
-            yield from _READERS[k](text, start, end)
+            yield from read_run(text, k, start, end)
             i = end
         done = i
         i = candidates(i)
@@ -355,13 +392,15 @@ def _annotation(text: str, i: int, terminator: int) -> tuple[Hidden, int]:
     """The interlinear annotation at ``text[i]`` (Unicode §23.8: anchor U+FFF9, the
     annotated text, separator U+FFFA, the annotation, terminator U+FFFB ``terminator``,
     ``len(text)`` when there is none) and where it ends.  The payload is the annotation
-    (from the separator on, to the terminator or, unterminated, to the end of the line);
-    a terminator alone carries nothing."""
+    (from the separator on, to the terminator or, unterminated on its line, to the end
+    of the line: what an annotation holds is read within its line, so a reader of
+    pieces cut after line feeds reads it whole); a terminator alone carries nothing."""
     n = len(text)
     c = text[i]
     if c == _TERMINATOR:
         return Hidden(i, i + 1, Channel.ANNOTATION, b"", None), i + 1
-    end = terminator + 1 if terminator < n else n if (eol := text.find("\n", i)) < 0 else eol
+    eol = text.find("\n", i, terminator)  # an annotation ends its line at the latest
+    end = terminator + 1 if terminator < n and eol < 0 else n if eol < 0 else eol
     stop = min(terminator, end)
     sep = i if c == _SEPARATOR else text.find(_SEPARATOR, i, stop)
     note = "" if sep < 0 else text[sep + 1 : stop]
@@ -453,8 +492,25 @@ def _run_at(text: str, i: int, out: list[Hidden]) -> int:
     if k is None:
         return i + 1
     end: int = _run_patterns()[k].match(text, i).end()  # type: ignore[union-attr]
-    out.extend(_READERS[k](text, i, end))
+    out.extend(read_run(text, k, i, end))
     return end
+
+
+def read_run(text: str, k: int, start: int, end: int) -> Iterable[Hidden]:
+    """The payloads of the carrier run ``text[start:end]`` of channel ``k`` (an index
+    into ``CHANNEL_RANGES``, not the annotations).  A run longer than ``RUN_CAP``
+    characters is one payload over the whole run, read from its first ``RUN_CAP``
+    characters: what a reader of a long text in pieces can hold of it (``_pieces``)."""
+    if end - start <= RUN_CAP:
+        return _READERS[k](text, start, end)
+    found = list(_READERS[k](text, start, start + RUN_CAP))
+    if not found:
+        return ()
+    if k == 0:  # a tag run cut at CANCEL TAGs: one payload, their bytes in order
+        payload = b"".join(h.payload for h in found)
+        return (Hidden(found[0].start, end, Channel.TAGS, payload, None),)
+    first = found[0]
+    return (Hidden(first.start, end, first.channel, first.payload, first.reading),)
 
 
 def _is_carrier(cp: int) -> bool:

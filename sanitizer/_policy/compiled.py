@@ -9,7 +9,9 @@ be a finding, the C tables) is derived here, once per distinct policy, by the ca
 ``ByteOffsets`` (from ``_offsets``): code-point indices into a decoded text -> byte
 offsets into its bytes, for an adapter that places findings made on text in the bytes
 it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
-piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``),
+piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``)
+and ``carried`` (how much of a piece continues a carrier run the cut before it split),
+``open_start`` (where a cut splits no carrier structure, for a reader cutting a stream),
 ``judges_lines_alone`` (whether a policy may be given the pieces),
 ``character_groups`` (the findings a policy makes of some categories, lazily) and
 ``iter_reveal`` (the hidden payloads of a piece, one at a time: ``sanitizer reveal``).
@@ -43,9 +45,12 @@ from ._carrier_runs import Group as Group  # what character_groups yields (see b
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
+from ._pieces import carried as carried  # lent to readers of long texts (see above)
+from ._pieces import open_start as open_start  # lent to readers of streams (see above)
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
-from ._reveal import CARRIER_CATEGORIES, carrier_rules
+from ._reveal import CARRIER_CATEGORIES as CARRIER_CATEGORIES  # lent to readers of pieces
 from ._reveal import _c_tables as _reveal_tables
+from ._reveal import carrier_rules
 from ._reveal import iter_reveal as iter_reveal  # lent to readers of long texts (see above)
 from ._scan import counted_mark
 from ._sequences import c_rule_id, c_rule_tables

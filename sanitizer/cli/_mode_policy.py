@@ -8,9 +8,11 @@ the ``bom`` category, as the policy layer judges it in a value.
 
 from __future__ import annotations
 
+import re
+
 from .._categories import Category
 from .._policy import Action, inspect
-from .._policy.compiled import judges_lines_alone
+from .._policy.compiled import CARRIER_CATEGORIES, carried, judges_lines_alone
 from ._inputs import Opened
 from ._judge import (
     Listed,
@@ -26,6 +28,8 @@ from ._report import Outcome
 
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .._policy import Policy, Report
     from ._check_args import Settings
     from ._report import Progress
@@ -45,7 +49,17 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
         _whole_value(region, policy, listed, settings)
     else:
         listing, counting = capped(policy, settings.limit)
+        held: tuple[Any, ...] | None = None  # a run's finding the piece's end cut
+        before = -1  # the last code point of the piece before
         for at, piece in region.pieces():
+            skip = carried(piece, before) if held is not None else 0
+            before = _last_code_point(piece)
+            if held is not None:
+                held = _longer(held, piece[:skip])
+                if skip == len(piece):
+                    continue  # all of it the run's rest: not judged again
+                listed.add(held)
+                held = None
             shift = 0
             if at == 0 and piece.startswith(_BOM):  # a signature (RFC 3629 §6)
                 shift = len(_BOM)
@@ -58,7 +72,9 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                     listed.add(item)
             text = piece[shift:]
             report = inspect(text, counting if listed.full else listing)
-            _add(listed, report, text, at + shift, policy, settings)
+            held = _add(listed, report, text, at + shift, policy, settings, skip=skip)
+        if held is not None:
+            listed.add(held)
     findings = placed(region, listed.items, False, settings.columns, opened.label)
     release(opened)
     return Outcome(findings, region.size, listed.more, listed.more_failing)
@@ -83,21 +99,64 @@ def _add(
     policy: Policy,
     settings: Settings,
     size: int | None = None,
-) -> None:
+    skip: int = 0,
+) -> tuple[Any, ...] | None:
     """The findings of ``report`` (``inspect`` on ``text``, which starts at ``at``) added
     to ``listed``, with the refused ones its cap counted without listing
     (``unlisted_refused``: a failing finding is listed before allowed ones); ``size``:
-    a finding over the whole of ``text`` is over the whole input, of this size."""
+    a finding over the whole of ``text`` is over the whole input, of this size.  Those
+    in the first ``skip`` bytes (the rest of a run the finding before holds) are left
+    out; the finding of a carrier run that ends ``text`` is returned, not added: the
+    next piece may go on with the run (``carried``)."""
     strict = settings.strict
     extra = [] if strict else unlisted_refused(text, report, policy, settings.limit)
+    held = None
     for f in (*report.findings, *extra):
+        if f.start < skip:
+            continue
         d = f.as_dict()
         details = {k: v for k, v in d.items() if k not in ("start", "end")}
         end = f.end
         if size is not None and (f.start, f.end) == (0, len(text)):
             end = size
         fails = strict or f.action is Action.REJECT
-        listed.add((at + f.start, at + end, d["category"], d.get("code_point") or "",
-                    d["action"], d["reason"], details, (), fails))  # fmt: skip
+        item = (at + f.start, at + end, d["category"], d.get("code_point") or "",
+                d["action"], d["reason"], details, (), fails)  # fmt: skip
+        if size is None and f.end == len(text) and f.category in _RUNS and f.end - f.start > 1:
+            held = item
+            continue
+        listed.add(item)
     more_failing = unlisted_failing(report, strict)
     listed.count(report.more_findings - len(extra), more_failing - len(extra))
+    return held
+
+
+# The findings over a run of carriers (one a run: ``_carrier_runs``).
+_RUNS = frozenset({*CARRIER_CATEGORIES, Category.HIDDEN_PAYLOAD})
+_COUNT = re.compile(r"\d+")
+
+
+def _longer(item: tuple[Any, ...], rest: bytes) -> tuple[Any, ...]:
+    """``item`` (a run's finding) spanning ``rest`` too, the characters its reason
+    counts first counted with them: the payload named is read from the run's first
+    characters (``_reveal.RUN_CAP``), the span is the whole run."""
+    if not rest:
+        return item
+    more = len(rest.decode("utf-8"))
+
+    def counted(words: Any) -> Any:
+        if not isinstance(words, str):
+            return words
+        return _COUNT.sub(lambda m: str(int(m.group()) + more), words, count=1)
+
+    details = {k: counted(v) if k in ("reason", "detail") else v for k, v in item[6].items()}
+    return (item[0], item[1] + len(rest), *item[2:5], counted(item[5]), details, *item[7:])
+
+
+def _last_code_point(piece: bytes) -> int:
+    """The code point that ends UTF-8 ``piece`` (-1: empty)."""
+    tail = piece[-4:]
+    while tail and 0x80 <= tail[0] <= 0xBF:
+        tail = tail[1:]
+    text = tail.decode("utf-8", "replace")
+    return ord(text[-1]) if text else -1

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from .._decoder import IncrementalDecoder
-from .._policy import Hidden
-from .._policy.compiled import piece_end
+from .._policy import Channel, Hidden
+from .._policy.compiled import carried, piece_end
 from ._locate import CODEPOINTS, UTF16, Locator, Position
 from ._output import OutputError, Writer, display_path, end_of_output, json_path_fields
 
@@ -38,6 +38,10 @@ STDIN = "-"
 CHUNK = 1 << 16
 PIECE = 1 << 20  # bytes of text revealed at a time (memory: a piece and its text)
 SHOWN = 64  # characters of a payload a text line shows
+# The channels whose carrier is a run of characters, which a piece's end may cut.
+_RUN_CHANNELS = frozenset(
+    {Channel.TAGS, Channel.VARIATION_SELECTORS, Channel.ZERO_WIDTH_BITS, Channel.BIDI_MARK_BITS}
+)
 
 
 def register(sub: Any) -> None:
@@ -129,35 +133,62 @@ def _proven(stream: IO[bytes], limit: int) -> tuple[int, str | None]:
             return size, None
 
 
-def _pieces(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """``(offset, piece)``: proven UTF-8 cut where no carrier run is split
-    (``piece_end``: after a line feed, or where no rule looks across)."""
+def _pieces(stream: IO[bytes], size: int) -> Iterator[tuple[int, bytes]]:
+    """``(offset, piece)``: proven UTF-8 cut where no carrier structure is split
+    (``piece_end``: after a line feed, or where no rule looks across; a run longer
+    than a piece is cut inside, ``_located`` carries it over)."""
     buf = b""
     at = 0
     eof = False
     while buf or not eof:
-        while len(buf) <= PIECE + 4 and not eof:
-            chunk = stream.read(max(CHUNK, PIECE + 5 - len(buf)))
+        while len(buf) <= size + 4 and not eof:
+            chunk = stream.read(max(CHUNK, size + 5 - len(buf)))
             eof = not chunk
             buf = buf + chunk if buf else chunk
-        end = piece_end(buf, 0, PIECE)[0] if not eof or len(buf) > PIECE else len(buf)
+        end = piece_end(buf, 0, size, blanks=True)[0] if not eof or len(buf) > size else len(buf)
         yield at, buf[:end]
         at += end
         buf = buf[end:]
 
 
+Located = tuple[Hidden, int, int, int, int, int]
+
+
 def _located(
-    stream: IO[bytes], columns: str, iter_reveal: Callable[[str], Iterator[Hidden]]
-) -> Iterator[tuple[Hidden, int, int, int, int, int]]:
+    stream: IO[bytes],
+    columns: str,
+    iter_reveal: Callable[[str], Iterator[Hidden]],
+    size: int | None = None,
+) -> Iterator[Located]:
     """Each payload of the proven input, a piece at a time, with byte offsets, as
     ``(hidden, line, column, end_line, end_column, width)``: nothing is kept of a
-    payload once it is yielded."""
+    payload once it is yielded, but for one whose run the piece's end cuts (a run
+    longer than a piece): it is held, and its span goes on over the run's rest
+    (``carried``), which is not read again (its payload is read from the run's first
+    ``RUN_CAP`` characters, in the piece)."""
     locator = Locator(columns)
-    for at, piece in _pieces(stream):
+    held: list[Any] | None = None  # [hidden, line, column, Position after, width]
+    before = -1  # the last code point of the piece before
+    for at, piece in _pieces(stream, PIECE if size is None else size):
         locator.feed(piece)
+        skip = carried(piece, before) if held is not None else 0
         text = piece.decode("utf-8")
+        before = ord(text[-1]) if text else -1
+        if held is not None:
+            rest = piece[:skip].decode("utf-8")
+            h = held[0]
+            held[0] = Hidden(h.start, h.end + skip, h.channel, h.payload, h.reading)
+            held[3].count_text(rest)
+            held[4] += len(rest)
+            if skip == len(piece):
+                continue
+            yield _done(held)
+            held = None
         index = byte = 0  # a code-point index into the piece and its byte offset
+        first = len(piece[:skip].decode("utf-8")) if skip else 0
         for h in iter_reveal(text):
+            if h.start < first:
+                continue  # the rest of the run held (read from its start)
             byte += len(text[index : h.start].encode("utf-8"))
             index = h.start
             span = text[h.start : h.end]
@@ -166,10 +197,20 @@ def _located(
             line, column = locator.at(start)
             after = Position(columns)
             after.count_text(span)
-            end_line = line + after.line - 1
-            end_column = after.column if after.line > 1 else column + after.column - 1
             found = Hidden(start, end, h.channel, h.payload, h.reading)
-            yield found, line, column, end_line, end_column, len(span)
+            if h.end == len(text) and h.channel in _RUN_CHANNELS:
+                held = [found, line, column, after, len(span)]  # the next piece may go on
+                continue
+            yield _done([found, line, column, after, len(span)])
+    if held is not None:
+        yield _done(held)
+
+
+def _done(held: list[Any]) -> Located:
+    h, line, column, after, width = held
+    end_line = line + after.line - 1
+    end_column = after.column if after.line > 1 else column + after.column - 1
+    return h, line, column, end_line, end_column, width
 
 
 def _show(

@@ -14,6 +14,7 @@ import unicodedata2
 
 from .._categories import Category, category_of
 from .._policy import Policy, accepts, inspect
+from .._policy.compiled import compiled_for, open_start
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, from_finding, too_long
 
@@ -52,6 +53,8 @@ class TextStream:
         self._held: list[bytes] = []
         self._held_size = 0
         self._base = 0  # stream offset of the held run: every byte before it passed
+        # A policy that reveals hidden payloads: a cut must not split their carriers.
+        self._payloads = Category.HIDDEN_PAYLOAD in compiled_for(policy).scanned
         self._points = 0
 
     @property
@@ -90,8 +93,13 @@ class TextStream:
             piece = b"".join([*self._held, *pieces[:-1], last[:cut]])
         else:
             piece = last[:cut]
-        self._held, self._held_size = [last[cut:]], len(last) - cut
-        return self._check(piece, last[cut : cut + 1])
+        rest = last[cut:]
+        if self._payloads and len(piece) <= _HOLD_MAX:  # not inside a hidden payload's carrier
+            back = _open_start(piece, rest)
+            if back < len(piece):
+                piece, rest = piece[:back], piece[back:] + rest
+        self._held, self._held_size = [rest], len(rest)
+        return self._check(piece, rest[:1])
 
     def close(self) -> Problem | None:
         held = b"".join(self._held)
@@ -123,6 +131,25 @@ class TextStream:
             if self._points > policy.max_code_points:
                 return too_long(self.part, self.where)
         return None
+
+
+_LOOKBACK = 1 << 16  # bytes before a cut searched for a carrier structure it would split
+
+
+def _open_start(piece: bytes, rest: bytes) -> int:
+    """Where ``piece`` (then ``rest``) may be cut at its end or before, so that no
+    carrier structure of a hidden payload (``open_start``: a run with its neighbours,
+    an annotation, marks after words) is split, looked for in the last ``_LOOKBACK``
+    bytes: 0 (hold it all) for one that began with ``piece``; one that began before
+    those bytes is split where it comes (each part of so long a structure is a
+    payload of its own, refused as the whole is)."""
+    start = max(0, len(piece) - _LOOKBACK)
+    while start < len(piece) and 0x80 <= piece[start] <= 0xBF:
+        start += 1
+    back, splits = open_start(piece + rest[:4], start, len(piece))
+    if splits and start == 0:
+        return 0  # one begun with what is held: held on, up to _HOLD_MAX
+    return back if back > start else len(piece)
 
 
 def _last_ascii(data: bytes) -> int:
