@@ -43,6 +43,7 @@ from sanitizer import (
     utf16,
     utf32,
 )
+from sanitizer._moved import MOVED
 
 
 def _raised(call: Callable[[], object]) -> BaseException:
@@ -217,17 +218,12 @@ def _public_classes() -> dict[str, type]:
     return found
 
 
-def _is_shim(path: Path) -> bool:
-    """An old import path kept for one release (``sanitizer._moved``): it warns, and
-    holds nothing of its own."""
-    init = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-    return init.is_file() and "_moved import" in init.read_text(encoding="utf-8")
-
-
 def _names(path: Path, prefix: str) -> Iterator[str]:
-    """The modules under ``path``, shims left out (walk_packages would import them)."""
+    """The modules under ``path``, the old import paths kept for one release left out
+    (``sanitizer._moved.MOVED``: they warn, hold nothing of their own, and walk_packages
+    would import them)."""
     for info in pkgutil.iter_modules([str(path)]):
-        if info.name == "__main__" or _is_shim(path / info.name):
+        if info.name == "__main__" or prefix + info.name in MOVED:
             continue
         yield prefix + info.name
         if info.ispkg:

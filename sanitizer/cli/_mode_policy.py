@@ -8,6 +8,8 @@ the ``bom`` category, as the policy layer judges it in a value.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._categories import Category
 from .._policy import Action, inspect
 from .._policy.compiled import judges_lines_alone
@@ -24,7 +26,6 @@ from ._judge import (
 )
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from .._policy import Policy, Report
     from ._check_args import Settings
