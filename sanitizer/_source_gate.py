@@ -78,7 +78,7 @@ _NOT_MODERATE = frozenset({"Cyrl", "Grek"})  # UTS #39 §5.2 step 4
 _HIGHLY = frozenset({"Jpan", "Kore", "Hanb"})  # UTS #39 §5.2 step 3 (augmented, §5.1)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SourceFinding:
     """One finding of the source gate.  ``kind`` is the rule id (a policy category such as
     ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``: each is a
@@ -117,7 +117,7 @@ class SourceFinding:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SourceReport:
     """``findings`` in order of position (at most ``Policy.max_findings``);
     ``more_findings`` counts the rest, ``more_allowed`` those of them that are allowed;

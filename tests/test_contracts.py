@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import concurrent.futures
 import copy
+import dataclasses
 import importlib
 import importlib.util
 import inspect as pyinspect
@@ -320,6 +321,21 @@ def test_every_public_value_and_exception_round_trips(copier: Callable[[object],
         except Exception as exc:  # name the class that fails
             raise AssertionError(f"{name}: {type(exc).__name__}: {exc}") from exc
         _same(value, got)
+
+
+def test_every_frozen_value_refuses_any_assignment() -> None:
+    """A frozen value refuses to take any attribute, a field or a new name, with an
+    AttributeError (a slotted frozen dataclass raises TypeError for a new name)."""
+    report = sanitizer.check_source("x = '\u202e'\nb\u0430d = 1\n")
+    values = [*(v for _, v in _every_example()), report, *report.findings]
+    frozen = [v for v in values if dataclasses.is_dataclass(v) and v.__dataclass_params__.frozen]
+    assert {type(v).__name__ for v in frozen} >= {"Hidden", "SourceFinding", "SourceReport"}
+    for value in frozen:
+        for name in (dataclasses.fields(value)[0].name, "not_a_field"):
+            with pytest.raises(AttributeError):
+                setattr(value, name, 1)
+            with pytest.raises(AttributeError):
+                delattr(value, name)
 
 
 def test_exceptions_name_their_public_module() -> None:

@@ -76,7 +76,7 @@ BIT_CHANNELS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Reading:
     """How a run of bit symbols was read: ``zero`` and ``one`` are the code points of the
     two symbols, ``separator`` the third one between groups (None: fixed groups of 8),
@@ -97,7 +97,7 @@ class Reading:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Hidden:
     """One hidden payload.  ``start``/``end`` are the carrier run's offsets (code-point
     indices into a str, byte offsets into bytes); ``channel`` how it is hidden; ``payload``
