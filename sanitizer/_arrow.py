@@ -27,10 +27,10 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_void_p
+from typing import TYPE_CHECKING
 
 from ._native import speedups
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,6 +15,7 @@ import enum
 import functools
 import re
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import unicodedata2
 
@@ -30,7 +31,6 @@ if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_c
     )
 
 NORMAL_FORMS: tuple[str, ...] = ("NFC", "NFKC", "NFKC_CASEFOLD")
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Literal
 

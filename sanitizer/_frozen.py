@@ -2,9 +2,10 @@
 
 ``import dataclasses`` loads ``inspect`` (and with it ``ast``, ``dis``, ``tokenize``):
 about a third of what ``sanitizer check FILE`` ran before its first byte, and each frozen
-dataclass costs about 4M instructions more when its class is created.  The
-core's tables (``_grammar.Row``, ``_grammar.Machine``) and the policy layer's internal
-values subclass ``Frozen`` instead; policies themselves stay frozen dataclasses.
+dataclass costs about 4M instructions more when its class is created.  Only the modules
+plain ``sanitizer check FILE`` imports use it (the core's tables ``_grammar.Row`` and
+``_grammar.Machine``, the CLI's ``_record.Record``; ``tests/test_imports.py`` holds the
+rule); every other value class is an ordinary frozen dataclass or ``NamedTuple``.
 """
 
 from __future__ import annotations

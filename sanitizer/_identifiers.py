@@ -12,10 +12,11 @@ docs/normalization.md).  Filtering (what characters are allowed) is the job of
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._arguments import choice_list, exact_str
 from ._categories import NORMAL_FORMS, normalize
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from ._categories import NormalForm
 

@@ -14,20 +14,34 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 REMOVAL = "0.3.0"  # the release without the old paths
 
+# The old paths the documentation once showed -> the module holding their code now.  Each
+# is a shim module (which calls ``forward``) but a submodule of a shim, such as
+# ``sanitizer.policy.compiled``, which its parent's ``forward`` registers.
+MOVED: dict[str, str] = {
+    "sanitizer.decoder": "sanitizer._decoder",
+    "sanitizer.identifiers": "sanitizer._identifiers",
+    "sanitizer.lookalike": "sanitizer._lookalike",
+    "sanitizer.policy": "sanitizer._policy",
+    "sanitizer.policy.compiled": "sanitizer._policy.compiled",
+    "sanitizer.fuzzing.mutants": "sanitizer._fuzzing.mutants",
+    "sanitizer.fuzzing.targets": "sanitizer._fuzzing.targets",
+    "sanitizer.fuzzing.wide_oracle": "sanitizer._fuzzing.wide_oracle",
+    "sanitizer.wide": "sanitizer._wide",
+}
 
-def forward(
-    name: str, new: str, advice: str, submodules: dict[str, str] | None = None
-) -> Callable[[str], object]:
-    """Warn that module ``name`` moved to ``new`` and return the ``__getattr__`` that
-    forwards to it.  ``submodules``: old submodule name -> new module, registered so that
+
+def forward(name: str, advice: str) -> Callable[[str], object]:
+    """Warn that module ``name`` moved (to ``MOVED[name]``) and return the ``__getattr__``
+    that forwards there.  Its old submodules in ``MOVED`` are registered, so that
     ``import name.submodule`` works too."""
+    new = MOVED[name]
     warnings.warn(
         f"{name} is internal and moved to {new}; {advice} (the old path goes in {REMOVAL})",
         DeprecationWarning,
@@ -36,8 +50,10 @@ def forward(
     holder = importlib.import_module(new)
     module = sys.modules[name]
     setattr(module, "__all__", list(getattr(holder, "__all__", ())))  # noqa: B010
-    for child, target in (submodules or {}).items():
-        old = f"{name}.{child}"
+    for old, target in MOVED.items():
+        parent, _, child = old.rpartition(".")
+        if parent != name:
+            continue
         shim = type(sys)(old, f"Deprecated: moved to {target}.")
         setattr(shim, "__getattr__", _forwarder(importlib.import_module(target)))  # noqa: B010
         sys.modules[old] = shim

@@ -29,19 +29,19 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import unicodedata2
 
 from . import profiles
 from ._categories import MARKS, Category, char_class
 from ._charnames import describe
-from ._frozen import Frozen
 from ._identity_cache import IdentityCache
 from ._native import speedups
-from ._policy import Action, Finding, Policy, Report, inspect
+from ._policy import Action, Finding, Policy, Report, inspect, unlisted_refused
 from ._policy.compiled import character_groups
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
@@ -78,45 +78,23 @@ _NOT_MODERATE = frozenset({"Cyrl", "Grek"})  # UTS #39 §5.2 step 4
 _HIGHLY = frozenset({"Jpan", "Kore", "Hanb"})  # UTS #39 §5.2 step 3 (augmented, §5.1)
 
 
-class SourceFinding(Frozen):
+@dataclass(frozen=True)
+class SourceFinding:
     """One finding of the source gate.  ``kind`` is the rule id (a policy category such as
     ``invisible``, or ``mixed-script``, ``confusable``, ``syntax-lookalike``: each is a
     rule of ``sanitizer._rule_registry``);
     ``start``/``end`` are code-point indices; ``codepoint`` the character, for a
     one-character finding; ``identifier`` the identifier, for the identifier rules;
-    ``other`` for ``confusable``: the other spelling's (start, end, spelling).  A frozen
-    value (``_frozen.Frozen``: a frozen dataclass's behaviour without its start-up)."""
+    ``other`` for ``confusable``: the other spelling's (start, end, spelling)."""
 
-    __slots__ = ("kind", "start", "end", "action", "reason", "codepoint", "identifier", "other")  # noqa: RUF023 (in the constructor's order)
     kind: str
     start: int
     end: int
     action: Action
     reason: str
-    codepoint: int | None
-    identifier: str | None
-    other: tuple[int, int, str] | None
-
-    def __init__(
-        self,
-        kind: str,
-        start: int,
-        end: int,
-        action: Action,
-        reason: str,
-        codepoint: int | None = None,
-        identifier: str | None = None,
-        other: tuple[int, int, str] | None = None,
-    ) -> None:
-        field = object.__setattr__
-        field(self, "kind", kind)
-        field(self, "start", start)
-        field(self, "end", end)
-        field(self, "action", action)
-        field(self, "reason", reason)
-        field(self, "codepoint", codepoint)
-        field(self, "identifier", identifier)
-        field(self, "other", other)
+    codepoint: int | None = None
+    identifier: str | None = None
+    other: tuple[int, int, str] | None = None
 
     @property
     def refused(self) -> bool:
@@ -139,42 +117,18 @@ class SourceFinding(Frozen):
         return out
 
 
-class SourceReport(Frozen):
+@dataclass(frozen=True)
+class SourceReport:
     """``findings`` in order of position (at most ``Policy.max_findings``);
     ``more_findings`` counts the rest, ``more_allowed`` those of them that are allowed;
     ``ok`` is False when anything is refused, listed or not.  A frozen value;
     ``policy`` is shown and pickled but not compared."""
 
-    __slots__ = ("ok", "findings", "more_findings", "policy", "more_allowed")  # noqa: RUF023 (in the constructor's order)
     ok: bool
-    findings: tuple[SourceFinding, ...]
-    more_findings: int
-    policy: Policy
-    more_allowed: int
-
-    def __init__(
-        self,
-        ok: bool,
-        findings: tuple[SourceFinding, ...] = (),
-        more_findings: int = 0,
-        policy: Policy = profiles.SOURCE,
-        more_allowed: int = 0,
-    ) -> None:
-        object.__setattr__(self, "ok", ok)
-        object.__setattr__(self, "findings", findings)
-        object.__setattr__(self, "more_findings", more_findings)
-        object.__setattr__(self, "policy", policy)
-        object.__setattr__(self, "more_allowed", more_allowed)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not SourceReport:
-            return NotImplemented
-        return (self.ok, self.findings, self.more_findings, self.more_allowed) == (
-            other.ok, other.findings, other.more_findings, other.more_allowed
-        )  # fmt: skip
-
-    def __hash__(self) -> int:
-        return hash((self.ok, self.findings, self.more_findings, self.more_allowed))
+    findings: tuple[SourceFinding, ...] = ()
+    more_findings: int = 0
+    policy: Policy = field(default=profiles.SOURCE, compare=False)
+    more_allowed: int = 0
 
 
 # policy -> what _derived gives: looked up once a file, by identity (an lru_cache would
@@ -207,14 +161,6 @@ def _derived(policy: Policy) -> tuple[Policy, Policy, SourceReport, frozenset[Ca
 
 
 @functools.lru_cache(maxsize=8)
-def _refused_only(policy: Policy) -> Policy:
-    """``policy`` with what it allows ignored: it lists refused findings alone."""
-    allowed: dict[Category | str, Action | str] = {
-        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
-    }
-    return policy.with_actions(allowed)
-
-
 def _policy_or_default(policy: object, where: str) -> Policy:
     if policy is None:
         return profiles.SOURCE
@@ -421,15 +367,9 @@ class _Check:
     def unlisted_refused(self, body: str, report: Report, policy: Policy) -> list[Finding]:
         """The refused findings ``report`` counted without listing them (its cap was
         reached by allowed ones): ``body`` judged again, listing refused ones alone."""
-        if report.more_findings <= report.more_allowed or policy is self.counting:
+        if policy is self.counting:
             return []
-        again = inspect(body, _refused_only(policy))
-        seen = {(f.start, f.end, f.category) for f in report.findings}
-        return [
-            f
-            for f in again.findings
-            if f.action is not Action.ALLOW and (f.start, f.end, f.category) not in seen
-        ]
+        return unlisted_refused(body, report, policy, policy.max_findings, failing=False)
 
     def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
         for index, cp, action, why in verdicts:

@@ -29,6 +29,7 @@ import re
 import struct
 from array import array
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import _arrow
 from . import _policy as _scalar  # inspect, sanitize, reveal: the per-value answers
@@ -43,7 +44,6 @@ from ._native import speedups
 from ._policy import Finding, Hidden, Policy, PolicyError, profiles
 from ._policy.compiled import CompiledPolicy, compiled_for, reveal_args
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 

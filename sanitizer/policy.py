@@ -5,9 +5,4 @@ from __future__ import annotations
 
 from ._moved import forward
 
-__getattr__ = forward(
-    __name__,
-    "sanitizer._policy",
-    "import its names from sanitizer",
-    {"compiled": "sanitizer._policy.compiled"},
-)
+__getattr__ = forward(__name__, "import its names from sanitizer")

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -53,9 +54,7 @@ EXTRA = "\u0e49\u0e35\u200b\u00ad\u200c\u200d\u200e\u200f\u2061\u2062\u0301\u032
 
 
 def _without_c_passes(compiled: CompiledPolicy) -> CompiledPolicy:
-    fields = dict(zip(CompiledPolicy.__slots__, compiled._fields(), strict=True))
-    fields["bulk_edit_args"] = None
-    return CompiledPolicy(**fields)  # type: ignore[arg-type]
+    return dataclasses.replace(compiled, bulk_edit_args=None)
 
 
 def _same_reports(data: bytes | str, policy: Policy) -> None:

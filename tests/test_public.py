@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import sanitizer
+from sanitizer._moved import MOVED
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "sanitizer"
@@ -43,17 +44,7 @@ def _private(part: str) -> bool:
 MODULES = {_name_of(p): p for p in sorted(PACKAGE.rglob("*.py")) if p.stem != "__main__"}
 # The old paths the documentation once showed -> the module holding their code now: each
 # is a shim that warns and forwards, for one release (sanitizer/_moved.py).
-OLD_PATHS = {
-    "sanitizer.decoder": "sanitizer._decoder",
-    "sanitizer.identifiers": "sanitizer._identifiers",
-    "sanitizer.lookalike": "sanitizer._lookalike",
-    "sanitizer.policy": "sanitizer._policy",
-    "sanitizer.policy.compiled": "sanitizer._policy.compiled",
-    "sanitizer.fuzzing.mutants": "sanitizer._fuzzing.mutants",
-    "sanitizer.fuzzing.targets": "sanitizer._fuzzing.targets",
-    "sanitizer.fuzzing.wide_oracle": "sanitizer._fuzzing.wide_oracle",
-    "sanitizer.wide": "sanitizer._wide",
-}
+OLD_PATHS = MOVED
 # the files that held them: gone, so that the moved files kept their history
 OLD_FILES = [
     "sanitizer/decoder.py",

@@ -110,6 +110,52 @@ def test_gathered_run_without_ascii_is_held_as_its_chunks_and_joined_once(
     assert sum(scanned) < len(TEXT) // 8
 
 
+def _safe_cuts_by_reencoding(data: bytes) -> set[int]:
+    """Where ``_safe_cut`` may cut ``data``, each candidate's offset found by encoding the
+    text before it again (the reference for its running offset)."""
+    import sanitizer.web._text as t
+
+    start = max(0, len(data) - 4 * t._CUT_SCAN)
+    while start < len(data) and 0x80 <= data[start] <= 0xBF:
+        start += 1
+    text = data[start:].decode("utf-8", "surrogateescape")
+    return {start + len(text[:i].encode("utf-8", "surrogateescape")) for i in range(len(text))}
+
+
+# a run without ASCII: flags, marks, emoji, CJK, undecodable bytes
+_NO_ASCII = st.lists(
+    st.sampled_from(
+        ["\U0001f1eb", "\U0001f1f7", "\u0301", "\u00e9", "\u4e2d", "\U0001f44d", "\u200d"]
+    ).map(str.encode)
+    | st.sampled_from([b"\xff", b"\xc3", b"\x80", b"\xed\xa0\x80"]),
+    max_size=24,
+).map(b"".join)
+
+
+@settings(max_examples=30)
+@given(_NO_ASCII)
+def test_a_safe_cut_is_a_character_boundary_found_in_one_pass(data: bytes) -> None:
+    import sanitizer.web._text as t
+
+    cut = t._safe_cut(data)
+    assert cut == 0 or cut in _safe_cuts_by_reencoding(data)
+    if cut:  # the pieces decode as the whole does (each character kept whole)
+        whole = data.decode("utf-8", "surrogateescape")
+        parts = [
+            data[:cut].decode("utf-8", "surrogateescape"),
+            data[cut:].decode("utf-8", "surrogateescape"),
+        ]
+        assert "".join(parts) == whole
+
+
+def test_a_safe_cut_after_undecodable_bytes_and_flags() -> None:
+    import sanitizer.web._text as t
+
+    flags = "\U0001f1eb\U0001f1f7\U0001f1eb".encode()  # a whole flag, then half of one
+    data = b"\xff" + flags + "\u00e9".encode()  # was: UnicodeEncodeError on the \xff
+    assert t._safe_cut(data) == 1 + 8  # after the whole pair, before the lone indicator
+
+
 @pytest.mark.parametrize("kind", ["text", "multipart"])
 def test_refusal_in_a_gathered_run_is_found_where_it_is_whatever_the_chunking(
     kind: str,

@@ -14,6 +14,8 @@ decides everything.  The package's modules, one job each, are listed in docs/des
 
 from __future__ import annotations
 
+import functools
+
 from .._arguments import exact_data, exact_str
 from .._categories import Category
 from .._decoder import is_valid
@@ -150,3 +152,33 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
     if report.text is None:
         raise PolicyError(report)
     return report.text
+
+
+@functools.lru_cache(maxsize=16)  # a gate asks once a capped piece: policies are few
+def refused_only(policy: Policy, max_findings: int | None) -> Policy:
+    """``policy`` with what it allows ignored, listing at most ``max_findings`` findings
+    (None: all): it lists the refused findings alone."""
+    allowed: dict[Category | str, Action | str] = {
+        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
+    }
+    return policy.replace(max_findings=max_findings).with_actions(allowed)
+
+
+def unlisted_refused(
+    data: bytes | str, report: Report, policy: Policy, max_findings: int | None, *, failing: bool
+) -> list[Finding]:
+    """The refused findings of ``data`` that ``report`` (``inspect(data, policy)``, its
+    cap reached by allowed ones) counted without listing, at most ``max_findings`` of them
+    (None: all): ``data`` judged again, listing refused findings alone, only when one
+    exists.  ``failing``: REJECT findings only (a gate's failures), else every finding
+    the policy does not allow (REJECT, STRIP, REPLACE)."""
+    if report.more_findings <= report.more_allowed:
+        return []
+    again = inspect(data, refused_only(policy, max_findings))
+    seen = {(f.start, f.end, f.category) for f in report.findings}
+    return [
+        f
+        for f in again.findings
+        if (f.action is Action.REJECT if failing else f.action is not Action.ALLOW)
+        and (f.start, f.end, f.category) not in seen
+    ]

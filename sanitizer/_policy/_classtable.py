@@ -28,6 +28,7 @@ import itertools
 import sys
 import zlib
 from array import array
+from dataclasses import dataclass
 
 from .._categories import (
     CCC_NONZERO,
@@ -44,7 +45,6 @@ from .._categories import GRAPHIC as _GRAPHIC
 from .._categories import IDEOGRAPHIC as _IDEOGRAPHIC
 from .._categories import MONGOLIAN as _MONGOLIAN
 from .._charnames import UNICODE_VERSION
-from .._frozen import Frozen
 
 MAX_CP = 0x10FFFF
 BLOCKS = (MAX_CP + 1) >> 8  # 0x1100 blocks of 256 code points
@@ -122,21 +122,14 @@ RULES_OFFSET = 528  # = 256 + 256 + 16; then RULE_SIZE bytes per sequence rule:
 RULE_SIZE = 514  # prev_ok[257] + next_ok[257] by class; entry 256: no such character
 
 
-class ClassTable(Frozen):
+@dataclass(frozen=True, slots=True)
+class ClassTable:
     """``stage1``: 0x1100 native-endian uint16 block numbers; ``stage2``: the distinct
     256-byte blocks of class ids; ``info[c]`` = (category or None, flags) of class c."""
 
-    __slots__ = ("stage1", "stage2", "info")  # noqa: RUF023 (in the constructor's order)
     stage1: bytes
     stage2: bytes
     info: tuple[tuple[Category | None, frozenset[str]], ...]
-
-    def __init__(
-        self, stage1: bytes, stage2: bytes, info: tuple[tuple[Category | None, frozenset[str]], ...]
-    ) -> None:
-        object.__setattr__(self, "stage1", stage1)
-        object.__setattr__(self, "stage2", stage2)
-        object.__setattr__(self, "info", info)
 
     def class_of(self, cp: int) -> int:
         block = array("H", self.stage1[2 * (cp >> 8) : 2 * (cp >> 8) + 2])[0]

@@ -13,14 +13,12 @@ neither forge records nor hide what it reports.  The finding itself is ``_reveal
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 from .._arguments import check_int
 from .._categories import DEFAULT_IGNORABLE, in_ranges
-from .._frozen import Frozen
 
 __all__ = ["Channel", "Hidden", "Reading", "spelling"]
-
-_set = object.__setattr__
 
 
 class Channel(str, enum.Enum):
@@ -78,26 +76,18 @@ BIT_CHANNELS = frozenset(
 )
 
 
-class Reading(Frozen):
+@dataclass(frozen=True)
+class Reading:
     """How a run of bit symbols was read: ``zero`` and ``one`` are the code points of the
     two symbols, ``separator`` the third one between groups (None: fixed groups of 8),
     ``msb_first`` the bit order within a group, ``unit`` what a group is ("byte", or
     "code point": groups of up to 21 bits, such as JavaScript's ``charCodeAt`` gives)."""
 
-    __slots__ = ("zero", "one", "separator", "msb_first", "unit")  # noqa: RUF023 (order)
     zero: int
     one: int
     separator: int | None
     msb_first: bool
-    unit: str
-
-    def __init__(
-        self, zero: int, one: int, separator: int | None, msb_first: bool, unit: str = "byte"
-    ) -> None:
-        for name, value in zip(
-            self.__slots__, (zero, one, separator, msb_first, unit), strict=True
-        ):
-            object.__setattr__(self, name, value)
+    unit: str = "byte"
 
     def __str__(self) -> str:
         order = "most" if self.msb_first else "least"
@@ -107,28 +97,19 @@ class Reading(Frozen):
         return out
 
 
-class Hidden(Frozen):
+@dataclass(frozen=True)
+class Hidden:
     """One hidden payload.  ``start``/``end`` are the carrier run's offsets (code-point
     indices into a str, byte offsets into bytes); ``channel`` how it is hidden; ``payload``
     the bytes it carries; ``reading`` how bits were read (None for tags and variation
     selectors, whose mapping is fixed, and for a run of bits no reading decodes: then
     ``payload`` is empty).  ``text`` is the payload as UTF-8, or None."""
 
-    __slots__ = ("start", "end", "channel", "payload", "reading")  # noqa: RUF023 (order)
     start: int
     end: int
     channel: Channel
     payload: bytes
     reading: Reading | None
-
-    def __init__(
-        self, start: int, end: int, channel: Channel, payload: bytes, reading: Reading | None
-    ) -> None:
-        _set(self, "start", start)  # one call a field: a payload is built per carrier run
-        _set(self, "end", end)
-        _set(self, "channel", channel)
-        _set(self, "payload", payload)
-        _set(self, "reading", reading)
 
     @property
     def text(self) -> str | None:

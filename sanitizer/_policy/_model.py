@@ -13,13 +13,13 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from .._arguments import bad_type, exact_str, type_name
 from .._categories import NORMAL_FORMS, Category
 from .._charnames import describe
 from .._errors import Utf8Error
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported when a policy names a level: other policies never load it
     from typing import Any
 

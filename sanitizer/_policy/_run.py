@@ -18,6 +18,7 @@ import functools
 import heapq
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from .._categories import (
     MAX_NFD_EXPANSION,
@@ -43,7 +44,6 @@ from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -19,9 +19,9 @@ The characters a rule names are class-table flags, whose code points are
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 from .._categories import Category, Ranges, category_of, char_class, in_ranges
-from .._frozen import Frozen
 from . import _classtable as ct
 
 
@@ -66,26 +66,18 @@ def _flagged(flags: tuple[str, ...]) -> Ranges:
     return merge_ranges(*(ct.SEQUENCE_SETS[f] for f in flags))
 
 
-class NeighbourRule(Frozen):
+@dataclass(frozen=True, slots=True)
+class NeighbourRule:
     """A character of ``category`` with class-table flag ``flag`` is inside a sequence
     when the character before it has one of the flags ``before`` and the character after
     it one of ``after`` (None: anything, even nothing).  A character of ``category``
     itself never earns the exemption (a run of selectors is not a sequence,
     so at most one selector follows a base), whatever its flags."""
 
-    __slots__ = ("category", "flag", "before", "after")  # noqa: RUF023 (constructor's order)
     category: Category
     flag: str
     before: tuple[str, ...]
     after: tuple[str, ...] | None
-
-    def __init__(
-        self, category: Category, flag: str, before: tuple[str, ...], after: tuple[str, ...] | None
-    ) -> None:
-        object.__setattr__(self, "category", category)
-        object.__setattr__(self, "flag", flag)
-        object.__setattr__(self, "before", before)
-        object.__setattr__(self, "after", after)
 
     @property
     def characters(self) -> Ranges:
@@ -123,23 +115,17 @@ NEIGHBOUR_RULES: tuple[NeighbourRule, ...] = (
 )
 
 
-class TagSequence(Frozen):
+@dataclass(frozen=True, slots=True)
+class TagSequence:
     """UTS #51 ED-14a: an emoji tag sequence is ``base``, then a tag_spec of ``length``
     tag characters in ``spec`` (subdivision codes: digits, lowercase letters), then the
     tag ``end``.  Every character of the run (``block``) is exempt when it is one."""
 
-    __slots__ = ("base", "spec", "length", "end", "block")  # noqa: RUF023 (constructor's order)
     base: int
     spec: Ranges
     length: tuple[int, int]  # subdivision codes are short; bounds what a "flag" can carry
     end: int
     block: tuple[int, int]  # the tag characters: a run is a maximal stretch of these
-
-    def __init__(
-        self, base: int, spec: Ranges, length: tuple[int, int], end: int, block: tuple[int, int]
-    ) -> None:
-        for name, value in zip(self.__slots__, (base, spec, length, end, block), strict=True):
-            object.__setattr__(self, name, value)
 
 
 TAG_SEQUENCE = TagSequence(

@@ -33,11 +33,12 @@ leave ``ascii_allowed``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from .._categories import Category
-from .._frozen import Frozen
 from .._identity_cache import IdentityCache
 from .._native import speedups
 from . import _classtable as ct
@@ -55,7 +56,6 @@ from ._reveal import iter_reveal as iter_reveal  # lent to readers of long texts
 from ._scan import counted_mark
 from ._sequences import c_rule_id, c_rule_tables
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:  # imported by compile_policy only for a policy that scans these checks
     from ._identifier import IdentifierChecks
 
@@ -72,25 +72,10 @@ c_clean_edit = None if speedups is None else speedups.clean_edit
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
 
-class CompiledPolicy(Frozen):
-    """What the fast paths need from one ``Policy`` (see ``compile_policy``).  A frozen
-    value (``_frozen.Frozen``), not a dataclass: the policy layer's start-up."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledPolicy:
+    """What the fast paths need from one ``Policy`` (see ``compile_policy``)."""
 
-    __slots__ = (  # noqa: RUF023 (in the constructor's order)
-        "policy",
-        "scanned",
-        "dropping",
-        "ascii_allowed",
-        "refused_values",
-        "judges_whole_values",
-        "verdict_args",
-        "report_args",
-        "direct_verdict_args",
-        "direct_report_args",
-        "identifier",
-        "direct_edit_args",
-        "bulk_edit_args",
-    )
     policy: Policy
     scanned: frozenset[Category]  # categories whose action is not IGNORE
     dropping: frozenset[Category]  # categories whose action is REJECT, STRIP or REPLACE
@@ -110,52 +95,18 @@ class CompiledPolicy(Frozen):
     direct_verdict_args: CArgs | None
     direct_report_args: CArgs | None
     # The identifier checks (UTS #39) of a policy that scans any (None: the usual case).
-    identifier: IdentifierChecks | None
+    identifier: IdentifierChecks | None = None
     # ``clean_edit(data, *direct_edit_args)`` is sanitize's whole fast path when set
     # (with the direct_verdict_args, plus which classes it may strip or replace).
-    direct_edit_args: EditArgs | None
+    direct_edit_args: EditArgs | None = None
     # ``clean_edit(text, *bulk_edit_args)``: the engine's edits of a text in one C pass
     # (the scanner's tables for the dropping categories: no normal form, no run limit,
     # which the engine then applies), or None when it cannot tell.
-    bulk_edit_args: EditArgs | None
-
-    def __init__(
-        self,
-        policy: Policy,
-        scanned: frozenset[Category],
-        dropping: frozenset[Category],
-        ascii_allowed: bytes,
-        refused_values: frozenset[bytes],
-        judges_whole_values: bool,
-        verdict_args: CArgs | None,
-        report_args: CArgs | None,
-        direct_verdict_args: CArgs | None,
-        direct_report_args: CArgs | None,
-        identifier: IdentifierChecks | None = None,
-        direct_edit_args: EditArgs | None = None,
-        bulk_edit_args: EditArgs | None = None,
-    ) -> None:
-        values = (
-            policy,
-            scanned,
-            dropping,
-            ascii_allowed,
-            refused_values,
-            judges_whole_values,
-            verdict_args,
-            report_args,
-            direct_verdict_args,
-            direct_report_args,
-            identifier,
-            direct_edit_args,
-            bulk_edit_args,
-        )
-        for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
+    bulk_edit_args: EditArgs | None = None
 
     def with_policy(self, policy: Policy) -> CompiledPolicy:
         """The same tables for ``policy`` (an equal policy: ``compiled_for``)."""
-        return CompiledPolicy(policy, *self._fields()[1:])  # type: ignore[arg-type]
+        return dataclasses.replace(self, policy=policy)
 
     def ascii_clean(self, raw: bytes) -> bool:
         """True if ``raw`` is ASCII with nothing the policy scans for and within its

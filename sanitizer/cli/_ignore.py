@@ -9,8 +9,8 @@ folder at a time, as the walk reaches it.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     import pathspec
 

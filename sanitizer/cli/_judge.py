@@ -20,9 +20,11 @@ from __future__ import annotations
 import functools
 import tempfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+from .. import _policy
 from .._decoder import IncrementalDecoder
-from .._policy import Action, inspect
+from .._policy import inspect
 from .._policy.compiled import ByteOffsets, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
@@ -31,11 +33,9 @@ from ._mode_utf8 import stream_mode
 from ._output import FileFinding, Place
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from .._categories import Category
     from .._policy import Finding, Policy, Report
     from ._check_args import Settings
     from ._report import Progress
@@ -200,29 +200,13 @@ class Listed:
         return self._more_failing
 
 
-@functools.cache
-def failing_only(policy: Policy, limit: int) -> Policy:
-    """``policy`` listing at most ``limit`` findings (0: all) with what it allows ignored:
-    what lists the refused findings a capped report counted without listing them."""
-    allowed: dict[Category | str, Action | str] = {
-        c: Action.IGNORE for c, a in policy.actions.items() if a is Action.ALLOW
-    }
-    return policy.replace(max_findings=limit or None).with_actions(allowed)
-
-
 def unlisted_refused(text: Any, report: Report, policy: Policy, limit: int) -> list[Finding]:
     """The refused findings of ``text`` that ``report`` (``inspect`` under ``policy``,
     capped at ``limit``) counted without listing, at most ``limit`` of them: ``text``
     judged again, listing refused findings alone, only when such a finding exists."""
-    if report.ok or report.more_findings <= report.more_allowed:
+    if report.ok:
         return []  # (only a refusal fails: one the profile strips or replaces does not)
-    again = inspect(text, failing_only(policy, limit))
-    seen = {(f.start, f.end, f.category) for f in report.findings}
-    return [
-        f
-        for f in again.findings
-        if f.action is Action.REJECT and (f.start, f.end, f.category) not in seen
-    ]
+    return _policy.unlisted_refused(text, report, policy, limit or None, failing=True)
 
 
 def placed(

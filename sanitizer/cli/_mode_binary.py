@@ -7,11 +7,12 @@ text, a NUL byte in its first 8 KiB) is skipped by default, and said so; with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._inputs import BINARY_NOTE, size_of
 from ._output import FileFinding, Place
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from ._check_args import Settings
     from ._inputs import Opened

@@ -9,12 +9,13 @@ of the file is not read: its bytes are not UTF-8 text by its own account.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._inputs import size_of
 from ._locate import excerpt, locate_all
 from ._output import FileFinding, Place
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from ._check_args import Settings
     from ._inputs import Opened

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from typing import TYPE_CHECKING
 
 from .._decoder import find_errors
 from ._inputs import CHUNK
@@ -34,7 +35,6 @@ from ._records import (
 )
 from ._report import Outcome, Progress
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import IO

@@ -9,6 +9,7 @@ the ``bom`` category, as the policy layer judges it in a value.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .._categories import Category
 from .._policy import Action, inspect
@@ -26,7 +27,6 @@ from ._judge import (
 )
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -10,6 +10,7 @@ look-alike pair points at the other spelling.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ._inputs import Opened
 from ._judge import capped, placed, prove, release
@@ -17,7 +18,6 @@ from ._kinds import UNKNOWN
 from ._locate import visible
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -14,11 +14,12 @@ exit 2.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._inputs import size_of
 from ._records import Where, judge
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any

@@ -13,6 +13,7 @@ codecs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from .._wide import ByteOrderError, WideError
 from .._wide_codecs import codec
@@ -21,7 +22,6 @@ from ._locate import Position
 from ._output import FileFinding, Place
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from ._check_args import Settings
     from ._report import Progress

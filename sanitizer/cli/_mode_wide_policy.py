@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import tempfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from .._policy import Action, inspect
 from .._policy.compiled import piece_end
@@ -25,7 +26,6 @@ from ._mode_wide import wide_mode
 from ._output import FileFinding, Place
 from ._report import Outcome
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from ._check_args import Settings
     from ._report import Progress

@@ -13,12 +13,13 @@ record hides nothing of the others.  Loaded only when a records file is read.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._decoder import find_errors, group_errors
 from .._errors import Utf8Error
 from ._locate import UTF16, excerpt
 from ._output import FileFinding, Place
 
-TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -14,8 +14,8 @@ The names load on first use (PEP 562): ``import sanitizer.fuzzing`` loads no ora
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .._fuzzing.candidate import load
     from .._fuzzing.oracles import Divergence, check_decode, check_identifiers, check_policy

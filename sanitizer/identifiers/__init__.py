@@ -5,4 +5,4 @@ from __future__ import annotations
 
 from .._moved import forward
 
-__getattr__ = forward(__name__, "sanitizer._identifiers", "import its names from sanitizer")
+__getattr__ = forward(__name__, "import its names from sanitizer")

@@ -15,9 +15,10 @@ the stub and the module's methods to the same signatures).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import _native
 
-TYPE_CHECKING = False  # typing's constant without importing typing
 if TYPE_CHECKING:
     from typing import Protocol
 else:

@@ -212,12 +212,14 @@ def _safe_cut(data: bytes) -> int:
     while start < len(data) and 0x80 <= data[start] <= 0xBF:
         start += 1  # a continuation byte: the character began before the window
     text = data[start:].decode("utf-8", "surrogateescape")
+    at = len(data)  # where text[i + 1] starts in data, then text[i] (one pass: linear)
     for i in range(len(text) - 1, 0, -1):
         before, after = ord(text[i - 1]), ord(text[i])
+        at -= _utf8_length(after)
         if before in _RI or after in _RI:
             # regional indicators pair from the start of their run (UAX #29 GB12/13): a
             # cut is safe after a whole pair, before an indicator that starts one
-            if before in _RI and _indicators_before(data, start + len(text[:i].encode())) % 2:
+            if before in _RI and _indicators_before(data, at) % 2:
                 continue
             if after not in _RI and not _starts_afresh(text[i]):
                 continue
@@ -227,8 +229,16 @@ def _safe_cut(data: bytes) -> int:
             continue
         pair = text[i - 1 : i + 1]
         if unicodedata2.normalize("NFC", pair) == pair:
-            return start + len(text[:i].encode("utf-8", "surrogateescape"))
+            return at
     return 0
+
+
+def _utf8_length(cp: int) -> int:
+    """Bytes of code point ``cp`` in the data ``surrogateescape`` decoded it from: a
+    surrogate is one undecodable byte (valid UTF-8 holds none, RFC 3629 §3)."""
+    if cp < 0x80 or 0xD800 <= cp <= 0xDFFF:
+        return 1
+    return 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
 
 
 def _indicators_before(data: bytes, end: int) -> int:

@@ -5,4 +5,4 @@ from __future__ import annotations
 
 from ..._moved import forward
 
-__getattr__ = forward(__name__, "sanitizer._fuzzing.mutants", "it is internal")
+__getattr__ = forward(__name__, "it is internal")

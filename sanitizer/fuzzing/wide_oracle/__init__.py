@@ -5,6 +5,4 @@ from __future__ import annotations
 
 from ..._moved import forward
 
-__getattr__ = forward(
-    __name__, "sanitizer._fuzzing.wide_oracle", "import check_wide from sanitizer.fuzzing"
-)
+__getattr__ = forward(__name__, "import check_wide from sanitizer.fuzzing")
