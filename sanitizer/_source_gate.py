@@ -1227,11 +1227,11 @@ def _field_and_word(identifier: str) -> bool:
     Two runs a reader tells apart, not one name mixing scripts; a single Latin letter
     glued to a Cyrillic word ("Васовa") is the typo or spoof it looks like."""
     head, tail = identifier.lstrip(identifier[0]), identifier.rstrip(identifier[-1])
-    for letter, field, word in (
+    for letter, repeats, word in (
         (identifier[0], len(identifier) - len(head), head),
         (identifier[-1], len(identifier) - len(tail), tail),
     ):
-        if field >= 2 and letter.isascii() and letter.isalpha() and word:
+        if repeats >= 2 and letter.isascii() and letter.isalpha() and word:
             return "Latn" not in _scripts(word) and not any(c.isascii() for c in word)
     return False
 
