@@ -1,0 +1,2 @@
+"""Tests of the web layer: ``sanitizer/web/`` in process. The apps and servers of every
+web test are ``webapps.py``, ``webframeworks.py`` and ``webservers.py``."""
