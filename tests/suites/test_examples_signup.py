@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from sanitizer import IDENTIFIER_KEY_VERSION, identifier_key
-from tests.web.webservers import Response, free_port, http, send, start
+from tests.web.request_builder import http
+from tests.web.webservers import Response, free_port, send, start
 
 pytestmark = pytest.mark.servers
 pytest.importorskip("fastapi")

@@ -16,6 +16,7 @@ tests/suites/test_web_differential_body.py.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from sanitizer.web import DEFAULT, Problem
 for _module in ("starlette", "werkzeug", "django", "multipart", "litestar", "falcon", "quart"):
     pytest.importorskip(_module)
 
+from tests.web import request_builder  # noqa: E402
 from tests.web import webframeworks as wf  # noqa: E402
 
 # Starlette leaves a spooled file to the collector when python-multipart stops mid-body.
@@ -427,17 +429,7 @@ CD = b"Content-Disposition: form-data; "
 ATTACK = "x\u202ey".encode()
 
 
-def _multipart(*parts: tuple[bytes, bytes], tail: bytes = b"\r\n") -> bytes:
-    return (
-        b"".join(
-            b"--" + BOUNDARY + b"\r\n" + head + b"\r\n\r\n" + content + b"\r\n"
-            for head, content in parts
-        )
-        + b"--"
-        + BOUNDARY
-        + b"--"
-        + tail
-    )
+_multipart = functools.partial(request_builder.multipart, boundary=BOUNDARY)
 
 
 LATE_PART = b"\r\n--" + BOUNDARY + b"\r\n" + CD + b'name="late"\r\n\r\n\xe2\x80\xae\r\n'

@@ -20,7 +20,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.web.webservers import Response, free_port, http, send, start
+from tests.web.request_builder import OCTETS, file_part, http, multipart_message
+from tests.web.webservers import Response, free_port, send, start
 
 pytestmark = pytest.mark.servers
 
@@ -58,16 +59,12 @@ def example(
         yield Example(name, port, log)
 
 
-def multipart(filename: bytes, content: bytes) -> bytes:
-    return http(
-        "POST",
-        b"/upload",
-        [(b"Content-Type", b"multipart/form-data; boundary=" + BOUNDARY)],
-        b"--" + BOUNDARY + b"\r\n"
-        b'Content-Disposition: form-data; name="file"; filename="' + filename + b'"\r\n'
-        b"Content-Type: application/octet-stream\r\n\r\n" + content + b"\r\n"
-        b"--" + BOUNDARY + b"--\r\n",
+def upload(filename: bytes, content: bytes) -> bytes:
+    """A POST of one file to /upload."""
+    headers, body = multipart_message(
+        file_part(b"file", filename, content, OCTETS), boundary=BOUNDARY
     )
+    return http("POST", b"/upload", headers, body)
 
 
 # -- benign requests -------------------------------------------------------------------------
@@ -89,7 +86,7 @@ def test_json(example: Example) -> None:
 def test_upload(example: Example) -> None:
     # A file's content is not text: bytes that would be ill-formed UTF-8 elsewhere pass.
     content = bytes(range(256)) + b"\xc0\xaf\xed\xa0\x80"
-    response = example.send(multipart(FILENAME.encode(), content))
+    response = example.send(upload(FILENAME.encode(), content))
     assert response.status == 200, response
     assert response.json() == {"filename": FILENAME, "size": len(content)}
 
@@ -104,7 +101,7 @@ ATTACKS = {
         "json",
         "lone-surrogate-escape",
     ),
-    "multipart-filename": (multipart(b"a\xc0\xafb.txt", b"hi"), "multipart", "overlong"),
+    "multipart-filename": (upload(b"a\xc0\xafb.txt", b"hi"), "multipart", "overlong"),
     "form-utf7": (
         http(
             "POST",

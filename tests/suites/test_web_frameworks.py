@@ -12,13 +12,16 @@ once per framework it serves, and each case is one request.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 
 from sanitizer.web import DEFAULT, PROBLEM_CONTENT_TYPE
-from tests.web.webservers import Response, http, send, serve
+from tests.web import request_builder
+from tests.web.request_builder import http, part
+from tests.web.webservers import Response, send, serve
 
 pytestmark = pytest.mark.servers
 
@@ -69,18 +72,7 @@ MULTIPART = (b"Content-Type", b"multipart/form-data; boundary=" + BOUNDARY)
 FORM = (b"Content-Type", b"application/x-www-form-urlencoded")
 
 
-def multipart(disposition: bytes, content: bytes) -> bytes:
-    return (
-        b"--"
-        + BOUNDARY
-        + b"\r\nContent-Disposition: form-data; "
-        + disposition
-        + b"\r\n\r\n"
-        + content
-        + b"\r\n--"
-        + BOUNDARY
-        + b"--\r\n"
-    )
+multipart = functools.partial(request_builder.multipart, boundary=BOUNDARY)
 
 
 REFUSED = {
@@ -88,10 +80,10 @@ REFUSED = {
     "spaced-filename": (
         b"/u",
         [MULTIPART],
-        multipart(b'name="a"; filename = "x.bin"', "x\u202ey".encode()),
+        multipart(part(b'name="a"; filename = "x.bin"', "x\u202ey".encode())),
     ),
     # the multipart package (Litestar) reads %0A as a line break
-    "escaped-line-break": (b"/u", [MULTIPART], multipart(b'name="a%0Ab"', b"v")),
+    "escaped-line-break": (b"/u", [MULTIPART], multipart(part(b'name="a%0Ab"', b"v"))),
     # 2. raw bytes read as Latin-1: "Û" is "Ã" + CSI, "Ņ" is "Å" + NEL
     "header-latin-1": (b"/h", [(b"X-Test", "Û[2J".encode())], b""),
     "form-latin-1": (b"/f", [FORM], "n\u0145=\u00db".encode()),
@@ -108,7 +100,7 @@ PASSED = {
     "multipart-utf8-filename": (
         b"/u",
         [MULTIPART],
-        multipart('name="f"; filename="отчёт 東京.txt"'.encode(), b"data"),
+        multipart(part('name="f"; filename="отчёт 東京.txt"'.encode(), b"data")),
     ),
 }
 

@@ -31,7 +31,8 @@ from urllib.parse import quote, unquote_to_bytes, urlencode
 
 import pytest
 
-from tests.web.webservers import INTERFACE, Response, http, send_many, serve
+from tests.web.request_builder import http
+from tests.web.webservers import INTERFACE, Response, send_many, serve
 
 pytestmark = pytest.mark.servers
 

@@ -15,6 +15,7 @@ read differently from the middleware (found while writing these tests, then fixe
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -25,7 +26,9 @@ from urllib.parse import quote, unquote_to_bytes
 import pytest
 
 from sanitizer.web import DEFAULT, PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE
-from tests.web.webservers import INTERFACE, Response, converse, http, send, serve
+from tests.web import request_builder
+from tests.web.request_builder import OCTETS, http, part
+from tests.web.webservers import INTERFACE, Response, converse, send, serve
 
 pytestmark = pytest.mark.servers
 
@@ -277,17 +280,7 @@ BOUNDARY = b"----sanitizer-test-boundary"
 MULTIPART_TYPE = ((b"Content-Type", b"multipart/form-data; boundary=" + BOUNDARY),)
 
 
-def part(disposition: bytes, content: bytes, *headers: bytes) -> bytes:
-    """One multipart/form-data part; ``disposition`` follows ``form-data; ``."""
-    head = b"\r\n".join([b"Content-Disposition: form-data; " + disposition, *headers])
-    return b"--" + BOUNDARY + b"\r\n" + head + b"\r\n\r\n" + content + b"\r\n"
-
-
-def multipart(*parts: bytes) -> bytes:
-    return b"".join(parts) + b"--" + BOUNDARY + b"--\r\n"
-
-
-OCTETS = b"Content-Type: application/octet-stream"
+multipart = functools.partial(request_builder.multipart, boundary=BOUNDARY)
 
 MULTIPART = chunked_too(
     [

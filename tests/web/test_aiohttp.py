@@ -13,6 +13,7 @@ from this worker's block (tests/web/webservers.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import json
 import threading
@@ -34,6 +35,7 @@ from sanitizer.web import DEFAULT
 from sanitizer.web._readings import AIOHTTP, TABLE
 from tests.web import webframeworks as wf
 from tests.web import webservers
+from tests.web.request_builder import field, file_part, multipart_message
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "web_benign"
 
@@ -106,13 +108,7 @@ RLO = "\u202e".encode()
 TAG = "\U000e0041".encode()
 
 
-def _multipart(*parts: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
-    body = b"".join(b"--XX\r\n" + p + b"\r\n" for p in parts) + b"--XX--\r\n"
-    return [(b"Content-Type", b"multipart/form-data; boundary=XX")], body
-
-
-_FIELD = b'Content-Disposition: form-data; name="%s"\r\n\r\n%s'
-_FILE = b'Content-Disposition: form-data; name="f"; filename="%s"\r\n\r\ndata'
+_multipart = functools.partial(multipart_message, boundary=b"XX")
 
 # (id, method, target, headers, body): what aiohttp hands over fails its part's policy
 ATTACKS: list[tuple[str, str, bytes, list[tuple[bytes, bytes]], bytes]] = [
@@ -132,14 +128,19 @@ ATTACKS: list[tuple[str, str, bytes, list[tuple[bytes, bytes]], bytes]] = [
     ("form-raw-tag", "POST", b"/", FORM, b"a=" + TAG),
     ("form-nul", "POST", b"/", FORM, b"a=x%00y"),
     ("form-overlong", "POST", b"/", FORM, b"a=%C0%AE%C0%AE"),
-    ("multipart-field", "POST", b"/", *_multipart(_FIELD % (b"a", RLO))),
-    ("multipart-name", "POST", b"/", *_multipart(_FIELD % (b"a" + RLO, b"v"))),
-    ("multipart-filename", "POST", b"/", *_multipart(_FILE % (b"a" + RLO + b"gpj.exe"))),
+    ("multipart-field", "POST", b"/", *_multipart(field(b"a", RLO))),
+    ("multipart-name", "POST", b"/", *_multipart(field(b"a" + RLO, b"v"))),
+    (
+        "multipart-filename",
+        "POST",
+        b"/",
+        *_multipart(file_part(b"f", b"a" + RLO + b"gpj.exe", b"data")),
+    ),
     (
         "multipart-charset-utf7",
         "POST",
         b"/",
-        *_multipart(_FIELD % (b"_charset_", b"utf-7"), _FIELD % (b"a", b"+ICo-")),
+        *_multipart(field(b"_charset_", b"utf-7"), field(b"a", b"+ICo-")),
     ),
     ("json-escape", "POST", b"/", JSON, b'{"a": "\\u202e"}'),
     ("json-surrogate", "POST", b"/", JSON, b'{"a": "\\ud800"}'),

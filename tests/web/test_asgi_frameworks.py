@@ -9,22 +9,19 @@ extra cannot share (multidict < 7), so its cases run where it is installed.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 
 from sanitizer.web import DEFAULT
+from tests.web.request_builder import field, multipart_message
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "web_benign"
 FRAMEWORKS = ("sanic", "blacksheep")
 
 
-def _multipart(*parts: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
-    body = b"".join(b"--XX\r\n" + p + b"\r\n" for p in parts) + b"--XX--\r\n"
-    return [(b"Content-Type", b"multipart/form-data; boundary=XX")], body
-
-
-_FIELD = b'Content-Disposition: form-data; name="%s"\r\n\r\n%s'
+_multipart = functools.partial(multipart_message, boundary=b"XX")
 FORM = [(b"Content-Type", b"application/x-www-form-urlencoded")]
 JSON = [(b"Content-Type", b"application/json")]
 RLO = "\u202e".encode()
@@ -38,20 +35,20 @@ ATTACKS = [
     ("cookie-raw", FRAMEWORKS, "GET", b"/x", [(b"Cookie", b"c=" + RLO)], b""),
     ("form-rlo", FRAMEWORKS, "POST", b"/x", FORM, b"a=%E2%80%AE"),
     ("form-nul", FRAMEWORKS, "POST", b"/x", FORM, b"a=x%00"),
-    ("multipart-field", FRAMEWORKS, "POST", b"/x", *_multipart(_FIELD % (b"a", RLO))),
+    ("multipart-field", FRAMEWORKS, "POST", b"/x", *_multipart(field(b"a", RLO))),
     (
         "multipart-name-crlf",  # Sanic reads %0D%0A as LF
         ("sanic",),
         "POST",
         b"/x",
-        *_multipart(_FIELD % (b"a%0D%0Ab", b"v")),
+        *_multipart(field(b"a%0D%0Ab", b"v")),
     ),
     (
         "multipart-charset-latin1",  # BlackSheep decodes the next fields as _charset_ says
         ("blacksheep",),
         "POST",
         b"/x",
-        *_multipart(_FIELD % (b"_charset_", b"iso-8859-1"), _FIELD % (b"a", "Û2J".encode())),
+        *_multipart(field(b"_charset_", b"iso-8859-1"), field(b"a", "Û2J".encode())),
     ),
     ("json-escape", FRAMEWORKS, "POST", b"/x", JSON, b'{"a": "\\u202e"}'),
     ("json-surrogate", FRAMEWORKS, "POST", b"/x", JSON, b'{"a": "\\ud800"}'),

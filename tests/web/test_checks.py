@@ -7,6 +7,7 @@ body, and ``sanitizer.inspect`` on each whole value says what the verdict must b
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from urllib.parse import quote_from_bytes, unquote_to_bytes
@@ -19,6 +20,8 @@ from sanitizer import inspect, profiles
 from sanitizer.strategies import attack_bytes, chunkings
 from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
 from sanitizer.web._report import Reporter, printable
+from tests.web import request_builder
+from tests.web.request_builder import disposition
 
 P = DEFAULT
 
@@ -404,16 +407,7 @@ BOUNDARY = b"----sanitizer7MA4YWxk"
 MULTIPART = b"multipart/form-data; boundary=" + BOUNDARY
 
 
-def multipart(*parts: tuple[bytes, bytes]) -> bytes:
-    """Parts as (header lines, content)."""
-    out = b""
-    for headers, content in parts:
-        out += b"--" + BOUNDARY + b"\r\n" + headers + b"\r\n\r\n" + content + b"\r\n"
-    return out + b"--" + BOUNDARY + b"--\r\n"
-
-
-def disposition(params: bytes) -> bytes:
-    return b"Content-Disposition: form-data; " + params
+multipart = functools.partial(request_builder.multipart, boundary=BOUNDARY)
 
 
 @pytest.mark.parametrize(

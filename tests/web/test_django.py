@@ -45,7 +45,14 @@ from django.urls import path  # type: ignore[import-untyped]  # noqa: E402
 
 from sanitizer import profiles  # noqa: E402
 from sanitizer.web import Problem, WebPolicy  # noqa: E402
-from tests.web.webservers import HOST, free_port, http, send, start  # noqa: E402
+from tests.web.request_builder import (  # noqa: E402
+    OCTETS,
+    field,
+    file_part,
+    http,
+    multipart,
+)
+from tests.web.webservers import HOST, free_port, send, start  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,14 +132,10 @@ MULTIPART = "multipart/form-data; boundary=" + BOUNDARY.decode()
 FILE_CONTENT = bytes(range(256)) * 20 + b"\xc0\xaf\xed\xa0\x80"  # not text: passes as is
 
 
-def multipart_body(filename: bytes, content: bytes, field: bytes = TEXT.encode()) -> bytes:
-    return (
-        b"--" + BOUNDARY + b"\r\n"
-        b'Content-Disposition: form-data; name="note"\r\n\r\n' + field + b"\r\n"
-        b"--" + BOUNDARY + b"\r\n"
-        b'Content-Disposition: form-data; name="file"; filename="' + filename + b'"\r\n'
-        b"Content-Type: application/octet-stream\r\n\r\n" + content + b"\r\n"
-        b"--" + BOUNDARY + b"--\r\n"
+def multipart_body(filename: bytes, content: bytes, note: bytes = TEXT.encode()) -> bytes:
+    """The upload form: a text field "note" and a file "file"."""
+    return multipart(
+        field(b"note", note), file_part(b"file", filename, content, OCTETS), boundary=BOUNDARY
     )
 
 

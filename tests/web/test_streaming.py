@@ -23,6 +23,8 @@ from sanitizer.web._head import check_head
 from sanitizer.web._text import TextStream
 from sanitizer.web.wsgi import RequestRejected
 from tests.support.instructions import instructions, needs_callgrind
+from tests.web import request_builder
+from tests.web.request_builder import field, in_chunks
 
 POLICY = WebPolicy()
 TEXT = ("é" * (1 << 17)).encode()  # 256 KiB of non-ASCII text
@@ -31,7 +33,7 @@ MULTI_TYPE = b"multipart/form-data; boundary=XyZ"
 
 
 def multipart(value: bytes) -> bytes:
-    return b'--XyZ\r\nContent-Disposition: form-data; name="t"\r\n\r\n' + value + b"\r\n--XyZ--\r\n"
+    return request_builder.multipart(field(b"t", value), boundary=b"XyZ")
 
 
 BODIES = {
@@ -333,10 +335,6 @@ GOOD = b"a=hello&"
 REFUSED_FORM = GOOD + b"b=" + b"x" * 5000 + b"%C0%AF"  # the bad bytes come last
 
 
-def chunked(body: bytes, size: int) -> list[bytes]:
-    return [body[i : i + size] for i in range(0, len(body), size)]
-
-
 JSON_REFUSED = b'{"a": "ok", "b": "' + b"x" * 5000 + b'\xe2\x80\xae"}'  # U+202E in "b"
 TEXT_REFUSED = b"x" * 5000 + b"\xc0\xaf"  # an overlong '/' at byte 5000
 
@@ -539,7 +537,8 @@ wsgi_streaming = WSGIMiddleware(wsgi_recorder)
 @pytest.mark.servers
 @pytest.mark.parametrize("kind", ["asgi", "wsgi"])
 def test_streaming_app_on_a_real_server_gets_only_judged_bytes(kind: str, tmp_path: Path) -> None:
-    from tests.web.webservers import http, send, serve
+    from tests.web.request_builder import http
+    from tests.web.webservers import send, serve
 
     body = GOOD + b"b=" + b"x" * 200_000 + b"%C0%AF"  # longer than one 64 KiB block
     record = tmp_path / "received"
@@ -611,7 +610,7 @@ def run_asgi(content_type: bytes, body: bytes, size: int) -> tuple[int, list[byt
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"ok"})
 
-    chunks = chunked(body, size)
+    chunks = in_chunks(body, size)
     incoming = [
         {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
         for i, c in enumerate(chunks)
@@ -671,7 +670,7 @@ def test_multipart_judged_holds_only_what_a_check_may_refuse(
     last = 0
     file_end = MULTI_BENIGN.index(b"\r\n" + MULTI_FIELD)
     text_start = file_end + 2 + len(MULTI_FIELD)
-    for chunk in chunked(MULTI_BENIGN, size):
+    for chunk in in_chunks(MULTI_BENIGN, size):
         assert check.feed(chunk) is None
         judged = check.judged()
         assert last <= judged <= check.size

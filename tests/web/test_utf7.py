@@ -11,6 +11,7 @@ the JSON so that the raw response holds no markup.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import logging
@@ -32,8 +33,9 @@ from sanitizer.web._problems import (
     wrong_charset,
 )
 from tests.suites.test_web_servers import BEHAVIOUR
-from tests.web import webservers
-from tests.web.webservers import INTERFACE, Response, http, serve
+from tests.web import request_builder, webservers
+from tests.web.request_builder import http, in_chunks
+from tests.web.webservers import INTERFACE, Response, serve
 
 logging.getLogger("sanitizer.web").setLevel(logging.ERROR)
 
@@ -130,11 +132,7 @@ MULTIPART = b"multipart/form-data; boundary=" + BOUNDARY
 UTF7_PART = b'Content-Disposition: form-data; name="c"\r\nContent-Type: text/plain; charset=utf-7'
 
 
-def multipart(*parts: tuple[bytes, bytes]) -> bytes:
-    out = b""
-    for headers, content in parts:
-        out += b"--" + BOUNDARY + b"\r\n" + headers + b"\r\n\r\n" + content + b"\r\n"
-    return out + b"--" + BOUNDARY + b"--\r\n"
+multipart = functools.partial(request_builder.multipart, boundary=BOUNDARY)
 
 
 FIRST = (b'Content-Disposition: form-data; name="a"', b"hello")
@@ -157,10 +155,6 @@ def run_body(data: bytes, chunks: list[bytes]) -> tuple[Problem | None, int, int
     return check.close(), judged, fed
 
 
-def chunked(data: bytes, size: int) -> list[bytes]:
-    return [data[i : i + size] for i in range(0, len(data), size)]
-
-
 @pytest.mark.parametrize(
     ("content", "spelled"),
     [
@@ -176,7 +170,7 @@ def test_a_part_is_refused_with_what_it_spelled(content: bytes, spelled: str) ->
     data = multipart(FIRST, (UTF7_PART, content), LAST)
     start = data.index(UTF7_PART)  # its headers (the delimiter line is framing)
     details = set()
-    for chunks in ([data], chunked(data, 1), chunked(data, 7), chunked(data, 1000)):
+    for chunks in ([data], in_chunks(data, 1), in_chunks(data, 7), in_chunks(data, 1000)):
         problem, judged, _ = run_body(data, chunks)
         assert problem is not None and problem.utf7, problem
         assert (problem.part, problem.kind) == ("multipart", "charset")
@@ -189,7 +183,7 @@ def test_a_part_is_refused_with_what_it_spelled(content: bytes, spelled: str) ->
 
 def test_a_long_part_is_refused_after_its_first_kilobyte() -> None:
     data = multipart((UTF7_PART, SCRIPT + b"x" * 100_000))
-    problem, _, fed = run_body(data, chunked(data, 100))
+    problem, _, fed = run_body(data, in_chunks(data, 100))
     assert problem is not None and problem.spelled == SPELLED
     assert fed < data.index(SCRIPT) + SAMPLE_SIZE + 200  # not the whole part
 
@@ -197,7 +191,7 @@ def test_a_long_part_is_refused_after_its_first_kilobyte() -> None:
 def test_a_body_that_ends_inside_the_part() -> None:
     data = multipart((UTF7_PART, SCRIPT))
     cut = data[: data.index(SCRIPT) + len(SCRIPT) + 2]
-    problem, _, _ = run_body(cut, chunked(cut, 3))
+    problem, _, _ = run_body(cut, in_chunks(cut, 3))
     assert problem is not None and problem.kind == "charset" and problem.spelled == SPELLED
 
 
@@ -259,7 +253,7 @@ def run_asgi(
 
 
 def body_messages(body: bytes, size: int) -> list[dict[str, Any]]:
-    pieces = chunked(body, size) or [b""]
+    pieces = in_chunks(body, size) or [b""]
     return [
         {"type": "http.request", "body": p, "more_body": i < len(pieces) - 1}
         for i, p in enumerate(pieces)

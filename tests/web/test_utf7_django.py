@@ -20,8 +20,9 @@ from django.test import Client, override_settings  # type: ignore[import-untyped
 
 from sanitizer.web._problems import wrong_charset
 from tests.web import test_django as project
+from tests.web.request_builder import http
 from tests.web.test_utf7 import SCRIPT, SPELLED, UTF7_PART, multipart
-from tests.web.webservers import free_port, http, send, start
+from tests.web.webservers import free_port, send, start
 
 UTF7 = "text/plain; charset=utf-7"
 PLAIN_DETAIL = wrong_charset("header", "Content-Type", "utf-7").detail

@@ -242,37 +242,6 @@ def _dechunk(data: bytes) -> bytes:
     return bytes(out)
 
 
-def http(
-    method: str,
-    target: bytes,
-    headers: list[tuple[bytes, bytes]] | None = None,
-    body: bytes = b"",
-    *,
-    chunked: bool = False,
-    close: bool = True,
-) -> bytes:
-    """A raw HTTP/1.1 request; ``target`` and header values are sent byte for byte.
-    ``close=False`` leaves out ``Connection: close`` (keep-alive, for ``send_many``)."""
-    lines = [method.encode() + b" " + target + b" HTTP/1.1", b"Host: 127.0.0.1"]
-    lines += [name + b": " + value for name, value in headers or []]
-    if chunked:
-        lines.append(b"Transfer-Encoding: chunked")
-        payload = (
-            b"".join(
-                b"%x\r\n%s\r\n" % (len(body[i : i + 7]), body[i : i + 7])
-                for i in range(0, len(body), 7)
-            )
-            + b"0\r\n\r\n"
-        )
-    else:
-        if body or method in ("POST", "PUT", "PATCH"):
-            lines.append(b"Content-Length: " + str(len(body)).encode())
-        payload = body
-    if close:
-        lines.append(b"Connection: close")
-    return b"\r\n".join(lines) + b"\r\n\r\n" + payload
-
-
 def converse(port: int, requests: Sequence[bytes], timeout: float = 10.0) -> list[Response]:
     """Send ``requests`` one after the other on one kept-alive connection, each once the
     previous response is complete (``http(..., close=False)``).  Stops early when a
