@@ -30,7 +30,7 @@ from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._report import Progress
 from sanitizer.strategies import attack_bytes
 from tests.support import cli_runner
-from tests.support.cli_runner import CliResult
+from tests.support.cli_runner import CliResult, Pipe, json_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
@@ -39,23 +39,6 @@ TROJAN = "s = '\u202eevil\u202c'  # caf\u00e9\nx = 'p\u043est'\npost = 1\np\u043
 
 def run_cli(*args: str | Path, stdin: bytes = b"") -> CliResult:
     return cli_runner.run_cli("check", "--progress", "never", *args, stdin=stdin)
-
-
-def records(proc: CliResult) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in proc.stdout.splitlines()]
-
-
-class _Pipe(io.RawIOBase):
-    """Bytes that cannot be read twice, as stdin from a pipe (not seekable)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        return self._data.readinto(buffer)
 
 
 def settings_of(*options: str) -> _check_args.Settings:
@@ -69,7 +52,7 @@ def outcome_of(
     data: bytes, options: tuple[str, ...], pipe: bool, name: str = "in.txt", first: int = CHUNK
 ) -> Any:
     """The outcome of ``sanitizer check`` on ``data`` as one input, in this process."""
-    stream: Any = io.BufferedReader(_Pipe(data)) if pipe else io.BytesIO(data)
+    stream: Any = io.BufferedReader(Pipe(data)) if pipe else io.BytesIO(data)
     opened = Opened(name, name, stream, stream.read(first))
     settings = settings_of(*options)
     mode = _check.mode_for(Input(name, True), opened, settings)
@@ -237,7 +220,7 @@ def test_c0_ae_is_one_finding_with_and_without_source(tmp_path: Path) -> None:
         for fmt in ("json", "sarif"):
             proc = run_cli(*options, "--format", fmt, path)
             if fmt == "json":
-                rules = [r["rule"] for r in records(proc)[:-1]]
+                rules = [r["rule"] for r in json_records(proc.stdout)[:-1]]
             else:
                 rules = [r["ruleId"] for r in json.loads(proc.stdout)["runs"][0]["results"]]
             assert rules == ["overlong"], (options, fmt)
@@ -250,13 +233,13 @@ def test_utf8_is_checked_past_max_bytes(tmp_path: Path, pipe: bool) -> None:
     path.write_bytes(data)
     args = ("--policy", "SOURCE", "--max-bytes", "1000", "--json")
     proc = run_cli(*args, "-", stdin=data) if pipe else run_cli(*args, path)
-    got = records(proc)
+    got = json_records(proc.stdout)
     assert [r["rule"] for r in got[:-1]] == ["overlong"]
     assert got[-1]["summary"]["bytes"] == len(data)
     valid = b"a" * 5000
     path.write_bytes(valid)
     proc = run_cli(*args, "-", stdin=valid) if pipe else run_cli(*args, path)
-    got = records(proc)
+    got = json_records(proc.stdout)
     assert [(r["rule"], r["end"]) for r in got[:-1]] == [("too-long", 5000)]
     assert got[-1]["summary"]["bytes"] == 5000
 
@@ -298,7 +281,7 @@ def test_declarations_count_only_where_their_readers_read_them(
     path = tmp_path / name
     path.write_bytes(head + ATTACK)
     proc = run_cli("--declared-encoding", "allow", "--policy", "SOURCE", "--json", path)
-    rules = {r["rule"] for r in records(proc)[:-1]}
+    rules = {r["rule"] for r in json_records(proc.stdout)[:-1]}
     if declared:
         assert rules == {"declared-encoding"} and proc.returncode == 0
     else:  # read as UTF-8: the overlong is found, the file fails
@@ -323,7 +306,7 @@ def test_a_nul_and_a_bad_byte_do_not_hide_a_c_file(tmp_path: Path) -> None:
     (tmp_path / "evil.c").write_bytes(b"/* \x00\xff */\n" + trojan)
     (tmp_path / "nul.c").write_bytes(b"/* \x00 */\n" + trojan)  # valid UTF-8: judged
     proc = run_cli("--policy", "SOURCE", "--json", tmp_path)
-    got = records(proc)
+    got = json_records(proc.stdout)
     assert proc.returncode == 1
     assert got[-1]["summary"]["skipped_binary"] == 0
     rules = {(Path(r["path"]).name, r["rule"]) for r in got[:-1]}
@@ -341,7 +324,7 @@ def test_each_skipped_binary_file_is_said(tmp_path: Path, fmt: str) -> None:
         plain = run_cli("--format", fmt, tmp_path)  # without --verbose: counted only
         assert plain.stdout == b"" and b"skipped 1 binary (--verbose lists them)" in plain.stderr
     elif fmt == "json":
-        skipped = [r for r in records(proc) if "skipped" in r]
+        skipped = [r for r in json_records(proc.stdout) if "skipped" in r]
         assert skipped == [
             {"path": str(tmp_path / "blob"), "skipped": "binary", "reason": skipped[0]["reason"]}
         ]
@@ -361,15 +344,15 @@ def test_binary_fail_makes_the_gate_fail(tmp_path: Path) -> None:
     (tmp_path / "blob").write_bytes(b"\x00\x01\x02")
     proc = run_cli("--binary", "fail", "--json", tmp_path)
     assert proc.returncode == 1
-    assert [r["rule"] for r in records(proc)[:-1]] == ["binary"]
+    assert [r["rule"] for r in json_records(proc.stdout)[:-1]] == ["binary"]
 
 
 def test_a_file_named_as_an_image_is_binary_on_bad_bytes(tmp_path: Path) -> None:
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\xff" * 20)
     (tmp_path / "fake.png").write_bytes(b"just text\n")  # text named as an image: read
     proc = run_cli("--json", tmp_path)
-    assert [r.get("skipped") for r in records(proc)[:-1]] == ["binary"]
-    assert records(proc)[-1]["summary"]["files"] == 1
+    assert [r.get("skipped") for r in json_records(proc.stdout)[:-1]] == ["binary"]
+    assert json_records(proc.stdout)[-1]["summary"]["files"] == 1
 
 
 # -- the text profile on text files ---------------------------------------------------------
@@ -398,9 +381,11 @@ def test_quiet_shows_failing_findings_only(tmp_path: Path) -> None:
     loud = run_cli("--policy", "TEXT", "--json", path)
     quiet = run_cli("--policy", "TEXT", "--json", "--quiet", path)
     assert quiet.returncode == loud.returncode == 1
-    assert [r["fails"] for r in records(loud)[:-1]] == [False, True]
-    assert [r["fails"] for r in records(quiet)[:-1]] == [True]
-    assert records(quiet)[-1] == records(loud)[-1]  # the summary counts everything
+    assert [r["fails"] for r in json_records(loud.stdout)[:-1]] == [False, True]
+    assert [r["fails"] for r in json_records(quiet.stdout)[:-1]] == [True]
+    assert (
+        json_records(quiet.stdout)[-1] == json_records(loud.stdout)[-1]
+    )  # the summary counts everything
     assert run_cli("-q", "--policy", "TEXT", tmp_path / "a.txt").stdout.count(b"\n") == 1
 
 
@@ -422,10 +407,10 @@ def test_a_failing_finding_is_listed_after_more_allowed_ones_than_the_limit(
     options = ("--policy", profile, "--encoding", encoding, "--limit", "1000")
     quiet = run_cli(*options, "--json", "--quiet", path)
     assert quiet.returncode == 1
-    failing = records(quiet)[:-1]
+    failing = json_records(quiet.stdout)[:-1]
     assert [(r["rule"], r["line"], r["fails"]) for r in failing] == [("control", 1201, True)]
-    assert records(quiet)[-1]["summary"]["failing"] == 1
-    loud = records(run_cli(*options, "--json", path))
+    assert json_records(quiet.stdout)[-1]["summary"]["failing"] == 1
+    loud = json_records(run_cli(*options, "--json", path).stdout)
     assert [r["line"] for r in loud[:-1] if r["fails"]] == [1201]
     assert len(loud) - 1 == 1000  # the limit holds, the failing one inside it
     sarif = json.loads(run_cli(*options, "--format", "sarif", "--quiet", path).stdout)
@@ -463,7 +448,7 @@ def test_inputs_module_keeps_its_names() -> None:
 def test_lines_end_at_cr_lf_and_crlf_in_every_format(tmp_path: Path, ending: str) -> None:
     path = tmp_path / "a.py"
     path.write_bytes(ending.join(["a = 1", "b = 2", 'c = "\u202e"', ""]).encode())
-    found = records(run_cli("--policy", "SOURCE", "--json", path))[0]
+    found = json_records(run_cli("--policy", "SOURCE", "--json", path).stdout)[0]
     assert (found["line"], found["column"], found["excerpt"]) == (3, 6, 'c = "<U+202E>"')
     sarif = json.loads(run_cli("--policy", "SOURCE", "--format", "sarif", path).stdout)
     region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]

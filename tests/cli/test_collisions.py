@@ -7,7 +7,6 @@ process (``resource.getrusage``)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -24,16 +23,12 @@ from hypothesis import strategies as st
 
 from sanitizer import _lookalike as lookalike
 from sanitizer.cli import _external_sort, main
-from tests.support.cli_runner import SANITIZER
+from tests.support.cli_runner import SANITIZER, json_records
 from tests.support.cli_runner import run_cli as run
 from tests.support.settings import examples
 
 CYRILLIC_A = "\u0430"
 PAYPAL_CYR = f"p{CYRILLIC_A}ypal"
-
-
-def records(stdout: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.decode("utf-8").splitlines()]
 
 
 # -- compare --confusable ----------------------------------------------------------------
@@ -196,7 +191,7 @@ def test_collisions_groups_match_an_in_memory_grouping(tmp_path: Path, key: str)
     path = write_names(tmp_path / "users.txt", NAMES)
     proc = run("collisions", "--json", "--key", key, path)
     assert proc.returncode == 1, proc.stderr
-    recs = records(proc.stdout)
+    recs = json_records(proc.stdout)
     key_of = lookalike.identifier_key if key == "identifier" else lookalike.skeleton
     groups = groups_of(recs)
     assert groups == expected_groups(NAMES, key_of)
@@ -215,7 +210,7 @@ def test_collisions_json_schema_is_stable(tmp_path: Path) -> None:
     path = write_names(tmp_path / "u.txt", ["paypal", PAYPAL_CYR, "", "x" * 50], {3: b"b\xc0\xafb"})
     proc = run("collisions", "--json", "--max-line-bytes", "20", path)
     assert proc.returncode == 1
-    recs = records(proc.stdout)
+    recs = json_records(proc.stdout)
     assert all(len(rec) == 1 for rec in recs)
     kinds = [next(iter(rec)) for rec in recs]
     assert kinds == ["problem", "problem", "group", "member", "member", "summary"]
@@ -286,7 +281,7 @@ def test_collisions_tells_exact_duplicates_from_look_alikes(
     assert "1 group(s) of look-alikes (3 identifiers)" in captured.err
     assert "1 identifier(s) repeated exactly (3 lines)" in captured.err
     assert main(["collisions", "--json", str(path)]) == 1
-    recs = records(capsys.readouterr().out.encode())
+    recs = json_records(capsys.readouterr().out.encode())
     headers = [r["group"] for r in recs if "group" in r]
     assert [(h["id"], h["exact_duplicates"]) for h in headers] == [(1, True), (2, False)]
     summary = recs[-1]["summary"]
@@ -312,7 +307,7 @@ def test_collisions_unreadable_file_exits_2(tmp_path: Path) -> None:
 def test_collisions_crlf_bom_and_no_final_newline(tmp_path: Path) -> None:
     path = tmp_path / "u.txt"
     path.write_bytes(b"\xef\xbb\xbfpaypal\r\nbob\r\n" + PAYPAL_CYR.encode())
-    recs = records(run("collisions", "--json", path).stdout)
+    recs = json_records(run("collisions", "--json", path).stdout)
     assert groups_of(recs) == [[(1, "paypal"), (3, PAYPAL_CYR)]]
 
 
@@ -362,7 +357,7 @@ def test_collisions_many_runs_in_process(
     names = [f"user{i % 37}" if i % 3 else f"us\u0435r{i % 37}" for i in range(400)]
     path = write_names(tmp_path / "u.txt", names)
     assert main(["collisions", "--json", str(path)]) == 1
-    recs = records(capsys.readouterr().out.encode())
+    recs = json_records(capsys.readouterr().out.encode())
     assert groups_of(recs) == expected_groups(names, lookalike.identifier_key)
 
 
@@ -370,7 +365,7 @@ def test_collisions_long_lines_are_skipped_in_pieces(tmp_path: Path) -> None:
     limit = 70_000  # more than one 64 KiB piece of a skipped line
     path = tmp_path / "u.txt"
     path.write_bytes(b"a" * limit + b"\r\n" + b"b" * 200_000 + b"\n" + b"a" * limit + b"\n")
-    recs = records(run("collisions", "--json", "--max-line-bytes", str(limit), path).stdout)
+    recs = json_records(run("collisions", "--json", "--max-line-bytes", str(limit), path).stdout)
     assert recs[0]["problem"]["line"] == 2 and recs[0]["problem"]["error"] == "too-long"
     assert groups_of(recs) == [[(1, "a" * limit), (3, "a" * limit)]]
     assert recs[-1]["summary"]["lines"] == 3
@@ -450,6 +445,6 @@ def test_collisions_memory_does_not_grow_with_lines(tmp_path: Path) -> None:
     # whatever the number of lines, so only the merge's read buffers are added.
     assert rss_large - rss_small < 4 * 1024, (rss_small, rss_large)
     assert rss_large < 64 * 1024, rss_large
-    recs = records((tmp_path / "l.out").read_bytes())
+    recs = json_records((tmp_path / "l.out").read_bytes())
     assert groups_of(recs) == expected_groups(large, lookalike.identifier_key)
     assert recs[-1]["summary"]["groups"] == 200

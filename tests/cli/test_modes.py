@@ -33,23 +33,11 @@ from sanitizer.cli import (
 from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._output import Writer
 from sanitizer.cli._report import Outcome, Progress, Sink
+from tests.support.cli_runner import Pipe
 
 TROJAN = "s = '\u202eevil\u202c'  # caf\u00e9\nx = 'p\u043est'\npost = 1\np\u043est = 2\n"
 ILL_FORMED = b"ab\xc0\xaf c\r\n\xed\xa0\x80 \xf0\x9f\x98\x80 \xf0\x9f\x98 \xe2\x80\xae x\n" * 3
 WIDE_TEXT = "h\u00e9llo \U0001f600\r\nw\u00f6rld \u202e\n"
-
-
-class _Pipe(io.RawIOBase):
-    """Bytes that cannot be read twice, as stdin from a pipe (not seekable)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        return self._data.readinto(buffer)
 
 
 # name: (the mode, its options, the input's bytes, read from stdin)
@@ -144,7 +132,7 @@ def _command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> str:
     if path == "-":
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(_Pipe(data))))
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Pipe(data))))
     main(["check", "--progress", "never", *options, path])
     return capfd.readouterr().out
 
@@ -153,7 +141,7 @@ def _by_mode(
     case: str, path: str, settings: _check_args.Settings
 ) -> tuple[Any, Opened, Outcome, list[Any]]:
     mode, _, data, from_stdin = CASES[case]
-    stream: Any = io.BufferedReader(_Pipe(data)) if from_stdin else _inputs.open_input(path)
+    stream: Any = io.BufferedReader(Pipe(data)) if from_stdin else _inputs.open_input(path)
     item = Input(path, True)
     opened = Opened(path, item.label, stream, stream.read(CHUNK))
     chosen = _check.mode_for(item, opened, settings)

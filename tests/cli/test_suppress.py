@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from sanitizer._rule_registry import RULES
+from tests.support.cli_runner import json_records
 from tests.support.cli_runner import run_cli as _run_cli
 
 ZWSP = "\u200b"
@@ -19,10 +20,6 @@ ZWSP = "\u200b"
 
 def run(*args: str | Path, cwd: Path | None = None) -> Any:
     return _run_cli("check", "--policy", "SOURCE", *args, cwd=cwd)
-
-
-def records(proc: Any) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
 @pytest.mark.parametrize(
@@ -35,7 +32,7 @@ def test_an_inline_comment_silences_its_rule_on_its_line(tmp_path: Path, comment
     path.write_text(f'x = "{ZWSP}"  {comment}\ny = 1\n', encoding="utf-8")
     proc = run("--json", path)
     assert proc.returncode == 0
-    found, summary = records(proc)
+    found, summary = json_records(proc.stdout)
     assert (found["rule"], found["suppressed"], found["fails"]) == ("invisible", "inline", False)
     assert summary["summary"]["suppressed"] == 1
     assert b"1 suppressed" in proc.stderr
@@ -55,7 +52,7 @@ def test_a_comment_silences_nothing_else(tmp_path: Path, line: str) -> None:
     path.write_text(line + "\n", encoding="utf-8")
     proc = run("--json", path)
     assert proc.returncode == 1
-    assert [r["rule"] for r in records(proc)[:-1]] == ["invisible"]
+    assert [r["rule"] for r in json_records(proc.stdout)[:-1]] == ["invisible"]
 
 
 def test_an_unknown_rule_in_a_comment_is_a_failing_finding(tmp_path: Path) -> None:
@@ -63,7 +60,7 @@ def test_an_unknown_rule_in_a_comment_is_a_failing_finding(tmp_path: Path) -> No
     path.write_text(f'x = "{ZWSP}"  # sanitizer: ignore[invisibel]\n', encoding="utf-8")
     proc = run("--json", path)
     assert proc.returncode == 1
-    rules = sorted((r["rule"], r["fails"]) for r in records(proc)[:-1])
+    rules = sorted((r["rule"], r["fails"]) for r in json_records(proc.stdout)[:-1])
     assert rules == [("invalid-suppression", True), ("invisible", True)]
     assert "invalid-suppression" in RULES
 
@@ -81,10 +78,10 @@ def test_pyproject_table_found_walking_up(tmp_path: Path) -> None:
     (tmp_path / "src.py").write_text(f'x = "{ZWSP}"\n', encoding="utf-8")
     proc = run("--json", ".", cwd=tmp_path / "tests")  # the table is above the folder checked
     assert proc.returncode == 0
-    assert [r["suppressed"] for r in records(proc)[:-1]] == ["config"]
+    assert [r["suppressed"] for r in json_records(proc.stdout)[:-1]] == ["config"]
     proc = run("--json", ".", cwd=tmp_path)
     assert proc.returncode == 1  # src.py: no ignore applies; locale/: text, not identifiers
-    failing = [(r["path"], r["rule"]) for r in records(proc)[:-1] if r["fails"]]
+    failing = [(r["path"], r["rule"]) for r in json_records(proc.stdout)[:-1] if r["fails"]]
     assert failing == [("./src.py", "invisible")]
 
 
@@ -119,12 +116,12 @@ def test_a_baseline_fails_only_on_new_findings(tmp_path: Path) -> None:
     path.write_text(f'# new\n\nx = "{ZWSP}"\ny = "p\u0430ypal"\n', encoding="utf-8")
     proc = run("--baseline", base, "--json", path)
     assert proc.returncode == 0
-    assert [r["suppressed"] for r in records(proc)[:-1]] == ["baseline", "baseline"]
+    assert [r["suppressed"] for r in json_records(proc.stdout)[:-1]] == ["baseline", "baseline"]
     # a second copy of a known finding, and a new one, fail
     path.write_text(f'x = "{ZWSP}"\nx = "{ZWSP}"\ny = "p\u0430ypal"\nz{ZWSP} = 1\n', "utf-8")
     proc = run("--baseline", base, "--json", path)
     assert proc.returncode == 1
-    assert [r["line"] for r in records(proc)[:-1] if r["fails"]] == [2, 4]
+    assert [r["line"] for r in json_records(proc.stdout)[:-1] if r["fails"]] == [2, 4]
     sarif = json.loads(run("--baseline", base, "--format", "sarif", path).stdout)
     results = sarif["runs"][0]["results"]
     assert [bool(r.get("suppressions")) for r in results] == [True, False, True, False]
@@ -142,7 +139,7 @@ def test_statistics_count_each_rule(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_text(f'x = "{ZWSP}"  # sanitizer: ignore[invisible]\ny = "{ZWSP}"\n', "utf-8")
     proc = run("--statistics", "--json", path)
-    stats = records(proc)[-1]["summary"]["statistics"]
+    stats = json_records(proc.stdout)[-1]["summary"]["statistics"]
     assert stats == {"invisible": {"failing": 1, "allowed": 0, "suppressed": 1}}
     text = run("--statistics", path).stdout.decode().splitlines()
     assert text[-1].split()[:2] == ["2", "invisible"]
@@ -190,7 +187,7 @@ def test_a_bidi_control_in_a_file_name_fails(tmp_path: Path) -> None:
     (tmp_path / "caf\u00e9.py").write_text("x = 1\n")  # a name that is not ASCII: fine
     proc = run("--json", ".", cwd=tmp_path)
     assert proc.returncode == 1
-    found = records(proc)[:-1]
+    found = json_records(proc.stdout)[:-1]
     assert [(r["rule"], r["what"], r["path"]) for r in found] == [
         ("bidi-control", "U+202E", "./invoice\u202egpj.py")
     ]
@@ -202,4 +199,4 @@ def test_a_link_is_judged_as_what_its_target_is(tmp_path: Path) -> None:
     (tmp_path / "notes.md").symlink_to(tmp_path / "d" / "evil.py")
     proc = run("--json", "notes.md", cwd=tmp_path)
     assert proc.returncode == 1
-    assert [r["rule"] for r in records(proc)[:-1]] == ["mixed-script"]
+    assert [r["rule"] for r in json_records(proc.stdout)[:-1]] == ["mixed-script"]

@@ -17,6 +17,7 @@ import pytest
 
 from sanitizer import _native
 from sanitizer.cli import _check, _mode_utf8, _verdict, main
+from tests.support.cli_runner import Pipe
 
 SAMPLE = "héllo wörld 日本語 🙂👍🏽 abc\n".encode()  # 1, 2, 3 and 4-byte characters
 READ = _verdict.VERDICT_CHUNK
@@ -27,19 +28,6 @@ def text_of(size: int) -> bytes:
     """``size`` bytes of ``SAMPLE`` repeated, cut back to a character boundary."""
     data = (SAMPLE * (size // len(SAMPLE) + 1))[:size]
     return data[: _native.utf8_valid_prefix_py(data)]
-
-
-class _Pipe(io.RawIOBase):
-    """Bytes that cannot be read twice, as stdin from a pipe (not seekable)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        return self._data.readinto(buffer)
 
 
 def _run(args: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
@@ -69,7 +57,7 @@ def _same_as_pipe(
     path = tmp_path / "input.txt"
     path.write_bytes(data)
     by_file = _run([*options, str(path)], capfd)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(_Pipe(data))))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Pipe(data))))
     by_pipe = _run([*options, "-"], capfd)
     assert by_file == by_pipe
     return by_file[1]

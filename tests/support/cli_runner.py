@@ -9,13 +9,15 @@ are written once.  The child inherits this process's environment, so a suite run
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple, overload
+from typing import Any, Literal, NamedTuple, overload
 
 # The command, for the tests that need a live process (pipes closed early, signals):
 # ``subprocess.Popen([*SANITIZER, "check", ...])``.
@@ -103,3 +105,23 @@ def default_sigint() -> None:
     (``cmd &`` in a script) ignores SIGINT, the child would inherit that, and Python then
     installs no KeyboardInterrupt handler: the signal would be lost."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Pipe(io.RawIOBase):
+    """Bytes that cannot be read twice, as stdin from a pipe (not seekable): for the tests
+    that call the command in process (``io.BufferedReader(Pipe(data))``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._data.readinto(buffer)
+
+
+def json_records(stdout: bytes | str) -> list[dict[str, Any]]:
+    """The records of ``--format json`` output: one JSON object a line."""
+    text = stdout.decode("utf-8") if isinstance(stdout, bytes) else stdout
+    return [json.loads(line) for line in text.splitlines()]
