@@ -1,4 +1,4 @@
-"""Independent oracles for the decoder-core tests.
+"""Independent oracles for the decoder-core tests, and what they compare errors on.
 
 They deliberately do not import anything from ``sanitizer._grammar`` or
 ``sanitizer._errors``: CPython's codec is the reference for verdicts, text and error spans,
@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 # The kind table, spelled out independently of sanitizer._errors.classify (which derives it
 # from the grammar): one oracle serves these tests and the fuzz targets alike.
 from sanitizer._fuzzing.oracles import expected_kind as expected_kind
+
+if TYPE_CHECKING:  # the type only: nothing here reads the package's error rules
+    from sanitizer import Utf8Error
 
 # The boundary bytes of the issue: both ends of every range RFC 3629 §4 / RFC 2279 mention.
 BOUNDARY = bytes.fromhex(
@@ -73,3 +77,16 @@ def lax_decode(data: bytes, start: int) -> tuple[int | None, int, int]:
             return None, k, ones
         value = (value << 6) | (data[start + k] & 0x3F)
     return value, ones, ones
+
+
+def error_facts(err: Utf8Error) -> tuple[object, ...]:
+    """What two reports of one error must agree on, in a stream read in pieces."""
+    return (
+        err.stream_start,
+        err.stream_end,
+        err.kind,
+        err.naive,
+        err.base + err.naive_end,
+        err.reason,
+        err.sequence,
+    )

@@ -19,7 +19,7 @@ from sanitizer import (
     find_errors,
     group_errors,
 )
-from tests.core.oracles import BOUNDARY
+from tests.core.oracles import BOUNDARY, error_facts
 from tests.support.backends import decode
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -38,18 +38,6 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({min(c, len(data)) for c in cuts})
     bounds = [0, *points, len(data)]
     return [data[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-def facts(err: Utf8Error) -> tuple[object, ...]:
-    return (
-        err.stream_start,
-        err.stream_end,
-        err.kind,
-        err.naive,
-        err.base + err.naive_end,
-        err.reason,
-        err.sequence,
-    )
 
 
 def feed_all(chunks: list[bytes], **options: object) -> tuple[str, list[Utf8Error]]:
@@ -77,7 +65,7 @@ def test_any_chunking_equals_one_shot(
     chunks = split(data, cuts)
     text, errors = feed_all(chunks, bom=bom)
     assert text == decode(data, errors="replace", bom=bom)  # type: ignore[arg-type]
-    assert [facts(e) for e in errors] == [facts(e) for e in find_errors(data)]
+    assert [error_facts(e) for e in errors] == [error_facts(e) for e in find_errors(data)]
     assert [[e.stream_start for e in g] for g in group_errors(errors)] == [
         [e.stream_start for e in g] for g in group_errors(find_errors(data))
     ]
@@ -97,12 +85,12 @@ def test_strict_chunking_raises_first_error(
     try:
         want = decode(data)
     except Utf8Error as exc:
-        first = facts(exc)
+        first = error_facts(exc)
         with pytest.raises(Utf8Error) as info:
             for chunk in chunks:
                 dec.decode(chunk)
             dec.decode(b"", final=True)
-        assert facts(info.value) == first
+        assert error_facts(info.value) == first
         assert isinstance(info.value, UnicodeDecodeError)
     else:
         got = "".join(dec.decode(c) for c in chunks) + dec.decode(b"", final=True)
@@ -122,7 +110,7 @@ def test_allow_overlong_nul_chunking(
     text, errors = feed_all(chunks, allow_overlong_nul=True)
     assert text == decode(data, errors="replace", allow_overlong_nul=True)
     want = find_errors(data, allow_overlong_nul=True)
-    assert [facts(e) for e in errors] == [facts(e) for e in want]
+    assert [error_facts(e) for e in errors] == [error_facts(e) for e in want]
     dec = IncrementalDecoder(allow_overlong_nul=True)
     if want:
         with pytest.raises(Utf8Error) as info:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sanitizer import IncrementalDecoder, Utf8Error, find_errors
 from sanitizer.strategies import attack_bytes, chunkings
-from tests.core.oracles import BOUNDARY
+from tests.core.oracles import BOUNDARY, error_facts
 from tests.support.backends import decode
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -24,18 +24,6 @@ pieces = st.one_of(
     st.characters().map(lambda c: c.encode("utf-8", "surrogatepass")),
 )
 streams = st.lists(pieces, max_size=25).map(b"".join) | attack_bytes()
-
-
-def facts(err: Utf8Error) -> tuple[object, ...]:
-    return (
-        err.stream_start,
-        err.stream_end,
-        err.kind,
-        err.naive,
-        err.base + err.naive_end,
-        err.reason,
-        err.sequence,
-    )
 
 
 def feed_until(
@@ -64,7 +52,7 @@ def test_first_error_is_one_shot_first_error(
     if not one_shot:
         assert errors == [] and text == decode(data)
     else:
-        assert [facts(e) for e in errors] == [facts(one_shot[0])]
+        assert [error_facts(e) for e in errors] == [error_facts(one_shot[0])]
         # the text ends with the error's U+FFFD, as decoding up to its end gives
         assert text == decode(data[: one_shot[0].stream_end], errors="replace")
 
@@ -77,7 +65,7 @@ def test_limit_is_find_errors_limit(
     chunks = draw.draw(chunkings(data))
     text, errors, _ = feed_until(chunks, limit)
     want = find_errors(data, limit=limit)
-    assert [facts(e) for e in errors] == [facts(e) for e in want]
+    assert [error_facts(e) for e in errors] == [error_facts(e) for e in want]
     end = want[-1].stream_end if len(want) == limit else len(data)
     assert text == decode(data[:end], errors="replace")
 
@@ -90,7 +78,7 @@ def test_limit_with_allow_overlong_nul(backend: ModuleType, parts: list[bytes]) 
         chunks = [data[: cuts[0]], data[cuts[0] : cuts[1]], data[cuts[1] :]]
         text, errors, _ = feed_until(chunks, 1, allow_overlong_nul=True)
         want = find_errors(data, limit=1, allow_overlong_nul=True)
-        assert [facts(e) for e in errors] == [facts(e) for e in want]
+        assert [error_facts(e) for e in errors] == [error_facts(e) for e in want]
         if not want:
             assert text == decode(data, allow_overlong_nul=True)
 
