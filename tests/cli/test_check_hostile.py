@@ -25,12 +25,12 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 
-from sanitizer.cli import _check, _check_args, _inputs, _locate, _output, build_parser
+from sanitizer.cli import _check, _inputs, _locate, _output
 from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._report import Progress
 from sanitizer.strategies import attack_bytes
 from tests.support import cli_runner
-from tests.support.cli_runner import CliResult, Pipe, json_records
+from tests.support.cli_runner import CliResult, Pipe, check_settings, json_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_text())
@@ -41,20 +41,13 @@ def run_cli(*args: str | Path, stdin: bytes = b"") -> CliResult:
     return cli_runner.run_cli("check", "--progress", "never", *args, stdin=stdin)
 
 
-def settings_of(*options: str) -> _check_args.Settings:
-    argv = ["check", *options, "-"]
-    got = _check_args.resolve(build_parser(argv).parse_args(argv))
-    assert not isinstance(got, str), got
-    return got
-
-
 def outcome_of(
     data: bytes, options: tuple[str, ...], pipe: bool, name: str = "in.txt", first: int = CHUNK
 ) -> Any:
     """The outcome of ``sanitizer check`` on ``data`` as one input, in this process."""
     stream: Any = io.BufferedReader(Pipe(data)) if pipe else io.BytesIO(data)
     opened = Opened(name, name, stream, stream.read(first))
-    settings = settings_of(*options)
+    settings = check_settings(*options)
     mode = _check.mode_for(Input(name, True), opened, settings)
     assert mode is not None
     outcome = mode(opened, settings, Progress(0, enabled=False))

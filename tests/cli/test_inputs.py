@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sanitizer.cli._output import display_path
-from tests.support.cli_runner import SANITIZER, CliResult, run_cli
+from tests.support.cli_runner import SANITIZER, CliResult, first_line_then_close, run_cli
 
 ATTACK = b"bad \xc0\xae\n"
 
@@ -82,13 +82,8 @@ def test_json_is_strict_utf8_and_carries_the_name_losslessly(
 
 @pytest.mark.parametrize("fmt", [[], ["--json"]], ids=["text", "json"])
 def test_broken_pipe_is_quiet_and_never_all_valid(tree: Path, fmt: list[str]) -> None:
-    cmd = [*SANITIZER, "check", *fmt, str(tree)]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.readline()
-        proc.stdout.close()  # as `| head -1` does
-        err = proc.stderr.read()
-        assert proc.wait(timeout=60) == 141
+    code, err = first_line_then_close("check", *fmt, str(tree))
+    assert code == 141
     assert b"Broken pipe" not in err and b"Traceback" not in err
     assert b"unreadable" not in err
 

@@ -18,7 +18,13 @@ import pytest
 
 from sanitizer.cli import _jobs
 from tests.policy import source_samples as samples
-from tests.support.cli_runner import SANITIZER, CliResult, default_sigint, run_cli
+from tests.support.cli_runner import (
+    SANITIZER,
+    CliResult,
+    default_sigint,
+    first_line_then_close,
+    run_cli,
+)
 
 pytestmark = pytest.mark.skipif(not _jobs.can_fork(), reason="workers need fork")
 
@@ -123,13 +129,8 @@ def test_broken_pipe_ends_a_parallel_run_quietly(tree: Path) -> None:
     for i in range(300):  # more output than a pipe holds
         (tree / "more" / f"m{i:03}.py").parent.mkdir(exist_ok=True)
         (tree / "more" / f"m{i:03}.py").write_text("\u200b\n" * 20)
-    cmd = [*SANITIZER, "check", "-j", "2", "--policy", "SOURCE", str(tree)]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.readline()
-        proc.stdout.close()  # as `| head -1` does
-        err = proc.stderr.read()
-        assert proc.wait(timeout=60) == 141
+    code, err = first_line_then_close("check", "-j", "2", "--policy", "SOURCE", str(tree))
+    assert code == 141
     assert b"Traceback" not in err and b"Broken pipe" not in err
 
 

@@ -27,13 +27,12 @@ from sanitizer.cli import (
     _mode_utf8,
     _mode_wide,
     _mode_wide_policy,
-    build_parser,
     main,
 )
 from sanitizer.cli._inputs import CHUNK, Input, Opened
 from sanitizer.cli._output import Writer
 from sanitizer.cli._report import Outcome, Progress, Sink
-from tests.support.cli_runner import Pipe
+from tests.support.cli_runner import Pipe, check_settings
 
 TROJAN = "s = '\u202eevil\u202c'  # caf\u00e9\nx = 'p\u043est'\npost = 1\np\u043est = 2\n"
 ILL_FORMED = b"ab\xc0\xaf c\r\n\xed\xa0\x80 \xf0\x9f\x98\x80 \xf0\x9f\x98 \xe2\x80\xae x\n" * 3
@@ -117,13 +116,6 @@ CASES: dict[str, tuple[Any, tuple[str, ...], bytes, bool]] = {
 FORMATS = ("text", "json", "sarif")
 
 
-def _settings(*options: str) -> _check_args.Settings:
-    argv = ["check", *options, "-"]
-    settings = _check_args.resolve(build_parser(argv).parse_args(argv))
-    assert not isinstance(settings, str), settings
-    return settings
-
-
 def _command(
     options: tuple[str, ...],
     path: str,
@@ -176,7 +168,7 @@ def test_a_mode_reports_what_the_command_does(
         Path(path).write_bytes(data)
     options = ("--format", fmt, *options)
     printed = _command(options, path, data, capfd, monkeypatch)
-    settings = _settings(*options)
+    settings = check_settings(*options)
     chosen, opened, outcome, findings = _by_mode(case, path, settings)
     assert chosen is mode
     assert outcome.listed == len(findings)
@@ -204,7 +196,7 @@ def test_findings_counted_but_not_listed_are_carried(tmp_path: Path) -> None:
     """TEXT lists 1000 findings (``Policy.max_findings``); the outcome counts the rest."""
     path = tmp_path / "input.txt"
     path.write_bytes(CASES["policy, listed up to max_findings"][2])
-    settings = _settings("--policy", "TEXT")
+    settings = check_settings("--policy", "TEXT")
     _, _, outcome, findings = _by_mode("policy, listed up to max_findings", str(path), settings)
     assert (len(findings), outcome.more, outcome.failing, outcome.size) == (1000, 500, 1500, 1500)
 
@@ -212,4 +204,4 @@ def test_findings_counted_but_not_listed_are_carried(tmp_path: Path) -> None:
 def test_streamed_modes_count_every_byte_read() -> None:
     for case in ("stream (stdin pipe)", "utf-32be from stdin", "source, strict, from stdin"):
         _, options, data, _ = CASES[case]
-        assert _by_mode(case, "-", _settings(*options))[2].size == len(data)
+        assert _by_mode(case, "-", check_settings(*options))[2].size == len(data)

@@ -17,7 +17,10 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+
+if TYPE_CHECKING:
+    from sanitizer.cli._check_args import Settings
 
 # The command, for the tests that need a live process (pipes closed early, signals):
 # ``subprocess.Popen([*SANITIZER, "check", ...])``.
@@ -125,3 +128,26 @@ def json_records(stdout: bytes | str) -> list[dict[str, Any]]:
     """The records of ``--format json`` output: one JSON object a line."""
     text = stdout.decode("utf-8") if isinstance(stdout, bytes) else stdout
     return [json.loads(line) for line in text.splitlines()]
+
+
+def first_line_then_close(*args: str) -> tuple[int, bytes]:
+    """Run ``python -m sanitizer ARGS``, read one line of its output and close the pipe,
+    as ``| head -1`` does: (exit status, what it wrote to stderr)."""
+    command = [*SANITIZER, *args]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        return proc.wait(timeout=60), err
+
+
+def check_settings(*options: str) -> Settings:
+    """The settings ``sanitizer check OPTIONS -`` runs with, resolved in process."""
+    # imported here: a test run that never asks loads no CLI module in the test process
+    from sanitizer.cli import _check_args, build_parser
+
+    argv = ["check", *options, "-"]
+    settings = _check_args.resolve(build_parser(argv).parse_args(argv))
+    assert not isinstance(settings, str), settings
+    return settings
