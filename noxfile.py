@@ -102,7 +102,7 @@ def engines(session: nox.Session) -> None:
     """The recipes of docs/datasets.md under the real engines, Spark included (the
     engines extra: pyspark, which needs a Java runtime, is not in the test extra)."""
     _install(session, "test,engines")
-    session.run("python", "-m", "pytest", "tests/test_columns_engines.py", *session.posargs)
+    session.run("python", "-m", "pytest", "tests/columns/test_engines.py", *session.posargs)
 
 
 @nox.session(python=DEFAULT_PYTHON)
@@ -115,7 +115,7 @@ def docs(session: nox.Session) -> None:
         session.run("mkdocs", "serve", "--strict", "--dev-addr", "127.0.0.1:8000")
         return
     session.run("mkdocs", "build", "--strict", "--site-dir", "build/site")
-    session.run("python", "-m", "pytest", "tests/test_docs.py")
+    session.run("python", "-m", "pytest", "tests/suites/test_docs.py")
 
 
 @nox.session(python=DEFAULT_PYTHON)
@@ -144,7 +144,7 @@ def cflite_build(session: nox.Session) -> None:
         "python",
         "-m",
         "pytest",
-        "tests/test_clusterfuzzlite.py",
+        "tests/fuzzing/test_clusterfuzzlite.py",
         "-k",
         "real_build",
         *session.posargs,

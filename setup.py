@@ -12,7 +12,7 @@ named ``_speedups``, which would shadow the module):
 
 A failed build is not silent: ``_BuildExt`` ends the build with a warning saying so (pip
 shows it with ``-v``), and ``sanitizer --version`` names the backend that runs.
-``EXTENSIONS`` is read by tests/test_layering.py and tests/test_native.py (every C file
+``EXTENSIONS`` is read by tests/suites/test_layering.py and tests/core/test_native.py (every C file
 is built once, by the extension of its layer): keep it a literal.
 """
 

@@ -6,7 +6,7 @@
 # build, address or undefined; libFuzzer's coverage is added: atheris'
 # native_extension_fuzzing.md), checks both really were built so (setup.py makes them
 # optional), then for every fuzz/fuzz_<name>.py (one per target of
-# sanitizer._fuzzing.targets.REGISTRY, a thin entry point; tests/test_fuzz_registry.py):
+# sanitizer._fuzzing.targets.REGISTRY, a thin entry point; tests/fuzzing/test_targets.py):
 #   $OUT/fuzz_<name>                 the fuzzer (compile_python_fuzzer: pyinstaller + atheris)
 #   $OUT/fuzz_<name>_seed_corpus.zip corpus/<name>/, the seeds ClusterFuzzLite starts from
 #                                    (tools/generate.py corpus writes them from the package's

@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from webservers import HOST, start  # type: ignore[import-not-found]  # the tests' one loop
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.web.webservers import HOST, start  # the tests' one loop
 
 __all__ = ["HOST", "free_port", "running"]
 
@@ -39,7 +39,7 @@ def running(
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``command`` until it accepts connections on ``port`` (or fail after
     ``timeout`` s), with ``env`` (its PYTHONPATH included) and its output to
-    ``output``; stop it and its workers on exit (``tests/webservers.start``: SIGTERM to
+    ``output``; stop it and its workers on exit (``tests/web/webservers.start``: SIGTERM to
     its session, SIGKILL after 10 s)."""
     with start(
         command,

@@ -2,7 +2,7 @@
 """The cost matrix: every kind of text, legitimate or hostile, through every API, as a
 ratio to the clean path, so that no kind of text falls off a cliff.
 
-Each cell is the time of one API on one kind of text (tests/text_classes.py, repeated to
+Each cell is the time of one API on one kind of text (tests/policy/text_classes.py, repeated to
 the same byte size) divided by the larger of two baselines measured in the same run: the
 same API on clean CJK text of that size, and ``bytes.decode`` of the same input (clean
 CJK through ``inspect`` runs at memory speed, faster than any text with findings can be
@@ -25,12 +25,11 @@ from typing import Any
 import _figures
 from _timing import best
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from text_classes import HOSTILE, LEGITIMATE, sample  # type: ignore[import-not-found]
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sanitizer
 from sanitizer import Policy, precis, profiles
 from sanitizer import _policy as policy
+from tests.policy.text_classes import HOSTILE, LEGITIMATE, sample
 
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
@@ -158,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_docs:
         _figures.write(
             "cost_matrix",
-            summary="Each kind of text (tests/text_classes.py) through each API, as a ratio "
+            summary="Each kind of text (tests/policy/text_classes.py) through each API, as a ratio "
             "to max(the same API on clean CJK text of the same byte size, bytes.decode of "
             f"the same input), {args.size // 1024} KiB per kind, best of {args.repeats}.",
             goals="legitimate kinds <= 3x, hostile kinds <= 10x, every cell.",

@@ -21,7 +21,7 @@
    that would add its own start-up to ruff's time).  On a shared machine, compare CPU
    times as well as wall times.
    Goals: >= 2x faster than ruff, >= 20x faster than anti-trojan-source, < 100 MiB.
-2. What each tool catches and wrongly flags on tests/source_samples.py: the Trojan Source
+2. What each tool catches and wrongly flags on tests/policy/source_samples.py: the Trojan Source
    attacks (Python, C, JavaScript, Rust), payloads, ill-formed files, and the legitimate
    multilingual corpus (ruff reads Python only, so it gets the ``.py`` files).
 3. With ``--instructions``: instruction counts of the gate (valgrind's callgrind, which a
@@ -53,8 +53,8 @@ from pathlib import Path
 import _figures
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import source_samples as samples  # type: ignore[import-not-found]  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tests.policy import source_samples as samples  # noqa: E402
 
 ATS = ROOT / "bench/node/node_modules/.bin/anti-trojan-source"
 RUFF_RULES = "PLE2502,PLE2510,PLE2512,PLE2513,PLE2514,PLE2515,RUF001,RUF002,RUF003"

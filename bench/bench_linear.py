@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Linear time on adversarial input: T(4n) / T(n) for every decoding entry point.
 
-The test suite counts the Python-level work (tests/test_decoder_properties.py,
+The test suite counts the Python-level work (tests/core/test_decoder_properties.py,
 ``test_linear_work``); this script times the whole cost, C included, which a timed unit
 test on a shared machine cannot do reliably.  Linear is 4x, quadratic 16x; a ratio over 8x
 exits 1.  CPU time of this process, the cyclic GC paused, small and big runs interleaved

@@ -10,7 +10,7 @@
 * a link to a repository file outside ``docs/`` (``../examples/x.py``, which GitHub
   renders) becomes a link into ``repo_url`` when the site has one, else the path in code.
 
-The site is built by ``mkdocs build --strict`` (``nox -s docs``, ``tests/test_docs.py``);
+The site is built by ``mkdocs build --strict`` (``nox -s docs``, ``tests/suites/test_docs.py``);
 configuration in ``mkdocs.yml``.  Nothing here touches the network.
 """
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 
 # The core's names load with the package, the others (below) on first use; these imports
-# are the table's entries for the core's modules, no more, no less (tests/test_public.py).
+# are the table's entries for the core's modules, no more, no less (tests/suites/test_public.py).
 from ._charnames import UNICODE_VERSION, describe  # noqa: F401
 from ._decoder import (  # noqa: F401
     BACKEND,

@@ -20,7 +20,7 @@ used, with a ``RuntimeWarning`` saying to reinstall.
 The extension's sources are in ``_native_src/`` (one C file per job) and its types in
 ``_speedups.pyi``.  ``speedups`` is typed by the ``Speedups`` protocol below, which mypy
 checks the module against (through the stub), so every caller is type-checked too;
-tests/test_native.py holds the protocol, the stub and the module's methods to the same
+tests/core/test_native.py holds the protocol, the stub and the module's methods to the same
 signatures.
 """
 
@@ -355,7 +355,7 @@ BACKEND: Literal["c", "python"] = "c" if speedups is not None else "python"
 
 # The UTF-8 validator: "valid up to where", RFC 3629 §4.
 # Its block: the C kernels test 64 bytes at a time (validate.c's BLOCK, which the extension
-# exports as VALIDATOR_BLOCK; tests/test_native.py holds the two equal), so in C the
+# exports as VALIDATOR_BLOCK; tests/core/test_native.py holds the two equal), so in C the
 # answer may stop up to one block short of the first error.  Callers that reason about
 # that slack (the decoder, `sanitizer check`, the fuzz oracles) read it here.
 VALIDATOR_BLOCK = 64

@@ -3,7 +3,7 @@
 Why a stub: mypy cannot read a C module, so without it every call into the extension
 would be unchecked.  Reach the module through ``sanitizer._native.speedups`` (``None``
 when it is not built, is a stale build, or ``SANITIZER_PURE_PYTHON=1``).
-tests/test_native.py checks that this file, the ``Speedups`` protocol of ``_native.py``
+tests/core/test_native.py checks that this file, the ``Speedups`` protocol of ``_native.py``
 and the module's methods name the same attributes with the same parameters.
 """
 

@@ -33,7 +33,7 @@ interleaved, for the README's figures.  Exit 1 when a target fails (a finding).
 
 ``--selftest-oob`` defines ``SANITIZER_FUZZ_SELFTEST_OOB``: percent.c (the web extension)
 then reads one byte
-past its input for a value ending in ``%``, an off-by-one that tests/test_fuzz_native.py
+past its input for a value ending in ``%``, an off-by-one that tests/fuzzing/test_native.py
 expects ASan to catch within seconds.  Never use that build for anything else.
 
 Requires clang (``apt-get install -y clang llvm``; llvm for ``llvm-symbolizer``) and

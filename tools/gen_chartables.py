@@ -14,7 +14,7 @@ Sources, both pinned to the same Unicode version (checked below):
   (PropList.txt, Other_Default_Ignorable_Code_Point; UAX #44 §5.7.2) are listed here.
 
 Run by ``tools/generate.py`` (rewrites the file) or ``--check`` (exit 1 when the file is
-stale); ``tests/test_generated_files.py`` runs the check.
+stale); ``tests/suites/test_generated_files.py`` runs the check.
 """
 
 from __future__ import annotations

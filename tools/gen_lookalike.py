@@ -25,7 +25,7 @@ maps are written as three parallel string literals (sources, value lengths, valu
 parsing at load, so a first call costs little even where no .pyc can be written.
 
 Run by ``tools/generate.py`` (rewrites the files) or ``--check`` (exit 1 when a file is
-stale); ``tests/test_generated_files.py`` runs the check.
+stale); ``tests/suites/test_generated_files.py`` runs the check.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ with) reads them: its reason names, its width mapping (U+FF01..FFEF to a one-cha
 NFKC), its space set (Zs but U+0020).
 
 Run: ``python tools/gen_precis.py`` (rewrites the file) or ``--check`` (exit 1 when it is
-stale).  ``tests/test_precis_data.py`` compares ``outputs()`` with the committed file.
+stale).  ``tests/identifiers/test_precis_data.py`` compares ``outputs()`` with the committed file.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ unicodedata2, so this script reads them once from the files vendored in
 them as literals, with the Unicode and IVD versions they come from.
 
 Run: ``python tools/generate.py sequences`` (rewrites the file) or ``--check`` (exit 1
-when it is stale; tests/test_generated_files.py runs it).  ``outputs()`` is the
+when it is stale; tests/suites/test_generated_files.py runs it).  ``outputs()`` is the
 generator's whole result (repo-relative path -> text).
 """
 

@@ -20,8 +20,8 @@ checked here against the grammar, exhaustively, before it is written:
   character >= U+0100 (the decoder's str kind).
 
 Run through the one entry point: ``python tools/generate.py utf8_tables`` (``--check``:
-exit 1 when the file is stale, which tests/test_generated_files.py runs);
-``tests/test_utf8_tables.py`` holds the header's tables to the grammar again, byte for
+exit 1 when the file is stale, which tests/suites/test_generated_files.py runs);
+``tests/core/test_grammar_c_tables.py`` holds the header's tables to the grammar again, byte for
 byte.
 """
 

@@ -3,7 +3,7 @@
 Why a fixture: ICU's SpoofChecker is the reference implementation of UTS #39, but it
 reaches Python only through a large binary wheel, so it is neither a runtime nor a test
 dependency.  This script runs once, in its own environment, and stores what ICU says;
-``tests/test_lookalike_icu.py`` compares ``sanitizer._lookalike`` with it, and
+``tests/identifiers/test_lookalike_icu.py`` compares ``sanitizer._lookalike`` with it, and
 ``bench/bench_confusable.py`` reuses its pairs.
 
 Environment (ICU 78.3, Unicode 17.0, PyICU 2.16.2, all inside one manylinux wheel)::

@@ -4,7 +4,7 @@ A differential fuzzer that never finds anything proves nothing.  Every function 
 decoder with exactly one well-known mistake (RFC 3629 §10's overlongs, CESU-8 surrogates,
 values above U+10FFFF, RFC 2279 5/6-byte forms, Java's Modified UTF-8 (HOWTO §5.9.4),
 lenient truncation handling, wrong error offsets, BOM and noncharacter mix-ups...).
-``tests/test_mutants.py`` asserts that ``check_decode(data, candidate=mutant)`` flags each
+``tests/fuzzing/test_mutants.py`` asserts that ``check_decode(data, candidate=mutant)`` flags each
 of them on the seed corpus within seconds, and the campaign runner can use them to show
 that a fuzzing setup works ("mutation testing" of the harness).
 
@@ -371,7 +371,7 @@ MUTANTS: dict[str, Decoder] = {
 # -- for campaigns only: the process-level misbehaviours and the needle ---------------------
 # These cannot be replayed in the test process (a hang, a SIGKILL, an exit the oracle
 # cannot intercept) or are, on purpose, out of the seed corpus's reach (the needle): the
-# campaign runner's tests run them in real libFuzzer workers (tests/test_fuzz_runner.py).
+# campaign runner's tests run them in real libFuzzer workers (tests/fuzzing/test_runner.py).
 
 _bound_exit = os._exit  # bound at import: replacing os._exit later does not reach it
 

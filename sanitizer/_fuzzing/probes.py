@@ -3,7 +3,7 @@
 A fuzzer finds what it happens to hit; a user deciding whether a decoder is safe needs
 every class answered, even after a ten-second campaign.  The probes are the decode seeds
 (``seeds.SEEDS``: Kuhn's stress test, RFC 3629 §10, Unicode §3.9 Table 3-8, CESU-8 pairs
-...), each filed under its class (``classes``); ``tests/test_fuzz_summary.py`` holds that
+...), each filed under its class (``classes``); ``tests/fuzzing/test_summary.py`` holds that
 every class has probes.  ``judge`` runs one through the candidate with the oracle's own
 judgement (``oracles.judge_candidate``), and ``class_table`` folds probes and a
 campaign's findings into one row per class: accepted, refused or differs, with the

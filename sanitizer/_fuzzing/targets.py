@@ -2,7 +2,7 @@
 
 Each ``FuzzTarget`` says what the target asserts, where its oracle is, what its workers
 instrument, its seeds (the letter of ``seeds.SEEDS`` rows), its dictionary and its
-libFuzzer options.  Derived from it, or tested equal to it (``tests/test_fuzz_registry.py``):
+libFuzzer options.  Derived from it, or tested equal to it (``tests/fuzzing/test_targets.py``):
 ``sanitizer fuzz TARGET`` (``cli/_fuzz.py``), ``python -m sanitizer.fuzzing TARGET``,
 a campaign's replay helpers, the scripts ``fuzz/fuzz_TARGET.py`` and their ``.options``,
 the seed directories ``corpus/TARGET/`` (``tools/generate.py corpus``) and the ClusterFuzzLite

@@ -123,7 +123,7 @@ def passes(policy: Policy | None, raw: bytes) -> bool:
 
 
 def passes_text(policy: Policy | None, text: str) -> bool:
-    """As tests/test_web_differential.judged: the text passes, or it is latin-1 read from
+    """As tests/suites/test_web_differential.judged: the text passes, or it is latin-1 read from
     bytes (how headers reach a framework) and those bytes pass."""
     if policy is None or inspect(text, policy).ok:
         return True

@@ -7,7 +7,7 @@ error handler is called once per ill-formed unit), and that an incremental decod
 chunking derived from the bytes equals one-shot decoding.  With a ``candidate``
 (bytes -> str, raising ``UnicodeDecodeError``), the candidate's UTF-16LE verdict, text and
 first error span must equal ``sanitizer.utf16``'s.  ``MUTANTS`` are plausible UTF-16 bugs;
-the seed corpus (``corpus/utf16/``) must catch each (``tests/test_utf16.py``).
+the seed corpus (``corpus/utf16/``) must catch each (``tests/core/test_utf16.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
  * functions together (precis.c adds its own: speedups_precis_register).  Python reaches
  * the module through sanitizer/_native.py only, and sanitizer/_speedups.pyi states its
  * signatures for mypy; each method's docstring starts with the same signature
- * (inspect.signature reads it), and tests/test_native.py holds the three to the same
+ * (inspect.signature reads it), and tests/core/test_native.py holds the three to the same
  * names and parameters.
  *
  * Multi-phase init (PEP 489) with the module's state in the module (PEP 573, speedups.h):

@@ -279,7 +279,7 @@ context_refuses(const Table *tab, int kind, const void *data, Py_ssize_t n, Py_s
 /* Whether the U+03A3 at i of text is final (Unicode §3.13, Table 3-17, Final_Sigma: a
  * Cased character before it and none after, Case_Ignorable ones skipped), as CPython's
  * str.lower reads it.  Read on the text before the width and space mappings, which keep
- * both properties (tests/test_precis.py checks every code point they map). */
+ * both properties (tests/identifiers/test_precis.py checks every code point they map). */
 static int
 final_sigma(const Table *tab, int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
 {

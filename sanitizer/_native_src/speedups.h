@@ -16,7 +16,7 @@
  *
  * This header declares the functions module.c puts in the method table, the module's
  * state, and the policy-table layout scan.c reads and module.c exports
- * (sanitizer/_policy/_classtable.py writes the same layout; tests/test_native.py checks
+ * (sanitizer/_policy/_classtable.py writes the same layout; tests/core/test_native.py checks
  * that the two sides agree).
  */
 #ifndef SANITIZER_SPEEDUPS_H

@@ -8,7 +8,7 @@
  * module holds `_C_API`, a PyCapsule of the struct below, and the web module imports it
  * once, at its own initialisation, checking the ABI version it was built against.  Only
  * this header crosses from sanitizer/_native_src/ to sanitizer/web/_native_src/
- * (tests/test_layering.py checks the #include lines).
+ * (tests/suites/test_layering.py checks the #include lines).
  */
 #ifndef SANITIZER_SPEEDUPS_CAPI_H
 #define SANITIZER_SPEEDUPS_CAPI_H

@@ -114,7 +114,7 @@ SEQUENCE_SETS: dict[str, Ranges] = {
 }
 
 # Layout of a policy's ``tables`` argument to ``_speedups.scan`` / ``clean`` (the same names
-# in _native_src/speedups.h, exported by the extension; tests/test_native.py compares them):
+# in _native_src/speedups.h, exported by the extension; tests/core/test_native.py compares them):
 FLAGS_OFFSET = 0  # flags[256] by class: bit 0 "interesting", bit 1 "combining mark"
 RULE_IDS_OFFSET = 256  # rule[256] by class: 0 = none, r = sequence rule r (1-based)
 PREFILTER_OFFSET = 512  # prefilter[16] for 1-byte strings (see ``prefilter``)
@@ -147,7 +147,7 @@ def class_table() -> ClassTable:
         and data.FLAGS == FLAGS
         and data.CATEGORIES == tuple(c.value for c in CHARACTER_CATEGORIES)
     )
-    if not current:  # pragma: no cover - caught by tests/test_classtable_data.py
+    if not current:  # pragma: no cover - caught by tests/policy/test_classtable_data.py
         return build_class_table()
     packed = zlib.decompress(binascii.a2b_base64("".join(data.PACKED)))
     stage1 = array("H")

@@ -464,7 +464,7 @@ class Run:
                 _C.ILL_FORMED, err.start, err.end, act, is_index=False, raw=err.sequence, error=err
             )
         # CPython's "replace" puts one U+FFFD per maximal subpart, as decode(errors=
-        # "replace") does (tests/test_decoder_properties.py), in one C pass.
+        # "replace") does (tests/core/test_decoder_properties.py), in one C pass.
         self.text = text = raw.decode("utf-8", "replace")
         if self.verdict:
             return  # REPLACE: no finding is wanted, only the text
@@ -476,7 +476,8 @@ class Run:
         # cannot end inside EF BF BD (its bytes are a complete sequence), cannot start at
         # BF or BD then go on (a lone continuation byte is a subpart of length 1), and an
         # earlier lead (C2..F4) cut short by EF ends before EF.  So the replaced text has
-        # one U+FFFD per subpart plus one per literal EF BF BD (tests/test_policy_bounded).
+        # one U+FFFD per subpart plus one per literal EF BF BD
+        # (tests/policy/test_policy_bounded.py).
         total = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
         cap = self.policy.max_findings
         errors = find_errors(raw, limit=cap)

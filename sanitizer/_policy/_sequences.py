@@ -210,7 +210,7 @@ def earned_by_previous(text: str, k: int, cache: SequenceCache) -> range:
     ``text[k - 1]`` is not output (stripped or replaced), they are stray.
 
     Only ``before`` neighbours can be removed: no rule's ``after`` set (emoji) meets a
-    category or a combining mark (tests/test_policy_invariants.py checks the data)."""
+    category or a combining mark (tests/policy/test_policy_invariants.py checks the data)."""
     cp = ord(text[k])
     category = category_of(cp)
     if category is Category.TAG:

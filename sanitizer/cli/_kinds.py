@@ -17,7 +17,7 @@ A kind says three things about a file:
   (``_inputs.looks_binary``), so that two bytes (a NUL and an invalid one) cannot take
   a C file out of the gate.
 
-``KINDS`` is the table (docs/check.md shows it, tests/test_cli_kinds.py checks the two
+``KINDS`` is the table (docs/check.md shows it, tests/cli/test_kinds.py checks the two
 are equal); ``kind_of`` reads it.
 """
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .._fuzzing.web_oracle import check_web
     from .._fuzzing.wide_oracle import check_wide
 
-# public name -> the module defining it (tests/test_fuzz_registry.py: every registered
+# public name -> the module defining it (tests/fuzzing/test_targets.py: every registered
 # target's oracle is here)
 _PUBLIC = {
     "load": "sanitizer._fuzzing.candidate",

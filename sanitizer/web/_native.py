@@ -9,7 +9,7 @@ the web layer, since its head pass calls the core's ``clean()``.  An extension o
 ABI version is not used, with a ``RuntimeWarning`` saying to reinstall.
 
 Its sources are in ``_native_src/`` and its types in ``_speedups.pyi``; ``speedups`` is
-typed by the ``WebSpeedups`` protocol below (tests/test_web_native.py holds the protocol,
+typed by the ``WebSpeedups`` protocol below (tests/web/test_native.py holds the protocol,
 the stub and the module's methods to the same signatures).
 """
 

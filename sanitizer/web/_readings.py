@@ -9,7 +9,7 @@ refused as ambiguous, naming the part and the readers that disagree.  So every r
 the checks that concerns a framework is asked of this table -- which readers decode raw
 bytes >= 0x80 as Latin-1, which percent-decode a cookie, which HTML-escapes a multipart
 name resolves, which JSON accessor parses a body whatever its Content-Type -- and a test
-holds the table to the frameworks' own parsers (tests/test_web_differential*.py).
+holds the table to the frameworks' own parsers (tests/suites/test_web_differential*.py).
 
 The readers are the frameworks at the versions the ``test`` extra installs; each entry
 was read from the framework's source and is checked by calling it.
@@ -318,7 +318,7 @@ _ANYWHERE = "anywhere in the Content-Type value, parameters included"
 # Every media type a supported framework maps to its form, multipart or JSON parser, read
 # from their sources (Werkzeug's FormDataParser, Quart's parse_functions, Starlette's and
 # Litestar's form(), Django's _load_post_and_files, Falcon's media Handlers) and checked
-# by calling them (tests/test_web_readings.py).  Werkzeug, Quart, Starlette and Litestar
+# by calling them (tests/web/test_readings.py).  Werkzeug, Quart, Starlette and Litestar
 # lower-case the type; Falcon and Django compare it as sent.  The middleware reads a body
 # with a form or multipart spelling as that kind (``media_kinds``); every body not
 # declared JSON is read as JSON by content anyway, so the JSON spellings are documented

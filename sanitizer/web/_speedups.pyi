@@ -3,7 +3,7 @@
 Why a stub: mypy cannot read a C module, so without it every call into the extension
 would be unchecked.  Reach the module through ``sanitizer.web._native.speedups``
 (``None`` when it is not built, is a stale build, or the core runs on the pure-Python
-backend).  tests/test_web_native.py checks that this file, the ``WebSpeedups`` protocol
+backend).  tests/web/test_native.py checks that this file, the ``WebSpeedups`` protocol
 of ``_native.py`` and the module's methods name the same attributes with the same
 parameters.
 """

@@ -18,7 +18,7 @@
  * which this mirrors).
  *
  * groups is sanitizer.web._compiled_web.FastHeadArgs: four groups (path, query, headers,
- * cookies), each a FastGroup (allowed, flags, c_args); tests/test_web_native.py checks
+ * cookies), each a FastGroup (allowed, flags, c_args); tests/web/test_native.py checks
  * that layout.  A value passes its group if it is
  * ASCII whose 128 flags are all 1 (no policy of the group scans those bytes), or else if
  * clean() finds it clean under each of c_args, the policies' table arguments (stage1,

@@ -1,0 +1,1 @@
+"""Tests of ``sanitizer.columns`` over Arrow columns, and under real engines."""

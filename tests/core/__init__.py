@@ -1,0 +1,3 @@
+"""Tests of the decoder core: ``sanitizer/_decoder.py``, ``_errors.py``, ``_grammar.py``,
+``_machine.py``, ``_native.py`` and the C validator, ``utf16``/``utf32``/``utf7``, the
+generated category tables. Oracles independent of the grammar: ``oracles.py``."""

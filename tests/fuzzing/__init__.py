@@ -1,0 +1,3 @@
+"""Tests of the fuzzing harness: ``sanitizer.fuzzing`` and ``sanitizer/_fuzzing/`` (one file
+per module where there is one: ``ledger.py`` -> ``test_ledger.py``), the seed corpus,
+``sanitizer.strategies``, ClusterFuzzLite."""

@@ -1,0 +1,2 @@
+"""Tests of identifier comparison: ``sanitizer.identifiers`` (``_identifiers.py``),
+``sanitizer.lookalike`` (``_lookalike/``) and ``sanitizer.precis``."""

@@ -1,0 +1,1 @@
+"""Tests of ``sanitizer.integrations``: Django and pydantic."""

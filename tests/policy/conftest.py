@@ -1,0 +1,6 @@
+"""Fixtures of the tests of the policy layer: ``sanitizer.policy`` and ``sanitizer/_policy/``,
+``profiles``, ``reveal``, the source gate (``_source_gate.py``) and the rule registry.
+Sample texts: ``text_classes.py``, ``reveal_samples.py``, ``source_samples.py``.
+
+The hooks and the fixtures every folder shares are in ``tests/conftest.py``.
+"""
