@@ -178,19 +178,13 @@ KNOWN = {
     *(
         (k, "PROMPT", api)
         for k, apis in {
-            "Indic with ZWJ/ZWNJ": _INSPECT,
-            "Persian with ZWNJ": _INSPECT,
             # reveal's word-mark search reads each mark before a space in Python
             "Arabic/Hebrew with LRM/RLM": _ALL,
-            "German with soft hyphens": _ALL,
-            "Thai/Khmer with ZWSP": _ALL,
             "Japanese with IVS": _ALL,
-            "math, invisible operators": _ALL,
             "tag runs": _INSPECT,  # (refusals stop at the first payload)
             "zero-width bits": _INSPECT,
             "one-character payloads": _INSPECT,
             "combining-mark floods": _INSPECT,
-            "noncharacters": _INSPECT,
         }.items()
         for api in apis
     ),
