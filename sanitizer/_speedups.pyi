@@ -235,3 +235,14 @@ def precis_enforce(
 
 def precis_layout() -> dict[str, object]:
     """The table layout, config flags and reason order precis_enforce reads."""
+def word_marks(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    kinds: bytes,
+    start: int,
+    near: int,
+    max_gap: int,
+    /,
+) -> tuple[str, int, int, bool, int] | None: ...
