@@ -29,10 +29,9 @@ from text_classes import HOSTILE, LEGITIMATE, sample
 
 from sanitizer import _policy as policy_api
 from sanitizer import profiles
-from sanitizer._categories import Category, in_ranges
+from sanitizer._categories import Category
 from sanitizer._native import speedups
-from sanitizer._policy import Action, Policy, accepts, inspect, sanitize
-from sanitizer._policy import _classtable, _reveal
+from sanitizer._policy import Action, Policy, _classtable, _reveal, accepts, inspect, sanitize
 from sanitizer._policy._classtable import count_reference, edit_reference
 from sanitizer._policy._run import Run, _group_table
 from sanitizer._policy._scan import scanner
