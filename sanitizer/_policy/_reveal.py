@@ -36,8 +36,10 @@ joiner beside a letter or mark, a bidi mark beside anything but a carrier).
 Cost: one C scan (``_speedups.scan``, tables built here from the class table: carriers
 flagged, a lone bit symbol and VS16 after an emoji exempt by rule, so emoji and Persian
 text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
-registered ideographic variation sequence) finds candidates; Python runs only per
-carrier run, linear in it.
+registered ideographic variation sequence: ``_speedups.reveal_scan`` goes past the
+lone ones whose pair is registered) finds candidates; a stretch of marks after words is
+read in one C pass (``_speedups.word_marks``); Python runs only per carrier run, linear
+in it.
 """
 
 from __future__ import annotations
