@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=256 * 1024, help="bytes per kind")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="kinds whose name contains this")
+    parser.add_argument("--note", default="", help="what the docs say of the machine")
     _figures.add_argument(parser)
     args = parser.parse_args(argv)
     by_bytes = apis()
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             goals="legitimate kinds <= 3x, hostile kinds <= 10x, every cell.",
             tables=[t for table in tables.tables for t in by_profile(table)],
             notes=[f"cells over their goal: {len(over)}", *over[:20]],
+            note=args.note,
         )
     return 0
 

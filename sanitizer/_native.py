@@ -133,6 +133,29 @@ class Speedups(Protocol):
         edits_matter: bool,
         /,
     ) -> tuple[int, int] | None: ...
+    def word_marks(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        kinds: bytes,
+        start: int,
+        near: int,
+        max_gap: int,
+        /,
+    ) -> tuple[str, int, int, bool, int] | None: ...
+    def reveal_scan(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        kinds: bytes,
+        ivd: bytes,
+        start: int,
+        /,
+    ) -> int: ...
     # The table layout scan.c reads (_policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...

@@ -71,6 +71,26 @@ def count_groups(
     """(findings, allowed) the engine makes of the flagged characters from ``start`` on,
     carrier runs grouped; None when only the engine can tell (count_reference)."""
 
+def word_marks(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    kinds: bytes,
+    start: int,
+    near: int,
+    max_gap: int,
+    /,
+) -> tuple[str, int, int, bool, int] | None:
+    """(symbols, last, words, every_word, end) of the stretch of marks after words from
+    the mark at ``start``; None at a joiner after a mark (_reveal._stretch_reference)."""
+
+def reveal_scan(
+    text: str, stage1: bytes, stage2: bytes, tables: bytes, kinds: bytes, ivd: bytes, start: int, /
+) -> int:
+    """scan() with reveal's tables, past lone registered ideographic variation selectors
+    (_reveal.reveal_scan_reference)."""
+
 def clean_edit(
     data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
 ) -> str | None:

@@ -81,6 +81,16 @@ static PyMethodDef speedups_methods[] = {
      "(findings, allowed) the policy engine makes of the flagged characters from start\n"
      "on, carrier runs grouped; None when only the engine can tell (see\n"
      "sanitizer._policy._classtable.count_reference)."},
+    {"word_marks", (PyCFunction)(void (*)(void))speedups_word_marks, METH_FASTCALL,
+     "word_marks($module, text, stage1, stage2, tables, kinds, start, near, max_gap, /)\n"
+     "--\n\n"
+     "(symbols, last, words, every_word, end) of the stretch of marks put after words from\n"
+     "start; None when only Python can tell (see\n"
+     "sanitizer._policy._reveal._stretch_reference)."},
+    {"reveal_scan", (PyCFunction)(void (*)(void))speedups_reveal_scan, METH_FASTCALL,
+     "reveal_scan($module, text, stage1, stage2, tables, kinds, ivd, start, /)\n--\n\n"
+     "scan() past lone registered ideographic variation sequences (see\n"
+     "sanitizer._policy._reveal.reveal_scan_reference)."},
     {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
      "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"

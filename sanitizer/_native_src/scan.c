@@ -488,3 +488,225 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     return Py_BuildValue("(nn)", total, allowed);
 }
+
+
+/* word_marks's byte per class (sanitizer._policy._reveal.word_mark_kinds). */
+#define WM_BIT 1     /* a bit symbol (_reveal.BITS) */
+#define WM_BLANK 2   /* a space or a line break (_reveal.BLANKS) */
+#define WM_JOINER 4  /* a joiner: after a virama it is no mark */
+#define WM_MARK 8    /* a combining mark: maybe a virama (only Python tells) */
+
+#define WM_KIND(t, kinds, kind, data, i) ((kinds)[CLASS_OF(t, PyUnicode_READ(kind, data, i))])
+
+/* The first j in [from, stop) where a bit symbol follows a character that is neither one
+ * nor blank and is followed by a blank or by `stop` (the end the search sees: the
+ * pattern _reveal._word_end_pattern searched with endpos `stop`), or -1. */
+static Py_ssize_t
+wm_marked(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
+          Py_ssize_t from, Py_ssize_t stop)
+{
+    for (Py_ssize_t j = from; j < stop; j++) {
+        if (!(WM_KIND(t, kinds, kind, data, j) & WM_BIT) || j == 0) continue;
+        if (WM_KIND(t, kinds, kind, data, j - 1) & (WM_BIT | WM_BLANK)) continue;
+        if (j + 1 == stop || (WM_KIND(t, kinds, kind, data, j + 1) & WM_BLANK)) return j;
+    }
+    return -1;
+}
+
+/* Runs of blanks in [from, stop), a run cut at `from` counted (re's findall there). */
+static Py_ssize_t
+wm_blank_runs(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
+              Py_ssize_t from, Py_ssize_t stop)
+{
+    Py_ssize_t runs = 0;
+    int prev = 0;
+    for (Py_ssize_t k = from; k < stop; k++) {
+        int blank = (WM_KIND(t, kinds, kind, data, k) & WM_BLANK) != 0;
+        runs += blank && !prev;
+        prev = blank;
+    }
+    return runs;
+}
+
+/*
+ * word_marks(text, stage1, stage2, tables, kinds, start, near, max_gap) ->
+ * (symbols, last, words, every_word, end) | None: the stretch of bit symbols put after
+ * words that begins with the mark at `start`, as sanitizer._policy._reveal.
+ * _stretch_reference reads it: its marks (a str, in order), the index of the last, the
+ * words it spans, whether each has a mark, and where it ends.  None when a mark it meets is a joiner after a combining mark (a
+ * virama, UAX #31 §2.3, only Python tells).  `tables`: any valid policy tables (the class
+ * table is checked with them); `kinds`: WM_* by class.
+ */
+PyObject *
+speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "word_marks(text, stage1, stage2, tables, kinds, "
+                                         "start, near, max_gap) takes 8 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "word_marks() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed kinds table");
+        return NULL;
+    }
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    Py_ssize_t start = PyLong_AsSsize_t(args[5]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t near = PyLong_AsSsize_t(args[6]);
+    if (near == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t max_gap = PyLong_AsSsize_t(args[7]);
+    if (max_gap == -1 && PyErr_Occurred()) return NULL;
+    if (READY(args[0]) < 0) return NULL;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (start < 0 || start >= n || near < 1 || max_gap < 0) {
+        PyErr_SetString(PyExc_ValueError, "word_marks() argument out of range");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t cap = 64, count = 0, words = 1, pos = start, end;
+    int every_word = 1;
+    Py_UCS4 *marks = PyMem_Malloc(cap * sizeof(Py_UCS4));
+    if (marks == NULL) return PyErr_NoMemory();
+    marks[count++] = PyUnicode_READ(kind, data, start);
+    for (;;) {
+        Py_ssize_t lim = pos + near < n ? pos + near : n;
+        Py_ssize_t j = wm_marked(&t, kinds, kind, data, pos + 1, lim);
+        Py_ssize_t gap = j < 0 ? 0 : wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
+        int joiner = j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
+                     (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK);
+        if (joiner) goto engine;
+        if (j < 0 || gap - 1 > max_gap) {
+            /* up to max_gap + 1 words ahead (blanks, then a word): _reveal._words_ahead */
+            Py_ssize_t k = pos + 1, pairs = 0;
+            while (pairs < max_gap + 1 && k < n &&
+                   (WM_KIND(&t, kinds, kind, data, k) & WM_BLANK)) {
+                while (k < n && (WM_KIND(&t, kinds, kind, data, k) & WM_BLANK)) k++;
+                while (k < n && !(WM_KIND(&t, kinds, kind, data, k) & WM_BLANK)) k++;
+                pairs++;
+            }
+            if (pairs == 0) {
+                end = n;
+                break;
+            }
+            Py_ssize_t stop = k + 1 < n ? k + 1 : n;
+            j = wm_marked(&t, kinds, kind, data, pos + 1, stop);
+            if (j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
+                (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK))
+                goto engine;
+            if (j < 0) {
+                end = k;
+                break;
+            }
+            gap = wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
+        }
+        words += gap;
+        every_word = every_word && gap == 1;
+        if (count == cap) {
+            Py_UCS4 *more = PyMem_Realloc(marks, 2 * cap * sizeof(Py_UCS4));
+            if (more == NULL) {
+                PyMem_Free(marks);
+                return PyErr_NoMemory();
+            }
+            marks = more;
+            cap *= 2;
+        }
+        marks[count++] = PyUnicode_READ(kind, data, j);
+        pos = j;
+    }
+    PyObject *symbols = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, marks, count);
+    PyMem_Free(marks);
+    if (symbols == NULL) return NULL;
+    return Py_BuildValue("(Nnnin)", symbols, pos, words, every_word, end);
+engine:
+    PyMem_Free(marks);
+    Py_RETURN_NONE;
+}
+
+
+/*
+ * reveal_scan(text, stage1, stage2, tables, kinds, ivd, start) -> int: scan() with
+ * reveal's tables, going past every lone VS17..VS256 (no selector beside it) that makes
+ * a registered ideographic variation sequence with the character before it (UTS #37):
+ * where reveal finds nothing, as sanitizer._policy._reveal.reveal_scan_reference says.
+ * `kinds`: the WM_* bytes by class (WM_SELECTOR: a selector); `ivd`: uint32 words: the
+ * first selector, the number m of selectors, m + 1 offsets into the bounds that follow,
+ * and for each selector its registered bases as sorted bounds lo0, hi0 + 1, lo1, ...
+ */
+#define WM_SELECTOR 16
+
+PyObject *
+speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "reveal_scan(text, stage1, stage2, tables, kinds, "
+                                         "ivd, start) takes 7 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "reveal_scan() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    Py_ssize_t i = PyLong_AsSsize_t(args[6]);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != 256 ||
+        !PyBytes_CheckExact(args[5])) {
+        PyErr_SetString(PyExc_ValueError, "malformed reveal_scan tables");
+        return NULL;
+    }
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    Py_ssize_t words = PyBytes_GET_SIZE(args[5]) / 4;
+    const uint32_t *ivd = (const uint32_t *)PyBytes_AS_STRING(args[5]);
+    if (PyBytes_GET_SIZE(args[5]) % 4 || words < 3 || ivd[1] > (uint32_t)words - 3) {
+        PyErr_SetString(PyExc_ValueError, "malformed ivd table");
+        return NULL;
+    }
+    uint32_t first = ivd[0], m = ivd[1];
+    const uint32_t *offsets = ivd + 2, *bounds = ivd + 3 + m;
+    Py_ssize_t nbounds = words - 3 - (Py_ssize_t)m;
+    for (uint32_t k = 0; k < m; k++) {
+        if (offsets[k] > offsets[k + 1] || offsets[k + 1] > (uint64_t)nbounds) {
+            PyErr_SetString(PyExc_ValueError, "malformed ivd table");
+            return NULL;
+        }
+    }
+    if (READY(args[0]) < 0) return NULL;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (i < 0 || i > n) {
+        PyErr_SetString(PyExc_ValueError, "start out of range");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, -1};
+    for (;;) {
+        Py_ssize_t j = scan_kind(&t, kind, data, n, i, &rs);
+        if (j >= n || j == 0) return PyLong_FromSsize_t(j);
+        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+        if (ch < first || ch - first >= m) return PyLong_FromSsize_t(j);
+        if (WM_KIND(&t, kinds, kind, data, j - 1) & WM_SELECTOR)
+            return PyLong_FromSsize_t(j);
+        if (j + 1 < n && (WM_KIND(&t, kinds, kind, data, j + 1) & WM_SELECTOR))
+            return PyLong_FromSsize_t(j);
+        Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
+        /* bisect_right over this selector's bounds: odd means registered */
+        uint32_t lo = offsets[ch - first], hi = offsets[ch - first + 1], start = lo;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (base < bounds[mid]) hi = mid;
+            else lo = mid + 1;
+        }
+        if ((lo - start) % 2 == 0) return PyLong_FromSsize_t(j);
+        i = j + 1;
+    }
+}

@@ -36,8 +36,10 @@ joiner beside a letter or mark, a bidi mark beside anything but a carrier).
 Cost: one C scan (``_speedups.scan``, tables built here from the class table: carriers
 flagged, a lone bit symbol and VS16 after an emoji exempt by rule, so emoji and Persian
 text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
-registered ideographic variation sequence) finds candidates; Python runs only per
-carrier run, linear in it.
+registered ideographic variation sequence: ``_speedups.reveal_scan`` goes past the
+lone ones whose pair is registered) finds candidates; a stretch of marks after words is
+read in one C pass (``_speedups.word_marks``); Python runs only per carrier run, linear
+in it.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ _ANCHOR, _SEPARATOR, _TERMINATOR = "\ufff9", "\ufffa", "\ufffb"
 # The characters of each kind of carrier run: a run is a maximal run of one of these
 # (an annotation is read from its anchor to its terminator instead).
 CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
-_BITS_AT, _ANNOTATION_AT = 2, 3  # their indices
+_SELECTORS_AT, _BITS_AT, _ANNOTATION_AT = 1, 2, 3  # their indices
 # What ends a word for a bit symbol put after it: a space, a line break, the end.
 BLANKS: Ranges = merge_ranges(_C.WHITESPACE.ranges, _C.LINE_BREAK.ranges)
 _NEAR = 48  # characters first searched for the next mark after a word (one word on)
@@ -180,7 +182,7 @@ CarrierRule = tuple[()] | tuple[bytes, bytes] | None
 
 
 @functools.cache
-def carrier_rules() -> tuple[CarrierRule, ...]:
+def carrier_rules(word_ends: bool = True) -> tuple[CarrierRule, ...]:
     """Per class of the class table, whether the C scan must stop there for ``reveal``:
     every class of a carrier category (Mongolian free variation selectors aside, not
     U+180E MONGOLIAN VOWEL SEPARATOR, a bit symbol of their block) and of the interlinear
@@ -190,7 +192,9 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
     no selector after it (a legitimate emoji presentation sequence).  VS17..VS256 always:
     whether one makes a registered ideographic variation sequence depends on the pair
     (``ivd_registered``), which no class tells.  What the scan skips, ``find`` would
-    find legitimate: the rules only save work.  Shared by
+    find legitimate: the rules only save work.  Not ``word_ends``: a lone bit symbol
+    is never a candidate, even before a blank (inside a stretch of marks after words
+    read already, where a run of fewer than ``MIN_BITS`` holds nothing).  Shared by
     ``_c_tables`` and by policies that scan HIDDEN_PAYLOAD (``compiled``)."""
     table = ct.class_table()
     info = table.info
@@ -223,7 +227,7 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
         ):
             out.append(None)
         elif cat in BIT_CATEGORIES:
-            out.append((not_bits, in_word))
+            out.append((not_bits, in_word if word_ends else not_bits))
         elif ct.VS16 in fl:
             out.append((emoji_base, no_selector))
         else:
@@ -232,13 +236,13 @@ def carrier_rules() -> tuple[CarrierRule, ...]:
 
 
 @functools.cache
-def _c_tables() -> tuple[bytes, bytes, bytes]:
+def _c_tables(word_ends: bool = True) -> tuple[bytes, bytes, bytes]:
     """``_speedups.scan``'s tables for ``reveal``: ``carrier_rules`` as flags and rules."""
     table = ct.class_table()
     flags = bytearray(256)
     rule = bytearray(256)
     rules: list[bytes] = []
-    for c, carrier in enumerate(carrier_rules()):
+    for c, carrier in enumerate(carrier_rules(word_ends)):
         if carrier is None:
             continue
         flags[c] = 1
@@ -252,12 +256,13 @@ def _c_tables() -> tuple[bytes, bytes, bytes]:
 
 
 @functools.cache
-def _candidate_pattern() -> re.Pattern[str]:
+def _candidate_pattern(word_ends: bool = True) -> re.Pattern[str]:
     """Without the C extension: every carrier character but a lone bit symbol inside a
-    word (the rules of ``carrier_rules``)."""
+    word, or any lone one if not ``word_ends`` (the rules of ``carrier_rules``)."""
     bits, blanks = char_class(BITS), char_class(BLANKS)
     always = char_class(merge_ranges(TAGS, SELECTORS, ANNOTATIONS))
-    return re.compile(f"[{always}]|[{bits}]{{2,}}|[{bits}](?=[{blanks}]|\\Z)")
+    lone = f"|[{bits}](?=[{blanks}]|\\Z)" if word_ends else ""
+    return re.compile(f"[{always}]|[{bits}]{{2,}}{lone}")
 
 
 @functools.cache
@@ -320,11 +325,11 @@ def _after_virama(text: str, i: int) -> bool:
     )
 
 
-def _candidates(text: str, start: int) -> int:
+def _candidates(text: str, start: int, word_ends: bool = True) -> int:
     """The index of the first candidate at or after ``start``, or ``len(text)``."""
     if speedups is not None:
-        return int(speedups.scan(text, *_c_tables(), -1, start))
-    m = _candidate_pattern().search(text, start)
+        return int(speedups.scan(text, *_c_tables(word_ends), -1, start))
+    m = _candidate_pattern(word_ends).search(text, start)
     return len(text) if m is None else m.start()
 
 
@@ -348,14 +353,18 @@ def iter_reveal(text: str) -> Iterator[Hidden]:
 def iter_find(text: str) -> Iterator[Hidden]:
     """The payloads of ``text``, in order, one at a time: a caller that stops at the
     first (a refusing policy) reads no further.  Each carrier run is read once; a run
-    of one character costs a few dictionary lookups (``_channels``), no search."""
+    of one character costs a few dictionary lookups (``_channels``), no search, and
+    none inside a stretch of marks after words (``_word_marks``, read in one pass)."""
     n = len(text)
     channels = _channels()
     if speedups is not None:
         scan, tables = speedups.scan, _c_tables()
         candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
+        # inside a stretch of marks after words read already: no lone bit symbol
+        within = functools.partial(scan, text, *_c_tables(word_ends=False), -1)
     else:
         candidates = functools.partial(_candidates, text)
+        within = functools.partial(_candidates, text, word_ends=False)
     i = candidates(0)
     done = 0  # where the last run read ended
     words_done = 0  # where the last stretch of marks after words ended
@@ -377,6 +386,10 @@ def iter_find(text: str) -> Iterator[Hidden]:
             end = i + 1
             if end < n and channels.get(ord(text[end])) == k:
                 end = _run_patterns()[k].match(text, end).end()  # type: ignore[union-attr]
+            if k == _SELECTORS_AT and ord(text[i]) >= _SUPPLEMENT and speedups is not None:
+                ivd = functools.partial(speedups.reveal_scan, text, *_c_tables(), c_kinds())
+                candidates = functools.partial(ivd, ivd_table())  # lone registered ones:
+                # nothing to read, gone past in C from here on
             if k == _BITS_AT and end - start == 1 and start >= words_done:
                 if _word_end_pattern().match(text, start):
                     marks, words_done = _word_marks(text, start)
@@ -385,6 +398,11 @@ def iter_find(text: str) -> Iterator[Hidden]:
             yield from read_run(text, k, start, end)
             i = end
         done = i
+        if i < words_done:  # a lone bit symbol there holds nothing: skipped in one scan
+            i = within(i)
+            if i < words_done:
+                continue
+            i = words_done
         i = candidates(i)
 
 
@@ -416,9 +434,35 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
     next stretch is looked for from there).  A joiner after a virama (UAX #31 §2.3 A2,
     B: a half form, a chillu) is where it belongs, no mark.  When every word has a mark
     and they are two symbols, the marks are read as a run of bits; else the payload is
-    empty (the marks carry bits, in a reading that is not tried)."""
+    empty (the marks carry bits, in a reading that is not tried).  The stretch is read
+    in one C pass (``_speedups.word_marks``) when it can tell, else by
+    ``_stretch_reference``."""
     if _after_virama(text, start):
         return None, start + 1
+    stretch = None
+    if speedups is not None:
+        stage1, stage2, tables = _c_tables()
+        stretch = speedups.word_marks(
+            text, stage1, stage2, tables, c_kinds(), start, _NEAR, MAX_WORD_GAP
+        )
+    if stretch is None:
+        stretch = _stretch_reference(text, start)
+    symbols, last, words, every_word, stretch_end = stretch
+    if len(symbols) < MIN_BITS or 3 * len(symbols) < words:
+        return None, stretch_end
+    first = start
+    channel = _bit_channel({ord(c) for c in set(symbols)})
+    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
+    if best is None:
+        return Hidden(first, last + 1, channel, b"", None), stretch_end
+    payload, reading, _, _ = best
+    return Hidden(first, last + 1, channel, payload, reading), stretch_end
+
+
+def _stretch_reference(text: str, start: int) -> tuple[str, int, int, bool, int]:
+    """The stretch of marks after words from the mark ``text[start]`` (not after a
+    virama): its marks in order, the index of its last, the words it spans, whether
+    every word has a mark, and where it ends.  The statement ``_speedups.word_marks`` follows."""
     marks = [start]
     words = 1  # words of the stretch
     every_word = True
@@ -446,15 +490,67 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
         every_word = every_word and gap == 1
         marks.append(j)
         pos = j
-    if len(marks) < MIN_BITS or 3 * len(marks) < words:
-        return None, stretch_end
-    symbols = "".join(text[j] for j in marks)
-    channel = _bit_channel({ord(c) for c in symbols})
-    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
-    if best is None:
-        return Hidden(marks[0], marks[-1] + 1, channel, b"", None), stretch_end
-    payload, reading, _, _ = best
-    return Hidden(marks[0], marks[-1] + 1, channel, payload, reading), stretch_end
+    return "".join(text[j] for j in marks), marks[-1], words, every_word, stretch_end
+
+
+@functools.cache
+def c_kinds() -> bytes:
+    """The byte per class of the class table ``_speedups.word_marks`` and
+    ``reveal_scan`` read: 1 a bit symbol, 2 a blank (``BLANKS``), 4 a joiner, 8 a
+    combining mark (a virama is one), 16 a selector (``SELECTORS``)."""
+    out = bytearray(256)
+    for c, (cat, fl) in enumerate(ct.class_table().info):
+        out[c] = (
+            (cat in BIT_CATEGORIES)
+            | (cat in (_C.WHITESPACE, _C.LINE_BREAK)) << 1
+            | (cat is _C.JOINER) << 2
+            | (ct.MARK in fl) << 3
+            | (ct.VS_STANDARD in fl or ct.VS_IDEOGRAPHIC in fl) << 4
+        )
+    return bytes(out)
+
+
+@functools.cache
+def ivd_table() -> bytes:
+    """``_speedups.reveal_scan``'s table of registered ideographic variation sequences:
+    uint32 words, the first selector (VS17), the number m of selectors up to the last
+    with a registered sequence, m + 1 offsets, then each one's ``_ivd_bounds``."""
+    from . import _sequences_data as data
+
+    m = max(data.IDEOGRAPHIC_VARIATION_SEQUENCES) - _SUPPLEMENT + 1
+    offsets = array("I", [0])
+    bounds = array("I")
+    for selector in range(_SUPPLEMENT, _SUPPLEMENT + m):
+        bounds.extend(_ivd_bounds(selector))
+        offsets.append(len(bounds))
+    assert offsets.itemsize == 4
+    return array("I", [_SUPPLEMENT, m]).tobytes() + offsets.tobytes() + bounds.tobytes()
+
+
+def _lone_registered(text: str, j: int) -> bool:
+    """Whether ``text[j]`` is a VS17..VS256 with no selector beside it that makes a
+    registered ideographic variation sequence with the character before it: reveal
+    finds nothing there."""
+    channels = _channels()
+    return (
+        0 < j < len(text)
+        and ord(text[j]) >= _SUPPLEMENT
+        and channels.get(ord(text[j])) == 1
+        and channels.get(ord(text[j - 1])) != 1
+        and (j + 1 == len(text) or channels.get(ord(text[j + 1])) != 1)
+        and ivd_registered(ord(text[j - 1]), ord(text[j]))
+    )
+
+
+def reveal_scan_reference(text: str, start: int) -> int:
+    """The first candidate of reveal's scan at or after ``start`` (``len(text)``: none)
+    that is no lone registered ideographic variation selector (``_lone_registered``): the
+    statement ``_speedups.reveal_scan`` follows."""
+    while True:
+        j = _candidates(text, start)
+        if not _lone_registered(text, j):
+            return j
+        start = j + 1
 
 
 @functools.cache
@@ -813,7 +909,7 @@ def _bit_payload(text: str, start: int, end: int) -> Hidden | None:
         return None
     best = _best_reading(run)
     if best is None:
-        return Hidden(start, end, _bit_channel({ord(c) for c in run}), b"", None)
+        return Hidden(start, end, _bit_channel({ord(c) for c in set(run)}), b"", None)
     payload, reading, cut_start, cut_end = best
     channel = _bit_channel({reading.zero, reading.one, reading.separator or reading.zero})
     if cut_start and _legitimate_here(text, start, start - 1):

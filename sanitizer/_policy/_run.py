@@ -16,6 +16,7 @@ import bisect
 import dataclasses
 import functools
 import heapq
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
 from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
+from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report
 from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES
@@ -324,7 +326,17 @@ class Run:
         acts = self.acts
         removed: list[Span] = []
         listed = self.index_findings
-        payloads = _C.HIDDEN_PAYLOAD in scanned
+        # The payloads hidden in carrier runs, when the policy looks for them.  None
+        # found: the run is that of the policy without the search (a payload's members
+        # are edited by their own actions; only its finding depends on it), and its
+        # edits and counts go to the C passes as that policy's do.
+        hidden: Iterator[Hidden] = iter(())
+        payloads = False
+        if _C.HIDDEN_PAYLOAD in scanned:
+            found_hidden = find_hidden(text[: self._refused_at(text, scan)])
+            first = next(found_hidden, None)
+            if first is not None:
+                hidden, payloads = itertools.chain((first,), found_hidden), True
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -334,7 +346,6 @@ class Run:
                 if out is not None:
                     return self._final_checks(out)
         found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
-        hidden = find_hidden(text[: self._refused_at(text, scan)]) if payloads else ()
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         cap = p.max_findings
         tail = not payloads and cap is not None and self.compiled.bulk_edit_args is not None

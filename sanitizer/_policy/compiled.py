@@ -335,11 +335,13 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs | None:
     """``clean_edit``'s arguments making the edits the engine makes of a text (``_run``):
     the scanner's tables of the dropping categories (their sequence rules, nothing for
-    normal forms or mark runs, which the engine judges after) and their edits."""
+    normal forms or mark runs, which the engine judges after) and their edits.  Carriers
+    of hidden payloads are edited too: the engine asks only of a text it found none in."""
     if c_clean_edit is None:
         return None
     from ._scan import scanner
 
+    dropping -= {Category.HIDDEN_PAYLOAD}
     c_args = scanner(dropping, policy.allow_sequences).c_args
     assert c_args is not None
     return (*c_args, _c_edits(policy, dropping, forms_matter=False))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ from sanitizer import _policy as policy_api
 from sanitizer import profiles
 from sanitizer._categories import Category
 from sanitizer._native import speedups
-from sanitizer._policy import Action, Policy, accepts, inspect, sanitize
+from sanitizer._policy import Action, Policy, _classtable, _reveal, accepts, inspect, sanitize
 from sanitizer._policy._classtable import count_reference, edit_reference
 from sanitizer._policy._run import Run, _group_table
 from sanitizer._policy._scan import scanner
@@ -118,6 +119,71 @@ def test_count_groups_matches_reference() -> None:
 
 
 @needs_c
+def test_word_marks_matches_reference() -> None:
+    """``_speedups.word_marks`` reads a stretch of marks after words as
+    ``_stretch_reference`` does (None only at a joiner after a combining mark), windows
+    (``near``) and word gaps included."""
+    assert speedups is not None
+    stage1, stage2, tables = _reveal._c_tables()
+    kinds = _reveal.c_kinds()
+    rng = random.Random(7)
+    alphabet = [*"ab\u05e9 \n\u200e\u200f\u200b\u200d\u094d\u0301\u00ad", "  ", "abcdefgh"]
+    told = 0
+    for _ in range(600):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.choice([10, 60, 200])))
+        for m in _reveal._word_end_pattern().finditer(text):
+            got = speedups.word_marks(
+                text, stage1, stage2, tables, kinds, m.start(), _reveal._NEAR, _reveal.MAX_WORD_GAP
+            )
+            if got is not None:
+                told += 1
+                assert got == _reveal._stretch_reference(text, m.start()), (text, m.start())
+    assert told > 1000
+
+
+@needs_c
+def test_reveal_scan_matches_reference() -> None:
+    """``_speedups.reveal_scan`` goes past exactly the lone registered ideographic
+    variation selectors (``reveal_scan_reference``)."""
+    assert speedups is not None
+    args = (*_reveal._c_tables(), _reveal.c_kinds(), _reveal.ivd_table())
+    rng = random.Random(3)
+    alphabet = [*"葛辻邊a ❤", *map(chr, (0xE0100, 0xE0101, 0xE0102, 0xE0110, 0xE01EF)), "\ufe0f"]
+    alphabet += ["\u200b", "\U000e0041"]
+    for _ in range(1500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.choice([1, 5, 30])))
+        for start in range(len(text) + 1):
+            got = speedups.reveal_scan(text, *args, start)
+            assert got == _reveal.reveal_scan_reference(text, start), (text, start)
+
+
+def test_reveal_kinds_follow_the_ranges() -> None:
+    """The C passes' kinds by class are the ranges ``_reveal`` reads (every code point,
+    a bytes.translate a block), and every virama (ccc 9) is in a class of marks."""
+    table = _classtable.class_table()
+    kinds = _reveal.c_kinds()
+    per_cp = b"".join(_block_classes(table, block).translate(kinds) for block in range(0x1100))
+    for bit, ranges in (
+        (1, _reveal.BITS),
+        (2, _reveal.BLANKS),
+        (4, C.JOINER.ranges),
+        (16, _reveal.SELECTORS),
+    ):
+        want = bytearray(0x110000)
+        for lo, hi in ranges:
+            want[lo : hi + 1] = b"\1" * (hi + 1 - lo)
+        assert per_cp.translate(bytes(int(k & bit != 0) for k in range(256))) == want, bit
+    viramas = [cp for cp in range(0x110000) if unicodedata.combining(chr(cp)) == 9]
+    assert viramas and all(per_cp[cp] & 8 for cp in viramas)
+
+
+def _block_classes(table: _classtable.ClassTable, block: int) -> bytes:
+    """The classes of the 256 code points of ``block`` (the two-stage table's row)."""
+    row = int.from_bytes(table.stage1[2 * block : 2 * block + 2], sys.byteorder)
+    return table.stage2[row << 8 : (row + 1) << 8]
+
+
+@needs_c
 @pytest.mark.parametrize("before, after", [(1, 1), (2, 1), (1, 2), (3, 1), (2, 2), (0, 4)])
 @pytest.mark.parametrize("strips", [1, 2])
 def test_strip_between_marks_joins_their_runs(before: int, after: int, strips: int) -> None:
@@ -168,7 +234,8 @@ APIS = {
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
 # Cells whose Python work still grows with the text: PROMPT's payload search runs per
-# carrier run in Python, and so does the engine on runs of characters with a sequence
+# carrier run in Python where there are payloads (a text with none leaves the engine's
+# work to the C passes), and so does the engine on runs of characters with a sequence
 # rule (selectors), tag characters and zero-width bits mixing ZWJ, whose findings it
 # judges one by one; a flood of overlong mark runs is listed run by run.
 _ALL = tuple(APIS)
@@ -177,19 +244,12 @@ KNOWN = {
     *(
         (k, "PROMPT", api)
         for k, apis in {
-            "Indic with ZWJ/ZWNJ": _INSPECT,
-            "Persian with ZWNJ": _INSPECT,
-            # reveal's word-mark search reads each mark before a space in Python
-            "Arabic/Hebrew with LRM/RLM": _ALL,
-            "German with soft hyphens": _ALL,
-            "Thai/Khmer with ZWSP": _ALL,
-            "Japanese with IVS": _ALL,
-            "math, invisible operators": _ALL,
+            # the marks after words are one payload, whose members the engine gathers
+            "Arabic/Hebrew with LRM/RLM": _INSPECT,
             "tag runs": _INSPECT,  # (refusals stop at the first payload)
             "zero-width bits": _INSPECT,
             "one-character payloads": _INSPECT,
             "combining-mark floods": _INSPECT,
-            "noncharacters": _INSPECT,
         }.items()
         for api in apis
     ),
