@@ -146,6 +146,32 @@ def test_memory_does_not_grow_with_a_hostile_input(
     assert large < 1.2 * small + (16 << 10)
 
 
+@pytest.mark.parametrize(
+    "flood", ["\u202e" * 200_000, "\u2066" * 100_000 + "\u2069" * 100_000], ids=["rlo", "lri-pdi"]
+)
+def test_a_bidi_flood_past_the_limit_is_counted_in_runs(
+    monkeypatch: pytest.MonkeyPatch, flood: str
+) -> None:
+    """Openers nested past UAX #9's max_depth, and the closers of such openers, are
+    refused in runs once nothing more can be listed: the gate's per-control step runs
+    for the first ones only, not for each of the 200,000."""
+    from sanitizer import _source_gate
+
+    calls = [0]
+    real = _source_gate._BidiJudge._control
+
+    def control(self: Any, ch: str, index: int) -> Any:
+        calls[0] += 1
+        return real(self, ch, index)
+
+    monkeypatch.setattr(_source_gate._BidiJudge, "_control", control)
+    outcome, findings = outcome_of(flood.encode(), ("--limit", "10", "--policy", "SOURCE"), False)
+    paired = 2 * _source_gate._MAX_DEPTH if "\u2069" in flood else 0  # allowed: paired
+    assert outcome.found == len(flood) and outcome.failing == len(flood) - paired
+    assert len(findings) == 10
+    assert calls[0] <= 2 * (_source_gate._MAX_DEPTH + 100)
+
+
 def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """One line of a MiB of FF: each listed finding's excerpt decodes at most its
     context, and only listed findings get one."""
