@@ -102,7 +102,7 @@ def text_apis() -> dict[str, Callable[[str], object]]:
 MESSAGE = 64 << 10  # bytes a message: what uvicorn hands over at a time
 
 
-async def _sink(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _sink(scope: Any, receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] != "http.request" or not message.get("more_body", False):

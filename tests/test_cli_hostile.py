@@ -188,6 +188,25 @@ def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(seen) <= 3 * 50 and max(seen) <= _locate.CONTEXT
 
 
+def test_excerpts_judge_each_character_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Excerpts of a flood of combining marks: whether a character is hidden is worked
+    out once a distinct character, not once each time an excerpt shows it."""
+    calls = [0]
+    real = _locate._hidden
+
+    def hidden(ch: str) -> bool:
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(_locate, "_hidden", hidden)
+    monkeypatch.setattr(_locate, "_SHOWN", _locate._Shown())
+    data = ("a" + "\u0301" * 40 + "\u200b").encode() * 5000
+    outcome, findings = outcome_of(data, ("--limit", "500", "--policy", "TEXT"), pipe=False)
+    assert len(findings) == 500 and all(f.excerpt for f in findings)
+    assert "<U+200B>" in findings[0].excerpt + findings[1].excerpt
+    assert calls[0] <= 3
+
+
 def test_a_long_finding_has_a_short_excerpt() -> None:
     name = "p\u0430" * 100_000  # one identifier of 300 KB: mixes scripts
     data = f"{name} = 1\n".encode()

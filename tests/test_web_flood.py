@@ -35,7 +35,7 @@ from sanitizer.web._body import BodyCheck
 SIZE = 256 << 10  # bytes of each body
 
 
-async def _sink(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _sink(scope: Any, receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] != "http.request" or not message.get("more_body", False):
