@@ -201,7 +201,7 @@ def test_excerpts_judge_each_character_once(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(_locate, "_hidden", hidden)
     monkeypatch.setattr(_locate, "_SHOWN", _locate._Shown())
     data = ("a" + "\u0301" * 40 + "\u200b").encode() * 5000
-    outcome, findings = outcome_of(data, ("--limit", "500", "--policy", "TEXT"), pipe=False)
+    _, findings = outcome_of(data, ("--limit", "500", "--policy", "TEXT"), pipe=False)
     assert len(findings) == 500 and all(f.excerpt for f in findings)
     assert "<U+200B>" in findings[0].excerpt + findings[1].excerpt
     assert calls[0] <= 3
