@@ -714,6 +714,30 @@ def _syntax_twin(ch: str) -> str:
     return looks if looks and all(c in _SYNTAX for c in looks) else ""
 
 
+class _Twins(dict[int, "str | None"]):
+    """Code point -> the character if it has a syntax twin (``_syntax_twin``), else None
+    (``str.translate`` deletes it): filled as characters are met, so a run is sifted in C
+    and only its look-alikes are looked at; emptied past ``_TWINS_MOST`` entries."""
+
+    def __missing__(self, cp: int) -> str | None:
+        ch = chr(cp)
+        twin = ch if _syntax_twin(ch) else None
+        if len(self) >= _TWINS_MOST:
+            self.clear()
+        self[cp] = twin
+        return twin
+
+
+_TWINS_MOST = 1 << 14
+_TWINS = _Twins()
+
+
+@functools.lru_cache(maxsize=256)
+def _twins_pattern(chars: frozenset[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``chars``."""
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+
+
 _BRACKETS = frozenset("()[]{}")
 # What a stand-in fakes: a comment's end or start ("*∕" beside "*"), and a statement's
 # "=", ";", "|", "&" (a compatibility form: "＝", U+037E).  Other look-alikes of ASCII
@@ -767,7 +791,12 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
     in_words = _LineWords(text)
     for k in range(0, len(lines), 2):
         for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
-            for i in range(lines[k] + lo, lines[k] + hi):
+            lo, hi = lines[k] + lo, lines[k] + hi
+            twins = text[lo:hi].translate(_TWINS)  # in C: the run's look-alikes alone
+            if not twins:
+                continue
+            for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
+                i = m.start()
                 ch = text[i]
                 looks = _syntax_twin(ch)
                 if not looks:

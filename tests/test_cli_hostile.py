@@ -172,6 +172,29 @@ def test_a_bidi_flood_past_the_limit_is_counted_in_runs(
     assert calls[0] <= 2 * (_source_gate._MAX_DEPTH + 100)
 
 
+def test_code_without_look_alike_punctuation_is_not_read_a_character_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A flood of bidi controls (or of any characters) in code: whether a character
+    stands in for ASCII punctuation is asked once a distinct character, and only the
+    look-alikes a run holds are looked at, one by one."""
+    from sanitizer import _source_gate
+
+    calls = [0]
+    real = _source_gate._syntax_twin
+
+    def twin(ch: str) -> str:
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(_source_gate, "_syntax_twin", twin)
+    monkeypatch.setattr(_source_gate, "_TWINS", _source_gate._Twins())
+    data = ("y = 2 \u2215* 3\nx = '" + "\u202e" * 100_000 + "' \u4e2d\n").encode()
+    _, findings = outcome_of(data, ("--limit", "10", "--policy", "SOURCE"), False, "a.py")
+    assert {f.kind for f in findings} >= {"syntax-lookalike"}
+    assert calls[0] <= 10
+
+
 def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """One line of a MiB of FF: each listed finding's excerpt decodes at most its
     context, and only listed findings get one."""
