@@ -324,7 +324,11 @@ class _Check:
             self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
         self.found.unlisted(report.more_findings - len(extra), report.more_allowed)
         if self.bidi is not None and (not plain or self.bidi.pending):
-            self.bidi_verdicts(self.bidi.feed(body, at))
+            self.bidi_verdicts(self.bidi.feed(body, at, self.found.full_before))
+            counted = self.bidi.take_counted()
+            if counted:  # refused, past what can be listed: counted, never built
+                self.ok = False
+                self.found.unlisted(counted, 0)
         if plain:
             return
         zero_width = self.judged & _ZERO_WIDTH
@@ -372,8 +376,19 @@ class _Check:
         return unlisted_refused(body, report, policy, policy.max_findings, failing=False)
 
     def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
+        """``add`` for each verdict, inlined: a flood of bidi controls is a finding a
+        character, most of them only counted."""
+        found, allow = self.found, Action.ALLOW
         for index, cp, action, why in verdicts:
-            self.add(0, index, index + 1, action, "bidi-control", (cp, why), cp)
+            allowed = action is allow
+            if not allowed:
+                self.ok = False
+            key = (int(allowed), index, index + 1, 0)
+            if found.wants(key, allowed):
+                finding = SourceFinding(
+                    "bidi-control", index, index + 1, action, _because(cp, why), cp
+                )
+                found.keep(key, finding)
 
     def report(self) -> SourceReport:
         listed = self.found.final()
@@ -399,7 +414,9 @@ def _because(cp: int, why: str | None = None) -> str:
 
 # -- bidi pairing (gcc -Wbidi-chars=unpaired; UAX #9 BD7, X5a-X6a) -------------------------
 
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]+")  # a run of bidi controls
+_OPENERS = re.compile("[\u202a\u202b\u202d\u202e\u2066-\u2068]+")
+_CLOSERS = re.compile("[\u202c\u2069]+")
 _EOL = re.compile("[\n\x0b\x0c\r\x85\u2028\u2029]")
 
 
@@ -411,9 +428,10 @@ class _BidiJudge:
     two controls is searched (for a line end, then for a delimiter that the open pairs
     then straddle), and only while one is open."""
 
-    __slots__ = ("crossed", "isolates", "overflow", "stack")
+    __slots__ = ("counted", "crossed", "isolates", "overflow", "stack")
 
     def __init__(self) -> None:
+        self.counted = 0  # refused verdicts counted in bulk, not given (``take_counted``)
         # [kind ("E": embedding or override, "I": isolate), index, code point, the first
         # delimiter read since it opened or None]
         self.stack: list[list[object]] = []
@@ -425,16 +443,44 @@ class _BidiJudge:
     def pending(self) -> bool:
         return bool(self.stack or self.overflow)
 
-    def feed(self, text: str, at: int) -> Iterator[tuple[int, int, Action, str]]:
+    def feed(
+        self, text: str, at: int, counted: Callable[[int], bool] | None = None
+    ) -> Iterator[tuple[int, int, Action, str]]:
+        """The verdicts of the controls in ``text`` (which starts at index ``at``).
+        ``counted(index)``: whether no refused finding at or after ``index`` can be
+        listed any more; then a run of openers nested past max_depth, and the run of
+        closers that closes them, are refused in one step and only counted
+        (``take_counted``), so a flood of them costs no work a control."""
         pos = 0  # text[pos:] is not read yet
         for m in _BIDI.finditer(text):
-            i = m.start()
+            i, j = m.span()
             if (self.stack or self.overflow) and i > pos:
                 yield from self._between(text, pos, i)
-            pos = i + 1
-            yield from self._control(m.group(), at + i)
+            pos = j
+            k = i
+            while k < j:
+                if self.overflow and counted is not None and counted(at + k):
+                    run = _OPENERS.match(text, k, j)
+                    n = 0 if run is None else run.end() - k  # nested too deep, as the first
+                    if n == 0:
+                        run = _CLOSERS.match(text, k, j)  # each closes one nested too deep
+                        n = 0 if run is None else min(run.end() - k, self.overflow)
+                        self.overflow -= n
+                    else:
+                        self.overflow += n
+                    if n:
+                        self.counted += n
+                        k += n
+                        continue
+                yield from self._control(text[k], at + k)
+                k += 1
         if self.stack or self.overflow:
             yield from self._between(text, pos, len(text))
+
+    def take_counted(self) -> int:
+        """The refused verdicts ``feed`` counted without giving them, since last asked."""
+        n, self.counted = self.counted, 0
+        return n
 
     def end(self) -> Iterator[tuple[int, int, Action, str]]:
         """The end of the text ends the last line."""
@@ -609,6 +655,30 @@ def _syntax_twin(ch: str) -> str:
     return looks if looks and all(c in _SYNTAX for c in looks) else ""
 
 
+class _Twins(dict[int, "str | None"]):
+    """Code point -> the character if it has a syntax twin (``_syntax_twin``), else None
+    (``str.translate`` deletes it): filled as characters are met, so a run is sifted in C
+    and only its look-alikes are looked at; emptied past ``_TWINS_MOST`` entries."""
+
+    def __missing__(self, cp: int) -> str | None:
+        ch = chr(cp)
+        twin = ch if _syntax_twin(ch) else None
+        if len(self) >= _TWINS_MOST:
+            self.clear()
+        self[cp] = twin
+        return twin
+
+
+_TWINS_MOST = 1 << 14
+_TWINS = _Twins()
+
+
+@functools.lru_cache(maxsize=256)
+def _twins_pattern(chars: frozenset[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``chars``."""
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
+
+
 _BRACKETS = frozenset("()[]{}")
 # What a stand-in fakes: a comment's end or start ("*∕" beside "*"), and a statement's
 # "=", ";", "|", "&" (a compatibility form: "＝", U+037E).  Other look-alikes of ASCII
@@ -662,7 +732,12 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
     in_words = _LineWords(text)
     for k in range(0, len(lines), 2):
         for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
-            for i in range(lines[k] + lo, lines[k] + hi):
+            lo, hi = lines[k] + lo, lines[k] + hi
+            twins = text[lo:hi].translate(_TWINS)  # in C: the run's look-alikes alone
+            if not twins:
+                continue
+            for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
+                i = m.start()
                 ch = text[i]
                 looks = _syntax_twin(ch)
                 if not looks:

@@ -279,15 +279,30 @@ def _hidden(ch: str) -> bool:
     return any(lo <= cp <= hi for lo, hi in _IGNORABLE_RANGES)
 
 
+class _Shown(dict[int, str]):
+    """Code point -> how an excerpt shows it, filled as characters are met (``str.translate``
+    then runs in C, looking each character up; a miss is judged once), and emptied when
+    it grows past ``_SHOWN_MOST`` (bounded whatever the input)."""
+
+    def __missing__(self, cp: int) -> str:
+        ch = chr(cp)
+        if ch == "\t":
+            shown = " "
+        elif ch == " " or not _hidden(ch):
+            shown = ch
+        else:
+            shown = f"<U+{cp:04X}>"
+        if len(self) >= _SHOWN_MOST:
+            self.clear()
+        self[cp] = shown
+        return shown
+
+
+_SHOWN_MOST = 4096
+_SHOWN = _Shown()
+
+
 def _show(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
-    out = []
-    for ch in text:
-        if ch == "\t":
-            out.append(" ")
-        elif ch == " " or not _hidden(ch):
-            out.append(ch)
-        else:
-            out.append(f"<U+{ord(ch):04X}>")
-    return "".join(out)
+    return text.translate(_SHOWN)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -53,6 +54,14 @@ _FRAMED_BY_HEADERS = ("1.0", "1.1")
 # of the body is received and discarded, up to this many bytes, before the answer (the
 # happy path never drains).  Past the bound the answer goes out anyway.
 DRAIN_LIMIT = 16 << 20
+# The most body bytes judged in one synchronous step: a server may hand over a large body
+# in one message (what it buffered while the app was busy, or all of it), and judging it
+# in one call would hold the event loop, and every other request, for as long as that
+# takes.  A larger message is fed a step at a time, and the loop is served between two
+# steps once judging has held it for ``QUANTUM`` seconds (text judged at memory speed
+# goes through in one turn, as a server sent it).
+STEP = 64 << 10
+QUANTUM = 0.002
 
 
 class ASGIMiddleware:
@@ -247,7 +256,10 @@ class _Exchange:
             chunk = message.get("body", b"")
             more = message.get("more_body", False)
             self.ended = not more
-            problem = body.feed(chunk)
+            if len(chunk) <= STEP:
+                problem = body.feed(chunk)
+            else:
+                problem = await _feed_in_steps(body, chunk)
             if problem is None and not more:
                 problem = body.close()
                 self.done = problem is None
@@ -361,6 +373,21 @@ async def _absorb_cancel(count: int) -> None:
 
 async def _nothing() -> None:
     pass
+
+
+async def _feed_in_steps(body: BodyCheck, chunk: bytes) -> Problem | None:
+    """``body.feed(chunk)`` a ``STEP`` at a time, yielding to the event loop between
+    two steps once judging has held it ``QUANTUM`` seconds (the verdict is the same: a
+    body check's verdict does not depend on how the body is cut into chunks)."""
+    began = time.perf_counter()
+    for i in range(0, len(chunk), STEP):
+        if i and time.perf_counter() - began >= QUANTUM:
+            await asyncio.sleep(0)
+            began = time.perf_counter()
+        problem = body.feed(chunk[i : i + STEP])
+        if problem is not None:
+            return problem
+    return None
 
 
 async def _drain(receive: Receive, limit: int = DRAIN_LIMIT) -> bool:

@@ -122,6 +122,55 @@ def test_memory_does_not_grow_with_a_hostile_input(
     assert large < 1.2 * small + (16 << 10)
 
 
+@pytest.mark.parametrize(
+    "flood", ["\u202e" * 200_000, "\u2066" * 100_000 + "\u2069" * 100_000], ids=["rlo", "lri-pdi"]
+)
+def test_a_bidi_flood_past_the_limit_is_counted_in_runs(
+    monkeypatch: pytest.MonkeyPatch, flood: str
+) -> None:
+    """Openers nested past UAX #9's max_depth, and the closers of such openers, are
+    refused in runs once nothing more can be listed: the gate's per-control step runs
+    for the first ones only, not for each of the 200,000."""
+    from sanitizer import _source_gate
+
+    calls = [0]
+    real = _source_gate._BidiJudge._control
+
+    def control(self: Any, ch: str, index: int) -> Any:
+        calls[0] += 1
+        return real(self, ch, index)
+
+    monkeypatch.setattr(_source_gate._BidiJudge, "_control", control)
+    outcome, findings = outcome_of(flood.encode(), ("--limit", "10", "--policy", "SOURCE"), False)
+    paired = 2 * _source_gate._MAX_DEPTH if "\u2069" in flood else 0  # allowed: paired
+    assert outcome.found == len(flood) and outcome.failing == len(flood) - paired
+    assert len(findings) == 10
+    assert calls[0] <= 2 * (_source_gate._MAX_DEPTH + 100)
+
+
+def test_code_without_look_alike_punctuation_is_not_read_a_character_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A flood of bidi controls (or of any characters) in code: whether a character
+    stands in for ASCII punctuation is asked once a distinct character, and only the
+    look-alikes a run holds are looked at, one by one."""
+    from sanitizer import _source_gate
+
+    calls = [0]
+    real = _source_gate._syntax_twin
+
+    def twin(ch: str) -> str:
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(_source_gate, "_syntax_twin", twin)
+    monkeypatch.setattr(_source_gate, "_TWINS", _source_gate._Twins())
+    data = ("y = 2 \u2215* 3\nx = '" + "\u202e" * 100_000 + "' \u4e2d\n").encode()
+    _, findings = outcome_of(data, ("--limit", "10", "--policy", "SOURCE"), False, "a.py")
+    assert {f.kind for f in findings} >= {"syntax-lookalike"}
+    assert calls[0] <= 10
+
+
 def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """One line of a MiB of FF: each listed finding's excerpt decodes at most its
     context, and only listed findings get one."""
@@ -136,6 +185,25 @@ def test_an_excerpt_reads_a_bounded_window(monkeypatch: pytest.MonkeyPatch) -> N
     outcome, findings = outcome_of(b"\xff" * (1 << 20), ("--limit", "50"), pipe=True)
     assert outcome.found == 1 << 20 and len(findings) == 50
     assert len(seen) <= 3 * 50 and max(seen) <= _locate.CONTEXT
+
+
+def test_excerpts_judge_each_character_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Excerpts of a flood of combining marks: whether a character is hidden is worked
+    out once a distinct character, not once each time an excerpt shows it."""
+    calls = [0]
+    real = _locate._hidden
+
+    def hidden(ch: str) -> bool:
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(_locate, "_hidden", hidden)
+    monkeypatch.setattr(_locate, "_SHOWN", _locate._Shown())
+    data = ("a" + "\u0301" * 40 + "\u200b").encode() * 5000
+    _, findings = outcome_of(data, ("--limit", "500", "--policy", "TEXT"), pipe=False)
+    assert len(findings) == 500 and all(f.excerpt for f in findings)
+    assert "<U+200B>" in findings[0].excerpt + findings[1].excerpt
+    assert calls[0] <= 3
 
 
 def test_a_long_finding_has_a_short_excerpt() -> None:

@@ -71,3 +71,24 @@ asgi = ASGIMiddleware(asgi_echo)
 asgi_report = ASGIMiddleware(asgi_echo, report_only=True)
 wsgi = WSGIMiddleware(wsgi_echo)
 wsgi_report = WSGIMiddleware(wsgi_echo, report_only=True)
+
+
+async def asgi_sink(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Reads the body and answers its length: the app of a flood (no echo to build)."""
+    if scope["type"] != "http":
+        return
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("client disconnected")
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    out = str(size).encode()
+    headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(out)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": out})
+
+
+asgi_sink_checked = ASGIMiddleware(asgi_sink)
