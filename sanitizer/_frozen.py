@@ -4,7 +4,7 @@
 about a third of what ``sanitizer check FILE`` ran before its first byte, and each frozen
 dataclass costs about 4M instructions more when its class is created.  Only the modules
 plain ``sanitizer check FILE`` imports use it (the core's tables ``_grammar.Row`` and
-``_grammar.Machine``, the CLI's ``_record.Record``; ``tests/test_imports.py`` holds the
+``_grammar.Machine``, the CLI's ``_record.Record``; ``tests/suites/test_imports.py`` holds the
 rule); every other value class is an ordinary frozen dataclass or ``NamedTuple``.
 """
 

@@ -426,7 +426,7 @@ def test_a_binary_record_file_whose_bytes_are_ascii_is_binary(tmp_path: Path) ->
     (tmp_path / "note.dbf").write_bytes(b"plain text named as a table\n")
     (tmp_path / "valid-u0000").write_bytes(b"a\x00b")
     proc = run_cli("--policy", "SOURCE", "--json", tmp_path)
-    got = records(proc)
+    got = json_records(proc.stdout)
     assert [r["path"].rsplit("/", 1)[-1] for r in got if r.get("skipped")] == ["points.dbf"]
     assert got[-1]["summary"]["files"] == 2
     assert proc.returncode == 1  # the U+0000 of the small text file is judged

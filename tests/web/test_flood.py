@@ -6,7 +6,7 @@ event loop, and every other client, for as long as judging takes.  The middlewar
 such a message a ``STEP`` at a time and serves the loop between two steps once judging
 has held it ``QUANTUM`` seconds (0 here: between every two).
 
-- Counted (fast tier): a body of each legitimate kind of text (tests/text_classes.py),
+- Counted (fast tier): a body of each legitimate kind of text (tests/policy/text_classes.py),
   as a text body and as a form body, in one message: it is fed to the body check a
   ``STEP`` at a time, another task runs between every two steps, and the verdict is the
   one the same body gets in small messages.
@@ -27,10 +27,10 @@ from typing import Any
 from urllib.parse import quote_from_bytes
 
 import pytest
-from text_classes import LEGITIMATE, sample
 
 from sanitizer.web import ASGIMiddleware, asgi
 from sanitizer.web._body import BodyCheck
+from tests.policy.text_classes import LEGITIMATE, sample
 
 SIZE = 256 << 10  # bytes of each body
 
@@ -161,7 +161,7 @@ def _post(content_type: bytes, body: bytes) -> bytes:
 
 @pytest.mark.servers
 def test_other_clients_are_served_during_a_text_flood() -> None:
-    from webservers import HOST, read_response, serve
+    from tests.web.webservers import HOST, read_response, serve
 
     async def run(port: int) -> dict[str, float]:
         reader, writer = await asyncio.open_connection(HOST, port)
@@ -196,7 +196,7 @@ def test_other_clients_are_served_during_a_text_flood() -> None:
         writer.close()
         return medians
 
-    with serve("asgi", "webapps:asgi_sink_checked") as port:
+    with serve("asgi", "tests.web.webapps:asgi_sink_checked") as port:
         medians = asyncio.run(asyncio.wait_for(run(port), 120))
     base = medians.pop("counted")
     ratios = {kind: m / base for kind, m in medians.items()}
