@@ -78,11 +78,8 @@ class Utf16Error(WideError):
                 f"lone high surrogate U+{value:04X}, followed by {describe_unit(following)} "
                 "instead of a low surrogate DC00..DFFF (RFC 2781 §2.2)"
             )
-        if following is not None and 0xD800 <= following <= 0xDBFF:
-            return (
-                f"lone low surrogate U+{value:04X} before high surrogate U+{following:04X}: "
-                "a reversed pair (RFC 2781 §2.2)"
-            )
+        # Nothing after the unit is read: a stream reports it before the next unit
+        # arrives, and says the same (a reversed pair's high half is an error of its own).
         return f"lone low surrogate U+{value:04X} with no high surrogate before it (RFC 2781 §2.2)"
 
 

@@ -171,7 +171,7 @@ def test_no_bom_is_refused_not_guessed() -> None:
 def test_kinds_and_reasons() -> None:
     cases = {
         b"\x3d\xd8A\x00": (K.LONE_HIGH_SURROGATE, "lone high surrogate U+D83D"),
-        b"\x00\xdc\x3d\xd8\x00\xdc": (K.LONE_LOW_SURROGATE, "reversed pair"),
+        b"\x00\xdc\x3d\xd8\x00\xdc": (K.LONE_LOW_SURROGATE, "with no high surrogate before it"),
         b"A\x00\x3d\xd8": (K.TRUNCATED_PAIR, "cut off by the end of input"),
         b"A\x00B": (K.TRUNCATED_UNIT, "odd trailing byte 0x42"),
     }
