@@ -339,6 +339,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     arguments (its tables), so that calls which register something register the same."""
     from sanitizer import Category
     from sanitizer._lookalike import scripts, skeletons
+    from sanitizer._policy import _reveal
     from sanitizer._policy._scan import scanner
     from sanitizer.precis import PROFILE_NAMES, get_profile
 
@@ -367,6 +368,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     key_tables = (tables, small, small, small)
     enforce = get_profile(PROFILE_NAMES[0])._native()
     assert enforce is not None
+    reveal_tables = (*_reveal._c_tables(), _reveal.c_kinds())
     return {
         "decode": ((), {"data": b"a", "errors": "replace"}),
         "set_decode_fallback": ((decoder.decode_py, m.table, m.nclasses, Utf8Error), {}),
@@ -398,6 +400,8 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "column_translate": ((0, 1, 0, None, bytes(8), b"", (b"x",) * 128), {}),
         "column_keys": ((0, 1, 0, None, bytes(8), b"", *key_tables), {}),
         "precis_layout": ((), {}),
+        "word_marks": (("a\u200e b", *reveal_tables, 1, 8, 2), {}),
+        "reveal_scan": (("abc", *reveal_tables, _reveal.ivd_table(), 0), {}),
     }
 
 
