@@ -347,7 +347,7 @@ def counted_work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, int]:
                 setup += call.format(d=f"d{i}_1[:4096]", p=p) + "\n"  # warms the caches
                 for n in (1, 2):
                     workloads[f"{kind}|{p} {api}|{n}"] = call.format(d=f"d{i}_{n}", p=p)
-    return instructions(setup, workloads, tmp_path_factory.mktemp("callgrind"), timeout=3600)
+    return instructions(setup, workloads, tmp_path_factory.mktemp("callgrind"))
 
 
 @needs_c

@@ -48,7 +48,7 @@ for name, code in [("", "pass"), *WORKLOADS.items()]:
 
 
 def instructions(
-    setup: str, workloads: dict[str, str], tmp_path: Path, timeout: float = 600
+    setup: str, workloads: dict[str, str], tmp_path: Path, timeout: float = 3600
 ) -> dict[str, int]:
     """Instructions each of ``workloads`` (name: Python statements) costs after ``setup``
     (Python statements whose names the workloads use), counted by callgrind."""
