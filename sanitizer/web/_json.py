@@ -37,11 +37,13 @@ from ._problems import Problem, from_finding, ill_formed, json_control, lone_sur
 
 # RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
 # control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's json.loads
-# would accept from bytes).
-_BAD_BETWEEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# would accept from bytes).  A character >= 0x80 there is no JSON either, yet a framework's
+# text() hands it to the app (aiohttp, BlackSheep): refused too, as the tables say by
+# flagging NUL (json_strings reads between[0] for every character >= 0x80).
+_BAD_BETWEEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\U0010ffff]")
 # RFC 7464 §2.2: a JSON text sequence puts RS (0x1E) before each record; LF after it is
 # JSON whitespace already.  So RS is allowed between tokens there, and only there.
-_BAD_BETWEEN_SEQ = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1d\x1f\x7f]")
+_BAD_BETWEEN_SEQ = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1d\x1f\x7f-\U0010ffff]")
 # Written as "unrolled loops" (runs of plain characters consumed in one step), which makes
 # ``re`` several times faster than the alternation (?:[^"\\]|\\.)* on long strings.
 _STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)  # one complete string (§7)
@@ -83,6 +85,7 @@ def _strings_table(ascii_allowed: bytes, every: bool = False) -> bytes:
 @functools.lru_cache(maxsize=16)
 def _twin_patterns(between: bytes, strings: bytes) -> tuple[re.Pattern[str], re.Pattern[str]]:
     bad = "".join(re.escape(chr(c)) for c in range(0x80) if between[c])
+    bad += "\x80-\U0010ffff" if between[0] else ""
     plain = "".join(re.escape(chr(c)) for c in range(0x80) if not strings[c])
     return re.compile(f"[{bad}]" if bad else "(?!)"), re.compile(f"[^{plain}]")
 
@@ -334,6 +337,8 @@ class JSONBody(BodyCheck):
         if self._carry:
             text, self._carry = self._carry + text, ""
         base, i = self._pos, 0
+        if base == 0 and text.startswith("\ufeff"):
+            i = 1  # a UTF-8 byte order mark, which json.loads(bytes) skips (json.detect_encoding)
         if self._in_string:
             i, problem = self._string_run(text, 0, base)
             if problem is not None or i < 0:
@@ -472,7 +477,7 @@ class JSONBody(BodyCheck):
         bad = self._bad_between.search(region, start, end)
         if bad is None:
             return None
-        return json_control(base + bad.start())
+        return json_control(base + bad.start(), bad.group())
 
     def _string_problem(self, value: str, start: int, escaped: bool) -> Problem | None:
         """The problem of a string's ``value`` (escapes resolved); ``escaped``: the string

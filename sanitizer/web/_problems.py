@@ -302,8 +302,20 @@ def content_encoding() -> Problem:
     )
 
 
-def json_control(offset: int) -> Problem:
-    """A control character between JSON tokens, at character ``offset``."""
+def json_control(offset: int, char: str = "\x00") -> Problem:
+    """A control character, or any character >= 0x80, between JSON tokens, at character
+    ``offset`` (RFC 8259 §2: only JSON whitespace may be there)."""
+    if char >= "\x80":
+        return Problem(
+            400,
+            "malformed",
+            "malformed",
+            "json",
+            "JSON body",
+            f"U+{ord(char):04X} between JSON tokens (RFC 8259 §2): not JSON, "
+            "though a framework's text() reads it",
+            offset,
+        )
     return Problem(
         400,
         "refused-text",

@@ -145,6 +145,7 @@ ATTACKS: list[tuple[str, str, bytes, list[tuple[bytes, bytes]], bytes]] = [
     ("json-escape", "POST", b"/", JSON, b'{"a": "\\u202e"}'),
     ("json-surrogate", "POST", b"/", JSON, b'{"a": "\\ud800"}'),
     ("json-untyped", "POST", b"/", [], b'{"a": "\\u0000"}'),
+    ("json-text-between", "POST", b"/?read=text", JSON, b'{"a": 1} ' + RLO),
     ("json-as-text", "POST", b"/", TEXT, b'["\\udb40\\udc41"]'),
     ("text-rlo", "POST", b"/", TEXT, b"abc " + RLO),
     ("text-nul", "POST", b"/", TEXT, b"abc\x00"),

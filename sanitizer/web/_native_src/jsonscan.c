@@ -14,7 +14,9 @@
  * From text[start] (outside any string) to the end: a '"' opens a string (§7), which a
  * '"' not taken by a backslash closes; a backslash takes the next character whatever it
  * is (an invalid escape is not JSON; the app's parser refuses it).  Outside strings, a
- * character < 0x80 with between[c] != 0 makes the answer None.  A complete string whose
+ * character < 0x80 with between[c] != 0 makes the answer None, and so does any character
+ * >= 0x80 when between[0] != 0 (a table that refuses NUL there refuses everything that
+ * is not JSON whitespace or a token: §2).  A complete string whose
  * content holds a character >= 0x80 or one < 0x80 with strings[c] != 0 (the caller flags
  * '\\' there) needs judging; every complete string does when strings['"'] != 0 (a policy
  * that judges whole values: the empty string too).
@@ -154,7 +156,7 @@ resolve(joined_t *j, int kind, const void *data, Py_ssize_t a, Py_ssize_t b)
         while (i < n) {                                                                  \
             Py_UCS4 c = s[i];                                                            \
             if (c != '"') {                                                              \
-                if (c < 0x80 && between[c]) return 1;                                    \
+                if (c < 0x80 ? between[c] : between[0]) return 1;                        \
                 i++;                                                                     \
                 continue;                                                                \
             }                                                                            \
