@@ -176,6 +176,15 @@ def carried(piece: bytes, before: int) -> int:
     return len(piece)
 
 
+def carried_text(piece: str, before: int) -> int:
+    """``carried`` for decoded text (the UTF-16/32 readers): how many characters at the
+    start of ``piece`` continue the run that ``before`` is in."""
+    k = _reveal.channel_of(before) if before >= 0 else None
+    if k is None or k >= _RUNS or not piece:
+        return 0
+    return len(piece) - len(piece.lstrip(_carrier_chars(k)))
+
+
 def _carried_long(piece: bytes, chars: str) -> int:
     """``carried`` for a piece whose first ``4 * RUN_CAP`` bytes continue the run."""
     at = 0

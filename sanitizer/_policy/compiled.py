@@ -47,6 +47,7 @@ from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
 from ._pieces import carried as carried  # lent to readers of long texts (see above)
+from ._pieces import carried_text as carried_text  # lent to readers of long texts
 from ._pieces import open_start as open_start  # lent to readers of streams (see above)
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES as CARRIER_CATEGORIES  # lent to readers of pieces

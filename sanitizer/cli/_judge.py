@@ -18,14 +18,16 @@ Imported only with ``--policy``, as is the policy layer itself.
 from __future__ import annotations
 
 import functools
+import re
 import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .. import _policy
+from .._categories import Category
 from .._decoder import IncrementalDecoder
 from .._policy import inspect
-from .._policy.compiled import ByteOffsets, piece_end
+from .._policy.compiled import CARRIER_CATEGORIES, ByteOffsets, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
 from ._locate import CONTEXT, Locator, excerpt
@@ -329,6 +331,26 @@ def reopened(opened: Opened) -> Opened:
     opened.spool.seek(0)
     again = Chain(opened.spool, b"", opened.stream)
     return Opened(opened.path, opened.label, again, again.read(CHUNK))  # type: ignore[arg-type]
+
+
+# The findings over a run of carriers (one a run: ``_carrier_runs``): a piece's end may
+# cut one, and the next piece go on with it (``carried``).
+RUNS = frozenset({*CARRIER_CATEGORIES, Category.HIDDEN_PAYLOAD})
+_COUNT = re.compile(r"\d+")
+
+
+def held_run(finding: Finding, length: int) -> bool:
+    """Whether ``finding`` is a carrier run's that ends a piece of ``length`` characters:
+    the next piece may go on with the run, so it waits."""
+    return finding.end == length and finding.category in RUNS and finding.end - finding.start > 1
+
+
+def counted_more(words: Any, more: int) -> Any:
+    """A run's reason (or detail) counting ``more`` characters: the payload it names is
+    read from the run's first characters (``_reveal.RUN_CAP``), the span is the whole run."""
+    if not isinstance(words, str):
+        return words
+    return _COUNT.sub(lambda m: str(int(m.group()) + more), words, count=1)
 
 
 def unlisted_failing(report: Any, strict: bool) -> int:

@@ -8,17 +8,18 @@ the ``bom`` category, as the policy layer judges it in a value.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from .._categories import Category
 from .._policy import Action, inspect
-from .._policy.compiled import CARRIER_CATEGORIES, carried, judges_lines_alone
+from .._policy.compiled import carried, judges_lines_alone
 from ._inputs import Opened
 from ._judge import (
     Listed,
     Region,
     capped,
+    counted_more,
+    held_run,
     placed,
     prove,
     release,
@@ -122,18 +123,13 @@ def _add(
         fails = strict or f.action is Action.REJECT
         item = (at + f.start, at + end, d["category"], d.get("code_point") or "",
                 d["action"], d["reason"], details, (), fails)  # fmt: skip
-        if size is None and f.end == len(text) and f.category in _RUNS and f.end - f.start > 1:
+        if size is None and held_run(f, len(text)):
             held = item
             continue
         listed.add(item)
     more_failing = unlisted_failing(report, strict)
     listed.count(report.more_findings - len(extra), more_failing - len(extra))
     return held
-
-
-# The findings over a run of carriers (one a run: ``_carrier_runs``).
-_RUNS = frozenset({*CARRIER_CATEGORIES, Category.HIDDEN_PAYLOAD})
-_COUNT = re.compile(r"\d+")
 
 
 def _longer(item: tuple[Any, ...], rest: bytes) -> tuple[Any, ...]:
@@ -143,14 +139,11 @@ def _longer(item: tuple[Any, ...], rest: bytes) -> tuple[Any, ...]:
     if not rest:
         return item
     more = len(rest.decode("utf-8"))
-
-    def counted(words: Any) -> Any:
-        if not isinstance(words, str):
-            return words
-        return _COUNT.sub(lambda m: str(int(m.group()) + more), words, count=1)
-
-    details = {k: counted(v) if k in ("reason", "detail") else v for k, v in item[6].items()}
-    return (item[0], item[1] + len(rest), *item[2:5], counted(item[5]), details, *item[7:])
+    details = {
+        k: counted_more(v, more) if k in ("reason", "detail") else v for k, v in item[6].items()
+    }
+    return (item[0], item[1] + len(rest), *item[2:5], counted_more(item[5], more), details,
+            *item[7:])  # fmt: skip
 
 
 def _last_code_point(piece: bytes) -> int:

@@ -15,18 +15,29 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .._policy import Action, inspect
-from .._policy.compiled import piece_end
+from .._policy.compiled import carried_text, piece_end
 from .._wide import ByteOrderError
 from .._wide_codecs import codec
 from . import _judge
 from ._inputs import CHUNK, Opened
-from ._judge import capped, release, reopened, too_long, unlisted_failing, unlisted_refused
+from ._judge import (
+    capped,
+    counted_more,
+    held_run,
+    release,
+    reopened,
+    too_long,
+    unlisted_failing,
+    unlisted_refused,
+)
 from ._locate import Position
 from ._mode_wide import wide_mode
 from ._output import FileFinding, Place
 from ._report import Outcome
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._check_args import Settings
     from ._report import Progress
 
@@ -103,6 +114,18 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
     findings: list[FileFinding] = []
     more = more_failing = 0
     kept = {True: 0, False: 0}  # findings listed that fail, that do not
+
+    def keep(item: FileFinding) -> None:
+        nonlocal more, more_failing
+        if limit and kept[item.fails] >= limit:  # each kind capped apart, as Listed caps
+            more += 1
+            more_failing += item.fails
+        else:
+            kept[item.fails] += 1
+            findings.append(item)
+
+    held: FileFinding | None = None  # a run's finding the piece's end cut (carried_text)
+    before = -1  # the last code point of the piece before
     byte_at = skip  # the input offset of ``buf[0]``
     buf = decoder.decode(head[skip:])
     stream = again.stream
@@ -119,38 +142,50 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             end = piece_end(window, 0, len(window) - 1)[0]
             cut = len(window[:end].decode("utf-8", "surrogatepass"))
         piece, buf = buf[:cut], buf[cut:]
-        full = bool(limit) and kept[True] >= limit
-        report = inspect(piece, counting if full else listing)
-        extra = [] if strict else unlisted_refused(piece, report, listing, limit)
-        listed = sorted((*report.findings, *extra), key=lambda f: (f.start, f.end))
+        rest = carried_text(piece, before) if held is not None else 0  # the held run's
+        before = ord(piece[-1]) if piece else -1
+        listed: list[Any] = []
+        report = None
+        if rest < len(piece):
+            full = bool(limit) and kept[True] >= limit
+            report = inspect(piece, counting if full else listing)
+            extra = [] if strict else unlisted_refused(piece, report, listing, limit)
+            listed = sorted((*report.findings, *extra), key=lambda f: (f.start, f.end))
+            listed = [f for f in listed if f.start >= rest]  # the held run's rest: its own
         places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
         done_index, done_byte = 0, byte_at
-        for index in sorted({o for f in listed for o in (f.start, f.end)}):
+        for index in sorted({rest, *(o for f in listed for o in (f.start, f.end))}):
             text = piece[done_index:index]
             done_byte += len(text.encode(name, "surrogatepass"))
             position.count_text(text)
             position.next_is(piece[index : index + 1])
             places[index] = (done_byte, position.line, position.column)
             done_index = index
-        for f in listed:
+        if held is not None:
+            held = _longer(held, rest, places[rest])
+            if rest < len(piece):
+                keep(held)
+                held = None
+        last = len(listed) - 1
+        for i, f in enumerate(listed):
             d = f.as_dict()
             fails = strict or f.action is Action.REJECT
-            if limit and kept[fails] >= limit:  # each kind capped apart, as Listed caps
-                more += 1
-                more_failing += fails
-                continue
-            kept[fails] += 1
             (lo, line, column), (hi, end_line, end_column) = places[f.start], places[f.end]
             details = {k: v for k, v in d.items() if k not in ("start", "end")}
-            findings.append(
-                FileFinding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
-                        Place(label, lo, hi, line, column, end_line, end_column),
-                        fails=fails, details=details)
-            )  # fmt: skip
+            item = FileFinding(d["category"], d.get("code_point") or "", d["action"], d["reason"],
+                                Place(label, lo, hi, line, column, end_line, end_column),
+                                fails=fails, details=details)  # fmt: skip
+            if i == last and held_run(f, len(piece)) and not (final and not buf):
+                held = item  # the next piece may go on with its run
+            else:
+                keep(item)
         position.count_text(piece[done_index:])
         byte_at = done_byte + len(piece[done_index:].encode(name, "surrogatepass"))
-        more += report.more_findings - len(extra)
-        more_failing += unlisted_failing(report, strict) - len(extra)
+        if report is not None:
+            more += report.more_findings - len(extra)
+            more_failing += unlisted_failing(report, strict) - len(extra)
+    if held is not None:
+        keep(held)
     room = limit - kept[True] if limit else len(findings)
     allowed = [f for f in findings if not f.fails]
     if len(allowed) > room:  # failing findings first, allowed ones in the room left
@@ -158,3 +193,18 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
         findings = [f for f in findings if id(f) not in dropped]
         more += len(dropped)
     return findings, more, more_failing
+
+
+def _longer(found: FileFinding, more: int, end: tuple[int, int, int]) -> FileFinding:
+    """A run's ``found`` spanning ``more`` characters more, up to ``end`` (byte offset,
+    line, column), its reason counting them (``counted_more``)."""
+    if not more:
+        return found
+    details = {
+        k: counted_more(v, more) if k in ("reason", "detail") else v
+        for k, v in (found.details or {}).items()
+    }
+    hi, end_line, end_column = end
+    place = found.place._replace(end=hi, end_line=end_line, end_column=end_column)
+    return FileFinding(found.kind, found.what, found.action, counted_more(found.reason, more),
+                       place, fails=found.fails, details=details)  # fmt: skip

@@ -167,12 +167,14 @@ def test_a_run_cap_reads_the_first_characters() -> None:
     assert (found.start, found.end) == (0, 3 * cap)
 
 
-def _check_json(data: bytes, tmp_path: Path, profile: str = "PROMPT") -> list[tuple[object, ...]]:
+def _check_json(
+    data: bytes, tmp_path: Path, profile: str = "PROMPT", *options: str
+) -> list[tuple[object, ...]]:
     path = tmp_path / "t.txt"
     path.write_bytes(data)
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="utf-8")
-    args = ["check", "--policy", profile, "--progress", "never", "--format", "json"]
+    args = ["check", "--policy", profile, "--progress", "never", "--format", "json", *options]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         main([*args, "--limit", "0", str(path)])
     out.flush()
@@ -205,6 +207,28 @@ def test_check_prompt_in_pieces_finds_what_inspect_finds(
         monkeypatch.setattr(_judge, "PIECE", size)
         data = text.encode()
         assert _check_json(data, tmp_path) == _inspected(data), (text, size)
+
+
+@pytest.mark.usefixtures("small_cap")
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-32-be"])
+def test_check_prompt_in_pieces_of_utf16_and_utf32_finds_what_inspect_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, encoding: str
+) -> None:
+    """The same for a UTF-16 or UTF-32 input (``--encoding``, decoded text cut into
+    pieces): a run longer than a piece is one finding, at the offsets of its bytes."""
+    unit = 2 if "16" in encoding else 4
+    for text, size in list(_cases(True, 110, 400, 40)):
+        monkeypatch.setattr(_judge, "PIECE", size)
+        data = text.encode(encoding)
+        got = _check_json(data, tmp_path, "PROMPT", "--encoding", encoding)
+        policy = profiles.PROMPT.replace(max_findings=None)
+
+        def at(i: int) -> int:
+            return len(text[:i].encode(encoding)) if i else 0
+
+        want = [(at(f.start), at(f.end), f.category.value, f.detail)
+                for f in inspect(text, policy).findings]  # fmt: skip
+        assert got == want, (text, size, unit)
 
 
 @pytest.mark.slow  # 3 MiB checked and revealed: a few seconds
