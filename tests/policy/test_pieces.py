@@ -216,19 +216,15 @@ def test_check_prompt_in_pieces_of_utf16_and_utf32_finds_what_inspect_finds(
 ) -> None:
     """The same for a UTF-16 or UTF-32 input (``--encoding``, decoded text cut into
     pieces): a run longer than a piece is one finding, at the offsets of its bytes."""
-    unit = 2 if "16" in encoding else 4
     for text, size in list(_cases(True, 110, 400, 40)):
         monkeypatch.setattr(_judge, "PIECE", size)
         data = text.encode(encoding)
         got = _check_json(data, tmp_path, "PROMPT", "--encoding", encoding)
         policy = profiles.PROMPT.replace(max_findings=None)
 
-        def at(i: int) -> int:
-            return len(text[:i].encode(encoding)) if i else 0
-
-        want = [(at(f.start), at(f.end), f.category.value, f.detail)
-                for f in inspect(text, policy).findings]  # fmt: skip
-        assert got == want, (text, size, unit)
+        want = [(len(text[: f.start].encode(encoding)), len(text[: f.end].encode(encoding)),
+                 f.category.value, f.detail) for f in inspect(text, policy).findings]  # fmt: skip
+        assert got == want, (text, size)
 
 
 @pytest.mark.slow  # 3 MiB checked and revealed: a few seconds
