@@ -40,6 +40,7 @@ import sanitizer
 from sanitizer import Policy, precis, profiles
 from sanitizer import _policy as policy
 from tests.policy.text_classes import HOSTILE, LEGITIMATE, sample
+from tests.web.webapps import asgi_sink
 
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
@@ -101,15 +102,6 @@ def text_apis() -> dict[str, Callable[[str], object]]:
 MESSAGE = 64 << 10  # bytes a message: what uvicorn hands over at a time
 
 
-async def _sink(scope: Any, receive: Any, send: Any) -> None:
-    while True:
-        message = await receive()
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            break
-    await send({"type": "http.response.start", "status": 200, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
-
-
 _MIDDLEWARE: list[Any] = []
 
 
@@ -122,7 +114,7 @@ def asgi_call(content_type: bytes, body: bytes) -> None:
 
         logging.getLogger("sanitizer.web").setLevel(logging.CRITICAL)  # a refusal a call
 
-        _MIDDLEWARE.append(ASGIMiddleware(_sink))
+        _MIDDLEWARE.append(ASGIMiddleware(asgi_sink))
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",

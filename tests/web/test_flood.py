@@ -31,17 +31,9 @@ import pytest
 from sanitizer.web import ASGIMiddleware, asgi
 from sanitizer.web._body import BodyCheck
 from tests.policy.text_classes import LEGITIMATE, sample
+from tests.web.webapps import asgi_sink
 
 SIZE = 256 << 10  # bytes of each body
-
-
-async def _sink(scope: Any, receive: Any, send: Any) -> None:
-    while True:
-        message = await receive()
-        if message["type"] != "http.request" or not message.get("more_body", False):
-            break
-    await send({"type": "http.response.start", "status": 200, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
 
 
 def _scope(content_type: bytes, size: int) -> dict[str, Any]:
@@ -114,7 +106,7 @@ async def _judge(content_type: bytes, body: bytes, message_size: int) -> tuple[i
     BodyCheck.feed = feed  # type: ignore[method-assign]
     try:
         await asyncio.sleep(0)
-        await ASGIMiddleware(_sink)(_scope(content_type, len(body)), receive, send)
+        await ASGIMiddleware(asgi_sink)(_scope(content_type, len(body)), receive, send)
     finally:
         BodyCheck.feed = real  # type: ignore[method-assign]
         done.set()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
 from sanitizer.web import ASGIMiddleware, WSGIMiddleware
@@ -29,7 +29,7 @@ def _echo(path: bytes, query: bytes, headers: list[tuple[bytes, bytes]], body: b
     ).encode()
 
 
-async def asgi_echo(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def asgi_echo(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] != "http":
         return
     body = b""
@@ -73,7 +73,7 @@ wsgi = WSGIMiddleware(wsgi_echo)
 wsgi_report = WSGIMiddleware(wsgi_echo, report_only=True)
 
 
-async def asgi_sink(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def asgi_sink(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
     """Reads the body and answers its length: the app of a flood (no echo to build)."""
     if scope["type"] != "http":
         return
