@@ -583,6 +583,7 @@ def test_json_with_a_character_past_ascii_between_tokens_is_refused(
     text = json.dumps(value, ensure_ascii=True)
     cuts = [i for i in range(len(text) + 1) if _outside_strings(text, i)]
     at = cuts[where % len(cuts)]
+    assume(not (at == 0 and outside[0] == "\ufeff"))  # a byte order mark: json.loads skips it
     raw = (text[:at] + outside + text[at:]).encode("utf-8")
     problem = body(JSON, data.draw(chunkings(raw)))
     assert problem is not None and problem.part == "json", (raw, problem)
