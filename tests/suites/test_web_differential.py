@@ -379,7 +379,7 @@ def odd_multipart_bodies(draw: st.DrawFn) -> bytes:
 _SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _MANY = settings(
     _SETTINGS,
-    max_examples=10 * settings().max_examples,
+    max_examples=5 * settings().max_examples,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
