@@ -12,7 +12,7 @@ runtime, which also carries libFuzzer and the UBSan handlers.
     python tools/build_fuzz_native.py run -- python fuzz/fuzz_web.py corpus/web -runs=1000
     python tools/build_fuzz_native.py env                      # the variables, for a shell
     python tools/build_fuzz_native.py build --selftest-oob --out /tmp/broken   # see below
-    python tools/build_fuzz_native.py campaign --seconds 10       # every target, ASan+UBSan (as CI)
+    python tools/build_fuzz_native.py campaign --seconds 6        # every target, ASan+UBSan (as CI)
     python tools/build_fuzz_native.py campaign --seconds 120 --compare   # figures
 
 ``build`` compiles with ``python setup.py build_ext`` (so every C file of every extension
