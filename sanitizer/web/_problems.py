@@ -302,7 +302,7 @@ def content_encoding() -> Problem:
     )
 
 
-def json_control(offset: int, char: str = "\x00") -> Problem:
+def json_control(offset: int, char: str) -> Problem:
     """A control character, or any character >= 0x80, between JSON tokens, at character
     ``offset`` (RFC 8259 §2: only JSON whitespace may be there)."""
     if char >= "\x80":
