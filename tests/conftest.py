@@ -9,7 +9,11 @@ and the ``sanitizer_cli``, ``runner`` and ``backend`` fixtures.
 
 from __future__ import annotations
 
+import compileall
+import gc
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -42,11 +46,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     global TIER_MARKERS
+    _compile_package(config)
     TIER_MARKERS = declared_markers(config.getini("markers"))
     if config.getoption("fast"):
         expression = fast_tier(TIER_MARKERS)
         chosen = config.option.markexpr
         config.option.markexpr = f"({chosen}) and {expression}" if chosen else expression
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # What collection built (modules, items, strategies) lives to the end of the run:
+    # later collections need not walk it again.
+    gc.collect()
+    pass  # gc.freeze()
+
+
+# -- compiled modules ---------------------------------------------------------------------
+
+# pip byte-compiles what it installs, but not the sources of an editable install; where the
+# environment also says not to write bytecode (PYTHONDONTWRITEBYTECODE), every command a
+# test runs would compile the package again, a third of its start, and every run would
+# rewrite and compile each test module again.  So the run compiles the package once, as an
+# install would, and keeps its rewritten test modules (both in __pycache__, git-ignored).
+PACKAGE = Path(__file__).resolve().parents[1] / "sanitizer"
+
+
+def _compile_package(config: pytest.Config) -> None:
+    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+        compileall.compile_dir(PACKAGE, quiet=1)  # before pytest-xdist starts its workers
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    environment_says = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = environment_says
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

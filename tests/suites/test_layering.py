@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,7 +247,11 @@ def imports_of(module: Module) -> list[Import]:
     return [i for i in found if i.target.split(".")[0] == "sanitizer"]
 
 
-ALL_IMPORTS = [i for m in CODE for i in imports_of(m)]
+@functools.cache
+def all_imports() -> tuple[Import, ...]:
+    """Every import of every module of the package (read when a test asks: each xdist
+    worker collects this file, and only one runs its tests)."""
+    return tuple(i for m in CODE for i in imports_of(m))
 
 
 def group(name: str) -> str:
@@ -282,7 +287,7 @@ def test_every_module_has_a_layer() -> None:
 def test_nothing_imports_upward() -> None:
     upward = [
         f"{i}  ({LAYER_NAMES[layer(i.importer.name)]} -> {LAYER_NAMES[layer(i.target)]})"
-        for i in ALL_IMPORTS
+        for i in all_imports()
         if layer(i.target) > layer(i.importer.name)
     ]
     assert upward == [], "\n".join(upward)
@@ -291,7 +296,7 @@ def test_nothing_imports_upward() -> None:
 def test_adapters_do_not_import_each_other() -> None:
     crossing = [
         str(i)
-        for i in ALL_IMPORTS
+        for i in all_imports()
         if layer(i.importer.name) == ADAPTER and layer(i.target) == ADAPTER
         if group(i.target) != group(i.importer.name)
         if group(i.target) not in ADAPTER_USES.get(group(i.importer.name), set())
@@ -299,7 +304,7 @@ def test_adapters_do_not_import_each_other() -> None:
     assert crossing == [], "\n".join(crossing)
 
 
-def private_crossings(imports: list[Import]) -> list[str]:
+def private_crossings(imports: Iterable[Import]) -> list[str]:
     """Imports of a private module or name that another package owns."""
     found: list[str] = []
     for i in imports:
@@ -322,14 +327,14 @@ def private_crossings(imports: list[Import]) -> list[str]:
 
 
 def test_no_private_imports_across_packages() -> None:
-    crossings = private_crossings(ALL_IMPORTS)
+    crossings = private_crossings(all_imports())
     assert crossings == [], "\n".join(crossings)
 
 
 def test_only_the_native_seams_import_the_extensions() -> None:
     direct = [
         str(i)
-        for i in ALL_IMPORTS
+        for i in all_imports()
         if i.target in NATIVE_SEAMS and i.importer.name != NATIVE_SEAMS[i.target]
     ]
     assert direct == [], "\n".join(direct)
