@@ -10,7 +10,6 @@ and the ``sanitizer_cli``, ``runner`` and ``backend`` fixtures.
 from __future__ import annotations
 
 import compileall
-import gc
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,13 +51,6 @@ def pytest_configure(config: pytest.Config) -> None:
         expression = fast_tier(TIER_MARKERS)
         chosen = config.option.markexpr
         config.option.markexpr = f"({chosen}) and {expression}" if chosen else expression
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # What collection built (modules, items, strategies) lives to the end of the run:
-    # later collections need not walk it again.
-    gc.collect()
-    pass  # gc.freeze()
 
 
 # -- compiled modules ---------------------------------------------------------------------
