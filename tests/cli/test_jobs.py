@@ -24,6 +24,7 @@ from tests.support.cli_runner import (
     default_sigint,
     first_line_then_close,
     run_cli,
+    server_pids,
 )
 
 pytestmark = pytest.mark.skipif(not _jobs.can_fork(), reason="workers need fork")
@@ -118,9 +119,10 @@ def test_a_failing_worker_is_an_error_in_order_and_leaves_no_process() -> None:
 
 
 def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (the command server of ``run_cli`` aside)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
+            return [int(p) for p in f.read().split() if int(p) not in server_pids()]
     except OSError:
         return []
 

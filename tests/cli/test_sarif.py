@@ -23,7 +23,7 @@ SCHEMA = json.loads((ROOT / "tests/data/sarif/sarif-schema-2.1.0.json").read_tex
 
 
 def sarif(*args: str | Path, cwd: Path) -> tuple[int, dict[str, Any]]:
-    proc = run_cli("check", "--format", "sarif", *args, cwd=cwd, env={"PYTHONPATH": str(ROOT)})
+    proc = run_cli("check", "--format", "sarif", *args, cwd=cwd)
     return proc.returncode, json.loads(proc.stdout.decode("utf-8"))
 
 

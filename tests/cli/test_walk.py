@@ -33,8 +33,7 @@ GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "HOME": 
 
 
 def cli(*args: str | Path) -> CliResult:
-    root = str(Path(__file__).resolve().parents[2])
-    return run_cli("check", *args, env={**GIT_ENV, "PYTHONPATH": root})
+    return run_cli("check", *args, env=GIT_ENV)
 
 
 def git(repo: Path, *args: str) -> bytes:

@@ -4,17 +4,23 @@ child process, with the given stdin, environment and working directory.
 Tests import ``run_cli`` (or take the ``sanitizer_cli`` fixture of ``conftest.py``) instead of
 spelling out ``subprocess.run``: the interpreter, the timeout and the environment rules
 are written once.  The child inherits this process's environment, so a suite run with
-``SANITIZER_PURE_PYTHON=1`` runs the command on the pure-Python backend too.
+``SANITIZER_PURE_PYTHON=1`` runs the command on the pure-Python backend too, and it
+imports the package these tests import (the checkout's, first on its PYTHONPATH).  It is
+forked from a warm interpreter (``command_server``) unless the call changes what Python
+reads as it starts; then it is a fresh interpreter, as ``SANITIZER`` starts one.
 """
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
@@ -27,6 +33,8 @@ if TYPE_CHECKING:
 SANITIZER = (sys.executable, "-m", "sanitizer")
 # Generous: a loaded 2-core machine starts Python slowly; a test that hangs still ends.
 TIMEOUT = 120.0
+# The folder that holds the package these tests import (the checkout's)
+CHECKOUT = str(Path(__file__).resolve().parents[2])
 
 
 class CliResult(NamedTuple):
@@ -47,9 +55,14 @@ class CliText(NamedTuple):
     stderr: str
 
 
-def child_env(env: Mapping[str, str | None] | None = None) -> dict[str, str]:
-    """This process's environment with ``env`` laid over it (None removes a name)."""
-    merged = dict(os.environ)
+def child_env(
+    env: Mapping[str, str | None] | None = None, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """This process's environment (or ``base``), the checkout first on PYTHONPATH, with
+    ``env`` laid over it (None removes a name)."""
+    merged = dict(os.environ if base is None else base)
+    paths = merged.get("PYTHONPATH", "")
+    merged["PYTHONPATH"] = CHECKOUT + (os.pathsep + paths if paths else "")
     for name, value in (env or {}).items():
         if value is None:
             merged.pop(name, None)
@@ -88,18 +101,158 @@ def run_cli(
     ``stdin`` on its standard input, ``env`` laid over this process's environment (a None
     value removes that name) and ``cwd`` as its working directory: (code, stdout, stderr),
     as text when ``text`` and as bytes otherwise."""
-    proc = subprocess.run(
-        [*SANITIZER, *(os.fspath(arg) for arg in args)],
-        input=stdin,
-        capture_output=True,
-        env=child_env(env),
-        cwd=cwd,
-        timeout=timeout,
-        check=False,
-    )
+    argv = [os.fsdecode(arg) for arg in args]  # bytes as Python decodes a child's argv
+    merged = child_env(env)
+    warm = _warm_server(merged)
+    if warm is not None:
+        code, out, err = warm.run(argv, stdin, merged, cwd, timeout)
+    else:
+        proc = subprocess.run(
+            [*SANITIZER, *argv],
+            input=stdin,
+            capture_output=True,
+            env=merged,
+            cwd=cwd,
+            timeout=timeout,
+            check=False,
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
     if text:
-        return CliText(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+        return CliText(code, out.decode(), err.decode())
+    return CliResult(code, out, err)
+
+
+# -- the warm interpreter (command_server) -----------------------------------------------
+
+_STARTUP_PREFIXES = ("PYTHON", "SANITIZER_", "LC_")
+_STARTUP_NAMES = frozenset({"LANG", "LANGUAGE"})
+
+
+def _read_at_startup(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables Python or the package read before the command runs."""
+    return {
+        name: value
+        for name, value in env.items()
+        if name.startswith(_STARTUP_PREFIXES) or name in _STARTUP_NAMES
+    }
+
+
+class _CommandServer:
+    """A ``command_server`` process: started once a test process, it forks a child a call."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.startup = _read_at_startup(env)
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        server = Path(__file__).with_name("command_server.py")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(server), str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            # pipes, as each child gets: Python's streams learn at start whether they
+            # can seek, and a child keeps what its server's learnt (never written to)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=CHECKOUT,
+        )
+        theirs.close()
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def serves(self, env: Mapping[str, str]) -> bool:
+        return self.proc.poll() is None and _read_at_startup(env) == self.startup
+
+    def close(self) -> None:
+        self.sock.close()  # the server sees the end and exits
+        try:
+            self.proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+    def run(
+        self, argv: list[str], stdin: bytes, env: dict[str, str], cwd: Path | None, timeout: float
+    ) -> tuple[int, bytes, bytes]:
+        request = json.dumps({"argv": argv, "env": env, "cwd": os.fspath(cwd) if cwd else None})
+        with self.lock:
+            in_r, in_w = os.pipe()
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            try:
+                socket.send_fds(self.sock, [request.encode()], [in_r, out_w, err_w])
+            finally:
+                for fd in (in_r, out_w, err_w):
+                    os.close(fd)
+            pid = _unpack(self.sock.recv(8))
+            outputs: dict[int, bytes] = {}
+            threads = [
+                threading.Thread(target=_write_all, args=(in_w, stdin), daemon=True),
+                threading.Thread(target=_read_all, args=(out_r, outputs), daemon=True),
+                threading.Thread(target=_read_all, args=(err_r, outputs), daemon=True),
+            ]
+            for thread in threads:
+                thread.start()
+            self.sock.settimeout(timeout)
+            try:
+                status = _unpack(self.sock.recv(8))
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                self.sock.settimeout(None)
+                _unpack(self.sock.recv(8))
+                raise subprocess.TimeoutExpired([*SANITIZER, *argv], timeout) from None
+            finally:
+                self.sock.settimeout(None)
+            for thread in threads:  # the output ends when every process holding it has
+                thread.join(timeout)
+                if thread.is_alive():  # a process the command started still holds it
+                    raise subprocess.TimeoutExpired([*SANITIZER, *argv], timeout)
+            return os.waitstatus_to_exitcode(status), outputs[out_r], outputs[err_r]
+
+
+def _unpack(data: bytes) -> int:
+    if len(data) != 8:
+        raise RuntimeError("the command server ended unexpectedly")
+    return int.from_bytes(data, sys.byteorder, signed=True)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:  # the command stopped reading: as subprocess.run ignores it
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, into: dict[int, bytes]) -> None:
+    chunks = []
+    with open(fd, "rb", buffering=0, closefd=True) as stream:
+        while chunk := stream.read(1 << 16):
+            chunks.append(chunk)
+    into[fd] = b"".join(chunks)
+
+
+_SERVER: _CommandServer | None = None
+_SESSION_ENV = dict(os.environ)  # as the run started (a test may change os.environ)
+
+
+def server_pids() -> set[int]:
+    """The command server's process (a child of this one while it runs), for tests that
+    count this process's children."""
+    return {_SERVER.proc.pid} if _SERVER is not None and _SERVER.proc.poll() is None else set()
+
+
+def _warm_server(env: dict[str, str]) -> _CommandServer | None:
+    """The warm interpreter for a call with environment ``env``, or None when the call
+    needs a fresh one (it changes what Python reads at start) or fork is missing."""
+    global _SERVER
+    if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
+        return None
+    if _SERVER is None or _SERVER.proc.poll() is not None:
+        _SERVER = _CommandServer(child_env(base=_SESSION_ENV))
+    return _SERVER if _SERVER.serves(env) else None
 
 
 def default_sigint() -> None:
