@@ -99,9 +99,9 @@ def tests(session: nox.Session, pure: bool) -> None:
 
 @nox.session(python=DEFAULT_PYTHON)
 def engines(session: nox.Session) -> None:
-    """The recipes of docs/datasets.md under the real engines, Spark included (the
-    engines extra: pyspark, which needs a Java runtime, is not in the test extra)."""
-    _install(session, "test,engines")
+    """The recipes of docs/datasets.md under the real engines, Spark included (pyspark
+    needs a Java runtime)."""
+    _install(session, "test")
     session.run("python", "-m", "pytest", "tests/columns/test_engines.py", *session.posargs)
 
 
