@@ -22,6 +22,7 @@ from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
 from sanitizer.web._report import Reporter, printable
 from tests.web import request_builder
 from tests.web.request_builder import disposition
+from tests.web.sans_io import body_verdict as body
 
 P = DEFAULT
 
@@ -30,17 +31,6 @@ def head(
     path: bytes = b"/", query: bytes = b"", headers: list[tuple[bytes, bytes]] | None = None
 ) -> Problem | None:
     return check_head(P, path, query, headers or [])[0]
-
-
-def body(content_type: bytes, chunks: list[bytes], policy: WebPolicy = P) -> Problem | None:
-    problem, found = check_head(policy, b"/", b"", [(b"content-type", content_type)])
-    assert problem is None, problem
-    check = body_check(policy, found)
-    for chunk in chunks:
-        problem = check.feed(chunk)
-        if problem is not None:
-            return problem
-    return check.close()
 
 
 # -- the request line and headers -------------------------------------------------------

@@ -22,9 +22,10 @@ from sanitizer import Policy, inspect, profiles
 from sanitizer._identity_cache import IdentityCache
 from sanitizer._policy.compiled import compile_policy
 from sanitizer.strategies import chunkings
-from sanitizer.web import DEFAULT, Problem, WebPolicy, body_check, check_head
+from sanitizer.web import DEFAULT, Problem, WebPolicy
 from sanitizer.web._native import speedups  # the web extension: json_strings
 from tests.support.settings import examples
+from tests.web.sans_io import body_verdict
 
 needs_c = pytest.mark.skipif(speedups is None, reason="no C extension")
 
@@ -47,17 +48,8 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     yield request.param
 
 
-def body(
-    chunks: list[bytes], policy: WebPolicy = DEFAULT, media: bytes = b"application/json"
-) -> Problem | None:
-    problem, found = check_head(policy, b"/", b"", [(b"content-type", media)])
-    assert problem is None, problem
-    check = body_check(policy, found)
-    for chunk in chunks:
-        problem = check.feed(chunk)
-        if problem is not None:
-            return problem
-    return check.close()
+def body(chunks: list[bytes], policy: WebPolicy = DEFAULT) -> Problem | None:
+    return body_verdict(b"application/json", chunks, policy)
 
 
 # -- json_strings: C against the twin --------------------------------------------------------
@@ -227,9 +219,9 @@ def test_narrowing_judges_only_what_c_flags(backend: str) -> None:
 
 def test_json_sequence_allows_rs_between_records_only(backend: str) -> None:
     raw = b'\x1e{"a": "\xe6\x97\xa5"}\n\x1e{"b": "\\u202e"}\n'
-    problem = body([raw], media=b"application/json-seq")
+    problem = body_verdict(b"application/json-seq", [raw])
     assert problem is not None and problem.kind == "bidi-control"
-    assert body([raw.replace(b"\\u202e", b"ok")], media=b"application/json-seq") is None
+    assert body_verdict(b"application/json-seq", [raw.replace(b"\\u202e", b"ok")]) is None
     problem = body([raw.replace(b"\\u202e", b"ok")])
     assert problem is not None and problem.kind == "control" and problem.offset == 0
 
