@@ -548,30 +548,41 @@ class _BidiJudge:
 
 
 def _joiner_verdict(text: str, i: int) -> tuple[Action, str]:
+    """The verdict on the joiner ``text[i]`` in code, from its context: the character
+    before it, the one after, and for ZWNJ the last one before it that is no mark."""
     before = i - 1
-    if before >= 0 and unicodedata2.combining(text[before]) == _VIRAMA:
-        return Action.ALLOW, "after a virama (UAX #31 §2.3)"
-    if text[i] != _ZWNJ and _letter_joiner_virama(text, i):
-        return Action.ALLOW, "between a letter and a virama (Unicode §12.2: ra with ya-phala)"
     if text[i] == _ZWNJ:
         while before >= 0 and unicodedata2.category(text[before]) in ("Mn", "Me"):
             before -= 1
-        if before >= 0 and unicodedata2.category(text[before]).startswith("L"):
-            from ._lookalike import script_extensions
+    return _joiner_in_context(
+        text[i - 1] if i else "",
+        text[i],
+        text[i + 1] if i + 1 < len(text) else "",
+        text[before] if before >= 0 else "",
+    )
 
-            if script_extensions(text[before]) & _JOINING_SCRIPTS:
-                return Action.ALLOW, "between joining letters (UAX #31 §2.3 A1)"
+
+@functools.lru_cache(maxsize=4096)  # a script's few contexts, each judged once
+def _joiner_in_context(previous: str, joiner: str, following: str, base: str) -> tuple[Action, str]:
+    if previous and unicodedata2.combining(previous) == _VIRAMA:
+        return Action.ALLOW, "after a virama (UAX #31 §2.3)"
+    if joiner != _ZWNJ and _letter_joiner_virama(previous, following):
+        return Action.ALLOW, "between a letter and a virama (Unicode §12.2: ra with ya-phala)"
+    if joiner == _ZWNJ and base and unicodedata2.category(base).startswith("L"):
+        from ._lookalike import script_extensions
+
+        if script_extensions(base) & _JOINING_SCRIPTS:
+            return Action.ALLOW, "between joining letters (UAX #31 §2.3 A1)"
     return Action.REJECT, "outside the contexts where UAX #31 §2.3 allows it: invisible"
 
 
-def _letter_joiner_virama(text: str, i: int) -> bool:
+def _letter_joiner_virama(letter: str, virama: str) -> bool:
     """A ZWJ between a letter and a virama of one script (Bengali ra + ZWJ + virama +
     ya: the ra keeps its form and the ya becomes a phala, Unicode §12.2; Devanagari's
     eyelash ra, §12.1): the joiner chooses a conjunct's shape, which is what it is for
     in these scripts (UAX #31 §2.3 B allows ZWJ in conjuncts)."""
-    if i == 0 or i + 1 >= len(text):
+    if not letter or not virama:
         return False
-    letter, virama = text[i - 1], text[i + 1]
     if unicodedata2.combining(virama) != _VIRAMA or not unicodedata2.category(letter)[0] == "L":
         return False
     return bool(_scripts_of(letter) & _scripts_of(virama))
