@@ -191,7 +191,10 @@ def check_source_pieces(
     last must end where ``sanitizer._policy.compiled.piece_end`` cuts (after a line
     feed, or where no rule looks across); ``pieces`` is called once, and a second time
     (for the same pieces) only when ASCII identifiers must be compared with a non-ASCII
-    one.  Offsets are code-point indices into the whole text."""
+    one, or when a lone CR comes before the first line feed of a later piece.  A cut
+    inside a sequence (``cut_inside``: only a forced cut, in a line with no other place)
+    is a refused ``too-long`` finding at the cut.  Offsets are code-point indices into
+    the whole text."""
     if not callable(pieces):
         raise TypeError(
             "check_source_pieces() argument 'pieces' must be a callable returning an "
