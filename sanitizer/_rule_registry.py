@@ -69,6 +69,18 @@ _WHY_WIDE = (
 )
 
 
+# A forced cut of a long line inside a sequence (``_pieces.cut_inside``), in every reader.
+_CUT_SEQUENCE = (
+    "A line longer than a piece (1 MiB) with no safe place to cut is cut where it must; "
+    "a cut inside a sequence (a joiner and its neighbours, a run of marks, an emoji or flag "
+    "sequence, a run of invisibles) is refused as `too-long` at the cut, in "
+    "`check_source_pieces` and every `check --policy` mode (but a run of invisibles, tags "
+    "or selectors under a profile other than SOURCE, which is carried over the cut and "
+    "reported whole): the sequence was judged in two parts, which could pass what the "
+    "whole is refused for."
+)
+
+
 def _sentence(text: str) -> str:
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
@@ -110,7 +122,8 @@ _TABLE: dict[str, _Row] = {
         "a" * 65,
         in_code="A word cut by a piece boundary of a long "
         "line (`check_source_pieces`) is reported as `too-long` where it was cut: its "
-        "identifier is judged in parts.",
+        "identifier is judged in parts. " + _CUT_SEQUENCE,
+        in_text=_CUT_SEQUENCE,
     ),
     "nul": _row((POLICY,), "6.0", "ab\x00c"),
     "line-break": _row(

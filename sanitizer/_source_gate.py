@@ -40,7 +40,7 @@ from ._charnames import describe
 from ._identity_cache import IdentityCache
 from ._native import speedups
 from ._policy import Action, Finding, Policy, Report, inspect, unlisted_refused
-from ._policy.compiled import character_groups
+from ._policy.compiled import CUT_SEQUENCE, character_groups, cut_inside
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -191,7 +191,10 @@ def check_source_pieces(
     last must end where ``sanitizer._policy.compiled.piece_end`` cuts (after a line
     feed, or where no rule looks across); ``pieces`` is called once, and a second time
     (for the same pieces) only when ASCII identifiers must be compared with a non-ASCII
-    one.  Offsets are code-point indices into the whole text."""
+    one, or when a lone CR comes before the first line feed of a later piece.  A cut
+    inside a sequence (``cut_inside``: only a forced cut, in a line with no other place)
+    is a refused ``too-long`` finding at the cut.  Offsets are code-point indices into
+    the whole text."""
     if not callable(pieces):
         raise TypeError(
             "check_source_pieces() argument 'pieces' must be a callable returning an "
@@ -255,6 +258,9 @@ class _Check:
         self.ok = True
         self.bidi = _BidiJudge() if Category.BIDI_CONTROL in self.judged else None
         self.idents = _Identifiers(_max_level(policy)) if code else None
+        self.line_busy = False  # the line the next piece goes on with holds something
+        self.lf_seen = False  # a piece read so far holds a line feed
+        self.cr_before_lf = False  # a lone CR is in a piece before the first line feed
 
     def add(
         self,
@@ -289,9 +295,13 @@ class _Check:
                 raise TypeError(f"a piece of source must be str, not {type(piece).__name__}")
             if not piece:
                 continue
-            if self.idents is not None and _in_word(last) and _in_word(piece[0]):
+            if last and cut_inside(ord(last), ord(piece[0])):
                 # Only a forced cut (``piece_end``: a long line with no other place to cut)
-                # falls inside a word: its identifier is judged in parts; say so.
+                # falls inside a sequence (a joiner's context, a run of marks or carriers,
+                # an emoji sequence): its rules would judge it in parts; refused.
+                self.add(2, at, at, Action.REJECT, "too-long", CUT_SEQUENCE)
+            elif self.idents is not None and _in_word(last) and _in_word(piece[0]):
+                # Or inside a word: its identifier is judged in parts; say so.
                 why = "a word longer than a piece of the text is cut here: judged in parts"
                 self.add(2, at, at, Action.REJECT, "too-long", why)
             shift = 1 if k == 0 and piece.startswith("\ufeff") else 0  # a signature
@@ -300,6 +310,8 @@ class _Check:
             last = piece[-1]
         if self.bidi is not None:
             self.bidi_verdicts(self.bidi.end())
+        if self.cr_before_lf and self.lf_seen:
+            self.lone_crs(pieces)
         if self.idents is not None:
             self.idents.compare(pieces, self)
         return self.report()
@@ -312,9 +324,8 @@ class _Check:
         if not plain:
             lines, rare = _source_lines(body)
             body, rare = _without_tables(body, lines, rare)
-        if self.idents is not None and ("\r" in body or "\x0b" in body or "\x0c" in body):
-            for i, why in _ascii_breaks(body):
-                self.add(1, at + i, at + i + 1, Action.REJECT, "line-break", why, ord(body[i]))
+        if self.idents is not None:
+            self.ascii_breaks(body, at)
         policy = self.counting if self.found.full_before(at) else self.characters
         report = inspect(body, policy)
         self.ok = self.ok and report.ok
@@ -363,6 +374,37 @@ class _Check:
                     1, at + i, at + i + 1, Action.REJECT, "syntax-lookalike", why, ord(body[i])
                 )
             self.idents.feed(body, at, lines, self)
+
+    def ascii_breaks(self, body: str, at: int) -> None:
+        """``_ascii_breaks`` in a piece, told what the pieces before hold: something on
+        the line the piece goes on with, a line feed (a lone CR in a piece before the
+        first one is found when it is: ``lone_crs``)."""
+        busy, has_lf = self.line_busy, "\n" in body
+        self.line_busy = _line_busy(body, busy)
+        if "\r" in body or "\x0b" in body or "\x0c" in body:
+            mixed = self.lf_seen or has_lf
+            for i, why in _ascii_breaks(body, busy, mixed):
+                self.add(1, at + i, at + i + 1, Action.REJECT, "line-break", why, ord(body[i]))
+            if not mixed and _LONE_CR.search(body):
+                self.cr_before_lf = True
+        self.lf_seen = self.lf_seen or has_lf
+
+    def lone_crs(self, pieces: Callable[[], Iterable[str]]) -> None:
+        """The lone CRs of the pieces before the first line feed, which a later piece
+        holds: the pieces read again (as the first time) up to it."""
+        at = 0
+        for k, piece in enumerate(pieces()):
+            shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
+            body = piece[shift:] if shift else piece
+            if not body.isascii():
+                lines, rare = _source_lines(body)
+                body = _without_tables(body, lines, rare)[0]
+            if "\n" in body:
+                return
+            for m in _LONE_CR.finditer(body):
+                i = at + shift + m.start()
+                self.add(1, i, i + 1, Action.REJECT, "line-break", _LONE_CR_WHY, 0x0D)
+            at += len(piece)
 
     def idents_first(self, ident: str) -> int:
         """The index of the first use of the non-ASCII identifier ``ident``."""
@@ -624,29 +666,44 @@ def _separators_and_selectors(text: str, rare: list[int]) -> Iterator[tuple[str,
 
 
 _ASCII_BREAK = re.compile("\r(?!\n)|[\x0b\x0c]")
+_LONE_CR = re.compile("\r(?!\n)")
+_LONE_CR_WHY = (
+    "U+000D CARRIAGE RETURN alone, in a file whose lines end otherwise: "
+    "a line end for Python, a return over the same line for a terminal"
+)
 
 
-def _ascii_breaks(text: str) -> Iterator[tuple[int, str]]:
+def _line_busy(text: str, busy: bool) -> bool:
+    """Whether the last line of ``text`` holds something before a VT or FF would be met
+    (``_ascii_breaks``); ``busy``: whether the line ``text`` goes on with does."""
+    line_start = max(text.rfind("\n"), text.rfind("\r")) + 1
+    if not line_start and busy:
+        return True
+    return bool(text[line_start:].strip(" \t\x0b\x0c"))
+
+
+def _ascii_breaks(
+    text: str, busy: bool = False, mixed: bool | None = None
+) -> Iterator[tuple[int, str]]:
     """In code: a lone CR in a text whose lines end otherwise (Python and LSP end a line
     there, ``cat`` and some viewers return to the start of the line and draw what
     follows over it, so a comment can hide code or code a comment), and a VT or FF
     after something on its line (some editors draw a line break there, Python does not:
     what looks like a new line is still the comment).  A FF at the start of a line
-    (a page break, PEP 8) and a file whose every line ends in CR are ordinary."""
-    mixed = "\n" in text
+    (a page break, PEP 8) and a file whose every line ends in CR are ordinary.
+    ``busy``: the line ``text`` starts in (a piece's) holds something already;
+    ``mixed``: the file holds a line feed (None: ``text`` does)."""
+    if mixed is None:
+        mixed = "\n" in text
     for m in _ASCII_BREAK.finditer(text):
         i = m.start()
         ch = text[i]
         if ch == "\r":
             if mixed:
-                yield (
-                    i,
-                    "U+000D CARRIAGE RETURN alone, in a file whose lines end otherwise: "
-                    "a line end for Python, a return over the same line for a terminal",
-                )
+                yield i, _LONE_CR_WHY
             continue
         line_start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
-        if text[line_start:i].strip(" \t\x0b\x0c"):
+        if (busy and not line_start) or text[line_start:i].strip(" \t\x0b\x0c"):
             yield (
                 i,
                 f"{describe(ord(ch))} inside a line: a line break for some editors, "

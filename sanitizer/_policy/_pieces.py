@@ -11,16 +11,26 @@ bounded by a piece, not by the file) must cut where no rule looks across the cut
 2. else, inside a line longer than the window, before an ASCII character that is
    not an identifier character ``[A-Za-z0-9_]`` (a space, punctuation), or between two
    ASCII characters that are not both identifier characters; never after a backslash
-   (which escapes the next: ``\\u0041``), nor inside ``//``, ``/*`` or ``*/`` (comment
-   delimiters that ``sanitizer._source_gate`` looks for).  An ASCII character starts no
-   sequence that the character before it belongs to, composes with nothing before it
-   and is no mark, so no character rule, sequence, mark run, identifier, escape or
-   delimiter spans such a cut;
+   (which escapes the next: ``\\u0041``) or a ``%`` before an identifier character (a
+   printf conversion), nor inside ``//``, ``/*`` or ``*/`` (comment delimiters that
+   ``sanitizer._source_gate`` looks for, also beside a character that is not ASCII: a
+   look-alike of one) or a CR LF (a CR alone is one of its findings).  An ASCII
+   character starts no sequence that the character before it belongs to, composes
+   with nothing before it and is no mark, so no character rule, sequence, mark run,
+   identifier, escape or delimiter spans such a cut;
 3. else (a window with neither: only hostile or generated input, such as a flood of
    one non-ASCII character) before the last character that continues nothing: not a
    mark, joiner, variation selector, tag, regional indicator, emoji modifier or Hangul
-   vowel or final jamo, and not just after a joiner or regional indicator.  Such a cut
-   is *forced*: an identifier may span it, which ``check_source_pieces`` reports.
+   vowel or final jamo, not just after a joiner or regional indicator, nor between two
+   characters of one carrier run (``cut_inside``).  Such a cut is *forced*: an
+   identifier may span it, which ``check_source_pieces`` reports.  A window of
+   ``_FORCED_LOOKBACK`` characters without such a place (a run of marks or joiners
+   longer than that) is cut before its last character, inside a sequence: every reader
+   refuses that cut (a ``too-long`` finding at it, ``CUT_SEQUENCE``), since the rules
+   would judge the sequence -- a joiner's context, a run of marks against a policy's
+   limit, an emoji or flag sequence, a run of carriers -- in two parts, which could
+   pass what the whole is refused for; a reader that carries a carrier run over the
+   cut (``carried``) reads that run whole.
 
 Whichever rule cut, the cut is then moved back before a carrier structure of hidden
 payloads (``_reveal``) that it would split or leave without the neighbour it is read
@@ -47,25 +57,37 @@ from .._categories import MARKS, Category, category_of, in_ranges
 from . import _blank_bits, _reveal
 
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_DELIMITERS = frozenset({b"//", b"/*", b"*/"})
+_DELIMITERS = frozenset({b"//", b"/*", b"*/", b"\r\n"})
+# What the gate looks for after a look-alike of '/' or '*' (a comment's delimiter drawn
+# with other punctuation): never cut off from the character before it.
+_COMMENT_NEAR = frozenset(b"/*")
 # Characters that continue the one before them (UAX #29 GB9, GB9c, GB12/13; UTS #51),
 # beside marks and the categories below: regional indicators, emoji modifiers, and the
 # Hangul vowel and final jamo that NFC composes with the syllable before (UAX #15 §1.1).
 _CONTINUING_RANGES = ((0x1160, 0x11FF), (0xD7B0, 0xD7FF), (0x1F1E6, 0x1F1FF), (0x1F3FB, 0x1F3FF))
 _CONTINUING_CATEGORIES = frozenset({Category.JOINER, Category.VARIATION_SELECTOR, Category.TAG})
 _JOINING_BEFORE = ((0x200C, 0x200D), (0x1F1E6, 0x1F1FF))  # ZWNJ, ZWJ; regional indicators
+# Why a reader refuses a cut inside a sequence (``cut_inside``): a ``too-long`` finding.
+CUT_SEQUENCE = "a sequence longer than a piece of the text is cut here: judged in parts"
 _SEARCH = 1 << 12  # bytes searched backwards at a time for a cut inside a line
 _FORCED_LOOKBACK = 64  # characters tried before a forced cut is taken as it comes
 
 
+@functools.cache
 def _safe_after(x: int) -> bytes:
     """The ASCII bytes that may follow byte ``x`` across a cut (rule 2): ``x`` is ASCII
     or the last byte of a character."""
     if x == 0x5C:  # a backslash escapes what follows
         return b""
-    word = x in _WORD or x >= 0x80  # a non-ASCII character: as if a letter
+    # A non-ASCII character: as if a letter; '%' too (a printf conversion's letter
+    # glued to a word is judged with it).
+    word = x in _WORD or x >= 0x80 or x == 0x25
     return bytes(
-        y for y in range(0x80) if not (word and y in _WORD) and bytes((x, y)) not in _DELIMITERS
+        y
+        for y in range(0x80)
+        if not (word and y in _WORD)
+        and bytes((x, y)) not in _DELIMITERS
+        and not (x >= 0x80 and y in _COMMENT_NEAR)
     )
 
 
@@ -98,6 +120,28 @@ def continues(cp: int) -> bool:
     if in_ranges(cp, MARKS) or in_ranges(cp, _CONTINUING_RANGES):
         return True
     return category_of(cp) in _CONTINUING_CATEGORIES
+
+
+def cut_inside(before: int, after: int, carries: bool = False) -> bool:
+    """Whether a cut between code points ``before`` and ``after`` (-1: none) falls inside
+    a sequence that a rule judges whole: ``after`` continues ``before`` (``continues``),
+    ``before`` joins with it (a joiner or regional indicator before a character that is
+    not ASCII), both are of one carrier run (tags, selectors, bit symbols: a run is one
+    finding), or ``after`` is ASCII where rule 2 never cuts (an escape, a comment
+    delimiter, CR LF), but inside a word (an identifier: ``sanitizer._source_gate``
+    judges that cut itself, in code).  Only a forced cut (rule 3) can: a line feed ends
+    every sequence (rule 1).  ``carries``: the reader carries a carrier run over a cut
+    (``carried``), so a cut between two characters of one run is not inside."""
+    if before in (-1, 0x0A):
+        return False
+    if after < 0x80:  # where rule 2 would not cut, but inside a word (``_in_word``)
+        x = before if before < 0x80 else 0x80
+        word = x in _WORD or x >= 0x80 or x == 0x25
+        return after not in _safe_after(x) and not (word and after in _WORD)
+    run = _reveal.channel_of(before)
+    if run is not None and run < _RUNS and run == _reveal.channel_of(after):
+        return not carries
+    return continues(after) or in_ranges(before, _JOINING_BEFORE)
 
 
 def piece_end(
@@ -274,9 +318,10 @@ def _marks_start(text: str) -> int:
 
 
 def _forced_cut(raw: bytes, start: int, stop: int) -> int:
-    """Rule 3: before the last character in ``raw[start + 1:stop + 1]`` that continues
-    nothing and follows no joiner; after ``_FORCED_LOOKBACK`` characters without one,
-    before the last character, whatever it is (a piece is never empty)."""
+    """Rule 3: before the last character in ``raw[start + 1:stop + 1]`` that no cut
+    before is inside a sequence at (``cut_inside``); after ``_FORCED_LOOKBACK``
+    characters without one, before the last character, whatever it is (a piece is never
+    empty: the readers then report the cut)."""
     at = stop
     first = None
     for _ in range(_FORCED_LOOKBACK):
@@ -289,9 +334,7 @@ def _forced_cut(raw: bytes, start: int, stop: int) -> int:
         prev = at - 1
         while prev > start and 0x80 <= raw[prev] <= 0xBF:
             prev -= 1
-        if not continues(_code_point(raw, at)) and not in_ranges(
-            _code_point(raw, prev), _JOINING_BEFORE
-        ):
+        if not cut_inside(_code_point(raw, prev), _code_point(raw, at)):
             return at
         at -= 1
     return first if first is not None else stop

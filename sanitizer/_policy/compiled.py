@@ -11,6 +11,8 @@ offsets into its bytes, for an adapter that places findings made on text in the 
 it read (``sanitizer check --policy SOURCE``); and, for readers that judge a long text a
 piece at a time in bounded memory, ``piece_end`` (where a text may be cut, ``_pieces``)
 and ``carried`` (how much of a piece continues a carrier run the cut before it split),
+``cut_inside`` (whether a forced cut falls inside a sequence: a reader refuses it, with
+the reason ``CUT_SEQUENCE``),
 ``open_start`` (where a cut splits no carrier structure, for a reader cutting a stream),
 ``judges_lines_alone`` (whether a policy may be given the pieces),
 ``character_groups`` (the findings a policy makes of some categories, lazily) and
@@ -46,8 +48,10 @@ from ._carrier_runs import Group as Group  # what character_groups yields (see b
 from ._model import DROPPING, IDENTIFIER_CATEGORIES, Action, Policy
 from ._offsets import ByteOffsets as ByteOffsets  # lent to adapters (see above)
 from ._offsets import utf8_length
+from ._pieces import CUT_SEQUENCE as CUT_SEQUENCE  # lent to readers of long texts
 from ._pieces import carried as carried  # lent to readers of long texts (see above)
 from ._pieces import carried_text as carried_text  # lent to readers of long texts
+from ._pieces import cut_inside as cut_inside  # lent to readers of long texts (see above)
 from ._pieces import open_start as open_start  # lent to readers of streams (see above)
 from ._pieces import piece_end as piece_end  # lent to readers of long texts (see above)
 from ._reveal import CARRIER_CATEGORIES as CARRIER_CATEGORIES  # lent to readers of pieces

@@ -7,7 +7,11 @@ ill-formed groups, the same findings in every mode); one larger than ``--max-byt
 one ``too-long`` finding.  Otherwise the text is judged a piece at a time (``Region``:
 ``sanitizer._policy.compiled.piece_end`` cuts pieces of at most ``PIECE`` bytes after a
 line feed, or where no rule looks across), so memory is bounded by a piece and the
-findings listed, whatever the size of the file.  Findings past ``--limit`` are counted
+findings listed, whatever the size of the file.  A line with no such place is cut
+where it must (a forced cut): one inside a sequence (``cut_inside``: a joiner's
+context, a run of marks, an emoji sequence) is a refused ``too-long`` finding at the
+cut (``cut_item``), since the sequence was judged in parts; a carrier run is carried
+over the cut, one finding (``carried``).  Findings past ``--limit`` are counted
 by the policy layer, never built (``capped``, ``Listed``); the listed ones are placed
 (lines, columns, excerpts) by a last pass over the pieces (``placed``).  An input that
 cannot be read twice (a pipe) is spooled to a temporary file as it is proven, and read
@@ -27,7 +31,7 @@ from .. import _policy
 from .._categories import Category
 from .._decoder import IncrementalDecoder
 from .._policy import inspect
-from .._policy.compiled import CARRIER_CATEGORIES, ByteOffsets, piece_end
+from .._policy.compiled import CARRIER_CATEGORIES, CUT_SEQUENCE, ByteOffsets, piece_end
 from . import _verdict
 from ._inputs import CHUNK, Opened
 from ._locate import CONTEXT, Locator, excerpt
@@ -43,6 +47,15 @@ if TYPE_CHECKING:
     from ._report import Progress
 
 PIECE = 1 << 20  # bytes of text judged at a time (memory: a piece, its text, its findings)
+
+
+def cut_item(at: int) -> tuple[Any, ...]:
+    """The ``Listed`` item of a cut at offset ``at`` inside a sequence (``cut_inside``:
+    a forced cut, in a line with no other place to cut): refused, whatever the policy,
+    since its rules judged the sequence in two parts (``too-long``, as a file past
+    ``--max-bytes``)."""
+    details = {"category": "too-long"}
+    return (at, at, "too-long", "", "reject", CUT_SEQUENCE, details, (), True)
 
 
 def too_long(label: str, size: int, max_bytes: int) -> FileFinding:

@@ -1,6 +1,7 @@
 """``sanitizer check --policy PROFILE`` on UTF-8 (a profile other than SOURCE): the ``policy`` mode.
 
-``sanitizer._policy.inspect`` on each piece of a proven input (``_judge``); a policy that
+``sanitizer._policy.inspect`` on each piece of a proven input (``_judge``: a forced cut
+inside a sequence is refused, ``cut_item``); a policy that
 judges whole values (a byte limit of its own, '.' and '..', the identifier checks) gets
 the first bytes it judges, all at once.  A byte order mark at the start is judged as
 the ``bom`` category, as the policy layer judges it in a value.
@@ -12,13 +13,14 @@ from typing import TYPE_CHECKING
 
 from .._categories import Category
 from .._policy import Action, inspect
-from .._policy.compiled import carried, judges_lines_alone
+from .._policy.compiled import carried, cut_inside, judges_lines_alone
 from ._inputs import Opened
 from ._judge import (
     Listed,
     Region,
     capped,
     counted_more,
+    cut_item,
     held_run,
     placed,
     prove,
@@ -54,6 +56,7 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
         before = -1  # the last code point of the piece before
         for at, piece in region.pieces():
             skip = carried(piece, before) if held is not None else 0
+            inside = cut_inside(before, _first_code_point(piece), carries=True)
             before = _last_code_point(piece)
             if held is not None:
                 held = _longer(held, piece[:skip])
@@ -61,6 +64,8 @@ def policy_mode(opened: Opened, settings: Settings, progress: Progress) -> Outco
                     continue  # all of it the run's rest: not judged again
                 listed.add(held)
                 held = None
+            if inside:  # a forced cut inside a sequence: judged in parts, refused
+                listed.add(cut_item(at))
             shift = 0
             if at == 0 and piece.startswith(_BOM):  # a signature (RFC 3629 §6)
                 shift = len(_BOM)
@@ -144,6 +149,12 @@ def _longer(item: tuple[Any, ...], rest: bytes) -> tuple[Any, ...]:
     }
     return (item[0], item[1] + len(rest), *item[2:5], counted_more(item[5], more), details,
             *item[7:])  # fmt: skip
+
+
+def _first_code_point(piece: bytes) -> int:
+    """The code point that starts UTF-8 ``piece`` (-1: empty)."""
+    text = piece[:4].decode("utf-8", "ignore")
+    return ord(text[0]) if text else -1
 
 
 def _last_code_point(piece: bytes) -> int:

@@ -3,8 +3,9 @@
 An input is first proven well-formed with a known byte order (a pipe spooled as it is
 read); one that is not is reported as ``_mode_wide`` reports it, the same findings with
 or without a policy, and one larger than ``--max-bytes`` is ``too-long``.  Then
-``inspect`` runs on its text a piece at a time, cut as ``_judge`` cuts UTF-8, and the
-offsets it reports are placed on the decoded text (bytes, lines, columns).
+``inspect`` runs on its text a piece at a time, cut as ``_judge`` cuts UTF-8 (a forced
+cut inside a sequence refused as there), and the offsets it reports are placed on the
+decoded text (bytes, lines, columns).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .._policy import Action, inspect
-from .._policy.compiled import carried_text, piece_end
+from .._policy.compiled import CUT_SEQUENCE, carried_text, cut_inside, piece_end
 from .._wide import ByteOrderError
 from .._wide_codecs import codec
 from . import _judge
@@ -143,6 +144,7 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             cut = len(window[:end].decode("utf-8", "surrogatepass"))
         piece, buf = buf[:cut], buf[cut:]
         rest = carried_text(piece, before) if held is not None else 0  # the held run's
+        inside = bool(piece) and cut_inside(before, ord(piece[0]), carries=True)
         before = ord(piece[-1]) if piece else -1
         listed: list[Any] = []
         report = None
@@ -154,7 +156,8 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             listed = [f for f in listed if f.start >= rest]  # the held run's rest: its own
         places: dict[int, tuple[int, int, int]] = {}  # index -> (byte offset, line, column)
         done_index, done_byte = 0, byte_at
-        for index in sorted({rest, *(o for f in listed for o in (f.start, f.end))}):
+        at_cut = (0,) if inside else ()
+        for index in sorted({rest, *at_cut, *(o for f in listed for o in (f.start, f.end))}):
             text = piece[done_index:index]
             done_byte += len(text.encode(name, "surrogatepass"))
             position.count_text(text)
@@ -166,6 +169,11 @@ def _policy_findings(opened: Opened, settings: Settings) -> tuple[list[FileFindi
             if rest < len(piece):
                 keep(held)
                 held = None
+        if inside:  # a forced cut inside a sequence: judged in parts, refused
+            lo, line, column = places[0]
+            keep(FileFinding("too-long", "", "reject", CUT_SEQUENCE,
+                             Place(label, lo, lo, line, column, line, column),
+                             fails=True, details={"category": "too-long"}))  # fmt: skip
         last = len(listed) - 1
         for i, f in enumerate(listed):
             d = f.as_dict()

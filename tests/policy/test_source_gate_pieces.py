@@ -7,6 +7,7 @@ without letting a Trojan Source sample through."""
 
 from __future__ import annotations
 
+import itertools
 import tracemalloc
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from sanitizer import _source_gate as source_gate
 from sanitizer import profiles
 from sanitizer._policy import Action
-from sanitizer._policy.compiled import piece_end
+from sanitizer._policy.compiled import CUT_SEQUENCE, cut_inside, piece_end
 from sanitizer._source_gate import check_source, check_source_pieces
 from tests.policy import source_samples as samples
 
@@ -58,6 +59,79 @@ def test_pieces_report_what_the_whole_reports(text: str, window: int, code: bool
         assert piecewise.ok <= whole.ok
     else:
         assert piecewise == whole
+
+
+# Where forced cuts fall inside sequences: marks (a run of 40 is past max_combining),
+# regional indicators, emoji modifiers, tags, selectors, Hangul jamo, zero-width runs,
+# and the ASCII that rule 2 never cuts beside ('%' glued to a word, '/' and '*', CR LF).
+FORCED = [
+    *VOCABULARY, "\u2060", "\u0301" * 40, "\U0001f1fa", "\U0001f1f8", "\U0001f3fb",
+    "\u1100", "\u1161", "\u11a8", "\U000e0067", "\U000e007f", "\U0001f3f4", "\u200e",
+    "\ufe0e", "\x0c", "\x0b", "%", "*", "/", "s",
+]  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(FORCED), max_size=30).map("".join), st.integers(5, 24), st.booleans()
+)
+def test_a_cut_inside_a_sequence_is_refused_there(text: str, window: int, code: bool) -> None:
+    """Small windows, so that cuts are forced inside sequences: never laxer than the
+    whole, and each cut inside a sequence (``cut_inside``) one ``too-long`` finding."""
+    pieces, forced = cut(text, window)
+    whole = check_source(text, code=code)
+    piecewise = check_source_pieces(lambda: pieces, code=code)
+    if forced:
+        assert piecewise.ok <= whole.ok
+    else:
+        assert piecewise == whole
+    inside, at = [], 0
+    for before, after in itertools.pairwise(pieces):
+        at += len(before)
+        if cut_inside(ord(before[-1]), ord(after[0])):
+            inside.append(at)
+    found = [f for f in piecewise.findings if f.reason == CUT_SEQUENCE]
+    assert [f.start for f in found] == inside
+    assert all(f.kind == "too-long" and f.action is Action.REJECT for f in found)
+
+
+@pytest.mark.parametrize("code", [True, False])
+@pytest.mark.parametrize(
+    ("pieces", "what"),
+    [
+        (["\u0644\u200d", "\u200b"], "a joiner whose neighbour is in the next piece"),
+        (["\u0644\u200b", "\u00ad"], "a run of two invisibles judged one by one"),
+        (["a" + "\u0301" * 20, "\u0301" * 20], "40 marks past max_combining, in halves"),
+        (["\U0001f1fa", "\U0001f1f8"], "a flag's regional indicators"),
+        (["\U0001f468", "\U0001f3fb"], "an emoji and its modifier"),
+        (["\U0001f3f4\U000e0067", "\U000e007f"], "a tag sequence"),
+        (["\u1100", "\u1161"], "a Hangul syllable's jamo"),
+    ],
+)
+def test_each_sequence_cut_apart_is_refused(pieces: list[str], what: str, code: bool) -> None:
+    report = check_source_pieces(lambda: pieces, code=code)
+    assert not report.ok, what
+    (found,) = [f for f in report.findings if f.reason == CUT_SEQUENCE]
+    assert (found.kind, found.start, found.end) == ("too-long", len(pieces[0]), len(pieces[0]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 1\r\ny = 2 # a line of CR LF ends\r\n",
+        "x = 1 \x0cy = 2\n",  # a form feed after something on its line
+        "a = 1\rb = 2\r" * 3 + "c = 3\n",  # lone CRs before the first line feed
+        "s = '%s\u0628\u0698'\n",  # a printf conversion glued to a word
+        "x = 1 \u2215* y\n",  # a look-alike of '/' beside '*'
+    ],
+)
+def test_safe_cuts_keep_what_rules_look_across(text: str) -> None:
+    """The cuts of rules 1 and 2 at every window: the report of the whole."""
+    whole = check_source(text)
+    for window in range(5, len(text.encode()) + 1):
+        pieces, forced = cut(text, window)
+        if not forced:
+            assert check_source_pieces(lambda: pieces) == whole, (text, window, pieces)  # noqa: B023
 
 
 @given(texts)
