@@ -424,8 +424,9 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
  * grouping, sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is
  * grouped as the engine groups it.  None when a flagged character is one only the engine
  * may judge, or, with `edits_matter`, when a character the policy strips or replaces is
- * followed by one flagged with a sequence rule (its exemption may depend on what was
- * removed: the engine re-judges it).  The pure-Python statement is
+ * followed by one flagged with a sequence rule that accepts it before (its exemption may
+ * depend on what was removed: the engine re-judges it; a rule that does not accept it
+ * judged the next character without it: a selector after a stripped selector).  The pure-Python statement is
  * sanitizer._policy._classtable.count_reference.
  */
 PyObject *
@@ -462,7 +463,7 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int family = 0, severity = -1;
     for (Py_ssize_t i = scan_kind(&t, kind, data, n, 0, &rs); i < n;
          i = scan_kind(&t, kind, data, n, i + 1, &rs)) {
-        unsigned int g = groups[CLASS_OF(&t, PyUnicode_READ(kind, data, i))];
+        unsigned int here = CLASS_OF(&t, PyUnicode_READ(kind, data, i)), g = groups[here];
         if (g & GROUP_ENGINE) Py_RETURN_NONE;
         int fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3, sev = (int)(g & GROUP_SEVERITY);
         if (fam && fam == family && run_end == i) {
@@ -478,8 +479,10 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         run_end = i + 1;
         if (edits_matter && (sev == 1 || sev == 2) && i + 1 < n) {
-            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1));
-            if (((t.flags[c] & 1) && t.rule[c]) || (groups[c] & GROUP_ENGINE)) Py_RETURN_NONE;
+            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1)), r = t.rule[c];
+            if ((groups[c] & GROUP_ENGINE) ||
+                ((t.flags[c] & 1) && r && t.rules[(size_t)(r - 1) * RULE_SIZE + here]))
+                Py_RETURN_NONE;
         }
     }
     if (severity >= 0 && run_start >= start) {
