@@ -410,7 +410,11 @@ def count_reference(
         if edits_matter and sev in (1, 2) and i + 1 < n:
             c = cls(i + 1)
             r = tables[RULE_IDS_OFFSET + c]
-            if tables[FLAGS_OFFSET + c] & 1 and r and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + here]:
+            if (
+                tables[FLAGS_OFFSET + c] & 1
+                and r
+                and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + here]
+            ):
                 return None
             if groups[c] & GROUP_ENGINE:
                 return None
