@@ -583,8 +583,8 @@ def reveal_runs_reference(
     the carrier runs it reads, (start, end, channel) each, at most ``limit``, and the
     candidate where it stopped: at ``limit``, the end, or one only Python reads (an
     annotation or a character of its class, a lone bit symbol, the first VS17..VS256
-    while not ``ivd_on``).  The
-    next candidate is ``reveal_scan_reference``'s when ``ivd_on``, ``_candidates``' else."""
+    while not ``ivd_on``).  The next candidate is ``reveal_scan_reference``'s when
+    ``ivd_on``, ``_candidates``' else."""
     channels = _channels()
     kinds, class_of = c_kinds(), ct.class_table().class_of
     n = len(text)
