@@ -156,6 +156,20 @@ class Speedups(Protocol):
         start: int,
         /,
     ) -> int: ...
+    def reveal_runs(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        kinds: bytes,
+        ivd: bytes,
+        ivd_on: bool,
+        start: int,
+        done: int,
+        limit: int,
+        /,
+    ) -> tuple[list[tuple[int, int, int]], int, int]: ...
     # The table layout scan.c reads (_policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...

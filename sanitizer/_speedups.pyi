@@ -91,6 +91,22 @@ def reveal_scan(
     """scan() with reveal's tables, past lone registered ideographic variation selectors
     (_reveal.reveal_scan_reference)."""
 
+def reveal_runs(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    kinds: bytes,
+    ivd: bytes,
+    ivd_on: bool,
+    start: int,
+    done: int,
+    limit: int,
+    /,
+) -> tuple[list[tuple[int, int, int]], int, int]:
+    """(runs, next, done): the carrier runs reveal reads from the candidate ``start``, up
+    to one only Python reads (_reveal.reveal_runs_reference)."""
+
 def clean_edit(
     data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
 ) -> str | None:

@@ -424,8 +424,9 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
  * grouping, sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is
  * grouped as the engine groups it.  None when a flagged character is one only the engine
  * may judge, or, with `edits_matter`, when a character the policy strips or replaces is
- * followed by one flagged with a sequence rule (its exemption may depend on what was
- * removed: the engine re-judges it).  The pure-Python statement is
+ * followed by one flagged with a sequence rule that accepts it before (its exemption may
+ * depend on what was removed: the engine re-judges it; a rule that does not accept it
+ * judged the next character without it: a selector after a stripped selector).  The pure-Python statement is
  * sanitizer._policy._classtable.count_reference.
  */
 PyObject *
@@ -462,7 +463,7 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int family = 0, severity = -1;
     for (Py_ssize_t i = scan_kind(&t, kind, data, n, 0, &rs); i < n;
          i = scan_kind(&t, kind, data, n, i + 1, &rs)) {
-        unsigned int g = groups[CLASS_OF(&t, PyUnicode_READ(kind, data, i))];
+        unsigned int here = CLASS_OF(&t, PyUnicode_READ(kind, data, i)), g = groups[here];
         if (g & GROUP_ENGINE) Py_RETURN_NONE;
         int fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3, sev = (int)(g & GROUP_SEVERITY);
         if (fam && fam == family && run_end == i) {
@@ -478,8 +479,10 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         run_end = i + 1;
         if (edits_matter && (sev == 1 || sev == 2) && i + 1 < n) {
-            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1));
-            if (((t.flags[c] & 1) && t.rule[c]) || (groups[c] & GROUP_ENGINE)) Py_RETURN_NONE;
+            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1)), r = t.rule[c];
+            if ((groups[c] & GROUP_ENGINE) ||
+                ((t.flags[c] & 1) && r && t.rules[(size_t)(r - 1) * RULE_SIZE + here]))
+                Py_RETURN_NONE;
         }
     }
     if (severity >= 0 && run_start >= start) {
@@ -641,6 +644,63 @@ engine:
  * and for each selector its registered bases as sorted bounds lo0, hi0 + 1, lo1, ...
  */
 #define WM_SELECTOR 16
+#define WM_TAG 32        /* a tag character (_reveal.TAGS) */
+#define WM_ANNOTATION 64 /* a class of the interlinear annotation characters */
+
+typedef struct {
+    uint32_t first, m;
+    const uint32_t *offsets, *bounds;
+} ivd_t;
+
+/* *v from an ivd table (checked), or -1 with ValueError. */
+static int
+load_ivd(PyObject *obj, ivd_t *v)
+{
+    if (!PyBytes_CheckExact(obj)) goto malformed;
+    Py_ssize_t words = PyBytes_GET_SIZE(obj) / 4;
+    const uint32_t *ivd = (const uint32_t *)PyBytes_AS_STRING(obj);
+    if (PyBytes_GET_SIZE(obj) % 4 || words < 3 || ivd[1] > (uint32_t)words - 3) goto malformed;
+    v->first = ivd[0];
+    v->m = ivd[1];
+    v->offsets = ivd + 2;
+    v->bounds = ivd + 3 + v->m;
+    Py_ssize_t nbounds = words - 3 - (Py_ssize_t)v->m;
+    for (uint32_t k = 0; k < v->m; k++) {
+        if (v->offsets[k] > v->offsets[k + 1] || v->offsets[k + 1] > (uint64_t)nbounds)
+            goto malformed;
+    }
+    return 0;
+malformed:
+    PyErr_SetString(PyExc_ValueError, "malformed ivd table");
+    return -1;
+}
+
+/* The first candidate of reveal's scan from i on that is no lone registered VS17..VS256,
+ * or n (reveal_scan). */
+static Py_ssize_t
+reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, int kind,
+            const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    run_state_t rs = {-1, -1, -1};
+    for (;;) {
+        Py_ssize_t j = scan_kind(t, kind, data, n, i, &rs);
+        if (j >= n || j == 0) return j;
+        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
+        if (ch < v->first || ch - v->first >= v->m) return j;
+        if (WM_KIND(t, kinds, kind, data, j - 1) & WM_SELECTOR) return j;
+        if (j + 1 < n && (WM_KIND(t, kinds, kind, data, j + 1) & WM_SELECTOR)) return j;
+        Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
+        /* bisect_right over this selector's bounds: odd means registered */
+        uint32_t lo = v->offsets[ch - v->first], hi = v->offsets[ch - v->first + 1], start = lo;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (base < v->bounds[mid]) hi = mid;
+            else lo = mid + 1;
+        }
+        if ((lo - start) % 2 == 0) return j;
+        i = j + 1;
+    }
+}
 
 PyObject *
 speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -664,21 +724,8 @@ speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
-    Py_ssize_t words = PyBytes_GET_SIZE(args[5]) / 4;
-    const uint32_t *ivd = (const uint32_t *)PyBytes_AS_STRING(args[5]);
-    if (PyBytes_GET_SIZE(args[5]) % 4 || words < 3 || ivd[1] > (uint32_t)words - 3) {
-        PyErr_SetString(PyExc_ValueError, "malformed ivd table");
-        return NULL;
-    }
-    uint32_t first = ivd[0], m = ivd[1];
-    const uint32_t *offsets = ivd + 2, *bounds = ivd + 3 + m;
-    Py_ssize_t nbounds = words - 3 - (Py_ssize_t)m;
-    for (uint32_t k = 0; k < m; k++) {
-        if (offsets[k] > offsets[k + 1] || offsets[k + 1] > (uint64_t)nbounds) {
-            PyErr_SetString(PyExc_ValueError, "malformed ivd table");
-            return NULL;
-        }
-    }
+    ivd_t v;
+    if (load_ivd(args[5], &v) < 0) return NULL;
     if (READY(args[0]) < 0) return NULL;
     PyObject *text = args[0];
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -686,27 +733,94 @@ speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "start out of range");
         return NULL;
     }
+    return PyLong_FromSsize_t(
+        reveal_next(&t, kinds, &v, PyUnicode_KIND(text), PyUnicode_DATA(text), n, i));
+}
+
+/* The index of the channel of a carrier character's kinds in _reveal.CHANNEL_RANGES (0
+ * tags, 1 selectors, 2 bit symbols, 3 annotations; the last listed wins, as in
+ * _reveal._channels), or -1. */
+static int
+channel_of_kinds(unsigned int k)
+{
+    return k & WM_ANNOTATION ? 3 : k & WM_BIT ? 2 : k & WM_SELECTOR ? 1 : k & WM_TAG ? 0 : -1;
+}
+
+#define CHANNEL_AT(j) channel_of_kinds(WM_KIND(&t, kinds, kind, data, j))
+
+/*
+ * reveal_runs(text, stage1, stage2, tables, kinds, ivd, ivd_on, start, done, limit) ->
+ * (runs, next, done): _reveal.iter_find's walk from the candidate `start` (`done`: where
+ * the last run it read ended), in one pass: the carrier runs it reads, (start, end,
+ * channel) each, at most `limit` of them, and the candidate where it stopped: at `limit`,
+ * the end, or one only Python reads (an annotation or a character of its class, a lone
+ * bit symbol, the first VS17..VS256 while not `ivd_on`).  The next candidate is reveal_scan's when `ivd_on`,
+ * scan()'s else.  The pure-Python statement is _reveal.reveal_runs_reference.
+ */
+PyObject *
+speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "reveal_runs(text, stage1, stage2, tables, kinds, "
+                                         "ivd, ivd_on, start, done, limit) takes 10 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "reveal_runs() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed kinds table");
+        return NULL;
+    }
+    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    ivd_t v;
+    if (load_ivd(args[5], &v) < 0) return NULL;
+    int ivd_on = PyObject_IsTrue(args[6]);
+    if (ivd_on < 0) return NULL;
+    Py_ssize_t j = PyLong_AsSsize_t(args[7]);
+    if (j == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t done = PyLong_AsSsize_t(args[8]);
+    if (done == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[9]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (READY(args[0]) < 0) return NULL;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (j < 0 || j > n || done < 0 || done > j || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "reveal_runs() argument out of range");
+        return NULL;
+    }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    run_state_t rs = {-1, -1, -1};
-    for (;;) {
-        Py_ssize_t j = scan_kind(&t, kind, data, n, i, &rs);
-        if (j >= n || j == 0) return PyLong_FromSsize_t(j);
-        Py_UCS4 ch = PyUnicode_READ(kind, data, j);
-        if (ch < first || ch - first >= m) return PyLong_FromSsize_t(j);
-        if (WM_KIND(&t, kinds, kind, data, j - 1) & WM_SELECTOR)
-            return PyLong_FromSsize_t(j);
-        if (j + 1 < n && (WM_KIND(&t, kinds, kind, data, j + 1) & WM_SELECTOR))
-            return PyLong_FromSsize_t(j);
-        Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
-        /* bisect_right over this selector's bounds: odd means registered */
-        uint32_t lo = offsets[ch - first], hi = offsets[ch - first + 1], start = lo;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (base < bounds[mid]) hi = mid;
-            else lo = mid + 1;
+    ivd_t none = {0, 0, v.offsets, v.bounds}; /* no selector past: scan() alone */
+    const ivd_t *next = ivd_on ? &v : &none;
+    PyObject *runs = PyList_New(0);
+    if (runs == NULL) return NULL;
+    while (j < n && PyList_GET_SIZE(runs) < limit) {
+        int k = CHANNEL_AT(j);
+        if (k < 0) { /* no carrier (the scan's rules stop at nothing else) */
+            done = j + 1;
+            j = reveal_next(&t, kinds, next, kind, data, n, j + 1);
+            continue;
         }
-        if ((lo - start) % 2 == 0) return PyLong_FromSsize_t(j);
-        i = j + 1;
+        if (k == 3) break;
+        Py_ssize_t s = j, e = j + 1;
+        while (s > done && CHANNEL_AT(s - 1) == k) s--;
+        while (e < n && CHANNEL_AT(e) == k) e++;
+        if (k == 1 && !ivd_on && PyUnicode_READ(kind, data, j) >= v.first) break;
+        if (k == 2 && e - s == 1) break;
+        PyObject *run = Py_BuildValue("(nni)", s, e, k);
+        if (run == NULL || PyList_Append(runs, run) < 0) {
+            Py_XDECREF(run);
+            Py_DECREF(runs);
+            return NULL;
+        }
+        Py_DECREF(run);
+        done = e;
+        j = reveal_next(&t, kinds, next, kind, data, n, e);
     }
+    return Py_BuildValue("(Nnn)", runs, j, done);
 }

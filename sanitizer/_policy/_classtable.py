@@ -381,7 +381,8 @@ def count_reference(
     after ``start``, adjacent ones of one carrier family (``groups``) being one finding of
     their most severe action; None at a character only the engine may judge, or, with
     ``edits_matter``, when one of severity 1 or 2 (stripped, replaced) is followed by a
-    character flagged with a sequence rule (its exemption may depend on the removed one)."""
+    character flagged with a sequence rule that accepts it before (its exemption may
+    depend on the removed one; a rule that does not accept it judged it without)."""
     s1 = array("H", stage1)
 
     def cls(i: int) -> int:
@@ -393,7 +394,8 @@ def count_reference(
     family, severity, run_start, run_end = 0, -1, -1, -1
     i = scan_reference(text, stage1, stage2, tables, -1, 0)
     while i < n:
-        g = groups[cls(i)]
+        here = cls(i)
+        g = groups[here]
         if g & GROUP_ENGINE:
             return None
         fam, sev = (g >> GROUP_FAMILY_SHIFT) & 3, g & GROUP_SEVERITY
@@ -407,7 +409,12 @@ def count_reference(
         run_end = i + 1
         if edits_matter and sev in (1, 2) and i + 1 < n:
             c = cls(i + 1)
-            if tables[FLAGS_OFFSET + c] & 1 and tables[RULE_IDS_OFFSET + c]:
+            r = tables[RULE_IDS_OFFSET + c]
+            if (
+                tables[FLAGS_OFFSET + c] & 1
+                and r
+                and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + here]
+            ):
                 return None
             if groups[c] & GROUP_ENGINE:
                 return None

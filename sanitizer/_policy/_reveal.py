@@ -37,9 +37,10 @@ Cost: one C scan (``_speedups.scan``, tables built here from the class table: ca
 flagged, a lone bit symbol and VS16 after an emoji exempt by rule, so emoji and Persian
 text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
 registered ideographic variation sequence: ``_speedups.reveal_scan`` goes past the
-lone ones whose pair is registered) finds candidates; a stretch of marks after words is
-read in one C pass (``_speedups.word_marks``); Python runs only per carrier run, linear
-in it.
+lone ones whose pair is registered) finds candidates; the walk from one carrier run to
+the next (each run's extent, the next candidate) is one C pass (``_speedups.reveal_runs``)
+up to a candidate only Python reads; a stretch of marks after words is read in one C
+pass (``_speedups.word_marks``); Python runs only per carrier run, linear in it.
 """
 
 from __future__ import annotations
@@ -357,11 +358,16 @@ def iter_find(text: str) -> Iterator[Hidden]:
     none inside a stretch of marks after words (``_word_marks``, read in one pass)."""
     n = len(text)
     channels = _channels()
+    runs_from: Callable[[bool, int, int, int], tuple[list[tuple[int, int, int]], int, int]] | None
+    runs_from = None
     if speedups is not None:
         scan, tables = speedups.scan, _c_tables()
         candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
         # inside a stretch of marks after words read already: no lone bit symbol
         within = functools.partial(scan, text, *_c_tables(word_ends=False), -1)
+        # the runs up to one only Python reads, found in one C pass (at most `limit` a
+        # call, doubling: a caller that stops at the first payload reads no further)
+        runs_from = functools.partial(speedups.reveal_runs, text, *tables, c_kinds(), ivd_table())
     else:
         candidates = functools.partial(_candidates, text)
         within = functools.partial(_candidates, text, word_ends=False)
@@ -369,7 +375,16 @@ def iter_find(text: str) -> Iterator[Hidden]:
     done = 0  # where the last run read ended
     words_done = 0  # where the last stretch of marks after words ended
     terminator = -1  # the next U+FFFB at or after an annotation character (n: none)
+    ivd_on = False  # candidates go past lone registered ideographic variation sequences
+    limit = 8
     while i < n:
+        if runs_from is not None and i >= words_done:
+            runs, i, done = runs_from(ivd_on, i, done, limit)
+            limit = min(2 * limit, 4096)
+            for run_start, run_end, channel in runs:
+                yield from read_run(text, channel, run_start, run_end)
+            if i >= n:
+                break
         k = channels.get(ord(text[i]))
         if k is None:  # no carrier (the scan's rules stop at nothing else)
             i += 1
@@ -389,7 +404,7 @@ def iter_find(text: str) -> Iterator[Hidden]:
             if k == _SELECTORS_AT and ord(text[i]) >= _SUPPLEMENT and speedups is not None:
                 ivd = functools.partial(speedups.reveal_scan, text, *_c_tables(), c_kinds())
                 candidates = functools.partial(ivd, ivd_table())  # lone registered ones:
-                # nothing to read, gone past in C from here on
+                ivd_on = True  # nothing to read, gone past in C from here on
             if k == _BITS_AT and end - start == 1 and start >= words_done:
                 if _word_end_pattern().match(text, start):
                     marks, words_done = _word_marks(text, start)
@@ -495,17 +510,24 @@ def _stretch_reference(text: str, start: int) -> tuple[str, int, int, bool, int]
 
 @functools.cache
 def c_kinds() -> bytes:
-    """The byte per class of the class table ``_speedups.word_marks`` and
-    ``reveal_scan`` read: 1 a bit symbol, 2 a blank (``BLANKS``), 4 a joiner, 8 a
-    combining mark (a virama is one), 16 a selector (``SELECTORS``)."""
+    """The byte per class of the class table ``_speedups.word_marks``, ``reveal_scan``
+    and ``reveal_runs`` read: 1 a bit symbol, 2 a blank (``BLANKS``), 4 a joiner, 8 a
+    combining mark (a virama is one), 16 a selector (``SELECTORS``), 32 a tag
+    (``TAGS``), 64 a class of the interlinear annotation characters (``ANNOTATIONS``,
+    and the other format characters of their class: where ``reveal_runs`` leaves the
+    walk to Python)."""
+    table = ct.class_table()
+    annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
     out = bytearray(256)
-    for c, (cat, fl) in enumerate(ct.class_table().info):
+    for c, (cat, fl) in enumerate(table.info):
         out[c] = (
             (cat in BIT_CATEGORIES)
             | (cat in (_C.WHITESPACE, _C.LINE_BREAK)) << 1
             | (cat is _C.JOINER) << 2
             | (ct.MARK in fl) << 3
             | (ct.VS_STANDARD in fl or ct.VS_IDEOGRAPHIC in fl) << 4
+            | (cat is _C.TAG) << 5
+            | (c in annotation) << 6
         )
     return bytes(out)
 
@@ -551,6 +573,45 @@ def reveal_scan_reference(text: str, start: int) -> int:
         if not _lone_registered(text, j):
             return j
         start = j + 1
+
+
+def reveal_runs_reference(
+    text: str, ivd_on: bool, start: int, done: int, limit: int
+) -> tuple[list[tuple[int, int, int]], int, int]:
+    """The statement ``_speedups.reveal_runs`` follows: ``iter_find``'s walk from the
+    candidate ``start`` (``done``: where the last run read ended), as (runs, next, done):
+    the carrier runs it reads, (start, end, channel) each, at most ``limit``, and the
+    candidate where it stopped: at ``limit``, the end, or one only Python reads (an
+    annotation or a character of its class, a lone bit symbol, the first VS17..VS256
+    while not ``ivd_on``).  The next candidate is ``reveal_scan_reference``'s when
+    ``ivd_on``, ``_candidates``' else."""
+    channels = _channels()
+    kinds, class_of = c_kinds(), ct.class_table().class_of
+    n = len(text)
+    runs: list[tuple[int, int, int]] = []
+    j = start
+    while j < n and len(runs) < limit:
+        cp = ord(text[j])
+        if kinds[class_of(cp)] & 64:  # (an annotation, or a character of its class)
+            break
+        k = channels.get(cp)
+        if k is None:
+            done = j + 1
+            j = reveal_scan_reference(text, j + 1) if ivd_on else _candidates(text, j + 1)
+            continue
+        s, e = j, j + 1
+        while s > done and channels.get(ord(text[s - 1])) == k:
+            s -= 1
+        while e < n and channels.get(ord(text[e])) == k:
+            e += 1
+        if k == _SELECTORS_AT and not ivd_on and ord(text[j]) >= _SUPPLEMENT:
+            break
+        if k == _BITS_AT and e - s == 1:
+            break
+        runs.append((s, e, k))
+        done = e
+        j = reveal_scan_reference(text, e) if ivd_on else _candidates(text, e)
+    return runs, j, done
 
 
 @functools.cache
@@ -703,8 +764,8 @@ def _quality(payload: bytes) -> tuple[bool, float, float]:
     sample = text[:_SAMPLE]
     if not sample:
         return ok, 0.0, 0.0
-    if sample.isascii():
-        words = sum(1 for c in sample if c.isalnum() or c == " ") / len(sample)
+    if sample.isascii():  # (letters and digits, then spaces: counted in C)
+        words = (sum(map(str.isalnum, sample)) + sample.count(" ")) / len(sample)
         if sample.isprintable():
             return ok, 1.0, words
     else:  # spaces of any kind (NBSP, U+3000: not isprintable()) read as text too
@@ -838,12 +899,23 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
     leaves out at the start and at the end; None when none decodes the run."""
     best: tuple[tuple[object, ...], bytes, Reading, int, int] | None = None
     best_cut = 0
+    n = len(run)
+    symbols = len(set(run))
     for cut_start, cut_end in ((0, 0), (1, 0), (0, 1), (1, 1)):
-        body = run[cut_start : len(run) - cut_end]
+        body = run[cut_start : n - cut_end]
         if len(body) < MIN_BITS:
             break
         if best is not None and best[0][:3] == (True, True, 1.0) and best_cut < cut_start + cut_end:
             break  # printable UTF-8 in whole groups: leaving out more never reads better
+        # more than three symbols in the body (a symbol left out at an end is gone from
+        # it only if it stands nowhere else): no reading (``_readings``), none to score
+        lost = (cut_start and run.find(run[0], 1, n - cut_end) < 0) + (
+            cut_end
+            and run[-1] != (run[0] if cut_start else "")
+            and run.find(run[-1], cut_start, n - 1) < 0
+        )
+        if symbols - lost > 3:
+            continue
         for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
             key = (
                 ok,
@@ -893,9 +965,12 @@ def _legitimate_here(text: str, i: int, outer: int) -> bool:
     return False
 
 
+_BIDI_MARKS = _C.BIDI_MARK.ranges
+
+
 def _bit_channel(symbols: set[int]) -> Channel:
     """BIDI_MARK_BITS when every symbol read is a bidi mark, else ZERO_WIDTH_BITS."""
-    marks = all(in_ranges(cp, _C.BIDI_MARK.ranges) for cp in symbols)
+    marks = all(in_ranges(cp, _BIDI_MARKS) for cp in symbols)
     return Channel.BIDI_MARK_BITS if marks else Channel.ZERO_WIDTH_BITS
 
 

@@ -245,10 +245,12 @@ def _c_edits(policy: Policy, dropping: frozenset[Category], forms_matter: bool =
     flag: strip it (EDIT_STRIP) or replace it (EDIT_REPLACE) as its category's action
     says, when nothing but its category flags it (no normal form it is sensitive to: the
     output then needs no normalization, UAX #15 §9; not asked when not ``forms_matter``:
-    the engine normalizes that output), it is no combining mark (runs), and no tag
-    sequence can exempt it (their rule has no table: the engine decides those; a
-    character with a neighbour rule is edited where the C scan stops, i.e. where the
-    rule fails)."""
+    the engine normalizes that output), it is no mark a combining run counts (a
+    carrier mark, a variation selector or U+034F, counts in none: stripped like a
+    format character, the marks either side one run, as ``clean_edit`` counts the
+    output's, UAX #15 §13), and no tag sequence can exempt it (their rule has no table:
+    the engine decides those; a character with a neighbour rule is edited where the C
+    scan stops, i.e. where the rule fails)."""
     table = ct.class_table()
     forms = {policy.normalization, policy.also_check} if forms_matter else set()
     sensitive = {ct.NFC} if "NFC" in forms else set()
@@ -256,7 +258,7 @@ def _c_edits(policy: Policy, dropping: frozenset[Category], forms_matter: bool =
         sensitive |= {ct.NFKC, ct.CASEFOLD}
     edits = bytearray(256)
     for c, (cat, fl) in enumerate(table.info):
-        if cat not in dropping or fl & sensitive or ct.MARK in fl:
+        if cat not in dropping or fl & sensitive or counted_mark(cat, fl):
             continue
         if policy.allow_sequences and cat is Category.TAG:
             continue  # tag sequences have no table: the engine judges every tag

@@ -52,6 +52,9 @@ POLICIES = [
     Policy(actions={C.INVISIBLE: A.STRIP, C.NONCHARACTER: A.REPLACE, C.JOINER: A.ALLOW}),
 ]
 EXTRA = "\u0e49\u0e35\u200b\u00ad\u200c\u200d\u200e\u200f\u2061\u2062\u0301\u0323"
+# carrier marks (selectors, U+034F, U+17B4): stripped like a format character, their
+# neighbours' mark runs joined
+EXTRA += "\ufe00\ufe01\U000e0110\u034f\u17b4"
 
 
 def _without_c_passes(compiled: CompiledPolicy) -> CompiledPolicy:
@@ -72,7 +75,9 @@ def _same_reports(data: bytes | str, policy: Policy) -> None:
 
 texts = st.lists(
     st.one_of(
-        st.sampled_from([*SPECIALS, *EXTRA, "\u0301\u200b\u0301", "\u00ad\u00ad"]),
+        st.sampled_from(
+            [*SPECIALS, *EXTRA, "\u0301\u200b\u0301", "\u00ad\u00ad", "\u0e35\ufe00\u0e35"]
+        ),
         st.sampled_from(list("".join(FILLERS.values()) + "สวัสดี")),
     ),
     max_size=60,
@@ -168,11 +173,15 @@ def test_reveal_kinds_follow_the_ranges() -> None:
         (2, _reveal.BLANKS),
         (4, C.JOINER.ranges),
         (16, _reveal.SELECTORS),
+        (32, _reveal.TAGS),
     ):
         want = bytearray(0x110000)
         for lo, hi in ranges:
             want[lo : hi + 1] = b"\1" * (hi + 1 - lo)
         assert per_cp.translate(bytes(int(k & bit != 0) for k in range(256))) == want, bit
+    annotations = per_cp.translate(bytes(int(k & 64 != 0) for k in range(256)))
+    for lo, hi in _reveal.ANNOTATIONS:  # (their class: a few other format characters)
+        assert annotations[lo : hi + 1] == b"\1" * (hi + 1 - lo)
     viramas = [cp for cp in range(0x110000) if unicodedata.combining(chr(cp)) == 9]
     assert viramas and all(per_cp[cp] & 8 for cp in viramas)
 
@@ -186,13 +195,17 @@ def _block_classes(table: _classtable.ClassTable, block: int) -> bytes:
 @needs_c
 @pytest.mark.parametrize("before, after", [(1, 1), (2, 1), (1, 2), (3, 1), (2, 2), (0, 4)])
 @pytest.mark.parametrize("strips", [1, 2])
-def test_strip_between_marks_joins_their_runs(before: int, after: int, strips: int) -> None:
-    """Thai-style text: marks, ZWSP, marks; the limit counts the output's run."""
+@pytest.mark.parametrize("stripped", ["\u200b", "\ufe00", "\U000e0101", "\u034f"])
+def test_strip_between_marks_joins_their_runs(
+    before: int, after: int, strips: int, stripped: str
+) -> None:
+    """Thai-style text: marks, ZWSP (or a carrier mark: a selector, U+034F, counted in
+    no run), marks; the limit counts the output's run."""
     assert speedups is not None
     policy = profiles.TEXT.replace(normalization=None, max_combining=3)
     args = compile_policy(policy).direct_edit_args
     assert args is not None
-    text = "ก" + "\u0e35" * before + "\u200b" * strips + "\u0e35" * after + " x"
+    text = "ก" + "\u0e35" * before + stripped * strips + "\u0e35" * after + " x"
     want = edit_reference(text, *args)
     assert speedups.clean_edit(text, *args) == want
     over = before + after > 3
@@ -236,7 +249,7 @@ PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "fi
 # Cells whose Python work still grows with the text: PROMPT's payload search runs per
 # carrier run in Python where there are payloads (a text with none leaves the engine's
 # work to the C passes), and so does the engine on runs of characters with a sequence
-# rule (selectors), tag characters and zero-width bits mixing ZWJ, whose findings it
+# rule (tag characters and zero-width bits mixing ZWJ), whose findings it
 # judges one by one; a flood of overlong mark runs is listed run by run.
 _ALL = tuple(APIS)
 _INSPECT = ("inspect",)
@@ -258,8 +271,15 @@ KNOWN = {
         for k in ("tag runs", "zero-width bits", "one-character payloads", "combining-mark floods")
         for p in ("TEXT", "SINGLE_LINE", "SOURCE")
     ),
-    *(("selector runs", p, api) for p in ("TEXT", "SINGLE_LINE") for api in APIS),
 }
+
+# Cells whose Python work the fast tier counts (test_python_work_is_bounded_on_selector_runs)
+# that the callgrind matrix leaves out, as it did while they were KNOWN (its run must
+# not grow; the C passes they take, clean_edit and count_groups, are counted on other
+# kinds there: 2N within 2.2x of N for these too, measured when they were fixed).
+CALLS_COUNTED_ONLY = frozenset(
+    ("selector runs", p, api) for p in ("TEXT", "SINGLE_LINE") for api in APIS
+)
 
 
 def _python_calls(call: object) -> int:
@@ -311,6 +331,22 @@ def test_python_work_is_bounded_on_legitimate_text(kind: str, name: str, api: st
 
 
 @needs_c
+@pytest.mark.parametrize("name", ["TEXT", "SINGLE_LINE"])
+@pytest.mark.parametrize("api", APIS)
+def test_python_work_is_bounded_on_selector_runs(name: str, api: str) -> None:
+    """Selectors (marks counted in no combining run) are stripped in the C passes: the
+    edit pass, and the count past ``max_findings`` (a selector after a stripped one is
+    judged without it: its rule does not accept a selector before it).  64 findings
+    listed, 16 KiB and 32 KiB (over 500 and 1,000 selector runs): the same Python calls."""
+    fn, p = getattr(policy_api, api), getattr(profiles, name).replace(max_findings=64)
+    small, large = sample("selector runs", 16 * 1024), sample("selector runs", 32 * 1024)
+    _python_calls(lambda: fn(small[:4096], p))  # caches: tables, scanners
+    one = _python_calls(lambda: fn(small, p))
+    two = _python_calls(lambda: fn(large, p))
+    assert two <= one + 20, (one, two)
+
+
+@needs_c
 @pytest.mark.slow
 @pytest.mark.parametrize("kind, name, api", _cells(HOSTILE))
 def test_python_work_is_bounded_on_hostile_text(kind: str, name: str, api: str) -> None:
@@ -345,7 +381,7 @@ def counted_work(tmp_path_factory: pytest.TempPathFactory) -> dict[str, int]:
         setup += f"d{i}_1 = sample({kind!r}, {size})\nd{i}_2 = sample({kind!r}, {2 * size})\n"
         for p in ("TEXT", "SOURCE"):
             for api, call in APIS.items():
-                if (kind, p, api) in KNOWN:
+                if (kind, p, api) in KNOWN or (kind, p, api) in CALLS_COUNTED_ONLY:
                     continue
                 setup += call.format(d=f"d{i}_1[:4096]", p=p) + "\n"  # warms the caches
                 for n in (1, 2):
@@ -374,3 +410,59 @@ def test_every_kind_has_a_sample() -> None:
     for kind in (*LEGITIMATE, *HOSTILE):
         data = sample(kind, 1000)
         assert 500 <= len(data) <= 1000
+
+
+_CARRIER_ALPHABET = [
+    *"葛辻a ❤\n",
+    *map(chr, (0xE0100, 0xE0101, 0xE0110, 0xFE00, 0xFE0F, 0x180B, 0x180E, 0x17B4)),
+    *"\u200b\u200c\u200d\u2060\u200e\u200f\u061c\ufff9\ufffa\ufffb\u0600\u0915\u094d",
+    *map(chr, (0xE0001, 0xE0041, 0xE0067, 0xE007F, 0x1F3F4)),
+]
+
+
+@needs_c
+def test_reveal_runs_matches_reference() -> None:
+    """``_speedups.reveal_runs`` reads the runs ``reveal_runs_reference`` reads, and stops
+    where it stops, from every candidate, with and without the IVD scan."""
+    assert speedups is not None
+    args = (*_reveal._c_tables(), _reveal.c_kinds(), _reveal.ivd_table())
+    rng = random.Random(7)
+    for _ in range(600):
+        text = "".join(rng.choice(_CARRIER_ALPHABET) for _ in range(rng.choice([1, 6, 40])))
+        for ivd_on in (False, True):
+            start = 0
+            while start < len(text):
+                done = rng.randrange(start + 1)
+                limit = rng.choice([0, 1, 3, 100])
+                got = speedups.reveal_runs(text, *args, ivd_on, start, done, limit)
+                want = _reveal.reveal_runs_reference(text, ivd_on, start, done, limit)
+                assert got == want, (text, ivd_on, start, done, limit)
+                start = _reveal._candidates(text, start + 1)
+
+
+class _NoRuns:
+    """The C extension without ``reveal_runs``' walk: every candidate read in Python."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(speedups, name)
+
+    @staticmethod
+    def reveal_runs(text: str, *args: object) -> tuple[list[tuple[int, int, int]], object, object]:
+        return [], args[-3], args[-2]
+
+
+@needs_c
+def test_reveal_with_runs_in_c_finds_what_python_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iter_find`` with the runs read in one C pass finds what it finds reading each
+    candidate in Python: every payload, in order, and a caller that stops at the first."""
+    rng = random.Random(8)
+    texts = [
+        "".join(rng.choice(_CARRIER_ALPHABET) for _ in range(rng.choice([3, 20, 80])))
+        for _ in range(150)
+    ]
+    texts += [sample(k, 600).decode("utf-8", "replace") for k in HOSTILE]
+    got = [_reveal.find(t) for t in texts]
+    firsts = [next(_reveal.iter_find(t), None) for t in texts]
+    monkeypatch.setattr(_reveal, "speedups", _NoRuns())
+    assert got == [_reveal.find(t) for t in texts]
+    assert firsts == [next(_reveal.iter_find(t), None) for t in texts]

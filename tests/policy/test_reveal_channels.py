@@ -394,3 +394,58 @@ def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
             assert 0 < small < large <= 2.2 * small, (api, name, small, large)
         marginal = counted[f"reveal {name} 1000"] - counted[f"reveal {name} 500"]
         assert marginal <= 28_000 * 500, (name, marginal)  # a run's cost, set-up left out
+
+
+# -- the readings' shortcuts: the answers of the readings they skip ---------------------
+
+
+def _every_cut_read(run: str) -> tuple[bytes, object, int, int] | None:
+    """``_reveal._best_reading`` reading every cut (no shortcut for a body of more than
+    three symbols, which no reading decodes)."""
+    best = None
+    best_cut = 0
+    for cut_start, cut_end in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        body = run[cut_start : len(run) - cut_end]
+        if len(body) < _reveal.MIN_BITS:
+            break
+        if best is not None and best[0][:3] == (True, True, 1.0) and best_cut < cut_start + cut_end:
+            break
+        for (ok, shown, words, unit_byte, uniform), payload, reading, _, _ in _reveal._readings(
+            body
+        ):
+            key = (
+                ok, uniform, shown, -(cut_start + cut_end), unit_byte, words,
+                reading.msb_first, reading.zero < reading.one,
+            )  # fmt: skip
+            if best is None or key > best[0]:
+                best = (key, payload, reading, cut_start, cut_end)
+                best_cut = cut_start + cut_end
+    return None if best is None else (best[1], best[2], best[3], best[4])
+
+
+@given(
+    st.lists(st.sampled_from("\u200b\u200c\u200d\u2060\u200e"), min_size=1, max_size=5),
+    st.data(),
+)
+def test_a_body_of_many_symbols_is_not_read(alphabet: list[str], data: st.DataObject) -> None:
+    """A cut whose body holds more than three symbols is skipped: the reading chosen is
+    the one reading every cut chooses (a symbol at an end that stands nowhere else)."""
+    symbols = st.sampled_from("\u200b\u200c\u200d\u2060\u200e")
+    ends = data.draw(st.tuples(symbols, symbols))
+    body = data.draw(st.lists(st.sampled_from(alphabet), min_size=6, max_size=40))
+    for run in ("".join(body), ends[0] + "".join(body) + ends[1]):
+        if len(run) >= _reveal.MIN_BITS:
+            assert _reveal._best_reading(run) == _every_cut_read(run)
+
+
+@given(st.binary(max_size=40) | st.text(max_size=40).map(str.encode))
+def test_quality_counts_what_it_says(payload: bytes) -> None:
+    """Letters and digits counted in C: the count of the characters one by one."""
+    sample = payload.decode("utf-8", "replace")[: _reveal._SAMPLE]
+    _, shown, words = _reveal._quality(payload)
+    if sample:
+        want = sum(1 for c in sample if c.isalnum() or _reveal._space(c)) / len(sample)
+        assert words == want
+        assert shown == sum(
+            1 for c in sample if c.isprintable() or c in "\t\n\r" or _reveal._space(c)
+        ) / len(sample)
