@@ -25,6 +25,7 @@ from typing import Any
 from .._categories import Category
 from .._errors import Utf8Error
 from .._policy import Finding
+from .._policy.compiled import CUT_SEQUENCE
 from ..utf7 import spelling as utf7_spelling
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
@@ -189,6 +190,12 @@ def ill_formed(err: Utf8Error, part: str, where: str, offset: int) -> Problem:
 def too_long(part: str, where: str) -> Problem:
     """A streamed value over its policy's max_bytes or max_code_points."""
     return Problem(400, "refused-text", "too-long", part, where, Category.TOO_LONG.description)
+
+
+def cut_sequence(part: str, where: str) -> Problem:
+    """A run of text with no place to cut it that leaves every sequence whole, longer
+    than a piece: judged in parts, its verdict could differ from the whole's."""
+    return Problem(400, "refused-text", "too-long", part, where, CUT_SEQUENCE)
 
 
 def too_large(limit: int) -> Problem:

@@ -14,9 +14,9 @@ import unicodedata2
 
 from .._categories import Category, category_of
 from .._policy import Policy, accepts, inspect
-from .._policy.compiled import compiled_for, open_start
+from .._policy.compiled import compiled_for, cut_inside, open_start
 from ._body import GATHER, BodyCheck
-from ._problems import Problem, from_finding, too_long
+from ._problems import Problem, cut_sequence, from_finding, too_long
 
 
 @functools.lru_cache(maxsize=64)
@@ -74,8 +74,9 @@ class TextStream:
         at its last ASCII byte, or else where no sequence spans the cut (``_safe_cut``:
         never inside an emoji tag or ZWJ sequence, a flag, a combining sequence), so the
         verdict does not depend on where the run crossed the limit, that is on the
-        chunking; only a run with no such place in its last characters (a run of marks or
-        tags, which no policy passes whole either) is cut before its last lead byte."""
+        chunking; a run with no such place in its last characters is cut before its last
+        lead byte, and refused there if that splits a sequence a policy judges whole (a
+        run of marks: judged in two halves, a run over ``max_combining`` would pass)."""
         last = pieces[-1]
         cut = _last_ascii(last)  # only the new bytes are scanned, and usually one of them
         if cut < 0:
@@ -86,7 +87,11 @@ class TextStream:
             held = b"".join(self._held)
             cut = _last_ascii(held)
             if cut <= 0:
-                cut = _safe_cut(held) or _last_lead(held)
+                cut = _safe_cut(held)
+            if cut <= 0:
+                cut = _last_lead(held)
+                if _inside_sequence(held, cut):  # judged in parts, it could pass
+                    return cut_sequence(self.part, self.where)
             self._held, self._held_size = [held[cut:]], len(held) - cut
             return self._check(held[:cut], held[cut : cut + 1])
         if self._held or len(pieces) > 1:
@@ -247,6 +252,19 @@ def _indicators_before(data: bytes, end: int) -> int:
     while end >= 4 and data[end - 4 : end - 1] == b"\xf0\x9f\x87" and data[end - 1] >= 0xA6:
         n, end = n + 1, end - 4
     return n
+
+
+def _inside_sequence(data: bytes, cut: int) -> bool:
+    """Whether cutting ``data`` at ``cut`` splits a sequence a policy judges whole
+    (``cut_inside``: a mark after its base, a joiner's context; carrier runs are judged
+    the same in parts)."""
+    before = data[max(0, cut - 4) : cut].decode("utf-8", "ignore")
+    if not before:
+        return False
+    # the character after the cut may not have arrived whole: then it is taken to
+    # continue the run the cut is in (no cut was found in its last characters)
+    after = data[cut : cut + 4].decode("utf-8", "ignore") or before[-1]
+    return cut_inside(ord(before[-1]), ord(after[0]), carries=True)
 
 
 def _last_lead(data: bytes) -> int:

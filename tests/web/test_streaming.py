@@ -8,6 +8,7 @@ import asyncio
 import io
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes
@@ -17,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import inspect, profiles
-from sanitizer.web import ASGIMiddleware, WebPolicy, WSGIMiddleware
+from sanitizer.web import DEFAULT, ASGIMiddleware, WebPolicy, WSGIMiddleware
 from sanitizer.web._dispatch import body_check
 from sanitizer.web._head import check_head
 from sanitizer.web._text import TextStream
@@ -746,3 +747,21 @@ def test_a_chunk_fed_after_close_is_refused_not_ignored() -> None:
     assert check.close() is None
     with pytest.raises(RuntimeError, match="after close"):
         check.feed(b"\xe2\x80\xae late")
+
+
+def test_a_run_of_marks_cut_where_no_place_is_safe_is_refused_in_every_chunking() -> None:
+    """A run without ASCII over 1 MiB whose last characters before the limit are all
+    marks (no cut leaves the combining sequence whole) is refused at that cut: judged in
+    two halves, a run over ``max_combining`` passed (in 64 KiB, 4,096 and 1,000-byte
+    chunks: the run crossed the limit a gathered chunk past 1 MiB)."""
+    policy = replace(DEFAULT, text=profiles.TEXT.replace(max_combining=35_000))
+    body = ("\u4e00" * 348_857 + "\u0644" + "\u0651" * 40_000 + "\u4e00" * 100).encode()
+    assert not inspect(body, policy.text).ok  # the whole: a run of 40,000 marks
+    head = check_head(policy, b"/", b"", [(b"content-type", b"text/plain")])[1]
+    for size in (len(body), 65536, 65537, 4096, 1000):
+        check = body_check(policy, head)
+        found = None
+        for i in range(0, len(body), size):
+            found = found or check.feed(body[i : i + size])
+        found = found or check.close()
+        assert found is not None and found.kind in ("too-long", "combining-run"), (size, found)
