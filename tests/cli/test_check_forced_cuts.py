@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sanitizer import inspect, profiles
 from sanitizer._policy import _reveal
-from sanitizer._policy.compiled import CUT_SEQUENCE, cut_inside, piece_end
+from sanitizer._policy.compiled import CUT_SEQUENCE, cut_inside, judges_lines_alone, piece_end
 from sanitizer._source_gate import check_source
 from sanitizer.cli import _judge, main
 
@@ -36,7 +36,12 @@ VOCABULARY = [
     "\U000e007f", "\U0001f3f4", "\u1100", "\u1161", "\u11a8", "\u05d1", "\u202e", "\u2069",
 ]  # fmt: skip
 texts = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=30).map("".join)
-PROFILES = ["TEXT", "PROMPT", "SINGLE_LINE", "SOURCE"]
+# the profiles that judge lines alone: those --policy reads a piece at a time
+PROFILES = [
+    name.upper().replace("-", "_")
+    for name in profiles.NAMES
+    if judges_lines_alone(profiles.get(name))
+]
 
 
 @pytest.fixture(autouse=True)
