@@ -149,7 +149,8 @@ def confusable(tables: object, a: str, b: str, /) -> object:
 
 def normalize(text: str, compat: bool, /) -> str:
     """``text`` in NFKC when ``compat`` is true, else NFC (UAX #15): the segments between
-    stable code points (Quick_Check Yes, ccc 0) decomposed, ordered and composed."""
+    boundaries (Quick_Check Yes, decomposition starting with a starter that composes with
+    nothing before it) decomposed, ordered and composed."""
 
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
 

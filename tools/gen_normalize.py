@@ -8,13 +8,16 @@ and decomposes, orders and composes only the segments between them (UAX #15 §9,
 with these tables, all derived from unicodedata2 (the package's Unicode data) and
 checked here before they are written:
 
-* per code point (a two-stage table): Canonical_Combining_Class, whether it is a stable
-  boundary for NFC and for NFKC (Quick_Check Yes and ccc 0, held equal to
-  ``NFC_QC_NOT_YES``/``NFKC_QC_NOT_YES`` and ``CCC_NONZERO`` of ``_chartables_data``), and
+* per code point (a two-stage table): Canonical_Combining_Class, whether it is a
+  boundary for NFC and for NFKC (Quick_Check Yes, held equal to
+  ``NFC_QC_NOT_YES``/``NFKC_QC_NOT_YES`` of ``_chartables_data``, and its decomposition
+  begins with a starter that composes with nothing before it: ICU's "boundary before";
+  Quick_Check Yes and ccc 0 alone is not enough since Unicode 16, see ``_starts``), and
   its full canonical and compatibility decompositions (Hangul syllables aside: Unicode
   §3.12 decomposes them arithmetically);
 * the primary composites: the pairs whose composition NFC makes (canonical
-  decompositions of two code points, Full_Composition_Exclusion left out), sorted.
+  decompositions of two code points, Full_Composition_Exclusion left out), in a table
+  of a row per first code point and a column per second one (the records give both).
 
 Run through the one entry point: ``python tools/generate.py normalize``;
 ``tests/core/test_normalize.py`` compares the C normalizer with unicodedata2 over every code
@@ -59,9 +62,33 @@ def pairs() -> dict[tuple[int, int], int]:
     return out
 
 
-def records() -> tuple[list[int], list[tuple[int, int, int, int, int, int]], list[int]]:
+Record = tuple[int, int, int, int, int, int, int, int]
+
+
+def composition_axes() -> tuple[dict[int, int], dict[int, int]]:
+    """The rows (first code points) and columns (second ones) of the composition table,
+    from 1."""
+    comp = pairs()
+    firsts = {a: i for i, a in enumerate(sorted({a for a, _ in comp}), 1)}
+    seconds = {b: i for i, b in enumerate(sorted({b for _, b in comp}), 1)}
+    return firsts, seconds
+
+
+def _starts(decomposed: str, seconds: set[int]) -> bool:
+    """Whether a code point whose full decomposition is ``decomposed`` starts a segment:
+    that decomposition begins with a starter that composes with nothing before it.  A
+    Quick_Check Yes code point of ccc 0 can fail this: since Unicode 16, U+16123 GURUNG
+    KHEMA VOWEL SIGN E decomposes to U+1611E U+1611F, and U+1611E composes after U+1611E
+    (U+16121), so U+1611E U+16123 is U+16126 in NFC."""
+    first = decomposed[0]
+    return unicodedata2.combining(first) == 0 and ord(first) not in seconds
+
+
+def records() -> tuple[list[int], list[Record], list[int]]:
     """The per-code-point record index, the records (ccc, flags, canonical offset and
-    length, compatibility offset and length) and the decompositions' code points."""
+    length, compatibility offset and length, its row as the first of a pair and its column
+    as the second, 0: none) and the decompositions' code points."""
+    firsts, seconds_at = composition_axes()
     # the second of a pair, or a Hangul vowel or trailing consonant (Unicode §3.12)
     seconds = {b for _, b in pairs()} | set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
     nfc_not_yes, nfkc_not_yes = _in(data.NFC_QC_NOT_YES), _in(data.NFKC_QC_NOT_YES)
@@ -76,8 +103,8 @@ def records() -> tuple[list[int], list[tuple[int, int, int, int, int, int]], lis
         return where[s], len(s)
 
     table: list[int] = []
-    recs: list[tuple[int, int, int, int, int, int]] = []
-    index: dict[tuple[int, int, int, int, int, int], int] = {}
+    recs: list[Record] = []
+    index: dict[Record, int] = {}
     for cp in range(0x110000):
         ch = chr(cp)
         ccc = unicodedata2.combining(ch) if _scalar(cp) else 0
@@ -89,18 +116,23 @@ def records() -> tuple[list[int], list[tuple[int, int, int, int, int, int]], lis
             nfkc_yes = unicodedata2.normalize("NFKC", ch) == ch and cp not in seconds
             assert nfc_yes == (cp not in nfc_not_yes), hex(cp)  # UAX #15 §9
             assert nfkc_yes == (cp not in nfkc_not_yes), hex(cp)
-            flags = (NFC_BOUNDARY if nfc_yes and not ccc else 0) | (
-                NFKC_BOUNDARY if nfkc_yes and not ccc else 0
+            nfd, nfkd = unicodedata2.normalize("NFD", ch), unicodedata2.normalize("NFKD", ch)
+            flags = (NFC_BOUNDARY if nfc_yes and _starts(nfd, seconds) else 0) | (
+                NFKC_BOUNDARY if nfkc_yes and _starts(nfkd, seconds) else 0
             )
             if cp not in HANGUL:
-                nfd, nfkd = unicodedata2.normalize("NFD", ch), unicodedata2.normalize("NFKD", ch)
                 canon = put(nfd) if nfd != ch else (0, 0)
                 compat = put(nfkd) if nfkd != ch else (0, 0)
-        rec = (ccc, flags, *canon, *compat)
+        rec = (ccc, flags, *canon, *compat, firsts.get(cp, 0), seconds_at.get(cp, 0))
         table.append(index.setdefault(rec, len(index)))
         if len(index) > len(recs):
             recs.append(rec)
     return table, recs, pool
+
+
+def lowest(table: list[int], recs: list[Record], flag: int) -> int:
+    """The lowest code point whose record lacks ``flag``."""
+    return next(cp for cp, k in enumerate(table) if not recs[k][1] & flag)
 
 
 def _rows(values: list[int], per: int, fmt: str) -> str:
@@ -122,14 +154,15 @@ def render() -> str:
             stage2.extend(block)
         stage1.append(blocks[block])
     assert len(recs) < 1 << 16 and len(blocks) < 1 << 16 and len(pool) < 1 << 16
-    assert max(max(r[3], r[5]) for r in recs) < 256
-    comp = sorted(pairs().items())
+    assert max(max(r[3], r[5], r[7]) for r in recs) < 256
+    firsts, seconds = composition_axes()
+    width = len(seconds) + 1
+    grid = [0] * ((len(firsts) + 1) * width)
+    for (a, b), c in pairs().items():
+        grid[firsts[a] * width + seconds[b]] = c | firsts.get(c, 0) << 21
+    assert len(firsts) < 1 << 11
     rec_rows = "\n".join(
-        "    {%d, %d, %d, %d, %d, %d}," % (ccc, flags, co, cl, ko, kl)
-        for ccc, flags, co, cl, ko, kl in recs
-    )
-    pair_rows = "\n".join(
-        "    {0x%04X, 0x%04X, 0x%04X}," % (a, b, c) for (a, b), c in comp
+        "    {%d, %d, %d, %d, %d, %d, %d, %d}," % rec for rec in recs
     )
     return f"""\
 /*
@@ -138,7 +171,7 @@ def render() -> str:
  * Unicode {unicodedata2.unidata_version}.
  *
  * The tables of the C NFC and NFKC (normalize.c): a record per code point (two stages of
- * {BLOCK}), the decompositions' code points and the primary composites, sorted.
+ * {BLOCK}), the decompositions' code points and the primary composites by pair.
  */
 #ifndef SANITIZER_NORMALIZE_DATA_H
 #define SANITIZER_NORMALIZE_DATA_H
@@ -149,20 +182,21 @@ def render() -> str:
 #define NORM_BLOCK {BLOCK}
 #define NORM_NFC_BOUNDARY {NFC_BOUNDARY}
 #define NORM_NFKC_BOUNDARY {NFKC_BOUNDARY}
+/* the lowest code point that is no boundary, for NFC and NFKC */
+#define NORM_NFC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFC_BOUNDARY):04X}
+#define NORM_NFKC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFKC_BOUNDARY):04X}
 #define NORM_MAX_DECOMPOSITION {max(r[5] for r in recs)}
 
 typedef struct {{
     uint8_t ccc;
-    uint8_t flags;        /* NORM_*_BOUNDARY: Quick_Check Yes and ccc 0 */
+    uint8_t flags;        /* NORM_*_BOUNDARY: a segment starts here (see the generator) */
     uint16_t canon;       /* full canonical decomposition: norm_pool[canon..+canon_len] */
     uint8_t canon_len;    /* 0: none */
     uint16_t compat;      /* full compatibility decomposition */
     uint8_t compat_len;
+    uint16_t first;       /* its row in norm_compose as a pair's first, 0: none */
+    uint8_t second;       /* its column as a pair's second, 0: none */
 }} norm_record;
-
-typedef struct {{
-    uint32_t first, second, composite;
-}} norm_pair;
 
 static const uint16_t norm_stage1[{len(stage1)}] = {{
 {_rows(stage1, 16, "{}")}
@@ -180,9 +214,11 @@ static const uint32_t norm_pool[{len(pool)}] = {{
 {_rows(pool, 10, "0x{:04X}")}
 }};
 
-#define NORM_PAIRS {len(comp)}
-static const norm_pair norm_pairs[NORM_PAIRS] = {{
-{pair_rows}
+/* the primary composite of the pair (row of the first, column of the second), 0: none;
+ * bits 21 and up: the composite's own row */
+#define NORM_COMPOSE_WIDTH {width}
+static const uint32_t norm_compose[{len(grid)}] = {{
+{_rows(grid, 12, "{:#x}")}
 }};
 
 #endif /* SANITIZER_NORMALIZE_DATA_H */

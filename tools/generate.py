@@ -42,7 +42,7 @@ GENERATORS: dict[str, tuple[str, str]] = {
     ),
     "normalize": (
         "`sanitizer/_native_src/normalize_data.h`: the C NFC and NFKC's tables (combining "
-        "class, stable boundaries, full decompositions, primary composites)",
+        "class, segment boundaries, full decompositions, primary composites)",
         "unicodedata2, held equal to the character tables' quick checks",
     ),
     "classtable": (

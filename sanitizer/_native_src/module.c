@@ -124,7 +124,7 @@ static PyMethodDef speedups_methods[] = {
     {"normalize", (PyCFunction)(void (*)(void))speedups_normalize, METH_FASTCALL,
      "normalize($module, text, compat, /)\n--\n\n"
      "text in NFKC when compat is true, else NFC (UAX #15): only the segments between\n"
-     "stable code points are decomposed, ordered and composed."},
+     "boundaries are decomposed, ordered and composed."},
     /* source.c */
     /* columns.c */
     {"column_check", (PyCFunction)(void (*)(void))speedups_column_check, METH_FASTCALL,

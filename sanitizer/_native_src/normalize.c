@@ -3,9 +3,10 @@
  *
  * unicodedata's normalize decomposes the whole text, then composes it with a linear search
  * of its composition ranges: tens of nanoseconds a character on Vietnamese in NFD or a
- * flood of marks.  Here every code point that is a stable boundary (Quick_Check Yes and
- * ccc 0) starts a segment that normalizes independently of the text around it (UAX #15
- * §9, §14); a run of boundaries is copied as it is, and only the segments holding another
+ * flood of marks.  Here every code point that is a boundary (Quick_Check Yes, and its
+ * decomposition begins with a starter that composes with nothing before it: ICU's
+ * "boundary before"; UAX #15 §9, §14) starts a segment that normalizes independently of
+ * the text around it; a run of boundaries is copied as it is, and only the segments holding another
  * code point are decomposed (full canonical or compatibility decomposition; Hangul
  * syllables by Unicode §3.12), put in canonical order (a stable sort by ccc of each run of
  * non-starters, §3.11 D108) and composed (the canonical composition algorithm, §3.11
@@ -71,25 +72,25 @@ reserve(ubuf *b, Py_ssize_t more)
     return 0;
 }
 
-/* The primary composite of (a, b), or 0 (Hangul by Unicode §3.12, else the sorted pairs). */
-static Py_UCS4
-compose(Py_UCS4 a, Py_UCS4 b)
+/* The primary composite of (a, b), or 0: Hangul by Unicode §3.12, else the table
+ * (rb: b's record; *row: a's row in the table, made the composite's). */
+static inline Py_UCS4
+compose(Py_UCS4 a, unsigned int *row, Py_UCS4 b, const norm_record *rb)
 {
-    if (a - L_BASE < L_COUNT && b - V_BASE < V_COUNT)
-        return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
-    if (a - S_BASE < S_COUNT && (a - S_BASE) % T_COUNT == 0 && b - T_BASE - 1 < T_COUNT - 1)
-        return a + (b - T_BASE);
-    size_t lo = 0, hi = NORM_PAIRS;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        const norm_pair *q = &norm_pairs[mid];
-        if (q->first < a || (q->first == a && q->second < b))
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (rb->second) {
+        uint32_t v = *row ? norm_compose[*row * NORM_COMPOSE_WIDTH + rb->second] : 0;
+        if (v) *row = v >> 21;
+        return v & 0x1FFFFF;
     }
-    if (lo < NORM_PAIRS && norm_pairs[lo].first == a && norm_pairs[lo].second == b)
-        return norm_pairs[lo].composite;
+    /* no Hangul syllable or jamo is a first in the table: a composed one has row 0 */
+    if (b - V_BASE < V_COUNT && a - L_BASE < L_COUNT) {
+        *row = 0;
+        return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
+    }
+    if (b - T_BASE - 1 < T_COUNT - 1 && a - S_BASE < S_COUNT && (a - S_BASE) % T_COUNT == 0) {
+        *row = 0;
+        return a + (b - T_BASE);
+    }
     return 0;
 }
 
@@ -134,6 +135,55 @@ order_run(Py_UCS4 *s, Py_ssize_t n)
     return 0;
 }
 
+/* Append the normalized segment that starts at text[start] and ends before the next
+ * boundary after it (*end: there) when no code point in it decomposes and its marks are
+ * in canonical order, composing as it copies: 1; 0 when it cannot (out unchanged, *end
+ * the code point that stopped it), -1 on error.  A Hangul syllable can only begin a
+ * segment (it is a boundary) and composes as its decomposition would. */
+static int
+segment_fast(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
+             int compat, unsigned int stable, Py_ssize_t *end)
+{
+    Py_ssize_t starter = -1, w = 0, i;
+    unsigned int row = 0; /* the starter's row in norm_compose */
+    unsigned int last = 0, prev = 0; /* ccc of the last written, of the last read */
+    for (i = start; i < n; i++) {
+        if (out->n + w >= out->cap) {
+            Py_ssize_t had = out->n;
+            out->n += w;
+            int failed = reserve(out, 64);
+            out->n = had;
+            if (failed) return -1;
+        }
+        Py_UCS4 *s = out->p + out->n;
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        const norm_record *r = record_of(c);
+        if (i > start && (r->flags & stable)) break;
+        unsigned int k = r->ccc;
+        if ((compat ? r->compat_len : r->canon_len) || (k && prev > k)) {
+            *end = i;
+            return 0;
+        }
+        prev = k;
+        if (starter >= 0 && (w - 1 == starter || (last != 0 && last < k))) {
+            Py_UCS4 made = compose(s[starter], &row, c, r);
+            if (made) {
+                s[starter] = made;
+                continue;
+            }
+        }
+        if (k == 0) {
+            starter = w;
+            row = r->first;
+        }
+        last = k;
+        s[w++] = c;
+    }
+    out->n += w;
+    *end = i;
+    return 1;
+}
+
 /* Append the normalized segment text[start..end) to out. */
 static int
 segment(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int compat)
@@ -175,23 +225,53 @@ segment(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
     /* canonical composition (D117): a character composes with the last starter unless
      * blocked by one between them of ccc 0 or >= its own */
     Py_ssize_t starter = -1, w = 0;
+    unsigned int row = 0; /* the starter's row in norm_compose */
     unsigned int last = 0; /* ccc of the last character written */
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = s[i];
-        unsigned int k = ccc_of(c);
+        const norm_record *r = record_of(c);
+        unsigned int k = r->ccc;
         if (starter >= 0 && (w - 1 == starter || (last != 0 && last < k))) {
-            Py_UCS4 made = compose(s[starter], c);
+            Py_UCS4 made = compose(s[starter], &row, c, r);
             if (made) {
                 s[starter] = made;
                 continue;
             }
         }
-        if (k == 0) starter = w;
+        if (k == 0) {
+            starter = w;
+            row = r->first;
+        }
         last = k;
         s[w++] = c;
     }
     out->n = base + w;
     return 0;
+}
+
+/* The first i >= from whose code point is no boundary (flag stable), or n. */
+#define NEXT_UNSTABLE(T)                                                                   \
+    static Py_ssize_t next_unstable_##T(const T *p, Py_ssize_t i, Py_ssize_t n,             \
+                                        unsigned int stable, Py_UCS4 lowest)               \
+    {                                                                                      \
+        for (; i < n; i++)                                                                 \
+            if (p[i] >= lowest && !(record_of(p[i])->flags & stable)) break;               \
+        return i;                                                                          \
+    }
+NEXT_UNSTABLE(Py_UCS1)
+NEXT_UNSTABLE(Py_UCS2)
+NEXT_UNSTABLE(Py_UCS4)
+
+static Py_ssize_t
+next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned int stable)
+{
+    Py_UCS4 lowest =
+        stable == NORM_NFKC_BOUNDARY ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return next_unstable_Py_UCS1(data, i, n, stable, lowest);
+    case PyUnicode_2BYTE_KIND: return next_unstable_Py_UCS2(data, i, n, stable, lowest);
+    default: return next_unstable_Py_UCS4(data, i, n, stable, lowest);
+    }
 }
 
 SPEEDUPS_INTERNAL PyObject *
@@ -211,24 +291,27 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const void *data = PyUnicode_DATA(text);
     unsigned int stable = compat ? NORM_NFKC_BOUNDARY : NORM_NFC_BOUNDARY;
     Py_ssize_t i = 0;
-    if (PyUnicode_IS_ASCII(text)) i = n; /* ASCII: all boundaries (UAX #15 §1.1) */
-    for (; i < n; i++)
-        if (!(record_of(PyUnicode_READ(kind, data, i))->flags & stable)) break;
+    /* ASCII: all boundaries (UAX #15 §1.1) */
+    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable);
     if (i == n) return Py_NewRef(text);
     ubuf out = {NULL, 0, 0};
     Py_ssize_t copied = 0; /* text[..copied) is in out */
     while (i < n) {
         /* text[i] is no boundary; its segment starts at the boundary before it */
-        Py_ssize_t start = i > copied ? i - 1 : copied;
-        Py_ssize_t end = i + 1;
-        while (end < n && !(record_of(PyUnicode_READ(kind, data, end))->flags & stable)) end++;
+        Py_ssize_t start = i > copied ? i - 1 : copied, end;
         if (reserve(&out, start - copied) < 0) goto fail;
         for (Py_ssize_t k = copied; k < start; k++)
             out.p[out.n++] = PyUnicode_READ(kind, data, k);
-        if (segment(&out, kind, data, start, end, compat) < 0) goto fail;
-        copied = i = end;
-        for (; i < n; i++)
-            if (!(record_of(PyUnicode_READ(kind, data, i))->flags & stable)) break;
+        int done = segment_fast(&out, kind, data, start, n, compat, stable, &end);
+        if (done < 0) goto fail;
+        if (!done) {
+            if (end <= start) end = start + 1;
+            while (end < n && !(record_of(PyUnicode_READ(kind, data, end))->flags & stable))
+                end++;
+            if (segment(&out, kind, data, start, end, compat) < 0) goto fail;
+        }
+        copied = end;
+        i = next_unstable(kind, data, end, n, stable);
     }
     if (reserve(&out, n - copied) < 0) goto fail;
     for (Py_ssize_t k = copied; k < n; k++) out.p[out.n++] = PyUnicode_READ(kind, data, k);
