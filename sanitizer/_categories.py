@@ -201,8 +201,8 @@ def nfkc_casefold(text: str) -> str:
 def _normalizer() -> Callable[[str, str], str]:
     """``unicodedata2.normalize``, NFC and NFKC in C when the extension is on
     (``_speedups.normalize``: the same answers, tests/core/test_normalize.py; it composes
-    only the segments between stable code points, UAX #15 §9)."""
-    slow = unicodedata2.normalize
+    only the segments between boundaries, UAX #15 §9; docs/normalization.md)."""
+    slow: Callable[[str, str], str] = unicodedata2.normalize
     if _speedups is None:
         return slow
     fast = _speedups.normalize
