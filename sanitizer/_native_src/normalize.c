@@ -140,7 +140,13 @@ order_run(Py_UCS4 *s, Py_ssize_t n)
  * in canonical order, composing as it copies: 1; 0 when it cannot (out unchanged, *end
  * the code point that stopped it), -1 on error.  A Hangul syllable can only begin a
  * segment (it is a boundary) and composes as its decomposition would. */
-static int
+#if defined(__GNUC__) || defined(__clang__)
+#define NORM_INLINE static inline __attribute__((always_inline))
+#else
+#define NORM_INLINE static inline
+#endif
+
+NORM_INLINE int
 segment_fast(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
              int compat, unsigned int stable, Py_ssize_t *end)
 {
@@ -274,26 +280,11 @@ next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned i
     }
 }
 
-SPEEDUPS_INTERNAL PyObject *
-speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The normalized text from text[i], the first code point that is no boundary (kind a
+ * constant in each call, so that each kind's loops are compiled apart). */
+NORM_INLINE PyObject *
+drive(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, int compat, unsigned int stable)
 {
-    (void)self;
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "normalize(text, compat, /): text must be a str");
-        return NULL;
-    }
-    int compat = PyObject_IsTrue(args[1]);
-    if (compat < 0) return NULL;
-    PyObject *text = args[0];
-    if (PyUnicode_READY(text) < 0) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    unsigned int stable = compat ? NORM_NFKC_BOUNDARY : NORM_NFC_BOUNDARY;
-    Py_ssize_t i = 0;
-    /* ASCII: all boundaries (UAX #15 §1.1) */
-    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable);
-    if (i == n) return Py_NewRef(text);
     ubuf out = {NULL, 0, 0};
     Py_ssize_t copied = 0; /* text[..copied) is in out */
     while (i < n) {
@@ -321,4 +312,31 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 fail:
     PyMem_Free(out.p);
     return NULL;
+}
+
+SPEEDUPS_INTERNAL PyObject *
+speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "normalize(text, compat, /): text must be a str");
+        return NULL;
+    }
+    int compat = PyObject_IsTrue(args[1]);
+    if (compat < 0) return NULL;
+    PyObject *text = args[0];
+    if (PyUnicode_READY(text) < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    unsigned int stable = compat ? NORM_NFKC_BOUNDARY : NORM_NFC_BOUNDARY;
+    Py_ssize_t i = 0;
+    /* ASCII: all boundaries (UAX #15 §1.1) */
+    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable);
+    if (i == n) return Py_NewRef(text);
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return drive(data, PyUnicode_1BYTE_KIND, i, n, compat, stable);
+    case PyUnicode_2BYTE_KIND: return drive(data, PyUnicode_2BYTE_KIND, i, n, compat, stable);
+    default: return drive(data, PyUnicode_4BYTE_KIND, i, n, compat, stable);
+    }
 }
