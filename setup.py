@@ -36,6 +36,7 @@ EXTENSIONS = {
         "sanitizer/_native_src/source.c",
         "sanitizer/_native_src/precis.c",
         "sanitizer/_native_src/columns.c",
+        "sanitizer/_native_src/normalize.c",
     ],
     "sanitizer.web._speedups": [
         "sanitizer/web/_native_src/module.c",
@@ -52,6 +53,7 @@ DEPENDS = {
         "sanitizer/_native_src/scan.h",
         "sanitizer/_native_src/scan_avx2.h",
         "sanitizer/_native_src/utf8_tables_data.h",
+        "sanitizer/_native_src/normalize_data.h",
     ],
     "sanitizer.web._speedups": [
         "sanitizer/web/_native_src/webspeedups.h",

@@ -14,7 +14,7 @@ import bisect
 import enum
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import unicodedata2
@@ -23,6 +23,7 @@ from . import _chartables_data as _t
 from ._category_meanings import MEANINGS
 from ._charnames import UNICODE_VERSION
 from ._grammar import LENGTH_BOUNDS
+from ._native import speedups as _speedups
 
 if _t.UNICODE_VERSION != UNICODE_VERSION:  # pragma: no cover - caught by test_categories
     raise ImportError(
@@ -194,7 +195,29 @@ def nfkc_casefold(text: str) -> str:
     if text.isascii():
         return text.lower()
     decomposed = unicodedata2.normalize("NFKD", text)
-    return str(unicodedata2.normalize("NFC", decomposed.translate(nfkc_casefold_table())))
+    return str(unicode_normalize("NFC", decomposed.translate(nfkc_casefold_table())))
+
+
+def _normalizer() -> Callable[[str, str], str]:
+    """``unicodedata2.normalize``, NFC and NFKC in C when the extension is on
+    (``_speedups.normalize``: the same answers, tests/core/test_normalize.py; it composes
+    only the segments between boundaries, UAX #15 §9; docs/normalization.md)."""
+    slow: Callable[[str, str], str] = unicodedata2.normalize
+    if _speedups is None:
+        return slow
+    fast = _speedups.normalize
+
+    def unicode_normalize(form: str, text: str) -> str:
+        if form == "NFC":
+            return fast(text, False)
+        if form == "NFKC":
+            return fast(text, True)
+        return str(slow(form, text))
+
+    return unicode_normalize
+
+
+unicode_normalize = _normalizer()
 
 
 def normalize(form: str, text: str) -> str:
@@ -206,7 +229,7 @@ def normalize(form: str, text: str) -> str:
         if form not in ("NFC", "NFD", "NFKC", "NFKD"):
             raise ValueError(f"unknown normalization form {form!r}")
         return text
-    return str(unicodedata2.normalize(form, text))
+    return str(unicode_normalize(form, text))
 
 
 def min_normalized_length(form: str | None, length: int) -> int:
@@ -241,6 +264,7 @@ __all__ = [
     "is_default_ignorable",
     "nfkc_casefold",
     "normalize",
+    "unicode_normalize",
 ]
 
 

@@ -212,6 +212,9 @@ class Speedups(Protocol):
     def skeleton(self, tables: object, s: str, /) -> str: ...
     def confusable(self, tables: object, a: str, b: str, /) -> object: ...
 
+    # normalize.c: NFC and NFKC (reference: unicodedata2.normalize)
+    def normalize(self, text: str, compat: bool, /) -> str: ...
+
     # columns.c: Arrow binary and string columns walked in place (reference:
     # sanitizer._arrow.column_check_py, column_gather_py)
     def column_check(
@@ -290,7 +293,7 @@ class Speedups(Protocol):
 
 # Bumped with SANITIZER_SPEEDUPS_ABI_VERSION (_native_src/speedups_capi.h) whenever the
 # extension's interface changes; an extension reporting another one is a stale build.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no", "")

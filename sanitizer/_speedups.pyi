@@ -161,6 +161,13 @@ def confusable(tables: object, a: str, b: str, /) -> object:
     """verdicts[0] when the skeletons of a and b differ, else verdicts[1] (resolved script
     sets intersect), [3] (both non-empty) or [2] (UTS #39 §4)."""
 
+# -- normalize.c: NFC and NFKC (reference: unicodedata2.normalize) --------------------------
+
+def normalize(text: str, compat: bool, /) -> str:
+    """``text`` in NFKC when ``compat`` is true, else NFC (UAX #15): the segments between
+    boundaries (Quick_Check Yes, decomposition starting with a starter that composes with
+    nothing before it) decomposed, ordered and composed."""
+
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
 
 def valid_prefix(data: ReadableBuffer, /) -> int:

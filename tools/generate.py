@@ -40,6 +40,11 @@ GENERATORS: dict[str, tuple[str, str]] = {
         "of the policy layer",
         "unicodedata2 and ucdinfo's UCD (`ucdinfo==0.3`, in the `test` extra)",
     ),
+    "normalize": (
+        "`sanitizer/_native_src/normalize_data.h`: the C NFC and NFKC's tables (combining "
+        "class, segment boundaries, full decompositions, primary composites)",
+        "unicodedata2, held equal to the character tables' quick checks",
+    ),
     "classtable": (
         "`sanitizer/_policy/_classtable_data.py`: the policy fast path's two-stage class table",
         "the character tables",

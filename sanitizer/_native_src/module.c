@@ -124,6 +124,11 @@ static PyMethodDef speedups_methods[] = {
      "confusable($module, tables, a, b, /)\n--\n\n"
      "One of the four verdicts: equal skeletons, and how the resolved script sets relate\n"
      "(UTS #39 section 4)."},
+    /* normalize.c */
+    {"normalize", (PyCFunction)(void (*)(void))speedups_normalize, METH_FASTCALL,
+     "normalize($module, text, compat, /)\n--\n\n"
+     "text in NFKC when compat is true, else NFC (UAX #15): only the segments between\n"
+     "boundaries are decomposed, ordered and composed."},
     /* source.c */
     /* columns.c */
     {"column_check", (PyCFunction)(void (*)(void))speedups_column_check, METH_FASTCALL,

@@ -15,7 +15,7 @@
  * more than the rules.  Python builds the table (a uint32 per code point in two stages:
  * stage1 a uint16 block number per 256 code points, stage2 the blocks) from the generated
  * Unicode 18 data, and hands over the two things this file does not do itself: the
- * composed code point map (width, spaces, case) and NFC/NFKC (unicodedata2.normalize),
+ * composed code point map (width, spaces, case) and NFC/NFKC (_categories.unicode_normalize),
  * called only when the table says a character needs them.  The pure-Python twin is
  * sanitizer/precis/_profile.py's enforce path, tested equal on the golden cases and by
  * Hypothesis.  Every table read is bounded (a block number past stage2 reads block 0), so

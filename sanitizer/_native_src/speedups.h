@@ -127,6 +127,9 @@ SPEEDUPS_INTERNAL PyObject *speedups_skeleton(PyObject *self, PyObject *const *a
                                               Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
+/* normalize.c: NFC and NFKC (tables: normalize_data.h) */
+SPEEDUPS_INTERNAL PyObject *speedups_normalize(PyObject *self, PyObject *const *args,
+                                               Py_ssize_t nargs);
 /* identifier_key of UTF-8 values without a str each (sanitizer._lookalike.key's
  * column_tables; see lookalike.c): new (tables capsule, key, dots, odd), run (1: the key
  * appended as UTF-8 at *at of the PyMem buffer *w of *cap bytes, grown as needed; 0: left

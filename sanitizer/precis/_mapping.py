@@ -14,9 +14,7 @@ import functools
 import re
 from collections.abc import Callable
 
-import unicodedata2
-
-from .._categories import char_class
+from .._categories import char_class, unicode_normalize
 from . import _lookups
 
 FINAL_SIGMA_SOURCE = "\u03a3"  # GREEK CAPITAL LETTER SIGMA: the one context-dependent map
@@ -98,8 +96,9 @@ def to_casefold(s: str) -> str:
 
 
 def normalize(form: str, s: str) -> str:
-    """NFC or NFKC with unicodedata2's (Unicode 18) data; ASCII is unchanged."""
-    return s if s.isascii() else str(unicodedata2.normalize(form, s))
+    """NFC or NFKC with unicodedata2's (Unicode 18) data (in C when the extension is on);
+    ASCII is unchanged."""
+    return s if s.isascii() else unicode_normalize(form, s)
 
 
 CASE_MAPS: dict[str, Callable[[str], str]] = {"lower": to_lower, "fold": to_casefold}

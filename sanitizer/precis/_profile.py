@@ -25,9 +25,7 @@ import functools
 import re
 from collections.abc import Callable
 
-import unicodedata2
-
-from .._categories import char_class
+from .._categories import char_class, unicode_normalize
 from .._decoder import decode
 from .._native import speedups
 from . import _lookups, _mapping, _rules
@@ -249,7 +247,7 @@ class Profile:
             self._name,
             tuple(f"DISALLOWED/{reason}" for reason in [*(r for _, r in kinds), *reasons]),
             self._mapping()[1],
-            unicodedata2.normalize,
+            unicode_normalize,
             self._form,
             PrecisError,
             self._enforce_py,
@@ -280,7 +278,7 @@ class Profile:
         rtl = re.compile(_atom(_lookups.RTL)).search if self._bidi else None
         sigma = self._case == "lower"  # Final_Sigma: U+03A3 depends on its neighbours
         twice, form, name = self._twice, self._form, self._name
-        normalize = unicodedata2.normalize
+        normalize = unicode_normalize
 
         def fast(s: str) -> str | None:
             if sigma and _mapping.FINAL_SIGMA_SOURCE in s:

@@ -391,6 +391,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "skeleton_tables": ((*table_args,), {}),
         "skeleton": ((tables, "abc"), {}),
         "confusable": ((tables, "abc", "abd"), {}),
+        "normalize": (("a\u0301", False), {}),
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]

@@ -29,7 +29,7 @@ def _load_generate() -> ModuleType:
 
 GENERATE = _load_generate()
 # Generators that read Unicode data files or ucdinfo's XML take seconds.
-SLOW = {"chartables", "lookalike", "precis"}
+SLOW = {"chartables", "lookalike", "normalize", "precis"}
 NEEDS_UCDINFO = {"chartables", "lookalike", "precis"}
 
 

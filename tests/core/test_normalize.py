@@ -1,0 +1,146 @@
+"""The C NFC and NFKC (``_speedups.normalize``, normalize.c) answer as unicodedata2.
+
+unicodedata2 is the reference and the pure-Python twin (``_categories.unicode_normalize``
+is it under SANITIZER_PURE_PYTHON=1).  Every code point is compared in the contexts where
+normalization differs (alone, after a starter that composes, before marks out of
+canonical order, after a Hangul leading consonant or LV syllable, doubled, after the start
+of its own decomposition), each piece followed by a newline: a boundary (UAX #15 §9), so
+the whole text normalizes as the pieces do and one call covers many (the BMP in the fast
+tier, the other planes slow).  Hypothesis mixes starters that compose, composites,
+singletons, compatibility characters and marks of many classes in runs long enough for
+the counting sort.
+"""
+
+from __future__ import annotations
+
+import pytest
+import unicodedata2
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanitizer import _categories
+from sanitizer._native import speedups
+
+FORMS = ("NFC", "NFKC")
+# marks of several classes (1, 7, 9, 202, 216, 220, 230, 232, 240) and starters that
+# compose, composites, singletons, two-mark decompositions, compatibility characters
+MARKS = (
+    "\u0334\u093c\u094d\u0327\u031b\u0316\u0301\u0300\u0302\u0308\u0306\u0315\u0345"
+    "\u05b0\u0f71\u0f72\u0f80"
+)
+OTHERS = (
+    "aeouAEOUnsz\u03b1\u03c9\u0399\u0415\u0430\u0627\u0648\u0928\u09c7\u0b47\u0cc6\u0d46"
+    "\u1100\u1161\u11a8\uac00\uac01\u1ea5\u00c5\u212b\u0344\u0f73\u0f75\u0958\ufb2c\u1e9b"
+    "\u00e9\u2126\ufdfa\ufb01\u2460\u3300\u00a0\u017f\u0cd5\u0cc2\u0b57\u09be\u0dcf\u0dca"
+    "\U0001109a\U00011099\U000110ba\U0001d15e\U0001d165\u3099\u304b\u30cf\u309a"
+)
+CONTEXTS = (
+    "{0}",
+    "a{0}",
+    "{0}\u0316\u0301\u0327",
+    "\u1100{0}",
+    "\uac00{0}",
+    "\u0308{0}\u0301",
+    "{0}{0}",
+)
+
+native = pytest.mark.skipif(speedups is None, reason="the C extension is off")
+
+
+def _first_difference(got: str, want: str) -> str:
+    for g, w in zip(got.split("\n"), want.split("\n"), strict=False):
+        if g != w:
+            return f"{g!a} != {w!a}"
+    return "lengths differ"
+
+
+def _pieces(context: str, code_points: range) -> str:
+    return "".join(
+        context.format(chr(cp)) + "\n" for cp in code_points if not 0xD800 <= cp <= 0xDFFF
+    )
+
+
+def _after_own_start(form: str, code_points: range) -> str:
+    """Each code point that decomposes after the first of its decomposition (U+1611E U+16123 is
+    U+16126 in NFC: a Quick_Check Yes starter can compose with what precedes it)."""
+    full = "NFKD" if form == "NFKC" else "NFD"
+    out = []
+    for cp in code_points:
+        if not 0xD800 <= cp <= 0xDFFF:
+            decomposed = unicodedata2.normalize(full, chr(cp))
+            if decomposed != chr(cp):
+                out.append(decomposed[0] + chr(cp) + "\n")
+    return "".join(out)
+
+
+def _same(text: str, form: str) -> None:
+    assert speedups is not None
+    got, want = speedups.normalize(text, form == "NFKC"), unicodedata2.normalize(form, text)
+    assert got == want, _first_difference(got, want)
+
+
+@native
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_every_bmp_code_point_in_context(form: str, context: str) -> None:
+    _same(_pieces(context, range(0x10000)), form)
+
+
+@native
+@pytest.mark.parametrize("form", FORMS)
+def test_every_code_point_after_its_decompositions_start(form: str) -> None:
+    _same(_after_own_start(form, range(0x110000)), form)
+
+
+@native
+@pytest.mark.slow
+def test_every_astral_code_point_in_context() -> None:
+    """Planes 1-16 after a starter that composes and before marks out of order."""
+    text = _pieces("a{0}\u0316\u0301\u0327", range(0x10000, 0x110000))
+    for form in FORMS:
+        _same(text, form)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(MARKS), st.sampled_from(MARKS), st.sampled_from(OTHERS), st.characters()
+        ),
+        max_size=60,
+    ),
+    st.sampled_from(FORMS),
+)
+def test_sequences_of_marks(chars: list[str], form: str) -> None:
+    text = "".join(chars)
+    want = unicodedata2.normalize(form, text)
+    assert _categories.unicode_normalize(form, text) == want
+    if speedups is not None:
+        assert speedups.normalize(text, form == "NFKC") == want
+
+
+@native
+def test_long_runs_out_of_order() -> None:
+    """Runs of marks past the insertion sort's length, in every order of two classes."""
+    assert speedups is not None
+    for n in (17, 100, 5000):
+        for text in (
+            "a" + "\u0301\u0316" * n,
+            "a" + "\u0316" * n + "\u0301" * n + "b\u0308",
+            "\u0301" * n,
+            "\ufdfa" * n + "\u0345\u0301" * n,
+        ):
+            for form in FORMS:
+                _same(text, form)
+
+
+@native
+def test_text_already_normal_is_returned_as_is() -> None:
+    assert speedups is not None
+    text = "Tiếng Việt 中文 café"
+    assert speedups.normalize(text, False) is text
+
+
+def test_other_forms_are_unicodedata2s() -> None:
+    text = "\u1ea5\ufb01\u0301a"
+    for form in ("NFD", "NFKD", *FORMS):
+        assert _categories.unicode_normalize(form, text) == unicodedata2.normalize(form, text)
