@@ -435,7 +435,10 @@ avx512_block(const unsigned char *p, __m512i *prev, __m512i *open, const avx512_
 {
     __m512i v = _mm512_loadu_si512((const void *)p);
     __m512i err;
-    if (_mm512_movepi8_mask(v) == 0) {
+    /* ASCII test through a 256-bit movemask: on Zen 4, vpmovb2m and kortest made an
+     * all-ASCII block a third slower than AVX2's two-vector test. */
+    __m256i half = _mm256_or_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    if (_mm256_movemask_epi8(half) == 0) {
         err = *open; /* all ASCII: only a sequence left open before it can fail */
         *open = _mm512_setzero_si512();
     } else {
