@@ -564,8 +564,10 @@ static const kernel_t KERNELS[] = {
 };
 #define NKERNELS ((int)(sizeof(KERNELS) / sizeof(KERNELS[0])))
 
+#ifdef VALIDATE_X86
 /* Set once at init (speedups_validate_init). */
 static int avx512_ok = 0;
+#endif
 
 static int
 kernel_available(const kernel_t *k)
@@ -587,8 +589,9 @@ use_kernel(const kernel_t *k)
 {
     active = k;
 #ifdef VALIDATE_X86
-    /* scan.c has no AVX-512 loops: under the avx512 validator it keeps its AVX2 ones
-     * (every AVX-512 CPU has AVX2; the test is for an odd hypervisor). */
+    /* scan.c and decode_valid.c have no AVX-512 loops: under the avx512 validator they
+     * keep their AVX2 ones (every AVX-512 CPU has AVX2; the test is for an odd
+     * hypervisor). */
     speedups_avx2 = k->fn == valid_prefix_avx2
                     || (k->fn == valid_prefix_avx512 && __builtin_cpu_supports("avx2"));
 #endif
@@ -640,8 +643,8 @@ speedups_set_utf8_kernel(PyObject *self, PyObject *name)
         Py_RETURN_NONE;
     }
     const kernel_t *k = find_kernel(want);
-    if (k == NULL && strcmp(want, "avx512") && strcmp(want, "avx2") && strcmp(want, "sse41") && strcmp(want, "neon") &&
-        strcmp(want, "scalar")) {
+    if (k == NULL && strcmp(want, "avx512") && strcmp(want, "avx2") && strcmp(want, "sse41")
+        && strcmp(want, "neon") && strcmp(want, "scalar")) {
         PyErr_SetString(PyExc_ValueError, "expected avx512, avx2, sse41, neon, scalar or auto");
         return NULL;
     }
