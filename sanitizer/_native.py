@@ -9,9 +9,9 @@ read here and nowhere else, once, and never makes the import fail:
   reference paths (tests and benchmarks use it to run both backends); ``0``, ``false``,
   ``no`` or empty leave the C extension on; any other value is ignored with a
   ``RuntimeWarning``.
-* ``SANITIZER_UTF8_KERNEL``: the UTF-8 validator's kernel (``avx2``, ``sse41``, ``neon``,
-  ``scalar``; ``auto`` or unset: the best this machine runs); a name the extension cannot
-  run is ignored with a ``RuntimeWarning``.
+* ``SANITIZER_UTF8_KERNEL``: the UTF-8 validator's kernel (``avx512``, ``avx2``, ``sse41``,
+  ``neon``, ``scalar``; ``auto`` or unset: the best this machine runs); a name the
+  extension cannot run is ignored with a ``RuntimeWarning``.
 
 Without a C compiler at install time the extension is absent and the pure-Python paths
 are used silently; an extension of another ABI version (a stale in-place build) is not
@@ -429,7 +429,7 @@ def _utf8_kernel_py() -> str:
 # valid UTF-8, ending on a character boundary; == len(data) (in bytes) iff all of it is.
 # In C it may stop short of the first error (at the start of the VALIDATOR_BLOCK-byte
 # block holding it), so callers hand the rest to the machine, which finds the error itself.
-# utf8_kernel() -> "avx2", "sse41", "neon", "scalar" or "python": what runs it
+# utf8_kernel() -> "avx512", "avx2", "sse41", "neon", "scalar" or "python": what runs it
 # (SANITIZER_UTF8_KERNEL forces one, read once at import, above).
 utf8_valid_prefix: Callable[[ReadableBuffer], int] = utf8_valid_prefix_py
 utf8_kernel: Callable[[], str] = _utf8_kernel_py

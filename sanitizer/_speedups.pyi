@@ -178,8 +178,8 @@ def valid_prefix(data: ReadableBuffer, /) -> int:
 VALIDATOR_BLOCK: int  # the kernels' block, 64 bytes (_native.VALIDATOR_BLOCK)
 
 def utf8_kernel() -> str:
-    """The kernel valid_prefix runs: "avx2", "sse41", "neon" or "scalar" (the best this
-    machine runs, or the one set_utf8_kernel forced)."""
+    """The kernel valid_prefix runs: "avx512", "avx2", "sse41", "neon" or "scalar" (the
+    best this machine runs, or the one set_utf8_kernel forced)."""
 
 def utf8_kernels() -> tuple[str, ...]:
     """The kernels this machine can run, best first (scalar last)."""

@@ -340,7 +340,7 @@ def _check_runners(data: bytes, ref_text: str, ref_spans: list[Span], deep: bool
         _fail("Python runner replace text != CPython", head, ref_text, py_text)
 
 
-# The UTF-8 validator's kernels: every one this CPU runs (avx2, sse41, neon,
+# The UTF-8 validator's kernels: every one this CPU runs (avx512, avx2, sse41, neon,
 # scalar), through the ``valid_prefix_using`` test hook of the native seam.
 KERNELS: tuple[str, ...] = speedups.utf8_kernels() if speedups is not None else ()
 _BLOCK = VALIDATOR_BLOCK  # the SIMD kernels' block

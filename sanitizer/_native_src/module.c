@@ -47,7 +47,7 @@ static PyMethodDef speedups_methods[] = {
      "character boundary; len(data) iff all of it is."},
     {"utf8_kernel", speedups_utf8_kernel, METH_NOARGS,
      "utf8_kernel($module, /)\n--\n\n"
-     "The kernel valid_prefix runs (avx2, sse41, neon, scalar)."},
+     "The kernel valid_prefix runs (avx512, avx2, sse41, neon, scalar)."},
     {"utf8_kernels", speedups_utf8_kernels, METH_NOARGS,
      "utf8_kernels($module, /)\n--\n\n"
      "The kernels this machine can run, best first."},

@@ -145,10 +145,11 @@ SPEEDUPS_INTERNAL void speedups_keyer_free(speedups_keyer *k);
 /* validate.c */
 SPEEDUPS_INTERNAL void speedups_validate_init(void);
 SPEEDUPS_INTERNAL PyObject *speedups_set_utf8_kernel(PyObject *self, PyObject *name);
-/* 1 when the AVX2 kernel runs: scan.c's AVX2 loops run then, and only then. */
+/* 1 when the avx2 or avx512 kernel runs: scan.c's and decode_valid.c's AVX2 loops run
+ * then, and only then (they have no AVX-512 loops; every AVX-512 CPU has AVX2). */
 SPEEDUPS_INTERNAL extern int speedups_avx2;
-/* The kernels' block: 64 bytes (two AVX2 vectors, four SSE4.1 or NEON ones).  module.c
- * exports it (VALIDATOR_BLOCK: sanitizer._native.VALIDATOR_BLOCK must be the same). */
+/* The kernels' block: 64 bytes (one AVX-512 vector, two AVX2, four SSE4.1 or NEON).
+ * module.c exports it (VALIDATOR_BLOCK: sanitizer._native.VALIDATOR_BLOCK must be the same). */
 #define VALIDATOR_BLOCK 64
 SPEEDUPS_INTERNAL PyObject *speedups_valid_prefix(PyObject *self, PyObject *data);
 SPEEDUPS_INTERNAL Py_ssize_t speedups_valid_prefix_of(const unsigned char *s, Py_ssize_t n);

@@ -24,12 +24,16 @@
  * reports every error exactly as it always did.  The scalar kernel (the fallback, and the
  * path for inputs under 64 bytes) returns the exact start of the first error.
  *
- * Kernels: AVX2 and SSE4.1 (x86-64, compiled per function with target attributes so the
- * default flags build them; chosen at run time with __builtin_cpu_supports), NEON
- * (AArch64), scalar.  The best one this machine runs is chosen at init;
- * set_utf8_kernel(name) forces another (sanitizer/_native.py calls it once, at import,
- * for SANITIZER_UTF8_KERNEL).  The choice is process-wide, like the CPU it depends on,
- * and scan.c follows it (speedups_avx2).
+ * Kernels: AVX-512 (F, BW, VBMI: one 64-byte vector a block), AVX2 and SSE4.1 (x86-64,
+ * compiled per function with target attributes so the default flags build them; chosen
+ * at run time: CPUID and XGETBV for AVX-512, whose ZMM state the OS must save,
+ * __builtin_cpu_supports for the others), NEON (AArch64), scalar.  The first one in
+ * KERNELS this machine runs is chosen at init (avx512 is first because it measured
+ * faster on Zen 4, docs/benchmarks.md); set_utf8_kernel(name) forces another
+ * (sanitizer/_native.py calls it once, at import, for SANITIZER_UTF8_KERNEL).  The
+ * choice is process-wide, like the CPU it depends on, and scan.c and decode_valid.c
+ * follow it (speedups_avx2): their AVX2 loops run under the avx2 and avx512 kernels
+ * (they have no AVX-512 ones), their scalar loops under the others.
  */
 #include "speedups.h"
 #include "utf8_tables_data.h" /* generated from sanitizer/_grammar.py */
@@ -40,6 +44,7 @@
 
 #if defined(SPEEDUPS_X86)
 #define VALIDATE_X86 1
+#include <cpuid.h>
 #endif
 #if defined(__aarch64__)
 #define VALIDATE_NEON 1
@@ -352,6 +357,115 @@ avx2_block(const unsigned char *p, __m256i *prev, __m256i *open, const avx2_cons
 }
 
 DEFINE_VALID_PREFIX(avx2, AVX2_TARGET, GROUP)
+
+/* ---- AVX-512 (one 64-byte vector a block; F + BW + VBMI) -------------------------- */
+
+/* Needs AVX-512 F, BW and VBMI (Ice Lake, Zen 4 and later) and an OS that saves the
+ * opmask and ZMM state (avx512_usable: CPUID and XGETBV).  Zen 4 runs a 512-bit op as
+ * two 256-bit halves, so the gain is in fewer instructions a block: one vector, one
+ * cross-lane op for the three shifts, no nibble masks (vpermb), ternary logic. */
+#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+typedef __m512i avx512_vec;
+
+AVX512_TARGET static inline __m512i
+avx512_table(const unsigned char *t)
+{
+    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));
+}
+
+AVX512_TARGET static inline __m512i
+avx512_zero(void)
+{
+    return _mm512_setzero_si512();
+}
+
+AVX512_TARGET static inline __m512i
+avx512_or(__m512i a, __m512i b)
+{
+    return _mm512_or_si512(a, b);
+}
+
+AVX512_TARGET static inline int
+avx512_any(__m512i v)
+{
+    return _mm512_test_epi8_mask(v, v) != 0;
+}
+
+/* `in` shifted right by k bytes, the gap filled from the end of `prev`.  The in-lane
+ * alignr needs each lane's predecessor lane: `in` moved up one 16-byte lane, the last
+ * lane of `prev` in the first (one cross-lane op for the three shifts). */
+#define AVX512_PREV(in, lanes, k) _mm512_alignr_epi8((in), (lanes), 16 - (k))
+
+AVX512_TARGET static inline __m512i
+avx512_check(__m512i in, __m512i prev, const __m512i *t_ph, const __m512i *t_pl,
+             const __m512i *t_ch)
+{
+    __m512i lanes = _mm512_alignr_epi32(in, prev, 12); /* prev.lane3, in.lane0..2 */
+    __m512i prev1 = AVX512_PREV(in, lanes, 1);
+    /* vpermb reads 6 index bits of a table repeated in each 16-byte lane: bits 4-5 pick
+     * a copy, so the nibbles need no mask (bits 6-7 are ignored). */
+    __m512i a = _mm512_permutexvar_epi8(_mm512_srli_epi16(prev1, 4), *t_ph);
+    __m512i b = _mm512_permutexvar_epi8(prev1, *t_pl);
+    __m512i d = _mm512_permutexvar_epi8(_mm512_srli_epi16(in, 4), *t_ch);
+    __m512i e = _mm512_ternarylogic_epi32(a, b, d, 0x80); /* a & b & d */
+    __m512i prev2 = AVX512_PREV(in, lanes, 2);
+    __m512i prev3 = AVX512_PREV(in, lanes, 3);
+    __m512i must23 =
+        _mm512_or_si512(_mm512_subs_epu8(prev2, _mm512_set1_epi8((char)(UTF8_LEAD3_MIN - 0x80))),
+                        _mm512_subs_epu8(prev3, _mm512_set1_epi8((char)(UTF8_LEAD4_MIN - 0x80))));
+    /* e ^ (must23 & UTF8_TWO_CONTS) */
+    return _mm512_ternarylogic_epi32(e, must23, _mm512_set1_epi8((char)UTF8_TWO_CONTS), 0x78);
+}
+
+/* As avx2_consts; UTF8_LAST_MAX in the last lane only. */
+typedef struct {
+    __m512i ph, pl, ch, last_max;
+} avx512_consts;
+
+#define avx512_CONSTANTS                                                                \
+    {avx512_table(UTF8_PREV_HIGH), avx512_table(UTF8_PREV_LOW),                           \
+     avx512_table(UTF8_CUR_HIGH),                                                         \
+     _mm512_inserti32x4(_mm512_set1_epi8((char)0xFF),                                     \
+                        _mm_loadu_si128((const __m128i *)UTF8_LAST_MAX), 3)}
+
+/* As avx2_block, in one vector. */
+AVX512_TARGET static inline __m512i
+avx512_block(const unsigned char *p, __m512i *prev, __m512i *open, const avx512_consts *c)
+{
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    __m512i err;
+    /* ASCII test through a 256-bit movemask: on Zen 4, vpmovb2m and kortest made an
+     * all-ASCII block a third slower than AVX2's two-vector test. */
+    __m256i half = _mm256_or_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    if (_mm256_movemask_epi8(half) == 0) {
+        err = *open; /* all ASCII: only a sequence left open before it can fail */
+        *open = _mm512_setzero_si512();
+    } else {
+        err = avx512_check(v, *prev, &c->ph, &c->pl, &c->ch);
+        *open = _mm512_subs_epu8(v, c->last_max);
+    }
+    *prev = v;
+    return err;
+}
+
+DEFINE_VALID_PREFIX(avx512, AVX512_TARGET, GROUP)
+
+/* CPUID.7.0: EBX bits 16 (AVX512F) and 30 (AVX512BW), ECX bit 1 (AVX512VBMI); and, with
+ * OSXSAVE, XGETBV(0) showing the OS saves the SSE, AVX, opmask and both ZMM states (bits
+ * 1, 2, 5, 6, 7; Intel SDM vol. 1 §13.3 and §15.2). */
+static int
+avx512_usable(void)
+{
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0; /* OSXSAVE */
+    unsigned int lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    if ((lo & 0xE6) != 0xE6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1));
+}
 #endif /* VALIDATE_X86 */
 
 /* ---- NEON (AArch64: 16-byte vectors, four to a block) ------------------------------ */
@@ -439,6 +553,7 @@ typedef struct {
 /* Best first. */
 static const kernel_t KERNELS[] = {
 #ifdef VALIDATE_X86
+    {"avx512", valid_prefix_avx512},
     {"avx2", valid_prefix_avx2},
     {"sse41", valid_prefix_sse41},
 #endif
@@ -449,10 +564,16 @@ static const kernel_t KERNELS[] = {
 };
 #define NKERNELS ((int)(sizeof(KERNELS) / sizeof(KERNELS[0])))
 
+#ifdef VALIDATE_X86
+/* Set once at init (speedups_validate_init). */
+static int avx512_ok = 0;
+#endif
+
 static int
 kernel_available(const kernel_t *k)
 {
 #ifdef VALIDATE_X86
+    if (k->fn == valid_prefix_avx512) return avx512_ok;
     if (k->fn == valid_prefix_avx2) return __builtin_cpu_supports("avx2");
     if (k->fn == valid_prefix_sse41) return __builtin_cpu_supports("sse4.1");
 #endif
@@ -468,7 +589,11 @@ use_kernel(const kernel_t *k)
 {
     active = k;
 #ifdef VALIDATE_X86
-    speedups_avx2 = k->fn == valid_prefix_avx2;
+    /* scan.c and decode_valid.c have no AVX-512 loops: under the avx512 validator they
+     * keep their AVX2 ones (every AVX-512 CPU has AVX2; the test is for an odd
+     * hypervisor). */
+    speedups_avx2 = k->fn == valid_prefix_avx2
+                    || (k->fn == valid_prefix_avx512 && __builtin_cpu_supports("avx2"));
 #endif
 }
 
@@ -498,6 +623,7 @@ speedups_validate_init(void)
     done = 1;
 #ifdef VALIDATE_X86
     __builtin_cpu_init();
+    avx512_ok = avx512_usable();
 #endif
     use_kernel(best_kernel());
 }
@@ -517,9 +643,9 @@ speedups_set_utf8_kernel(PyObject *self, PyObject *name)
         Py_RETURN_NONE;
     }
     const kernel_t *k = find_kernel(want);
-    if (k == NULL && strcmp(want, "avx2") && strcmp(want, "sse41") && strcmp(want, "neon") &&
-        strcmp(want, "scalar")) {
-        PyErr_SetString(PyExc_ValueError, "expected avx2, sse41, neon, scalar or auto");
+    if (k == NULL && strcmp(want, "avx512") && strcmp(want, "avx2") && strcmp(want, "sse41")
+        && strcmp(want, "neon") && strcmp(want, "scalar")) {
+        PyErr_SetString(PyExc_ValueError, "expected avx512, avx2, sse41, neon, scalar or auto");
         return NULL;
     }
     if (k == NULL || !kernel_available(k)) {

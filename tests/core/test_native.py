@@ -292,14 +292,14 @@ def test_unknown_kernel_warns_and_is_ignored(value: str) -> None:
     out = _run(_ENV_PROBE, {"SANITIZER_UTF8_KERNEL": value})
     assert out.stdout.split() == ["c", "c", _extension().utf8_kernels()[0]]
     assert out.stderr.count("RuntimeWarning") == 1, out.stderr
-    assert f"SANITIZER_UTF8_KERNEL={value}: expected avx2, sse41, neon, scalar or auto" in (
+    assert f"SANITIZER_UTF8_KERNEL={value}: expected avx512, avx2, sse41, neon, scalar or auto" in (
         out.stderr
     )
 
 
 def test_unavailable_kernel_warns_and_is_ignored() -> None:
     ext = _extension()
-    missing = [k for k in ("avx2", "sse41", "neon") if k not in ext.utf8_kernels()]
+    missing = [k for k in ("avx512", "avx2", "sse41", "neon") if k not in ext.utf8_kernels()]
     if not missing:  # pragma: no cover - every kernel runs here
         pytest.skip("this machine runs every kernel")
     out = _run(_ENV_PROBE, {"SANITIZER_UTF8_KERNEL": missing[0]})

@@ -1,6 +1,6 @@
 """The UTF-8 validator (``_native.utf8_valid_prefix``) against the grammar.
 
-Every kernel this machine can run (AVX2, SSE4.1, NEON, scalar: through the
+Every kernel this machine can run (AVX-512, AVX2, SSE4.1, NEON, scalar: through the
 ``valid_prefix_using`` test hook, at every input length) and the pure-Python twin are
 held to the contract callers rely on: the answer is a prefix that is well-formed and ends
 on a character boundary; it is the whole input exactly when the input is well-formed; a
@@ -367,7 +367,7 @@ def test_environment_unknown_kernel_is_a_clear_warning() -> None:
     done = _python("from sanitizer import _native; print(_native.utf8_kernel())", "avx9000")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == C_KERNELS[0]
-    assert "SANITIZER_UTF8_KERNEL=avx9000: expected avx2, sse41, neon, scalar or auto" in (
+    assert "SANITIZER_UTF8_KERNEL=avx9000: expected avx512, avx2, sse41, neon, scalar or auto" in (
         done.stderr
     )
     assert done.stderr.count("RuntimeWarning") == 1
@@ -380,6 +380,38 @@ def test_kernel_names() -> None:
     if speedups is not None:
         with pytest.raises(ValueError, match="no kernel"):
             speedups.valid_prefix_using("avx9000", b"")
+
+
+def _cpu_flags() -> set[str] | None:
+    """The CPU flags Linux reports (it leaves out AVX-512 when the OS does not save the
+    ZMM state), or None where there is no /proc/cpuinfo."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        return None
+    return None
+
+
+AVX512_FLAGS = {"avx512f", "avx512bw", "avx512vbmi"}
+
+
+@pytest.mark.skipif(speedups is None, reason="the C extension is not in use")
+def test_avx512_kernel_runs_where_the_cpu_has_it() -> None:
+    """The avx512 kernel is listed (so every parametrized test above runs it) exactly
+    when the CPU and OS have AVX-512 F, BW and VBMI; it is then first only if measured
+    faster (docs/benchmarks.md), which it was on Zen 4."""
+    flags = _cpu_flags()
+    if flags is None or "avx2" not in flags:
+        pytest.skip("not Linux on x86-64: no CPU flags to check the avx512 kernel against")
+    if not AVX512_FLAGS <= flags:
+        assert "avx512" not in C_KERNELS
+        pytest.skip("this CPU lacks AVX-512 F/BW/VBMI: the avx512 kernel cannot run here")
+    assert "avx512" in C_KERNELS
+    assert C_KERNELS[:2] == ("avx512", "avx2")
+    assert speedups.valid_prefix_using("avx512", "\u00e9".encode() * 100) == 200
 
 
 def test_is_valid_entry_points_agree() -> None:
