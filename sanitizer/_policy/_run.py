@@ -13,10 +13,10 @@ are placed in the caller's input at the end (``_offsets``).
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import heapq
 import itertools
+import operator
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -34,9 +34,9 @@ from .._decoder import find_errors
 from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
+from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
 from ._hidden import Hidden
-from ._model import DROPPING, Action, Finding, Policy, Report
+from ._model import DROPPING, Action, Finding, Policy, Report, moved_finding, new_finding
 from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
@@ -45,6 +45,7 @@ from ._sequences import SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
+_c_list = None if speedups is None else speedups.list_groups
 
 if TYPE_CHECKING:
     from typing import Any
@@ -55,6 +56,7 @@ _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
 _ANY = re.compile(".", re.DOTALL)
 _REMOVING = frozenset({Action.STRIP, Action.REPLACE})
+_PLACE = operator.attrgetter("start", "end")  # a finding's place: the list's order
 # A removed stretch of the input text: (start, end, replacement), "" strips.
 Span = tuple[int, int, str]
 
@@ -102,7 +104,7 @@ class _Listed:
 
     def final(self) -> list[Finding]:
         items = self.items
-        items.sort(key=lambda f: (f.start, f.end))
+        items.sort(key=_PLACE)
         if self.cap is not None and len(items) >= self.cap > 0:
             del items[self.cap :]
             self.bar = (items[-1].start, items[-1].end)
@@ -264,7 +266,7 @@ class Run:
             return
         listed = self.index_findings if is_index else self.findings
         if listed.wants(start, end, act):
-            listed.keep(Finding(cat, start, end, act, **more))
+            listed.keep(new_finding(cat, start, end, act, **more))
         if self.verdict:
             raise _Refused
 
@@ -279,7 +281,7 @@ class Run:
         listed = self.index_findings
         if listed.wants(g.start, g.end, act):
             listed.keep(
-                Finding(g.category, g.start, g.end, act, codepoint=g.codepoint, detail=g.detail)
+                new_finding(g.category, g.start, g.end, act, g.codepoint, detail=g.detail)
             )
         if self.verdict:
             raise _Refused
@@ -345,6 +347,10 @@ class Run:
             else:
                 if out is not None:
                     return self._final_checks(out)
+        if not self.verdict and not payloads:
+            done, out = self._listed_in_c(text, scan, is_ascii, is_latin1)
+            if done:
+                return out
         found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         cap = p.max_findings
@@ -416,6 +422,59 @@ class Run:
             text, stage1, stage2, tables, start, table, edits_matter
         )
         return counted
+
+    def _listed_in_c(
+        self, text: str, scan: Scanner, is_ascii: bool, is_latin1: bool
+    ) -> tuple[bool, str | None]:
+        """The findings of the scan listed (the first ``max_findings`` groups, as compact
+        tuples) and counted in one C pass (``_speedups.list_groups``), the output made by
+        ``_bulk`` unless a group refuses: (True, what ``_run`` returns), or (False, None)
+        when only the engine can tell (then nothing was noted).  Python work per listed
+        finding only: one object each, none per character of a run."""
+        p = self.policy
+        if _c_list is None or scan.c_args is None:
+            return False, None
+        if p.joiner_contexts and _C.JOINER in scan.cats:
+            return False, None  # RFC 5892 contexts are judged in Python (_scan.hits)
+        stage1, stage2, tables, _ = scan.c_args
+        cap = p.max_findings
+        walked: tuple[list[tuple[int, int, int, int]], int, int, int] | None = _c_list(
+            text, stage1, stage2, tables, -1 if cap is None else cap,
+            _group_table(p, scan.cats), True,
+        )  # fmt: skip
+        if walked is None:
+            return False, None
+        groups, more, more_allowed, worst = walked
+        refused = worst == SEVERITY[Action.REJECT]
+        out = None
+        if not refused:
+            try:
+                out = self._bulk(text, is_ascii, is_latin1)
+            except _Redo:
+                return False, None
+            if out is None:
+                return False, None
+        acts, info = self.acts, ct.class_table().info
+        listed = self.index_findings
+        items = listed.items
+        for start, end, c, _ in groups:
+            cat = info[c][0]
+            assert cat is not None
+            if end - start == 1:
+                items.append(new_finding(cat, start, end, acts[cat], ord(text[start])))
+            else:
+                detail = span_detail(text, start, end)
+                items.append(new_finding(cat, start, end, acts[cat], detail=detail))
+        listed.add_unlisted(len(groups), sum(sev == 0 for _, _, _, sev in groups))
+        listed.add_unlisted(more, more_allowed)
+        listed.final()  # in input order: sets the bar past which nothing more is listed
+        if refused:
+            self.rejected = True
+            if not is_latin1:  # no combining marks below U+0300
+                self._combining_runs(text)
+            return True, None
+        assert out is not None
+        return True, self._final_checks(out)
 
     def _listed_tail(
         self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool
@@ -726,11 +785,9 @@ class Run:
             found = [f for f in found if f.start <= last]
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
-            found = [
-                dataclasses.replace(f, start=to_byte(f.start), end=to_byte(f.end)) for f in found
-            ]
+            found = [moved_finding(f, to_byte(f.start), to_byte(f.end)) for f in found]
         everything = found + self.findings.final()
-        everything.sort(key=lambda f: (f.start, f.end))
+        everything.sort(key=_PLACE)
         cap = self.policy.max_findings
         if cap is not None:
             del everything[cap:]

@@ -2,7 +2,9 @@
 ``max_findings`` are made in C passes, with the answers of the Python engine.
 
 - ``_speedups.count_groups`` agrees with ``_classtable.count_reference`` (findings and
-  allowed ones past an index, carrier runs grouped, None where only the engine can tell);
+  allowed ones past an index, carrier runs grouped, None where only the engine can tell),
+  and ``_speedups.list_groups`` (the groups listed as tuples, the rest counted) with
+  ``_classtable.groups_reference``;
 - the engine with those C passes (``compiled.bulk_edit_args``) reports exactly what it
   reports without them (every finding, count, text), for inspect and for the verdict;
 - a strip between two combining marks joins their runs, in ``clean_edit``, its reference
@@ -30,7 +32,9 @@ from sanitizer import profiles
 from sanitizer._categories import Category
 from sanitizer._native import speedups
 from sanitizer._policy import Action, Policy, _classtable, _reveal, accepts, inspect, sanitize
-from sanitizer._policy._classtable import count_reference, edit_reference
+from sanitizer._policy import _run as run_module
+from sanitizer._policy._classtable import count_reference, edit_reference, groups_reference
+from sanitizer._policy._model import Report
 from sanitizer._policy._run import Run, _group_table
 from sanitizer._policy._scan import scanner
 from sanitizer._policy.compiled import CompiledPolicy, compile_policy
@@ -58,12 +62,20 @@ def _without_c_passes(compiled: CompiledPolicy) -> CompiledPolicy:
     return dataclasses.replace(compiled, bulk_edit_args=None)
 
 
+def _engine_report(data: bytes | str, compiled: CompiledPolicy, verdict: bool) -> Report:
+    """The report of the engine alone: no C edit pass, no C listing (``list_groups``)."""
+    saved, run_module._c_list = run_module._c_list, None
+    try:
+        return Run(data, _without_c_passes(compiled), verdict).report()
+    finally:
+        run_module._c_list = saved
+
+
 def _same_reports(data: bytes | str, policy: Policy) -> None:
     compiled = compile_policy(policy)
-    slow = _without_c_passes(compiled)
     for verdict in (False, True):
         got = Run(data, compiled, verdict).report()
-        want = Run(data, slow, verdict).report()
+        want = _engine_report(data, compiled, verdict)
         assert got.ok == want.ok, (data, policy.name, verdict)
         assert got.text == want.text, (data, policy.name, verdict)
         assert got.findings == want.findings, (data, policy.name, verdict)
@@ -81,9 +93,9 @@ texts = st.lists(
 
 @needs_c
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(texts, st.sampled_from(POLICIES), st.sampled_from([0, 1, 3, 1000]), st.booleans())
+@given(texts, st.sampled_from(POLICIES), st.sampled_from([0, 1, 3, 1000, None]), st.booleans())
 def test_c_passes_report_what_the_engine_reports(
-    text: str, policy: Policy, cap: int, as_bytes: bool
+    text: str, policy: Policy, cap: int | None, as_bytes: bool
 ) -> None:
     _same_reports(text.encode() if as_bytes else text, policy.replace(max_findings=cap))
 
@@ -116,6 +128,10 @@ def test_count_groups_matches_reference() -> None:
         matter = rng.random() < 0.5
         got = speedups.count_groups(text, stage1, stage2, tables, start, groups, matter)
         assert got == count_reference(text, stage1, stage2, tables, start, groups, matter)
+        limit = rng.choice([-1, 0, 1, 3, 1000])
+        walked = speedups.list_groups(text, stage1, stage2, tables, limit, groups, matter)
+        want = groups_reference(text, stage1, stage2, tables, limit, groups, matter)
+        assert walked == want, (text, policy.name, limit)
 
 
 @needs_c
