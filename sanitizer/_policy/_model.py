@@ -413,13 +413,17 @@ def new_finding(
     return finding
 
 
-def moved_finding(finding: Finding, start: int, end: int) -> Finding:
-    """``dataclasses.replace(finding, start=start, end=end)``, its fields set at once."""
-    out = _new(Finding)
-    fields = out.__dict__
-    fields.update(finding.__dict__)
-    fields["start"] = start
-    fields["end"] = end
+def moved_findings(findings: list[Finding], places: list[tuple[int, int]]) -> list[Finding]:
+    """``dataclasses.replace(finding, start=start, end=end)`` for each finding and its
+    (start, end) in ``places``, in one call, each one's fields set at once."""
+    out = []
+    for finding, (start, end) in zip(findings, places, strict=True):
+        moved = _new(Finding)
+        fields = moved.__dict__
+        fields.update(finding.__dict__)
+        fields["start"] = start
+        fields["end"] = end
+        out.append(moved)
     return out
 
 

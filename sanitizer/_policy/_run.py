@@ -36,7 +36,7 @@ from .._native import speedups
 from . import _classtable as ct
 from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
 from ._hidden import Hidden
-from ._model import DROPPING, Action, Finding, Policy, Report, moved_finding, new_finding
+from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
@@ -280,9 +280,7 @@ class Run:
             return
         listed = self.index_findings
         if listed.wants(g.start, g.end, act):
-            listed.keep(
-                new_finding(g.category, g.start, g.end, act, g.codepoint, detail=g.detail)
-            )
+            listed.keep(new_finding(g.category, g.start, g.end, act, g.codepoint, detail=g.detail))
         if self.verdict:
             raise _Refused
 
@@ -438,10 +436,9 @@ class Run:
             return False, None  # RFC 5892 contexts are judged in Python (_scan.hits)
         stage1, stage2, tables, _ = scan.c_args
         cap = p.max_findings
-        walked: tuple[list[tuple[int, int, int, int]], int, int, int] | None = _c_list(
-            text, stage1, stage2, tables, -1 if cap is None else cap,
-            _group_table(p, scan.cats), True,
-        )  # fmt: skip
+        groups_table = _group_table(p, scan.cats)
+        limit = -1 if cap is None else cap
+        walked = _c_list(text, stage1, stage2, tables, limit, groups_table, True)
         if walked is None:
             return False, None
         groups, more, more_allowed, worst = walked
@@ -465,7 +462,7 @@ class Run:
             else:
                 detail = span_detail(text, start, end)
                 items.append(new_finding(cat, start, end, acts[cat], detail=detail))
-        listed.add_unlisted(len(groups), sum(sev == 0 for _, _, _, sev in groups))
+        listed.add_unlisted(len(groups), [g[3] for g in groups].count(0))  # ALLOW: 0
         listed.add_unlisted(more, more_allowed)
         listed.final()  # in input order: sets the bar past which nothing more is listed
         if refused:
@@ -577,8 +574,11 @@ class Run:
         if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
             return removed
         astral = self.raw is None or self.ill_formed or has_astral(self.raw)
+        listed, cap = self.index_findings, self.policy.max_findings
         for start, end in mark_runs(text, limit, astral):
             self._note(_C.COMBINING_RUN, start, end, act)
+            if listed.bar is None and cap is not None and len(listed.items) >= cap:
+                listed.final()  # runs come in order: none after this one is listed
             if act in _REMOVING:
                 _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
         return removed
@@ -785,12 +785,12 @@ class Run:
             found = [f for f in found if f.start <= last]
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
-            found = [moved_finding(f, to_byte(f.start), to_byte(f.end)) for f in found]
+            found = moved_findings(found, to_byte.spans([(f.start, f.end) for f in found]))
         everything = found + self.findings.final()
         everything.sort(key=_PLACE)
         cap = self.policy.max_findings
         if cap is not None:
             del everything[cap:]
         allowed = self.index_findings.allowed + self.findings.allowed
-        listed_allowed = sum(f.action is Action.ALLOW for f in everything) if allowed else 0
+        listed_allowed = [f.action for f in everything].count(Action.ALLOW) if allowed else 0
         return tuple(everything), total - len(everything), allowed - listed_allowed
