@@ -41,7 +41,7 @@ from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
-from ._sequences import SequenceCache, earned_by_previous
+from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
@@ -56,6 +56,7 @@ _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
 _ANY = re.compile(".", re.DOTALL)
 _REMOVING = frozenset({Action.STRIP, Action.REPLACE})
+_TAG_BASE = chr(TAG_SEQUENCE.base)  # what starts an emoji tag sequence (UTS #51 §2.3)
 _PLACE = operator.attrgetter("start", "end")  # a finding's place: the list's order
 # A removed stretch of the input text: (start, end, replacement), "" strips.
 Span = tuple[int, int, str]
@@ -200,11 +201,14 @@ def _count_rest(
 
 
 @functools.lru_cache(maxsize=64)
-def _group_table(policy: Policy, scanned: frozenset[Category]) -> bytes:
+def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = True) -> bytes:
     """``count_groups``' byte per class (``_classtable.GROUP_*``) for the categories
     ``scanned`` under ``policy``: the severity of its action, its carrier family
     (``_carrier_runs.FAMILY``), and whether only the engine may judge it (tag characters
-    of a policy that allows sequences: their rule has no table)."""
+    of a policy that allows sequences: their rule has no table).  ``tag_base``: whether
+    the text holds a tag base (``TAG_SEQUENCE.base``); without one no tag character is
+    in an emoji tag sequence (UTS #51: the base comes first) nor earns an exemption
+    (``earned_by_previous``), so every one is a finding the C passes may judge."""
     families = {name: k + 1 for k, name in enumerate(sorted(set(FAMILY.values())))}
     assert len(families) <= 3
     out = bytearray(256)
@@ -213,7 +217,7 @@ def _group_table(policy: Policy, scanned: frozenset[Category]) -> bytes:
             continue
         byte = SEVERITY[policy.actions[cat]]
         byte |= families.get(FAMILY.get(cat, ""), 0) << ct.GROUP_FAMILY_SHIFT
-        if cat is _C.TAG and policy.allow_sequences:
+        if cat is _C.TAG and policy.allow_sequences and tag_base:
             byte |= ct.GROUP_ENGINE
         out[c] = byte
     return bytes(out)
@@ -415,7 +419,7 @@ class Run:
         if _c_count is None or scan.c_args is None:
             return None
         stage1, stage2, tables, _ = scan.c_args
-        table = _group_table(self.policy, scan.cats)
+        table = _group_table(self.policy, scan.cats, _TAG_BASE in text)
         counted: tuple[int, int] | None = _c_count(
             text, stage1, stage2, tables, start, table, edits_matter
         )
@@ -436,7 +440,7 @@ class Run:
             return False, None  # RFC 5892 contexts are judged in Python (_scan.hits)
         stage1, stage2, tables, _ = scan.c_args
         cap = p.max_findings
-        groups_table = _group_table(p, scan.cats)
+        groups_table = _group_table(p, scan.cats, _TAG_BASE in text)
         limit = -1 if cap is None else cap
         walked = _c_list(text, stage1, stage2, tables, limit, groups_table, True)
         if walked is None:
