@@ -446,7 +446,7 @@ class Run:
         if walked is None:
             return False, None
         groups, more, more_allowed, worst = walked
-        refused = worst == SEVERITY[Action.REJECT]
+        refused = self.rejected or worst == SEVERITY[Action.REJECT]  # (ill-formed bytes)
         out = None
         if not refused:
             try:
