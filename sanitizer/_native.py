@@ -133,6 +133,17 @@ class Speedups(Protocol):
         edits_matter: bool,
         /,
     ) -> tuple[int, int] | None: ...
+    def list_groups(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        limit: int,
+        groups: bytes,
+        edits_matter: bool,
+        /,
+    ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
     def word_marks(
         self,
         text: str,

@@ -71,6 +71,20 @@ def count_groups(
     """(findings, allowed) the engine makes of the flagged characters from ``start`` on,
     carrier runs grouped; None when only the engine can tell (count_reference)."""
 
+def list_groups(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    edits_matter: bool,
+    /,
+) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None:
+    """(listed, more, more_allowed, worst): the first ``limit`` groups (-1: all) as
+    (start, end, class, severity), the rest counted, the highest severity; None when only
+    the engine can tell (groups_reference)."""
+
 def word_marks(
     text: str,
     stage1: bytes,

@@ -81,6 +81,13 @@ static PyMethodDef speedups_methods[] = {
      "(findings, allowed) the policy engine makes of the flagged characters from start\n"
      "on, carrier runs grouped; None when only the engine can tell (see\n"
      "sanitizer._policy._classtable.count_reference)."},
+    {"list_groups", (PyCFunction)(void (*)(void))speedups_list_groups, METH_FASTCALL,
+     "list_groups($module, text, stage1, stage2, tables, limit, groups, edits_matter, /)\n"
+     "--\n\n"
+     "(listed, more, more_allowed, worst): the first limit groups the policy engine makes\n"
+     "(-1: all) as (start, end, class, severity), the count of the rest and the highest\n"
+     "severity; None when only the engine can tell (see\n"
+     "sanitizer._policy._classtable.groups_reference)."},
     {"word_marks", (PyCFunction)(void (*)(void))speedups_word_marks, METH_FASTCALL,
      "word_marks($module, text, stage1, stage2, tables, kinds, start, near, max_gap, /)\n"
      "--\n\n"

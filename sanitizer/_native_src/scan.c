@@ -415,19 +415,108 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
 #define GROUP_FAMILY_SHIFT 2
 #define GROUP_ENGINE 16
 
+/* The groups the engine makes of the characters the tables flag (its scanner's: exactly
+ * the scanned categories, with their sequence rules): adjacent flagged characters of one
+ * carrier family are one group, of the most severe action among them and the class of
+ * its first member of that action (the engine's grouping,
+ * sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is grouped as
+ * the engine groups it.  Of the groups that start at or after `start`, the first `limit`
+ * (-1: all) are appended to `listed` (when not NULL) as (start, end, class, severity),
+ * the others counted in *total and, of ALLOW, *allowed; *worst is the highest severity
+ * met (-1: none).  Returns 1 when a flagged character is one only the engine may judge,
+ * or, with `edits_matter`, when a character the policy strips or replaces is followed
+ * by one flagged with a sequence rule whose `before` set holds it (its exemption may
+ * depend on what was removed: the engine re-judges it); 0 when done, -1 on error.
+ * The pure-Python statement is sanitizer._policy._classtable.groups_reference. */
+static int
+walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
+            const unsigned char *groups, int edits_matter, Py_ssize_t limit,
+            PyObject *listed, Py_ssize_t *total, Py_ssize_t *allowed, int *worst)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, -1};
+    Py_ssize_t run_end = -1, run_start = -1, nlisted = 0;
+    int family = 0, severity = -1;
+    unsigned int strong = 0;
+    *total = *allowed = 0;
+    *worst = -1;
+    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = scan_kind(t, kind, data, n, i + 1, &rs)) {
+        unsigned int c = 0, g = 0;
+        int fam = 0, sev = -1;
+        if (i < n) {
+            c = CLASS_OF(t, PyUnicode_READ(kind, data, i));
+            g = groups[c];
+            if (g & GROUP_ENGINE) return 1;
+            fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3;
+            sev = (int)(g & GROUP_SEVERITY);
+            if (fam && fam == family && run_end == i) {
+                if (sev > severity) {
+                    severity = sev;
+                    strong = c;
+                }
+                goto next;
+            }
+        }
+        if (severity >= 0 && run_start >= start) {  /* the group before i is complete */
+            if (listed != NULL && (limit < 0 || nlisted < limit)) {
+                PyObject *item = Py_BuildValue("(nnii)", run_start, run_end, (int)strong,
+                                               severity);
+                if (item == NULL || PyList_Append(listed, item) < 0) {
+                    Py_XDECREF(item);
+                    return -1;
+                }
+                Py_DECREF(item);
+                nlisted++;
+            } else {
+                (*total)++;
+                *allowed += severity == 0;
+            }
+        }
+        if (severity > *worst) *worst = severity;
+        if (i >= n) return 0;
+        family = fam;
+        severity = sev;
+        strong = c;
+        run_start = i;
+    next:
+        run_end = i + 1;
+        if (edits_matter && (sev == 1 || sev == 2) && i + 1 < n) {
+            /* the next character's exemption depends on this one only if this one is of
+             * its rule's `before` set (prev_ok): then the engine re-judges it */
+            unsigned int c2 = CLASS_OF(t, PyUnicode_READ(kind, data, i + 1));
+            unsigned int r = (t->flags[c2] & 1) ? t->rule[c2] : 0;
+            if (groups[c2] & GROUP_ENGINE) return 1;
+            if (r && t->rules[(size_t)(r - 1) * RULE_SIZE + c]) return 1;
+        }
+    }
+}
+
+/* The common arguments of count_groups and list_groups: text, tables, groups. */
+static int
+group_args(PyObject *self, PyObject *const *args, const char *name, scan_tables_t *t,
+           const unsigned char **groups)
+{
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s() text must be str", name);
+        return -1;
+    }
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], t) < 0) return -1;
+    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed groups table");
+        return -1;
+    }
+    if (READY(args[0]) < 0) return -1;
+    *groups = (const unsigned char *)PyBytes_AS_STRING(args[5]);
+    return 0;
+}
+
 /*
  * count_groups(text, stage1, stage2, tables, start, groups, edits_matter) -> (n, allowed)
- * | None: how many findings the engine makes of the characters the tables flag (its
- * scanner's: exactly the scanned categories, with their sequence rules) that start at or
- * after `start`, and how many of them are ALLOW: adjacent flagged characters of one
- * carrier family are one finding, of the most severe action among them (the engine's
- * grouping, sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is
- * grouped as the engine groups it.  None when a flagged character is one only the engine
- * may judge, or, with `edits_matter`, when a character the policy strips or replaces is
- * followed by one flagged with a sequence rule that accepts it before (its exemption may
- * depend on what was removed: the engine re-judges it; a rule that does not accept it
- * judged the next character without it: a selector after a stripped selector).  The pure-Python statement is
- * sanitizer._policy._classtable.count_reference.
+ * | None: how many findings the engine makes of the groups (walk_groups) that start at or
+ * after `start`, and how many of them are ALLOW; None when only the engine can tell.
+ * The pure-Python statement is sanitizer._policy._classtable.count_reference.
  */
 PyObject *
 speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -438,58 +527,62 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                         "edits_matter) takes 7 arguments");
         return NULL;
     }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "count_groups() text must be str");
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (group_args(self, args, "count_groups", &t, &groups) < 0) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[4]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    int edits_matter = PyObject_IsTrue(args[6]);
+    if (edits_matter < 0) return NULL;
+    Py_ssize_t total, allowed;
+    int worst;
+    int r = walk_groups(&t, args[0], start, groups, edits_matter, 0, NULL, &total, &allowed,
+                        &worst);
+    if (r < 0) return NULL;
+    if (r > 0) Py_RETURN_NONE;
+    return Py_BuildValue("(nn)", total, allowed);
+}
+
+/*
+ * list_groups(text, stage1, stage2, tables, limit, groups, edits_matter) -> (listed, more,
+ * more_allowed, worst) | None: the first `limit` groups (walk_groups; -1: all) as
+ * (start, end, class of the group's category, severity), how many more there are and how
+ * many of those are ALLOW, and the highest severity of all (-1: no group); None when
+ * only the engine can tell.  The pure-Python statement is
+ * sanitizer._policy._classtable.groups_reference.
+ */
+PyObject *
+speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "list_groups(text, stage1, stage2, tables, limit, groups, "
+                        "edits_matter) takes 7 arguments");
         return NULL;
     }
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
-    Py_ssize_t start = PyLong_AsSsize_t(args[4]);
-    if (start == -1 && PyErr_Occurred()) return NULL;
-    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) != 256) {
-        PyErr_SetString(PyExc_ValueError, "malformed groups table");
+    const unsigned char *groups;
+    if (group_args(self, args, "list_groups", &t, &groups) < 0) return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "list_groups() limit must be >= -1");
         return NULL;
     }
     int edits_matter = PyObject_IsTrue(args[6]);
     if (edits_matter < 0) return NULL;
-    if (READY(args[0]) < 0) return NULL;
-    const unsigned char *groups = (const unsigned char *)PyBytes_AS_STRING(args[5]);
-    PyObject *text = args[0];
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    run_state_t rs = {-1, -1, -1};
-    Py_ssize_t total = 0, allowed = 0, run_end = -1, run_start = -1;
-    int family = 0, severity = -1;
-    for (Py_ssize_t i = scan_kind(&t, kind, data, n, 0, &rs); i < n;
-         i = scan_kind(&t, kind, data, n, i + 1, &rs)) {
-        unsigned int here = CLASS_OF(&t, PyUnicode_READ(kind, data, i)), g = groups[here];
-        if (g & GROUP_ENGINE) Py_RETURN_NONE;
-        int fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3, sev = (int)(g & GROUP_SEVERITY);
-        if (fam && fam == family && run_end == i) {
-            if (sev > severity) severity = sev;
-        } else {
-            if (severity >= 0 && run_start >= start) {
-                total++;
-                allowed += severity == 0;
-            }
-            family = fam;
-            severity = sev;
-            run_start = i;
-        }
-        run_end = i + 1;
-        if (edits_matter && (sev == 1 || sev == 2) && i + 1 < n) {
-            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1)), r = t.rule[c];
-            if ((groups[c] & GROUP_ENGINE) ||
-                ((t.flags[c] & 1) && r && t.rules[(size_t)(r - 1) * RULE_SIZE + here]))
-                Py_RETURN_NONE;
-        }
+    PyObject *listed = PyList_New(0);
+    if (listed == NULL) return NULL;
+    Py_ssize_t total, allowed;
+    int worst;
+    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, listed, &total,
+                        &allowed, &worst);
+    if (r != 0) {
+        Py_DECREF(listed);
+        if (r < 0) return NULL;
+        Py_RETURN_NONE;
     }
-    if (severity >= 0 && run_start >= start) {
-        total++;
-        allowed += severity == 0;
-    }
-    return Py_BuildValue("(nn)", total, allowed);
+    return Py_BuildValue("(Nnni)", listed, total, allowed, worst);
 }
 
 

@@ -23,9 +23,11 @@ findings say so.  Groups come in input order, as the finding list needs them.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from .._categories import Category
+from .._categories import Category, category_of, char_class
 from ._hidden import Hidden
 from ._model import Action
 from ._reveal import BIT_CATEGORIES, carrier_run
@@ -78,17 +80,30 @@ class Group:
 def run_detail(text: str, members: list[Hit]) -> str:
     """What a run of ``members`` (adjacent carrier hits) is, in words: ``78 tag
     characters spelling 'ignore previous...'``, or ``5 zero-width characters``."""
-    start, end = members[0][1], members[-1][1] + 1
-    noun = FAMILY[members[0][0]]
-    if noun == "zero-width characters" and all(c is _C.BIDI_MARK for c, _ in members):
-        noun = "bidi marks"
+    return span_detail(text, members[0][1], members[-1][1] + 1)
+
+
+@functools.cache
+def _bidi_marks() -> re.Pattern[str]:
+    return re.compile(f"[{char_class(_C.BIDI_MARK.ranges)}]*")
+
+
+def span_detail(text: str, start: int, end: int) -> str:
+    """``run_detail`` of the run ``text[start:end]``, each character a hit of one carrier
+    family (a run is adjacent hits): no Python work per member."""
+    first = category_of(ord(text[start]))
+    assert first is not None
+    noun = FAMILY[first]
+    if noun == "zero-width characters" and _bidi_marks().fullmatch(text, start, end):
+        noun = "bidi marks"  # every member a bidi mark
     payloads = carrier_run(text, start, end)
+    count = end - start
     if not payloads:
-        return f"{len(members)} {noun}"
+        return f"{count} {noun}"
     if len(payloads) == 1 and payloads[0].channel.noun == noun:
-        return f"{len(members)} {payloads[0].describe()}"
+        return f"{count} {payloads[0].describe()}"
     said = "; ".join(h.describe() for h in payloads)
-    return f"{len(members)} {noun}: {said}"
+    return f"{count} {noun}: {said}"
 
 
 def _strongest(members: list[Hit], acts: Mapping[Category, Action]) -> Hit:

@@ -376,13 +376,38 @@ def count_reference(
     groups: bytes,
     edits_matter: bool,
 ) -> tuple[int, int] | None:
-    """Pure-Python statement of ``_speedups.count_groups``: (findings, allowed) the engine
-    makes of the characters ``scan_reference`` stops at (no run limit) that start at or
-    after ``start``, adjacent ones of one carrier family (``groups``) being one finding of
-    their most severe action; None at a character only the engine may judge, or, with
-    ``edits_matter``, when one of severity 1 or 2 (stripped, replaced) is followed by a
-    character flagged with a sequence rule that accepts it before (its exemption may
-    depend on the removed one; a rule that does not accept it judged it without)."""
+    """Pure-Python statement of ``_speedups.count_groups``: (findings, allowed) of the
+    groups (``groups_reference``) that start at or after ``start``; None when only the
+    engine can tell."""
+    walked = groups_reference(text, stage1, stage2, tables, 0, groups, edits_matter, start)
+    return None if walked is None else (walked[1], walked[2])
+
+
+# A group as ``_speedups.list_groups`` lists it: (start, end, class, severity).
+ListedGroup = tuple[int, int, int, int]
+
+
+def groups_reference(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    edits_matter: bool,
+    start: int = 0,
+) -> tuple[list[ListedGroup], int, int, int] | None:
+    """Pure-Python statement of ``_speedups.list_groups`` (with ``start``: of its
+    ``walk_groups``).  The engine's groups (``_carrier_runs``) of the characters
+    ``scan_reference`` stops at (no run limit): adjacent ones of one carrier family
+    (``groups``) are one group of their most severe action, whose class is that of its
+    first member of that action.  Of those starting at or after ``start``, the first
+    ``limit`` (-1: all) are listed as (start, end, class, severity), the others counted
+    with how many are ALLOW (severity 0); last, the highest severity met (-1: none).
+    None at a character only the engine may judge, or, with ``edits_matter``, when one
+    of severity 1 or 2 (stripped, replaced) is followed by a character flagged with a
+    sequence rule whose ``before`` set (prev_ok) holds it (its exemption may depend on
+    the removed one)."""
     s1 = array("H", stage1)
 
     def cls(i: int) -> int:
@@ -390,36 +415,42 @@ def count_reference(
         return stage2[(s1[cp >> 8] << 8) | (cp & 0xFF)]
 
     n = len(text)
+    listed: list[ListedGroup] = []
     total = allowed = 0
-    family, severity, run_start, run_end = 0, -1, -1, -1
+    family = strong = 0
+    worst = severity = run_start = run_end = -1
+
+    def close() -> None:
+        nonlocal total, allowed, worst
+        if severity >= 0 and run_start >= start:
+            if limit < 0 or len(listed) < limit:
+                listed.append((run_start, run_end, strong, severity))
+            else:
+                total += 1
+                allowed += severity == 0
+        worst = max(worst, severity)
+
     i = scan_reference(text, stage1, stage2, tables, -1, 0)
     while i < n:
-        here = cls(i)
-        g = groups[here]
+        c = cls(i)
+        g = groups[c]
         if g & GROUP_ENGINE:
             return None
         fam, sev = (g >> GROUP_FAMILY_SHIFT) & 3, g & GROUP_SEVERITY
         if fam and fam == family and run_end == i:
-            severity = max(severity, sev)
+            if sev > severity:
+                severity, strong = sev, c
         else:
-            if severity >= 0 and run_start >= start:
-                total += 1
-                allowed += severity == 0
-            family, severity, run_start = fam, sev, i
+            close()
+            family, severity, strong, run_start = fam, sev, c, i
         run_end = i + 1
         if edits_matter and sev in (1, 2) and i + 1 < n:
-            c = cls(i + 1)
-            r = tables[RULE_IDS_OFFSET + c]
-            if (
-                tables[FLAGS_OFFSET + c] & 1
-                and r
-                and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + here]
-            ):
+            c2 = cls(i + 1)
+            if groups[c2] & GROUP_ENGINE:
                 return None
-            if groups[c] & GROUP_ENGINE:
+            r = tables[RULE_IDS_OFFSET + c2] if tables[FLAGS_OFFSET + c2] & 1 else 0
+            if r and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + c]:  # prev_ok
                 return None
         i = scan_reference(text, stage1, stage2, tables, -1, i + 1)
-    if severity >= 0 and run_start >= start:
-        total += 1
-        allowed += severity == 0
-    return total, allowed
+    close()
+    return listed, total, allowed, worst

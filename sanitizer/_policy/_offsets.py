@@ -65,6 +65,25 @@ class ByteOffsets:
         self.last = (i, b)
         return b
 
+    def spans(self, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``(self(start), self(end))`` for each of ``places``, in one call (the engine
+        places up to ``max_findings`` findings: no Python call per finding)."""
+        if self.anchored:
+            return [(self(start), self(end)) for start, end in places]
+        text = self.text
+        t, b = self.last
+        out = []
+        for start, end in places:
+            if start < t:  # back to the only anchor, the start
+                t = b = 0
+            b += len(text[t:start].encode("utf-8", "surrogatepass"))
+            begin = b
+            b += len(text[start:end].encode("utf-8", "surrogatepass"))  # end >= start
+            t = end
+            out.append((begin, b))
+        self.last = (t, b)
+        return out
+
 
 def utf8_length(text: str, limit: int) -> int:
     """UTF-8 length of ``text``, or any value > limit as soon as it must exceed it."""

@@ -13,10 +13,10 @@ are placed in the caller's input at the end (``_offsets``).
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import heapq
 import itertools
+import operator
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -34,17 +34,18 @@ from .._decoder import find_errors
 from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
+from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
 from ._hidden import Hidden
-from ._model import DROPPING, Action, Finding, Policy, Report
+from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
-from ._sequences import SequenceCache, earned_by_previous
+from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
+_c_list = None if speedups is None else speedups.list_groups
 
 if TYPE_CHECKING:
     from typing import Any
@@ -55,6 +56,8 @@ _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
 _ANY = re.compile(".", re.DOTALL)
 _REMOVING = frozenset({Action.STRIP, Action.REPLACE})
+_TAG_BASE = chr(TAG_SEQUENCE.base)  # what starts an emoji tag sequence (UTS #51 §2.3)
+_PLACE = operator.attrgetter("start", "end")  # a finding's place: the list's order
 # A removed stretch of the input text: (start, end, replacement), "" strips.
 Span = tuple[int, int, str]
 
@@ -102,7 +105,7 @@ class _Listed:
 
     def final(self) -> list[Finding]:
         items = self.items
-        items.sort(key=lambda f: (f.start, f.end))
+        items.sort(key=_PLACE)
         if self.cap is not None and len(items) >= self.cap > 0:
             del items[self.cap :]
             self.bar = (items[-1].start, items[-1].end)
@@ -198,11 +201,14 @@ def _count_rest(
 
 
 @functools.lru_cache(maxsize=64)
-def _group_table(policy: Policy, scanned: frozenset[Category]) -> bytes:
+def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = True) -> bytes:
     """``count_groups``' byte per class (``_classtable.GROUP_*``) for the categories
     ``scanned`` under ``policy``: the severity of its action, its carrier family
     (``_carrier_runs.FAMILY``), and whether only the engine may judge it (tag characters
-    of a policy that allows sequences: their rule has no table)."""
+    of a policy that allows sequences: their rule has no table).  ``tag_base``: whether
+    the text holds a tag base (``TAG_SEQUENCE.base``); without one no tag character is
+    in an emoji tag sequence (UTS #51: the base comes first) nor earns an exemption
+    (``earned_by_previous``), so every one is a finding the C passes may judge."""
     families = {name: k + 1 for k, name in enumerate(sorted(set(FAMILY.values())))}
     assert len(families) <= 3
     out = bytearray(256)
@@ -211,7 +217,7 @@ def _group_table(policy: Policy, scanned: frozenset[Category]) -> bytes:
             continue
         byte = SEVERITY[policy.actions[cat]]
         byte |= families.get(FAMILY.get(cat, ""), 0) << ct.GROUP_FAMILY_SHIFT
-        if cat is _C.TAG and policy.allow_sequences:
+        if cat is _C.TAG and policy.allow_sequences and tag_base:
             byte |= ct.GROUP_ENGINE
         out[c] = byte
     return bytes(out)
@@ -264,7 +270,7 @@ class Run:
             return
         listed = self.index_findings if is_index else self.findings
         if listed.wants(start, end, act):
-            listed.keep(Finding(cat, start, end, act, **more))
+            listed.keep(new_finding(cat, start, end, act, **more))
         if self.verdict:
             raise _Refused
 
@@ -278,9 +284,7 @@ class Run:
             return
         listed = self.index_findings
         if listed.wants(g.start, g.end, act):
-            listed.keep(
-                Finding(g.category, g.start, g.end, act, codepoint=g.codepoint, detail=g.detail)
-            )
+            listed.keep(new_finding(g.category, g.start, g.end, act, g.codepoint, detail=g.detail))
         if self.verdict:
             raise _Refused
 
@@ -345,6 +349,10 @@ class Run:
             else:
                 if out is not None:
                     return self._final_checks(out)
+        if not self.verdict and not payloads:
+            done, out = self._listed_in_c(text, scan, is_ascii, is_latin1)
+            if done:
+                return out
         found = hits(text, scan, p.allow_sequences, utf8, p.joiner_contexts)
         groups = grouped(found, text, acts, hidden)  # one finding per carrier run
         cap = p.max_findings
@@ -411,11 +419,63 @@ class Run:
         if _c_count is None or scan.c_args is None:
             return None
         stage1, stage2, tables, _ = scan.c_args
-        table = _group_table(self.policy, scan.cats)
+        table = _group_table(self.policy, scan.cats, _TAG_BASE in text)
         counted: tuple[int, int] | None = _c_count(
             text, stage1, stage2, tables, start, table, edits_matter
         )
         return counted
+
+    def _listed_in_c(
+        self, text: str, scan: Scanner, is_ascii: bool, is_latin1: bool
+    ) -> tuple[bool, str | None]:
+        """The findings of the scan listed (the first ``max_findings`` groups, as compact
+        tuples) and counted in one C pass (``_speedups.list_groups``), the output made by
+        ``_bulk`` unless a group refuses: (True, what ``_run`` returns), or (False, None)
+        when only the engine can tell (then nothing was noted).  Python work per listed
+        finding only: one object each, none per character of a run."""
+        p = self.policy
+        if _c_list is None or scan.c_args is None:
+            return False, None
+        if p.joiner_contexts and _C.JOINER in scan.cats:
+            return False, None  # RFC 5892 contexts are judged in Python (_scan.hits)
+        stage1, stage2, tables, _ = scan.c_args
+        cap = p.max_findings
+        groups_table = _group_table(p, scan.cats, _TAG_BASE in text)
+        limit = -1 if cap is None else cap
+        walked = _c_list(text, stage1, stage2, tables, limit, groups_table, True)
+        if walked is None:
+            return False, None
+        groups, more, more_allowed, worst = walked
+        refused = self.rejected or worst == SEVERITY[Action.REJECT]  # (ill-formed bytes)
+        out = None
+        if not refused:
+            try:
+                out = self._bulk(text, is_ascii, is_latin1)
+            except _Redo:
+                return False, None
+            if out is None:
+                return False, None
+        acts, info = self.acts, ct.class_table().info
+        listed = self.index_findings
+        items = listed.items
+        for start, end, c, _ in groups:
+            cat = info[c][0]
+            assert cat is not None
+            if end - start == 1:
+                items.append(new_finding(cat, start, end, acts[cat], ord(text[start])))
+            else:
+                detail = span_detail(text, start, end)
+                items.append(new_finding(cat, start, end, acts[cat], detail=detail))
+        listed.add_unlisted(len(groups), [g[3] for g in groups].count(0))  # ALLOW: 0
+        listed.add_unlisted(more, more_allowed)
+        listed.final()  # in input order: sets the bar past which nothing more is listed
+        if refused:
+            self.rejected = True
+            if not is_latin1:  # no combining marks below U+0300
+                self._combining_runs(text)
+            return True, None
+        assert out is not None
+        return True, self._final_checks(out)
 
     def _listed_tail(
         self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool
@@ -518,8 +578,11 @@ class Run:
         if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
             return removed
         astral = self.raw is None or self.ill_formed or has_astral(self.raw)
+        listed, cap = self.index_findings, self.policy.max_findings
         for start, end in mark_runs(text, limit, astral):
             self._note(_C.COMBINING_RUN, start, end, act)
+            if listed.bar is None and cap is not None and len(listed.items) >= cap:
+                listed.final()  # runs come in order: none after this one is listed
             if act in _REMOVING:
                 _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
         return removed
@@ -726,14 +789,12 @@ class Run:
             found = [f for f in found if f.start <= last]
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
-            found = [
-                dataclasses.replace(f, start=to_byte(f.start), end=to_byte(f.end)) for f in found
-            ]
+            found = moved_findings(found, to_byte.spans([(f.start, f.end) for f in found]))
         everything = found + self.findings.final()
-        everything.sort(key=lambda f: (f.start, f.end))
+        everything.sort(key=_PLACE)
         cap = self.policy.max_findings
         if cap is not None:
             del everything[cap:]
         allowed = self.index_findings.allowed + self.findings.allowed
-        listed_allowed = sum(f.action is Action.ALLOW for f in everything) if allowed else 0
+        listed_allowed = [f.action for f in everything].count(Action.ALLOW) if allowed else 0
         return tuple(everything), total - len(everything), allowed - listed_allowed

@@ -225,6 +225,12 @@ def _mark_run(limit: int, astral: bool) -> re.Pattern[str]:
     return re.compile(f"{mark}(?<!{mark}{mark}){mark}{{{limit},}}")
 
 
+@functools.cache
+def _marks() -> re.Pattern[str]:
+    """Counted marks (``COUNTED_MARKS``), any number of them."""
+    return re.compile(f"[{char_class(COUNTED_MARKS)}]*")
+
+
 @functools.lru_cache(maxsize=1)
 def _c_mark_tables() -> tuple[bytes, bytes, bytes]:
     """``_speedups.scan``'s tables flagging only counted marks (``counted_mark``) for run
@@ -243,10 +249,11 @@ def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int,
         stage1, stage2, tables = _c_mark_tables()
         n = len(text)
         i = c_scan(text, stage1, stage2, tables, limit, 0)
+        rest = _marks().match  # the run's end: found by ``re`` in C, not a mark at a time
         while i < n:
-            end = i + 1
-            while end < n and in_ranges(ord(text[end]), COUNTED_MARKS):
-                end += 1
+            run = rest(text, i + 1)
+            assert run is not None  # (any number of marks: it always matches)
+            end = run.end()
             yield i - limit, end
             i = c_scan(text, stage1, stage2, tables, limit, end)
         return

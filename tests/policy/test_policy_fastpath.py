@@ -430,3 +430,76 @@ def test_the_clean_report_is_the_dataclass_one() -> None:
         assert list(vars(fast)) == [f.name for f in dataclasses.fields(Report)]
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.ok = False  # type: ignore[misc]
+
+
+def test_the_engine_findings_are_the_dataclass_ones() -> None:
+    """``new_finding`` and ``moved_findings`` (the engine's Findings, fields set at once)
+    equal the dataclass's own ``Finding(...)`` and ``dataclasses.replace``: equality, hash,
+    repr, pickle, field order, frozen; a field added to Finding and not to them fails."""
+    import dataclasses
+    import pickle
+
+    from sanitizer._decoder import find_errors
+    from sanitizer._policy._model import Finding, moved_findings, new_finding
+
+    err = find_errors(b"a\xff")[0]
+    cases: list[tuple[Category, int, int, Action, dict[str, Any]]] = [
+        (Category.JOINER, 1, 2, Action.ALLOW, {"codepoint": 0x200C}),
+        (Category.TAG, 0, 9, Action.REJECT, {"detail": "9 tag characters"}),
+        (Category.ILL_FORMED, 1, 2, Action.REPLACE, {"raw": b"\xff", "error": err}),
+        (
+            Category.CONTROL,
+            3,
+            4,
+            Action.STRIP,
+            {"codepoint": 0x1B, "produced": "x", "form": "NFKC"},
+        ),
+    ]
+    for cat, start, end, act, more in cases:
+        fast, slow = (
+            new_finding(cat, start, end, act, **more),
+            Finding(cat, start, end, act, **more),
+        )
+        moved, replaced = (
+            moved_findings([fast], [(7, 8)])[0],
+            dataclasses.replace(slow, start=7, end=8),
+        )
+        for a, b in ((fast, slow), (moved, replaced)):
+            assert a == b and hash(a) == hash(b) and repr(a) == repr(b) and str(a) == str(b)
+            assert vars(a) == vars(b)
+            assert list(vars(a)) == [f.name for f in dataclasses.fields(Finding)]
+            assert pickle.loads(pickle.dumps(a)) == b
+        assert (fast.start, fast.end) == (start, end)  # moving made a new one
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.start = 0  # type: ignore[misc]
+
+
+def test_byte_offsets_of_many_places_are_those_of_each() -> None:
+    """``ByteOffsets.spans`` (one call for the listed findings) gives what ``ByteOffsets``
+    gives place by place, in and out of order, with and without ill-formed anchors."""
+    import random
+
+    from sanitizer._decoder import find_errors
+    from sanitizer._policy._offsets import ByteOffsets
+
+    rng = random.Random(3)
+    alphabet = ["a", "é", "中", "\U0001f600", "\ud800", "\u200b"]
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        n = len(text)
+        places = []
+        for _ in range(rng.randrange(6)):
+            start = rng.randrange(n + 1)
+            places.append((start, rng.randrange(start, n + 1)))
+        if rng.random() < 0.5:
+            places.sort()
+        assert ByteOffsets(text).spans(places) == [
+            (ByteOffsets(text)(s), ByteOffsets(text)(e)) for s, e in places
+        ]
+    raw = b"a\xffb\xc3\xa9\xe0\x80c"
+    text = raw.decode("utf-8", "replace")
+    errors = find_errors(raw)
+    index = [i for i, c in enumerate(text) if c == "\ufffd"]
+    places = [(0, 1), (1, 2), (2, 4), (4, len(text))]
+    one = ByteOffsets(text, errors, index)
+    assert ByteOffsets(text, errors, index).spans(places) == [(one(s), one(e)) for s, e in places]
