@@ -302,7 +302,11 @@ CALLS_COUNTED_ONLY = frozenset(
 NOT_COUNTED = (
     KNOWN
     | CALLS_COUNTED_ONLY
-    | {(k, p, "inspect") for k in ("tag runs", "one-character payloads") for p in ("TEXT", "SOURCE")}
+    | {
+        (k, p, "inspect")
+        for k in ("tag runs", "one-character payloads")
+        for p in ("TEXT", "SOURCE")
+    }
 )
 
 
