@@ -16,6 +16,7 @@ the classes of defect it found: each test fails on the code before the fix.
 from __future__ import annotations
 
 import itertools
+from array import array
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
-from sanitizer._policy import _blank_bits, _reveal, accepts
+from sanitizer._policy import _blank_bits, _classtable, _reveal, accepts
 from tests.policy.reveal_samples import bits, selectors
 from tests.support.instructions import instructions, needs_callgrind
 
@@ -449,3 +450,17 @@ def test_quality_counts_what_it_says(payload: bytes) -> None:
         assert shown == sum(
             1 for c in sample if c.isprintable() or c in "\t\n\r" or _reveal._space(c)
         ) / len(sample)
+
+
+def test_the_space_scan_stops_at_the_lookalike_spaces_alone() -> None:
+    """The classes of the class table that hold the space characters other than U+0020
+    hold nothing else, so a scan stopping at those classes stops at those spaces alone
+    (``_blank_bits._c_space_tables``); counted a 256-code-point block at a time."""
+    table = _classtable.class_table()
+    stage1 = array("H", table.stage1)
+    spaces = {ord(c) for c in _blank_bits._LOOKALIKE_SPACES}
+    classes = {table.class_of(cp) for cp in spaces}
+    members = sum(
+        table.stage2[block << 8 : (block << 8) + 256].count(c) for block in stage1 for c in classes
+    )
+    assert members == len(spaces)
