@@ -499,6 +499,7 @@ def _script_mask_c() -> Callable[[str], int]:
     return scripts.native_resolved_mask(_lookalike_c())  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # every code point: about a second
 def test_script_mask_equals_the_reference_on_every_code_point() -> None:
     from sanitizer._lookalike import scripts
 
