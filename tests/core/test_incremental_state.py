@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import sanitizer
 from sanitizer import utf16, utf32
+from tests.support.settings import examples
 
 WIDE: dict[str, ModuleType] = {"utf-16": utf16, "utf-32": utf32}
 BOMS = {
@@ -223,7 +224,7 @@ def _chunks(data: bytes, cuts: list[int]) -> list[bytes]:
     return [data[a:b] for a, b in itertools.pairwise(edges)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.text(max_size=12),
     st.sampled_from(list(itertools.product(WIDE, ORDERS))),
@@ -246,7 +247,7 @@ def test_wide_state_moves_across_random_chunks(
     assert "".join(out) == codecs.decode(data, cpython)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.binary(max_size=24), st.lists(st.integers(0, 30), max_size=5))
 def test_utf8_state_moves_across_random_chunks(data: bytes, cuts: list[int]) -> None:
     whole = sanitizer.IncrementalDecoder().feed(data, final=True)

@@ -47,6 +47,7 @@ from sanitizer._lookalike import (
     skeleton,
 )
 from sanitizer._lookalike.scripts import resolved_from
+from tests.support.settings import examples
 
 DATA = Path(__file__).resolve().parents[2] / "tools" / "unicode-18.0.0"
 R = RestrictionLevel
@@ -434,7 +435,7 @@ names = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(names, names)
 def test_confusable_is_symmetric(a: str, b: str) -> None:
     assert confusable(a, b) is confusable(b, a)
@@ -447,7 +448,7 @@ marked = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(marked | names, marked | names)
 def test_confusable_is_the_definition(a: str, b: str) -> None:
     """confusable() (both skeletons in one NFD across U+0000, script sets as bit masks) says
@@ -466,13 +467,13 @@ def test_confusable_is_the_definition(a: str, b: str) -> None:
     assert scripts.resolved_mask(a) == scripts.mask_of(ra) == scripts.resolved_mask_py(a)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(names)
 def test_skeleton_is_idempotent(s: str) -> None:
     assert skeleton(skeleton(s)) == skeleton(s)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(names)
 def test_identifier_key_respects_nfkc_casefold(s: str) -> None:
     folded = _casefolded(s)
@@ -480,14 +481,14 @@ def test_identifier_key_respects_nfkc_casefold(s: str) -> None:
     assert identifier_key(s) == identifier_key(folded)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(names, names)
 def test_identifier_key_equal_when_identifiers_equal(a: str, b: str) -> None:
     if identifiers_equal(a, b, form="NFKC_CASEFOLD"):
         assert identifier_key(a) == identifier_key(b)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_identifier_key_respects_skeletons_of_casefolded_names(data: st.DataObject) -> None:
     groups = same_prototype()
@@ -523,7 +524,7 @@ def same_prototype_in_any_case() -> dict[str, list[str]]:
     return groups
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_identifier_key_respects_skeletons_of_names_in_any_case(data: st.DataObject) -> None:
     """Rules 1-3 together, on strings: names in mixed case ("paypaI", "ΑΒΓ" forms) with
@@ -606,7 +607,7 @@ def test_identifier_key_follows_the_prototype_of_every_case_variant() -> None:
     assert len(left_out) < 20  # what docs/identifiers.md lists
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(names | marked)
 def test_identifier_key_is_idempotent(s: str) -> None:
     key = identifier_key(s)
@@ -636,7 +637,7 @@ dotted = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(dotted | names)
 def test_identifier_key_drops_exactly_the_hidden_dots(s: str) -> None:
     """Rule 4 against its reference on the key before it, and ICU's own check: no key

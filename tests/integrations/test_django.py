@@ -68,6 +68,7 @@ from sanitizer.integrations.django import (  # noqa: E402
     rekey,
     save_unique,
 )
+from tests.support.settings import examples  # noqa: E402
 
 APP = "signup"
 MULTILINGUAL = ["Zoë", "Дмитрий", "田中太郎", "김민준", "محمد", "José", "Ngọc", "Αλέξανδρος"]
@@ -433,7 +434,7 @@ def test_rekey_placeholder_is_never_a_key() -> None:
     assert "R" in REKEY_PREFIX and identifier_key("R") == "r"
 
 
-@hypothesis_settings(max_examples=200, deadline=None)
+@hypothesis_settings(max_examples=examples(200), deadline=None)
 @given(
     st.text(st.characters(exclude_categories=["Cs"]) | st.sampled_from("REKY:\uffff"), max_size=12)
 )

@@ -95,7 +95,7 @@ def test_findings_past_the_listed_errors_are_counted() -> None:
     assert report.more_findings == 4
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw_bytes, st.sampled_from(POLICIES), st.integers(0, 5), st.booleans())
 def test_cap_counts_the_allowed_findings_it_does_not_list(
     raw: bytes, policy: Policy, cap: int, as_text: bool

@@ -20,6 +20,7 @@ from sanitizer._policy import Action
 from sanitizer._policy.compiled import CUT_SEQUENCE, cut_inside, piece_end
 from sanitizer._source_gate import check_source, check_source_pieces
 from tests.policy import source_samples as samples
+from tests.support.settings import examples
 
 # What the rules look at: bidi controls and the delimiters their pairs may straddle,
 # joiners beside viramas and joining letters, ZWSP beside Khmer and Latin, identifiers
@@ -48,7 +49,7 @@ def cut(text: str, window: int) -> tuple[list[str], bool]:
     return pieces, forced
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texts, st.integers(5, 48), st.booleans(), st.integers(0, 4))
 def test_pieces_report_what_the_whole_reports(text: str, window: int, code: bool, cap: int) -> None:
     policy = profiles.SOURCE.replace(max_findings=cap or None)
@@ -71,7 +72,7 @@ FORCED = [
 ]  # fmt: skip
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.sampled_from(FORCED), max_size=30).map("".join), st.integers(5, 24), st.booleans()
 )
@@ -193,7 +194,7 @@ def oracle_bidi(text: str) -> dict[int, Action]:
     return verdicts
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(texts)
 def test_bidi_pairing_equals_the_oracle(text: str) -> None:
     report = check_source(text, profiles.SOURCE.replace(max_findings=None), code=False)

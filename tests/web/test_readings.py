@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from sanitizer.web import _readings
 from sanitizer.web._readings import BYTES, LATIN1, NONE, READERS, TABLE, UTF8
+from tests.support.settings import examples
 
 APP_OF = {
     _readings.STARLETTE: "starlette",
@@ -202,7 +203,7 @@ _CONTENT_TYPE_BYTES = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_CONTENT_TYPE_BYTES | st.binary(max_size=3), max_size=8).map(b"".join))
 def test_loose_parameters_are_blacksheeps(value: bytes) -> None:
     """``loose_charset`` and ``loose_boundary`` find what BlackSheep's own functions find
