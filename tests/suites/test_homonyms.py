@@ -9,6 +9,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+from tests.support.source_trees import syntax
+
 PACKAGE = Path(__file__).resolve().parents[2] / "sanitizer"
 
 # name -> the one interface its definitions share
@@ -26,7 +28,7 @@ PARALLEL = {
 def _classes() -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = syntax(path.resolve())
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 found[node.name].append(path.relative_to(PACKAGE.parent).as_posix())

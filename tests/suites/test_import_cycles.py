@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source_trees import syntax
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "sanitizer"
 
@@ -44,7 +46,7 @@ def imported_by(name: str, path: Path, known: dict[str, Path]) -> dict[str, int]
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
     found: dict[str, int] = {}
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = syntax(path.resolve())
     for node in ast.walk(tree):
         targets: list[str] = []
         if isinstance(node, ast.Import):

@@ -48,6 +48,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.source_trees import syntax as source_syntax
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "sanitizer"
 
@@ -229,10 +231,9 @@ def resolve(
     ]
 
 
-@functools.cache
 def syntax(module: Module) -> ast.Module:
-    """The module's syntax tree, parsed once for every test here."""
-    return ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+    """The module's syntax tree (parsed once a test process)."""
+    return source_syntax(module.path.resolve())
 
 
 def imports_of(module: Module) -> list[Import]:
