@@ -12,12 +12,12 @@ from hypothesis import settings
 # Hypothesis profiles: "ci" (deterministic, more examples; .ci/run and CI=true) and "dev"
 # (few examples, for local loops).  HYPOTHESIS_PROFILE chooses one explicitly.  Tests set
 # only what their meaning needs (a search budget, a sample size), or scale the profile's
-# count: settings(max_examples=examples(500)) runs 500 in CI and a sixth of that locally.
+# count: settings(max_examples=examples(500)) runs 500 in CI and a tenth of that locally.
 CI_EXAMPLES = 300
 settings.register_profile(
     "ci", max_examples=CI_EXAMPLES, deadline=None, derandomize=True, database=None, print_blob=True
 )
-settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("dev", max_examples=30, deadline=None)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE") or (
     "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
 )
