@@ -40,10 +40,10 @@ from ._problems import Problem, from_finding, ill_formed, json_control, lone_sur
 # would accept from bytes).  A character >= 0x80 there is no JSON either, yet a framework's
 # text() hands it to the app (aiohttp, BlackSheep): refused too, as the tables say by
 # flagging NUL (json_strings reads between[0] for every character >= 0x80).
-_BAD_BETWEEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\U0010ffff]")
+_BAD_BETWEEN = re.compile(r"[^\t\n\r\x20-\x7e]")  # all but whitespace and printable ASCII
 # RFC 7464 §2.2: a JSON text sequence puts RS (0x1E) before each record; LF after it is
 # JSON whitespace already.  So RS is allowed between tokens there, and only there.
-_BAD_BETWEEN_SEQ = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1d\x1f\x7f-\U0010ffff]")
+_BAD_BETWEEN_SEQ = re.compile(r"[^\t\n\r\x1e\x20-\x7e]")
 # Written as "unrolled loops" (runs of plain characters consumed in one step), which makes
 # ``re`` several times faster than the alternation (?:[^"\\]|\\.)* on long strings.
 _STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)  # one complete string (§7)
@@ -84,9 +84,11 @@ def _strings_table(ascii_allowed: bytes, every: bool = False) -> bytes:
 
 @functools.lru_cache(maxsize=16)
 def _twin_patterns(between: bytes, strings: bytes) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    bad = "".join(re.escape(chr(c)) for c in range(0x80) if between[c])
-    bad += "\x80-\U0010ffff" if between[0] else ""
     plain = "".join(re.escape(chr(c)) for c in range(0x80) if not strings[c])
+    if between[0]:  # every character >= 0x80 is bad too: the class of the good ones, negated
+        good = "".join(re.escape(chr(c)) for c in range(0x80) if not between[c])
+        return re.compile(f"[^{good}]"), re.compile(f"[^{plain}]")
+    bad = "".join(re.escape(chr(c)) for c in range(0x80) if between[c])
     return re.compile(f"[{bad}]" if bad else "(?!)"), re.compile(f"[^{plain}]")
 
 
