@@ -4,7 +4,8 @@ Each folder of tests/ mirrors a part of the package (core/, policy/, identifiers
 web/, fuzzing/, columns/, integrations/) or holds the suites that cut across it
 (suites/); the helpers they share are in tests/support/ (CONTRIBUTING.md).  Here: the
 Hypothesis profile (tests/support/settings.py), ``--fast`` and the fast tier's budget,
-and the ``sanitizer_cli``, ``runner`` and ``backend`` fixtures.
+the run's compiled modules and garbage collector, and the ``sanitizer_cli``, ``runner``
+and ``backend`` fixtures.
 """
 
 from __future__ import annotations
