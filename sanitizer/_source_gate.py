@@ -392,19 +392,12 @@ class _Check:
     def lone_crs(self, pieces: Callable[[], Iterable[str]]) -> None:
         """The lone CRs of the pieces before the first line feed, which a later piece
         holds: the pieces read again (as the first time) up to it."""
-        at = 0
-        for k, piece in enumerate(pieces()):
-            shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
-            body = piece[shift:] if shift else piece
-            if not body.isascii():
-                lines, rare = _source_lines(body)
-                body = _without_tables(body, lines, rare)[0]
+        for at, body, _ in _read_again(pieces):
             if "\n" in body:
                 return
             for m in _LONE_CR.finditer(body):
-                i = at + shift + m.start()
+                i = at + m.start()
                 self.add(1, i, i + 1, Action.REJECT, "line-break", _LONE_CR_WHY, 0x0D)
-            at += len(piece)
 
     def idents_first(self, ident: str) -> int:
         """The index of the first use of the non-ASCII identifier ``ident``."""
@@ -1661,40 +1654,43 @@ def _later_uses(
     identifier is not ASCII (a clean spelling is never the suspect), so only lines
     holding a non-ASCII character are read."""
     pattern = _identifier_pattern()
-    at = 0
-    for k, piece in enumerate(pieces()):
-        shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
-        body = piece[shift:] if shift else piece
-        if not body.isascii():
-            lines, rare = _source_lines(body)
-            body, _ = _without_tables(body, lines, rare)
-            for j in range(0, len(lines), 2):
-                for w in pattern.finditer(body, lines[j], lines[j + 1]):
-                    ident = w.group(1)
-                    got = found.get(ident) if ident else None
-                    if got is None:
-                        continue
-                    start = at + shift + w.start(1)
-                    if start == check.idents_first(ident):
-                        continue  # the first use: reported already
-                    action, why, other = got
-                    check.add(3, start, start + len(ident), action, "confusable", why,
-                              identifier=ident, other=other)  # fmt: skip
-        at += len(piece)
+    for at, body, lines in _read_again(pieces):
+        for j in range(0, len(lines), 2):
+            for w in pattern.finditer(body, lines[j], lines[j + 1]):
+                ident = w.group(1)
+                got = found.get(ident) if ident else None
+                if got is None:
+                    continue
+                start = at + w.start(1)
+                if start == check.idents_first(ident):
+                    continue  # the first use: reported already
+                action, why, other = got
+                check.add(3, start, start + len(ident), action, "confusable", why,
+                          identifier=ident, other=other)  # fmt: skip
 
 
 def _ascii_spellings_in(pieces: Callable[[], Iterable[str]], keys: set[str]) -> dict[str, int]:
     """``_ascii_spellings`` over the pieces, read again as the first time (signature,
     generated tables): each spelling at its first index in the whole text."""
     found: dict[str, int] = {}
+    for at, body, _ in _read_again(pieces):
+        for ident, local in _ascii_spellings(body, keys).items():
+            found.setdefault(ident, at + local)
+    return found
+
+
+def _read_again(pieces: Callable[[], Iterable[str]]) -> Iterator[tuple[int, str, list[int]]]:
+    """The pieces read again as ``_Check`` first read them: for each, the index of its
+    body in the whole text, the body (a leading signature dropped, generated tables
+    blanked) and the bounds of its lines that hold a non-ASCII character
+    (``_source_lines``; none in an ASCII body)."""
     at = 0
     for k, piece in enumerate(pieces()):
         shift = 1 if k == 0 and piece.startswith("\ufeff") else 0
         body = piece[shift:] if shift else piece
+        lines: list[int] = []
         if not body.isascii():
             lines, rare = _source_lines(body)
             body, _ = _without_tables(body, lines, rare)
-        for ident, local in _ascii_spellings(body, keys).items():
-            found.setdefault(ident, at + shift + local)
+        yield at + shift, body, lines
         at += len(piece)
-    return found
