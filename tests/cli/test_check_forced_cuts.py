@@ -9,9 +9,6 @@ SOURCE) on the whole text, in UTF-8 and in UTF-16 (``--encoding``)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +20,8 @@ from sanitizer import inspect, profiles
 from sanitizer._policy import _reveal
 from sanitizer._policy.compiled import CUT_SEQUENCE, cut_inside, judges_lines_alone, piece_end
 from sanitizer._source_gate import check_source
-from sanitizer.cli import _judge, main
+from sanitizer.cli import _judge
+from tests.support.cli_runner import policy_check_in_process
 
 # Sequences a forced cut may fall inside, and what cuts fall between: marks (a run of
 # 40 is past every profile's max_combining of 30), ZWJ and ZWNJ beside joining letters
@@ -57,15 +55,7 @@ def _check(
     tmp_path: Path, data: bytes, profile: str, *options: str
 ) -> tuple[bool, list[dict[str, object]]]:
     """Whether ``check --policy profile`` fails ``data`` (a prose file), and its findings."""
-    path = tmp_path / "t.txt"
-    path.write_bytes(data)
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8")
-    args = ["check", "--policy", profile, "--progress", "never", "--format", "json", *options]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        status = main([*args, "--limit", "0", str(path)])
-    out.flush()
-    records = [json.loads(x) for x in raw.getvalue().decode().splitlines()]
+    status, records = policy_check_in_process(tmp_path, data, profile, *options)
     return status == 1, [r for r in records if "rule" in r]
 
 

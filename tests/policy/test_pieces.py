@@ -11,9 +11,7 @@ first ``RUN_CAP`` characters, as ``reveal`` reads it in the whole.  The piece si
 
 from __future__ import annotations
 
-import contextlib
 import io
-import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,9 +20,10 @@ import pytest
 
 from sanitizer import inspect, profiles, reveal
 from sanitizer._policy import _reveal
-from sanitizer.cli import _judge, main
+from sanitizer.cli import _judge
 from sanitizer.cli import _reveal as reveal_cli
 from sanitizer.web._text import TextStream
+from tests.support.cli_runner import policy_check_in_process
 
 Found = tuple[int, int, str, bytes]
 
@@ -170,15 +169,7 @@ def test_a_run_cap_reads_the_first_characters() -> None:
 def _check_json(
     data: bytes, tmp_path: Path, profile: str = "PROMPT", *options: str
 ) -> list[tuple[object, ...]]:
-    path = tmp_path / "t.txt"
-    path.write_bytes(data)
-    raw = io.BytesIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8")
-    args = ["check", "--policy", profile, "--progress", "never", "--format", "json", *options]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        main([*args, "--limit", "0", str(path)])
-    out.flush()
-    records = [json.loads(x) for x in raw.getvalue().decode().splitlines()]
+    _, records = policy_check_in_process(tmp_path, data, profile, *options)
     found = [r for r in records if "category" in r]
     return [(r["start"], r["end"], r["category"], r.get("detail")) for r in found]
 

@@ -13,6 +13,7 @@ reads as it starts; then it is a fresh interpreter, as ``SANITIZER`` starts one.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import json
 import os
@@ -304,3 +305,22 @@ def check_settings(*options: str) -> Settings:
     settings = _check_args.resolve(build_parser(argv).parse_args(argv))
     assert not isinstance(settings, str), settings
     return settings
+
+
+def policy_check_in_process(
+    tmp_path: Path, data: bytes, profile: str, *options: str
+) -> tuple[int, list[dict[str, Any]]]:
+    """``sanitizer check --policy PROFILE --format json --limit 0 OPTIONS FILE`` on
+    ``data`` written to a file in ``tmp_path``, run in this process (so a test may patch
+    the module's sizes): its exit status and its JSON records."""
+    from sanitizer.cli import main  # a test run that never asks loads no CLI module here
+
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8")
+    args = ["check", "--policy", profile, "--progress", "never", "--format", "json", *options]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = main([*args, "--limit", "0", str(path)])
+    out.flush()
+    return status, json_records(raw.getvalue())
