@@ -493,22 +493,24 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     }
 }
 
-/* The common arguments of count_groups and list_groups: text, tables, groups. */
+/* The arguments that count_groups, list_groups, word_marks and reveal_runs begin with:
+ * text (args[0]), the scan's tables (args[1..3]), and a 256-byte table by class
+ * (args[at], named `what` in its error: groups, kinds). */
 static int
-group_args(PyObject *self, PyObject *const *args, const char *name, scan_tables_t *t,
-           const unsigned char **groups)
+text_and_tables(PyObject *self, PyObject *const *args, const char *name, scan_tables_t *t,
+                Py_ssize_t at, const char *what, const unsigned char **table)
 {
     if (!PyUnicode_Check(args[0])) {
         PyErr_Format(PyExc_TypeError, "%s() text must be str", name);
         return -1;
     }
     if (load_scan_tables(state_of(self), args[1], args[2], args[3], t) < 0) return -1;
-    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) != 256) {
-        PyErr_SetString(PyExc_ValueError, "malformed groups table");
+    if (!PyBytes_CheckExact(args[at]) || PyBytes_GET_SIZE(args[at]) != 256) {
+        PyErr_Format(PyExc_ValueError, "malformed %s table", what);
         return -1;
     }
     if (READY(args[0]) < 0) return -1;
-    *groups = (const unsigned char *)PyBytes_AS_STRING(args[5]);
+    *table = (const unsigned char *)PyBytes_AS_STRING(args[at]);
     return 0;
 }
 
@@ -529,7 +531,7 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     scan_tables_t t;
     const unsigned char *groups;
-    if (group_args(self, args, "count_groups", &t, &groups) < 0) return NULL;
+    if (text_and_tables(self, args, "count_groups", &t, 5, "groups", &groups) < 0) return NULL;
     Py_ssize_t start = PyLong_AsSsize_t(args[4]);
     if (start == -1 && PyErr_Occurred()) return NULL;
     int edits_matter = PyObject_IsTrue(args[6]);
@@ -562,7 +564,7 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     scan_tables_t t;
     const unsigned char *groups;
-    if (group_args(self, args, "list_groups", &t, &groups) < 0) return NULL;
+    if (text_and_tables(self, args, "list_groups", &t, 5, "groups", &groups) < 0) return NULL;
     Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
     if (limit == -1 && PyErr_Occurred()) return NULL;
     if (limit < -1) {
@@ -641,17 +643,9 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                          "start, near, max_gap) takes 8 arguments");
         return NULL;
     }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "word_marks() text must be str");
-        return NULL;
-    }
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
-    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != 256) {
-        PyErr_SetString(PyExc_ValueError, "malformed kinds table");
-        return NULL;
-    }
-    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    const unsigned char *kinds;
+    if (text_and_tables(self, args, "word_marks", &t, 4, "kinds", &kinds) < 0) return NULL;
     Py_ssize_t start = PyLong_AsSsize_t(args[5]);
     if (start == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t near = PyLong_AsSsize_t(args[6]);
@@ -858,17 +852,9 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                                          "ivd, ivd_on, start, done, limit) takes 10 arguments");
         return NULL;
     }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "reveal_runs() text must be str");
-        return NULL;
-    }
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
-    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != 256) {
-        PyErr_SetString(PyExc_ValueError, "malformed kinds table");
-        return NULL;
-    }
-    const unsigned char *kinds = (const unsigned char *)PyBytes_AS_STRING(args[4]);
+    const unsigned char *kinds;
+    if (text_and_tables(self, args, "reveal_runs", &t, 4, "kinds", &kinds) < 0) return NULL;
     ivd_t v;
     if (load_ivd(args[5], &v) < 0) return NULL;
     int ivd_on = PyObject_IsTrue(args[6]);
