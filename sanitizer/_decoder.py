@@ -67,15 +67,23 @@ def _as_bytes(data: object, where: str, name: str = "data") -> bytes:
 
 def _as_buffer(data: object, where: str, name: str = "data") -> bytes | memoryview:
     """``data`` for the entry points that only read it (``is_valid``, ``find_errors``):
-    exact bytes as they are; an exact ``bytearray`` or a C-contiguous ``memoryview`` as a
-    read-only byte view of the same memory (no copy: a 40 MiB view costs no page
-    faults); anything else as ``_as_bytes`` copies it."""
+    exact bytes as they are; any other C-contiguous buffer (bytearray, memoryview,
+    ``array``, ``mmap``, a NumPy or Arrow buffer, a bytes subclass) as a read-only byte
+    view of the same memory (no copy: a 40 MiB view costs no page faults); a strided
+    buffer as ``exact_bytes`` copies it; TypeError for str and non-buffers."""
     if type(data) is bytes:
         return data
-    if type(data) is bytearray or type(data) is memoryview:
-        view = memoryview(data)
-        if view.c_contiguous:
-            return view.toreadonly().cast("B")
+    if not isinstance(data, str):
+        try:
+            view = memoryview(data)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        else:
+            if view.c_contiguous:
+                try:
+                    return view.toreadonly().cast("B")
+                except (TypeError, ValueError):
+                    pass  # a format memoryview cannot cast (ctypes): copied below
     return exact_bytes(data, name, where)
 
 

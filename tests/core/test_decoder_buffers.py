@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import codecs
+import mmap
 import tracemalloc
 from collections.abc import Iterator
 from typing import Any
@@ -160,10 +161,47 @@ def test_other_buffers_and_strided_views() -> None:
 BIG = CLEAN * 100  # ~10 MiB
 
 
-@pytest.mark.parametrize("kind", ["bytearray", "memoryview", "bytearray view"])
+class BytesSubclass(bytes):
+    pass
+
+
+def _buffer(kind: str) -> Any:
+    """BIG as a buffer of kind ``kind`` (made before memory is traced)."""
+    if kind == "bytearray":
+        return bytearray(BIG)
+    if kind == "memoryview":
+        return memoryview(BIG)
+    if kind == "bytearray view":
+        return memoryview(bytearray(BIG))
+    if kind == "array of bytes":
+        return array.array("B", BIG)
+    if kind == "array of 2-byte items":
+        return array.array("H", BIG[: len(BIG) // 2 * 2])
+    if kind == "bytes subclass":
+        return BytesSubclass(BIG)
+    if kind == "mmap":
+        anonymous = mmap.mmap(-1, len(BIG))
+        anonymous.write(BIG)
+        return anonymous
+    pyarrow = pytest.importorskip("pyarrow")
+    return pyarrow.py_buffer(BIG)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "bytearray",
+        "memoryview",
+        "bytearray view",
+        "array of bytes",
+        "array of 2-byte items",
+        "bytes subclass",
+        "mmap",
+        "Arrow buffer",
+    ],
+)
 def test_buffers_are_read_in_place(kind: str) -> None:
-    source: Any = bytearray(BIG) if kind != "memoryview" else BIG
-    data = memoryview(source) if kind != "bytearray" else source
+    data = _buffer(kind)
     tracemalloc.start()
     try:
         assert decoder.is_valid(data)
