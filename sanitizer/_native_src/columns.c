@@ -197,12 +197,39 @@ valid_alone(const unsigned char *s, Py_ssize_t n)
     return speedups_valid_prefix_of(s, n) == n;
 }
 
-#define STRETCH (1 << 16) /* bytes validated at a time: within L2 */
+#define STRETCH (1 << 14) /* bytes validated at a time: within L1 */
 #define SET_BIT(bits, row) ((bits)[(row) >> 3] |= (unsigned char)(1u << ((row) & 7)))
 #define NULL_AT(vb, k) ((vb) != NULL && !(((vb)[(k) >> 3] >> ((k) & 7)) & 1))
 
+/* Rows lo..hi-1 valid: their bits set, but for nulls (vb: the validity bits by row, or
+ * NULL), a byte at a time where whole bytes are covered. */
+static void
+set_rows(unsigned char *bits, const unsigned char *vb, Py_ssize_t lo, Py_ssize_t hi)
+{
+    for (; lo < hi && (lo & 7); lo++) {
+        if (!NULL_AT(vb, lo)) SET_BIT(bits, lo);
+    }
+    Py_ssize_t whole = (hi - lo) >> 3;
+    if (whole > 0) {
+        if (vb != NULL) {
+            memcpy(bits + (lo >> 3), vb + (lo >> 3), (size_t)whole);
+        } else {
+            memset(bits + (lo >> 3), 0xFF, (size_t)whole);
+        }
+        lo += whole << 3;
+    }
+    for (; lo < hi; lo++) {
+        if (!NULL_AT(vb, lo)) SET_BIT(bits, lo);
+    }
+}
+
 /* The offsets walk for offsets of type T (int32_t, int64_t), everything in locals (the
- * bitmap's stores may alias any byte). */
+ * bitmap's stores may alias any byte).  A stretch of rows about STRETCH bytes long is
+ * found by galloping over its offsets and validated; then, its bytes in the L1 cache,
+ * one loop over its rows sees that no offset decreases and no row starts on a
+ * continuation byte.  When so and the validator passed the whole stretch, every row of
+ * it is valid (its bytes lie between two character boundaries) and its bits are set a
+ * byte at a time; otherwise its rows are judged one by one. */
 #define DEFINE_OFFSETS_WALK(NAME, T)                                                       \
     static Py_ssize_t NAME(const T *o, const unsigned char *d, const unsigned char *vb,           \
                     Py_ssize_t length, unsigned char *bits, rows_t *bad)                    \
@@ -211,12 +238,35 @@ valid_alone(const unsigned char *s, Py_ssize_t n)
         Py_ssize_t row = 0;                                                                 \
         while (row < length) {                                                              \
             const int64_t from = o[row];                                                    \
-            /* a stretch of about STRETCH bytes ending at a row's end: its boundaries are \
-             * checked while its bytes are still in the cache */                          \
-            Py_ssize_t j = row + 1;                                                         \
-            while (j < length && o[j] - from < STRETCH) j++;                                \
+            /* j: the first row end STRETCH bytes or more past `from` (or `length`), by  \
+             * galloping then halving (offsets that decrease end in the row walk) */      \
+            Py_ssize_t lo = row, j = row + 1, step = 1;                                     \
+            while (j < length && o[j] - from < STRETCH) {                                   \
+                lo = j;                                                                     \
+                step *= 2;                                                                  \
+                j = step < length - row ? row + step : length;                              \
+            }                                                                               \
+            while (j - lo > 1) { /* o[lo] - from < STRETCH; o[j] - from >= STRETCH or j == length */ \
+                const Py_ssize_t mid = lo + (j - lo) / 2;                                   \
+                if (o[mid] - from < STRETCH) lo = mid; else j = mid;                        \
+            }                                                                               \
             const int64_t stop = o[j] < last && o[j] >= from ? o[j] : last;                 \
             const int64_t p = from + speedups_valid_prefix_of(d + from, (Py_ssize_t)(stop - from)); \
+            /* the stretch's bytes are in the cache now: the rows' first bytes */           \
+            int64_t prev = from;                                                            \
+            unsigned decreasing = 0, tails = 0;                                             \
+            for (Py_ssize_t k = row; k < j; k++) {                                          \
+                const int64_t x = o[k];                                                     \
+                decreasing |= x < prev;                                                     \
+                /* (unsigned: a garbage offset, negative or past the data, reads nothing) */ \
+                tails |= (uint64_t)x < (uint64_t)last ? (unsigned)IS_TAIL(d[x]) : 0u;       \
+                prev = x;                                                                   \
+            }                                                                               \
+            if (!decreasing && !tails && p == stop && o[j] == stop && prev <= stop) {       \
+                set_rows(bits, vb, row, j);                                                 \
+                row = j;                                                                    \
+                continue;                                                                   \
+            }                                                                               \
             int64_t s = from;                                                               \
             for (; row < length; row++) {                                                   \
                 const int64_t e = o[row + 1];                                               \

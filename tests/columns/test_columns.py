@@ -24,6 +24,7 @@ import sanitizer
 from sanitizer import _arrow, _machine, _native, columns, profiles
 from sanitizer import _decoder as decoder
 from sanitizer._errors import ErrorKind, Utf8Error
+from tests.support.settings import examples
 
 pa = pytest.importorskip("pyarrow")
 pl = pytest.importorskip("polars")
@@ -212,6 +213,40 @@ def test_c_walk_equals_its_twin(case: Any, kind: str, cut: int) -> None:
                 assert _native.speedups.column_gather(*args, rows, pieces, out_layout) == (
                     _arrow.column_gather_py(*args, rows, pieces, out_layout)
                 )
+
+
+@given(
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=12),
+    st.lists(st.integers(0, 2**20), max_size=300),
+    st.sampled_from(["string", "large_binary"]),
+    st.integers(0, 3),
+)
+@settings(max_examples=examples(12), deadline=None)
+def test_c_walk_equals_its_twin_across_stretches(
+    pieces: list[bytes], cuts: list[int], kind: str, nulls_every: int
+) -> None:
+    """Columns of ~100 KiB: the C walk validates a stretch of many rows at a time and
+    judges each row by its first byte; rows that start mid-character, empty rows and
+    nulls at any place, in any stretch, get the answers the twin gives value by value."""
+    if _native.speedups is None:
+        pytest.skip("the C extension is not in use")
+    unit = b"".join(pieces)
+    stream = unit * (100_000 // len(unit) + 1)
+    bounds = [0, *sorted(c % (len(stream) + 1) for c in cuts), len(stream)]
+    values = [stream[a:b] for a, b in itertools.pairwise(bounds)]
+    nulls = [bool(nulls_every) and i % (nulls_every + 1) == 0 for i in range(len(values))]
+    arr = make_column(values, nulls, kind)
+    with _arrow.read_column(arr, "test") as col:
+        for chunk in col.chunks():
+            args = (
+                chunk.layout,
+                chunk.length,
+                chunk.offset,
+                chunk.validity,
+                chunk.values,
+                chunk.data,
+            )
+            assert _native.speedups.column_check(*args) == _arrow.column_check_py(*args)
 
 
 def test_every_error_kind(backend: str) -> None:
