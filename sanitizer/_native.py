@@ -300,11 +300,21 @@ class Speedups(Protocol):
     def identifiers(
         self, text: str, spans: list[int], marks: bytes, wide: bool, /
     ) -> dict[str, int]: ...
+    def bidi_feed(
+        self,
+        judge: object,
+        text: str,
+        at: int,
+        start: int,
+        bar: tuple[int, int, int, int] | None,
+        room: int,
+        /,
+    ) -> tuple[list[tuple[int, int, int, str | None]], int, int, int, int]: ...
 
 
 # Bumped with SANITIZER_SPEEDUPS_ABI_VERSION (_native_src/speedups_capi.h) whenever the
 # extension's interface changes; an extension reporting another one is a stale build.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no", "")

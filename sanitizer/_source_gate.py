@@ -335,11 +335,7 @@ class _Check:
             self.add(0, at + f.start, at + f.end, f.action, f.category.value, why, f.codepoint)
         self.found.unlisted(report.more_findings - len(extra), report.more_allowed)
         if self.bidi is not None and (not plain or self.bidi.pending):
-            self.bidi_verdicts(self.bidi.feed(body, at, self.found.full_before))
-            counted = self.bidi.take_counted()
-            if counted:  # refused, past what can be listed: counted, never built
-                self.ok = False
-                self.found.unlisted(counted, 0)
+            self.bidi_feed(self.bidi, body, at)
         if plain:
             return
         zero_width = self.judged & _ZERO_WIDTH
@@ -410,16 +406,32 @@ class _Check:
             return []
         return unlisted_refused(body, report, policy, policy.max_findings, failing=False)
 
-    def bidi_verdicts(self, verdicts: Iterable[tuple[int, int, Action, str]]) -> None:
+    def bidi_feed(self, judge: _BidiJudge, body: str, at: int) -> None:
+        """The bidi verdicts of a piece: those that may be listed given one by one (the
+        cap's bar moves as they are kept), the rest counted in bulk."""
+        found, start = self.found, 0
+        while start >= 0:
+            room = -1 if found.cap is None else 2 * found.cap - len(found.items)
+            verdicts, start, counted, allowed, refused = judge.feed(
+                body, at, start, found.bar, max(room, 0)
+            )
+            self.bidi_verdicts(verdicts)
+            if counted:  # past what can be listed: counted, never built
+                found.unlisted(counted, allowed)
+            if refused:
+                self.ok = False
+
+    def bidi_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         """``add`` for each verdict, inlined: a flood of bidi controls is a finding a
-        character, most of them only counted."""
-        found, allow = self.found, Action.ALLOW
-        for index, cp, action, why in verdicts:
-            allowed = action is allow
+        character."""
+        found, paired = self.found, _PAIRED
+        for index, cp, code, crossing in verdicts:
+            allowed = code == paired
             if not allowed:
                 self.ok = False
             key = (int(allowed), index, index + 1, 0)
             if found.wants(key, allowed):
+                action, why = bidi_reason(code, crossing)
                 finding = SourceFinding(
                     "bidi-control", index, index + 1, action, _because(cp, why), cp
                 )
@@ -455,18 +467,56 @@ _CLOSERS = re.compile("[\u202c\u2069]+")
 _EOL = re.compile("[\n\x0b\x0c\r\x85\u2028\u2029]")
 
 
+# A verdict's code (``_BidiJudge.feed``): what it says and why.  The C twin
+# (``_native_src/source.c``, ``bidi_feed``) gives the same codes.
+_PAIRED, _TOO_DEEP, _CLOSES_TOO_DEEP, _NOT_CLOSED_BY_PDF, _CLOSES_NOTHING = range(5)
+_CROSSES, _UNCLOSED_E, _UNCLOSED_I = 5, 6, 7
+_WHY: dict[int, tuple[Action, str]] = {
+    _PAIRED: (Action.ALLOW, "paired within its line"),
+    _TOO_DEEP: (Action.REJECT, "nested deeper than UAX #9 allows (max_depth 125)"),
+    _CLOSES_TOO_DEEP: (Action.REJECT, "closes an opener nested too deep (UAX #9 max_depth)"),
+    _NOT_CLOSED_BY_PDF: (Action.REJECT, "not closed by PDF before PDI"),
+    _CLOSES_NOTHING: (Action.REJECT, "closes nothing on its line"),
+    _UNCLOSED_E: (Action.REJECT, "not closed by PDF on its line (Trojan Source, CVE-2021-42574)"),
+    _UNCLOSED_I: (Action.REJECT, "not closed by PDI on its line (Trojan Source, CVE-2021-42574)"),
+}
+# (index, code point, code, the delimiter a pair crosses or None)
+Verdict = tuple[int, int, int, "str | None"]
+# What ``feed`` gives back: the verdicts wanted, where to go on (-1: done), and how many
+# were counted without being given: all of them, those allowed, those refused.
+Fed = tuple[list[Verdict], int, int, int, int]
+
+
+def bidi_reason(code: int, crossing: str | None) -> tuple[Action, str]:
+    """A verdict code's action and why."""
+    if code == _CROSSES:
+        why = f"its pair crosses {crossing!r}, a string or comment delimiter (Trojan Source)"
+        return Action.REJECT, why
+    return _WHY[code]
+
+
+def _wanted(bar: tuple[int, int, int, int] | None, allowed: bool, index: int) -> bool:
+    """Whether a verdict at ``index`` may still be listed under ``bar`` (``_Found.bar``)."""
+    return bar is None or (int(allowed), index, index + 1, 0) < bar
+
+
 class _BidiJudge:
     """Pairs the bidi controls of a text line by line, read piece by piece: each control
-    gets its verdict (``(index, code point, action, why)``) once its pair or the end of
-    its line is read, in memory bounded by UAX #9's max_depth: an opener nested deeper
-    is refused at once, and so is the closer that would close it.  Only the text between
-    two controls is searched (for a line end, then for a delimiter that the open pairs
-    then straddle), and only while one is open."""
+    gets its verdict once its pair or the end of its line is read, in memory bounded by
+    UAX #9's max_depth: an opener nested deeper is refused at once, and so is the closer
+    that would close it.  Only the text between two controls is searched (for a line
+    end, then for a delimiter that the open pairs then straddle), and only while one is
+    open.
 
-    __slots__ = ("counted", "crossed", "isolates", "overflow", "stack")
+    ``feed`` gives the verdicts that ``_Found`` may still list (under its ``bar``), at
+    most about ``room`` a call, and only counts the others: a flood of controls past the
+    cap costs no object a control.  With the C extension ``feed`` is ``bidi_feed``
+    (``_native_src/source.c``), a pass with no Python work a control; ``_feed_py`` is its
+    pure-Python twin, and the tests hold the two equal."""
+
+    __slots__ = ("crossed", "isolates", "overflow", "stack")
 
     def __init__(self) -> None:
-        self.counted = 0  # refused verdicts counted in bulk, not given (``take_counted``)
         # [kind ("E": embedding or override, "I": isolate), index, code point, the first
         # delimiter read since it opened or None]
         self.stack: list[list[object]] = []
@@ -479,22 +529,50 @@ class _BidiJudge:
         return bool(self.stack or self.overflow)
 
     def feed(
-        self, text: str, at: int, counted: Callable[[int], bool] | None = None
-    ) -> Iterator[tuple[int, int, Action, str]]:
-        """The verdicts of the controls in ``text`` (which starts at index ``at``).
-        ``counted(index)``: whether no refused finding at or after ``index`` can be
-        listed any more; then a run of openers nested past max_depth, and the run of
-        closers that closes them, are refused in one step and only counted
-        (``take_counted``), so a flood of them costs no work a control."""
-        pos = 0  # text[pos:] is not read yet
-        for m in _BIDI.finditer(text):
+        self,
+        text: str,
+        at: int,
+        start: int = 0,
+        bar: tuple[int, int, int, int] | None = None,
+        room: int = -1,
+    ) -> Fed:
+        """The verdicts of the controls in ``text`` (which starts at index ``at``) from
+        ``text[start]`` on: those ``bar`` wants, in order, until more than ``room`` are
+        given (-1: no bound; then the index to go on from, at a control), and the counts
+        of those it does not want."""
+        if speedups is not None:
+            fed: Fed = speedups.bidi_feed(self, text, at, start, bar, room)
+            return fed
+        return self._feed_py(text, at, start, bar, room)
+
+    def _feed_py(
+        self, text: str, at: int, start: int, bar: tuple[int, int, int, int] | None, room: int
+    ) -> Fed:
+        out: list[Verdict] = []
+        counts = [0, 0, 0]  # counted, allowed, refused
+
+        def give(verdicts: Iterable[Verdict]) -> None:
+            for v in verdicts:
+                allowed = v[2] == _PAIRED
+                if _wanted(bar, allowed, v[0]):
+                    out.append(v)
+                else:
+                    counts[0] += 1
+                    counts[1 if allowed else 2] += 1
+
+        # nothing at or after ``index`` can be listed any more (``_Found.full_before``)
+        full = bar is not None and bar[0] <= 0
+        pos = start  # text[pos:] is not read yet
+        for m in _BIDI.finditer(text, start):
             i, j = m.span()
             if (self.stack or self.overflow) and i > pos:
-                yield from self._between(text, pos, i)
+                give(self._between(text, pos, i))
             pos = j
             k = i
             while k < j:
-                if self.overflow and counted is not None and counted(at + k):
+                if room >= 0 and len(out) > room:
+                    return out, k, *counts  # type: ignore[return-value]
+                if self.overflow and full and bar is not None and bar[1] < at + k:
                     run = _OPENERS.match(text, k, j)
                     n = 0 if run is None else run.end() - k  # nested too deep, as the first
                     if n == 0:
@@ -504,24 +582,21 @@ class _BidiJudge:
                     else:
                         self.overflow += n
                     if n:
-                        self.counted += n
+                        counts[0] += n
+                        counts[2] += n
                         k += n
                         continue
-                yield from self._control(text[k], at + k)
+                give(self._control(text[k], at + k))
                 k += 1
         if self.stack or self.overflow:
-            yield from self._between(text, pos, len(text))
+            give(self._between(text, pos, len(text)))
+        return out, -1, *counts  # type: ignore[return-value]
 
-    def take_counted(self) -> int:
-        """The refused verdicts ``feed`` counted without giving them, since last asked."""
-        n, self.counted = self.counted, 0
-        return n
+    def end(self) -> list[Verdict]:
+        """The end of the text ends the last line: the verdicts of what is still open."""
+        return list(self._unclosed())
 
-    def end(self) -> Iterator[tuple[int, int, Action, str]]:
-        """The end of the text ends the last line."""
-        return self._unclosed()
-
-    def _between(self, text: str, lo: int, hi: int) -> Iterator[tuple[int, int, Action, str]]:
+    def _between(self, text: str, lo: int, hi: int) -> Iterator[Verdict]:
         if _EOL.search(text, lo, hi) is not None:
             yield from self._unclosed()
             return
@@ -532,49 +607,44 @@ class _BidiJudge:
                     entry[3] = crossing.group()
                 self.crossed = len(self.stack)
 
-    def _control(self, ch: str, index: int) -> Iterator[tuple[int, int, Action, str]]:
+    def _control(self, ch: str, index: int) -> Iterator[Verdict]:
         cp = ord(ch)
         kind = _BIDI_OPENERS.get(ch)
         if kind is not None:
             if len(self.stack) >= _MAX_DEPTH:
                 self.overflow += 1
-                yield index, cp, Action.REJECT, "nested deeper than UAX #9 allows (max_depth 125)"
+                yield index, cp, _TOO_DEEP, None
                 return
             self.stack.append([kind, index, cp, None])
             self.isolates += kind == "I"
         elif self.overflow:
             self.overflow -= 1
-            yield index, cp, Action.REJECT, "closes an opener nested too deep (UAX #9 max_depth)"
+            yield index, cp, _CLOSES_TOO_DEEP, None
         elif ch == _PDF and self.stack and self.stack[-1][0] == "E":  # X7: closes E
             yield from self._close(index, cp)
         elif ch == _PDI and self.isolates:  # X6a: closes embeddings inside too
             while self.stack[-1][0] == "E":
                 _, inner, inner_cp, _ = self.stack.pop()
                 assert isinstance(inner, int) and isinstance(inner_cp, int)
-                yield inner, inner_cp, Action.REJECT, "not closed by PDF before PDI"
+                yield inner, inner_cp, _NOT_CLOSED_BY_PDF, None
             yield from self._close(index, cp)
         else:
-            yield index, cp, Action.REJECT, "closes nothing on its line"
+            yield index, cp, _CLOSES_NOTHING, None
 
-    def _close(self, index: int, cp: int) -> Iterator[tuple[int, int, Action, str]]:
+    def _close(self, index: int, cp: int) -> Iterator[Verdict]:
         kind, opener, opener_cp, crossing = self.stack.pop()
         assert isinstance(opener, int) and isinstance(opener_cp, int)
+        assert crossing is None or isinstance(crossing, str)
         self.isolates -= kind == "I"
         self.crossed = min(self.crossed, len(self.stack))
-        if crossing is None:
-            action, why = Action.ALLOW, "paired within its line"
-        else:
-            action = Action.REJECT
-            why = f"its pair crosses {crossing!r}, a string or comment delimiter (Trojan Source)"
-        yield opener, opener_cp, action, why
-        yield index, cp, action, why
+        code = _PAIRED if crossing is None else _CROSSES
+        yield opener, opener_cp, code, crossing
+        yield index, cp, code, crossing
 
-    def _unclosed(self) -> Iterator[tuple[int, int, Action, str]]:
+    def _unclosed(self) -> Iterator[Verdict]:
         for kind, index, cp, _ in self.stack:
             assert isinstance(index, int) and isinstance(cp, int)
-            closer = "PDF" if kind == "E" else "PDI"
-            why = f"not closed by {closer} on its line (Trojan Source, CVE-2021-42574)"
-            yield index, cp, Action.REJECT, why
+            yield index, cp, _UNCLOSED_E if kind == "E" else _UNCLOSED_I, None
         self.stack.clear()
         self.isolates = self.crossed = self.overflow = 0
 

@@ -310,3 +310,16 @@ def precis_enforce(
 
 def precis_layout() -> dict[str, object]:
     """The table layout, config flags and reason order precis_enforce reads."""
+
+def bidi_feed(
+    judge: object,
+    text: str,
+    at: int,
+    start: int,
+    bar: tuple[int, int, int, int] | None,
+    room: int,
+    /,
+) -> tuple[list[tuple[int, int, int, str | None]], int, int, int, int]:
+    """(verdicts, next, counted, allowed, refused): the source gate's bidi pairing of
+    text[start:], judge's state read and written back (reference:
+    sanitizer._source_gate._BidiJudge._feed_py)."""

@@ -166,6 +166,9 @@ static PyMethodDef speedups_methods[] = {
      "source_lines($module, text, /)\n--\n\n"
      "(spans, rare): the lines holding non-ASCII characters and the indices of NEL, LS,\n"
      "PS and VS1..VS16, for sanitizer._source_gate (see source.c)."},
+    {"bidi_feed", (PyCFunction)(void (*)(void))speedups_bidi_feed, METH_FASTCALL,
+     "bidi_feed($module, judge, text, at, start, bar, room, /)\n--\n\n"
+     "The source gate's bidi pairing of text[start:] (see source.c)."},
     {"identifiers", (PyCFunction)(void (*)(void))speedups_identifiers, METH_FASTCALL,
      "identifiers($module, text, spans, marks, wide, /)\n--\n\n"
      "The identifiers in those spans holding a non-ASCII character (wide) or not, and\n"

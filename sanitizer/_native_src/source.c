@@ -308,3 +308,337 @@ done:
     PyBuffer_Release(&view);
     return found;
 }
+
+/*
+ * bidi_feed(judge, text, at, start, bar, room) -> (verdicts, next, counted, allowed, refused)
+ *
+ * The bidi pairing of the source gate (gcc -Wbidi-chars=unpaired; UAX #9 BD7, X5a-X6a)
+ * over text[start:], text's index 0 being `at` in the whole input: the C twin of
+ * sanitizer._source_gate._BidiJudge._feed_py, which documents it (the tests hold the two
+ * equal).  `judge` holds the state carried from piece to piece (stack, isolates, crossed,
+ * overflow), read at the start and written back at the end.  A verdict is (index, code
+ * point, code, delimiter crossed or None), codes as _source_gate's _PAIRED.._UNCLOSED_I;
+ * those `bar` (the cap's bar: a 4-tuple, or None) wants are given, until more than `room`
+ * (-1: no bound) are, when the pass stops at a control and says where to go on; the
+ * others are only counted.  A flood of controls costs no Python object a control.
+ */
+enum { V_PAIRED, V_TOO_DEEP, V_CLOSES_TOO_DEEP, V_NOT_CLOSED_BY_PDF, V_CLOSES_NOTHING,
+       V_CROSSES, V_UNCLOSED_E, V_UNCLOSED_I };
+#define BIDI_MAX_DEPTH 125 /* UAX #9 BD2 (_source_gate._MAX_DEPTH) */
+
+typedef struct {
+    int isolate; /* 0: embedding or override ("E"), 1: isolate ("I") */
+    Py_ssize_t index;
+    Py_UCS4 cp;
+    PyObject *crossing; /* a str, or NULL: a strong reference */
+} bidi_entry;
+
+typedef struct {
+    bidi_entry stack[BIDI_MAX_DEPTH];
+    Py_ssize_t depth, isolates, crossed, overflow;
+    int has_bar;
+    long long bar[4];
+    PyObject *out;
+    Py_ssize_t counted, allowed, refused;
+} bidi_state;
+
+static int
+bidi_is_control(Py_UCS4 c)
+{
+    return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+static int
+bidi_is_eol(Py_UCS4 c)
+{
+    return c == '\n' || c == 0x0B || c == 0x0C || c == '\r' || c == 0x85 || c == 0x2028
+           || c == 0x2029;
+}
+
+/* a verdict: given when the bar wants it, else counted; -1 on error */
+static int
+bidi_emit(bidi_state *st, Py_ssize_t index, Py_UCS4 cp, int code, PyObject *crossing)
+{
+    int allowed = code == V_PAIRED;
+    if (st->has_bar) {
+        long long key[4] = {allowed, (long long)index, (long long)index + 1, 0};
+        int wanted = 0;
+        for (int i = 0; i < 4; i++) {
+            if (key[i] != st->bar[i]) {
+                wanted = key[i] < st->bar[i];
+                break;
+            }
+        }
+        if (!wanted) {
+            st->counted++;
+            if (allowed)
+                st->allowed++;
+            else
+                st->refused++;
+            return 0;
+        }
+    }
+    PyObject *v = Py_BuildValue("(nIiO)", index, (unsigned int)cp, code,
+                                crossing ? crossing : Py_None);
+    if (v == NULL)
+        return -1;
+    int r = PyList_Append(st->out, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int
+bidi_unclosed(bidi_state *st)
+{
+    for (Py_ssize_t i = 0; i < st->depth; i++) {
+        bidi_entry *e = &st->stack[i];
+        if (bidi_emit(st, e->index, e->cp, e->isolate ? V_UNCLOSED_I : V_UNCLOSED_E, NULL) < 0)
+            return -1;
+    }
+    for (Py_ssize_t i = 0; i < st->depth; i++)
+        Py_CLEAR(st->stack[i].crossing);
+    st->depth = st->isolates = st->crossed = st->overflow = 0;
+    return 0;
+}
+
+/* text[lo:hi], between two controls, read while a pair is open: a line end closes the
+ * line; else the first string or comment delimiter (_source_gate._DELIMITER) is what the
+ * open pairs not yet crossing one now straddle */
+static int
+bidi_between(bidi_state *st, PyObject *text, int kind, const void *data, Py_ssize_t lo,
+             Py_ssize_t hi)
+{
+    for (Py_ssize_t t = lo; t < hi; t++) {
+        if (bidi_is_eol(PyUnicode_READ(kind, data, t)))
+            return bidi_unclosed(st);
+    }
+    if (st->crossed >= st->depth)
+        return 0;
+    for (Py_ssize_t t = lo; t < hi; t++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, t);
+        Py_UCS4 next = t + 1 < hi ? PyUnicode_READ(kind, data, t + 1) : 0;
+        Py_ssize_t width = 0;
+        if (c == '"' || c == '\'' || c == '`' || c == '#')
+            width = 1;
+        else if ((c == '/' && (next == '/' || next == '*')) || (c == '*' && next == '/'))
+            width = 2;
+        if (width) {
+            PyObject *found = PyUnicode_Substring(text, t, t + width);
+            if (found == NULL)
+                return -1;
+            for (Py_ssize_t i = st->crossed; i < st->depth; i++) {
+                Py_INCREF(found);
+                Py_XSETREF(st->stack[i].crossing, found);
+            }
+            Py_DECREF(found);
+            st->crossed = st->depth;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static int
+bidi_close(bidi_state *st, Py_ssize_t index, Py_UCS4 cp)
+{
+    bidi_entry e = st->stack[--st->depth];
+    st->isolates -= e.isolate;
+    if (st->crossed > st->depth)
+        st->crossed = st->depth;
+    int code = e.crossing == NULL ? V_PAIRED : V_CROSSES;
+    int r = bidi_emit(st, e.index, e.cp, code, e.crossing);
+    if (r == 0)
+        r = bidi_emit(st, index, cp, code, e.crossing);
+    Py_XDECREF(e.crossing);
+    return r;
+}
+
+static int
+bidi_control(bidi_state *st, Py_UCS4 c, Py_ssize_t index)
+{
+    if (c != 0x202C && c != 0x2069) { /* an opener: LRE RLE LRO RLO, LRI RLI FSI */
+        if (st->depth >= BIDI_MAX_DEPTH) {
+            st->overflow++;
+            return bidi_emit(st, index, c, V_TOO_DEEP, NULL);
+        }
+        bidi_entry *e = &st->stack[st->depth++];
+        e->isolate = c >= 0x2066;
+        e->index = index;
+        e->cp = c;
+        e->crossing = NULL;
+        st->isolates += e->isolate;
+        return 0;
+    }
+    if (st->overflow) {
+        st->overflow--;
+        return bidi_emit(st, index, c, V_CLOSES_TOO_DEEP, NULL);
+    }
+    if (c == 0x202C && st->depth && !st->stack[st->depth - 1].isolate) /* X7 */
+        return bidi_close(st, index, c);
+    if (c == 0x2069 && st->isolates) { /* X6a: closes embeddings inside too */
+        while (!st->stack[st->depth - 1].isolate) {
+            bidi_entry e = st->stack[--st->depth];
+            if (st->crossed > st->depth)
+                st->crossed = st->depth;
+            int r = bidi_emit(st, e.index, e.cp, V_NOT_CLOSED_BY_PDF, NULL);
+            Py_XDECREF(e.crossing);
+            if (r < 0)
+                return -1;
+        }
+        return bidi_close(st, index, c);
+    }
+    return bidi_emit(st, index, c, V_CLOSES_NOTHING, NULL);
+}
+
+static int
+bidi_get_count(PyObject *judge, const char *name, Py_ssize_t *out)
+{
+    PyObject *v = PyObject_GetAttrString(judge, name);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int
+bidi_set_count(PyObject *judge, const char *name, Py_ssize_t value)
+{
+    PyObject *v = PyLong_FromSsize_t(value);
+    if (v == NULL)
+        return -1;
+    int r = PyObject_SetAttrString(judge, name, v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* judge's stack ([kind, index, code point, crossing] lists) into st; -1 on error */
+static int
+bidi_load(bidi_state *st, PyObject *judge)
+{
+    PyObject *stack = PyObject_GetAttrString(judge, "stack");
+    if (stack == NULL)
+        return -1;
+    int r = -1;
+    if (!PyList_Check(stack) || PyList_GET_SIZE(stack) > BIDI_MAX_DEPTH) {
+        PyErr_SetString(PyExc_ValueError, "bidi_feed: bad stack");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(stack); i++) {
+        PyObject *entry = PyList_GET_ITEM(stack, i);
+        if (!PyList_Check(entry) || PyList_GET_SIZE(entry) != 4) {
+            PyErr_SetString(PyExc_ValueError, "bidi_feed: bad stack entry");
+            goto done;
+        }
+        PyObject *kind = PyList_GET_ITEM(entry, 0), *crossing = PyList_GET_ITEM(entry, 3);
+        bidi_entry *e = &st->stack[st->depth];
+        e->isolate = PyUnicode_Check(kind) && PyUnicode_CompareWithASCIIString(kind, "I") == 0;
+        e->index = PyLong_AsSsize_t(PyList_GET_ITEM(entry, 1));
+        e->cp = (Py_UCS4)PyLong_AsUnsignedLong(PyList_GET_ITEM(entry, 2));
+        if (PyErr_Occurred())
+            goto done;
+        e->crossing = crossing == Py_None ? NULL : Py_NewRef(crossing);
+        st->depth++;
+    }
+    r = 0;
+done:
+    Py_DECREF(stack);
+    return r;
+}
+
+/* st's stack back into judge's list, and the counts */
+static int
+bidi_store(bidi_state *st, PyObject *judge)
+{
+    PyObject *stack = PyList_New(st->depth);
+    if (stack == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < st->depth; i++) {
+        bidi_entry *e = &st->stack[i];
+        PyObject *entry = Py_BuildValue("[snIO]", e->isolate ? "I" : "E", e->index,
+                                        (unsigned int)e->cp, e->crossing ? e->crossing : Py_None);
+        if (entry == NULL) {
+            Py_DECREF(stack);
+            return -1;
+        }
+        PyList_SET_ITEM(stack, i, entry);
+    }
+    int r = PyObject_SetAttrString(judge, "stack", stack);
+    Py_DECREF(stack);
+    if (r == 0)
+        r = bidi_set_count(judge, "isolates", st->isolates);
+    if (r == 0)
+        r = bidi_set_count(judge, "crossed", st->crossed);
+    if (r == 0)
+        r = bidi_set_count(judge, "overflow", st->overflow);
+    return r;
+}
+
+PyObject *
+speedups_bidi_feed(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "bidi_feed(judge, text, at, start, bar, room, /)");
+        return NULL;
+    }
+    PyObject *judge = args[0], *text = args[1], *bar = args[4], *result = NULL;
+    Py_ssize_t at = PyLong_AsSsize_t(args[2]), start = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t room = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (start < 0 || start > n) {
+        PyErr_SetString(PyExc_ValueError, "bidi_feed: start out of range");
+        return NULL;
+    }
+    bidi_state *st = PyMem_Calloc(1, sizeof(bidi_state));
+    if (st == NULL)
+        return PyErr_NoMemory();
+    if (bar != Py_None) {
+        if (!PyTuple_Check(bar) || PyTuple_GET_SIZE(bar) != 4) {
+            PyErr_SetString(PyExc_TypeError, "bidi_feed: bar must be a 4-tuple or None");
+            goto done;
+        }
+        st->has_bar = 1;
+        for (int i = 0; i < 4; i++)
+            st->bar[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(bar, i));
+        if (PyErr_Occurred())
+            goto done;
+    }
+    st->out = PyList_New(0);
+    if (st->out == NULL || bidi_load(st, judge) < 0
+        || bidi_get_count(judge, "isolates", &st->isolates) < 0
+        || bidi_get_count(judge, "crossed", &st->crossed) < 0
+        || bidi_get_count(judge, "overflow", &st->overflow) < 0)
+        goto done;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t pos = start, k = start, next = -1;
+    for (; k < n; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (!bidi_is_control(c))
+            continue;
+        if (k > pos && (st->depth || st->overflow)
+            && bidi_between(st, text, kind, data, pos, k) < 0)
+            goto done;
+        pos = k + 1;
+        if (room >= 0 && PyList_GET_SIZE(st->out) > room) {
+            next = k; /* (what is before it read) */
+            break;
+        }
+        if (bidi_control(st, c, at + k) < 0)
+            goto done;
+    }
+    if (next < 0 && (st->depth || st->overflow) && bidi_between(st, text, kind, data, pos, n) < 0)
+        goto done;
+    if (bidi_store(st, judge) < 0)
+        goto done;
+    result = Py_BuildValue("(Onnnn)", st->out, next, st->counted, st->allowed, st->refused);
+done:
+    for (Py_ssize_t i = 0; i < st->depth; i++)
+        Py_XDECREF(st->stack[i].crossing);
+    Py_XDECREF(st->out);
+    PyMem_Free(st);
+    return result;
+}

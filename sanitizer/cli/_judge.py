@@ -240,7 +240,10 @@ def placed(
     to_byte: dict[int, int] = {}
     where: dict[int, tuple[int, int]] = {}
     cuts: dict[int, str] = {}  # byte start -> excerpt
-    starts = sorted({item[0] for item in items})
+    ends: dict[int, list[int]] = {}  # start -> the ends of the items starting there
+    for item in items:
+        ends.setdefault(item[0], []).append(item[1])
+    starts = sorted(ends)
     locator = Locator(columns)
     w = 0  # next wanted offset
     s = 0  # next start to excerpt (in bytes, once mapped)
@@ -267,7 +270,7 @@ def placed(
             start = starts[s]
             first = to_byte[start]
             last = at + len(piece)  # an end in a later piece: the excerpt stops here
-            end = max(to_byte.get(item[1], last) for item in items if item[0] == start)
+            end = max(to_byte.get(e, last) for e in ends[start])
             cuts[first] = excerpt(window, first - base, min(end, last) - base)
             s += 1
         if w == len(wanted) and s == len(starts):

@@ -209,9 +209,51 @@ def test_nesting_past_max_depth_is_refused_and_bounded() -> None:
     verdicts = [f.action for f in report.findings if f.kind == "bidi-control"]
     assert verdicts.count(Action.ALLOW) == 3 * 2 * 125  # the pairs within max_depth
     judge = source_gate._BidiJudge()
-    for _ in judge.feed("\u202e" * 100_000, 0):
-        pass
+    verdicts, _, counted, allowed, refused = judge.feed("\u202e" * 100_000, 0)
     assert len(judge.stack) == source_gate._MAX_DEPTH
+    assert len(verdicts) == refused + len(verdicts) - counted == 100_000 - 125
+    assert allowed == 0
+
+
+BIDI_VOCABULARY = [*"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069", "x", " ", "'",
+                   "//", "/", "*", "*/", "#", "\n", "\r", "\u2028"]  # fmt: skip
+bidi_texts = st.lists(st.sampled_from(BIDI_VOCABULARY), max_size=80).map("".join)
+bars = st.one_of(
+    st.none(),
+    st.tuples(st.integers(0, 1), st.integers(0, 200)).map(lambda t: (t[0], t[1], t[1] + 1, 0)),
+)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(bidi_texts, min_size=1, max_size=4), bars, st.integers(-1, 4), st.booleans())
+def test_bidi_feed_in_c_equals_its_twin(
+    pieces: list[str], bar: tuple[int, int, int, int] | None, room: int, deep: bool
+) -> None:
+    """``_BidiJudge.feed`` in C (``bidi_feed``) and its twin give the same verdicts, the
+    same place to go on, the same counts and leave the same state, piece after piece,
+    whatever the cap's bar and the room (a nesting past max_depth too)."""
+    if source_gate.speedups is None:
+        pytest.skip("the C extension is not in use")
+    if deep:
+        pieces = ["\u2066" * 127 + pieces[0], *pieces[1:]]
+    c_judge, py_judge = source_gate._BidiJudge(), source_gate._BidiJudge()
+    at = 0
+    for piece in pieces:
+        start = 0
+        while start >= 0:
+            got = source_gate.speedups.bidi_feed(c_judge, piece, at, start, bar, room)
+            want = py_judge._feed_py(piece, at, start, bar, room)
+            assert got == want
+            assert (c_judge.stack, c_judge.isolates, c_judge.crossed, c_judge.overflow) == (
+                py_judge.stack,
+                py_judge.isolates,
+                py_judge.crossed,
+                py_judge.overflow,
+            )
+            assert want[1] == -1 or want[1] > start  # each call reads a control at least
+            start = want[1]
+        at += len(piece)
+    assert c_judge.end() == py_judge.end()
 
 
 # -- nothing passes, nor goes unlisted, for coming after allowed findings ---------------
