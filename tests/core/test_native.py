@@ -341,6 +341,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     from sanitizer._lookalike import scripts, skeletons
     from sanitizer._policy import _reveal
     from sanitizer._policy._scan import scanner
+    from sanitizer._source_gate import _BidiJudge
     from sanitizer.precis import PROFILE_NAMES, get_profile
 
     m = grammar.machine()
@@ -395,6 +396,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "normalize": (("a\u0301", False), {}),
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
+        "bidi_feed": ((_BidiJudge(), "a\u202eb\u202c", 0, 0, None, -1), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]
         "column_check": ((0, 1, 0, None, bytes(8), b""), {}),
         "column_gather": ((0, 1, 0, None, bytes(8), b"", [], [], 0), {}),
