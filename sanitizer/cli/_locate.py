@@ -235,7 +235,17 @@ def excerpt(data: bytes, start: int, end: int) -> str:
     start = max(0, min(start, len(data)))
     end = max(start, min(end, len(data)))
     left, right = _line_bounds(data, start, end)
-    right_text = visible(data[end:right], trim_tail=right < len(data) and right == end + CONTEXT)
+    trim_tail = right < len(data) and right == end + CONTEXT
+    if end - start <= 3 * CONTEXT:
+        # Well-formed throughout (the usual case): the three parts made visible at once
+        # (they meet at character boundaries, and ``_show`` reads a character at a time).
+        try:
+            text = codecs.utf_8_decode(data[left:right], "strict", not trim_tail)[0]
+        except UnicodeDecodeError:
+            pass
+        else:
+            return (text if text.isascii() and text.isprintable() else _show(text)).strip()
+    right_text = visible(data[end:right], trim_tail=trim_tail)
     return (visible(data[left:start]) + _middle(data, start, end) + right_text).strip()
 
 

@@ -13,6 +13,7 @@ gives every finding the same line and column.  ``ByteOffsets`` (lent to the CLI 
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import tokenize
 
@@ -20,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer._policy.compiled import ByteOffsets
-from sanitizer.cli import _mode_utf8, _mode_wide
+from sanitizer.cli import _locate, _mode_utf8, _mode_wide
 from sanitizer.cli._check_args import Settings
 from sanitizer.cli._inputs import CHUNK, Opened
 from sanitizer.cli._locate import CODEPOINTS, UTF16, Locator, Position, locate_all
@@ -134,3 +135,38 @@ def test_byte_offsets_are_those_of_each_prefix(text: str, data: st.DataObject) -
     to_byte = ByteOffsets(text)
     for i in indices:  # any order
         assert to_byte(i) == len(text[:i].encode("utf-8", "surrogatepass"))
+
+
+def excerpt_in_parts(data: bytes, start: int, end: int) -> str:
+    """The excerpt as three parts made visible one by one: the statement ``excerpt``'s
+    one-decode path for well-formed windows must equal."""
+    start = max(0, min(start, len(data)))
+    end = max(start, min(end, len(data)))
+    left, right = _locate._line_bounds(data, start, end)
+    trim_tail = right < len(data) and right == end + _locate.CONTEXT
+    right_text = _locate.visible(data[end:right], trim_tail=trim_tail)
+    middle = _locate._middle(data, start, end)
+    return (_locate.visible(data[left:start]) + middle + right_text).strip()
+
+
+PARTS = ["a", " ", "\n", "\r", "é", "中", "\U0001f600", "\u202e", "\u00ad", "\x00", "\t",
+         "\u200b", "\U000e0041", "\ufe0f", "\x85"]  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from(PARTS), max_size=120),
+    st.integers(0, 130),
+    st.integers(0, 200),
+    st.sampled_from([b"", b"\xff", b"\xc0\xaf", b"\xe6\x97"]),
+)
+def test_excerpt_equals_its_parts_made_visible(
+    parts: list[str], first: int, width: int, bad: bytes
+) -> None:
+    chars = [p.encode() for p in parts]
+    if bad and chars:
+        chars[len(chars) // 2] = bad  # an ill-formed part somewhere
+    data = b"".join(chars)
+    cuts = [0, *itertools.accumulate(len(c) for c in chars)]  # character boundaries
+    start = cuts[min(first, len(cuts) - 1)]
+    end = cuts[min(first + width, len(cuts) - 1)]
+    assert _locate.excerpt(data, start, end) == excerpt_in_parts(data, start, end)
