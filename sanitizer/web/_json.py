@@ -29,11 +29,18 @@ from .._decoder import IncrementalDecoder
 from .._errors import ErrorKind, Utf8Error
 from .._identity_cache import IdentityCache
 from .._native import speedups
-from .._policy import Policy, accepts, inspect
+from .._policy import Policy, accepts
 from .._policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
 from ._native import speedups as web_speedups
-from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape
+from ._problems import (
+    Problem,
+    first_rejection,
+    from_finding,
+    ill_formed,
+    json_control,
+    lone_surrogate_escape,
+)
 
 # RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
 # control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's json.loads
@@ -492,11 +499,11 @@ class JSONBody(BodyCheck):
         # Plain allowed ASCII passes, unless the policy judges whole values (a length limit).
         if (self._batch and self._flagged.search(value) is None) or accepts(value, self._policy):
             return None
-        report = inspect(value, self._policy)
-        if report.ok:
+        first = first_rejection(value, self._policy)
+        if first is None:
             return None
         where = f"JSON string at character {start}"
-        return replace(from_finding(report.rejections[0], "json", where), offset=None)
+        return replace(from_finding(first, "json", where), offset=None)
 
 
 def json_text_problem(compiled: CompiledPolicy, text: str) -> Problem | None:

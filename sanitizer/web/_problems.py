@@ -24,8 +24,9 @@ from typing import Any
 
 from .._categories import Category
 from .._errors import Utf8Error
-from .._policy import Finding
-from .._policy.compiled import CUT_SEQUENCE
+from .._identity_cache import IdentityCache
+from .._policy import Action, Finding, Policy, accepts, inspect
+from .._policy.compiled import CUT_SEQUENCE, compiled_for
 from ..utf7 import spelling as utf7_spelling
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
@@ -127,6 +128,79 @@ _MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
 # -- the constructors ----------------------------------------------------------------------
+
+
+def first_rejection(data: bytes | str, policy: Policy) -> Finding | None:
+    """The first REJECT finding of ``policy`` on ``data`` in input order (what
+    ``inspect(data, policy).rejections[0]`` is when it is listed), None if ``policy``
+    passes ``data``.  A response names one problem, so the findings are listed a few at a
+    time (``max_findings`` 8, then 16 times more while none of them is a rejection: the
+    cap changes which are listed, never ``ok``, and the listed ones are the first in
+    input order whatever it is): a flood of 1,000 findings costs no 1,000 objects, and a
+    rejection after more than ``max_findings`` findings that are not is still named.
+    Under a policy that judges pieces cut before an ASCII character as the whole
+    (``_by_prefix``), a long text's prefixes so cut, each four times the last, are judged
+    first: a refusal costs the prefix read to find it."""
+    if len(data) > _PREFIX and _by_prefix(policy):
+        ascii_at = (_ASCII_BYTE if isinstance(data, bytes) else _ASCII_CHAR).search
+        size = _PREFIX
+        while size < len(data):
+            found = ascii_at(data, size)  # type: ignore[arg-type]
+            if found is None:
+                break
+            cut = found.start()
+            if not accepts(data[:cut], policy):
+                first = _listed_first(data[:cut], policy)
+                if first.error is not None and first.end == cut:
+                    # a sequence the prefix leaves open: the whole reads it with the
+                    # ASCII character after it, which cannot continue it (RFC 3629 §3)
+                    first = _listed_first(data[: cut + 1], policy)
+                return first
+            size = 4 * cut
+    if accepts(data, policy):
+        return None
+    return _listed_first(data, policy)
+
+
+_PREFIX = 4096  # characters or bytes of the first prefix first_rejection judges
+_ASCII_BYTE = re.compile(rb"[\x00-\x7f]")
+_ASCII_CHAR = re.compile("[\x00-\x7f]")
+
+
+def _by_prefix(policy: Policy) -> bool:
+    """``policy`` judges a prefix cut before an ASCII character as it judges it in the
+    whole: it judges no whole value, nor hidden payloads, whose carriers may span ASCII
+    characters (whitespace: _text.TextStream keeps them whole)."""
+    compiled = compiled_for(policy)
+    return not compiled.judges_whole_values and Category.HIDDEN_PAYLOAD not in compiled.scanned
+
+
+def _listed_first(data: bytes | str, policy: Policy) -> Finding:
+    """The first REJECT finding of ``data``, which ``policy`` refuses."""
+    cap: int | None = _FIRST_LISTED
+    while True:
+        report = inspect(data, _capped(policy, cap))
+        for finding in report.findings:
+            if finding.action is Action.REJECT:
+                return finding
+        if report.ok or not report.more_findings:  # (the engine's contract: never)
+            raise AssertionError(f"refused with no rejection listed: {report!r:.200}")
+        cap = cap * 16 if cap is not None and cap * 16 < len(data) else None  # None: all
+
+
+_FIRST_LISTED = 8
+_CAPPED: IdentityCache[dict[int | None, Policy]] = IdentityCache(64)
+
+
+def _capped(policy: Policy, cap: int | None) -> Policy:
+    """``policy`` listing at most ``cap`` findings (made once per policy and cap)."""
+    made = _CAPPED.lookup(id(policy))
+    if made is None:
+        made = _CAPPED.store(policy, {})
+    listing = made.get(cap)
+    if listing is None:
+        listing = made[cap] = policy.replace(max_findings=cap)
+    return listing
 
 
 def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Problem:
