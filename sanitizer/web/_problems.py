@@ -151,14 +151,12 @@ def first_rejection(data: bytes | str, policy: Policy) -> Finding | None:
             cut = found.start()
             if not accepts(data[:cut], policy):
                 first = _listed_first(data[:cut], policy)
-                if first.error is not None and first.end == cut:
+                if first is not None and first.error is not None and first.end == cut:
                     # a sequence the prefix leaves open: the whole reads it with the
                     # ASCII character after it, which cannot continue it (RFC 3629 §3)
                     first = _listed_first(data[: cut + 1], policy)
                 return first
             size = 4 * cut
-    if accepts(data, policy):
-        return None
     return _listed_first(data, policy)
 
 
@@ -175,15 +173,18 @@ def _by_prefix(policy: Policy) -> bool:
     return not compiled.judges_whole_values and Category.HIDDEN_PAYLOAD not in compiled.scanned
 
 
-def _listed_first(data: bytes | str, policy: Policy) -> Finding:
-    """The first REJECT finding of ``data``, which ``policy`` refuses."""
+def _listed_first(data: bytes | str, policy: Policy) -> Finding | None:
+    """The first REJECT finding of ``data``, or None if ``policy`` passes it (one engine
+    run, usually)."""
     cap: int | None = _FIRST_LISTED
     while True:
         report = inspect(data, _capped(policy, cap))
+        if report.ok:
+            return None
         for finding in report.findings:
             if finding.action is Action.REJECT:
                 return finding
-        if report.ok or not report.more_findings:  # (the engine's contract: never)
+        if not report.more_findings:  # (the engine's contract: never)
             raise AssertionError(f"refused with no rejection listed: {report!r:.200}")
         cap = cap * 16 if cap is not None and cap * 16 < len(data) else None  # None: all
 

@@ -105,7 +105,8 @@ def fields_problem(
     return None, number
 
 
-# Fields from which a run of them is judged in runs: below, one by one costs less.
+# The separators from which a form is judged in runs: with fewer fields, one by one
+# costs less.
 _RUNS_FROM = 8
 # In b"&" + data: each field's '&', name and '=' (what its value follows), and each
 # field's '=' and value (what its name precedes).
