@@ -66,6 +66,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # closing quote); ValueError without one, or at an invalid escape.  Lone surrogates kept.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _SEPARATOR = "a"  # joins strings for one bulk check: ASCII, never scanned, a starter
+_FLAGGED_MAX = 16  # strings a C scan flags that go to the engine alone: more, the chunk
 
 
 def _table(pattern: re.Pattern[str]) -> bytes:
@@ -453,13 +454,17 @@ class JSONBody(BodyCheck):
         # Text cut before an ASCII character is judged alike (see _text.TextStream), so
         # the verdict is that of each piece: the first value, then each separator with
         # the value after it.  Only the pieces the C scan flags go to the engine (a body
-        # with a few strings in Devanagari would take it over the whole).
+        # with a few strings in Devanagari would take it over the whole), unless there
+        # are many: then the whole goes, in one call (Python work per flagged string
+        # made an array of NFD words cost over 100 times its clean twin).
         flagged: list[str] = []
         n, pos, last = len(joined), 0, len(starts) - 1
         while pos < n:
             at = speedups.scan(joined, stage1, stage2, tables, max_run, pos)
             if at >= n:
                 break
+            if len(flagged) == _FLAGGED_MAX:
+                return accepts(joined, self._policy)
             k = bisect.bisect_right(starts, at + 1) - 1  # a separator is its next piece's
             piece_end = starts[k + 1] - 1 if k < last else n
             flagged.append(joined[max(0, starts[k] - 1) : piece_end])
