@@ -8,9 +8,10 @@ decoder without the extension) finds the strings and returns only those that nee
 judging -- an escape, a non-ASCII character or an ASCII one the policy scans -- with their
 escapes resolved, joined into one text, so an ASCII-only string costs nothing in Python;
 one policy call judges them together (the engine only sees the strings the C scan of the
-policy flags).  Python work per string would be a denial of service.  Only when something
-fails is the chunk walked string by string, to say where.  Bytes become text through the
-core's ``IncrementalDecoder``, stopping at the first error.
+policy flags; many of them: the whole, in one call).  Python work per string would be a
+denial of service.  Only when something fails is the chunk walked, to say where, its
+strings judged in batches, the one that fails halved down to its first string that does.
+Bytes become text through the core's ``IncrementalDecoder``, stopping at the first error.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # closing quote); ValueError without one, or at an invalid escape.  Lone surrogates kept.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _SEPARATOR = "a"  # joins strings for one bulk check: ASCII, never scanned, a starter
+_FIRST_BATCH = 16  # strings in the first batch _region_slowly judges together
 _FLAGGED_MAX = 16  # strings a C scan flags that go to the engine alone: more, the chunk
 
 
@@ -472,20 +474,52 @@ class JSONBody(BodyCheck):
         return accepts("".join(flagged), self._policy)
 
     def _region_slowly(self, region: str, base: int) -> Problem | None:
+        """The first problem of ``region``, string by string in input order.  The strings
+        are judged in batches, each twice the last: one that passes together (joined as
+        ``_strings_pass`` joins them) passes, one that fails is halved down to its first
+        string that fails alone (``_first_of``), so a refusal after many strings the
+        engine must judge costs a few policy calls, not one a string."""
         at = 0
+        pending: list[tuple[str, int, bool]] = []  # (value, start, escaped), unjudged
+        batch = _FIRST_BATCH
         for m in _STRING.finditer(region):
-            problem = self._between(region, at, m.start(), base)
-            if problem is not None:
-                return problem
+            bad = self._bad_between.search(region, at, m.start())
+            if bad is not None:
+                return self._first_of(pending) or json_control(base + bad.start(), bad.group())
             content = m.group(1)
             escaped = "\\" in content
             if escaped:
                 content = _unescape_lenient(content)
-            problem = self._string_problem(content, base + m.start(), escaped)
-            if problem is not None:
-                return problem
+            pending.append((content, base + m.start(), escaped))
+            if len(pending) == batch:
+                problem = self._first_of(pending)
+                if problem is not None:
+                    return problem
+                pending, batch = [], 2 * batch
             at = m.end()
-        return self._between(region, at, len(region), base)
+        return self._first_of(pending) or self._between(region, at, len(region), base)
+
+    def _first_of(self, strings: list[tuple[str, int, bool]]) -> Problem | None:
+        """The problem of the first of ``strings`` that has one (see _region_slowly)."""
+        stack = [(0, len(strings))]
+        while stack:
+            lo, hi = stack.pop()
+            if hi <= lo:
+                continue
+            if hi - lo == 1:
+                problem = self._string_problem(*strings[lo])
+                if problem is not None:
+                    return problem
+                continue
+            if self._batch:
+                values = [value for value, _, _ in strings[lo:hi]]
+                if not any(map(_SURROGATE.search, values)) and accepts(
+                    _SEPARATOR.join(values), self._policy
+                ):
+                    continue  # (a surrogate is judged alone: it may pair across strings)
+            mid = (lo + hi) // 2
+            stack += ((mid, hi), (lo, mid))
+        return None
 
     def _between(self, region: str, start: int, end: int, base: int) -> Problem | None:
         bad = self._bad_between.search(region, start, end)

@@ -161,6 +161,45 @@ def test_form_body_in_runs_is_refused_as_field_by_field(data: bytes) -> None:
     assert body_verdict(FORM, [data[i : i + step] for i in range(0, len(data), step)]) == whole
 
 
+_JSON_STRINGS = st.lists(
+    st.lists(
+        st.sampled_from(["a", "\u0301", "\u00ad", "\u200d", "\u202e", "\\ud800", "\\u00e9", "x"]),
+        max_size=4,
+    ).map("".join),
+    min_size=1,
+    max_size=80,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(strings=_JSON_STRINGS, between=st.sampled_from([", ", ",\x01", ",\u00e9"]), at=st.integers())
+def test_json_strings_in_batches_give_the_string_by_string_answer(
+    strings: list[str], between: str, at: int
+) -> None:
+    """A JSON region judged in batches of strings (``_region_slowly``) has the problem
+    of judging each string in turn, and of what stands between them, as it comes."""
+    from sanitizer.web._json import _STRING, JSONBody, _unescape_lenient
+
+    seps = [", "] * len(strings)
+    seps[at % len(strings)] = between
+    region = "[" + "".join(f'{sep}"{v}"' for sep, v in zip(seps, strings, strict=True))[1:] + "]"
+    check = JSONBody(compile_web_policy(DEFAULT).json, None)  # type: ignore[arg-type]
+    expected, pos = None, 0
+    for m in _STRING.finditer(region):  # the reference: string by string
+        expected = check._between(region, pos, m.start(), 7)
+        if expected is None:
+            content = m.group(1)
+            escaped = "\\" in content
+            value = _unescape_lenient(content) if escaped else content
+            expected = check._string_problem(value, 7 + m.start(), escaped)
+        if expected is not None:
+            break
+        pos = m.end()
+    else:
+        expected = check._between(region, pos, len(region), 7)
+    assert check._region_slowly(region, 7) == expected
+
+
 # -- the first rejection --------------------------------------------------------------------
 
 
