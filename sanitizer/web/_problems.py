@@ -142,13 +142,11 @@ def first_rejection(data: bytes | str, policy: Policy) -> Finding | None:
     (``_by_prefix``), a long text's prefixes so cut, each four times the last, are judged
     first: a refusal costs the prefix read to find it."""
     if len(data) > _PREFIX and _by_prefix(policy):
-        ascii_at = (_ASCII_BYTE if isinstance(data, bytes) else _ASCII_CHAR).search
         size = _PREFIX
         while size < len(data):
-            found = ascii_at(data, size)  # type: ignore[arg-type]
-            if found is None:
+            cut = _ascii_in(data, size, 2 * size)  # (none near: the whole is judged)
+            if cut < 0:
                 break
-            cut = found.start()
             if not accepts(data[:cut], policy):
                 first = _listed_first(data[:cut], policy)
                 if first is not None and first.error is not None and first.end == cut:
@@ -161,8 +159,19 @@ def first_rejection(data: bytes | str, policy: Policy) -> Finding | None:
 
 
 _PREFIX = 4096  # characters or bytes of the first prefix first_rejection judges
-_ASCII_BYTE = re.compile(rb"[\x00-\x7f]")
+_NON_ASCII = bytes(range(0x80, 0x100))
 _ASCII_CHAR = re.compile("[\x00-\x7f]")
+
+
+def _ascii_in(data: bytes | str, start: int, end: int) -> int:
+    """The index of the first ASCII character of ``data[start:end]``, or -1 (bytes: one
+    ``translate``, which deletes the rest, then a ``find`` of the first one left)."""
+    if isinstance(data, bytes):
+        window = data[start:end]
+        left = window.translate(None, _NON_ASCII)
+        return start + window.find(left[:1]) if left else -1
+    found = _ASCII_CHAR.search(data, start, end)
+    return -1 if found is None else found.start()
 
 
 def _by_prefix(policy: Policy) -> bool:
