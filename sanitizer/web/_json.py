@@ -8,9 +8,10 @@ decoder without the extension) finds the strings and returns only those that nee
 judging -- an escape, a non-ASCII character or an ASCII one the policy scans -- with their
 escapes resolved, joined into one text, so an ASCII-only string costs nothing in Python;
 one policy call judges them together (the engine only sees the strings the C scan of the
-policy flags).  Python work per string would be a denial of service.  Only when something
-fails is the chunk walked string by string, to say where.  Bytes become text through the
-core's ``IncrementalDecoder``, stopping at the first error.
+policy flags; many of them: the whole, in one call).  Python work per string would be a
+denial of service.  Only when something fails is the chunk walked, to say where, its
+strings judged in batches, the one that fails halved down to its first string that does.
+Bytes become text through the core's ``IncrementalDecoder``, stopping at the first error.
 """
 
 from __future__ import annotations
@@ -29,11 +30,18 @@ from .._decoder import IncrementalDecoder
 from .._errors import ErrorKind, Utf8Error
 from .._identity_cache import IdentityCache
 from .._native import speedups
-from .._policy import Policy, accepts, inspect
+from .._policy import Policy, accepts
 from .._policy.compiled import CArgs, CompiledPolicy
 from ._body import GATHER, BodyCheck
 from ._native import speedups as web_speedups
-from ._problems import Problem, from_finding, ill_formed, json_control, lone_surrogate_escape
+from ._problems import (
+    Problem,
+    first_rejection,
+    from_finding,
+    ill_formed,
+    json_control,
+    lone_surrogate_escape,
+)
 
 # RFC 8259 §2: only four whitespace characters may appear between tokens; a NUL or other
 # control there means the body is not JSON in UTF-8 (e.g. UTF-16, which Python's json.loads
@@ -59,6 +67,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # closing quote); ValueError without one, or at an invalid escape.  Lone surrogates kept.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _SEPARATOR = "a"  # joins strings for one bulk check: ASCII, never scanned, a starter
+_FIRST_BATCH = 16  # strings in the first batch _region_slowly judges together
+_FLAGGED_MAX = 16  # strings a C scan flags that go to the engine alone: more, the chunk
 
 
 def _table(pattern: re.Pattern[str]) -> bytes:
@@ -446,13 +456,17 @@ class JSONBody(BodyCheck):
         # Text cut before an ASCII character is judged alike (see _text.TextStream), so
         # the verdict is that of each piece: the first value, then each separator with
         # the value after it.  Only the pieces the C scan flags go to the engine (a body
-        # with a few strings in Devanagari would take it over the whole).
+        # with a few strings in Devanagari would take it over the whole), unless there
+        # are many: then the whole goes, in one call (Python work per flagged string
+        # made an array of NFD words cost over 100 times its clean twin).
         flagged: list[str] = []
         n, pos, last = len(joined), 0, len(starts) - 1
         while pos < n:
             at = speedups.scan(joined, stage1, stage2, tables, max_run, pos)
             if at >= n:
                 break
+            if len(flagged) == _FLAGGED_MAX:
+                return accepts(joined, self._policy)
             k = bisect.bisect_right(starts, at + 1) - 1  # a separator is its next piece's
             piece_end = starts[k + 1] - 1 if k < last else n
             flagged.append(joined[max(0, starts[k] - 1) : piece_end])
@@ -460,20 +474,52 @@ class JSONBody(BodyCheck):
         return accepts("".join(flagged), self._policy)
 
     def _region_slowly(self, region: str, base: int) -> Problem | None:
+        """The first problem of ``region``, string by string in input order.  The strings
+        are judged in batches, each twice the last: one that passes together (joined as
+        ``_strings_pass`` joins them) passes, one that fails is halved down to its first
+        string that fails alone (``_first_of``), so a refusal after many strings the
+        engine must judge costs a few policy calls, not one a string."""
         at = 0
+        pending: list[tuple[str, int, bool]] = []  # (value, start, escaped), unjudged
+        batch = _FIRST_BATCH
         for m in _STRING.finditer(region):
-            problem = self._between(region, at, m.start(), base)
-            if problem is not None:
-                return problem
+            bad = self._bad_between.search(region, at, m.start())
+            if bad is not None:
+                return self._first_of(pending) or json_control(base + bad.start(), bad.group())
             content = m.group(1)
             escaped = "\\" in content
             if escaped:
                 content = _unescape_lenient(content)
-            problem = self._string_problem(content, base + m.start(), escaped)
-            if problem is not None:
-                return problem
+            pending.append((content, base + m.start(), escaped))
+            if len(pending) == batch:
+                problem = self._first_of(pending)
+                if problem is not None:
+                    return problem
+                pending, batch = [], 2 * batch
             at = m.end()
-        return self._between(region, at, len(region), base)
+        return self._first_of(pending) or self._between(region, at, len(region), base)
+
+    def _first_of(self, strings: list[tuple[str, int, bool]]) -> Problem | None:
+        """The problem of the first of ``strings`` that has one (see _region_slowly)."""
+        stack = [(0, len(strings))]
+        while stack:
+            lo, hi = stack.pop()
+            if hi <= lo:
+                continue
+            if hi - lo == 1:
+                problem = self._string_problem(*strings[lo])
+                if problem is not None:
+                    return problem
+                continue
+            if self._batch:
+                values = [value for value, _, _ in strings[lo:hi]]
+                if not any(map(_SURROGATE.search, values)) and accepts(
+                    _SEPARATOR.join(values), self._policy
+                ):
+                    continue  # (a surrogate is judged alone: it may pair across strings)
+            mid = (lo + hi) // 2
+            stack += ((mid, hi), (lo, mid))
+        return None
 
     def _between(self, region: str, start: int, end: int, base: int) -> Problem | None:
         bad = self._bad_between.search(region, start, end)
@@ -492,11 +538,11 @@ class JSONBody(BodyCheck):
         # Plain allowed ASCII passes, unless the policy judges whole values (a length limit).
         if (self._batch and self._flagged.search(value) is None) or accepts(value, self._policy):
             return None
-        report = inspect(value, self._policy)
-        if report.ok:
+        first = first_rejection(value, self._policy)
+        if first is None:
             return None
         where = f"JSON string at character {start}"
-        return replace(from_finding(report.rejections[0], "json", where), offset=None)
+        return replace(from_finding(first, "json", where), offset=None)
 
 
 def json_text_problem(compiled: CompiledPolicy, text: str) -> Problem | None:

@@ -24,8 +24,9 @@ from typing import Any
 
 from .._categories import Category
 from .._errors import Utf8Error
-from .._policy import Finding
-from .._policy.compiled import CUT_SEQUENCE
+from .._identity_cache import IdentityCache
+from .._policy import Action, Finding, Policy, accepts, inspect
+from .._policy.compiled import CUT_SEQUENCE, compiled_for
 from ..utf7 import spelling as utf7_spelling
 
 # RFC 9457 §3.1.1: "type" is a URI reference identifying the problem type.
@@ -127,6 +128,89 @@ _MARKUP_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
 # -- the constructors ----------------------------------------------------------------------
+
+
+def first_rejection(data: bytes | str, policy: Policy) -> Finding | None:
+    """The first REJECT finding of ``policy`` on ``data`` in input order (what
+    ``inspect(data, policy).rejections[0]`` is when it is listed), None if ``policy``
+    passes ``data``.  A response names one problem, so the findings are listed a few at a
+    time (``max_findings`` 8, then 16 times more while none of them is a rejection: the
+    cap changes which are listed, never ``ok``, and the listed ones are the first in
+    input order whatever it is): a flood of 1,000 findings costs no 1,000 objects, and a
+    rejection after more than ``max_findings`` findings that are not is still named.
+    Under a policy that judges pieces cut before an ASCII character as the whole
+    (``_by_prefix``), a long text's prefixes so cut, each four times the last, are judged
+    first: a refusal costs the prefix read to find it."""
+    if len(data) > _PREFIX and _by_prefix(policy):
+        size = _PREFIX
+        while size < len(data):
+            cut = _ascii_in(data, size, 2 * size)  # (none near: the whole is judged)
+            if cut < 0:
+                break
+            if not accepts(data[:cut], policy):
+                first = _listed_first(data[:cut], policy)
+                if first is not None and first.error is not None and first.end == cut:
+                    # a sequence the prefix leaves open: the whole reads it with the
+                    # ASCII character after it, which cannot continue it (RFC 3629 §3)
+                    first = _listed_first(data[: cut + 1], policy)
+                return first
+            size = 4 * cut
+    return _listed_first(data, policy)
+
+
+_PREFIX = 4096  # characters or bytes of the first prefix first_rejection judges
+_NON_ASCII = bytes(range(0x80, 0x100))
+_ASCII_CHAR = re.compile("[\x00-\x7f]")
+
+
+def _ascii_in(data: bytes | str, start: int, end: int) -> int:
+    """The index of the first ASCII character of ``data[start:end]``, or -1 (bytes: one
+    ``translate``, which deletes the rest, then a ``find`` of the first one left)."""
+    if isinstance(data, bytes):
+        window = data[start:end]
+        left = window.translate(None, _NON_ASCII)
+        return start + window.find(left[:1]) if left else -1
+    found = _ASCII_CHAR.search(data, start, end)
+    return -1 if found is None else found.start()
+
+
+def _by_prefix(policy: Policy) -> bool:
+    """``policy`` judges a prefix cut before an ASCII character as it judges it in the
+    whole: it judges no whole value, nor hidden payloads, whose carriers may span ASCII
+    characters (whitespace: _text.TextStream keeps them whole)."""
+    compiled = compiled_for(policy)
+    return not compiled.judges_whole_values and Category.HIDDEN_PAYLOAD not in compiled.scanned
+
+
+def _listed_first(data: bytes | str, policy: Policy) -> Finding | None:
+    """The first REJECT finding of ``data``, or None if ``policy`` passes it (one engine
+    run, usually)."""
+    cap: int | None = _FIRST_LISTED
+    while True:
+        report = inspect(data, _capped(policy, cap))
+        if report.ok:
+            return None
+        for finding in report.findings:
+            if finding.action is Action.REJECT:
+                return finding
+        if not report.more_findings:  # (the engine's contract: never)
+            raise AssertionError(f"refused with no rejection listed: {report!r:.200}")
+        cap = cap * 16 if cap is not None and cap * 16 < len(data) else None  # None: all
+
+
+_FIRST_LISTED = 8
+_CAPPED: IdentityCache[dict[int | None, Policy]] = IdentityCache(64)
+
+
+def _capped(policy: Policy, cap: int | None) -> Policy:
+    """``policy`` listing at most ``cap`` findings (made once per policy and cap)."""
+    made = _CAPPED.lookup(id(policy))
+    if made is None:
+        made = _CAPPED.store(policy, {})
+    listing = made.get(cap)
+    if listing is None:
+        listing = made[cap] = policy.replace(max_findings=cap)
+    return listing
 
 
 def from_finding(finding: Finding, part: str, where: str, base: int = 0) -> Problem:

@@ -13,10 +13,10 @@ import functools
 import unicodedata2
 
 from .._categories import Category, category_of
-from .._policy import Policy, accepts, inspect
+from .._policy import Policy, accepts, sanitize
 from .._policy.compiled import compiled_for, cut_inside, open_start
 from ._body import GATHER, BodyCheck
-from ._problems import Problem, cut_sequence, from_finding, too_long
+from ._problems import Problem, cut_sequence, first_rejection, from_finding, too_long
 
 
 @functools.lru_cache(maxsize=64)
@@ -122,20 +122,19 @@ class TextStream:
             return too_long(self.part, self.where)
         if not piece:
             return None
-        if policy.max_code_points is None and accepts(piece, self._piece_policy):
+        if accepts(piece, self._piece_policy):
+            if policy.max_code_points is not None:
+                self._points += len(sanitize(piece, self._piece_policy))
+                if self._points > policy.max_code_points:
+                    return too_long(self.part, self.where)
             return None
-        report = inspect(piece, self._piece_policy)
-        if not report.ok:
-            first = report.rejections[0]
-            if following and first.error is not None and first.end == len(piece):
-                # the whole stream reads the open sequence with the byte after it
-                first = inspect(piece + following, self._piece_policy).rejections[0]
-            return from_finding(first, self.part, self.where, base)
-        if policy.max_code_points is not None and report.text is not None:
-            self._points += len(report.text)
-            if self._points > policy.max_code_points:
-                return too_long(self.part, self.where)
-        return None
+        first = first_rejection(piece, self._piece_policy)
+        assert first is not None  # (accepts refused it)
+        if following and first.error is not None and first.end == len(piece):
+            # the whole stream reads the open sequence with the byte after it
+            first = first_rejection(piece + following, self._piece_policy)
+            assert first is not None
+        return from_finding(first, self.part, self.where, base)
 
 
 _LOOKBACK = 1 << 16  # bytes before a cut searched for a carrier structure it would split
