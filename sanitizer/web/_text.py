@@ -14,7 +14,7 @@ import unicodedata2
 
 from .._categories import Category, category_of
 from .._policy import Policy, accepts, sanitize
-from .._policy.compiled import compiled_for, cut_inside, open_start
+from .._policy.compiled import compiled_for, open_start
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, cut_sequence, first_rejection, from_finding, too_long
 
@@ -74,9 +74,10 @@ class TextStream:
         at its last ASCII byte, or else where no sequence spans the cut (``_safe_cut``:
         never inside an emoji tag or ZWJ sequence, a flag, a combining sequence), so the
         verdict does not depend on where the run crossed the limit, that is on the
-        chunking; a run with no such place in its last characters is cut before its last
-        lead byte, and refused there if that splits a sequence a policy judges whole (a
-        run of marks: judged in two halves, a run over ``max_combining`` would pass)."""
+        chunking; a run with no such place in its last characters is refused as too long
+        (judged in parts, a run of marks over ``max_combining`` would pass, and an emoji
+        tag sequence cut in two would be refused for its tags; where the cut would fall
+        depends on the chunking)."""
         last = pieces[-1]
         cut = _last_ascii(last)  # only the new bytes are scanned, and usually one of them
         if cut < 0:
@@ -89,9 +90,10 @@ class TextStream:
             if cut <= 0:
                 cut = _safe_cut(held)
             if cut <= 0:
-                cut = _last_lead(held)
-                if _inside_sequence(held, cut):  # judged in parts, it could pass
-                    return cut_sequence(self.part, self.where)
+                # No place leaves every sequence whole: judged in parts, the run could be
+                # judged otherwise than whole, and where the limit falls in it depends on
+                # the chunking, so it is refused whatever falls there.
+                return cut_sequence(self.part, self.where)
             self._held, self._held_size = [held[cut:]], len(held) - cut
             return self._check(held[:cut], held[cut : cut + 1])
         if self._held or len(pieces) > 1:
@@ -251,27 +253,6 @@ def _indicators_before(data: bytes, end: int) -> int:
     while end >= 4 and data[end - 4 : end - 1] == b"\xf0\x9f\x87" and data[end - 1] >= 0xA6:
         n, end = n + 1, end - 4
     return n
-
-
-def _inside_sequence(data: bytes, cut: int) -> bool:
-    """Whether cutting ``data`` at ``cut`` splits a sequence a policy judges whole
-    (``cut_inside``: a mark after its base, a joiner's context; carrier runs are judged
-    the same in parts)."""
-    before = data[max(0, cut - 4) : cut].decode("utf-8", "ignore")
-    if not before:
-        return False
-    # the character after the cut may not have arrived whole: then it is taken to
-    # continue the run the cut is in (no cut was found in its last characters)
-    after = data[cut : cut + 4].decode("utf-8", "ignore") or before[-1]
-    return cut_inside(ord(before[-1]), ord(after[0]), carries=True)
-
-
-def _last_lead(data: bytes) -> int:
-    """Index of the last byte that is not a continuation byte (80..BF), or len(data)."""
-    for i in range(len(data) - 1, max(-1, len(data) - 5), -1):
-        if not 0x80 <= data[i] <= 0xBF:
-            return i
-    return len(data)
 
 
 class TextBody(BodyCheck):
