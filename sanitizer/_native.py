@@ -33,7 +33,7 @@ from collections.abc import Callable
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Literal, Protocol
+    from typing import Any, Literal, Protocol
 
     from _typeshed import ReadableBuffer
 else:
@@ -144,6 +144,25 @@ class Speedups(Protocol):
         edits_matter: bool,
         /,
     ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
+    def list_findings(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        limit: int,
+        groups: bytes,
+        edits_matter: bool,
+        made: tuple[type[Any], tuple[dict[str, object] | None, ...]],
+        anchors: tuple[int, ...] | None,
+        last: int,
+        /,
+    ) -> (
+        tuple[
+            list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None
+        ]
+        | None
+    ): ...
     def word_marks(
         self,
         text: str,
@@ -304,7 +323,7 @@ class Speedups(Protocol):
 
 # Bumped with SANITIZER_SPEEDUPS_ABI_VERSION (_native_src/speedups_capi.h) whenever the
 # extension's interface changes; an extension reporting another one is a stale build.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 _TRUE = ("1", "true", "yes")
 _FALSE = ("0", "false", "no", "")

@@ -20,7 +20,7 @@
  * sanitizer/_native.py checks at import (ABI_VERSION there), and the capsule's `version`.
  * Bump it (on both sides) whenever a function, argument or constant of the module, or
  * this struct, changes. */
-#define SANITIZER_SPEEDUPS_ABI_VERSION 2
+#define SANITIZER_SPEEDUPS_ABI_VERSION 3
 
 /* The capsule: `sanitizer._speedups._C_API`, named so for PyCapsule_Import. */
 #define SANITIZER_SPEEDUPS_CAPI_NAME "sanitizer._speedups._C_API"
