@@ -423,6 +423,20 @@ typedef struct {
     void *ctx;
 } lister_t;
 
+/* scan_kind from i, the character at i tested first: in a flood of flagged characters
+ * (a run, a mark after each letter) the next one is often flagged, and a vector scan
+ * from each would read a block to find it.  The same answer: rs is unused here
+ * (max_run -1), so testing a character twice changes nothing. */
+static inline Py_ssize_t
+next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+             run_state_t *rs)
+{
+    if (i >= n) return n;
+    unsigned int c = CLASS_OF(t, PyUnicode_READ(kind, data, i)), f = t->flags[c];
+    if (f && flagged(t, kind, data, n, i, c, f, rs)) return i;
+    return i + 1 < n ? scan_kind(t, kind, data, n, i + 1, rs) : n;
+}
+
 /* The groups the engine makes of the characters the tables flag (its scanner's: exactly
  * the scanned categories, with their sequence rules): adjacent flagged characters of one
  * carrier family are one group, of the most severe action among them and the class of
@@ -450,7 +464,7 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     unsigned int strong = 0;
     *total = *allowed = 0;
     *worst = -1;
-    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = scan_kind(t, kind, data, n, i + 1, &rs)) {
+    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = next_flagged(t, kind, data, n, i + 1, &rs)) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;
         if (i < n) {
