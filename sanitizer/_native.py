@@ -158,10 +158,7 @@ class Speedups(Protocol):
         last: int,
         /,
     ) -> (
-        tuple[
-            list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None
-        ]
-        | None
+        tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None
     ): ...
     def word_marks(
         self,

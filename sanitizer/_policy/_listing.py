@@ -10,17 +10,22 @@ indices for str input.  It fills each one's instance dict from a template per cl
 (``templates``: every field in the dataclass's order, as ``_model.new_finding`` does),
 so a Finding made in C is the Finding made in Python (equality, repr, pickle,
 ``dataclasses.replace``).  What a carrier run spells (its ``detail``) is said in Python,
-only for the findings kept (``pending``).  ``findings_reference`` is its pure-Python
-statement, which the tests hold it to.
+only for the findings kept (``pending``), once per distinct run in its context
+(``details``: a flood repeats one run a thousand times).  ``findings_reference`` is its
+pure-Python statement, which the tests hold it to.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
+from .._categories import char_class
 from . import _classtable as ct
+from ._carrier_runs import span_detail
 from ._model import Finding, Policy, new_finding
+from ._reveal import BITS, SELECTORS, TAGS
 
 # A Finding's fields, in order: the keys of each template (one fact: the dataclass).
 FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
@@ -104,3 +109,43 @@ def findings_reference(
     allowed = sum(g[3] == 0 for g in every)
     bar = (listed[-1][0], listed[-1][1]) if listed else None
     return findings, pending, len(every) - len(listed), allowed, worst, bar
+
+
+# The characters ``_reveal.carrier_run`` reads a run through (its ``_is_carrier``), and
+# the longest stretch of them around a run that ``details`` remembers it by.
+CARRIERS = (*TAGS, *SELECTORS, *BITS)
+_REACH = 256
+
+
+@functools.cache
+def _carrier_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    body = char_class(sorted(CARRIERS))
+    return re.compile(f"[{body}]"), re.compile(f"[{body}]*")
+
+
+def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
+    """Set the detail of each (finding, start, end) of ``pending`` (text indices, in
+    order): ``span_detail(text, start, end)``, worked out once per distinct run in its
+    context.  What a run spells depends on the run, on the stretch of carrier
+    characters it lies in (``carrier_run`` reads every run of the stretch that meets it,
+    from where the stretch begins, a reader each run: ``_reveal._READERS``) and on the
+    one character on either side of the stretch (a tag base, a selector's base, a bit
+    symbol's neighbour); so those characters and the run's place among them are its key.
+    A stretch longer than ``_REACH`` on either side is not remembered (no key is longer
+    than the run and twice that)."""
+    one, stretch = _carrier_patterns()
+    memo: dict[tuple[str, int, int], str] = {}
+    for finding, start, end in pending:
+        a = start
+        while a > 0 and start - a <= _REACH and one.match(text, a - 1):
+            a -= 1
+        b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
+        if start - a > _REACH or b - end > _REACH:
+            finding.__dict__["detail"] = span_detail(text, start, end)
+            continue
+        lo = a - 1 if a else 0  # (a slice or a match past the text's end stops at it)
+        key = (text[lo : b + 1], start - lo, end - lo)
+        detail = memo.get(key)
+        if detail is None:
+            detail = memo[key] = span_detail(text, start, end)
+        finding.__dict__["detail"] = detail

@@ -35,7 +35,7 @@ from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
 from . import _listing
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
+from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
@@ -472,8 +472,7 @@ class Run:
                 return False, None
             if out is None:
                 return False, None
-        for finding, start, end in pending:  # a carrier run: what it spells
-            finding.__dict__["detail"] = span_detail(text, start, end)
+        _listing.details(text, pending)  # the carrier runs: what each spells
         listed = self.index_findings
         assert not listed.items and not self.placed
         self.placed = found

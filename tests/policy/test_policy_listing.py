@@ -23,9 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sanitizer import profiles
+from sanitizer._categories import Category, category_of
 from sanitizer._native import speedups
-from sanitizer._policy import _listing, inspect
-from sanitizer._policy._model import Finding, Policy, Report
+from sanitizer._policy import Action, _listing, _reveal, inspect
+from sanitizer._policy._carrier_runs import FAMILY, span_detail
+from sanitizer._policy._model import Finding, Policy, Report, new_finding
 from sanitizer._policy._run import Run, _group_table
 from sanitizer._policy._scan import scanner
 from sanitizer._policy.compiled import compile_policy
@@ -116,9 +118,7 @@ def test_list_findings_matches_reference() -> None:
         assert got is not None, (trial, text)
         found, pending, *rest = got
         assert _fields(found) == _fields(want[0]), (trial, text, form)
-        assert [(vars(f), s, e) for f, s, e in pending] == [
-            (vars(f), s, e) for f, s, e in want[1]
-        ]
+        assert [(vars(f), s, e) for f, s, e in pending] == [(vars(f), s, e) for f, s, e in want[1]]
         assert all(any(f is g for g in found) for f, _, _ in pending)
         assert tuple(rest) == want[2:], (trial, text, form)
 
@@ -171,3 +171,67 @@ def test_listing_makes_no_python_call_a_finding() -> None:
             assert len(inspect(value, profiles.TEXT).findings) == 1000
             calls = _python_calls(lambda v=value: inspect(v, profiles.TEXT))  # type: ignore[misc]
             assert calls <= 40, (kind, type(value), calls)
+
+
+def test_carriers_are_the_characters_carrier_run_reads_through() -> None:
+    """``_listing.CARRIERS`` is ``_reveal._is_carrier`` (at every range's edges)."""
+    pattern = _listing._carrier_patterns()[0]
+    edges = {cp + d for lo, hi in _listing.CARRIERS for cp in (lo, hi) for d in (-1, 0, 1)}
+    edges |= {cp for lo, hi in _listing.CARRIERS for cp in range(lo, min(hi, lo + 300) + 1)}
+    for cp in sorted(edges):
+        if 0 <= cp < 0x110000:
+            assert bool(pattern.match(chr(cp))) == _reveal._is_carrier(cp), hex(cp)
+
+
+# Runs of one carrier family, repeated with different characters around them: the same
+# run must be told apart by its context (a tag base, a selector's base, a bit's neighbour).
+_RUNS = [
+    "\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",  # an RGI tag_spec
+    "".join(chr(0xE0000 + ord(c)) for c in "hi there"),
+    "\ufe0f\ufe0e\ufe0f",
+    "\ufe00\ufe01\ufe02\ufe03\ufe00\ufe01\ufe02\ufe03",
+    "\U000e0100\U000e0101",
+    "\u200b\u200c\u200b\u200c\u200c\u200b\u200c\u200b" * 2,
+    "\u200e\u200f\u200e\u200e\u200f\u200f\u200e\u200f",
+    "\u200d\u200d",
+]
+_AROUND = ["a", " ", "\U0001f3f4", "\u845b", "\u2764", "\u0915\u094d", "", "\ufe0f", "\u200b"]
+
+
+def _family_runs(text: str) -> list[tuple[int, int]]:
+    """The multi-character runs of one carrier family (the engine's carrier groups)."""
+    out = []
+    i = 0
+    while i < len(text):
+        cat = category_of(ord(text[i]))
+        fam = FAMILY.get(cat) if cat is not None else None
+        j = i + 1
+        while fam is not None and j < len(text):
+            nxt = category_of(ord(text[j]))
+            if nxt is None or FAMILY.get(nxt) != fam:
+                break
+            j += 1
+        if fam is not None and j - i > 1:
+            out.append((i, j))
+        i = j
+    return out
+
+
+def test_details_are_span_detail() -> None:
+    """``_listing.details`` (each distinct run in its context worked out once) says what
+    ``span_detail`` says of every run: the same runs in different contexts, stretches
+    longer than it remembers, runs at the text's edges."""
+    rng = random.Random(4)
+    for trial in range(300):
+        runs, around = rng.sample(_RUNS, 2), rng.sample(_AROUND, 3)  # often met again
+        pieces = [rng.choice(around) + rng.choice(runs) for _ in range(rng.choice([1, 4, 12]))]
+        if rng.random() < 0.1:
+            pieces.insert(rng.randrange(len(pieces) + 1), "\U000e0041" * 300)
+        text = "".join(pieces) + rng.choice(around)
+        spans = _family_runs(text)
+        spans += [(s + 1, e) for s, e in spans if e - s > 2 and rng.random() < 0.3]
+        spans.sort()
+        pending = [(new_finding(Category.TAG, s, e, Action.ALLOW), s, e) for s, e in spans]
+        _listing.details(text, pending)
+        for finding, s, e in pending:
+            assert finding.detail == span_detail(text, s, e), (trial, text, s, e)
