@@ -589,12 +589,18 @@ class Run:
             return removed
         astral = self.raw is None or self.ill_formed or has_astral(self.raw)
         listed, cap = self.index_findings, self.policy.max_findings
-        for start, end in mark_runs(text, limit, astral):
+        runs = mark_runs(text, limit, astral)
+        for start, end in runs:
             self._note(_C.COMBINING_RUN, start, end, act)
             if listed.bar is None and cap is not None and len(listed.items) >= cap:
                 listed.final()  # runs come in order: none after this one is listed
             if act in _REMOVING:
                 _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
+            elif listed.bar is not None and listed.bar <= (start, end):
+                # Nothing later is listed, and nothing is removed: the rest only counted.
+                rest = sum(1 for _ in runs)
+                listed.add_unlisted(rest, rest if act is Action.ALLOW else 0)
+                break
         return removed
 
     def _remove(self, fresh: list[Span]) -> None:

@@ -135,7 +135,7 @@ def test_reports_listed_in_c_are_the_engines(cap: int | None) -> None:
 
 
 @needs_c
-@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=150)
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None, max_examples=100)
 @given(
     st.lists(st.sampled_from([*DENSE, *FILL, *(b.decode("latin-1") for b in ILL)]), max_size=50),
     st.sampled_from(POLICIES),
@@ -235,3 +235,29 @@ def test_details_are_span_detail() -> None:
         _listing.details(text, pending)
         for finding, s, e in pending:
             assert finding.detail == span_detail(text, s, e), (trial, text, s, e)
+
+
+@pytest.mark.parametrize("act", [Action.REJECT, Action.ALLOW])
+def test_a_capped_report_is_the_full_reports_first_findings(act: Action) -> None:
+    """Under any ``max_findings`` the listed findings are the first of the uncapped list
+    and the rest are counted (ALLOW ones apart), whatever lists them (the C pass, the
+    engine, mark runs past the last listed one only counted): texts dense in findings
+    and in runs of marks over the limit."""
+    rng = random.Random(act.value)
+    marks = ["a" + "\u0301" * k for k in (1, 3, 5, 9)]
+    for trial in range(30):
+        base = rng.choice(POLICIES).replace(max_combining=rng.choice([2, 4]))
+        base = base.with_actions(COMBINING_RUN=act)
+        text = "".join(
+            rng.choice(marks) if rng.random() < 0.5 else _dense(rng, 3, 0.5) for _ in range(30)
+        )
+        data = _as_input(rng, text, rng.choice(["str", "utf8", "ill"]))
+        full = inspect(data, base.replace(max_findings=None))
+        for cap in (0, 1, 3, 10):
+            got = inspect(data, base.replace(max_findings=cap))
+            where = (trial, data, base.name, cap)
+            assert (got.ok, got.text) == (full.ok, full.text), where
+            assert _fields(got.findings) == _fields(full.findings[:cap]), where
+            rest = full.findings[cap:]
+            assert got.more_findings == len(rest), where
+            assert got.more_allowed == sum(f.action is Action.ALLOW for f in rest), where
