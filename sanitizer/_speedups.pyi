@@ -97,10 +97,7 @@ def list_findings(
     anchors: tuple[int, ...] | None,
     last: int,
     /,
-) -> (
-    tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None]
-    | None
-):
+) -> tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None:
     """(findings, pending, more, allowed, worst, bar): list_groups' first ``limit``
     groups starting at or before text index ``last`` as Findings made from ``made``
     (Finding, a template by class) at text indices, or at byte offsets with ``anchors``
