@@ -154,7 +154,7 @@ class Speedups(Protocol):
         groups: bytes,
         edits_matter: bool,
         made: tuple[type[Any], tuple[dict[str, object] | None, ...]],
-        anchors: tuple[int, ...] | None,
+        anchors: tuple[list[int], list[int]] | None,
         last: int,
         /,
     ) -> (

@@ -94,16 +94,16 @@ def list_findings(
     groups: bytes,
     edits_matter: bool,
     made: tuple[type[Any], tuple[dict[str, object] | None, ...]],
-    anchors: tuple[int, ...] | None,
+    anchors: tuple[list[int], list[int]] | None,
     last: int,
     /,
 ) -> tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None:
     """(findings, pending, more, allowed, worst, bar): list_groups' first ``limit``
     groups starting at or before text index ``last`` as Findings made from ``made``
     (Finding, a template by class) at text indices, or at byte offsets with ``anchors``
-    (ill-formed subparts: text index, bytes); the multi-character ones also as
-    (finding, start, end), their detail unset; None when only the engine can tell
-    (_listing.findings_reference)."""
+    (ill-formed subparts: their text indices, their lengths in bytes); the
+    multi-character ones also as (finding, start, end), their detail unset; None when
+    only the engine can tell (_listing.findings_reference)."""
 
 def word_marks(
     text: str,

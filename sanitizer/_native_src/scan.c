@@ -641,7 +641,7 @@ typedef struct {
     PyTypeObject *type;
     PyObject *templates, *empty, *k_start, *k_end, *k_codepoint, *findings, *pending;
     int utf8;
-    Py_ssize_t *anchors; /* at[0], bytes[0], at[1], bytes[1], ... */
+    Py_ssize_t *anchors; /* at[0], bytes[0], at[1], bytes[1], ... (copied from two lists) */
     Py_ssize_t nanchors, next, t, b, last, listed_allowed, bar_start, bar_end;
 } finding_lister_t;
 
@@ -743,8 +743,8 @@ fail:
  * last) -> (findings, pending, more, allowed, worst, bar) | None: list_groups' first
  * `limit` groups (of those starting at or before text index `last`) as Findings, made =
  * (Finding, a template dict or None by class), at text indices (anchors None) or at byte
- * offsets into the input (anchors: a tuple (at, bytes, ...) of its ill-formed subparts,
- * see finding_lister_t); the multi-character ones also as (finding, start, end) in
+ * offsets into the input (anchors: two lists of its ill-formed subparts, the text index
+ * of each one's U+FFFD and its length in bytes, see finding_lister_t); the multi-character ones also as (finding, start, end) in
  * `pending`, their detail unset; how many more there are, how many of all are ALLOW,
  * the highest severity (-1: none) and the last listed group's (start, end) in text
  * indices (None: none listed).  None when only the engine can tell.  The pure-Python
@@ -779,9 +779,13 @@ speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (anchors != Py_None &&
-        (!PyTuple_CheckExact(anchors) || PyTuple_GET_SIZE(anchors) % 2 != 0)) {
+        (!PyTuple_CheckExact(anchors) || PyTuple_GET_SIZE(anchors) != 2 ||
+         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 0)) ||
+         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 1)) ||
+         PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) !=
+             PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 1)))) {
         PyErr_SetString(PyExc_TypeError,
-                        "list_findings() anchors must be None or a tuple of (at, bytes) pairs");
+                        "list_findings() anchors must be None or two lists of one length");
         return NULL;
     }
     Py_ssize_t last = PyLong_AsSsize_t(args[9]);
@@ -795,19 +799,22 @@ speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     L.last = last;
     L.bar_start = -1;
     PyObject *result = NULL;
-    if (L.utf8 && PyTuple_GET_SIZE(anchors) > 0) {
-        Py_ssize_t m = PyTuple_GET_SIZE(anchors);
-        L.anchors = PyMem_New(Py_ssize_t, m);
+    if (L.utf8 && PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) > 0) {
+        PyObject *at = PyTuple_GET_ITEM(anchors, 0), *size = PyTuple_GET_ITEM(anchors, 1);
+        Py_ssize_t m = PyList_GET_SIZE(at);
+        L.anchors = PyMem_New(Py_ssize_t, 2 * m);
         if (L.anchors == NULL) return PyErr_NoMemory();
         for (Py_ssize_t k = 0; k < m; k++) {
-            L.anchors[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(anchors, k));
-            if (L.anchors[k] == -1 && PyErr_Occurred()) goto done;
-            if (k % 2 == 0 && k >= 2 && L.anchors[k] <= L.anchors[k - 2]) {
+            L.anchors[2 * k] = PyLong_AsSsize_t(PyList_GET_ITEM(at, k));
+            if (L.anchors[2 * k] == -1 && PyErr_Occurred()) goto done;
+            L.anchors[2 * k + 1] = PyLong_AsSsize_t(PyList_GET_ITEM(size, k));
+            if (L.anchors[2 * k + 1] == -1 && PyErr_Occurred()) goto done;
+            if (k > 0 && L.anchors[2 * k] <= L.anchors[2 * k - 2]) {
                 PyErr_SetString(PyExc_ValueError, "list_findings() anchors must increase");
                 goto done;
             }
         }
-        L.nanchors = m / 2;
+        L.nanchors = m;
     }
     L.empty = PyTuple_New(0);
     L.k_start = PyUnicode_InternFromString("start");

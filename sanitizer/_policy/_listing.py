@@ -51,12 +51,6 @@ def templates(policy: Policy) -> tuple[type[Finding], tuple[dict[str, object] | 
     return Finding, tuple(by_class)
 
 
-def anchors(error_index: list[int], lengths: list[int]) -> tuple[int, ...]:
-    """``list_findings``' anchors of bytes input: the text index of each listed
-    ill-formed subpart's U+FFFD and its length in bytes, flat."""
-    return tuple(v for pair in zip(error_index, lengths, strict=True) for v in pair)
-
-
 def findings_reference(
     text: str,
     stage1: bytes,
@@ -66,15 +60,15 @@ def findings_reference(
     groups: bytes,
     edits_matter: bool,
     made: tuple[type[Finding], tuple[dict[str, object] | None, ...]],
-    anchors: tuple[int, ...] | None,
+    anchors: tuple[list[int], list[int]] | None,
     last: int,
 ) -> Listed | None:
     """Pure-Python statement of ``_speedups.list_findings``: of the groups
     ``groups_reference`` makes, the first ``limit`` (-1: all) that start at or before
     text index ``last`` as Findings (the rest counted), each made with its class's
-    template; at text indices, or with ``anchors`` (pairs: the text index of a U+FFFD
-    that stands for an ill-formed subpart, its length in bytes) at byte offsets into the
-    input; the multi-character ones also as (finding, start, end) in ``pending``.
+    template; at text indices, or with ``anchors`` (the text index of each U+FFFD that
+    stands for an ill-formed subpart, and each one's length in bytes) at byte offsets
+    into the input; the multi-character ones also as (finding, start, end) in ``pending``.
     Then how many more, how many of all are ALLOW, the highest severity, and the last
     listed group's (start, end) in text indices."""
     walked = ct.groups_reference(text, stage1, stage2, tables, -1, groups, edits_matter)
@@ -84,7 +78,7 @@ def findings_reference(
     listed = [g for g in every if g[0] <= last]
     if limit >= 0:
         listed = listed[:limit]
-    subparts = list(zip(anchors[::2], anchors[1::2], strict=True)) if anchors else []
+    subparts = list(zip(*anchors, strict=True)) if anchors else []
 
     def place(i: int) -> int:
         if anchors is None:

@@ -253,6 +253,7 @@ class Run:
         self.ill_formed = False  # bytes input that is not UTF-8
         self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
         self.error_index: list[int] = []  # the text index of each one's U+FFFD
+        self.error_bytes: list[int] = []  # and its length in bytes
         self.errors_listed = True  # every error of the input is in self.errors
         self.spans: list[Span] = []  # removed text (STRIP, REPLACE), sorted, disjoint
         self.rejected = False
@@ -447,11 +448,10 @@ class Run:
         cap = p.max_findings
         groups_table = _group_table(p, scan.cats, _TAG_BASE in text)
         limit = -1 if cap is None else cap
-        anchors: tuple[int, ...] | None = None
+        anchors: tuple[list[int], list[int]] | None = None
         last = len(text)
         if self.raw is not None:  # byte offsets; an ill-formed subpart is an anchor
-            lengths = [err.end - err.start for err in self.errors]
-            anchors = _listing.anchors(self.error_index, lengths)
+            anchors = (self.error_index, self.error_bytes)
             if not self.errors_listed:
                 # Text past the last listed error's U+FFFD lies after max_findings listed
                 # errors in the input: nothing there is listed (as in _finish).
@@ -568,6 +568,7 @@ class Run:
             length += len(raw[pos : err.start].decode("utf-8"))  # valid between subparts
             self.errors.append(err)
             self.error_index.append(length)
+            self.error_bytes.append(err.end - err.start)
             length += 1
             pos = err.end
             self._note(
