@@ -224,8 +224,16 @@ def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = 
     return bytes(out)
 
 
+# list_findings' anchors of well-formed bytes input: no ill-formed subpart; and a Run's
+# findings made in C before there are any (both only read, never changed: no list a Run).
+_NO_ANCHORS: tuple[list[int], list[int]] = ([], [])
+_NOTHING_PLACED: list[Finding] = []
+
+
 class Run:
     """One application of a policy to one input (keeps the state out of the hot path)."""
+
+    error_bytes: list[int]  # ill-formed input: the length of each listed error (_decode)
 
     def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
         if isinstance(data, str):
@@ -248,12 +256,11 @@ class Run:
         self.index_findings = _Listed(cap)  # start/end are text indices until _finish
         # Findings of index_findings' count made in C at input offsets (_listed_in_c):
         # noted before any other of it, in input order.
-        self.placed: list[Finding] = []
+        self.placed = _NOTHING_PLACED
         self.findings = _Listed(cap)  # start/end are input offsets
         self.ill_formed = False  # bytes input that is not UTF-8
         self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
         self.error_index: list[int] = []  # the text index of each one's U+FFFD
-        self.error_bytes: list[int] = []  # and its length in bytes
         self.errors_listed = True  # every error of the input is in self.errors
         self.spans: list[Span] = []  # removed text (STRIP, REPLACE), sorted, disjoint
         self.rejected = False
@@ -451,7 +458,7 @@ class Run:
         anchors: tuple[list[int], list[int]] | None = None
         last = len(text)
         if self.raw is not None:  # byte offsets; an ill-formed subpart is an anchor
-            anchors = (self.error_index, self.error_bytes)
+            anchors = (self.error_index, self.error_bytes) if self.ill_formed else _NO_ANCHORS
             if not self.errors_listed:
                 # Text past the last listed error's U+FFFD lies after max_findings listed
                 # errors in the input: nothing there is listed (as in _finish).
@@ -562,6 +569,7 @@ class Run:
         total = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
         cap = self.policy.max_findings
         errors = find_errors(raw, limit=cap)
+        self.error_bytes = []  # each listed one's length in bytes
         self.errors_listed = len(errors) == total
         pos = length = 0
         for err in errors:

@@ -103,8 +103,11 @@ def test_list_findings_matches_reference() -> None:
             run._decode(run.raw)  # the text, and its listed errors (max_findings of them)
             text = run.text
             last = len(text)
-            anchors = (run.error_index, run.error_bytes)
-            assert run.error_bytes == [e.end - e.start for e in run.errors]
+            if run.ill_formed:
+                anchors = (run.error_index, run.error_bytes)
+                assert run.error_bytes == [e.end - e.start for e in run.errors]
+            else:
+                anchors = ([], [])
             if rng.random() < 0.3 and run.error_index:
                 last = rng.choice(run.error_index)
         limit = rng.choice([-1, 0, 1, 3, 1000])
