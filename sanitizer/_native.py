@@ -33,7 +33,7 @@ from collections.abc import Callable
 TYPE_CHECKING = False  # typing's constant without importing typing (start-up)
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Literal, Protocol
+    from typing import Any, Literal, Protocol
 
     from _typeshed import ReadableBuffer
 else:
@@ -144,6 +144,22 @@ class Speedups(Protocol):
         edits_matter: bool,
         /,
     ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
+    def list_findings(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        limit: int,
+        groups: bytes,
+        edits_matter: bool,
+        made: tuple[type[Any], tuple[dict[str, object] | None, ...]],
+        anchors: tuple[list[int], list[int]] | None,
+        last: int,
+        /,
+    ) -> (
+        tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None
+    ): ...
     def word_marks(
         self,
         text: str,

@@ -8,7 +8,7 @@ and the module's methods name the same attributes with the same parameters.
 """
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from _typeshed import ReadableBuffer
 
@@ -84,6 +84,26 @@ def list_groups(
     """(listed, more, more_allowed, worst): the first ``limit`` groups (-1: all) as
     (start, end, class, severity), the rest counted, the highest severity; None when only
     the engine can tell (groups_reference)."""
+
+def list_findings(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    edits_matter: bool,
+    made: tuple[type[Any], tuple[dict[str, object] | None, ...]],
+    anchors: tuple[list[int], list[int]] | None,
+    last: int,
+    /,
+) -> tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None:
+    """(findings, pending, more, allowed, worst, bar): list_groups' first ``limit``
+    groups starting at or before text index ``last`` as Findings made from ``made``
+    (Finding, a template by class) at text indices, or at byte offsets with ``anchors``
+    (ill-formed subparts: their text indices, their lengths in bytes); the
+    multi-character ones also as (finding, start, end), their detail unset; None when
+    only the engine can tell (_listing.findings_reference)."""
 
 def word_marks(
     text: str,

@@ -88,6 +88,13 @@ static PyMethodDef speedups_methods[] = {
      "(-1: all) as (start, end, class, severity), the count of the rest and the highest\n"
      "severity; None when only the engine can tell (see\n"
      "sanitizer._policy._classtable.groups_reference)."},
+    {"list_findings", (PyCFunction)(void (*)(void))speedups_list_findings, METH_FASTCALL,
+     "list_findings($module, text, stage1, stage2, tables, limit, groups, edits_matter, made,\n"
+     "              anchors, last, /)\n"
+     "--\n\n"
+     "(findings, pending, more, allowed, worst, bar): list_groups' groups as Findings at\n"
+     "their final offsets (text indices, or byte offsets with anchors); None when only\n"
+     "the engine can tell (see sanitizer._policy._listing.findings_reference)."},
     {"word_marks", (PyCFunction)(void (*)(void))speedups_word_marks, METH_FASTCALL,
      "word_marks($module, text, stage1, stage2, tables, kinds, start, near, max_gap, /)\n"
      "--\n\n"

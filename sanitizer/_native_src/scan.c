@@ -415,23 +415,50 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
 #define GROUP_FAMILY_SHIFT 2
 #define GROUP_ENGINE 16
 
+/* What walk_groups does with a group it may list: emit(ctx, start, end, class, severity)
+ * returns 0 when it listed the group, 1 when the group is to be counted instead, -1 on
+ * error. */
+typedef struct {
+    int (*emit)(void *ctx, Py_ssize_t start, Py_ssize_t end, unsigned int c, int severity);
+    void *ctx;
+} lister_t;
+
+/* scan_kind from i, the next characters tested one by one first (of a
+ * 1-byte str, whose vector scan is cheap to restart, the next 4; of a wider one, 16): in
+ * text dense in flagged characters (a run, a control or a mark every few letters) the
+ * next one is near, and a vector scan from each would set up and read a whole block to
+ * find it.  The same answer: rs is unused here (max_run -1), so testing a character
+ * twice changes nothing. */
+static inline Py_ssize_t
+next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+             run_state_t *rs)
+{
+    Py_ssize_t probe = kind == PyUnicode_1BYTE_KIND ? 4 : 16;
+    Py_ssize_t stop = n - i > probe ? i + probe : n;
+    for (; i < stop; i++) {
+        unsigned int c = CLASS_OF(t, PyUnicode_READ(kind, data, i)), f = t->flags[c];
+        if (f && flagged(t, kind, data, n, i, c, f, rs)) return i;
+    }
+    return i < n ? scan_kind(t, kind, data, n, i, rs) : n;
+}
+
 /* The groups the engine makes of the characters the tables flag (its scanner's: exactly
  * the scanned categories, with their sequence rules): adjacent flagged characters of one
  * carrier family are one group, of the most severe action among them and the class of
  * its first member of that action (the engine's grouping,
  * sanitizer._policy._carrier_runs).  The whole text is scanned, so a run is grouped as
  * the engine groups it.  Of the groups that start at or after `start`, the first `limit`
- * (-1: all) are appended to `listed` (when not NULL) as (start, end, class, severity),
- * the others counted in *total and, of ALLOW, *allowed; *worst is the highest severity
- * met (-1: none).  Returns 1 when a flagged character is one only the engine may judge,
- * or, with `edits_matter`, when a character the policy strips or replaces is followed
- * by one flagged with a sequence rule whose `before` set holds it (its exemption may
- * depend on what was removed: the engine re-judges it); 0 when done, -1 on error.
+ * (-1: all) that `lister` (when not NULL) lists are listed, the others counted in *total
+ * and, of ALLOW, *allowed; *worst is the highest severity met (-1: none).  Returns 1
+ * when a flagged character is one only the engine may judge, or, with `edits_matter`,
+ * when a character the policy strips or replaces is followed by one flagged with a
+ * sequence rule whose `before` set holds it (its exemption may depend on what was
+ * removed: the engine re-judges it); 0 when done, -1 on error.
  * The pure-Python statement is sanitizer._policy._classtable.groups_reference. */
 static int
 walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             const unsigned char *groups, int edits_matter, Py_ssize_t limit,
-            PyObject *listed, Py_ssize_t *total, Py_ssize_t *allowed, int *worst)
+            const lister_t *lister, Py_ssize_t *total, Py_ssize_t *allowed, int *worst)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -442,7 +469,7 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     unsigned int strong = 0;
     *total = *allowed = 0;
     *worst = -1;
-    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = scan_kind(t, kind, data, n, i + 1, &rs)) {
+    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = next_flagged(t, kind, data, n, i + 1, &rs)) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;
         if (i < n) {
@@ -460,16 +487,13 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             }
         }
         if (severity >= 0 && run_start >= start) {  /* the group before i is complete */
-            if (listed != NULL && (limit < 0 || nlisted < limit)) {
-                PyObject *item = Py_BuildValue("(nnii)", run_start, run_end, (int)strong,
-                                               severity);
-                if (item == NULL || PyList_Append(listed, item) < 0) {
-                    Py_XDECREF(item);
-                    return -1;
-                }
-                Py_DECREF(item);
-                nlisted++;
-            } else {
+            int counted = 1;
+            if (lister != NULL && (limit < 0 || nlisted < limit)) {
+                counted = lister->emit(lister->ctx, run_start, run_end, strong, severity);
+                if (counted < 0) return -1;
+                nlisted += !counted;
+            }
+            if (counted) {
                 (*total)++;
                 *allowed += severity == 0;
             }
@@ -491,6 +515,19 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             if (r && t->rules[(size_t)(r - 1) * RULE_SIZE + c]) return 1;
         }
     }
+}
+
+/* list_groups' lister: each group appended to a list as (start, end, class, severity). */
+static int
+emit_tuple(void *ctx, Py_ssize_t start, Py_ssize_t end, unsigned int c, int severity)
+{
+    PyObject *item = Py_BuildValue("(nnii)", start, end, (int)c, severity);
+    if (item == NULL || PyList_Append((PyObject *)ctx, item) < 0) {
+        Py_XDECREF(item);
+        return -1;
+    }
+    Py_DECREF(item);
+    return 0;
 }
 
 /* The arguments that count_groups, list_groups, word_marks and reveal_runs begin with:
@@ -577,7 +614,8 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (listed == NULL) return NULL;
     Py_ssize_t total, allowed;
     int worst;
-    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, listed, &total,
+    lister_t lister = {emit_tuple, listed};
+    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, &lister, &total,
                         &allowed, &worst);
     if (r != 0) {
         Py_DECREF(listed);
@@ -587,6 +625,233 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(Nnni)", listed, total, allowed, worst);
 }
 
+
+/* list_findings' lister: each group it lists becomes one Finding (sanitizer._policy.
+ * _model), made as new_finding makes it: object.__new__, then its instance dict filled
+ * from its class's template (every field, in the dataclass's order) with start and end
+ * set, and codepoint for a one-character group; a longer group's detail (what the run
+ * spells) is the caller's to say: (finding, start, end), text indices, goes to `pending`.
+ * Offsets are text indices, or with `utf8` byte offsets into the input: the UTF-8 length
+ * of the text before, where the U+FFFD at text index at[k] stands for an ill-formed
+ * subpart of bytes[k] bytes (RFC 3629 §3: between those, the text re-encodes to exactly
+ * the input).  Groups that start after text index `last` are counted, not listed. */
+typedef struct {
+    int kind;
+    const void *data;
+    PyTypeObject *type;
+    PyObject *templates, *empty, *k_start, *k_end, *k_codepoint, *findings, *pending;
+    int utf8;
+    Py_ssize_t *anchors; /* at[0], bytes[0], at[1], bytes[1], ... (copied from two lists) */
+    Py_ssize_t nanchors, next, t, b, last, listed_allowed, bar_start, bar_end;
+} finding_lister_t;
+
+/* UTF-8 length of text[from:to] (a lone surrogate: 3 bytes, as "surrogatepass"). */
+static Py_ssize_t
+utf8_span(int kind, const void *data, Py_ssize_t from, Py_ssize_t to)
+{
+    Py_ssize_t n = to - from;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        for (Py_ssize_t i = from; i < to; i++) n += p[i] >> 7;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = (const Py_UCS2 *)data;
+        for (Py_ssize_t i = from; i < to; i++) n += (p[i] >= 0x80) + (p[i] >= 0x800);
+    } else {
+        const Py_UCS4 *p = (const Py_UCS4 *)data;
+        for (Py_ssize_t i = from; i < to; i++)
+            n += (p[i] >= 0x80) + (p[i] >= 0x800) + (p[i] >= 0x10000);
+    }
+    return n;
+}
+
+/* The byte offset of text index i (queries never decrease). */
+static Py_ssize_t
+byte_offset(finding_lister_t *L, Py_ssize_t i)
+{
+    while (L->next < L->nanchors && L->anchors[2 * L->next] < i) {
+        Py_ssize_t at = L->anchors[2 * L->next];
+        L->b += utf8_span(L->kind, L->data, L->t, at) + L->anchors[2 * L->next + 1];
+        L->t = at + 1;
+        L->next++;
+    }
+    L->b += utf8_span(L->kind, L->data, L->t, i);
+    L->t = i;
+    return L->b;
+}
+
+static int
+set_offset(PyObject *d, PyObject *key, Py_ssize_t value)
+{
+    PyObject *v = PyLong_FromSsize_t(value);
+    if (v == NULL) return -1;
+    int r = PyDict_SetItem(d, key, v);
+    Py_DECREF(v);
+    return r;
+}
+
+static int
+emit_finding(void *ctx, Py_ssize_t start, Py_ssize_t end, unsigned int c, int severity)
+{
+    finding_lister_t *L = (finding_lister_t *)ctx;
+    if (start > L->last) return 1;
+    if ((Py_ssize_t)c >= PyTuple_GET_SIZE(L->templates) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(L->templates, c))) {
+        PyErr_Format(PyExc_ValueError, "list_findings(): no finding template for class %u", c);
+        return -1;
+    }
+    Py_ssize_t s = start, e = end;
+    if (L->utf8) {
+        s = byte_offset(L, start);
+        e = byte_offset(L, end);
+    }
+    PyObject *f = PyBaseObject_Type.tp_new(L->type, L->empty, NULL);
+    if (f == NULL) return -1;
+    PyObject *d = PyObject_GenericGetDict(f, NULL);
+    if (d == NULL) goto fail;
+    if (PyDict_Update(d, PyTuple_GET_ITEM(L->templates, c)) < 0 ||
+        set_offset(d, L->k_start, s) < 0 || set_offset(d, L->k_end, e) < 0)
+        goto fail;
+    if (end - start == 1) {
+        PyObject *cp = PyLong_FromUnsignedLong(PyUnicode_READ(L->kind, L->data, start));
+        if (cp == NULL) goto fail;
+        int r = PyDict_SetItem(d, L->k_codepoint, cp);
+        Py_DECREF(cp);
+        if (r < 0) goto fail;
+    } else {
+        PyObject *item = Py_BuildValue("(Onn)", f, start, end);
+        if (item == NULL || PyList_Append(L->pending, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+    if (PyList_Append(L->findings, f) < 0) goto fail;
+    Py_DECREF(d);
+    Py_DECREF(f);
+    L->listed_allowed += severity == 0;
+    L->bar_start = start;
+    L->bar_end = end;
+    return 0;
+fail:
+    Py_XDECREF(d);
+    Py_DECREF(f);
+    return -1;
+}
+
+/*
+ * list_findings(text, stage1, stage2, tables, limit, groups, edits_matter, made, anchors,
+ * last) -> (findings, pending, more, allowed, worst, bar) | None: list_groups' first
+ * `limit` groups (of those starting at or before text index `last`) as Findings, made =
+ * (Finding, a template dict or None by class), at text indices (anchors None) or at byte
+ * offsets into the input (anchors: two lists of its ill-formed subparts, the text index
+ * of each one's U+FFFD and its length in bytes, see finding_lister_t); the multi-character ones also as (finding, start, end) in
+ * `pending`, their detail unset; how many more there are, how many of all are ALLOW,
+ * the highest severity (-1: none) and the last listed group's (start, end) in text
+ * indices (None: none listed).  None when only the engine can tell.  The pure-Python
+ * statement is sanitizer._policy._listing.findings_reference.
+ */
+PyObject *
+speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError,
+                        "list_findings(text, stage1, stage2, tables, limit, groups, "
+                        "edits_matter, made, anchors, last) takes 10 arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (text_and_tables(self, args, "list_findings", &t, 5, "groups", &groups) < 0)
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "list_findings() limit must be >= -1");
+        return NULL;
+    }
+    int edits_matter = PyObject_IsTrue(args[6]);
+    if (edits_matter < 0) return NULL;
+    PyObject *made = args[7], *anchors = args[8];
+    if (!PyTuple_CheckExact(made) || PyTuple_GET_SIZE(made) != 2 ||
+        !PyType_Check(PyTuple_GET_ITEM(made, 0)) ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(made, 1))) {
+        PyErr_SetString(PyExc_TypeError, "list_findings() made must be (type, tuple)");
+        return NULL;
+    }
+    if (anchors != Py_None &&
+        (!PyTuple_CheckExact(anchors) || PyTuple_GET_SIZE(anchors) != 2 ||
+         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 0)) ||
+         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 1)) ||
+         PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) !=
+             PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 1)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "list_findings() anchors must be None or two lists of one length");
+        return NULL;
+    }
+    Py_ssize_t last = PyLong_AsSsize_t(args[9]);
+    if (last == -1 && PyErr_Occurred()) return NULL;
+    finding_lister_t L = {0};
+    L.kind = PyUnicode_KIND(args[0]);
+    L.data = PyUnicode_DATA(args[0]);
+    L.type = (PyTypeObject *)PyTuple_GET_ITEM(made, 0);
+    L.templates = PyTuple_GET_ITEM(made, 1);
+    L.utf8 = anchors != Py_None;
+    L.last = last;
+    L.bar_start = -1;
+    PyObject *result = NULL;
+    if (L.utf8 && PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) > 0) {
+        PyObject *at = PyTuple_GET_ITEM(anchors, 0), *size = PyTuple_GET_ITEM(anchors, 1);
+        Py_ssize_t m = PyList_GET_SIZE(at);
+        L.anchors = PyMem_New(Py_ssize_t, 2 * m);
+        if (L.anchors == NULL) return PyErr_NoMemory();
+        for (Py_ssize_t k = 0; k < m; k++) {
+            L.anchors[2 * k] = PyLong_AsSsize_t(PyList_GET_ITEM(at, k));
+            if (L.anchors[2 * k] == -1 && PyErr_Occurred()) goto done;
+            L.anchors[2 * k + 1] = PyLong_AsSsize_t(PyList_GET_ITEM(size, k));
+            if (L.anchors[2 * k + 1] == -1 && PyErr_Occurred()) goto done;
+            if (k > 0 && L.anchors[2 * k] <= L.anchors[2 * k - 2]) {
+                PyErr_SetString(PyExc_ValueError, "list_findings() anchors must increase");
+                goto done;
+            }
+        }
+        L.nanchors = m;
+    }
+    L.empty = PyTuple_New(0);
+    L.k_start = PyUnicode_InternFromString("start");
+    L.k_end = PyUnicode_InternFromString("end");
+    L.k_codepoint = PyUnicode_InternFromString("codepoint");
+    L.findings = PyList_New(0);
+    L.pending = PyList_New(0);
+    if (L.empty == NULL || L.k_start == NULL || L.k_end == NULL || L.k_codepoint == NULL ||
+        L.findings == NULL || L.pending == NULL)
+        goto done;
+    lister_t lister = {emit_finding, &L};
+    Py_ssize_t total, allowed;
+    int worst;
+    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, &lister, &total,
+                        &allowed, &worst);
+    if (r < 0) goto done;
+    if (r > 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    if (L.bar_start < 0)
+        result = Py_BuildValue("(OOnniO)", L.findings, L.pending, total,
+                               allowed + L.listed_allowed, worst, Py_None);
+    else
+        result = Py_BuildValue("(OOnni(nn))", L.findings, L.pending, total,
+                               allowed + L.listed_allowed, worst, L.bar_start, L.bar_end);
+done:
+    PyMem_Free(L.anchors);
+    Py_XDECREF(L.empty);
+    Py_XDECREF(L.k_start);
+    Py_XDECREF(L.k_end);
+    Py_XDECREF(L.k_codepoint);
+    Py_XDECREF(L.findings);
+    Py_XDECREF(L.pending);
+    return result;
+}
 
 /* word_marks's byte per class (sanitizer._policy._reveal.word_mark_kinds). */
 #define WM_BIT 1     /* a bit symbol (_reveal.BITS) */

@@ -34,7 +34,8 @@ from .._decoder import find_errors
 from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
+from . import _listing
+from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
@@ -45,7 +46,7 @@ from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
 from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
-_c_list = None if speedups is None else speedups.list_groups
+_c_list = None if speedups is None else speedups.list_findings
 
 if TYPE_CHECKING:
     from typing import Any
@@ -223,8 +224,16 @@ def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = 
     return bytes(out)
 
 
+# list_findings' anchors of well-formed bytes input: no ill-formed subpart; and a Run's
+# findings made in C before there are any (both only read, never changed: no list a Run).
+_NO_ANCHORS: tuple[list[int], list[int]] = ([], [])
+_NOTHING_PLACED: list[Finding] = []
+
+
 class Run:
     """One application of a policy to one input (keeps the state out of the hot path)."""
+
+    error_bytes: list[int]  # ill-formed input: the length of each listed error (_decode)
 
     def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
         if isinstance(data, str):
@@ -245,6 +254,9 @@ class Run:
         self.verdict = verdict
         cap = self.policy.max_findings
         self.index_findings = _Listed(cap)  # start/end are text indices until _finish
+        # Findings of index_findings' count made in C at input offsets (_listed_in_c):
+        # noted before any other of it, in input order.
+        self.placed = _NOTHING_PLACED
         self.findings = _Listed(cap)  # start/end are input offsets
         self.ill_formed = False  # bytes input that is not UTF-8
         self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
@@ -428,11 +440,12 @@ class Run:
     def _listed_in_c(
         self, text: str, scan: Scanner, is_ascii: bool, is_latin1: bool
     ) -> tuple[bool, str | None]:
-        """The findings of the scan listed (the first ``max_findings`` groups, as compact
-        tuples) and counted in one C pass (``_speedups.list_groups``), the output made by
-        ``_bulk`` unless a group refuses: (True, what ``_run`` returns), or (False, None)
-        when only the engine can tell (then nothing was noted).  Python work per listed
-        finding only: one object each, none per character of a run."""
+        """The findings of the scan listed (the first ``max_findings`` groups, each made
+        in C at its input offsets: ``_listing``) and counted in one C pass
+        (``_speedups.list_findings``), the output made by ``_bulk`` unless a group refuses:
+        (True, what ``_run`` returns), or (False, None) when only the engine can tell
+        (then nothing was noted).  Python work per listed finding only for a carrier run
+        (what it spells), none per character of a run."""
         p = self.policy
         if _c_list is None or scan.c_args is None:
             return False, None
@@ -442,10 +455,21 @@ class Run:
         cap = p.max_findings
         groups_table = _group_table(p, scan.cats, _TAG_BASE in text)
         limit = -1 if cap is None else cap
-        walked = _c_list(text, stage1, stage2, tables, limit, groups_table, True)
+        anchors: tuple[list[int], list[int]] | None = None
+        last = len(text)
+        if self.raw is not None:  # byte offsets; an ill-formed subpart is an anchor
+            anchors = (self.error_index, self.error_bytes) if self.ill_formed else _NO_ANCHORS
+            if not self.errors_listed:
+                # Text past the last listed error's U+FFFD lies after max_findings listed
+                # errors in the input: nothing there is listed (as in _finish).
+                last = self.error_index[-1] if self.error_index else -1
+        made = _listing.templates(p)
+        walked = _c_list(
+            text, stage1, stage2, tables, limit, groups_table, True, made, anchors, last
+        )
         if walked is None:
             return False, None
-        groups, more, more_allowed, worst = walked
+        found, pending, more, allowed, worst, bar = walked
         refused = self.rejected or worst == SEVERITY[Action.REJECT]  # (ill-formed bytes)
         out = None
         if not refused:
@@ -455,20 +479,13 @@ class Run:
                 return False, None
             if out is None:
                 return False, None
-        acts, info = self.acts, ct.class_table().info
+        _listing.details(text, pending)  # the carrier runs: what each spells
         listed = self.index_findings
-        items = listed.items
-        for start, end, c, _ in groups:
-            cat = info[c][0]
-            assert cat is not None
-            if end - start == 1:
-                items.append(new_finding(cat, start, end, acts[cat], ord(text[start])))
-            else:
-                detail = span_detail(text, start, end)
-                items.append(new_finding(cat, start, end, acts[cat], detail=detail))
-        listed.add_unlisted(len(groups), [g[3] for g in groups].count(0))  # ALLOW: 0
-        listed.add_unlisted(more, more_allowed)
-        listed.final()  # in input order: sets the bar past which nothing more is listed
+        assert not listed.items and not self.placed
+        self.placed = found
+        listed.add_unlisted(len(found) + more, allowed)
+        if cap is not None and len(found) >= cap > 0:
+            listed.bar = bar  # in input order: past it nothing more is listed
         if refused:
             self.rejected = True
             if not is_latin1:  # no combining marks below U+0300
@@ -552,12 +569,14 @@ class Run:
         total = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
         cap = self.policy.max_findings
         errors = find_errors(raw, limit=cap)
+        self.error_bytes = []  # each listed one's length in bytes
         self.errors_listed = len(errors) == total
         pos = length = 0
         for err in errors:
             length += len(raw[pos : err.start].decode("utf-8"))  # valid between subparts
             self.errors.append(err)
             self.error_index.append(length)
+            self.error_bytes.append(err.end - err.start)
             length += 1
             pos = err.end
             self._note(
@@ -579,12 +598,18 @@ class Run:
             return removed
         astral = self.raw is None or self.ill_formed or has_astral(self.raw)
         listed, cap = self.index_findings, self.policy.max_findings
-        for start, end in mark_runs(text, limit, astral):
+        runs = mark_runs(text, limit, astral)
+        for start, end in runs:
             self._note(_C.COMBINING_RUN, start, end, act)
             if listed.bar is None and cap is not None and len(listed.items) >= cap:
                 listed.final()  # runs come in order: none after this one is listed
             if act in _REMOVING:
                 _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
+            elif listed.bar is not None and listed.bar <= (start, end):
+                # Nothing later is listed, and nothing is removed: the rest only counted.
+                rest = sum(1 for _ in runs)
+                listed.add_unlisted(rest, rest if act is Action.ALLOW else 0)
+                break
         return removed
 
     def _remove(self, fresh: list[Span]) -> None:
@@ -790,8 +815,14 @@ class Run:
         if found and self.raw is not None:
             to_byte = ByteOffsets(self.text, self.errors, self.error_index)
             found = moved_findings(found, to_byte.spans([(f.start, f.end) for f in found]))
-        everything = found + self.findings.final()
-        everything.sort(key=_PLACE)
+        if self.placed:  # noted first: first among equal places, as the sort keeps them
+            found = self.placed + found if found else self.placed
+            if len(found) > len(self.placed):
+                found.sort(key=_PLACE)
+        others = self.findings.final()
+        everything = found + others if others else found
+        if found and others:
+            everything.sort(key=_PLACE)
         cap = self.policy.max_findings
         if cap is not None:
             del everything[cap:]

@@ -387,6 +387,10 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "clean_edit": ((b"abc", *edits), {}),
         "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
+        "list_findings": (
+            ("abc", *scan_args[:3], -1, bytes(256), True, (object, ()), None, 3),
+            {},
+        ),
         "index_code_points": (("ab",), {}),
         "map_code_points": (("ab", index, offsets, "xy", "cab"), {}),
         "script_mask": ((*mask.args, "abc"), {}),  # type: ignore[attr-defined]

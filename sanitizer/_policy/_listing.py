@@ -1,0 +1,145 @@
+"""The findings ``inspect`` lists from one C pass, made in C at their final offsets.
+
+On text dense in findings (German soft hyphens, Thai ZWSP, floods of controls) the
+engine lists ``Policy.max_findings`` of them, and building each one in Python, then
+again at byte offsets, cost ten times the decode of the input.  So
+``_speedups.list_findings`` makes each listed ``Finding`` once, in the walk that groups
+them (``_speedups.list_groups``), at byte offsets for bytes input (the UTF-8 lengths of
+the characters before it, an ill-formed subpart counting its own bytes) and at text
+indices for str input.  It fills each one's instance dict from a template per class
+(``templates``: every field in the dataclass's order, as ``_model.new_finding`` does),
+so a Finding made in C is the Finding made in Python (equality, repr, pickle,
+``dataclasses.replace``).  What a carrier run spells (its ``detail``) is said in Python,
+only for the findings kept (``pending``), once per distinct run in its context
+(``details``: a flood repeats one run a thousand times).  ``findings_reference`` is its
+pure-Python statement, which the tests hold it to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+
+from .._categories import char_class
+from . import _classtable as ct
+from ._carrier_runs import span_detail
+from ._model import Finding, Policy, new_finding
+from ._reveal import BITS, SELECTORS, TAGS
+
+# A Finding's fields, in order: the keys of each template (one fact: the dataclass).
+FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
+
+# (findings, pending, more, allowed, worst, bar): see ``_speedups.list_findings``.
+Listed = tuple[list[Finding], list[tuple[Finding, int, int]], int, int, int, tuple[int, int] | None]
+
+
+@functools.lru_cache(maxsize=64)
+def templates(policy: Policy) -> tuple[type[Finding], tuple[dict[str, object] | None, ...]]:
+    """``list_findings``' ``made`` for ``policy``: Finding and, by class, the fields of a
+    finding of that class's category under ``policy`` (None: a class of no category),
+    start and end to be set."""
+    acts = policy.actions
+    by_class: list[dict[str, object] | None] = []
+    for cat, _ in ct.class_table().info:
+        if cat is None:
+            by_class.append(None)
+            continue
+        fields: dict[str, object] = dict.fromkeys(FIELDS)
+        fields.update(category=cat, start=0, end=0, action=acts[cat])
+        by_class.append(fields)
+    return Finding, tuple(by_class)
+
+
+def findings_reference(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    edits_matter: bool,
+    made: tuple[type[Finding], tuple[dict[str, object] | None, ...]],
+    anchors: tuple[list[int], list[int]] | None,
+    last: int,
+) -> Listed | None:
+    """Pure-Python statement of ``_speedups.list_findings``: of the groups
+    ``groups_reference`` makes, the first ``limit`` (-1: all) that start at or before
+    text index ``last`` as Findings (the rest counted), each made with its class's
+    template; at text indices, or with ``anchors`` (the text index of each U+FFFD that
+    stands for an ill-formed subpart, and each one's length in bytes) at byte offsets
+    into the input; the multi-character ones also as (finding, start, end) in ``pending``.
+    Then how many more, how many of all are ALLOW, the highest severity, and the last
+    listed group's (start, end) in text indices."""
+    walked = ct.groups_reference(text, stage1, stage2, tables, -1, groups, edits_matter)
+    if walked is None:
+        return None
+    every, _, _, worst = walked
+    listed = [g for g in every if g[0] <= last]
+    if limit >= 0:
+        listed = listed[:limit]
+    subparts = list(zip(*anchors, strict=True)) if anchors else []
+
+    def place(i: int) -> int:
+        if anchors is None:
+            return i
+        size = len(text[:i].encode("utf-8", "surrogatepass"))
+        return size + sum(n - 3 for at, n in subparts if at < i)  # U+FFFD: 3 bytes
+
+    kind, by_class = made
+    assert kind is Finding
+    findings: list[Finding] = []
+    pending: list[tuple[Finding, int, int]] = []
+    for start, end, c, _ in listed:
+        fields = by_class[c]
+        assert fields is not None
+        cat, act = fields["category"], fields["action"]
+        if end - start == 1:
+            f = new_finding(cat, place(start), place(end), act, ord(text[start]))  # type: ignore[arg-type]
+        else:
+            f = new_finding(cat, place(start), place(end), act)  # type: ignore[arg-type]
+            pending.append((f, start, end))
+        findings.append(f)
+    allowed = sum(g[3] == 0 for g in every)
+    bar = (listed[-1][0], listed[-1][1]) if listed else None
+    return findings, pending, len(every) - len(listed), allowed, worst, bar
+
+
+# The characters ``_reveal.carrier_run`` reads a run through (its ``_is_carrier``), and
+# the longest stretch of them around a run that ``details`` remembers it by.
+CARRIERS = (*TAGS, *SELECTORS, *BITS)
+_REACH = 256
+
+
+@functools.cache
+def _carrier_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    body = char_class(sorted(CARRIERS))
+    return re.compile(f"[{body}]"), re.compile(f"[{body}]*")
+
+
+def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
+    """Set the detail of each (finding, start, end) of ``pending`` (text indices, in
+    order): ``span_detail(text, start, end)``, worked out once per distinct run in its
+    context.  What a run spells depends on the run, on the stretch of carrier
+    characters it lies in (``carrier_run`` reads every run of the stretch that meets it,
+    from where the stretch begins, a reader each run: ``_reveal._READERS``) and on the
+    one character on either side of the stretch (a tag base, a selector's base, a bit
+    symbol's neighbour); so those characters and the run's place among them are its key.
+    A stretch longer than ``_REACH`` on either side is not remembered (no key is longer
+    than the run and twice that)."""
+    one, stretch = _carrier_patterns()
+    memo: dict[tuple[str, int, int], str] = {}
+    for finding, start, end in pending:
+        a = start
+        while a > 0 and start - a <= _REACH and one.match(text, a - 1):
+            a -= 1
+        b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
+        if start - a > _REACH or b - end > _REACH:
+            finding.__dict__["detail"] = span_detail(text, start, end)
+            continue
+        lo = a - 1 if a else 0  # (a slice or a match past the text's end stops at it)
+        key = (text[lo : b + 1], start - lo, end - lo)
+        detail = memo.get(key)
+        if detail is None:
+            detail = memo[key] = span_detail(text, start, end)
+        finding.__dict__["detail"] = detail
