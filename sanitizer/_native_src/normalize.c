@@ -135,34 +135,62 @@ order_run(Py_UCS4 *s, Py_ssize_t n)
     return 0;
 }
 
-/* Append the normalized segment that starts at text[start] and ends before the next
- * boundary after it (*end: there) when no code point in it decomposes and its marks are
- * in canonical order, composing as it copies: 1; 0 when it cannot (out unchanged, *end
- * the code point that stopped it), -1 on error.  A Hangul syllable can only begin a
- * segment (it is a boundary) and composes as its decomposition would. */
+/* The output: characters of one kind (out_kind: 2 for text of kind 1 or 2, 4 else),
+ * written in one pass.  `limit` is the largest code point the kind holds: a segment that
+ * makes a larger one (a singleton such as U+FA6C maps to the supplementary planes) makes
+ * the caller start again into 4-byte characters (NORM_WIDEN). */
+typedef struct {
+    char *p;
+    Py_ssize_t n, cap;
+} obuf;
+
+#define NORM_WIDEN (-2)
+
+/* Room for `more` characters of `ok` bytes after the n written. */
+static int
+ob_reserve(obuf *b, Py_ssize_t more, int ok)
+{
+    if (more <= b->cap - b->n) return 0;
+    if (more > PY_SSIZE_T_MAX / 8 / ok - b->n) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t cap = b->n + more;
+    if (cap < b->cap * 2 && b->cap * 2 <= PY_SSIZE_T_MAX / 8 / ok) cap = b->cap * 2;
+    char *p = PyMem_Realloc(b->p, (size_t)cap * (size_t)ok);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define NORM_INLINE static inline __attribute__((always_inline))
 #else
 #define NORM_INLINE static inline
 #endif
 
+/* Append the normalized segment that starts at text[start] and ends before the next
+ * boundary after it (*end: there) when no code point in it decomposes and its marks are
+ * in canonical order, composing as it copies: 1; 0 when it cannot (out unchanged, *end
+ * the code point that stopped it), NORM_WIDEN when a composite is over `limit`.  The
+ * caller has made room for the rest of the text (composing only shortens it).  A Hangul
+ * syllable can only begin a segment (it is a boundary) and composes as its decomposition
+ * would. */
 NORM_INLINE int
-segment_fast(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
-             int compat, unsigned int stable, Py_ssize_t *end)
+segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
+             int compat, unsigned int stable, Py_UCS4 lowest, Py_UCS4 limit, Py_ssize_t *end)
 {
     Py_ssize_t starter = -1, w = 0, i;
     unsigned int row = 0; /* the starter's row in norm_compose */
     unsigned int last = 0, prev = 0; /* ccc of the last written, of the last read */
+    void *s = out->p + out->n * ok;
     for (i = start; i < n; i++) {
-        if (out->n + w >= out->cap) {
-            Py_ssize_t had = out->n;
-            out->n += w;
-            int failed = reserve(out, 64);
-            out->n = had;
-            if (failed) return -1;
-        }
-        Py_UCS4 *s = out->p + out->n;
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (i > start && c < lowest) break; /* a boundary, without a look-up */
         const norm_record *r = record_of(c);
         if (i > start && (r->flags & stable)) break;
         unsigned int k = r->ccc;
@@ -172,9 +200,10 @@ segment_fast(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t
         }
         prev = k;
         if (starter >= 0 && (w - 1 == starter || (last != 0 && last < k))) {
-            Py_UCS4 made = compose(s[starter], &row, c, r);
+            Py_UCS4 made = compose(PyUnicode_READ(ok, s, starter), &row, c, r);
             if (made) {
-                s[starter] = made;
+                if (made > limit) return NORM_WIDEN;
+                PyUnicode_WRITE(ok, s, starter, made);
                 continue;
             }
         }
@@ -183,41 +212,42 @@ segment_fast(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t
             row = r->first;
         }
         last = k;
-        s[w++] = c;
+        PyUnicode_WRITE(ok, s, w, c);
+        w++;
     }
     out->n += w;
     *end = i;
     return 1;
 }
 
-/* Append the normalized segment text[start..end) to out. */
+/* The normalized segment text[start..end) in `seg` (from its start). */
 static int
-segment(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int compat)
+segment(ubuf *seg, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int compat)
 {
-    Py_ssize_t base = out->n;
+    seg->n = 0;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 cp = PyUnicode_READ(kind, data, i);
-        if (reserve(out, NORM_MAX_DECOMPOSITION) < 0) return -1;
+        if (reserve(seg, NORM_MAX_DECOMPOSITION) < 0) return -1;
         if (cp - S_BASE < S_COUNT) {
             Py_UCS4 s = cp - S_BASE;
-            out->p[out->n++] = L_BASE + s / N_COUNT;
-            out->p[out->n++] = V_BASE + (s % N_COUNT) / T_COUNT;
-            if (s % T_COUNT) out->p[out->n++] = T_BASE + s % T_COUNT;
+            seg->p[seg->n++] = L_BASE + s / N_COUNT;
+            seg->p[seg->n++] = V_BASE + (s % N_COUNT) / T_COUNT;
+            if (s % T_COUNT) seg->p[seg->n++] = T_BASE + s % T_COUNT;
             continue;
         }
         const norm_record *r = record_of(cp);
         unsigned int off = compat ? r->compat : r->canon;
         unsigned int len = compat ? r->compat_len : r->canon_len;
         if (len == 0) {
-            out->p[out->n++] = cp;
+            seg->p[seg->n++] = cp;
         } else {
-            memcpy(out->p + out->n, norm_pool + off, len * sizeof(Py_UCS4));
-            out->n += len;
+            memcpy(seg->p + seg->n, norm_pool + off, len * sizeof(Py_UCS4));
+            seg->n += len;
         }
     }
     /* canonical ordering: each run of non-starters, stably by ccc */
-    Py_UCS4 *s = out->p + base;
-    Py_ssize_t n = out->n - base;
+    Py_UCS4 *s = seg->p;
+    Py_ssize_t n = seg->n;
     for (Py_ssize_t i = 0; i < n;) {
         if (ccc_of(s[i]) == 0) {
             i++;
@@ -251,7 +281,7 @@ segment(ubuf *out, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
         last = k;
         s[w++] = c;
     }
-    out->n = base + w;
+    seg->n = w;
     return 0;
 }
 
@@ -280,38 +310,57 @@ next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned i
     }
 }
 
-/* The normalized text from text[i], the first code point that is no boundary (kind a
- * constant in each call, so that each kind's loops are compiled apart). */
-NORM_INLINE PyObject *
-drive(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, int compat, unsigned int stable)
+/* text[from..to) appended to out, whose room the caller made (ok >= kind). */
+NORM_INLINE void
+copy_stable(obuf *out, int ok, int kind, const void *data, Py_ssize_t from, Py_ssize_t to)
 {
-    ubuf out = {NULL, 0, 0};
+    if (ok == kind) {
+        memcpy(out->p + out->n * ok, (const char *)data + from * kind, (size_t)(to - from) * ok);
+        out->n += to - from;
+        return;
+    }
+    for (Py_ssize_t k = from; k < to; k++) {
+        PyUnicode_WRITE(ok, out->p, out->n, PyUnicode_READ(kind, data, k));
+        out->n++;
+    }
+}
+
+/* The normalized text from text[i], the first code point that is no boundary, into out
+ * (characters of ok bytes): 0, -1 on error, NORM_WIDEN when a code point is over what ok
+ * bytes hold.  kind and ok are constants in each call, so that each pair's loops are
+ * compiled apart.  Out has room for the rest of the text before each segment (copying
+ * and composing never lengthen it), so that only decomposed segments reserve more. */
+NORM_INLINE int
+drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py_ssize_t n,
+      int compat, unsigned int stable)
+{
+    Py_UCS4 limit = ok == PyUnicode_2BYTE_KIND ? 0xFFFF : 0x10FFFF;
+    Py_UCS4 lowest = compat ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
     Py_ssize_t copied = 0; /* text[..copied) is in out */
+    if (ob_reserve(out, n + 16, ok) < 0) return -1;
     while (i < n) {
         /* text[i] is no boundary; its segment starts at the boundary before it */
         Py_ssize_t start = i > copied ? i - 1 : copied, end;
-        if (reserve(&out, start - copied) < 0) goto fail;
-        for (Py_ssize_t k = copied; k < start; k++)
-            out.p[out.n++] = PyUnicode_READ(kind, data, k);
-        int done = segment_fast(&out, kind, data, start, n, compat, stable, &end);
-        if (done < 0) goto fail;
+        copy_stable(out, ok, kind, data, copied, start);
+        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, lowest, limit, &end);
+        if (done < 0) return done;
         if (!done) {
             if (end <= start) end = start + 1;
             while (end < n && !(record_of(PyUnicode_READ(kind, data, end))->flags & stable))
                 end++;
-            if (segment(&out, kind, data, start, end, compat) < 0) goto fail;
+            if (segment(seg, kind, data, start, end, compat) < 0) return -1;
+            if (ob_reserve(out, seg->n + (n - end) + 16, ok) < 0) return -1;
+            for (Py_ssize_t k = 0; k < seg->n; k++) {
+                if (seg->p[k] > limit) return NORM_WIDEN;
+                PyUnicode_WRITE(ok, out->p, out->n, seg->p[k]);
+                out->n++;
+            }
         }
         copied = end;
         i = next_unstable(kind, data, end, n, stable);
     }
-    if (reserve(&out, n - copied) < 0) goto fail;
-    for (Py_ssize_t k = copied; k < n; k++) out.p[out.n++] = PyUnicode_READ(kind, data, k);
-    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, out.n);
-    PyMem_Free(out.p);
-    return result;
-fail:
-    PyMem_Free(out.p);
-    return NULL;
+    copy_stable(out, ok, kind, data, copied, n);
+    return 0;
 }
 
 SPEEDUPS_INTERNAL PyObject *
@@ -334,9 +383,40 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     /* ASCII: all boundaries (UAX #15 §1.1) */
     i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable);
     if (i == n) return Py_NewRef(text);
-    switch (kind) {
-    case PyUnicode_1BYTE_KIND: return drive(data, PyUnicode_1BYTE_KIND, i, n, compat, stable);
-    case PyUnicode_2BYTE_KIND: return drive(data, PyUnicode_2BYTE_KIND, i, n, compat, stable);
-    default: return drive(data, PyUnicode_4BYTE_KIND, i, n, compat, stable);
+    /* 2-byte output for text of 1 or 2, 4-byte for the rest (or when a 2-byte run meets
+     * a code point over U+FFFF); the str is made of the kind its characters need */
+    obuf out = {NULL, 0, 0};
+    ubuf seg = {NULL, 0, 0};
+    int ok = kind == PyUnicode_4BYTE_KIND ? PyUnicode_4BYTE_KIND : PyUnicode_2BYTE_KIND, r;
+    for (;;) {
+        switch (kind * 8 + ok) {
+        case PyUnicode_1BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
+            r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
+                      stable);
+            break;
+        case PyUnicode_2BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
+            r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
+                      stable);
+            break;
+        case PyUnicode_1BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
+            r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
+                      stable);
+            break;
+        case PyUnicode_2BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
+            r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
+                      stable);
+            break;
+        default:
+            r = drive(&out, &seg, data, PyUnicode_4BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
+                      stable);
+        }
+        if (r != NORM_WIDEN) break;
+        ok = PyUnicode_4BYTE_KIND; /* (the room counted in 2-byte characters is half) */
+        out.n = 0;
+        out.cap /= 2;
     }
+    PyObject *result = r < 0 ? NULL : PyUnicode_FromKindAndData(ok, out.p, out.n);
+    PyMem_Free(out.p);
+    PyMem_Free(seg.p);
+    return result;
 }
