@@ -509,7 +509,8 @@ class Run:
         p = self.policy
         act = self.acts[_C.COMBINING_RUN]
         limit = p.max_combining
-        if limit is not None and not is_latin1 and act is not Action.IGNORE:
+        counted = args[3] >= 0  # the C pass counted the runs (and gave up at a long one)
+        if limit is not None and not is_latin1 and act is not Action.IGNORE and not counted:
             if not (self.verdict and act is Action.ALLOW):
                 astral = self.raw is None or self.ill_formed or has_astral(self.raw)
                 if next(iter(mark_runs(text, limit, astral)), None) is not None:

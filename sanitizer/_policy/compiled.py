@@ -342,8 +342,11 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs | None:
     """``clean_edit``'s arguments making the edits the engine makes of a text (``_run``):
     the scanner's tables of the dropping categories (their sequence rules, nothing for
-    normal forms or mark runs, which the engine judges after) and their edits.  Carriers
-    of hidden payloads are edited too: the engine asks only of a text it found none in."""
+    normal forms, which the engine judges after) and their edits.  Carriers of hidden
+    payloads are edited too: the engine asks only of a text it found none in.  When the
+    policy drops a run of marks over its limit, the same pass counts the runs (the
+    counted marks flagged 2, and the limit: a longer run, through strips, makes it give
+    up), so that the engine need not look for them again (``_run.Run._bulk``)."""
     if c_clean_edit is None:
         return None
     from ._scan import scanner
@@ -351,7 +354,14 @@ def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs |
     dropping -= {Category.HIDDEN_PAYLOAD}
     c_args = scanner(dropping, policy.allow_sequences).c_args
     assert c_args is not None
-    return (*c_args, _c_edits(policy, dropping, forms_matter=False))
+    stage1, stage2, tables, max_run = c_args
+    if policy.max_combining is not None and Category.COMBINING_RUN in dropping:
+        flags = bytearray(tables[:256])
+        for c, (cat, fl) in enumerate(ct.class_table().info):
+            if counted_mark(cat, fl):
+                flags[c] |= 2
+        tables, max_run = bytes(flags) + tables[256:], policy.max_combining
+    return (stage1, stage2, tables, max_run, _c_edits(policy, dropping, forms_matter=False))
 
 
 # The hot paths (inspect, sanitize, accepts) find a policy's compiled form by the
