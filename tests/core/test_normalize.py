@@ -144,3 +144,37 @@ def test_other_forms_are_unicodedata2s() -> None:
     text = "\u1ea5\ufb01\u0301a"
     for form in ("NFD", "NFKD", *FORMS):
         assert _categories.unicode_normalize(form, text) == unicodedata2.normalize(form, text)
+
+
+@native
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize(
+    "prefix",
+    ("", "ab\u0301" * 40, "\u00e9\u00bd" * 40, "\u0101\u0301" * 40, "\U0001d15e\u0301" * 20),
+)
+@pytest.mark.parametrize(
+    "tail",
+    # a composite in the text's width, one only 4 bytes hold (U+FA6C -> U+242EE), a
+    # Latin-1 result (the output narrows), an expansion (U+FDFA: 18 in NFKC)
+    ("e\u0301", "\ufa6c", "\U0002f800\u0301", "A\u030a", "\ufdfa" * 30, "\u0344" * 50),
+)
+def test_output_width(form: str, prefix: str, tail: str) -> None:
+    """The C pass writes the width of its input (2 bytes for Latin-1 text, which NFKC
+    widens) and starts again 4 bytes wide when a segment makes a supplementary code point;
+    room is made before segments only: text of every width, with the widening segment
+    early, late, alone and after long stretches, and expansions that outgrow the room."""
+    for text in (prefix + tail, tail + prefix, prefix + tail + prefix, (prefix + tail) * 9):
+        _same(text, form)
+
+
+@given(
+    st.text(
+        st.sampled_from("ae\u00e9\u00bd\u0301\u0302\u0323\u0344\ufa6c\ufdfa\U0002f800"), max_size=80
+    ),
+    st.sampled_from(FORMS),
+)
+def test_widths_and_expansions(text: str, form: str) -> None:
+    """Mixes of Latin-1, composing marks, singletons to the supplementary planes and
+    long expansions: the C pass answers as unicodedata2."""
+    if speedups is not None:
+        assert speedups.normalize(text, form == "NFKC") == unicodedata2.normalize(form, text)
