@@ -233,6 +233,42 @@ def test_strip_between_marks_joins_their_runs(
     assert accepts(text, policy) is not over
 
 
+@needs_c
+@pytest.mark.parametrize("name", ["TEXT", "SINGLE_LINE", "PROMPT"])
+def test_engine_leaves_dropped_runs_to_the_edit_pass(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text that normalization changes (Vietnamese in NFD) takes the engine's one C edit
+    pass (``Run._bulk``).  When the policy drops runs of marks over its limit, that pass
+    counts them (``bulk_edit_args``: counted marks flagged, the limit), as
+    ``edit_reference`` does (a long run, one joined through a strip: None), and the
+    engine does not scan the input for them again (only the normalized output)."""
+    assert speedups is not None
+    p = getattr(profiles, name)
+    args = compile_policy(p).bulk_edit_args
+    assert args is not None and args[3] == p.max_combining
+    data = sample("Vietnamese NFD", 4096)
+    text = data.decode()
+    limit = p.max_combining or 0
+    for t in (
+        text,
+        text + "a" + "\u0301" * (limit + 1),
+        text + "a" + "\u0301" * limit + "\u200b" + "\u0301" + text,
+    ):
+        assert speedups.clean_edit(t, *args) == edit_reference(t, *args)
+    scanned: list[str] = []
+    real = run_module.mark_runs
+
+    def spy(t: str, *rest: object) -> object:
+        scanned.append(t)
+        return real(t, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "mark_runs", spy)
+    assert sanitize(data, p) == accepts(data, p) * unicodedata.normalize("NFC", text)
+    assert inspect(data, p).ok
+    assert scanned and text not in scanned
+
+
 def test_thai_with_zwsp_is_cleaned() -> None:
     text = "สวัสดี\u200bครับ\u200bวันนี้\u200b" * 50
     assert sanitize(text, profiles.TEXT) == text.replace("\u200b", "")
