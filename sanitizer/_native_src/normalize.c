@@ -21,7 +21,9 @@
  * the pure-Python twin is unicodedata2.normalize itself, and tests/core/test_normalize.py
  * compares the two over every code point and over sequences of marks.
  *
- *   normalize(text, compat, /) -> str: NFKC when compat is true, else NFC.
+ *   normalize(text, compat, max_run=-1, /) -> str | None: NFKC when compat is true, else
+ *   NFC; None when max_run >= 0 and the text holds a run of more than max_run counted
+ *   marks (UAX #15 §13: the policy's combining-run limit, counted in the same pass).
  */
 #include "speedups.h"
 #include "normalize_data.h"
@@ -201,6 +203,28 @@ ob_finish(obuf *b, int ok)
     return str;
 }
 
+/* Runs of counted marks in the text read (UAX #15 §13; NORM_COUNTED_MARK): the last
+ * run's bounds, the limit (-1: none counted) and whether a run went over it.  Every
+ * counted mark is read by one loop or another, in increasing order but for a segment
+ * read again (count_mark: what is counted already is skipped), so that a character that
+ * is no counted mark between two ends a run. */
+typedef struct {
+    Py_ssize_t run_start, mark_end, max_run;
+    unsigned int counted; /* NORM_COUNTED_MARK when max_run >= 0, else 0 */
+    int over;
+} runs_t;
+
+#define NORM_OVER (-3)
+
+static inline void
+count_mark(runs_t *rs, Py_ssize_t i)
+{
+    if (i < rs->mark_end) return;
+    if (i != rs->mark_end) rs->run_start = i;
+    rs->mark_end = i + 1;
+    if (rs->mark_end - rs->run_start > rs->max_run) rs->over = 1;
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define NORM_INLINE static inline __attribute__((always_inline))
 #else
@@ -216,7 +240,8 @@ ob_finish(obuf *b, int ok)
  * would. */
 NORM_INLINE int
 segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
-             int compat, unsigned int stable, Py_UCS4 lowest, Py_UCS4 limit, Py_ssize_t *end)
+             int compat, unsigned int stable, Py_UCS4 lowest, Py_UCS4 limit, runs_t *rs,
+             Py_ssize_t *end)
 {
     Py_ssize_t starter = -1, w = 0, i;
     unsigned int row = 0; /* the starter's row in norm_compose */
@@ -227,6 +252,7 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
         if (i > start && c < lowest) break; /* a boundary, without a look-up */
         const norm_record *r = record_of(c);
         if (i > start && (r->flags & stable)) break;
+        if (r->flags & rs->counted) count_mark(rs, i);
         unsigned int k = r->ccc;
         if ((compat ? r->compat_len : r->canon_len) || (k && prev > k)) {
             *end = i;
@@ -319,13 +345,21 @@ segment(ubuf *seg, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
     return 0;
 }
 
-/* The first i >= from whose code point is no boundary (flag stable), or n. */
+/* The first i >= from whose code point is no boundary (flag stable), or n; the counted
+ * marks before it counted (rs->over: it stops at the one over the limit). */
 #define NEXT_UNSTABLE(T)                                                                   \
     static Py_ssize_t next_unstable_##T(const T *p, Py_ssize_t i, Py_ssize_t n,             \
-                                        unsigned int stable, Py_UCS4 lowest)               \
+                                        unsigned int stable, Py_UCS4 lowest, runs_t *rs)   \
     {                                                                                      \
-        for (; i < n; i++)                                                                 \
-            if (p[i] >= lowest && !(record_of(p[i])->flags & stable)) break;               \
+        for (; i < n; i++) {                                                               \
+            if (p[i] < lowest) continue;                                                   \
+            unsigned int f = record_of(p[i])->flags;                                       \
+            if (!(f & stable)) break;                                                      \
+            if (f & rs->counted) {                                                         \
+                count_mark(rs, i);                                                         \
+                if (rs->over) break;                                                       \
+            }                                                                              \
+        }                                                                                  \
         return i;                                                                          \
     }
 NEXT_UNSTABLE(Py_UCS1)
@@ -333,14 +367,15 @@ NEXT_UNSTABLE(Py_UCS2)
 NEXT_UNSTABLE(Py_UCS4)
 
 static Py_ssize_t
-next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned int stable)
+next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned int stable,
+              runs_t *rs)
 {
     Py_UCS4 lowest =
         stable == NORM_NFKC_BOUNDARY ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
     switch (kind) {
-    case PyUnicode_1BYTE_KIND: return next_unstable_Py_UCS1(data, i, n, stable, lowest);
-    case PyUnicode_2BYTE_KIND: return next_unstable_Py_UCS2(data, i, n, stable, lowest);
-    default: return next_unstable_Py_UCS4(data, i, n, stable, lowest);
+    case PyUnicode_1BYTE_KIND: return next_unstable_Py_UCS1(data, i, n, stable, lowest, rs);
+    case PyUnicode_2BYTE_KIND: return next_unstable_Py_UCS2(data, i, n, stable, lowest, rs);
+    default: return next_unstable_Py_UCS4(data, i, n, stable, lowest, rs);
     }
 }
 
@@ -366,7 +401,7 @@ copy_stable(obuf *out, int ok, int kind, const void *data, Py_ssize_t from, Py_s
  * and composing never lengthen it), so that only decomposed segments reserve more. */
 NORM_INLINE int
 drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py_ssize_t n,
-      int compat, unsigned int stable)
+      int compat, unsigned int stable, runs_t *rs)
 {
     Py_UCS4 limit = ok == PyUnicode_2BYTE_KIND ? 0xFFFF : 0x10FFFF;
     Py_UCS4 lowest = compat ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
@@ -376,12 +411,18 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
         /* text[i] is no boundary; its segment starts at the boundary before it */
         Py_ssize_t start = i > copied ? i - 1 : copied, end;
         copy_stable(out, ok, kind, data, copied, start);
-        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, lowest, limit, &end);
+        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, lowest, limit, rs,
+                                &end);
         if (done < 0) return done;
         if (!done) {
             if (end <= start) end = start + 1;
             while (end < n && !(record_of(PyUnicode_READ(kind, data, end))->flags & stable))
                 end++;
+            if (rs->counted) {
+                for (Py_ssize_t k = start; k < end; k++)
+                    if (record_of(PyUnicode_READ(kind, data, k))->flags & NORM_COUNTED_MARK)
+                        count_mark(rs, k);
+            }
             if (segment(seg, kind, data, start, end, compat) < 0) return -1;
             if (ob_reserve(out, seg->n + (n - end) + 16, ok) < 0) return -1;
             for (Py_ssize_t k = 0; k < seg->n; k++) {
@@ -391,7 +432,9 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
             }
         }
         copied = end;
-        i = next_unstable(kind, data, end, n, stable);
+        if (rs->over) return NORM_OVER;
+        i = next_unstable(kind, data, end, n, stable, rs);
+        if (rs->over) return NORM_OVER;
     }
     copy_stable(out, ok, kind, data, copied, n);
     return 0;
@@ -401,12 +444,19 @@ SPEEDUPS_INTERNAL PyObject *
 speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "normalize(text, compat, /): text must be a str");
+    if (nargs < 2 || nargs > 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "normalize(text, compat, max_run=-1, /): text must be a str");
         return NULL;
     }
     int compat = PyObject_IsTrue(args[1]);
     if (compat < 0) return NULL;
+    runs_t rs = {-1, -1, -1, 0, 0};
+    if (nargs == 3) {
+        rs.max_run = PyLong_AsSsize_t(args[2]);
+        if (rs.max_run == -1 && PyErr_Occurred()) return NULL;
+        rs.counted = rs.max_run >= 0 ? NORM_COUNTED_MARK : 0;
+    }
     PyObject *text = args[0];
     if (PyUnicode_READY(text) < 0) return NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -415,8 +465,10 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     unsigned int stable = compat ? NORM_NFKC_BOUNDARY : NORM_NFC_BOUNDARY;
     Py_ssize_t i = 0;
     /* ASCII: all boundaries (UAX #15 §1.1) */
-    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable);
+    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable, &rs);
+    if (rs.over) Py_RETURN_NONE;
     if (i == n) return Py_NewRef(text);
+    runs_t counted_before = rs; /* (a pass started again 4 bytes wide starts from here) */
     /* 2-byte output for text of 1 or 2, 4-byte for the rest (or when a 2-byte run meets
      * a code point over U+FFFF); the str is made of the kind its characters need */
     obuf out = {NULL, NULL, 0, 0};
@@ -426,26 +478,27 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         switch (kind * 8 + ok) {
         case PyUnicode_1BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
-                      stable);
+                      stable, &rs);
             break;
         case PyUnicode_2BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
-                      stable);
+                      stable, &rs);
             break;
         case PyUnicode_1BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable);
+                      stable, &rs);
             break;
         case PyUnicode_2BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable);
+                      stable, &rs);
             break;
         default:
             r = drive(&out, &seg, data, PyUnicode_4BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable);
+                      stable, &rs);
         }
         if (r != NORM_WIDEN) break;
         ok = PyUnicode_4BYTE_KIND; /* from the start, into a new str */
+        rs = counted_before;
         Py_CLEAR(out.str);
         out.p = NULL;
         out.n = out.cap = 0;
@@ -453,6 +506,7 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyMem_Free(seg.p);
     if (r < 0) {
         Py_XDECREF(out.str);
+        if (r == NORM_OVER) Py_RETURN_NONE;
         return NULL;
     }
     return ob_finish(&out, ok);

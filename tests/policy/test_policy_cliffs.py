@@ -50,6 +50,7 @@ POLICIES = [
     *profiles.PROFILES.values(),
     profiles.TEXT.replace(allow_sequences=False),
     profiles.TEXT.replace(max_combining=2),
+    profiles.TEXT.replace(normalization="NFKC", max_combining=2),
     profiles.TEXT.replace(normalization=None, max_combining=3),
     profiles.TEXT.with_actions(NUL=A.STRIP, CONTROL=A.REPLACE, TAG=A.STRIP),
     profiles.TEXT.with_actions(VARIATION_SELECTOR=A.REPLACE, PRIVATE_USE=A.STRIP),
@@ -234,19 +235,21 @@ def test_strip_between_marks_joins_their_runs(
 
 
 @needs_c
+@pytest.mark.parametrize("form", ["NFC", "NFKC", None])
 @pytest.mark.parametrize("name", ["TEXT", "SINGLE_LINE", "PROMPT"])
-def test_engine_leaves_dropped_runs_to_the_edit_pass(
-    name: str, monkeypatch: pytest.MonkeyPatch
+def test_engine_leaves_dropped_runs_to_the_c_passes(
+    name: str, form: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Text that normalization changes (Vietnamese in NFD) takes the engine's one C edit
-    pass (``Run._bulk``).  When the policy drops runs of marks over its limit, that pass
-    counts them (``bulk_edit_args``: counted marks flagged, the limit), as
-    ``edit_reference`` does (a long run, one joined through a strip: None), and the
-    engine does not scan the input for them again (only the normalized output)."""
+    """Text that normalization changes (Vietnamese in NFD) takes the engine's C passes
+    (``Run._bulk``).  When the policy drops runs of marks over its limit, the pass that
+    normalizes counts them (``_speedups.normalize``'s max_run), or the edit pass when
+    there is no NFC or NFKC (``bulk_edit_args``: counted marks flagged, the limit), as
+    ``edit_reference`` does; the reports are the engine's alone, and the engine does not
+    scan the input for them again (only the normalized output)."""
     assert speedups is not None
-    p = getattr(profiles, name)
+    p = getattr(profiles, name).replace(normalization=form)
     args = compile_policy(p).bulk_edit_args
-    assert args is not None and args[3] == p.max_combining
+    assert args is not None and args[3] == (-1 if form else p.max_combining)
     data = sample("Vietnamese NFD", 4096)
     text = data.decode()
     limit = p.max_combining or 0
@@ -256,6 +259,7 @@ def test_engine_leaves_dropped_runs_to_the_edit_pass(
         text + "a" + "\u0301" * limit + "\u200b" + "\u0301" + text,
     ):
         assert speedups.clean_edit(t, *args) == edit_reference(t, *args)
+        _same_reports(t, p)
     scanned: list[str] = []
     real = run_module.mark_runs
 
@@ -264,9 +268,10 @@ def test_engine_leaves_dropped_runs_to_the_edit_pass(
         return real(t, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(run_module, "mark_runs", spy)
-    assert sanitize(data, p) == accepts(data, p) * unicodedata.normalize("NFC", text)
+    out = unicodedata.normalize(form, text) if form else text
+    assert sanitize(data, p) == accepts(data, p) * out
     assert inspect(data, p).ok
-    assert scanned and text not in scanned
+    assert text not in scanned
 
 
 def test_thai_with_zwsp_is_cleaned() -> None:
