@@ -8,7 +8,7 @@ and the module's methods name the same attributes with the same parameters.
 """
 
 from collections.abc import Callable
-from typing import Literal, overload
+from typing import Literal
 
 from _typeshed import ReadableBuffer
 
@@ -177,15 +177,14 @@ def confusable(tables: object, a: str, b: str, /) -> object:
 
 # -- normalize.c: NFC and NFKC (reference: unicodedata2.normalize) --------------------------
 
-@overload
-def normalize(text: str, compat: bool, /) -> str: ...
-@overload
-def normalize(text: str, compat: bool, max_run: int, /) -> str | None:
+def normalize(text: str, compat: bool, /) -> str:
     """``text`` in NFKC when ``compat`` is true, else NFC (UAX #15): the segments between
     boundaries (Quick_Check Yes, decomposition starting with a starter that composes with
-    nothing before it) decomposed, ordered and composed.  ``max_run`` >= 0: None when the
-    text holds a run of more than ``max_run`` marks a combining run counts (UAX #15 §13),
-    counted in the same pass."""
+    nothing before it) decomposed, ordered and composed."""
+
+def normalize_runs(text: str, compat: bool, max_run: int, /) -> str | None:
+    """``normalize``, or None when the text holds a run of more than ``max_run`` marks a
+    combining run counts (UAX #15 §13), counted in the same pass."""
 
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
 

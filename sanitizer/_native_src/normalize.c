@@ -21,9 +21,10 @@
  * the pure-Python twin is unicodedata2.normalize itself, and tests/core/test_normalize.py
  * compares the two over every code point and over sequences of marks.
  *
- *   normalize(text, compat, max_run=-1, /) -> str | None: NFKC when compat is true, else
- *   NFC; None when max_run >= 0 and the text holds a run of more than max_run counted
- *   marks (UAX #15 §13: the policy's combining-run limit, counted in the same pass).
+ *   normalize(text, compat, /) -> str: NFKC when compat is true, else NFC.
+ *   normalize_runs(text, compat, max_run, /) -> str | None: the same, or None when the
+ *   text holds a run of more than max_run counted marks (UAX #15 §13: the policy's
+ *   combining-run limit, counted in the same pass).
  */
 #include "speedups.h"
 #include "normalize_data.h"
@@ -476,24 +477,10 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
     return 0;
 }
 
-SPEEDUPS_INTERNAL PyObject *
-speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* text in NFC or NFKC; None when rs counts a run over its limit. */
+static PyObject *
+normalized(PyObject *text, int compat, runs_t rs)
 {
-    (void)self;
-    if (nargs < 2 || nargs > 3 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "normalize(text, compat, max_run=-1, /): text must be a str");
-        return NULL;
-    }
-    int compat = PyObject_IsTrue(args[1]);
-    if (compat < 0) return NULL;
-    runs_t rs = {-1, -1, -1, 0, 0};
-    if (nargs == 3) {
-        rs.max_run = PyLong_AsSsize_t(args[2]);
-        if (rs.max_run == -1 && PyErr_Occurred()) return NULL;
-        rs.counted = rs.max_run >= 0 ? NORM_COUNTED_MARK : 0;
-    }
-    PyObject *text = args[0];
     if (PyUnicode_READY(text) < 0) return NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -546,4 +533,40 @@ speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     return ob_finish(&out, ok);
+}
+
+SPEEDUPS_INTERNAL PyObject *
+speedups_normalize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "normalize(text, compat, /): text must be a str");
+        return NULL;
+    }
+    int compat = PyObject_IsTrue(args[1]);
+    if (compat < 0) return NULL;
+    runs_t rs = {-1, -1, -1, 0, 0};
+    return normalized(args[0], compat, rs);
+}
+
+SPEEDUPS_INTERNAL PyObject *
+speedups_normalize_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "normalize_runs(text, compat, max_run, /): text must be a str");
+        return NULL;
+    }
+    int compat = PyObject_IsTrue(args[1]);
+    if (compat < 0) return NULL;
+    runs_t rs = {-1, -1, -1, 0, 0};
+    rs.max_run = PyLong_AsSsize_t(args[2]);
+    if (rs.max_run == -1 && PyErr_Occurred()) return NULL;
+    if (rs.max_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "normalize_runs: max_run must be >= 0");
+        return NULL;
+    }
+    rs.counted = NORM_COUNTED_MARK;
+    return normalized(args[0], compat, rs);
 }

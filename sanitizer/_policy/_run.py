@@ -46,7 +46,7 @@ from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_groups
-_c_normalize = None if speedups is None else speedups.normalize
+_c_normalize = None if speedups is None else speedups.normalize_runs
 
 if TYPE_CHECKING:
     from typing import Any
@@ -653,7 +653,8 @@ class Run:
         new problems to the input characters that produce them; at most three rounds.
         ``bulk``: ``edited`` was made by ``_bulk`` (no spans): raise ``_Redo`` instead.
         ``max_run`` >= 0 (``_bulk`` only): the C pass that normalizes to ``normalization``
-        (NFC or NFKC) counts the runs of marks too, and None is "a run is over it"."""
+        (NFC or NFKC, ``_speedups.normalize_runs``) counts the runs of marks too, and None
+        is "a run is over it"."""
         p = self.policy
         forms = [f for f in (p.normalization, p.also_check) if f is not None]
         if not forms or (is_ascii and "NFKC_CASEFOLD" not in forms):

@@ -73,7 +73,7 @@ EditArgs = tuple[bytes, bytes, bytes, int, bytes]
 c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
 # sanitize's C fast path: clean, or cleaned by single-character strips and replacements
 c_clean_edit = None if speedups is None else speedups.clean_edit
-# The normal forms whose C pass counts runs of marks (``_speedups.normalize``'s max_run).
+# The normal forms whose C pass counts runs of marks (``_speedups.normalize_runs``).
 NORMALIZES_COUNTING = frozenset({"NFC", "NFKC"})
 # Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
@@ -347,7 +347,7 @@ def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs |
     normal forms, which the engine judges after) and their edits.  Carriers of hidden
     payloads are edited too: the engine asks only of a text it found none in.  When the
     policy drops a run of marks over its limit, the pass that normalizes the edited text
-    counts the runs (``_speedups.normalize``'s max_run: the runs through strips, as the
+    counts the runs (``_speedups.normalize_runs``: the runs through strips, as the
     output has them), or, when the policy normalizes to neither NFC nor NFKC, this pass
     does (the counted marks flagged 2, and the limit: a longer run makes it give up), so
     that the engine need not look for them again (``_run.Run._bulk``)."""
@@ -359,13 +359,14 @@ def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs |
     c_args = scanner(dropping, policy.allow_sequences).c_args
     assert c_args is not None
     stage1, stage2, tables, max_run = c_args
-    runs = policy.max_combining is not None and Category.COMBINING_RUN in dropping
-    if runs and policy.normalization not in NORMALIZES_COUNTING:
+    limit = policy.max_combining
+    runs = Category.COMBINING_RUN in dropping
+    if limit is not None and runs and policy.normalization not in NORMALIZES_COUNTING:
         flags = bytearray(tables[:256])
         for c, (cat, fl) in enumerate(ct.class_table().info):
             if counted_mark(cat, fl):
                 flags[c] |= 2
-        tables, max_run = bytes(flags) + tables[256:], policy.max_combining
+        tables, max_run = bytes(flags) + tables[256:], limit
     return (stage1, stage2, tables, max_run, _c_edits(policy, dropping, forms_matter=False))
 
 

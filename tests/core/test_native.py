@@ -393,6 +393,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "skeleton": ((tables, "abc"), {}),
         "confusable": ((tables, "abc", "abd"), {}),
         "normalize": (("a\u0301", False), {}),
+        "normalize_runs": (("a\u0301", False, 1), {}),
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]

@@ -207,14 +207,13 @@ def _over(text: str, limit: int) -> bool:
     st.integers(min_value=0, max_value=5),
 )
 def test_runs_counted_in_the_same_pass(text: str, form: str, limit: int) -> None:
-    """``normalize(text, compat, max_run)``: None exactly when the text holds a run of
+    """``normalize_runs(text, compat, max_run)``: None exactly when the text holds a run of
     more than ``max_run`` counted marks, wherever the pass reads them (stretches it
     copies, segments it composes or decomposes, a pass started again 4 bytes wide),
     else the normal form."""
     assert speedups is not None
     want = None if _over(text, limit) else unicodedata2.normalize(form, text)
-    assert speedups.normalize(text, form == "NFKC", limit) == want
-    assert speedups.normalize(text, form == "NFKC", -1) == unicodedata2.normalize(form, text)
+    assert speedups.normalize_runs(text, form == "NFKC", limit) == want
 
 
 @native
@@ -226,7 +225,7 @@ def test_runs_of_every_counted_mark() -> None:
     assert speedups is not None
     marks = [chr(cp) for lo, hi in COUNTED_MARKS for cp in range(lo, hi + 1)]
     for m in marks:
-        assert speedups.normalize("e\u0301a" + m + "b", False, 1) is not None, hex(ord(m))
-        assert speedups.normalize("a" + m * 3 + "e\u0301", False, 2) is None, hex(ord(m))
+        assert speedups.normalize_runs("e\u0301a" + m + "b", False, 1) is not None, hex(ord(m))
+        assert speedups.normalize_runs("a" + m * 3 + "e\u0301", False, 2) is None, hex(ord(m))
     text = "".join("x" + m for m in marks)  # one mark a run: nothing over 1
-    assert speedups.normalize(text, True, 1) == unicodedata2.normalize("NFKC", text)
+    assert speedups.normalize_runs(text, True, 1) == unicodedata2.normalize("NFKC", text)

@@ -242,7 +242,7 @@ def test_engine_leaves_dropped_runs_to_the_c_passes(
 ) -> None:
     """Text that normalization changes (Vietnamese in NFD) takes the engine's C passes
     (``Run._bulk``).  When the policy drops runs of marks over its limit, the pass that
-    normalizes counts them (``_speedups.normalize``'s max_run), or the edit pass when
+    normalizes counts them (``_speedups.normalize_runs``), or the edit pass when
     there is no NFC or NFKC (``bulk_edit_args``: counted marks flagged, the limit), as
     ``edit_reference`` does; the reports are the engine's alone, and the engine does not
     scan the input for them again (only the normalized output)."""
