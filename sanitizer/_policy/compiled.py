@@ -360,12 +360,18 @@ def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs |
     assert c_args is not None
     stage1, stage2, tables, max_run = c_args
     limit = policy.max_combining
-    runs = Category.COMBINING_RUN in dropping
-    if limit is not None and runs and policy.normalization not in NORMALIZES_COUNTING:
+    marks = [c for c, (cat, fl) in enumerate(ct.class_table().info) if counted_mark(cat, fl)]
+    # (a mark this pass would edit makes the edited text's runs not the input's: then
+    # this pass counts them, and gives up at such a mark)
+    edits_marks = any(tables[c] & 1 for c in marks)
+    if (
+        limit is not None
+        and Category.COMBINING_RUN in dropping
+        and (policy.normalization not in NORMALIZES_COUNTING or edits_marks)
+    ):
         flags = bytearray(tables[:256])
-        for c, (cat, fl) in enumerate(ct.class_table().info):
-            if counted_mark(cat, fl):
-                flags[c] |= 2
+        for c in marks:
+            flags[c] |= 2
         tables, max_run = bytes(flags) + tables[256:], limit
     return (stage1, stage2, tables, max_run, _c_edits(policy, dropping, forms_matter=False))
 
