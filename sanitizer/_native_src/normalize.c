@@ -248,16 +248,26 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
     unsigned int row = 0; /* the starter's row in norm_compose */
     unsigned int last = 0, prev = 0; /* ccc of the last written, of the last read */
     void *s = out->p + out->n * ok;
+    /* count_mark on locals (registers), a run's length checked when it ends and here */
+    const unsigned int counted = rs->counted;
+    Py_ssize_t run_start = rs->run_start, mark_end = rs->mark_end;
+    int result = 1;
     for (i = start; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (i > start && c < lowest) break; /* a boundary, without a look-up */
         const norm_record *r = record_of(c);
         if (i > start && (r->flags & stable)) break;
-        if (r->flags & rs->counted) count_mark(rs, i);
+        if ((r->flags & counted) && i >= mark_end) {
+            if (i != mark_end) {
+                if (mark_end - run_start > rs->max_run) rs->over = 1;
+                run_start = i;
+            }
+            mark_end = i + 1;
+        }
         unsigned int k = r->ccc;
         if ((compat ? r->compat_len : r->canon_len) || (k && prev > k)) {
-            *end = i;
-            return 0;
+            result = 0;
+            break;
         }
         prev = k;
         if (starter >= 0 && (w - 1 == starter || (last != 0 && last < k))) {
@@ -276,9 +286,14 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
         PyUnicode_WRITE(ok, s, w, c);
         w++;
     }
-    out->n += w;
+    if (counted) {
+        rs->run_start = run_start;
+        rs->mark_end = mark_end;
+        if (mark_end - run_start > rs->max_run) rs->over = 1;
+    }
+    if (result) out->n += w;
     *end = i;
-    return 1;
+    return result;
 }
 
 /* The normalized segment text[start..end) in `seg` (from its start). */
