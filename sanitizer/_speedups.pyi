@@ -202,6 +202,10 @@ def normalize(text: str, compat: bool, /) -> str:
     boundaries (Quick_Check Yes, decomposition starting with a starter that composes with
     nothing before it) decomposed, ordered and composed."""
 
+def normalize_runs(text: str, compat: bool, max_run: int, /) -> str | None:
+    """``normalize``, or None when the text holds a run of more than ``max_run`` marks a
+    combining run counts (UAX #15 §13), counted in the same pass."""
+
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
 
 def valid_prefix(data: ReadableBuffer, /) -> int:

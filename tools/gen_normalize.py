@@ -15,6 +15,9 @@ checked here before they are written:
   Quick_Check Yes and ccc 0 alone is not enough since Unicode 16, see ``_starts``), and
   its full canonical and compatibility decompositions (Hangul syllables aside: Unicode
   §3.12 decomposes them arithmetically);
+* whether it is a mark a combining run counts (``COUNTED_MARKS`` of the policy layer:
+  General Category M, carriers of hidden payloads aside), so that the pass that
+  normalizes can count the runs (UAX #15 §13) where it reads the records anyway;
 * the primary composites: the pairs whose composition NFC makes (canonical
   decompositions of two code points, Full_Composition_Exclusion left out), in a table
   of a row per first code point and a column per second one (the records give both).
@@ -31,11 +34,12 @@ from pathlib import Path
 import unicodedata2
 
 from sanitizer import _chartables_data as data
+from sanitizer._policy._scan import COUNTED_MARKS
 
 TARGET = Path("sanitizer/_native_src/normalize_data.h")
 BLOCK = 128  # code points a stage-2 block
 HANGUL = range(0xAC00, 0xAC00 + 11172)
-NFC_BOUNDARY, NFKC_BOUNDARY = 1, 2
+NFC_BOUNDARY, NFKC_BOUNDARY, COUNTED_MARK = 1, 2, 4
 
 
 def _in(ranges: tuple[tuple[int, int], ...]) -> set[int]:
@@ -92,6 +96,8 @@ def records() -> tuple[list[int], list[Record], list[int]]:
     # the second of a pair, or a Hangul vowel or trailing consonant (Unicode §3.12)
     seconds = {b for _, b in pairs()} | set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))
     nfc_not_yes, nfkc_not_yes = _in(data.NFC_QC_NOT_YES), _in(data.NFKC_QC_NOT_YES)
+    counted = _in(COUNTED_MARKS)
+    assert min(counted) >= 0x300  # above both lowest unstable code points (see normalize.c)
     ccc_nonzero = _in(data.CCC_NONZERO)
     pool: list[int] = []
     where: dict[str, int] = {}
@@ -117,8 +123,10 @@ def records() -> tuple[list[int], list[Record], list[int]]:
             assert nfc_yes == (cp not in nfc_not_yes), hex(cp)  # UAX #15 §9
             assert nfkc_yes == (cp not in nfkc_not_yes), hex(cp)
             nfd, nfkd = unicodedata2.normalize("NFD", ch), unicodedata2.normalize("NFKD", ch)
-            flags = (NFC_BOUNDARY if nfc_yes and _starts(nfd, seconds) else 0) | (
-                NFKC_BOUNDARY if nfkc_yes and _starts(nfkd, seconds) else 0
+            flags = (
+                (NFC_BOUNDARY if nfc_yes and _starts(nfd, seconds) else 0)
+                | (NFKC_BOUNDARY if nfkc_yes and _starts(nfkd, seconds) else 0)
+                | (COUNTED_MARK if cp in counted else 0)
             )
             if cp not in HANGUL:
                 canon = put(nfd) if nfd != ch else (0, 0)
@@ -180,6 +188,7 @@ def render() -> str:
 #define NORM_BLOCK {BLOCK}
 #define NORM_NFC_BOUNDARY {NFC_BOUNDARY}
 #define NORM_NFKC_BOUNDARY {NFKC_BOUNDARY}
+#define NORM_COUNTED_MARK {COUNTED_MARK} /* a mark a combining run counts */
 /* the lowest code point that is no boundary, for NFC and NFKC */
 #define NORM_NFC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFC_BOUNDARY):04X}
 #define NORM_NFKC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFKC_BOUNDARY):04X}
@@ -187,7 +196,8 @@ def render() -> str:
 
 typedef struct {{
     uint8_t ccc;
-    uint8_t flags;        /* NORM_*_BOUNDARY: a segment starts here (see the generator) */
+    uint8_t flags;        /* NORM_*_BOUNDARY: a segment starts here (see the generator);
+                           * NORM_COUNTED_MARK */
     uint16_t canon;       /* full canonical decomposition: norm_pool[canon..+canon_len] */
     uint8_t canon_len;    /* 0: none */
     uint16_t compat;      /* full compatibility decomposition */

@@ -143,6 +143,10 @@ static PyMethodDef speedups_methods[] = {
      "normalize($module, text, compat, /)\n--\n\n"
      "text in NFKC when compat is true, else NFC (UAX #15): only the segments between\n"
      "boundaries are decomposed, ordered and composed."},
+    {"normalize_runs", (PyCFunction)(void (*)(void))speedups_normalize_runs, METH_FASTCALL,
+     "normalize_runs($module, text, compat, max_run, /)\n--\n\n"
+     "normalize(), or None when text holds a run of more than max_run marks a combining\n"
+     "run counts (UAX #15 section 13), counted in the same pass."},
     /* source.c */
     /* columns.c */
     {"column_check", (PyCFunction)(void (*)(void))speedups_column_check, METH_FASTCALL,

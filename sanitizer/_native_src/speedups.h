@@ -134,6 +134,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const 
 /* normalize.c: NFC and NFKC (tables: normalize_data.h) */
 SPEEDUPS_INTERNAL PyObject *speedups_normalize(PyObject *self, PyObject *const *args,
                                                Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_normalize_runs(PyObject *self, PyObject *const *args,
+                                                   Py_ssize_t nargs);
 /* identifier_key of UTF-8 values without a str each (sanitizer._lookalike.key's
  * column_tables; see lookalike.c): new (tables capsule, key, dots, odd), run (1: the key
  * appended as UTF-8 at *at of the PyMem buffer *w of *cap bytes, grown as needed; 0: left

@@ -43,10 +43,11 @@ from ._reveal import CARRIER_CATEGORIES
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
-from .compiled import CompiledPolicy, c_clean_edit
+from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
+_c_normalize = None if speedups is None else speedups.normalize_runs
 
 if TYPE_CHECKING:
     from typing import Any
@@ -526,15 +527,19 @@ class Run:
         p = self.policy
         act = self.acts[_C.COMBINING_RUN]
         limit = p.max_combining
-        if limit is not None and not is_latin1 and act is not Action.IGNORE:
-            if not (self.verdict and act is Action.ALLOW):
+        counted = args[3] >= 0  # the C pass counted the runs (and gave up at a long one)
+        max_run = -1
+        if limit is not None and not is_latin1 and act is not Action.IGNORE and not counted:
+            if act in DROPPING and p.normalization in NORMALIZES_COUNTING:
+                max_run = limit  # counted by the pass that normalizes (bulk_edit_args)
+            elif not (self.verdict and act is Action.ALLOW):
                 astral = self.raw is None or self.ill_formed or has_astral(self.raw)
                 if next(iter(mark_runs(text, limit, astral)), None) is not None:
                     return None
         if p.max_code_points is not None:
             if min_normalized_length(p.normalization, len(edited)) > p.max_code_points:
                 return None
-        return self._normalized_and_rechecked(edited, is_ascii, is_latin1, bulk=True)
+        return self._normalized_and_rechecked(edited, is_ascii, is_latin1, True, max_run)
 
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
@@ -667,11 +672,14 @@ class Run:
         return "".join(out)
 
     def _normalized_and_rechecked(
-        self, edited: str, is_ascii: bool, is_latin1: bool, bulk: bool = False
+        self, edited: str, is_ascii: bool, is_latin1: bool, bulk: bool = False, max_run: int = -1
     ) -> str | None:
         """Normalize, then check every form the policy names again (CWE-180), attributing
         new problems to the input characters that produce them; at most three rounds.
-        ``bulk``: ``edited`` was made by ``_bulk`` (no spans): raise ``_Redo`` instead."""
+        ``bulk``: ``edited`` was made by ``_bulk`` (no spans): raise ``_Redo`` instead.
+        ``max_run`` >= 0 (``_bulk`` only): the C pass that normalizes to ``normalization``
+        (NFC or NFKC, ``_speedups.normalize_runs``) counts the runs of marks too, and None
+        is "a run is over it"."""
         p = self.policy
         forms = [f for f in (p.normalization, p.also_check) if f is not None]
         if not forms or (is_ascii and "NFKC_CASEFOLD" not in forms):
@@ -684,7 +692,14 @@ class Run:
             values: dict[str, str] = {}
             form: str
             for form in forms:
-                value = values[form] = normalize(form, edited)
+                if max_run >= 0 and form == p.normalization and _c_normalize is not None:
+                    made = _c_normalize(edited, form == "NFKC", max_run)
+                    if made is None:
+                        return None  # a run of marks over the limit: the engine decides
+                    value = values[form] = made
+                    max_run = -1
+                else:
+                    value = values[form] = normalize(form, edited)
                 if value != edited:
                     found = {
                         cat

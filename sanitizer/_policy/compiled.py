@@ -73,6 +73,8 @@ EditArgs = tuple[bytes, bytes, bytes, int, bytes]
 c_clean = None if speedups is None else speedups.clean  # the C fast path, if built
 # sanitize's C fast path: clean, or cleaned by single-character strips and replacements
 c_clean_edit = None if speedups is None else speedups.clean_edit
+# The normal forms whose C pass counts runs of marks (``_speedups.normalize_runs``).
+NORMALIZES_COUNTING = frozenset({"NFC", "NFKC"})
 # Whole values that are findings of their own (Category.EMPTY, Category.DOT_SEGMENT).
 _WHOLE_VALUES = {b"": Category.EMPTY, b".": Category.DOT_SEGMENT, b"..": Category.DOT_SEGMENT}
 
@@ -342,8 +344,13 @@ def compile_policy(policy: Policy) -> CompiledPolicy:
 def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs | None:
     """``clean_edit``'s arguments making the edits the engine makes of a text (``_run``):
     the scanner's tables of the dropping categories (their sequence rules, nothing for
-    normal forms or mark runs, which the engine judges after) and their edits.  Carriers
-    of hidden payloads are edited too: the engine asks only of a text it found none in."""
+    normal forms, which the engine judges after) and their edits.  Carriers of hidden
+    payloads are edited too: the engine asks only of a text it found none in.  When the
+    policy drops a run of marks over its limit, the pass that normalizes the edited text
+    counts the runs (``_speedups.normalize_runs``: the runs through strips, as the
+    output has them), or, when the policy normalizes to neither NFC nor NFKC, this pass
+    does (the counted marks flagged 2, and the limit: a longer run makes it give up), so
+    that the engine need not look for them again (``_run.Run._bulk``)."""
     if c_clean_edit is None:
         return None
     from ._scan import scanner
@@ -351,7 +358,22 @@ def _bulk_edit_args(policy: Policy, dropping: frozenset[Category]) -> EditArgs |
     dropping -= {Category.HIDDEN_PAYLOAD}
     c_args = scanner(dropping, policy.allow_sequences).c_args
     assert c_args is not None
-    return (*c_args, _c_edits(policy, dropping, forms_matter=False))
+    stage1, stage2, tables, max_run = c_args
+    limit = policy.max_combining
+    marks = [c for c, (cat, fl) in enumerate(ct.class_table().info) if counted_mark(cat, fl)]
+    # (a mark this pass would edit makes the edited text's runs not the input's: then
+    # this pass counts them, and gives up at such a mark)
+    edits_marks = any(tables[c] & 1 for c in marks)
+    if (
+        limit is not None
+        and Category.COMBINING_RUN in dropping
+        and (policy.normalization not in NORMALIZES_COUNTING or edits_marks)
+    ):
+        flags = bytearray(tables[:256])
+        for c in marks:
+            flags[c] |= 2
+        tables, max_run = bytes(flags) + tables[256:], limit
+    return (stage1, stage2, tables, max_run, _c_edits(policy, dropping, forms_matter=False))
 
 
 # The hot paths (inspect, sanitize, accepts) find a policy's compiled form by the

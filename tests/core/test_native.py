@@ -398,6 +398,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "skeleton": ((tables, "abc"), {}),
         "confusable": ((tables, "abc", "abd"), {}),
         "normalize": (("a\u0301", False), {}),
+        "normalize_runs": (("a\u0301", False, 1), {}),
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "bidi_feed": ((_BidiJudge(), "a\u202eb\u202c", 0, 0, None, -1), {}),

@@ -144,3 +144,88 @@ def test_other_forms_are_unicodedata2s() -> None:
     text = "\u1ea5\ufb01\u0301a"
     for form in ("NFD", "NFKD", *FORMS):
         assert _categories.unicode_normalize(form, text) == unicodedata2.normalize(form, text)
+
+
+@native
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize(
+    "prefix",
+    ("", "ab\u0301" * 40, "\u00e9\u00bd" * 40, "\u0101\u0301" * 40, "\U0001d15e\u0301" * 20),
+)
+@pytest.mark.parametrize(
+    "tail",
+    # a composite in the text's width, one only 4 bytes hold (U+FA6C -> U+242EE), a
+    # Latin-1 result (the output narrows), an expansion (U+FDFA: 18 in NFKC)
+    ("e\u0301", "\ufa6c", "\U0002f800\u0301", "A\u030a", "\ufdfa" * 30, "\u0344" * 50),
+)
+def test_output_width(form: str, prefix: str, tail: str) -> None:
+    """The C pass writes the width of its input (2 bytes for Latin-1 text, which NFKC
+    widens) and starts again 4 bytes wide when a segment makes a supplementary code point;
+    room is made before segments only: text of every width, with the widening segment
+    early, late, alone and after long stretches, and expansions that outgrow the room."""
+    for text in (prefix + tail, tail + prefix, prefix + tail + prefix, (prefix + tail) * 9):
+        _same(text, form)
+
+
+@given(
+    st.text(
+        st.sampled_from("ae\u00e9\u00bd\u0301\u0302\u0323\u0344\ufa6c\ufdfa\U0002f800"), max_size=80
+    ),
+    st.sampled_from(FORMS),
+)
+def test_widths_and_expansions(text: str, form: str) -> None:
+    """Mixes of Latin-1, composing marks, singletons to the supplementary planes and
+    long expansions: the C pass answers as unicodedata2."""
+    if speedups is not None:
+        assert speedups.normalize(text, form == "NFKC") == unicodedata2.normalize(form, text)
+
+
+# marks a combining run counts (of ccc 0 too: U+0903, U+093E, U+20DD; U+0F73 decomposes),
+# carriers of hidden payloads it does not (U+FE00, U+034F), and what ends a run
+RUN_PIECES = (
+    "\u0301\u0316\u0903\u093e\u20dd\u0f73\u0344\ufe00\u034f\u3099" + "ae\u00e9\u200b\ufa6c "
+)
+
+
+def _over(text: str, limit: int) -> bool:
+    """A run of more than ``limit`` counted marks (the policy layer's COUNTED_MARKS)."""
+    from sanitizer._categories import in_ranges
+    from sanitizer._policy._scan import COUNTED_MARKS
+
+    run = 0
+    for ch in text:
+        run = run + 1 if in_ranges(ord(ch), COUNTED_MARKS) else 0
+        if run > limit:
+            return True
+    return False
+
+
+@native
+@given(
+    st.text(st.sampled_from(RUN_PIECES), max_size=60),
+    st.sampled_from(FORMS),
+    st.integers(min_value=0, max_value=5),
+)
+def test_runs_counted_in_the_same_pass(text: str, form: str, limit: int) -> None:
+    """``normalize_runs(text, compat, max_run)``: None exactly when the text holds a run of
+    more than ``max_run`` counted marks, wherever the pass reads them (stretches it
+    copies, segments it composes or decomposes, a pass started again 4 bytes wide),
+    else the normal form."""
+    assert speedups is not None
+    want = None if _over(text, limit) else unicodedata2.normalize(form, text)
+    assert speedups.normalize_runs(text, form == "NFKC", limit) == want
+
+
+@native
+def test_runs_of_every_counted_mark() -> None:
+    """Each mark of every class, alone, twice and in a run over the limit, after a
+    starter and between text that must change: the flag in the records is COUNTED_MARKS."""
+    from sanitizer._policy._scan import COUNTED_MARKS
+
+    assert speedups is not None
+    marks = [chr(cp) for lo, hi in COUNTED_MARKS for cp in range(lo, hi + 1)]
+    for m in marks:
+        assert speedups.normalize_runs("e\u0301a" + m + "b", False, 1) is not None, hex(ord(m))
+        assert speedups.normalize_runs("a" + m * 3 + "e\u0301", False, 2) is None, hex(ord(m))
+    text = "".join("x" + m for m in marks)  # one mark a run: nothing over 1
+    assert speedups.normalize_runs(text, True, 1) == unicodedata2.normalize("NFKC", text)
