@@ -842,6 +842,8 @@ def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidat
     significant bit first, as a number is written (``toString(2)``: no leading zeros)."""
     out: list[_Candidate] = []
     digits = body.translate({zero: "0", one: "1", sep: " "}).split()
+    if not _as_written(digits):
+        return out
     fits_byte = max(map(len, digits)) <= 8
     for msb in (True,):  # a number written without leading zeros: most significant first
         values = [int(g, 2) for g in digits]
@@ -858,11 +860,20 @@ def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidat
     return out
 
 
+def _as_written(digits: list[str]) -> bool:
+    """Whether groups of binary digits can be numbers as an encoder writes them: without
+    leading zeros (``toString(2)``), or padded to one width (``padStart``), the shortest
+    group's: no group longer than the shortest begins with a 0.  The other polarity of
+    Latin-1 text ('u' 7 bits, 'ß' 8) reads as bytes ('\\n ') that no encoder wrote."""
+    shortest = min(map(len, digits))
+    return all(g[0] == "1" for g in digits if len(g) > shortest)
+
+
 def _readings(body: str) -> list[_Candidate]:
     """Every reading of ``body`` worth scoring (see the module docstring).  With three
     symbols, a separator that leaves groups of 8 is read as such; only when none does,
-    the rarest symbol is taken as the separator of groups of any length (a data symbol
-    is rarer than the separator only in payloads of nearly all zero or all one bits)."""
+    each symbol is tried as the separator of groups of any length, the groups read as
+    numbers an encoder writes (``_as_written``)."""
     symbols = sorted(map(ord, set(body)))
     out: list[_Candidate] = []
     if len(symbols) == 2:
@@ -886,12 +897,36 @@ def _readings(body: str) -> list[_Candidate]:
                 out += _fixed_groups(joined, zero, one, sep)
         else:
             variable.append(sep)
-    if not out and variable:
-        sep = min(variable, key=lambda s: body.count(chr(s)))
+    # each separator whose groups read as numbers written (``_as_written``), scored: the
+    # rarest symbol need not be the separator ('ÿo' has as many 0 bits as separators)
+    for sep in () if out else variable:
         data = [s for s in symbols if s != sep]
         for zero, one in itertools.permutations(data):
             out += _variable_groups(body, zero, one, sep)
     return out
+
+
+def _reading_key(
+    quality: tuple[object, ...], reading: Reading, cut: int, size: int
+) -> tuple[object, ...]:
+    """How ``_best_reading`` ranks a reading (``quality`` as ``_readings`` gives it) of a
+    body of ``size`` symbols, ``cut`` left out of the run: the greatest key wins."""
+    ok, printable, words, unit_byte, uniform = quality
+    conventional = reading.msb_first and reading.zero < reading.one
+    return (
+        ok,
+        uniform,  # an encoder's structure (8 bits a group) beats what reads well
+        printable,
+        -cut,  # the whole run as code points beats a part
+        # one group of 8 tells nothing of its bit order and polarity: read the usual way
+        # ('é' by charCodeAt is 8 bits; least significant bit first with the higher
+        # code point as 0, a byte 'h' by chance), as a byte or a code point
+        size == 8 and conventional,
+        unit_byte,  # of it as bytes (a symbol left out changes the groups)
+        words,
+        reading.msb_first,
+        reading.zero < reading.one,
+    )
 
 
 def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
@@ -916,17 +951,8 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
         )
         if symbols - lost > 3:
             continue
-        for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
-            key = (
-                ok,
-                uniform,  # an encoder's structure (8 bits a group) beats what reads well
-                printable,
-                -(cut_start + cut_end),  # the whole run as code points beats a part
-                unit_byte,  # of it as bytes (a symbol left out changes the groups)
-                words,
-                reading.msb_first,
-                reading.zero < reading.one,
-            )
+        for quality, payload, reading, _, _ in _readings(body):
+            key = _reading_key(quality, reading, cut_start + cut_end, len(body))
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
                 best_cut = cut_start + cut_end
