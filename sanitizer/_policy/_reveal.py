@@ -46,12 +46,14 @@ pass (``_speedups.word_marks``); Python runs only per carrier run, linear in it.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import heapq
 import itertools
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 import unicodedata2
 
@@ -342,24 +344,45 @@ def find(text: str) -> list[Hidden]:
     return list(iter_reveal(text))
 
 
-def iter_reveal(text: str) -> Iterator[Hidden]:
+def iter_reveal(text: str, byte_offsets: bool = False) -> Iterator[Hidden]:
     """The payloads of ``text`` one at a time, in order: those of ``iter_find``, and
-    those in blanks (``_blank_bits``: a few a text at most)."""
+    those in blanks (``_blank_bits``: a few a text at most); with UTF-8 byte offsets
+    when ``byte_offsets``."""
     blank = blank_payloads(text, _best_reading, _best_of)
+    found = itertools.chain.from_iterable(_walk(text, _Offsets(text) if byte_offsets else None))
     if not blank:
-        return iter_find(text)
-    return heapq.merge(iter_find(text), blank, key=lambda h: (h.start, h.end))
+        return found
+    if byte_offsets:
+        blank = list(map(_Offsets(text).hidden, blank))
+    return heapq.merge(found, blank, key=lambda h: (h.start, h.end))
 
 
 def iter_find(text: str) -> Iterator[Hidden]:
     """The payloads of ``text``, in order, one at a time: a caller that stops at the
     first (a refusing policy) reads no further.  Each carrier run is read once; a run
     of one character costs a few dictionary lookups (``_channels``), no search, and
-    none inside a stretch of marks after words (``_word_marks``, read in one pass)."""
+    none inside a stretch of marks after words (``_word_marks``, read in one pass);
+    the runs whose reading is mechanical are read in C (``_reads_in_c``)."""
+    return itertools.chain.from_iterable(_walk(text, None))
+
+
+def _item_read(text: str, item: object, offsets: _Offsets | None) -> list[Hidden]:
+    """An item of ``_speedups.reveal_runs``: a payload read in C, or the payloads of a
+    carrier run (start, end, channel) read here (``read_run``), with ``offsets``."""
+    if type(item) is not tuple:
+        return [cast(Hidden, item)]
+    found = read_run(text, item[2], item[0], item[1])
+    return list(found) if offsets is None else list(map(offsets.hidden, found))
+
+
+def _walk(text: str, offsets: _Offsets | None) -> Iterator[list[Hidden]]:
+    """``iter_find``'s payloads a list at a time, with the byte offsets ``offsets`` gives
+    (None: code points): each payload is built once, with its final offsets (in C for
+    the runs read there)."""
     n = len(text)
     channels = _channels()
-    runs_from: Callable[[bool, int, int, int], tuple[list[tuple[int, int, int]], int, int]] | None
-    runs_from = None
+    runs_from: Callable[..., tuple[list[object], int, int, int, int]] | None = None
+    reader = _c_reader()
     if speedups is not None:
         scan, tables = speedups.scan, _c_tables()
         candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
@@ -379,10 +402,17 @@ def iter_find(text: str) -> Iterator[Hidden]:
     limit = 8
     while i < n:
         if runs_from is not None and i >= words_done:
-            runs, i, done = runs_from(ivd_on, i, done, limit)
+            if offsets is None:
+                items, i, done, _, _ = runs_from(ivd_on, i, done, limit, reader, 0, -1)
+            else:
+                anchor = offsets.at_index, offsets.at_byte
+                items, i, done, *anchor = runs_from(ivd_on, i, done, limit, reader, *anchor)
+                offsets.at_index, offsets.at_byte = anchor
             limit = min(2 * limit, 4096)
-            for run_start, run_end, channel in runs:
-                yield from read_run(text, channel, run_start, run_end)
+            if tuple not in map(type, items):  # all read in C
+                yield cast(list[Hidden], items)
+            else:
+                yield [h for item in items for h in _item_read(text, item, offsets)]
             if i >= n:
                 break
         k = channels.get(ord(text[i]))
@@ -393,7 +423,7 @@ def iter_find(text: str) -> Iterator[Hidden]:
                 terminator = text.find(_TERMINATOR, i)
                 terminator = n if terminator < 0 else terminator
             found, i = _annotation(text, i, terminator)
-            yield found
+            yield [found if offsets is None else offsets.hidden(found)]
         else:
             start = i
             while start > done and channels.get(ord(text[start - 1])) == k:
@@ -409,8 +439,8 @@ def iter_find(text: str) -> Iterator[Hidden]:
                 if _word_end_pattern().match(text, start):
                     marks, words_done = _word_marks(text, start)
                     if marks is not None:
-                        yield marks
-            yield from read_run(text, k, start, end)
+                        yield [marks if offsets is None else offsets.hidden(marks)]
+            yield _item_read(text, (start, end, k), offsets)
             i = end
         done = i
         if i < words_done:  # a lone bit symbol there holds nothing: skipped in one scan
@@ -515,7 +545,7 @@ def c_kinds() -> bytes:
     combining mark (a virama is one), 16 a selector (``SELECTORS``), 32 a tag
     (``TAGS``), 64 a class of the interlinear annotation characters (``ANNOTATIONS``,
     and the other format characters of their class: where ``reveal_runs`` leaves the
-    walk to Python)."""
+    walk to Python), 128 a bidi mark (bits on these alone: ``_bit_channel``)."""
     table = ct.class_table()
     annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
     out = bytearray(256)
@@ -528,6 +558,7 @@ def c_kinds() -> bytes:
             | (ct.VS_STANDARD in fl or ct.VS_IDEOGRAPHIC in fl) << 4
             | (cat is _C.TAG) << 5
             | (c in annotation) << 6
+            | (cat is _C.BIDI_MARK) << 7
         )
     return bytes(out)
 
@@ -547,6 +578,82 @@ def ivd_table() -> bytes:
         offsets.append(len(bounds))
     assert offsets.itemsize == 4
     return array("I", [_SUPPLEMENT, m]).tobytes() + offsets.tobytes() + bounds.tobytes()
+
+
+def _bounds_table(first: int, bounds: list[array[int]]) -> bytes:
+    """``ivd_table``'s layout: selectors from ``first`` on, each one's flat bounds."""
+    offsets = array("I", [0])
+    flat = array("I")
+    for b in bounds:
+        flat.extend(b)
+        offsets.append(len(flat))
+    assert offsets.itemsize == 4
+    return array("I", [first, len(bounds)]).tobytes() + offsets.tobytes() + flat.tobytes()
+
+
+@functools.cache
+def _c_reader() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes]:
+    """What ``_speedups.reveal_runs`` needs to read the runs it reads itself
+    (``_reads_in_c``): the class it builds, its fields in order, the channels (tags,
+    selectors, zero-width bits, bidi-mark bits), and the bases VS1..VS16 make a
+    legitimate sequence with (``_selector_ok``: registered, an emoji before VS15/VS16),
+    in ``ivd_table``'s layout."""
+    fields = tuple(f.name for f in dataclasses.fields(Hidden))
+    assert fields == ("start", "end", "channel", "payload", "reading")
+    bounds = []
+    for selector in range(0xFE00, 0xFE10):
+        ranges = _registered()[selector]
+        if selector in _PRESENTATION:
+            ranges = merge_ranges(ranges, EMOJI)
+        bounds.append(array("I", (b for lo, hi in ranges for b in (lo, hi + 1))))
+    channels = (
+        Channel.TAGS,
+        Channel.VARIATION_SELECTORS,
+        Channel.ZERO_WIDTH_BITS,
+        Channel.BIDI_MARK_BITS,
+    )
+    return Hidden, fields, channels, _bounds_table(0xFE00, bounds)
+
+
+def _reads_in_c(text: str, start: int, end: int, k: int) -> bool:
+    """Whether ``_speedups.reveal_runs`` reads the carrier run ``text[start:end]`` of
+    channel ``k`` itself (its reading is mechanical; ``read_run`` gives the same): at
+    most ``RUN_CAP`` characters, and a tag run not after U+1F3F4 (no RGI flag), a selector
+    run whose first is no legitimate sequence (or one selector), a run of bits shorter
+    than ``MIN_BITS``, of one symbol, or of more than three symbols even with a symbol
+    left out at either end (no reading)."""
+    if end - start > RUN_CAP:
+        return False
+    if k == 0:
+        return not (start > 0 and ord(text[start - 1]) == TAG_SEQUENCE.base)
+    if k == 1:
+        return end - start == 1 or not _selector_ok(text, start)
+    return end - start < MIN_BITS or len(set(text[start:end])) == 1 or (
+        len(set(text[start + 1 : end - 1])) > 3
+    )
+
+
+class _Offsets:
+    """Code-point indices of ``text`` as UTF-8 byte offsets, counted from an anchor that
+    moves on (``at_index``, ``at_byte``): linear in the text for indices in order."""
+
+    __slots__ = ("at_byte", "at_index", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at_index = self.at_byte = 0
+
+    def of(self, i: int) -> int:
+        """The byte offset of index ``i`` (before the anchor: counted back from it)."""
+        if i < self.at_index:
+            return self.at_byte - len(self.text[i : self.at_index].encode("utf-8"))
+        self.at_byte += len(self.text[self.at_index : i].encode("utf-8"))
+        self.at_index = i
+        return self.at_byte
+
+    def hidden(self, h: Hidden) -> Hidden:
+        """``h`` (read in Python, code-point offsets) with byte offsets."""
+        return Hidden(self.of(h.start), self.of(h.end), h.channel, h.payload, h.reading)
 
 
 def _lone_registered(text: str, j: int) -> bool:
@@ -576,21 +683,34 @@ def reveal_scan_reference(text: str, start: int) -> int:
 
 
 def reveal_runs_reference(
-    text: str, ivd_on: bool, start: int, done: int, limit: int
-) -> tuple[list[tuple[int, int, int]], int, int]:
+    text: str,
+    ivd_on: bool,
+    start: int,
+    done: int,
+    limit: int,
+    reader: bool = False,
+    at_index: int = 0,
+    at_byte: int = -1,
+) -> tuple[list[object], int, int, int, int]:
     """The statement ``_speedups.reveal_runs`` follows: ``iter_find``'s walk from the
-    candidate ``start`` (``done``: where the last run read ended), as (runs, next, done):
-    the carrier runs it reads, (start, end, channel) each, at most ``limit``, and the
+    candidate ``start`` (``done``: where the last run read ended), as (items, next,
+    done, at_index, at_byte): the carrier runs it reads, at most ``limit``, and the
     candidate where it stopped: at ``limit``, the end, or one only Python reads (an
     annotation or a character of its class, a lone bit symbol, the first VS17..VS256
     while not ``ivd_on``).  The next candidate is ``reveal_scan_reference``'s when
-    ``ivd_on``, ``_candidates``' else."""
+    ``ivd_on``, ``_candidates``' else.  A run is an item (start, end, channel) or, with
+    a ``reader`` (``_c_reader``) and when ``_reads_in_c``, its payloads (``read_run``),
+    with byte offsets when ``at_byte`` >= 0: the byte offset of index ``at_index``, an
+    anchor that moves on (``_Offsets``) and is returned."""
     channels = _channels()
     kinds, class_of = c_kinds(), ct.class_table().class_of
     n = len(text)
-    runs: list[tuple[int, int, int]] = []
+    runs: list[object] = []
+    offsets = _Offsets(text)
+    offsets.at_index, offsets.at_byte = at_index, max(at_byte, 0)
+    count = 0
     j = start
-    while j < n and len(runs) < limit:
+    while j < n and count < limit:
         cp = ord(text[j])
         if kinds[class_of(cp)] & 64:  # (an annotation, or a character of its class)
             break
@@ -608,10 +728,18 @@ def reveal_runs_reference(
             break
         if k == _BITS_AT and e - s == 1:
             break
-        runs.append((s, e, k))
+        if not (reader and _reads_in_c(text, s, e, k)):
+            runs.append((s, e, k))
+        elif at_byte < 0:
+            runs.extend(read_run(text, k, s, e))
+        else:
+            runs.extend(map(offsets.hidden, read_run(text, k, s, e)))
+        count += 1
         done = e
         j = reveal_scan_reference(text, e) if ivd_on else _candidates(text, e)
-    return runs, j, done
+    if at_byte < 0:
+        return runs, j, done, at_index, at_byte
+    return runs, j, done, offsets.at_index, offsets.at_byte
 
 
 @functools.cache
@@ -1044,22 +1172,4 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
         clean = speedups.clean(data, *_c_tables(), -1)
         if clean is not None and not may_hold(data):
             return ()  # well-formed, the scan found no candidate, and no blank may carry
-    decoded = decode(text)
-    found = find(decoded)
-    if not found:
-        return ()
-    return tuple(_in_bytes(decoded, found))
-
-
-def _in_bytes(text: str, found: list[Hidden]) -> list[Hidden]:
-    """``found`` with code-point offsets into ``text`` turned into UTF-8 byte offsets."""
-    points = sorted({p for h in found for p in (h.start, h.end)})
-    to_byte: dict[int, int] = {}
-    prev = position = 0
-    for point in points:
-        position += len(text[prev:point].encode("utf-8"))
-        to_byte[point] = position
-        prev = point
-    return [
-        Hidden(to_byte[h.start], to_byte[h.end], h.channel, h.payload, h.reading) for h in found
-    ]
+    return tuple(iter_reveal(decode(text), byte_offsets=True))

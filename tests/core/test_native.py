@@ -404,7 +404,10 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "precis_layout": ((), {}),
         "word_marks": (("a\u200e b", *reveal_tables, 1, 8, 2), {}),
         "reveal_scan": (("abc", *reveal_tables, _reveal.ivd_table(), 0), {}),
-        "reveal_runs": (("abc", *reveal_tables, _reveal.ivd_table(), False, 0, 0, 8), {}),
+        "reveal_runs": (
+            ("abc", *reveal_tables, _reveal.ivd_table(), False, 0, 0, 8, _reveal._c_reader(), 0, -1),
+            {},
+        ),
     }
 
 
