@@ -845,15 +845,14 @@ channel_of_kinds(unsigned int k)
 
 /* What reveal_runs needs to read the runs it can read itself (_reveal._c_reader): the
  * Hidden class, its field names, the channels (tags, selectors, zero-width bits, bidi-mark
- * bits), the registered bases of VS1..VS16 (an ivd table's layout), and where byte
- * offsets stand (at_byte < 0: code-point offsets). */
+ * bits), the registered bases of VS1..VS16 (an ivd table's layout), RUN_CAP, and where
+ * byte offsets stand (at_byte < 0: code-point offsets). */
 typedef struct {
     PyObject *type, *names[5], *channels[4];
     ivd_t bases;
+    Py_ssize_t run_cap; /* _reveal.RUN_CAP: longer runs are Python's */
     Py_ssize_t at_index, at_byte;
 } reader_t;
-
-#define RUN_CAP ((Py_ssize_t)1 << 16) /* _reveal.RUN_CAP: longer runs are Python's */
 #define TAG_BASE 0xE0000
 #define LANGUAGE_TAG 0xE0001
 #define CANCEL_TAG 0xE007F
@@ -956,7 +955,7 @@ static int
 read_run_c(reader_t *r, const ivd_t *v, const scan_tables_t *tp, const unsigned char *kinds,
            PyObject *out, int kind, const void *data, Py_ssize_t s, Py_ssize_t e, int k)
 {
-    if (e - s > RUN_CAP) return 0;
+    if (e - s > r->run_cap) return 0;
     if (k == 0) { /* tags, cut after each CANCEL TAG; after U+1F3F4 maybe an RGI flag */
         if (s > 0 && PyUnicode_READ(kind, data, s - 1) == BLACK_FLAG) return 0;
         Py_ssize_t piece = s;
@@ -1007,7 +1006,7 @@ read_run_c(reader_t *r, const ivd_t *v, const scan_tables_t *tp, const unsigned 
 static int
 load_reader(PyObject *obj, reader_t *r)
 {
-    if (!PyTuple_CheckExact(obj) || PyTuple_GET_SIZE(obj) != 4 ||
+    if (!PyTuple_CheckExact(obj) || PyTuple_GET_SIZE(obj) != 5 ||
         !PyType_Check(PyTuple_GET_ITEM(obj, 0)) || !PyTuple_CheckExact(PyTuple_GET_ITEM(obj, 1)) ||
         PyTuple_GET_SIZE(PyTuple_GET_ITEM(obj, 1)) != 5 ||
         !PyTuple_CheckExact(PyTuple_GET_ITEM(obj, 2)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(obj, 2)) != 4) {
@@ -1023,6 +1022,8 @@ load_reader(PyObject *obj, reader_t *r)
         }
     }
     for (int c = 0; c < 4; c++) r->channels[c] = PyTuple_GET_ITEM(PyTuple_GET_ITEM(obj, 2), c);
+    r->run_cap = PyLong_AsSsize_t(PyTuple_GET_ITEM(obj, 4));
+    if (r->run_cap == -1 && PyErr_Occurred()) return -1;
     return load_ivd(PyTuple_GET_ITEM(obj, 3), &r->bases);
 }
 

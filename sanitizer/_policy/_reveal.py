@@ -99,6 +99,7 @@ SELECTORS: Ranges = merge_ranges(
 BITS: Ranges = merge_ranges(*(c.ranges for c in BIT_CATEGORIES))
 ANNOTATIONS: Ranges = ((0xFFF9, 0xFFFB),)  # interlinear annotation anchor, separator, end
 _ANCHOR, _SEPARATOR, _TERMINATOR = "\ufff9", "\ufffa", "\ufffb"
+_ANNOTATION_CHARS = _ANCHOR + _SEPARATOR + _TERMINATOR  # (read in Python: no C walk there)
 # The characters of each kind of carrier run: a run is a maximal run of one of these
 # (an annotation is read from its anchor to its terminator instead).
 CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
@@ -344,16 +345,17 @@ def find(text: str) -> list[Hidden]:
     return list(iter_reveal(text))
 
 
-def iter_reveal(text: str, byte_offsets: bool = False) -> Iterator[Hidden]:
+def iter_reveal(text: str, byte_offset: int | None = None) -> Iterator[Hidden]:
     """The payloads of ``text`` one at a time, in order: those of ``iter_find``, and
-    those in blanks (``_blank_bits``: a few a text at most); with UTF-8 byte offsets
-    when ``byte_offsets``."""
+    those in blanks (``_blank_bits``: a few a text at most); with code-point offsets,
+    or with UTF-8 byte offsets counted from ``byte_offset`` (``text``'s own)."""
     blank = blank_payloads(text, _best_reading, _best_of)
-    found = itertools.chain.from_iterable(_walk(text, _Offsets(text) if byte_offsets else None))
+    offsets = None if byte_offset is None else _Offsets(text, byte_offset)
+    found = itertools.chain.from_iterable(_walk(text, offsets))
     if not blank:
         return found
-    if byte_offsets:
-        blank = list(map(_Offsets(text).hidden, blank))
+    if byte_offset is not None:
+        blank = list(map(_Offsets(text, byte_offset).hidden, blank))
     return heapq.merge(found, blank, key=lambda h: (h.start, h.end))
 
 
@@ -401,7 +403,7 @@ def _walk(text: str, offsets: _Offsets | None) -> Iterator[list[Hidden]]:
     ivd_on = False  # candidates go past lone registered ideographic variation sequences
     limit = 8
     while i < n:
-        if runs_from is not None and i >= words_done:
+        if runs_from is not None and i >= words_done and text[i] not in _ANNOTATION_CHARS:
             if offsets is None:
                 items, i, done, _, _ = runs_from(ivd_on, i, done, limit, reader, 0, -1)
             else:
@@ -409,7 +411,9 @@ def _walk(text: str, offsets: _Offsets | None) -> Iterator[list[Hidden]]:
                 items, i, done, *anchor = runs_from(ivd_on, i, done, limit, reader, *anchor)
                 offsets.at_index, offsets.at_byte = anchor
             limit = min(2 * limit, 4096)
-            if tuple not in map(type, items):  # all read in C
+            if not items:
+                pass
+            elif tuple not in map(type, items):  # all read in C
                 yield cast(list[Hidden], items)
             else:
                 yield [h for item in items for h in _item_read(text, item, offsets)]
@@ -591,21 +595,20 @@ def _bounds_table(first: int, bounds: list[array[int]]) -> bytes:
     return array("I", [first, len(bounds)]).tobytes() + offsets.tobytes() + flat.tobytes()
 
 
-@functools.cache
-def _c_reader() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes]:
+def _c_reader() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes, int]:
     """What ``_speedups.reveal_runs`` needs to read the runs it reads itself
     (``_reads_in_c``): the class it builds, its fields in order, the channels (tags,
-    selectors, zero-width bits, bidi-mark bits), and the bases VS1..VS16 make a
-    legitimate sequence with (``_selector_ok``: registered, an emoji before VS15/VS16),
-    in ``ivd_table``'s layout."""
+    selectors, zero-width bits, bidi-mark bits), the bases VS1..VS16 make a legitimate
+    sequence with (``_selector_bounds``) in ``ivd_table``'s layout, and ``RUN_CAP``
+    (longer runs are read in Python)."""
+    return (*_c_reader_tables(), RUN_CAP)
+
+
+@functools.cache
+def _c_reader_tables() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes]:
     fields = tuple(f.name for f in dataclasses.fields(Hidden))
     assert fields == ("start", "end", "channel", "payload", "reading")
-    bounds = []
-    for selector in range(0xFE00, 0xFE10):
-        ranges = _registered()[selector]
-        if selector in _PRESENTATION:
-            ranges = merge_ranges(ranges, EMOJI)
-        bounds.append(array("I", (b for lo, hi in ranges for b in (lo, hi + 1))))
+    bounds = [_selector_bounds(selector) for selector in range(0xFE00, 0xFE10)]
     channels = (
         Channel.TAGS,
         Channel.VARIATION_SELECTORS,
@@ -639,9 +642,9 @@ class _Offsets:
 
     __slots__ = ("at_byte", "at_index", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, at_byte: int = 0) -> None:
         self.text = text
-        self.at_index = self.at_byte = 0
+        self.at_index, self.at_byte = 0, at_byte  # text[0] at byte at_byte
 
     def of(self, i: int) -> int:
         """The byte offset of index ``i`` (before the anchor: counted back from it)."""
@@ -837,9 +840,18 @@ def _selector_ok(text: str, i: int) -> bool:
     base, selector = ord(text[i - 1]), ord(text[i])
     if selector >= _SUPPLEMENT:  # an ideographic variation sequence (UTS #37), if registered
         return ivd_registered(base, selector)
-    if in_ranges(base, _registered()[selector]):
-        return True
-    return selector in _PRESENTATION and in_ranges(base, EMOJI)
+    return bisect.bisect_right(_selector_bounds(selector), base) % 2 == 1
+
+
+@functools.cache
+def _selector_bounds(selector: int) -> array[int]:
+    """The bases VS1..VS16 ``selector`` makes a legitimate sequence with: registered
+    (``_registered``), or an emoji before VS15/VS16 (UTS #51 §1.4.3), as ``_ivd_bounds``'
+    flat bounds."""
+    ranges = _registered()[selector]
+    if selector in _PRESENTATION:
+        ranges = merge_ranges(ranges, EMOJI)
+    return array("I", (b for lo, hi in ranges for b in (lo, hi + 1)))
 
 
 def _selector_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
@@ -1172,4 +1184,4 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
         clean = speedups.clean(data, *_c_tables(), -1)
         if clean is not None and not may_hold(data):
             return ()  # well-formed, the scan found no candidate, and no blank may carry
-    return tuple(iter_reveal(decode(text), byte_offsets=True))
+    return tuple(iter_reveal(decode(text), byte_offset=0))

@@ -24,6 +24,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
+from sanitizer._native import speedups
 from sanitizer._policy import _blank_bits, _classtable, _reveal, accepts
 from tests.policy.reveal_samples import bits, selectors
 from tests.support.instructions import instructions, needs_callgrind
@@ -401,8 +402,8 @@ def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
     """Work on 2N runs within 2.2x of N (N = 500: a cost that grows with the text a run
     is in would double it again), and at most 6k instructions a run more for
     ``reveal`` on the runs read in C (about 4k: the walk and the ``Hidden`` built there;
-    27k when each was read in Python and its ``Hidden`` built twice for bytes), 28k on
-    those read in Python (a mark after a word, an annotation, space bits), counted by
+    27k when each was read in Python), 28k on those read in Python (a mark after a word,
+    an annotation, space bits) and by the pure-Python backend (32k), counted by
     callgrind."""
     workloads = {}
     for name in _SHAPES:
@@ -415,8 +416,9 @@ def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
             small, large = counted[f"{api} {name} 500"], counted[f"{api} {name} 1000"]
             assert 0 < small < large <= 2.2 * small, (api, name, small, large)
         marginal = counted[f"reveal {name} 1000"] - counted[f"reveal {name} 500"]
-        bound = 6_000 if name in _READ_IN_C else 28_000  # a run's cost, set-up left out
-        assert marginal <= bound * 500, (name, marginal)
+        # the pure-Python backend: up to 31k (one selector: its sequence looked up)
+        bound = 32_000 if speedups is None else 6_000 if name in _READ_IN_C else 28_000
+        assert marginal <= bound * 500, (name, marginal)  # a run's cost, set-up left out
 
 
 # -- the readings' shortcuts: the answers of the readings they skip ---------------------
