@@ -558,6 +558,24 @@ def test_reveal_reads_in_c_what_python_reads(monkeypatch: pytest.MonkeyPatch) ->
     assert got == [(reveal(t), reveal(t.encode())) for t in texts]
 
 
+@needs_c
+@pytest.mark.parametrize(
+    "kind", ["tag runs", "selector runs", "zero-width bits", "one-character payloads"]
+)
+def test_reveal_reads_hostile_runs_in_c(kind: str) -> None:
+    """``reveal`` on the floods whose runs read mechanically: the Python work does not
+    grow with the payloads (their ``Hidden`` built in C, str and bytes alike), but for
+    a C call per 4,096 runs (and the run read in Python where it stops): 32 KiB
+    within two such calls of 16 KiB (170 to 5,500 payloads)."""
+    small, large = sample(kind, 16 * 1024), sample(kind, 32 * 1024)
+    for data in (small, small.decode()):
+        reveal(data)  # caches: tables
+    for one, two in ((small, large), (small.decode(), large.decode())):
+        calls = _python_calls(lambda: reveal(one)), _python_calls(lambda: reveal(two))
+        assert calls[1] <= calls[0] + 24, (kind, type(one), calls)
+        assert len(reveal(two)) >= 2 * len(reveal(one)) - 1 > 300
+
+
 class _NoRuns:
     """The C extension without ``reveal_runs``' walk: every candidate read in Python."""
 
