@@ -407,9 +407,10 @@ def _walk(text: str, offsets: _Offsets | None) -> Iterator[list[Hidden]]:
             if offsets is None:
                 items, i, done, _, _ = runs_from(ivd_on, i, done, limit, reader, 0, -1)
             else:
-                anchor = offsets.at_index, offsets.at_byte
-                items, i, done, *anchor = runs_from(ivd_on, i, done, limit, reader, *anchor)
-                offsets.at_index, offsets.at_byte = anchor
+                at = offsets.at_index, offsets.at_byte
+                items, i, done, offsets.at_index, offsets.at_byte = runs_from(
+                    ivd_on, i, done, limit, reader, *at
+                )
             limit = min(2 * limit, 4096)
             if not items:
                 pass
@@ -631,8 +632,10 @@ def _reads_in_c(text: str, start: int, end: int, k: int) -> bool:
         return not (start > 0 and ord(text[start - 1]) == TAG_SEQUENCE.base)
     if k == 1:
         return end - start == 1 or not _selector_ok(text, start)
-    return end - start < MIN_BITS or len(set(text[start:end])) == 1 or (
-        len(set(text[start + 1 : end - 1])) > 3
+    return (
+        end - start < MIN_BITS
+        or len(set(text[start:end])) == 1
+        or len(set(text[start + 1 : end - 1])) > 3
     )
 
 
