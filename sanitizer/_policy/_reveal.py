@@ -39,8 +39,11 @@ text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
 registered ideographic variation sequence: ``_speedups.reveal_scan`` goes past the
 lone ones whose pair is registered) finds candidates; the walk from one carrier run to
 the next (each run's extent, the next candidate) is one C pass (``_speedups.reveal_runs``)
-up to a candidate only Python reads; a stretch of marks after words is read in one C
-pass (``_speedups.word_marks``); Python runs only per carrier run, linear in it.
+up to a candidate only Python reads, which also reads the runs whose reading is
+mechanical (``_reads_in_c``: tags, selectors, bits that no reading decodes) and builds
+their ``Hidden``, with byte offsets counted in the walk for bytes; a stretch of marks
+after words is read in one C pass (``_speedups.word_marks``); Python runs only per
+other carrier run, linear in it.
 """
 
 from __future__ import annotations
