@@ -904,6 +904,10 @@ append_hidden(reader_t *r, PyObject *out, int kind, const void *data, Py_ssize_t
     for (int f = 0; f < 5; f++) {
         if (PyObject_GenericSetAttr(h, r->names[f], values[f]) < 0) goto done;
     }
+    /* Its values are atomic (ints, bytes, a Channel, None), it is frozen: it can be in no
+     * reference cycle, and the collector need not walk it (as CPython untracks tuples
+     * and dicts of atomic values): a flood of payloads sets off no full collections. */
+    if (PyObject_GC_IsTracked(h)) PyObject_GC_UnTrack(h);
     rc = PyList_Append(out, h);
 done:
     Py_XDECREF(h);
