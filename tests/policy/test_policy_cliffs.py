@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import pickle
 import random
 import sys
 import unicodedata
@@ -28,8 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sanitizer import Channel, Hidden, profiles
 from sanitizer import _policy as policy_api
-from sanitizer import profiles
 from sanitizer._categories import Category
 from sanitizer._native import speedups
 from sanitizer._policy import (
@@ -565,6 +566,29 @@ def test_reveal_reads_in_c_what_python_reads(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(_blank_bits, "speedups", None)
     assert got == [(reveal(t), reveal(t.encode())) for t in texts]
+
+
+@needs_c
+def test_a_hidden_built_in_c_is_a_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``Hidden`` built in C is the dataclass the Python readers build: equal, the same
+    hash, repr, fields in order and pickle, frozen."""
+    text = "a\U000e0041\U000e007f b\ufe01\ufe02 c" + "\u200b\u200c\u200d\u2060" * 3 + "é\U000e007f"
+    built = [*reveal(text), *reveal(text.encode())]
+    assert [h.channel for h in built[:4]] == [
+        Channel.TAGS,
+        Channel.VARIATION_SELECTORS,
+        Channel.ZERO_WIDTH_BITS,
+        Channel.TAGS,
+    ]
+    monkeypatch.setattr(_reveal, "speedups", None)
+    want = [*reveal(text), *reveal(text.encode())]
+    assert built == want
+    for got, ref in zip(built, want, strict=True):
+        assert type(got) is Hidden and hash(got) == hash(ref) and repr(got) == repr(ref)
+        assert list(vars(got)) == list(vars(ref))
+        assert pickle.dumps(got) == pickle.dumps(ref) and pickle.loads(pickle.dumps(got)) == ref
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            got.start = 0  # type: ignore[misc]
 
 
 @needs_c
