@@ -504,12 +504,24 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
     if len(symbols) < MIN_BITS or 3 * len(symbols) < words:
         return None, stretch_end
     first = start
-    channel = _bit_channel({ord(c) for c in set(symbols)})
-    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
+    # (set(symbols) would make a str of each mark: its distinct ones, a pass each)
+    distinct = _distinct(symbols, max(_BIDI_MARK_COUNT, 2))
+    channel = _bit_channel({ord(c) for c in distinct})
+    best = _best_reading(symbols) if every_word and len(distinct) == 2 else None
     if best is None:
         return Hidden(first, last + 1, channel, b"", None), stretch_end
     payload, reading, _, _ = best
     return Hidden(first, last + 1, channel, payload, reading), stretch_end
+
+
+def _distinct(symbols: str, most: int) -> str:
+    """The distinct characters of ``symbols`` in order, at most ``most`` + 1 of them (a
+    pass over ``symbols`` each, in C)."""
+    out = ""
+    while symbols and len(out) <= most:
+        out += symbols[0]
+        symbols = symbols.replace(symbols[0], "")
+    return out
 
 
 def _stretch_reference(text: str, start: int) -> tuple[str, int, int, bool, int]:
@@ -1138,6 +1150,7 @@ def _legitimate_here(text: str, i: int, outer: int) -> bool:
 
 
 _BIDI_MARKS = _C.BIDI_MARK.ranges
+_BIDI_MARK_COUNT = sum(hi + 1 - lo for lo, hi in _BIDI_MARKS)  # more symbols: not all marks
 
 
 def _bit_channel(symbols: set[int]) -> Channel:

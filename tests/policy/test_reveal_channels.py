@@ -483,3 +483,10 @@ def test_the_space_scan_stops_at_the_lookalike_spaces_alone() -> None:
         table.stage2[block << 8 : (block << 8) + 256].count(c) for block in stage1 for c in classes
     )
     assert members == len(spaces)
+
+
+@given(st.text(alphabet="\u200b\u200c\u200d\u200e\u200f\u061c", max_size=30), st.integers(0, 6))
+def test_distinct_symbols_are_the_first_ones_met(symbols: str, most: int) -> None:
+    """``_distinct`` (the marks of a stretch, a pass each): the distinct characters in
+    order of first appearance, at most ``most`` + 1."""
+    assert _reveal._distinct(symbols, most) == "".join(dict.fromkeys(symbols))[: most + 1]
