@@ -778,14 +778,25 @@ selector_listed(const ivd_t *v, Py_UCS4 base, Py_UCS4 ch)
 }
 
 /* The first candidate of reveal's scan from i on that is no lone registered VS17..VS256,
- * or n (reveal_scan). */
+ * or n (reveal_scan).  Past a registered one, the next 16 characters are scanned one by
+ * one before a vector pass is set up again: such sequences come a few characters apart
+ * (Japanese names). */
 static Py_ssize_t
 reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, int kind,
             const void *data, Py_ssize_t n, Py_ssize_t i)
 {
     run_state_t rs = {-1, -1, -1};
+    int past = 0; /* just past a registered one (UCS4 text) */
     for (;;) {
-        Py_ssize_t j = scan_kind(t, kind, data, n, i, &rs);
+        Py_ssize_t j;
+        if (past) {
+            Py_ssize_t stop = n - i > 16 ? i + 16 : n;
+            j = scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, stop, &rs);
+            if (j == stop && stop < n) j = scan_kind(t, kind, data, n, stop, &rs);
+        }
+        else {
+            j = scan_kind(t, kind, data, n, i, &rs);
+        }
         if (j >= n || j == 0) return j;
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         if (ch < v->first || ch - v->first >= v->m) return j;
@@ -793,6 +804,7 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
         if (j + 1 < n && (WM_KIND(t, kinds, kind, data, j + 1) & WM_SELECTOR)) return j;
         if (!selector_listed(v, PyUnicode_READ(kind, data, j - 1), ch)) return j;
         i = j + 1;
+        past = kind == PyUnicode_4BYTE_KIND;
     }
 }
 
