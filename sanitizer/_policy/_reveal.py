@@ -64,7 +64,7 @@ from .._categories import EMOJI, Category, Ranges, char_class, in_ranges
 from .._decoder import decode
 from .._native import speedups
 from . import _classtable as ct
-from ._blank_bits import blank_payloads, may_hold
+from ._blank_bits import blank_payloads
 from ._hidden import Channel, Hidden, Reading
 from ._sequences import TAG_SEQUENCE, merge_ranges
 
@@ -1199,8 +1199,7 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
     if not isinstance(text, (bytes, bytearray, memoryview)):
         raise TypeError(f"reveal() argument 'text' must be str or bytes, not {type(text).__name__}")
     if speedups is not None:
-        data = bytes(text)
-        clean = speedups.clean(data, *_c_tables(), -1)
-        if clean is not None and not may_hold(data):
-            return ()  # well-formed, the scan found no candidate, and no blank may carry
+        clean = speedups.clean(bytes(text), *_c_tables(), -1)
+        if clean is not None:  # well-formed, no candidate: the text, only blanks to read
+            return tuple(iter_reveal(clean, byte_offset=0))
     return tuple(iter_reveal(decode(text), byte_offset=0))

@@ -283,6 +283,12 @@ def test_space_bits_among_typographic_spaces(one: str, skip: int, payload: bytes
     text = _in_gaps(prose, payload, one, skip)
     for found in _both_backends(text):
         assert [(h.channel, h.payload) for h in found] == [(Channel.SPACE_BITS, payload)]
+    (h,) = reveal(text.encode())  # bytes the scan finds clean: their blanks read all the same
+    assert (h.channel, h.payload, h.start) == (
+        Channel.SPACE_BITS,
+        payload,
+        len(text[: reveal(text)[0].start].encode()),
+    )
     assert _both_backends(prose) == [(), ()]
 
 
@@ -298,6 +304,7 @@ def test_trailing_whitespace_bits() -> None:
     text = "\n".join([*lines, "last"]) + "\n"
     (h,) = reveal(text)
     assert (h.channel, h.payload) == (Channel.TRAILING_WHITESPACE_BITS, b"secret key")
+    assert reveal(text.encode()) == (h,)  # ASCII: byte offsets are the indices
     # CRLF lines, and several bits a line
     crlf = "\r\n".join(f"row {i}" + bits(bytes([b]), " ", "\t") for i, b in enumerate(b"payload"))
     (h,) = reveal(crlf + "\r\n")
