@@ -195,8 +195,11 @@ class Speedups(Protocol):
         start: int,
         done: int,
         limit: int,
+        reader: object,
+        at_index: int,
+        at_byte: int,
         /,
-    ) -> tuple[list[tuple[int, int, int]], int, int]: ...
+    ) -> tuple[list[object], int, int, int, int]: ...
     # The table layout scan.c reads (_policy/_classtable.py writes the same): ints.
     @property
     def STAGE1_ENTRIES(self) -> int: ...

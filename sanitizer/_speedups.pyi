@@ -136,10 +136,15 @@ def reveal_runs(
     start: int,
     done: int,
     limit: int,
+    reader: object,
+    at_index: int,
+    at_byte: int,
     /,
-) -> tuple[list[tuple[int, int, int]], int, int]:
-    """(runs, next, done): the carrier runs reveal reads from the candidate ``start``, up
-    to one only Python reads (_reveal.reveal_runs_reference)."""
+) -> tuple[list[object], int, int, int, int]:
+    """(items, next, done, at_index, at_byte): the carrier runs reveal reads from the
+    candidate ``start``, up to one only Python reads, as (start, end, channel) or, with a
+    ``reader``, the ``Hidden`` payloads of the runs read in C; byte offsets when
+    ``at_byte`` >= 0 (_reveal.reveal_runs_reference)."""
 
 def clean_edit(
     data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /

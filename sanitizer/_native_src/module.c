@@ -106,9 +106,11 @@ static PyMethodDef speedups_methods[] = {
      "scan() past lone registered ideographic variation sequences (see\n"
      "sanitizer._policy._reveal.reveal_scan_reference)."},
     {"reveal_runs", (PyCFunction)(void (*)(void))speedups_reveal_runs, METH_FASTCALL,
-     "reveal_runs($module, text, stage1, stage2, tables, kinds, ivd, ivd_on, start, done, limit, /)\n--\n\n"
-     "(runs, next, done): the carrier runs reveal reads from the candidate start, up to\n"
-     "one only Python reads (see sanitizer._policy._reveal.reveal_runs_reference)."},
+     "reveal_runs($module, text, stage1, stage2, tables, kinds, ivd, ivd_on, start, done, limit,\n"
+     "            reader, at_index, at_byte, /)\n--\n\n"
+     "(items, next, done, at_index, at_byte): the carrier runs reveal reads from the\n"
+     "candidate start, up to one only Python reads, as runs or (reader) the payloads of\n"
+     "those read in C (see sanitizer._policy._reveal.reveal_runs_reference)."},
     {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
      "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"

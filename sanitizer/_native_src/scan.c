@@ -1027,30 +1027,49 @@ malformed:
     return -1;
 }
 
+/* Whether `base` followed by the selector `ch` is listed in the table `v` (bisect_right
+ * over the selector's bounds lands at an odd index): a registered sequence. */
+static int
+selector_listed(const ivd_t *v, Py_UCS4 base, Py_UCS4 ch)
+{
+    if (ch < v->first || ch - v->first >= v->m) return 0;
+    uint32_t lo = v->offsets[ch - v->first], hi = v->offsets[ch - v->first + 1], start = lo;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (base < v->bounds[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return (lo - start) % 2 == 1;
+}
+
 /* The first candidate of reveal's scan from i on that is no lone registered VS17..VS256,
- * or n (reveal_scan). */
+ * or n (reveal_scan).  Past a registered one, the next 16 characters are scanned one by
+ * one before a vector pass is set up again: such sequences come a few characters apart
+ * (Japanese names). */
 static Py_ssize_t
 reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, int kind,
             const void *data, Py_ssize_t n, Py_ssize_t i)
 {
     run_state_t rs = {-1, -1, -1};
+    int past = 0; /* just past a registered one (UCS4 text) */
     for (;;) {
-        Py_ssize_t j = scan_kind(t, kind, data, n, i, &rs);
+        Py_ssize_t j;
+        if (past) {
+            Py_ssize_t stop = n - i > 16 ? i + 16 : n;
+            j = scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, stop, &rs);
+            if (j == stop && stop < n) j = scan_kind(t, kind, data, n, stop, &rs);
+        }
+        else {
+            j = scan_kind(t, kind, data, n, i, &rs);
+        }
         if (j >= n || j == 0) return j;
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         if (ch < v->first || ch - v->first >= v->m) return j;
         if (WM_KIND(t, kinds, kind, data, j - 1) & WM_SELECTOR) return j;
         if (j + 1 < n && (WM_KIND(t, kinds, kind, data, j + 1) & WM_SELECTOR)) return j;
-        Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
-        /* bisect_right over this selector's bounds: odd means registered */
-        uint32_t lo = v->offsets[ch - v->first], hi = v->offsets[ch - v->first + 1], start = lo;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (base < v->bounds[mid]) hi = mid;
-            else lo = mid + 1;
-        }
-        if ((lo - start) % 2 == 0) return j;
+        if (!selector_listed(v, PyUnicode_READ(kind, data, j - 1), ch)) return j;
         i = j + 1;
+        past = kind == PyUnicode_4BYTE_KIND;
     }
 }
 
@@ -1099,22 +1118,216 @@ channel_of_kinds(unsigned int k)
 }
 
 #define CHANNEL_AT(j) channel_of_kinds(WM_KIND(&t, kinds, kind, data, j))
+#define WM_BIDI_MARK 128 /* a bidi mark (_reveal.c_kinds): bits on these alone are BIDI_MARK_BITS */
+
+/* What reveal_runs needs to read the runs it can read itself (_reveal._c_reader): the
+ * Hidden class, its field names, the channels (tags, selectors, zero-width bits, bidi-mark
+ * bits), the registered bases of VS1..VS16 (an ivd table's layout), RUN_CAP, and where
+ * byte offsets stand (at_byte < 0: code-point offsets). */
+typedef struct {
+    PyObject *type, *names[5], *channels[4];
+    ivd_t bases;
+    Py_ssize_t run_cap; /* _reveal.RUN_CAP: longer runs are Python's */
+    Py_ssize_t at_index, at_byte;
+} reader_t;
+#define TAG_BASE 0xE0000
+#define LANGUAGE_TAG 0xE0001
+#define CANCEL_TAG 0xE007F
+#define BLACK_FLAG 0x1F3F4
+
+/* The UTF-8 length of text[lo:hi]. */
+static Py_ssize_t
+utf8_length(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Py_ssize_t out = hi - lo;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        out += (c >= 0x80) + (c >= 0x800) + (c >= 0x10000);
+    }
+    return out;
+}
+
+/* The offset the Hidden objects give for the index i: i, or its byte offset (the anchor
+ * moves forward; an index before it is counted back from it). */
+static Py_ssize_t
+offset_of(reader_t *r, int kind, const void *data, Py_ssize_t i)
+{
+    if (r->at_byte < 0) return i;
+    if (i < r->at_index) return r->at_byte - utf8_length(kind, data, i, r->at_index);
+    r->at_byte += utf8_length(kind, data, r->at_index, i);
+    r->at_index = i;
+    return r->at_byte;
+}
+
+/* Append Hidden(start, end, channel, payload, None) to `out` (payload: a new reference,
+ * stolen); -1 on error. */
+static int
+append_hidden(reader_t *r, PyObject *out, int kind, const void *data, Py_ssize_t start,
+              Py_ssize_t end, PyObject *channel, PyObject *payload)
+{
+    if (payload == NULL) return -1;
+    PyObject *values[5] = {NULL, NULL, channel, payload, Py_None};
+    PyObject *h = NULL;
+    int rc = -1;
+    values[0] = PyLong_FromSsize_t(offset_of(r, kind, data, start));
+    values[1] = PyLong_FromSsize_t(offset_of(r, kind, data, end));
+    if (values[0] == NULL || values[1] == NULL) goto done;
+    /* object.__new__(Hidden), its fields set as the dataclass's __init__ sets them */
+    PyObject *no_args = PyTuple_New(0);
+    if (no_args == NULL) goto done;
+    h = ((PyTypeObject *)r->type)->tp_new((PyTypeObject *)r->type, no_args, NULL);
+    Py_DECREF(no_args);
+    if (h == NULL) goto done;
+    for (int f = 0; f < 5; f++) {
+        if (PyObject_GenericSetAttr(h, r->names[f], values[f]) < 0) goto done;
+    }
+    /* Its values are atomic (ints, bytes, a Channel, None), it is frozen: it can be in no
+     * reference cycle, and the collector need not walk it (as CPython untracks tuples
+     * and dicts of atomic values): a flood of payloads sets off no full collections. */
+    if (PyObject_GC_IsTracked(h)) PyObject_GC_UnTrack(h);
+    rc = PyList_Append(out, h);
+done:
+    Py_XDECREF(h);
+    Py_XDECREF(values[0]);
+    Py_XDECREF(values[1]);
+    Py_DECREF(payload);
+    return rc;
+}
+
+/* The byte a tag or selector carries (-1: a tag that frames: LANGUAGE TAG, CANCEL TAG). */
+static int
+carried_byte(Py_UCS4 c)
+{
+    if (c >= TAG_BASE && c <= CANCEL_TAG) return c == LANGUAGE_TAG || c == CANCEL_TAG ? -1 : (int)(c - TAG_BASE);
+    if (c >= 0xFE00 && c <= 0xFE0F) return (int)(c - 0xFE00);
+    return (int)(c - 0xE0100 + 16);
+}
+
+/* The bytes text[lo:hi] (tags or selectors) carry. */
+static PyObject *
+carried(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = lo; i < hi; i++) m += carried_byte(PyUnicode_READ(kind, data, i)) >= 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, m);
+    if (out == NULL) return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        int b = carried_byte(PyUnicode_READ(kind, data, i));
+        if (b >= 0) *p++ = (char)b;
+    }
+    return out;
+}
+
+/* Whether the selector text[i] makes a legitimate sequence with its base
+ * (_reveal._selector_ok): VS1..VS16 by `r->bases`, VS17..VS256 by the IVD `v`. */
+static int
+selector_ok(const reader_t *r, const ivd_t *v, int kind, const void *data, Py_ssize_t i)
+{
+    if (i == 0) return 0;
+    Py_UCS4 base = PyUnicode_READ(kind, data, i - 1), ch = PyUnicode_READ(kind, data, i);
+    return ch >= 0xE0100 ? selector_listed(v, base, ch) : selector_listed(&r->bases, base, ch);
+}
+
+/* Read the carrier run text[s:e] of channel k into `out` when it reads mechanically (the
+ * statement is _reveal._reads_in_c): 1 read (maybe nothing to append), 0 Python reads
+ * it, -1 error. */
+static int
+read_run_c(reader_t *r, const ivd_t *v, const scan_tables_t *tp, const unsigned char *kinds,
+           PyObject *out, int kind, const void *data, Py_ssize_t s, Py_ssize_t e, int k)
+{
+    if (e - s > r->run_cap) return 0;
+    if (k == 0) { /* tags, cut after each CANCEL TAG; after U+1F3F4 maybe an RGI flag */
+        if (s > 0 && PyUnicode_READ(kind, data, s - 1) == BLACK_FLAG) return 0;
+        Py_ssize_t piece = s;
+        while (piece < e) {
+            Py_ssize_t stop = piece;
+            while (stop < e && PyUnicode_READ(kind, data, stop) != CANCEL_TAG) stop++;
+            stop = stop < e ? stop + 1 : e;
+            if (append_hidden(r, out, kind, data, piece, stop, r->channels[0],
+                              carried(kind, data, piece, stop)) < 0)
+                return -1;
+            piece = stop;
+        }
+        return 1;
+    }
+    if (k == 1) { /* selectors: one byte each, unless the first makes a sequence */
+        if (!selector_ok(r, v, kind, data, s)) {
+            return append_hidden(r, out, kind, data, s, e, r->channels[1],
+                                 carried(kind, data, s, e)) < 0 ? -1 : 1;
+        }
+        return e - s == 1 ? 1 : 0; /* more after a legitimate one: weighed in Python */
+    }
+    /* bits: fewer than MIN_BITS, or one symbol: nothing; more than three symbols even
+     * with a symbol left out at either end: no reading, an empty payload */
+    if (e - s < 8) return 1;
+    Py_UCS4 seen[4];
+    int distinct = 0, marks = 1;
+    for (Py_ssize_t i = s + 1; i < e - 1 && distinct < 4; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        int known = 0;
+        for (int q = 0; q < distinct; q++) known |= seen[q] == c;
+        if (!known) seen[distinct++] = c;
+    }
+    if (distinct < 4) {
+        Py_UCS4 c0 = PyUnicode_READ(kind, data, s);
+        for (Py_ssize_t i = s + 1; i < e; i++) {
+            if (PyUnicode_READ(kind, data, i) != c0) return 0;
+        }
+        return 1; /* one symbol */
+    }
+    for (Py_ssize_t i = s; i < e && marks; i++) {
+        marks = (kinds[CLASS_OF(tp, PyUnicode_READ(kind, data, i))] & WM_BIDI_MARK) != 0;
+    }
+    return append_hidden(r, out, kind, data, s, e, r->channels[marks ? 3 : 2],
+                         PyBytes_FromStringAndSize("", 0)) < 0 ? -1 : 1;
+}
+
+/* *r from reveal_runs' `reader` argument (checked), or -1 with an error. */
+static int
+load_reader(PyObject *obj, reader_t *r)
+{
+    if (!PyTuple_CheckExact(obj) || PyTuple_GET_SIZE(obj) != 5 ||
+        !PyType_Check(PyTuple_GET_ITEM(obj, 0)) || !PyTuple_CheckExact(PyTuple_GET_ITEM(obj, 1)) ||
+        PyTuple_GET_SIZE(PyTuple_GET_ITEM(obj, 1)) != 5 ||
+        !PyTuple_CheckExact(PyTuple_GET_ITEM(obj, 2)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(obj, 2)) != 4) {
+        PyErr_SetString(PyExc_ValueError, "malformed reveal_runs reader");
+        return -1;
+    }
+    r->type = PyTuple_GET_ITEM(obj, 0);
+    for (int f = 0; f < 5; f++) {
+        r->names[f] = PyTuple_GET_ITEM(PyTuple_GET_ITEM(obj, 1), f);
+        if (!PyUnicode_CheckExact(r->names[f])) {
+            PyErr_SetString(PyExc_ValueError, "malformed reveal_runs reader");
+            return -1;
+        }
+    }
+    for (int c = 0; c < 4; c++) r->channels[c] = PyTuple_GET_ITEM(PyTuple_GET_ITEM(obj, 2), c);
+    r->run_cap = PyLong_AsSsize_t(PyTuple_GET_ITEM(obj, 4));
+    if (r->run_cap == -1 && PyErr_Occurred()) return -1;
+    return load_ivd(PyTuple_GET_ITEM(obj, 3), &r->bases);
+}
 
 /*
- * reveal_runs(text, stage1, stage2, tables, kinds, ivd, ivd_on, start, done, limit) ->
- * (runs, next, done): _reveal.iter_find's walk from the candidate `start` (`done`: where
- * the last run it read ended), in one pass: the carrier runs it reads, (start, end,
- * channel) each, at most `limit` of them, and the candidate where it stopped: at `limit`,
- * the end, or one only Python reads (an annotation or a character of its class, a lone
- * bit symbol, the first VS17..VS256 while not `ivd_on`).  The next candidate is reveal_scan's when `ivd_on`,
- * scan()'s else.  The pure-Python statement is _reveal.reveal_runs_reference.
+ * reveal_runs(text, stage1, stage2, tables, kinds, ivd, ivd_on, start, done, limit, reader,
+ * at_index, at_byte) -> (items, next, done, at_index, at_byte): _reveal.iter_find's walk
+ * from the candidate `start` (`done`: where the last run it read ended), in one pass: the
+ * carrier runs it reads, at most `limit` of them, and the candidate where it stopped: at
+ * `limit`, the end, or one only Python reads (an annotation or a character of its class,
+ * a lone bit symbol, the first VS17..VS256 while not `ivd_on`).  The next candidate is
+ * reveal_scan's when `ivd_on`, scan()'s else.  A run is an item (start, end, channel) for
+ * Python to read, or, with a `reader` (None: every run is Python's), the Hidden objects
+ * of a run that reads mechanically (_reveal._reads_in_c), with byte offsets when
+ * at_byte >= 0 (at_byte: the byte offset of the index at_index, an anchor that moves on
+ * and is returned).  The pure-Python statement is _reveal.reveal_runs_reference.
  */
 PyObject *
 speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
+    if (nargs != 13) {
         PyErr_SetString(PyExc_TypeError, "reveal_runs(text, stage1, stage2, tables, kinds, "
-                                         "ivd, ivd_on, start, done, limit) takes 10 arguments");
+                                         "ivd, ivd_on, start, done, limit, reader, at_index, "
+                                         "at_byte) takes 13 arguments");
         return NULL;
     }
     scan_tables_t t;
@@ -1130,10 +1343,17 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (done == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t limit = PyLong_AsSsize_t(args[9]);
     if (limit == -1 && PyErr_Occurred()) return NULL;
-    if (READY(args[0]) < 0) return NULL;
+    reader_t r;
+    int reading = args[10] != Py_None;
+    if (reading && load_reader(args[10], &r) < 0) return NULL;
+    r.at_index = PyLong_AsSsize_t(args[11]);
+    if (r.at_index == -1 && PyErr_Occurred()) return NULL;
+    r.at_byte = PyLong_AsSsize_t(args[12]);
+    if (r.at_byte == -1 && PyErr_Occurred()) return NULL;
     PyObject *text = args[0];
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (j < 0 || j > n || done < 0 || done > j || limit < 0) {
+    if (j < 0 || j > n || done < 0 || done > j || limit < 0 || r.at_index < 0 ||
+        r.at_index > n) {
         PyErr_SetString(PyExc_ValueError, "reveal_runs() argument out of range");
         return NULL;
     }
@@ -1141,9 +1361,10 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const void *data = PyUnicode_DATA(text);
     ivd_t none = {0, 0, v.offsets, v.bounds}; /* no selector past: scan() alone */
     const ivd_t *next = ivd_on ? &v : &none;
-    PyObject *runs = PyList_New(0);
-    if (runs == NULL) return NULL;
-    while (j < n && PyList_GET_SIZE(runs) < limit) {
+    PyObject *items = PyList_New(0);
+    if (items == NULL) return NULL;
+    Py_ssize_t count = 0; /* runs read */
+    while (j < n && count < limit) {
         int k = CHANNEL_AT(j);
         if (k < 0) { /* no carrier (the scan's rules stop at nothing else) */
             done = j + 1;
@@ -1156,15 +1377,22 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         while (e < n && CHANNEL_AT(e) == k) e++;
         if (k == 1 && !ivd_on && PyUnicode_READ(kind, data, j) >= v.first) break;
         if (k == 2 && e - s == 1) break;
-        PyObject *run = Py_BuildValue("(nni)", s, e, k);
-        if (run == NULL || PyList_Append(runs, run) < 0) {
-            Py_XDECREF(run);
-            Py_DECREF(runs);
-            return NULL;
+        int in_c = reading ? read_run_c(&r, &v, &t, kinds, items, kind, data, s, e, k) : 0;
+        if (in_c < 0) goto error;
+        if (!in_c) {
+            PyObject *run = Py_BuildValue("(nni)", s, e, k);
+            if (run == NULL || PyList_Append(items, run) < 0) {
+                Py_XDECREF(run);
+                goto error;
+            }
+            Py_DECREF(run);
         }
-        Py_DECREF(run);
+        count++;
         done = e;
         j = reveal_next(&t, kinds, next, kind, data, n, e);
     }
-    return Py_BuildValue("(Nnn)", runs, j, done);
+    return Py_BuildValue("(Nnnnn)", items, j, done, r.at_index, r.at_byte);
+error:
+    Py_DECREF(items);
+    return NULL;
 }

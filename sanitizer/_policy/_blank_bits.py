@@ -38,7 +38,7 @@ from .._native import speedups
 from . import _classtable as ct
 from ._hidden import Channel, Hidden, Reading
 
-__all__ = ["blank_payloads", "may_hold", "reads_as_text"]
+__all__ = ["blank_payloads", "reads_as_text"]
 
 _SPACE = " "
 _LOOKALIKE_SPACES = "\u00a0" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
@@ -56,10 +56,7 @@ _FAR = 16  # plain gaps in a row that end a stretch (two bytes of zero bits)
 _STRETCH = re.compile(f"[^ ](?: {{0,{_FAR - 1}}}[^ ])*")
 _MIN_CHARACTERS = 4  # a payload reads as text from 4 characters on
 _MIN_SLOTS = 8 * _MIN_CHARACTERS  # a shorter stretch is never taken for text
-# UTF-8 of what may start a stretch, for bytes that were not decoded yet.
-_UTF8_HINTS = (b"\xc2\xa0", b"\xe2\x80", b"\xe2\x81\x9f", b"\xe3\x80\x80", b"\xe2\xa0\x80")
-_TRAILING_HINTS = (b" \n", b"\t\n", b" \r\n", b"\t\r\n")
-_TRAILING_TEXT_HINTS = tuple(h.decode() for h in _TRAILING_HINTS)
+_TRAILING_TEXT_HINTS = (" \n", "\t\n", " \r\n", "\t\r\n")
 
 Reader = Callable[[str], "tuple[bytes, Reading, int, int] | None"]
 BestOf = Callable[[list[str]], "tuple[bytes, Reading, int] | None"]
@@ -111,14 +108,6 @@ def has_spaces(text: str) -> bool:
     if speedups is not None:
         return int(speedups.scan(text, *_c_space_tables(), -1, 0)) < len(text)
     return _SPACES_RE.search(text) is not None
-
-
-def may_hold(data: bytes) -> bool:
-    """Whether UTF-8 ``data`` may hold a blank payload: a blank other than U+0020, or a
-    space or tab before a line break or at the end (a few ``bytes.find`` passes)."""
-    if data.endswith((b" ", b"\t")):
-        return True
-    return any(h in data for h in _UTF8_HINTS) or any(h in data for h in _TRAILING_HINTS)
 
 
 _LINE_TRAILING = re.compile("[ \t]+(?=[\x0b\x0c\r\x85\u2028\u2029]|\\Z)")

@@ -39,19 +39,24 @@ text rarely stop it; each VS17..VS256 stops it, as the class table cannot tell a
 registered ideographic variation sequence: ``_speedups.reveal_scan`` goes past the
 lone ones whose pair is registered) finds candidates; the walk from one carrier run to
 the next (each run's extent, the next candidate) is one C pass (``_speedups.reveal_runs``)
-up to a candidate only Python reads; a stretch of marks after words is read in one C
-pass (``_speedups.word_marks``); Python runs only per carrier run, linear in it.
+up to a candidate only Python reads, which also reads the runs whose reading is
+mechanical (``_reads_in_c``: tags, selectors, bits that no reading decodes) and builds
+their ``Hidden``, with byte offsets counted in the walk for bytes; a stretch of marks
+after words is read in one C pass (``_speedups.word_marks``); Python runs only per
+other carrier run, linear in it.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import heapq
 import itertools
 import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 import unicodedata2
 
@@ -59,7 +64,7 @@ from .._categories import EMOJI, Category, Ranges, char_class, in_ranges
 from .._decoder import decode
 from .._native import speedups
 from . import _classtable as ct
-from ._blank_bits import blank_payloads, may_hold
+from ._blank_bits import blank_payloads
 from ._hidden import Channel, Hidden, Reading
 from ._sequences import TAG_SEQUENCE, merge_ranges
 
@@ -97,6 +102,7 @@ SELECTORS: Ranges = merge_ranges(
 BITS: Ranges = merge_ranges(*(c.ranges for c in BIT_CATEGORIES))
 ANNOTATIONS: Ranges = ((0xFFF9, 0xFFFB),)  # interlinear annotation anchor, separator, end
 _ANCHOR, _SEPARATOR, _TERMINATOR = "\ufff9", "\ufffa", "\ufffb"
+_ANNOTATION_CHARS = _ANCHOR + _SEPARATOR + _TERMINATOR  # (read in Python: no C walk there)
 # The characters of each kind of carrier run: a run is a maximal run of one of these
 # (an annotation is read from its anchor to its terminator instead).
 CHANNEL_RANGES: tuple[Ranges, ...] = (TAGS, SELECTORS, BITS, ANNOTATIONS)
@@ -342,24 +348,46 @@ def find(text: str) -> list[Hidden]:
     return list(iter_reveal(text))
 
 
-def iter_reveal(text: str) -> Iterator[Hidden]:
+def iter_reveal(text: str, byte_offset: int | None = None) -> Iterator[Hidden]:
     """The payloads of ``text`` one at a time, in order: those of ``iter_find``, and
-    those in blanks (``_blank_bits``: a few a text at most)."""
+    those in blanks (``_blank_bits``: a few a text at most); with code-point offsets,
+    or with UTF-8 byte offsets counted from ``byte_offset`` (``text``'s own)."""
     blank = blank_payloads(text, _best_reading, _best_of)
+    offsets = None if byte_offset is None else _Offsets(text, byte_offset)
+    found = itertools.chain.from_iterable(_walk(text, offsets))
     if not blank:
-        return iter_find(text)
-    return heapq.merge(iter_find(text), blank, key=lambda h: (h.start, h.end))
+        return found
+    if byte_offset is not None:
+        blank = list(map(_Offsets(text, byte_offset).hidden, blank))
+    return heapq.merge(found, blank, key=lambda h: (h.start, h.end))
 
 
 def iter_find(text: str) -> Iterator[Hidden]:
     """The payloads of ``text``, in order, one at a time: a caller that stops at the
     first (a refusing policy) reads no further.  Each carrier run is read once; a run
     of one character costs a few dictionary lookups (``_channels``), no search, and
-    none inside a stretch of marks after words (``_word_marks``, read in one pass)."""
+    none inside a stretch of marks after words (``_word_marks``, read in one pass);
+    the runs whose reading is mechanical are read in C (``_reads_in_c``)."""
+    return itertools.chain.from_iterable(_walk(text, None))
+
+
+def _item_read(text: str, item: object, offsets: _Offsets | None) -> list[Hidden]:
+    """An item of ``_speedups.reveal_runs``: a payload read in C, or the payloads of a
+    carrier run (start, end, channel) read here (``read_run``), with ``offsets``."""
+    if type(item) is not tuple:
+        return [cast(Hidden, item)]
+    found = read_run(text, item[2], item[0], item[1])
+    return list(found) if offsets is None else list(map(offsets.hidden, found))
+
+
+def _walk(text: str, offsets: _Offsets | None) -> Iterator[list[Hidden]]:
+    """``iter_find``'s payloads a list at a time, with the byte offsets ``offsets`` gives
+    (None: code points): each payload is built once, with its final offsets (in C for
+    the runs read there)."""
     n = len(text)
     channels = _channels()
-    runs_from: Callable[[bool, int, int, int], tuple[list[tuple[int, int, int]], int, int]] | None
-    runs_from = None
+    runs_from: Callable[..., tuple[list[object], int, int, int, int]] | None = None
+    reader = _c_reader()
     if speedups is not None:
         scan, tables = speedups.scan, _c_tables()
         candidates = functools.partial(scan, text, tables[0], tables[1], tables[2], -1)
@@ -378,11 +406,21 @@ def iter_find(text: str) -> Iterator[Hidden]:
     ivd_on = False  # candidates go past lone registered ideographic variation sequences
     limit = 8
     while i < n:
-        if runs_from is not None and i >= words_done:
-            runs, i, done = runs_from(ivd_on, i, done, limit)
+        if runs_from is not None and i >= words_done and text[i] not in _ANNOTATION_CHARS:
+            if offsets is None:
+                items, i, done, _, _ = runs_from(ivd_on, i, done, limit, reader, 0, -1)
+            else:
+                at = offsets.at_index, offsets.at_byte
+                items, i, done, offsets.at_index, offsets.at_byte = runs_from(
+                    ivd_on, i, done, limit, reader, *at
+                )
             limit = min(2 * limit, 4096)
-            for run_start, run_end, channel in runs:
-                yield from read_run(text, channel, run_start, run_end)
+            if not items:
+                pass
+            elif tuple not in map(type, items):  # all read in C
+                yield cast(list[Hidden], items)
+            else:
+                yield [h for item in items for h in _item_read(text, item, offsets)]
             if i >= n:
                 break
         k = channels.get(ord(text[i]))
@@ -393,7 +431,7 @@ def iter_find(text: str) -> Iterator[Hidden]:
                 terminator = text.find(_TERMINATOR, i)
                 terminator = n if terminator < 0 else terminator
             found, i = _annotation(text, i, terminator)
-            yield found
+            yield [found if offsets is None else offsets.hidden(found)]
         else:
             start = i
             while start > done and channels.get(ord(text[start - 1])) == k:
@@ -409,8 +447,8 @@ def iter_find(text: str) -> Iterator[Hidden]:
                 if _word_end_pattern().match(text, start):
                     marks, words_done = _word_marks(text, start)
                     if marks is not None:
-                        yield marks
-            yield from read_run(text, k, start, end)
+                        yield [marks if offsets is None else offsets.hidden(marks)]
+            yield _item_read(text, (start, end, k), offsets)
             i = end
         done = i
         if i < words_done:  # a lone bit symbol there holds nothing: skipped in one scan
@@ -466,12 +504,24 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
     if len(symbols) < MIN_BITS or 3 * len(symbols) < words:
         return None, stretch_end
     first = start
-    channel = _bit_channel({ord(c) for c in set(symbols)})
-    best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
+    # (set(symbols) would make a str of each mark: its distinct ones, a pass each)
+    distinct = _distinct(symbols, max(_BIDI_MARK_COUNT, 2))
+    channel = _bit_channel({ord(c) for c in distinct})
+    best = _best_reading(symbols) if every_word and len(distinct) == 2 else None
     if best is None:
         return Hidden(first, last + 1, channel, b"", None), stretch_end
     payload, reading, _, _ = best
     return Hidden(first, last + 1, channel, payload, reading), stretch_end
+
+
+def _distinct(symbols: str, most: int) -> str:
+    """The distinct characters of ``symbols`` in order, at most ``most`` + 1 of them (a
+    pass over ``symbols`` each, in C)."""
+    out = ""
+    while symbols and len(out) <= most:
+        out += symbols[0]
+        symbols = symbols.replace(symbols[0], "")
+    return out
 
 
 def _stretch_reference(text: str, start: int) -> tuple[str, int, int, bool, int]:
@@ -515,7 +565,7 @@ def c_kinds() -> bytes:
     combining mark (a virama is one), 16 a selector (``SELECTORS``), 32 a tag
     (``TAGS``), 64 a class of the interlinear annotation characters (``ANNOTATIONS``,
     and the other format characters of their class: where ``reveal_runs`` leaves the
-    walk to Python)."""
+    walk to Python), 128 a bidi mark (bits on these alone: ``_bit_channel``)."""
     table = ct.class_table()
     annotation = {table.class_of(cp) for lo, hi in ANNOTATIONS for cp in range(lo, hi + 1)}
     out = bytearray(256)
@@ -528,6 +578,7 @@ def c_kinds() -> bytes:
             | (ct.VS_STANDARD in fl or ct.VS_IDEOGRAPHIC in fl) << 4
             | (cat is _C.TAG) << 5
             | (c in annotation) << 6
+            | (cat is _C.BIDI_MARK) << 7
         )
     return bytes(out)
 
@@ -547,6 +598,83 @@ def ivd_table() -> bytes:
         offsets.append(len(bounds))
     assert offsets.itemsize == 4
     return array("I", [_SUPPLEMENT, m]).tobytes() + offsets.tobytes() + bounds.tobytes()
+
+
+def _bounds_table(first: int, bounds: list[array[int]]) -> bytes:
+    """``ivd_table``'s layout: selectors from ``first`` on, each one's flat bounds."""
+    offsets = array("I", [0])
+    flat = array("I")
+    for b in bounds:
+        flat.extend(b)
+        offsets.append(len(flat))
+    assert offsets.itemsize == 4
+    return array("I", [first, len(bounds)]).tobytes() + offsets.tobytes() + flat.tobytes()
+
+
+def _c_reader() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes, int]:
+    """What ``_speedups.reveal_runs`` needs to read the runs it reads itself
+    (``_reads_in_c``): the class it builds, its fields in order, the channels (tags,
+    selectors, zero-width bits, bidi-mark bits), the bases VS1..VS16 make a legitimate
+    sequence with (``_selector_bounds``) in ``ivd_table``'s layout, and ``RUN_CAP``
+    (longer runs are read in Python)."""
+    return (*_c_reader_tables(), RUN_CAP)
+
+
+@functools.cache
+def _c_reader_tables() -> tuple[type[Hidden], tuple[str, ...], tuple[Channel, ...], bytes]:
+    fields = tuple(f.name for f in dataclasses.fields(Hidden))
+    assert fields == ("start", "end", "channel", "payload", "reading")
+    bounds = [_selector_bounds(selector) for selector in range(0xFE00, 0xFE10)]
+    channels = (
+        Channel.TAGS,
+        Channel.VARIATION_SELECTORS,
+        Channel.ZERO_WIDTH_BITS,
+        Channel.BIDI_MARK_BITS,
+    )
+    return Hidden, fields, channels, _bounds_table(0xFE00, bounds)
+
+
+def _reads_in_c(text: str, start: int, end: int, k: int) -> bool:
+    """Whether ``_speedups.reveal_runs`` reads the carrier run ``text[start:end]`` of
+    channel ``k`` itself (its reading is mechanical; ``read_run`` gives the same): at
+    most ``RUN_CAP`` characters, and a tag run not after U+1F3F4 (no RGI flag), a selector
+    run whose first is no legitimate sequence (or one selector), a run of bits shorter
+    than ``MIN_BITS``, of one symbol, or of more than three symbols even with a symbol
+    left out at either end (no reading)."""
+    if end - start > RUN_CAP:
+        return False
+    if k == 0:
+        return not (start > 0 and ord(text[start - 1]) == TAG_SEQUENCE.base)
+    if k == 1:
+        return end - start == 1 or not _selector_ok(text, start)
+    return (
+        end - start < MIN_BITS
+        or len(set(text[start:end])) == 1
+        or len(set(text[start + 1 : end - 1])) > 3
+    )
+
+
+class _Offsets:
+    """Code-point indices of ``text`` as UTF-8 byte offsets, counted from an anchor that
+    moves on (``at_index``, ``at_byte``): linear in the text for indices in order."""
+
+    __slots__ = ("at_byte", "at_index", "text")
+
+    def __init__(self, text: str, at_byte: int = 0) -> None:
+        self.text = text
+        self.at_index, self.at_byte = 0, at_byte  # text[0] at byte at_byte
+
+    def of(self, i: int) -> int:
+        """The byte offset of index ``i`` (before the anchor: counted back from it)."""
+        if i < self.at_index:
+            return self.at_byte - len(self.text[i : self.at_index].encode("utf-8"))
+        self.at_byte += len(self.text[self.at_index : i].encode("utf-8"))
+        self.at_index = i
+        return self.at_byte
+
+    def hidden(self, h: Hidden) -> Hidden:
+        """``h`` (read in Python, code-point offsets) with byte offsets."""
+        return Hidden(self.of(h.start), self.of(h.end), h.channel, h.payload, h.reading)
 
 
 def _lone_registered(text: str, j: int) -> bool:
@@ -576,21 +704,34 @@ def reveal_scan_reference(text: str, start: int) -> int:
 
 
 def reveal_runs_reference(
-    text: str, ivd_on: bool, start: int, done: int, limit: int
-) -> tuple[list[tuple[int, int, int]], int, int]:
+    text: str,
+    ivd_on: bool,
+    start: int,
+    done: int,
+    limit: int,
+    reader: bool = False,
+    at_index: int = 0,
+    at_byte: int = -1,
+) -> tuple[list[object], int, int, int, int]:
     """The statement ``_speedups.reveal_runs`` follows: ``iter_find``'s walk from the
-    candidate ``start`` (``done``: where the last run read ended), as (runs, next, done):
-    the carrier runs it reads, (start, end, channel) each, at most ``limit``, and the
+    candidate ``start`` (``done``: where the last run read ended), as (items, next,
+    done, at_index, at_byte): the carrier runs it reads, at most ``limit``, and the
     candidate where it stopped: at ``limit``, the end, or one only Python reads (an
     annotation or a character of its class, a lone bit symbol, the first VS17..VS256
     while not ``ivd_on``).  The next candidate is ``reveal_scan_reference``'s when
-    ``ivd_on``, ``_candidates``' else."""
+    ``ivd_on``, ``_candidates``' else.  A run is an item (start, end, channel) or, with
+    a ``reader`` (``_c_reader``) and when ``_reads_in_c``, its payloads (``read_run``),
+    with byte offsets when ``at_byte`` >= 0: the byte offset of index ``at_index``, an
+    anchor that moves on (``_Offsets``) and is returned."""
     channels = _channels()
     kinds, class_of = c_kinds(), ct.class_table().class_of
     n = len(text)
-    runs: list[tuple[int, int, int]] = []
+    runs: list[object] = []
+    offsets = _Offsets(text)
+    offsets.at_index, offsets.at_byte = at_index, max(at_byte, 0)
+    count = 0
     j = start
-    while j < n and len(runs) < limit:
+    while j < n and count < limit:
         cp = ord(text[j])
         if kinds[class_of(cp)] & 64:  # (an annotation, or a character of its class)
             break
@@ -608,10 +749,18 @@ def reveal_runs_reference(
             break
         if k == _BITS_AT and e - s == 1:
             break
-        runs.append((s, e, k))
+        if not (reader and _reads_in_c(text, s, e, k)):
+            runs.append((s, e, k))
+        elif at_byte < 0:
+            runs.extend(read_run(text, k, s, e))
+        else:
+            runs.extend(map(offsets.hidden, read_run(text, k, s, e)))
+        count += 1
         done = e
         j = reveal_scan_reference(text, e) if ivd_on else _candidates(text, e)
-    return runs, j, done
+    if at_byte < 0:
+        return runs, j, done, at_index, at_byte
+    return runs, j, done, offsets.at_index, offsets.at_byte
 
 
 @functools.cache
@@ -709,9 +858,18 @@ def _selector_ok(text: str, i: int) -> bool:
     base, selector = ord(text[i - 1]), ord(text[i])
     if selector >= _SUPPLEMENT:  # an ideographic variation sequence (UTS #37), if registered
         return ivd_registered(base, selector)
-    if in_ranges(base, _registered()[selector]):
-        return True
-    return selector in _PRESENTATION and in_ranges(base, EMOJI)
+    return bisect.bisect_right(_selector_bounds(selector), base) % 2 == 1
+
+
+@functools.cache
+def _selector_bounds(selector: int) -> array[int]:
+    """The bases VS1..VS16 ``selector`` makes a legitimate sequence with: registered
+    (``_registered``), or an emoji before VS15/VS16 (UTS #51 §1.4.3), as ``_ivd_bounds``'
+    flat bounds."""
+    ranges = _registered()[selector]
+    if selector in _PRESENTATION:
+        ranges = merge_ranges(ranges, EMOJI)
+    return array("I", (b for lo, hi in ranges for b in (lo, hi + 1)))
 
 
 def _selector_payloads(text: str, start: int, end: int) -> tuple[Hidden, ...]:
@@ -842,6 +1000,8 @@ def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidat
     significant bit first, as a number is written (``toString(2)``: no leading zeros)."""
     out: list[_Candidate] = []
     digits = body.translate({zero: "0", one: "1", sep: " "}).split()
+    if not _as_written(digits):
+        return out
     fits_byte = max(map(len, digits)) <= 8
     for msb in (True,):  # a number written without leading zeros: most significant first
         values = [int(g, 2) for g in digits]
@@ -858,11 +1018,20 @@ def _variable_groups(body: str, zero: int, one: int, sep: int) -> list[_Candidat
     return out
 
 
+def _as_written(digits: list[str]) -> bool:
+    """Whether groups of binary digits can be numbers as an encoder writes them: without
+    leading zeros (``toString(2)``), or padded to one width (``padStart``), the shortest
+    group's: no group longer than the shortest begins with a 0.  The other polarity of
+    Latin-1 text ('u' 7 bits, 'ß' 8) reads as bytes ('\\n ') that no encoder wrote."""
+    shortest = min(map(len, digits))
+    return all(g[0] == "1" for g in digits if len(g) > shortest)
+
+
 def _readings(body: str) -> list[_Candidate]:
     """Every reading of ``body`` worth scoring (see the module docstring).  With three
     symbols, a separator that leaves groups of 8 is read as such; only when none does,
-    the rarest symbol is taken as the separator of groups of any length (a data symbol
-    is rarer than the separator only in payloads of nearly all zero or all one bits)."""
+    each symbol is tried as the separator of groups of any length, the groups read as
+    numbers an encoder writes (``_as_written``)."""
     symbols = sorted(map(ord, set(body)))
     out: list[_Candidate] = []
     if len(symbols) == 2:
@@ -886,12 +1055,36 @@ def _readings(body: str) -> list[_Candidate]:
                 out += _fixed_groups(joined, zero, one, sep)
         else:
             variable.append(sep)
-    if not out and variable:
-        sep = min(variable, key=lambda s: body.count(chr(s)))
+    # each separator whose groups read as numbers written (``_as_written``), scored: the
+    # rarest symbol need not be the separator ('ÿo' has as many 0 bits as separators)
+    for sep in () if out else variable:
         data = [s for s in symbols if s != sep]
         for zero, one in itertools.permutations(data):
             out += _variable_groups(body, zero, one, sep)
     return out
+
+
+def _reading_key(
+    quality: tuple[object, ...], reading: Reading, cut: int, size: int
+) -> tuple[object, ...]:
+    """How ``_best_reading`` ranks a reading (``quality`` as ``_readings`` gives it) of a
+    body of ``size`` symbols, ``cut`` left out of the run: the greatest key wins."""
+    ok, printable, words, unit_byte, uniform = quality
+    conventional = reading.msb_first and reading.zero < reading.one
+    return (
+        ok,
+        uniform,  # an encoder's structure (8 bits a group) beats what reads well
+        printable,
+        -cut,  # the whole run as code points beats a part
+        # one group of 8 tells nothing of its bit order and polarity: read the usual way
+        # ('é' by charCodeAt is 8 bits; least significant bit first with the higher
+        # code point as 0, a byte 'h' by chance), as a byte or a code point
+        size == 8 and conventional,
+        unit_byte,  # of it as bytes (a symbol left out changes the groups)
+        words,
+        reading.msb_first,
+        reading.zero < reading.one,
+    )
 
 
 def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
@@ -916,17 +1109,8 @@ def _best_reading(run: str) -> tuple[bytes, Reading, int, int] | None:
         )
         if symbols - lost > 3:
             continue
-        for (ok, printable, words, unit_byte, uniform), payload, reading, _, _ in _readings(body):
-            key = (
-                ok,
-                uniform,  # an encoder's structure (8 bits a group) beats what reads well
-                printable,
-                -(cut_start + cut_end),  # the whole run as code points beats a part
-                unit_byte,  # of it as bytes (a symbol left out changes the groups)
-                words,
-                reading.msb_first,
-                reading.zero < reading.one,
-            )
+        for quality, payload, reading, _, _ in _readings(body):
+            key = _reading_key(quality, reading, cut_start + cut_end, len(body))
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
                 best_cut = cut_start + cut_end
@@ -966,6 +1150,7 @@ def _legitimate_here(text: str, i: int, outer: int) -> bool:
 
 
 _BIDI_MARKS = _C.BIDI_MARK.ranges
+_BIDI_MARK_COUNT = sum(hi + 1 - lo for lo, hi in _BIDI_MARKS)  # more symbols: not all marks
 
 
 def _bit_channel(symbols: set[int]) -> Channel:
@@ -1014,26 +1199,7 @@ def reveal(text: str | bytes | bytearray | memoryview) -> tuple[Hidden, ...]:
     if not isinstance(text, (bytes, bytearray, memoryview)):
         raise TypeError(f"reveal() argument 'text' must be str or bytes, not {type(text).__name__}")
     if speedups is not None:
-        data = bytes(text)
-        clean = speedups.clean(data, *_c_tables(), -1)
-        if clean is not None and not may_hold(data):
-            return ()  # well-formed, the scan found no candidate, and no blank may carry
-    decoded = decode(text)
-    found = find(decoded)
-    if not found:
-        return ()
-    return tuple(_in_bytes(decoded, found))
-
-
-def _in_bytes(text: str, found: list[Hidden]) -> list[Hidden]:
-    """``found`` with code-point offsets into ``text`` turned into UTF-8 byte offsets."""
-    points = sorted({p for h in found for p in (h.start, h.end)})
-    to_byte: dict[int, int] = {}
-    prev = position = 0
-    for point in points:
-        position += len(text[prev:point].encode("utf-8"))
-        to_byte[point] = position
-        prev = point
-    return [
-        Hidden(to_byte[h.start], to_byte[h.end], h.channel, h.payload, h.reading) for h in found
-    ]
+        clean = speedups.clean(bytes(text), *_c_tables(), -1)
+        if clean is not None:  # well-formed, no candidate: the text, only blanks to read
+            return tuple(iter_reveal(clean, byte_offset=0))
+    return tuple(iter_reveal(decode(text), byte_offset=0))

@@ -157,7 +157,7 @@ Located = tuple[Hidden, int, int, int, int, int]
 def _located(
     stream: IO[bytes],
     columns: str,
-    iter_reveal: Callable[[str], Iterator[Hidden]],
+    iter_reveal: Callable[[str, int], Iterator[Hidden]],
     size: int | None = None,
 ) -> Iterator[Located]:
     """Each payload of the proven input, a piece at a time, with byte offsets, as
@@ -184,21 +184,14 @@ def _located(
                 continue
             yield _done(held)
             held = None
-        index = byte = 0  # a code-point index into the piece and its byte offset
-        first = len(piece[:skip].decode("utf-8")) if skip else 0
-        for h in iter_reveal(text):
-            if h.start < first:
+        for found in iter_reveal(text, at):  # byte offsets into the input
+            if found.start < at + skip:
                 continue  # the rest of the run held (read from its start)
-            byte += len(text[index : h.start].encode("utf-8"))
-            index = h.start
-            span = text[h.start : h.end]
-            start = at + byte
-            end = start + len(span.encode("utf-8"))
-            line, column = locator.at(start)
+            span = piece[found.start - at : found.end - at].decode("utf-8")
+            line, column = locator.at(found.start)
             after = Position(columns)
             after.count_text(span)
-            found = Hidden(start, end, h.channel, h.payload, h.reading)
-            if h.end == len(text) and h.channel in _RUN_CHANNELS:
+            if found.end == at + len(piece) and found.channel in _RUN_CHANNELS:
                 held = [found, line, column, after, len(span)]  # the next piece may go on
                 continue
             yield _done([found, line, column, after, len(span)])
@@ -218,7 +211,7 @@ def _show(
     stream: IO[bytes],
     args: argparse.Namespace,
     out: Writer,
-    iter_reveal: Callable[[str], Iterator[Hidden]],
+    iter_reveal: Callable[[str, int], Iterator[Hidden]],
 ) -> int:
     """Print each payload of the proven ``stream`` as it is found; how many."""
     count = 0

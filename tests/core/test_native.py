@@ -370,6 +370,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     enforce = get_profile(PROFILE_NAMES[0])._native()
     assert enforce is not None
     reveal_tables = (*_reveal._c_tables(), _reveal.c_kinds())
+    runs_from = (_reveal.ivd_table(), False, 0, 0, 8)  # ivd, ivd_on, start, done, limit
     return {
         "decode": ((), {"data": b"a", "errors": "replace"}),
         "set_decode_fallback": ((decoder.decode_py, m.table, m.nclasses, Utf8Error), {}),
@@ -411,7 +412,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "precis_layout": ((), {}),
         "word_marks": (("a\u200e b", *reveal_tables, 1, 8, 2), {}),
         "reveal_scan": (("abc", *reveal_tables, _reveal.ivd_table(), 0), {}),
-        "reveal_runs": (("abc", *reveal_tables, _reveal.ivd_table(), False, 0, 0, 8), {}),
+        "reveal_runs": (("abc", *reveal_tables, *runs_from, _reveal._c_reader(), 0, -1), {}),
     }
 
 

@@ -18,6 +18,8 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import pickle
 import random
 import sys
 import unicodedata
@@ -27,11 +29,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sanitizer import Channel, Hidden, profiles
 from sanitizer import _policy as policy_api
-from sanitizer import profiles
 from sanitizer._categories import Category
 from sanitizer._native import speedups
-from sanitizer._policy import Action, Policy, _classtable, _reveal, accepts, inspect, sanitize
+from sanitizer._policy import (
+    Action,
+    Policy,
+    _classtable,
+    _reveal,
+    accepts,
+    inspect,
+    reveal,
+    sanitize,
+)
 from sanitizer._policy import _run as run_module
 from sanitizer._policy._classtable import count_reference, edit_reference, groups_reference
 from sanitizer._policy._model import Report
@@ -191,6 +202,7 @@ def test_reveal_kinds_follow_the_ranges() -> None:
         (4, C.JOINER.ranges),
         (16, _reveal.SELECTORS),
         (32, _reveal.TAGS),
+        (128, C.BIDI_MARK.ranges),  # bits on these alone: bidi-mark bits
     ):
         want = bytearray(0x110000)
         for lo, hi in ranges:
@@ -547,7 +559,9 @@ _CARRIER_ALPHABET = [
 @needs_c
 def test_reveal_runs_matches_reference() -> None:
     """``_speedups.reveal_runs`` reads the runs ``reveal_runs_reference`` reads, and stops
-    where it stops, from every candidate, with and without the IVD scan."""
+    where it stops, from every candidate, with and without the IVD scan; with a reader,
+    the payloads of the runs it reads itself are ``read_run``'s, with code-point or byte
+    offsets (the anchor anywhere before the run)."""
     assert speedups is not None
     args = (*_reveal._c_tables(), _reveal.c_kinds(), _reveal.ivd_table())
     rng = random.Random(7)
@@ -558,10 +572,100 @@ def test_reveal_runs_matches_reference() -> None:
             while start < len(text):
                 done = rng.randrange(start + 1)
                 limit = rng.choice([0, 1, 3, 100])
-                got = speedups.reveal_runs(text, *args, ivd_on, start, done, limit)
-                want = _reveal.reveal_runs_reference(text, ivd_on, start, done, limit)
-                assert got == want, (text, ivd_on, start, done, limit)
+                at_index = rng.randrange(start + 1)
+                at_byte = rng.choice([-1, len(text[:at_index].encode())])
+                for reader in (False, True):
+                    c_reader = _reveal._c_reader() if reader else None
+                    where = (ivd_on, start, done, limit)
+                    got = speedups.reveal_runs(text, *args, *where, c_reader, at_index, at_byte)
+                    want = _reveal.reveal_runs_reference(text, *where, reader, at_index, at_byte)
+                    assert got == want, (text, ivd_on, start, done, limit, reader, at_byte)
                 start = _reveal._candidates(text, start + 1)
+
+
+# carrier-dense texts: every channel, runs after U+1F3F4, selectors after their bases,
+# bits of one to five symbols, characters of 1 to 4 UTF-8 bytes between them
+_DENSE = [
+    *_CARRIER_ALPHABET,
+    *"\u2062\u2063\u2064\u200e\u200f\u061cé",
+    "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+    "\U000e0067\U000e0062\U000e007f",
+    "\u200b\u200c" * 5,
+    "\u200e\u200f\u061c\u200e\u200f\u061c\u200e\u200f\u061c\u200e",
+    "\u2764\ufe0f\ufe01\ufe02",
+    "\u845b\U000e0100\U000e0101",
+]
+
+
+def _dense_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        "".join(rng.choice(_DENSE) for _ in range(rng.choice([2, 10, 60]))) for _ in range(count)
+    ]
+
+
+@needs_c
+def test_reveal_reads_in_c_what_python_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reveal`` with the mechanical runs read in C (``_reads_in_c``) finds what the
+    pure-Python backend finds on carrier-dense texts, as str and as bytes (byte offsets
+    built in the walk), and on runs longer than ``RUN_CAP`` (read in Python)."""
+    texts = _dense_texts(9, 150)
+    cap = _reveal.RUN_CAP
+    texts += [
+        "é" + "\U000e0041" * (cap + 3) + "\U000e007f" + "\U000e0042",
+        "é" + "\u200b\u200c\u200d\u2060" * (cap // 4 + 1) + "x",
+        "é" + "\ufe01" * (cap + 1),
+    ]
+    got = [(reveal(t), reveal(t.encode())) for t in texts]
+    monkeypatch.setattr(_reveal, "speedups", None)
+    from sanitizer._policy import _blank_bits
+
+    monkeypatch.setattr(_blank_bits, "speedups", None)
+    assert got == [(reveal(t), reveal(t.encode())) for t in texts]
+
+
+@needs_c
+def test_a_hidden_built_in_c_is_a_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``Hidden`` built in C is the dataclass the Python readers build: equal, the same
+    hash, repr, fields in order and pickle, frozen."""
+    text = "a\U000e0041\U000e007f b\ufe01\ufe02 c" + "\u200b\u200c\u200d\u2060" * 3 + "é\U000e007f"
+    built = [*reveal(text), *reveal(text.encode())]
+    assert [h.channel for h in built[:4]] == [
+        Channel.TAGS,
+        Channel.VARIATION_SELECTORS,
+        Channel.ZERO_WIDTH_BITS,
+        Channel.TAGS,
+    ]
+    monkeypatch.setattr(_reveal, "speedups", None)
+    want = [*reveal(text), *reveal(text.encode())]
+    assert built == want
+    for got, ref in zip(built, want, strict=True):
+        assert type(got) is Hidden and hash(got) == hash(ref) and repr(got) == repr(ref)
+        assert list(vars(got)) == list(vars(ref))
+        assert pickle.dumps(got) == pickle.dumps(ref) and pickle.loads(pickle.dumps(got)) == ref
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            got.start = 0  # type: ignore[misc]
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "kind", ["tag runs", "selector runs", "zero-width bits", "one-character payloads"]
+)
+def test_reveal_reads_hostile_runs_in_c(kind: str) -> None:
+    """``reveal`` on the floods whose runs read mechanically: the Python work does not
+    grow with the payloads (their ``Hidden`` built in C, str and bytes alike), but for
+    a C call per 4,096 runs (and the run read in Python where it stops): 32 KiB
+    within two such calls of 16 KiB (170 to 5,500 payloads)."""
+    small, large = sample(kind, 16 * 1024), sample(kind, 32 * 1024)
+    for data in (small, small.decode()):
+        reveal(data)  # caches: tables
+    for one, two in ((small, large), (small.decode(), large.decode())):
+        calls = (
+            _python_calls(functools.partial(reveal, one)),
+            _python_calls(functools.partial(reveal, two)),
+        )
+        assert calls[1] <= calls[0] + 24, (kind, type(one), calls)
+        assert len(reveal(two)) >= 2 * len(reveal(one)) - 1 > 300
 
 
 class _NoRuns:
@@ -571,8 +675,10 @@ class _NoRuns:
         return getattr(speedups, name)
 
     @staticmethod
-    def reveal_runs(text: str, *args: object) -> tuple[list[tuple[int, int, int]], object, object]:
-        return [], args[-3], args[-2]
+    def reveal_runs(
+        text: str, *args: object
+    ) -> tuple[list[object], object, object, object, object]:
+        return [], args[-6], args[-5], args[-2], args[-1]
 
 
 @needs_c
@@ -585,8 +691,11 @@ def test_reveal_with_runs_in_c_finds_what_python_finds(monkeypatch: pytest.Monke
         for _ in range(150)
     ]
     texts += [sample(k, 600).decode("utf-8", "replace") for k in HOSTILE]
+    texts += _dense_texts(10, 100)
     got = [_reveal.find(t) for t in texts]
+    as_bytes = [reveal(t.encode()) for t in texts]
     firsts = [next(_reveal.iter_find(t), None) for t in texts]
     monkeypatch.setattr(_reveal, "speedups", _NoRuns())
     assert got == [_reveal.find(t) for t in texts]
+    assert as_bytes == [reveal(t.encode()) for t in texts]
     assert firsts == [next(_reveal.iter_find(t), None) for t in texts]

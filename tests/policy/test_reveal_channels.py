@@ -20,10 +20,11 @@ from array import array
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sanitizer import Category, Channel, Hidden, inspect, profiles, reveal
+from sanitizer._native import speedups
 from sanitizer._policy import _blank_bits, _classtable, _reveal, accepts
 from tests.policy.reveal_samples import bits, selectors
 from tests.support.instructions import instructions, needs_callgrind
@@ -70,22 +71,38 @@ _LATIN1_WORD = st.tuples(
     st.lists(_LATIN1_WORD, min_size=1, max_size=4).map(" ".join),
     st.sampled_from([("\u200b", "\u200c", "\u200d"), ("\u2062", "\u2064", "\u2063")]),
 )
+@example("uß", ("\u200b", "\u200c", "\u200d"))
+@example("ÿÿo", ("\u2062", "\u2064", "\u2063"))
 def test_charcode_groups_of_latin1_text_come_back_exactly(
     word: str, symbols: tuple[str, str, str]
 ) -> None:
     """'café' read 'caft': the group of é (8 bits) was read as a byte, no UTF-8, and a
-    reading leaving a symbol out won."""
+    reading leaving a symbol out won.  'uß' read '\\n ': the other polarity's groups
+    (0001010, 00100000) as bytes, numbers no encoder writes; 'ÿÿo' has fewer 0 bits than
+    separators, the rarest symbol no separator."""
     zero, one, sep = symbols
     text = "x " + _js(word, zero, one, sep) + " y"
     for found in _both_backends(text):
         assert [h.text for h in found] == [word]
 
 
-@pytest.mark.parametrize("word", ["café", "naïve façade", "Ωmega", "кот", "猫", "😀 ok", "ÿes"])
+@pytest.mark.parametrize(
+    "word", ["café", "naïve façade", "Ωmega", "кот", "猫", "😀 ok", "ÿes", "é", "ß", "uß", "ÿo"]
+)
 def test_charcode_groups_examples(word: str) -> None:
     (h,) = reveal("a" + _js(word, "\u200b", "\u200c", "\u200d") + "b")
     assert h.text == word
     assert h.reading is not None and h.reading.msb_first
+
+
+def test_every_one_letter_latin1_payload_reads_back() -> None:
+    """One Latin-1 letter by ``charCodeAt`` is one group of 8 bits, no separator: read
+    the usual way round ('é' read 'h', a byte in the other bit order and polarity)."""
+    for cp in range(0xA1, 0x100):
+        letter = chr(cp)
+        if letter.isalpha() and letter != "\xff":  # (ÿ: one symbol only, no payload)
+            for found in _both_backends("a" + _js(letter, "\u200b", "\u200c", "") + "b"):
+                assert [h.text for h in found] == [letter]
 
 
 def test_latin1_code_points_padded_to_8_bits() -> None:
@@ -266,6 +283,12 @@ def test_space_bits_among_typographic_spaces(one: str, skip: int, payload: bytes
     text = _in_gaps(prose, payload, one, skip)
     for found in _both_backends(text):
         assert [(h.channel, h.payload) for h in found] == [(Channel.SPACE_BITS, payload)]
+    (h,) = reveal(text.encode())  # bytes the scan finds clean: their blanks read all the same
+    assert (h.channel, h.payload, h.start) == (
+        Channel.SPACE_BITS,
+        payload,
+        len(text[: reveal(text)[0].start].encode()),
+    )
     assert _both_backends(prose) == [(), ()]
 
 
@@ -281,6 +304,7 @@ def test_trailing_whitespace_bits() -> None:
     text = "\n".join([*lines, "last"]) + "\n"
     (h,) = reveal(text)
     assert (h.channel, h.payload) == (Channel.TRAILING_WHITESPACE_BITS, b"secret key")
+    assert reveal(text.encode()) == (h,)  # ASCII: byte offsets are the indices
     # CRLF lines, and several bits a line
     crlf = "\r\n".join(f"row {i}" + bits(bytes([b]), " ", "\t") for i, b in enumerate(b"payload"))
     (h,) = reveal(crlf + "\r\n")
@@ -358,11 +382,14 @@ def test_a_refusing_policy_stops_at_the_first_payload() -> None:
 
 
 _COUNTED_SETUP = """
+import gc
 from sanitizer import reveal, inspect, profiles
 SHAPES = {shapes!r}
 for s in SHAPES.values():
     reveal(s * 50)
     inspect(s * 50, profiles.PROMPT)
+gc.collect()
+gc.freeze()  # a collection a workload sets off walks its own objects, not the set-up's
 """
 _SHAPES = {
     "lone cancel tags": "a\U000e007f",
@@ -373,16 +400,18 @@ _SHAPES = {
     "annotation": "a\ufff9b\ufffac\ufffb",
     "spaces": "word\u2003word ",
 }
+_READ_IN_C = ("lone cancel tags", "one tag", "one selector", "two bit symbols")
 
 
 @pytest.mark.slow  # one valgrind process: a few seconds
 @needs_callgrind
 def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
     """Work on 2N runs within 2.2x of N (N = 500: a cost that grows with the text a run
-    is in would double it again), and at most 28k instructions a run more for
-    ``reveal`` (about 27k: the run's reading and its frozen ``Hidden``; the code before
-    was 32k-38k a run of a tag or a selector: a search and range bisections a run),
-    counted by callgrind."""
+    is in would double it again), and at most 6k instructions a run more for
+    ``reveal`` on the runs read in C (about 4k: the walk and the ``Hidden`` built there;
+    27k when each was read in Python), 28k on those read in Python (a mark after a word,
+    an annotation, space bits) and by the pure-Python backend (32k), counted by
+    callgrind."""
     workloads = {}
     for name in _SHAPES:
         for n in (500, 1000):
@@ -394,7 +423,9 @@ def test_reveal_is_linear_on_one_character_payloads(tmp_path: Path) -> None:
             small, large = counted[f"{api} {name} 500"], counted[f"{api} {name} 1000"]
             assert 0 < small < large <= 2.2 * small, (api, name, small, large)
         marginal = counted[f"reveal {name} 1000"] - counted[f"reveal {name} 500"]
-        assert marginal <= 28_000 * 500, (name, marginal)  # a run's cost, set-up left out
+        # the pure-Python backend: up to 31k (one selector: its sequence looked up)
+        bound = 32_000 if speedups is None else 6_000 if name in _READ_IN_C else 28_000
+        assert marginal <= bound * 500, (name, marginal)  # a run's cost, set-up left out
 
 
 # -- the readings' shortcuts: the answers of the readings they skip ---------------------
@@ -411,13 +442,8 @@ def _every_cut_read(run: str) -> tuple[bytes, object, int, int] | None:
             break
         if best is not None and best[0][:3] == (True, True, 1.0) and best_cut < cut_start + cut_end:
             break
-        for (ok, shown, words, unit_byte, uniform), payload, reading, _, _ in _reveal._readings(
-            body
-        ):
-            key = (
-                ok, uniform, shown, -(cut_start + cut_end), unit_byte, words,
-                reading.msb_first, reading.zero < reading.one,
-            )  # fmt: skip
+        for quality, payload, reading, _, _ in _reveal._readings(body):
+            key = _reveal._reading_key(quality, reading, cut_start + cut_end, len(body))
             if best is None or key > best[0]:
                 best = (key, payload, reading, cut_start, cut_end)
                 best_cut = cut_start + cut_end
@@ -464,3 +490,10 @@ def test_the_space_scan_stops_at_the_lookalike_spaces_alone() -> None:
         table.stage2[block << 8 : (block << 8) + 256].count(c) for block in stage1 for c in classes
     )
     assert members == len(spaces)
+
+
+@given(st.text(alphabet="\u200b\u200c\u200d\u200e\u200f\u061c", max_size=30), st.integers(0, 6))
+def test_distinct_symbols_are_the_first_ones_met(symbols: str, most: int) -> None:
+    """``_distinct`` (the marks of a stretch, a pass each): the distinct characters in
+    order of first appearance, at most ``most`` + 1."""
+    assert _reveal._distinct(symbols, most) == "".join(dict.fromkeys(symbols))[: most + 1]
