@@ -144,6 +144,31 @@ class Speedups(Protocol):
         edits_matter: bool,
         /,
     ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
+    def groups_outside(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        limit: int,
+        groups: bytes,
+        spans: bytes,
+        /,
+    ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
+    def payload_spans(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        kinds: bytes,
+        ivd: bytes,
+        vs: bytes,
+        ends: bytes,
+        policy: bytes,
+        start: int,
+        /,
+    ) -> tuple[bytes, int] | None: ...
     def word_marks(
         self,
         text: str,

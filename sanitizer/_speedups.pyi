@@ -85,6 +85,37 @@ def list_groups(
     (start, end, class, severity), the rest counted, the highest severity; None when only
     the engine can tell (groups_reference)."""
 
+def groups_outside(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    spans: bytes,
+    /,
+) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None:
+    """list_groups (edits not mattering) of the flagged characters outside ``spans``
+    (int64 bounds of sorted, disjoint [start, end) spans: hidden payloads' carrier runs),
+    a run cut at each span's ends (groups_reference with skip)."""
+
+def payload_spans(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    kinds: bytes,
+    ivd: bytes,
+    vs: bytes,
+    ends: bytes,
+    policy: bytes,
+    start: int,
+    /,
+) -> tuple[bytes, int] | None:
+    """(spans, count): the carrier runs reveal reads from ``start`` on that hold
+    payloads, as int64 bounds, and how many they hold; None where only reading tells
+    (payload_spans_reference)."""
+
 def word_marks(
     text: str,
     stage1: bytes,

@@ -88,6 +88,18 @@ static PyMethodDef speedups_methods[] = {
      "(-1: all) as (start, end, class, severity), the count of the rest and the highest\n"
      "severity; None when only the engine can tell (see\n"
      "sanitizer._policy._classtable.groups_reference)."},
+    {"groups_outside", (PyCFunction)(void (*)(void))speedups_groups_outside, METH_FASTCALL,
+     "groups_outside($module, text, stage1, stage2, tables, limit, groups, spans, /)\n"
+     "--\n\n"
+     "list_groups of the flagged characters outside spans (int64 [start, end) bounds:\n"
+     "hidden payloads' carrier runs), a run cut at each span's ends (see\n"
+     "sanitizer._policy._classtable.groups_reference with skip)."},
+    {"payload_spans", (PyCFunction)(void (*)(void))speedups_payload_spans, METH_FASTCALL,
+     "payload_spans($module, text, stage1, stage2, tables, kinds, ivd, vs, ends, policy,\n"
+     "start, /)\n--\n\n"
+     "(spans, count): the carrier runs reveal reads from start on that hold payloads,\n"
+     "as int64 bounds, and how many they hold; None where only Python tells (see\n"
+     "sanitizer._policy._carrier_runs.payload_spans_reference)."},
     {"word_marks", (PyCFunction)(void (*)(void))speedups_word_marks, METH_FASTCALL,
      "word_marks($module, text, stage1, stage2, tables, kinds, start, near, max_gap, /)\n"
      "--\n\n"

@@ -428,10 +428,32 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
  * by one flagged with a sequence rule whose `before` set holds it (its exemption may
  * depend on what was removed: the engine re-judges it); 0 when done, -1 on error.
  * The pure-Python statement is sanitizer._policy._classtable.groups_reference. */
+/* Spans of the text whose flagged characters walk_groups passes over (the carrier runs
+ * of hidden payloads, each one finding of its own: groups_outside): sorted, disjoint
+ * [bounds[2k], bounds[2k + 1]); `at` the first not wholly before the walk. */
+typedef struct {
+    const int64_t *bounds;
+    Py_ssize_t count, at;
+} skip_t;
+
+/* The first flagged character from i on that no span of `sk` (NULL: none) holds, or n. */
+static Py_ssize_t
+scan_outside(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+             run_state_t *rs, skip_t *sk)
+{
+    for (;;) {
+        i = scan_kind(t, kind, data, n, i, rs);
+        if (sk == NULL || i >= n) return i;
+        while (sk->at < sk->count && sk->bounds[2 * sk->at + 1] <= i) sk->at++;
+        if (sk->at == sk->count || i < sk->bounds[2 * sk->at]) return i;
+        i = (Py_ssize_t)sk->bounds[2 * sk->at + 1];  /* inside a span: on from its end */
+    }
+}
+
 static int
 walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             const unsigned char *groups, int edits_matter, Py_ssize_t limit,
-            PyObject *listed, Py_ssize_t *total, Py_ssize_t *allowed, int *worst)
+            PyObject *listed, Py_ssize_t *total, Py_ssize_t *allowed, int *worst, skip_t *sk)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -442,7 +464,8 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     unsigned int strong = 0;
     *total = *allowed = 0;
     *worst = -1;
-    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = scan_kind(t, kind, data, n, i + 1, &rs)) {
+    for (Py_ssize_t i = scan_outside(t, kind, data, n, 0, &rs, sk);;
+         i = scan_outside(t, kind, data, n, i + 1, &rs, sk)) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;
         if (i < n) {
@@ -539,7 +562,7 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t total, allowed;
     int worst;
     int r = walk_groups(&t, args[0], start, groups, edits_matter, 0, NULL, &total, &allowed,
-                        &worst);
+                        &worst, NULL);
     if (r < 0) return NULL;
     if (r > 0) Py_RETURN_NONE;
     return Py_BuildValue("(nn)", total, allowed);
@@ -578,7 +601,61 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t total, allowed;
     int worst;
     int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, listed, &total,
-                        &allowed, &worst);
+                        &allowed, &worst, NULL);
+    if (r != 0) {
+        Py_DECREF(listed);
+        if (r < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(Nnni)", listed, total, allowed, worst);
+}
+
+/*
+ * groups_outside(text, stage1, stage2, tables, limit, groups, spans) -> (listed, more,
+ * more_allowed, worst) | None: list_groups (edits not mattering) of the flagged
+ * characters outside `spans` (int64 bounds in native order: sorted, disjoint
+ * [start, end) pairs, the carrier runs of hidden payloads, each its own finding), a run
+ * cut where a span begins or ends.  The pure-Python statement is
+ * sanitizer._policy._classtable.groups_reference with `skip`.
+ */
+PyObject *
+speedups_groups_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "groups_outside(text, stage1, stage2, tables, limit, groups, "
+                        "spans) takes 7 arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (text_and_tables(self, args, "groups_outside", &t, 5, "groups", &groups) < 0)
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "groups_outside() limit must be >= -1");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[6]) || PyBytes_GET_SIZE(args[6]) % 16) {
+        PyErr_SetString(PyExc_ValueError, "malformed spans");
+        return NULL;
+    }
+    skip_t sk = {(const int64_t *)PyBytes_AS_STRING(args[6]), PyBytes_GET_SIZE(args[6]) / 16, 0};
+    int64_t last = 0;
+    for (Py_ssize_t k = 0; k < 2 * sk.count; k++) {
+        if (sk.bounds[k] < last || (k % 2 && sk.bounds[k] == last)) {
+            PyErr_SetString(PyExc_ValueError, "malformed spans");
+            return NULL;
+        }
+        last = sk.bounds[k];
+    }
+    PyObject *listed = PyList_New(0);
+    if (listed == NULL) return NULL;
+    Py_ssize_t total, allowed;
+    int worst;
+    int r = walk_groups(&t, args[0], 0, groups, 0, limit, listed, &total, &allowed, &worst,
+                        &sk);
     if (r != 0) {
         Py_DECREF(listed);
         if (r < 0) return NULL;
@@ -902,4 +979,151 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         j = reveal_next(&t, kinds, next, kind, data, n, e);
     }
     return Py_BuildValue("(Nnn)", runs, j, done);
+}
+
+/* payload_spans's byte per class: a bit symbol that a reading may leave out at a run's
+ * end where it stands legitimately (a joiner, a bidi mark: _reveal._legitimate_here),
+ * and an emoji (a base of VS15/VS16 presentation sequences). */
+#define PS_END_SYMBOL 1
+#define PS_EMOJI 2
+#define PS_RUN_CAP ((Py_ssize_t)1 << 16) /* _reveal.RUN_CAP */
+#define PS_CANCEL_TAG 0xE007F
+#define PS_VS15 0xFE0E
+#define PS_VS16 0xFE0F
+
+/* Whether `sel` after `base` is registered in `v` (bisect_right lands at an odd index);
+ * 0 when `sel` is not one of v's selectors. */
+static int
+ps_registered(const ivd_t *v, Py_UCS4 base, Py_UCS4 sel)
+{
+    if (sel < v->first || sel - v->first >= v->m) return 0;
+    uint32_t lo = v->offsets[sel - v->first], hi = v->offsets[sel - v->first + 1], start = lo;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (base < v->bounds[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return (lo - start) % 2 == 1;
+}
+
+/* Whether the scan of `t` stops at character i (one of 2 or 4 bytes: a selector). */
+static int
+ps_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    run_state_t rs = {-1, -1, -1};
+    if (kind == PyUnicode_2BYTE_KIND)
+        return scan_ucs2_part(t, (const Py_UCS2 *)data, n, i, i + 1, &rs) == i;
+    return scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, i + 1, &rs) == i;
+}
+
+/*
+ * payload_spans(text, stage1, stage2, tables, kinds, ivd, vs, ends, policy, start) ->
+ * (spans, count) | None: the carrier runs _reveal.iter_find reads from `start` on (a
+ * run read before it ends at or before it), as sorted int64 [start, end) bounds of the
+ * runs that hold payloads, and how many payloads they hold, without reading one: a tag
+ * run holds one a piece (cut after each CANCEL TAG; no tag base in the text, so none is
+ * an RGI tag sequence), a selector run one (one selector: unless it makes a registered
+ * sequence: `ivd` for VS17..VS256, `vs` in the same layout for VS1..VS16, VS15/VS16 after
+ * an emoji), a run of 8 or more bit symbols of two or more symbols one.  None where only
+ * Python tells a payload's span or whether there is one: an annotation, a lone bit
+ * symbol (maybe marks after words), a run longer than RUN_CAP, a bit run whose end
+ * symbol a reading may leave out (`ends`), a selector run whose first selector may make
+ * a legitimate sequence and is flagged by `policy` (the policy's scan tables: the
+ * payload's span then decides whether that hit is a finding of its own).  The
+ * pure-Python statement is sanitizer._policy._carrier_runs.payload_spans_reference.
+ */
+PyObject *
+speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "payload_spans(text, stage1, stage2, tables, kinds, "
+                                         "ivd, vs, ends, policy, start) takes 10 arguments");
+        return NULL;
+    }
+    scan_tables_t t, pt;
+    const unsigned char *kinds;
+    if (text_and_tables(self, args, "payload_spans", &t, 4, "kinds", &kinds) < 0) return NULL;
+    ivd_t v, vs;
+    if (load_ivd(args[5], &v) < 0 || load_ivd(args[6], &vs) < 0) return NULL;
+    if (!PyBytes_CheckExact(args[7]) || PyBytes_GET_SIZE(args[7]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed ends table");
+        return NULL;
+    }
+    const unsigned char *ends = (const unsigned char *)PyBytes_AS_STRING(args[7]);
+    if (load_scan_tables(state_of(self), args[1], args[2], args[8], &pt) < 0) return NULL;
+    Py_ssize_t j = PyLong_AsSsize_t(args[9]);
+    if (j == -1 && PyErr_Occurred()) return NULL;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (j < 0 || j > n) {
+        PyErr_SetString(PyExc_ValueError, "payload_spans() start out of range");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, 0);
+    if (out == NULL) return NULL;
+    Py_ssize_t count = 0, used = 0, done = j;
+    j = reveal_next(&t, kinds, &v, kind, data, n, j);
+    while (j < n) {
+        int k = CHANNEL_AT(j);
+        if (k < 0) { /* no carrier (the scan's rules stop at nothing else) */
+            done = j + 1;
+            j = reveal_next(&t, kinds, &v, kind, data, n, j + 1);
+            continue;
+        }
+        if (k == 3) goto python;
+        Py_ssize_t s = j, e = j + 1;
+        while (s > done && CHANNEL_AT(s - 1) == k) s--;
+        while (e < n && CHANNEL_AT(e) == k) e++;
+        if (e - s > PS_RUN_CAP) goto python;
+        Py_ssize_t held = 0;
+        if (k == 0) { /* tags: a piece a CANCEL TAG, and the rest */
+            for (Py_ssize_t i = s; i < e; i++)
+                held += PyUnicode_READ(kind, data, i) == PS_CANCEL_TAG;
+            held += PyUnicode_READ(kind, data, e - 1) != PS_CANCEL_TAG;
+        } else if (k == 1) { /* selectors */
+            Py_UCS4 sel = PyUnicode_READ(kind, data, s);
+            int ok = 0; /* the first makes a legitimate sequence with its base */
+            if (s > 0) {
+                Py_UCS4 base = PyUnicode_READ(kind, data, s - 1);
+                ok = sel >= v.first ? ps_registered(&v, base, sel)
+                                    : ps_registered(&vs, base, sel) ||
+                                          ((sel == PS_VS15 || sel == PS_VS16) &&
+                                           (ends[CLASS_OF(&t, base)] & PS_EMOJI));
+            }
+            if (e - s == 1) held = !ok;
+            else if (ok && ps_flagged(&pt, kind, data, n, s)) goto python;
+            else held = 1;
+        } else { /* bit symbols */
+            if (e - s == 1) goto python;
+            if (e - s >= 8) {
+                Py_UCS4 first = PyUnicode_READ(kind, data, s);
+                for (Py_ssize_t i = s + 1; i < e && !held; i++)
+                    held = PyUnicode_READ(kind, data, i) != first;
+            }
+            if (held && ((s > 0 && (WM_KIND(&t, ends, kind, data, s) & PS_END_SYMBOL)) ||
+                         (e < n && (WM_KIND(&t, ends, kind, data, e - 1) & PS_END_SYMBOL))))
+                goto python;
+        }
+        if (held) {
+            int64_t span[2] = {s, e};
+            if (PyByteArray_Resize(out, (used + 2) * 8) < 0) goto error;
+            memcpy(PyByteArray_AS_STRING(out) + used * 8, span, sizeof span);
+            used += 2;
+            count += held;
+        }
+        done = e;
+        j = reveal_next(&t, kinds, &v, kind, data, n, e);
+    }
+    PyObject *spans = PyBytes_FromStringAndSize(PyByteArray_AS_STRING(out), used * 8);
+    Py_DECREF(out);
+    if (spans == NULL) return NULL;
+    return Py_BuildValue("(Nn)", spans, count);
+python:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(out);
+    return NULL;
 }

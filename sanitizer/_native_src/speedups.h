@@ -101,6 +101,10 @@ SPEEDUPS_INTERNAL PyObject *speedups_count_groups(PyObject *self, PyObject *cons
                                                   Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_list_groups(PyObject *self, PyObject *const *args,
                                                  Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_groups_outside(PyObject *self, PyObject *const *args,
+                                                    Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_payload_spans(PyObject *self, PyObject *const *args,
+                                                   Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_word_marks(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_reveal_scan(PyObject *self, PyObject *const *args,

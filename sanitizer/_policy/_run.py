@@ -18,6 +18,7 @@ import heapq
 import itertools
 import operator
 import re
+from array import array
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -34,11 +35,19 @@ from .._decoder import find_errors
 from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail, span_detail
+from ._carrier_runs import (
+    FAMILY,
+    SEVERITY,
+    Group,
+    grouped,
+    payload_spans,
+    run_detail,
+    span_detail,
+)
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
-from ._reveal import CARRIER_CATEGORIES
+from ._reveal import CARRIER_CATEGORIES, channel_of
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
@@ -46,6 +55,7 @@ from .compiled import CompiledPolicy, c_clean_edit
 
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_groups
+_c_outside = None if speedups is None else speedups.groups_outside
 
 if TYPE_CHECKING:
     from typing import Any
@@ -341,6 +351,10 @@ class Run:
             first = next(found_hidden, None)
             if first is not None:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
+                if not self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
+                    done, hidden = self._payloads_in_c(text, scan, hidden, is_latin1)
+                    if done:
+                        return None  # refused: every finding listed and counted
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -361,9 +375,11 @@ class Run:
             self._note_group(g)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
                 if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
-                    counted = self._count(text, scan, g.end, False)
+                    # (the C count and the Latin-1 patterns group runs, not payloads)
+                    counted = None if payloads else self._count(text, scan, g.end, False)
                     if counted is None:
-                        counted = _count_rest(groups, scan, text, g.end, is_latin1, acts)
+                        latin1 = is_latin1 and not payloads
+                        counted = _count_rest(groups, scan, text, g.end, latin1, acts)
                     listed.add_unlisted(*counted)
                     break
                 continue
@@ -476,6 +492,86 @@ class Run:
             return True, None
         assert out is not None
         return True, self._final_checks(out)
+
+    def _payloads_in_c(
+        self, text: str, scan: Scanner, hidden: Iterator[Hidden], is_latin1: bool
+    ) -> tuple[bool, Iterator[Hidden]]:
+        """A run that finds the payloads ``hidden`` (in order) under a policy refusing
+        them: each is one finding of HIDDEN_PAYLOAD, REJECT (no member is more severe),
+        over the hits it holds (``_carrier_runs.grouped``).  Only the first
+        ``max_findings`` payloads are read; the spans and number of the others come from
+        one C pass where it can tell them without reading (``payload_spans``), and the
+        other hits' groups are listed and counted in one C pass that passes over every
+        payload's span (``_speedups.groups_outside``).  Python work per listed finding,
+        none per character.  (False, the payloads) when only the engine can tell (then
+        nothing was noted)."""
+        p = self.policy
+        if _c_outside is None or scan.c_args is None or _TAG_BASE in text:
+            return False, hidden  # (a tag base: tags are the engine's to judge)
+        if p.joiner_contexts and _C.JOINER in scan.cats:
+            return False, hidden  # RFC 5892 contexts are judged in Python (_scan.hits)
+        cap = p.max_findings
+        read = list(hidden if cap is None else itertools.islice(hidden, cap))
+        more = None if cap is None else next(hidden, None)
+        bounds = array("q")
+        for h in read:  # grouped() closes a payload at the next one's start
+            if h.end <= h.start or (bounds and h.start < bounds[-1]):
+                return False, itertools.chain(read, () if more is None else (more,), hidden)
+            bounds.extend((h.start, h.end))
+        stage1, stage2, tables, _ = scan.c_args
+        count = len(read)
+        if more is not None:
+            resume = bounds[-1] if bounds else 0
+            rest = None
+            if 0 < resume < len(text) and channel_of(ord(text[resume])) == channel_of(
+                ord(text[resume - 1])
+            ):
+                pass  # the run of the last payload read goes on: reveal reads the rest
+            else:
+                rest = payload_spans(text, tables, resume)
+            if rest is None:
+                unread = [more, *hidden]
+                for h in unread:
+                    if h.end <= h.start or (bounds and h.start < bounds[-1]):
+                        return False, itertools.chain(read, unread)
+                    bounds.extend((h.start, h.end))
+                count += len(unread)
+            else:
+                bounds.extend(rest[0])
+                count += rest[1]
+        groups_table = _group_table(p, scan.cats, False)
+        limit = -1 if cap is None else cap
+        walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, bounds.tobytes())
+        assert walked is not None  # (no tag base: no character only the engine judges)
+        groups, more_groups, more_allowed, _ = walked
+        acts, info = self.acts, ct.class_table().info
+        act = acts[_C.HIDDEN_PAYLOAD]
+        listed = self.index_findings
+        items = listed.items
+        ordered = heapq.merge(
+            ((h.start, h.end, -1, h) for h in read),
+            ((start, end, c, None) for start, end, c, _ in groups),
+            key=lambda e: (e[0], e[1]),
+        )
+        for start, end, c, h in itertools.islice(ordered, cap):
+            if h is not None:
+                detail = f"{end - start} {h.describe()}"
+                items.append(new_finding(_C.HIDDEN_PAYLOAD, start, end, act, detail=detail))
+                continue
+            cat = info[c][0]
+            assert cat is not None
+            if end - start == 1:
+                items.append(new_finding(cat, start, end, acts[cat], ord(text[start])))
+            else:
+                detail = span_detail(text, start, end)
+                items.append(new_finding(cat, start, end, acts[cat], detail=detail))
+        allowed = [g[3] for g in groups].count(0)  # ALLOW: 0 (no payload is)
+        listed.add_unlisted(count + len(groups) + more_groups, allowed + more_allowed)
+        listed.final()  # in input order: sets the bar past which nothing more is listed
+        self.rejected = True
+        if not is_latin1:  # no combining marks below U+0300
+            self._combining_runs(text)
+        return True, iter(())
 
     def _listed_tail(
         self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool

@@ -339,7 +339,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     arguments (its tables), so that calls which register something register the same."""
     from sanitizer import Category
     from sanitizer._lookalike import scripts, skeletons
-    from sanitizer._policy import _reveal
+    from sanitizer._policy import _carrier_runs, _reveal
     from sanitizer._policy._scan import scanner
     from sanitizer.precis import PROFILE_NAMES, get_profile
 
@@ -386,6 +386,22 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "clean_edit": ((b"abc", *edits), {}),
         "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
+        "groups_outside": (
+            ("abc", *scan_args[:3], -1, bytes(256), array.array("q", [0, 1]).tobytes()),
+            {},
+        ),
+        "payload_spans": (
+            (
+                "abc",
+                *reveal_tables,
+                _reveal.ivd_table(),
+                _carrier_runs._vs_table(),
+                _carrier_runs._ends_table(),
+                scan_args[2],
+                0,
+            ),
+            {},
+        ),
         "index_code_points": (("ab",), {}),
         "map_code_points": (("ab", index, offsets, "xy", "cab"), {}),
         "script_mask": ((*mask.args, "abc"), {}),  # type: ignore[attr-defined]

@@ -262,22 +262,18 @@ APIS = {
 }
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
-# Cells whose Python work still grows with the text: PROMPT's payload search runs per
-# carrier run in Python where there are payloads (a text with none leaves the engine's
-# work to the C passes), and so does the engine on runs of characters with a sequence
-# rule (zero-width bits mixing ZWJ), whose findings it judges one by one; below 1,000
-# findings at 64 KiB (zero-width bits: 675 runs, overlong mark runs: 809) the listed
-# findings themselves grow with the text, each carrier run read in Python, each mark run
-# noted in Python.
+# Cells whose Python work still grows with the text: the engine on runs of characters
+# with a sequence rule (zero-width bits mixing ZWJ) judges their findings one by one;
+# below 1,000 findings at 64 KiB (zero-width bits: 675 runs, overlong mark runs: 809)
+# the listed findings themselves grow with the text, each carrier run read in Python
+# (PROMPT: each listed payload), each mark run noted in Python.  (PROMPT reads the
+# payloads it lists only: the others are counted in C, ``_carrier_runs.payload_spans``.)
 _ALL = tuple(APIS)
 _INSPECT = ("inspect",)
 KNOWN = {
     *(
         (k, "PROMPT", api)
         for k, apis in {
-            # the marks after words are one payload, whose members the engine gathers
-            "Arabic/Hebrew with LRM/RLM": _INSPECT,
-            "tag runs": _INSPECT,  # (refusals stop at the first payload)
             "zero-width bits": _INSPECT,
             "combining-mark floods": _INSPECT,
         }.items()
