@@ -351,6 +351,8 @@ class Run:
             first = next(found_hidden, None)
             if first is not None:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
+                if self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
+                    self._refuse_first(text, scan, first)  # (raises _Refused when it can tell)
                 if not self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
                     done, hidden = self._payloads_in_c(text, scan, hidden, is_latin1)
                     if done:
@@ -408,6 +410,28 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _refuse_first(self, text: str, scan: Scanner, payload: Hidden) -> None:
+        """A verdict run that found ``payload``, the first, under a policy refusing it:
+        the first refusal is the group of the first character refused (one C scan) when
+        it comes before the payload, else the payload (``grouped``'s order).  Raises
+        ``_Refused`` with it noted, without a Python step per character before it; returns
+        (nothing noted) when a run of carriers holds that character: the engine groups it."""
+        acts = self.acts
+        refusing = frozenset(c for c in scan.cats if acts[c] is Action.REJECT)
+        sequences = self.policy.allow_sequences
+        contexts = self.policy.joiner_contexts
+        first: tuple[Category, int] | None = None
+        if refusing:
+            found = hits(text, scanner(refusing, sequences), sequences, None, contexts)
+            first = next(iter(found), None)
+        if first is not None and first[1] < payload.start:
+            cat, i = first
+            if cat in FAMILY:
+                return  # its group is a carrier run: the engine finds its extent
+            self._note(cat, i, i + 1, Action.REJECT, codepoint=ord(text[i]))
+        detail = f"{payload.end - payload.start} {payload.describe()}"
+        self._note(_C.HIDDEN_PAYLOAD, payload.start, payload.end, Action.REJECT, detail=detail)
 
     def _refused_at(self, text: str, scan: Scanner) -> int:
         """Where a verdict run (sanitize, accepts) meets the first character it refuses
