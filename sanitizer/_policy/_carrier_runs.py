@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-
 from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from .._categories import Category, category_of, char_class
 from .._native import speedups
@@ -36,6 +35,7 @@ from . import _reveal
 from ._hidden import Hidden
 from ._model import Action
 from ._reveal import BIT_CATEGORIES, carrier_run
+from ._sequences import TAG_SEQUENCE
 
 _C = Category
 # Carrier family of each category whose adjacent hits form one run.
@@ -197,7 +197,7 @@ def grouped(
 # -- payloads counted, not read ----------------------------------------------------------
 
 _END_SYMBOL, _EMOJI = 1, 2  # ``_ends_table`` bits
-_CANCEL = chr(_reveal.TAG_SEQUENCE.end)
+_CANCEL = chr(TAG_SEQUENCE.end)
 
 
 @functools.cache

@@ -577,9 +577,9 @@ class Run:
             ((start, end, c, None) for start, end, c, _ in groups),
             key=lambda e: (e[0], e[1]),
         )
-        for start, end, c, h in itertools.islice(ordered, cap):
-            if h is not None:
-                detail = f"{end - start} {h.describe()}"
+        for start, end, c, payload in itertools.islice(ordered, cap):
+            if payload is not None:
+                detail = f"{end - start} {payload.describe()}"
                 items.append(new_finding(_C.HIDDEN_PAYLOAD, start, end, act, detail=detail))
                 continue
             cat = info[c][0]
