@@ -839,6 +839,14 @@ malformed:
     return -1;
 }
 
+/* Characters a scan past a lone registered VS17..VS256 reads one at a time before the
+ * vector scan resumes: ideographic variation sequences come a few characters apart in
+ * text that uses them, closer than a vector scan's 32-character step. */
+#define IVD_NEAR 16
+/* Pairs (base, selector) whose registration a reveal_next call remembers: a text that
+ * uses ideographic variation sequences repeats its few (the names it writes). */
+#define IVD_SEEN 64
+
 /* The first candidate of reveal's scan from i on that is no lone registered VS17..VS256,
  * or n (reveal_scan). */
 static Py_ssize_t
@@ -846,14 +854,38 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
             const void *data, Py_ssize_t n, Py_ssize_t i)
 {
     run_state_t rs = {-1, -1, -1};
+    uint32_t seen[IVD_SEEN]; /* base << 8 | selector - first: registered (lazily zeroed) */
+    int seen_ready = 0, past = 0;
     for (;;) {
-        Py_ssize_t j = scan_kind(t, kind, data, n, i, &rs);
+        Py_ssize_t j;
+        if (past && kind == PyUnicode_4BYTE_KIND) { /* just past one: look near first */
+            Py_ssize_t stop = n - i > IVD_NEAR ? i + IVD_NEAR : n;
+            j = scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, stop, &rs);
+            if (j == stop && stop < n) j = scan_kind(t, kind, data, n, stop, &rs);
+        }
+        else {
+            j = scan_kind(t, kind, data, n, i, &rs);
+        }
         if (j >= n || j == 0) return j;
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         if (ch < v->first || ch - v->first >= v->m) return j;
         if (WM_KIND(t, kinds, kind, data, j - 1) & WM_SELECTOR) return j;
         if (j + 1 < n && (WM_KIND(t, kinds, kind, data, j + 1) & WM_SELECTOR)) return j;
         Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
+        /* (base <= 0x10FFFF: 21 bits; selector - first < 256: the key is one uint32) */
+        uint32_t key = (uint32_t)base << 8 | (ch - v->first), *slot = NULL;
+        if (base > 0) {
+            if (!seen_ready) {
+                memset(seen, 0, sizeof seen);
+                seen_ready = 1;
+            }
+            slot = &seen[(key * 2654435761u) >> 26]; /* (64 slots: the top 6 bits) */
+            if (*slot == key) {
+                i = j + 1;
+                past = 1;
+                continue;
+            }
+        }
         /* bisect_right over this selector's bounds: odd means registered */
         uint32_t lo = v->offsets[ch - v->first], hi = v->offsets[ch - v->first + 1], start = lo;
         while (lo < hi) {
@@ -862,7 +894,9 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
             else lo = mid + 1;
         }
         if ((lo - start) % 2 == 0) return j;
+        if (slot != NULL) *slot = key;
         i = j + 1;
+        past = 1;
     }
 }
 

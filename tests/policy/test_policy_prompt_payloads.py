@@ -283,3 +283,31 @@ def test_inspect_reads_only_the_payloads_it_lists(kind: str) -> None:
     one = _python_calls(lambda: inspect(small, policy))
     two = _python_calls(lambda: inspect(large, policy))
     assert two <= one + 20, (one, two)
+
+
+@needs_c
+def test_reveal_scan_past_repeated_ideographic_sequences() -> None:
+    """``_speedups.reveal_scan`` remembers the registered pairs it has gone past and reads
+    the characters just after one before its vector scan resumes: the same stops as
+    ``reveal_scan_reference`` on text repeating a few pairs, registered or not, near
+    and far apart."""
+    assert speedups is not None
+    registered = [
+        chr(base) + chr(sel)
+        for sel in (0xE0100, 0xE0101, 0xE0102)
+        for base in (0x845B, 0x8FBB, 0x908A, 0x4E00, 0x9F8D)
+    ]
+    registered = [p for p in registered if _reveal.ivd_registered(ord(p[0]), ord(p[1]))]
+    unregistered = ["a\U000e0100", "\u845b\U000e01ef", "\u4e00\U000e0150"]
+    assert len(registered) >= 4
+    args = (*_reveal._c_tables(), _reveal.c_kinds(), _reveal.ivd_table())
+    rng = random.Random(9)
+    for _ in range(300):
+        fill = rng.choice(["", "城", "城市 ", "x" * 40])
+        pieces = [rng.choice(registered) for _ in range(rng.randint(0, 30))]
+        for _ in range(rng.randint(0, 2)):
+            pieces.insert(rng.randint(0, len(pieces)), rng.choice(unregistered))
+        text = fill.join(pieces)
+        for start in (0, rng.randint(0, len(text))):
+            got = speedups.reveal_scan(text, *args, start)
+            assert got == _reveal.reveal_scan_reference(text, start), (text, start)
