@@ -466,7 +466,9 @@ def _word_marks(text: str, start: int) -> tuple[Hidden | None, int]:
     if len(symbols) < MIN_BITS or 3 * len(symbols) < words:
         return None, stretch_end
     first = start
-    channel = _bit_channel({ord(c) for c in set(symbols)})
+    # (every mark a bidi mark: one C-speed match, the marks of a stretch can be many)
+    marks = _bidi_marks_only().fullmatch(symbols) is not None
+    channel = Channel.BIDI_MARK_BITS if marks else Channel.ZERO_WIDTH_BITS
     best = _best_reading(symbols) if every_word and len(set(symbols)) == 2 else None
     if best is None:
         return Hidden(first, last + 1, channel, b"", None), stretch_end
@@ -966,6 +968,11 @@ def _legitimate_here(text: str, i: int, outer: int) -> bool:
 
 
 _BIDI_MARKS = _C.BIDI_MARK.ranges
+
+
+@functools.cache
+def _bidi_marks_only() -> re.Pattern[str]:
+    return re.compile(f"[{char_class(_BIDI_MARKS)}]*")
 
 
 def _bit_channel(symbols: set[int]) -> Channel:
