@@ -428,6 +428,26 @@ scan_kind(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_s
  * by one flagged with a sequence rule whose `before` set holds it (its exemption may
  * depend on what was removed: the engine re-judges it); 0 when done, -1 on error.
  * The pure-Python statement is sanitizer._policy._classtable.groups_reference. */
+/* Characters read one at a time from where a scan resumes close behind a candidate it
+ * stopped at (carriers, payloads, ideographic variation sequences come a few characters
+ * apart where they come at all), before the vector scan's 32-character steps resume. */
+#define SCAN_NEAR 16
+
+/* scan_kind from i, the first SCAN_NEAR characters of a wide string read one at a time. */
+static Py_ssize_t
+scan_near(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+          run_state_t *rs)
+{
+    if (kind != PyUnicode_1BYTE_KIND && n - i > SCAN_NEAR) {
+        Py_ssize_t j = kind == PyUnicode_2BYTE_KIND
+                           ? scan_ucs2_part(t, (const Py_UCS2 *)data, n, i, i + SCAN_NEAR, rs)
+                           : scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, i + SCAN_NEAR, rs);
+        if (j < i + SCAN_NEAR) return j;
+        i += SCAN_NEAR;
+    }
+    return scan_kind(t, kind, data, n, i, rs);
+}
+
 /* Spans of the text whose flagged characters walk_groups passes over (the carrier runs
  * of hidden payloads, each one finding of its own: groups_outside): sorted, disjoint
  * [bounds[2k], bounds[2k + 1]); `at` the first not wholly before the walk. */
@@ -441,8 +461,8 @@ static Py_ssize_t
 scan_outside(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
              run_state_t *rs, skip_t *sk)
 {
-    for (;;) {
-        i = scan_kind(t, kind, data, n, i, rs);
+    for (int near = 0;; near = 1) {
+        i = near ? scan_near(t, kind, data, n, i, rs) : scan_kind(t, kind, data, n, i, rs);
         if (sk == NULL || i >= n) return i;
         while (sk->at < sk->count && sk->bounds[2 * sk->at + 1] <= i) sk->at++;
         if (sk->at == sk->count || i < sk->bounds[2 * sk->at]) return i;
@@ -839,10 +859,6 @@ malformed:
     return -1;
 }
 
-/* Characters a scan past a lone registered VS17..VS256 reads one at a time before the
- * vector scan resumes: ideographic variation sequences come a few characters apart in
- * text that uses them, closer than a vector scan's 32-character step. */
-#define IVD_NEAR 16
 /* Pairs (base, selector) whose registration a reveal_next call remembers: a text that
  * uses ideographic variation sequences repeats its few (the names it writes). */
 #define IVD_SEEN 64
@@ -855,17 +871,10 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
 {
     run_state_t rs = {-1, -1, -1};
     uint32_t seen[IVD_SEEN]; /* base << 8 | selector - first: registered (lazily zeroed) */
-    int seen_ready = 0, past = 0;
+    int seen_ready = 0;
     for (;;) {
-        Py_ssize_t j;
-        if (past && kind == PyUnicode_4BYTE_KIND) { /* just past one: look near first */
-            Py_ssize_t stop = n - i > IVD_NEAR ? i + IVD_NEAR : n;
-            j = scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, stop, &rs);
-            if (j == stop && stop < n) j = scan_kind(t, kind, data, n, stop, &rs);
-        }
-        else {
-            j = scan_kind(t, kind, data, n, i, &rs);
-        }
+        /* (from 0: the whole text ahead; else just past a run or a selector) */
+        Py_ssize_t j = i ? scan_near(t, kind, data, n, i, &rs) : scan_kind(t, kind, data, n, i, &rs);
         if (j >= n || j == 0) return j;
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         if (ch < v->first || ch - v->first >= v->m) return j;
@@ -882,7 +891,6 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
             slot = &seen[(key * 2654435761u) >> 26]; /* (64 slots: the top 6 bits) */
             if (*slot == key) {
                 i = j + 1;
-                past = 1;
                 continue;
             }
         }
@@ -896,7 +904,6 @@ reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, 
         if ((lo - start) % 2 == 0) return j;
         if (slot != NULL) *slot = key;
         i = j + 1;
-        past = 1;
     }
 }
 
@@ -1097,7 +1104,8 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const void *data = PyUnicode_DATA(text);
     PyObject *out = PyByteArray_FromStringAndSize(NULL, 0);
     if (out == NULL) return NULL;
-    Py_ssize_t count = 0, used = 0, done = j;
+    Py_ssize_t count = 0, used = 0, room = 0, done = j;
+    int64_t *bounds = NULL;
     j = reveal_next(&t, kinds, &v, kind, data, n, j);
     while (j < n) {
         int k = CHANNEL_AT(j);
@@ -1141,10 +1149,13 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 goto python;
         }
         if (held) {
-            int64_t span[2] = {s, e};
-            if (PyByteArray_Resize(out, (used + 2) * 8) < 0) goto error;
-            memcpy(PyByteArray_AS_STRING(out) + used * 8, span, sizeof span);
-            used += 2;
+            if (used + 2 > room) { /* (doubling: amortized constant a span) */
+                room = 2 * room + 64;
+                if (PyByteArray_Resize(out, room * 8) < 0) goto error;
+                bounds = (int64_t *)PyByteArray_AS_STRING(out);
+            }
+            bounds[used++] = s;
+            bounds[used++] = e;
             count += held;
         }
         done = e;
