@@ -311,6 +311,15 @@ class Run:
         """A problem no single input character accounts for: the input is refused."""
         self._note(cat, 0, self._input_len(), Action.REJECT, is_index=False, form=form)
 
+    def accepted(self) -> bool:
+        """``report().ok`` without the Report: no finding placed, no offset worked out
+        (accepts)."""
+        try:
+            self._run()
+        except _Refused:
+            pass
+        return not self.rejected
+
     def report(self) -> Report:
         try:
             text = self._run()

@@ -123,6 +123,7 @@ def _same_reports(data: bytes | str, policy: Policy) -> None:
         assert (got.ok, got.text) == (want.ok, want.text), (data, policy.name, verdict)
         assert got.findings == want.findings, (data, policy.name, verdict)
         assert (got.more_findings, got.more_allowed) == (want.more_findings, want.more_allowed)
+    assert Run(data, compiled, True).accepted() is got.ok  # accepts: no Report built
 
 
 def _texts(pieces: list[str]) -> st.SearchStrategy[str]:
