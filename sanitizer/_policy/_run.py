@@ -581,16 +581,21 @@ class Run:
         act = acts[_C.HIDDEN_PAYLOAD]
         listed = self.index_findings
         items = listed.items
-        ordered = heapq.merge(
-            ((h.start, h.end, -1, h) for h in read),
-            ((start, end, c, None) for start, end, c, _ in groups),
-            key=lambda e: (e[0], e[1]),
-        )
-        for start, end, c, payload in itertools.islice(ordered, cap):
-            if payload is not None:
-                detail = f"{end - start} {payload.describe()}"
-                items.append(new_finding(_C.HIDDEN_PAYLOAD, start, end, act, detail=detail))
+        # the first ``cap`` of the payloads read and the groups listed, in input order
+        k = g = 0
+        room = len(read) + len(groups) if cap is None else cap
+        while room and (k < len(read) or g < len(groups)):
+            room -= 1
+            if g == len(groups) or (k < len(read) and (read[k].start, read[k].end) < groups[g][:2]):
+                payload = read[k]
+                k += 1
+                detail = f"{payload.end - payload.start} {payload.describe()}"
+                items.append(
+                    new_finding(_C.HIDDEN_PAYLOAD, payload.start, payload.end, act, detail=detail)
+                )
                 continue
+            start, end, c, _ = groups[g]
+            g += 1
             cat = info[c][0]
             assert cat is not None
             if end - start == 1:
@@ -598,7 +603,7 @@ class Run:
             else:
                 detail = span_detail(text, start, end)
                 items.append(new_finding(cat, start, end, acts[cat], detail=detail))
-        allowed = [g[3] for g in groups].count(0)  # ALLOW: 0 (no payload is)
+        allowed = [group[3] for group in groups].count(0)  # ALLOW: 0 (no payload is)
         listed.add_unlisted(count + len(groups) + more_groups, allowed + more_allowed)
         listed.final()  # in input order: sets the bar past which nothing more is listed
         self.rejected = True
