@@ -153,6 +153,7 @@ class Speedups(Protocol):
         limit: int,
         groups: bytes,
         spans: bytes,
+        edits_matter: bool,
         /,
     ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
     def payload_spans(
@@ -168,7 +169,17 @@ class Speedups(Protocol):
         policy: bytes,
         start: int,
         /,
-    ) -> tuple[bytes, int] | None: ...
+    ) -> tuple[bytes, bytes, int] | None: ...
+    def span_members(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        groups: bytes,
+        spans: bytes,
+        /,
+    ) -> bytes | None: ...
     def word_marks(
         self,
         text: str,

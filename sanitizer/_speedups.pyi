@@ -93,6 +93,7 @@ def groups_outside(
     limit: int,
     groups: bytes,
     spans: bytes,
+    edits_matter: bool,
     /,
 ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None:
     """list_groups (edits not mattering) of the flagged characters outside ``spans``
@@ -111,10 +112,23 @@ def payload_spans(
     policy: bytes,
     start: int,
     /,
-) -> tuple[bytes, int] | None:
-    """(spans, count): the carrier runs reveal reads from ``start`` on that hold
-    payloads, as int64 bounds, and how many they hold; None where only reading tells
-    (payload_spans_reference)."""
+) -> tuple[bytes, bytes, int] | None:
+    """(spans, held, count): the carrier runs reveal reads from ``start`` on that hold
+    payloads, as int64 bounds, how many each holds (int64) and in all; None where only
+    reading tells (payload_spans_reference)."""
+
+def span_members(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    groups: bytes,
+    spans: bytes,
+    /,
+) -> bytes | None:
+    """Two bytes a span: 1 + the severity of its most severe flagged character (0: none)
+    and the class of the first of that severity; None when only the engine can tell
+    (span_members_reference)."""
 
 def word_marks(
     text: str,

@@ -631,8 +631,8 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /*
- * groups_outside(text, stage1, stage2, tables, limit, groups, spans) -> (listed, more,
- * more_allowed, worst) | None: list_groups (edits not mattering) of the flagged
+ * groups_outside(text, stage1, stage2, tables, limit, groups, spans, edits_matter) ->
+ * (listed, more, more_allowed, worst) | None: list_groups of the flagged
  * characters outside `spans` (int64 bounds in native order: sorted, disjoint
  * [start, end) pairs, the carrier runs of hidden payloads, each its own finding), a run
  * cut where a span begins or ends.  The pure-Python statement is
@@ -641,12 +641,14 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 speedups_groups_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
+    if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError,
                         "groups_outside(text, stage1, stage2, tables, limit, groups, "
-                        "spans) takes 7 arguments");
+                        "spans, edits_matter) takes 8 arguments");
         return NULL;
     }
+    int edits_matter = PyObject_IsTrue(args[7]);
+    if (edits_matter < 0) return NULL;
     scan_tables_t t;
     const unsigned char *groups;
     if (text_and_tables(self, args, "groups_outside", &t, 5, "groups", &groups) < 0)
@@ -674,8 +676,8 @@ speedups_groups_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (listed == NULL) return NULL;
     Py_ssize_t total, allowed;
     int worst;
-    int r = walk_groups(&t, args[0], 0, groups, 0, limit, listed, &total, &allowed, &worst,
-                        &sk);
+    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, listed, &total, &allowed,
+                        &worst, &sk);
     if (r != 0) {
         Py_DECREF(listed);
         if (r < 0) return NULL;
@@ -1059,9 +1061,10 @@ ps_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_
 
 /*
  * payload_spans(text, stage1, stage2, tables, kinds, ivd, vs, ends, policy, start) ->
- * (spans, count) | None: the carrier runs _reveal.iter_find reads from `start` on (a
- * run read before it ends at or before it), as sorted int64 [start, end) bounds of the
- * runs that hold payloads, and how many payloads they hold, without reading one: a tag
+ * (spans, held, count) | None: the carrier runs _reveal.iter_find reads from `start` on
+ * (a run read before it ends at or before it), as sorted int64 [start, end) bounds of
+ * the runs that hold payloads, how many payloads each holds (int64) and in all, without
+ * reading one: a tag
  * run holds one a piece (cut after each CANCEL TAG; no tag base in the text, so none is
  * an RGI tag sequence), a selector run one (one selector: unless it makes a registered
  * sequence: `ivd` for VS17..VS256, `vs` in the same layout for VS1..VS16, VS15/VS16 after
@@ -1149,26 +1152,114 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 goto python;
         }
         if (held) {
-            if (used + 2 > room) { /* (doubling: amortized constant a span) */
-                room = 2 * room + 64;
+            if (used + 3 > room) { /* (doubling: amortized constant a span) */
+                room = 2 * room + 96;
                 if (PyByteArray_Resize(out, room * 8) < 0) goto error;
                 bounds = (int64_t *)PyByteArray_AS_STRING(out);
             }
             bounds[used++] = s;
             bounds[used++] = e;
+            bounds[used++] = held;
             count += held;
         }
         done = e;
         j = reveal_next(&t, kinds, &v, kind, data, n, e);
     }
-    PyObject *spans = PyBytes_FromStringAndSize(PyByteArray_AS_STRING(out), used * 8);
+    Py_ssize_t nspans = used / 3;
+    PyObject *spans = PyBytes_FromStringAndSize(NULL, nspans * 16);
+    PyObject *held_by = PyBytes_FromStringAndSize(NULL, nspans * 8);
+    if (spans == NULL || held_by == NULL) {
+        Py_XDECREF(spans);
+        Py_XDECREF(held_by);
+        goto error;
+    }
+    int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans), *hb = (int64_t *)PyBytes_AS_STRING(held_by);
+    for (Py_ssize_t k = 0; k < nspans; k++) {
+        sp[2 * k] = bounds[3 * k];
+        sp[2 * k + 1] = bounds[3 * k + 1];
+        hb[k] = bounds[3 * k + 2];
+    }
     Py_DECREF(out);
-    if (spans == NULL) return NULL;
-    return Py_BuildValue("(Nn)", spans, count);
+    return Py_BuildValue("(NNn)", spans, held_by, count);
 python:
     Py_DECREF(out);
     Py_RETURN_NONE;
 error:
     Py_DECREF(out);
     return NULL;
+}
+
+/*
+ * span_members(text, stage1, stage2, tables, groups, spans) -> bytes | None: for each
+ * span (int64 bounds as groups_outside takes them), two bytes: 1 + the severity of the
+ * most severe flagged character it holds (0: none), and the class of the first of that
+ * severity (what a hidden payload's finding takes from its members when one is more
+ * severe than the payload's own action); None when one is a character only the engine
+ * may judge, or one the policy strips or replaces before a character whose sequence rule
+ * may then judge it otherwise (walk_groups' edits_matter).  The pure-Python statement is
+ * sanitizer._policy._carrier_runs.span_members_reference.
+ */
+PyObject *
+speedups_span_members(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "span_members(text, stage1, stage2, tables, groups, spans) takes 6 "
+                        "arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (text_and_tables(self, args, "span_members", &t, 4, "groups", &groups) < 0)
+        return NULL;
+    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) % 16) {
+        PyErr_SetString(PyExc_ValueError, "malformed spans");
+        return NULL;
+    }
+    const int64_t *bounds = (const int64_t *)PyBytes_AS_STRING(args[5]);
+    Py_ssize_t count = PyBytes_GET_SIZE(args[5]) / 16;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int64_t last = 0;
+    for (Py_ssize_t k = 0; k < 2 * count; k++) {
+        if (bounds[k] < last || (k % 2 && bounds[k] == last) || bounds[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "malformed spans");
+            return NULL;
+        }
+        last = bounds[k];
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 2 * count);
+    if (out == NULL) return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(o, 0, (size_t)(2 * count));
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, -1};
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t e = (Py_ssize_t)bounds[2 * k + 1];
+        for (Py_ssize_t i = scan_kind(&t, kind, data, n, (Py_ssize_t)bounds[2 * k], &rs); i < e;
+             i = scan_near(&t, kind, data, n, i + 1, &rs)) {
+            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i));
+            if (groups[c] & GROUP_ENGINE) {
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            int sev = 1 + (groups[c] & GROUP_SEVERITY);
+            if ((sev == 2 || sev == 3) && i + 1 < n) {
+                /* stripped or replaced: the next character's exemption may depend on it
+                 * (walk_groups' edits_matter): the engine re-judges it */
+                unsigned int c2 = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1));
+                unsigned int r = (t.flags[c2] & 1) ? t.rule[c2] : 0;
+                if ((groups[c2] & GROUP_ENGINE) || (r && t.rules[(size_t)(r - 1) * RULE_SIZE + c])) {
+                    Py_DECREF(out);
+                    Py_RETURN_NONE;
+                }
+            }
+            if (sev > o[2 * k]) {
+                o[2 * k] = (unsigned char)sev;
+                o[2 * k + 1] = (unsigned char)c;
+            }
+        }
+    }
+    return out;
 }

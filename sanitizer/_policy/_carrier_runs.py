@@ -225,10 +225,10 @@ def _ends_table() -> bytes:
 
 def payload_spans(
     text: str, policy_tables: bytes | None, start: int
-) -> tuple[array[int], int] | None:
+) -> tuple[array[int], array[int], int] | None:
     """The carrier runs ``_reveal.iter_find`` reads from ``start`` on (no run it read
-    before ends after it) that hold payloads, as flat (start, end) bounds, and how many
-    payloads they hold, none read: one C pass (``_speedups.payload_spans``), or None
+    before ends after it) that hold payloads, as flat (start, end) bounds, how many
+    payloads each holds and in all, none read: one C pass (``_speedups.payload_spans``), or None
     where only reading tells (``payload_spans_reference``).  ``text`` holds no tag base
     (U+1F3F4: no tag run is an RGI tag sequence); ``policy_tables``: the policy scan's
     tables (``_scan.Scanner.c_args``), None without the C extension."""
@@ -249,13 +249,13 @@ def payload_spans(
     )
     if found is None:
         return None
-    spans, count = found
-    return array("q", spans), count
+    spans, held, count = found
+    return array("q", spans), array("q", held), count
 
 
 def payload_spans_reference(
     text: str, policy_tables: bytes | None, start: int
-) -> tuple[array[int], int] | None:
+) -> tuple[array[int], array[int], int] | None:
     """The statement ``_speedups.payload_spans`` follows: ``_reveal.iter_find``'s walk
     (``reveal_runs_reference``) from ``start``, each run's payloads counted, not read: a
     tag run holds one a piece (cut after each CANCEL TAG), a selector run one (one
@@ -269,6 +269,7 @@ def payload_spans_reference(
     ends = _ends_table()
     n = len(text)
     bounds: array[int] = array("q")
+    held_by: array[int] = array("q")
     count = 0
     done = j = start
     j = _reveal.reveal_scan_reference(text, j)
@@ -312,7 +313,57 @@ def payload_spans_reference(
                 return None
         if held:
             bounds.extend((s, e))
+            held_by.append(held)
             count += held
         done = e
         j = _reveal.reveal_scan_reference(text, e)
-    return bounds, count
+    return bounds, held_by, count
+
+
+def span_members(
+    text: str, scan_args: tuple[bytes, bytes, bytes] | None, groups: bytes, bounds: array[int]
+) -> bytes | None:
+    """For each span of ``bounds`` (flat (start, end) pairs: hidden payloads' carrier
+    runs), two bytes: 1 + the severity (``_classtable`` group byte) of the most severe hit
+    it holds, 0 when none, and the class of the first hit of that severity; None when
+    one is a hit only the engine judges, or a removal may change a sequence.  One C pass
+    (``_speedups.span_members``; its statement: ``span_members_reference``); None
+    without the C extension (``scan_args`` None): the engine judges."""
+    if speedups is None or scan_args is None:
+        return None
+    found: bytes | None = speedups.span_members(text, *scan_args, groups, bounds.tobytes())
+    return found
+
+
+def span_members_reference(
+    text: str, scan_args: tuple[bytes, bytes, bytes], groups: bytes, bounds: array[int]
+) -> bytes | None:
+    """The statement ``_speedups.span_members`` follows, from ``_classtable.scan_reference``
+    (the policy scan's stops are its hits): None also at a hit the policy strips or
+    replaces before a character whose sequence rule may then judge it otherwise (as
+    ``groups_reference`` with ``edits_matter``)."""
+    stage1, stage2, tables = scan_args
+    table = ct.class_table()
+    out = bytearray()
+    for k in range(0, len(bounds), 2):
+        start, end = bounds[k], bounds[k + 1]
+        best = [0, 0]
+        i = ct.scan_reference(text, stage1, stage2, tables, -1, start)
+        while i < end:
+            c = table.class_of(ord(text[i]))
+            if groups[c] & ct.GROUP_ENGINE:
+                return None
+            severity = 1 + (groups[c] & ct.GROUP_SEVERITY)
+            if severity in (2, 3) and i + 1 < len(text):  # stripped, replaced: as
+                c2 = table.class_of(ord(text[i + 1]))  # groups_reference's edits_matter
+                flagged = tables[ct.FLAGS_OFFSET + c2] & 1
+                r = tables[ct.RULE_IDS_OFFSET + c2] if flagged else 0
+                if groups[c2] & ct.GROUP_ENGINE or (
+                    r and tables[ct.RULES_OFFSET + (r - 1) * ct.RULE_SIZE + c]
+                ):
+                    return None
+            if severity > best[0]:
+                best = [severity, c]
+            i = ct.scan_reference(text, stage1, stage2, tables, -1, i + 1)
+        out += bytes(best)
+    return bytes(out)

@@ -19,7 +19,7 @@ import itertools
 import operator
 import re
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .._categories import (
@@ -43,6 +43,7 @@ from ._carrier_runs import (
     payload_spans,
     run_detail,
     span_detail,
+    span_members,
 )
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
@@ -362,10 +363,10 @@ class Run:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
                 if self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
                     self._refuse_first(text, scan, first)  # (raises _Refused when it can tell)
-                if not self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
-                    done, hidden = self._payloads_in_c(text, scan, hidden, is_latin1)
+                if not self.verdict:
+                    done, out, hidden = self._payloads_in_c(text, scan, hidden, is_ascii, is_latin1)
                     if done:
-                        return None  # refused: every finding listed and counted
+                        return out  # every finding listed and counted
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -527,32 +528,43 @@ class Run:
         return True, self._final_checks(out)
 
     def _payloads_in_c(
-        self, text: str, scan: Scanner, hidden: Iterator[Hidden], is_latin1: bool
-    ) -> tuple[bool, Iterator[Hidden]]:
-        """A run that finds the payloads ``hidden`` (in order) under a policy refusing
-        them: each is one finding of HIDDEN_PAYLOAD, REJECT (no member is more severe),
-        over the hits it holds (``_carrier_runs.grouped``).  Only the first
-        ``max_findings`` payloads are read; the spans and number of the others come from
-        one C pass where it can tell them without reading (``payload_spans``), and the
-        other hits' groups are listed and counted in one C pass that passes over every
-        payload's span (``_speedups.groups_outside``).  Python work per listed finding,
-        none per character.  (False, the payloads) when only the engine can tell (then
-        nothing was noted)."""
+        self,
+        text: str,
+        scan: Scanner,
+        hidden: Iterator[Hidden],
+        is_ascii: bool,
+        is_latin1: bool,
+    ) -> tuple[bool, str | None, Iterator[Hidden]]:
+        """A run that finds the payloads ``hidden`` (in order): each is one finding over the
+        hits it holds (``_carrier_runs.grouped``), of HIDDEN_PAYLOAD and its action unless
+        a member's action is more severe (then that member's, the first of them).  Only
+        the first ``max_findings`` payloads are read; the spans and number of the others
+        come from one C pass where it can tell them without reading (``payload_spans``),
+        their members' severities from another (``span_members``, unless the policy
+        refuses payloads), and the other hits' groups are listed and counted in one C pass
+        that passes over every payload's span (``_speedups.groups_outside``); the edits
+        are those of the run without payloads (``_bulk``: a payload's members are edited
+        by their own actions).  Python work per listed finding, none per character.
+        (True, what ``_run`` returns, ()) when done; (False, None, the payloads) when only
+        the engine can tell (then nothing was noted)."""
         p = self.policy
         if _c_outside is None or scan.c_args is None or _TAG_BASE in text:
-            return False, hidden  # (a tag base: tags are the engine's to judge)
+            return False, None, hidden  # (a tag base: tags are the engine's to judge)
         if p.joiner_contexts and _C.JOINER in scan.cats:
-            return False, hidden  # RFC 5892 contexts are judged in Python (_scan.hits)
+            return False, None, hidden  # RFC 5892 contexts are judged in Python (_scan.hits)
         cap = p.max_findings
         read = list(hidden if cap is None else itertools.islice(hidden, cap))
         more = None if cap is None else next(hidden, None)
+        left: Iterator[Hidden] = itertools.chain(() if more is None else (more,), hidden)
         bounds = array("q")
         for h in read:  # grouped() closes a payload at the next one's start
             if h.end <= h.start or (bounds and h.start < bounds[-1]):
-                return False, itertools.chain(read, () if more is None else (more,), hidden)
+                return False, None, itertools.chain(read, left)
             bounds.extend((h.start, h.end))
         stage1, stage2, tables, _ = scan.c_args
-        count = len(read)
+        # unread payloads: a span a carrier run, and how many payloads each holds
+        spans_read = len(read)
+        rest_counts: Sequence[int] = array("q")
         if more is not None:
             resume = bounds[-1] if bounds else 0
             rest = None
@@ -564,21 +576,52 @@ class Run:
                 rest = payload_spans(text, tables, resume)
             if rest is None:
                 unread = [more, *hidden]
+                left = iter(unread)
                 for h in unread:
                     if h.end <= h.start or (bounds and h.start < bounds[-1]):
-                        return False, itertools.chain(read, unread)
+                        return False, None, itertools.chain(read, left)
                     bounds.extend((h.start, h.end))
-                count += len(unread)
+                rest_counts = array("q", itertools.repeat(1, len(unread)))
             else:
                 bounds.extend(rest[0])
-                count += rest[1]
+                rest_counts = rest[1]
         groups_table = _group_table(p, scan.cats, False)
+        act = self.acts[_C.HIDDEN_PAYLOAD]
+        members = None  # a refusing payload's finding is its own whatever its members
+        if act is not Action.REJECT:
+            members = span_members(text, (stage1, stage2, tables), groups_table, bounds)
+        if members is None and act is not Action.REJECT:
+            return False, None, itertools.chain(read, left)
         limit = -1 if cap is None else cap
-        walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, bounds.tobytes())
-        assert walked is not None  # (no tag base: no character only the engine judges)
-        groups, more_groups, more_allowed, _ = walked
+        matter = act is not Action.REJECT  # (a refused run makes no edit)
+        spans = bounds.tobytes()
+        walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, spans, matter)
+        if walked is None:  # a removal may change a sequence: the engine judges it
+            return False, None, itertools.chain(read, left)
+        groups, more_groups, more_allowed, worst = walked
         acts, info = self.acts, ct.class_table().info
-        act = acts[_C.HIDDEN_PAYLOAD]
+        payload_severity = SEVERITY[act]
+
+        def judged(k: int) -> tuple[Category, Action]:
+            """The category and action of the finding of the payload(s) of span k."""
+            if members is not None and members[2 * k] - 1 > payload_severity:
+                cat = info[members[2 * k + 1]][0]
+                assert cat is not None
+                return cat, acts[cat]
+            return _C.HIDDEN_PAYLOAD, act
+
+        verdicts = [judged(k) for k in range(spans_read)]  # (the listed ones only)
+        strongest = max(members[0::2], default=0) - 1 if members is not None else -1
+        worst = max(worst, payload_severity, strongest)
+        refused = self.rejected or worst == SEVERITY[Action.REJECT]
+        out = None
+        if not refused:
+            try:
+                out = self._bulk(text, is_ascii, is_latin1)
+            except _Redo:
+                out = None
+            if out is None:
+                return False, None, itertools.chain(read, left)
         listed = self.index_findings
         items = listed.items
         # the first ``cap`` of the payloads read and the groups listed, in input order
@@ -588,28 +631,36 @@ class Run:
             room -= 1
             if g == len(groups) or (k < len(read) and (read[k].start, read[k].end) < groups[g][:2]):
                 payload = read[k]
+                cat, cat_act = verdicts[k]
                 k += 1
                 detail = f"{payload.end - payload.start} {payload.describe()}"
-                items.append(
-                    new_finding(_C.HIDDEN_PAYLOAD, payload.start, payload.end, act, detail=detail)
-                )
+                items.append(new_finding(cat, payload.start, payload.end, cat_act, detail=detail))
                 continue
             start, end, c, _ = groups[g]
             g += 1
-            cat = info[c][0]
-            assert cat is not None
+            hit = info[c][0]
+            assert hit is not None
             if end - start == 1:
-                items.append(new_finding(cat, start, end, acts[cat], ord(text[start])))
+                items.append(new_finding(hit, start, end, acts[hit], ord(text[start])))
             else:
                 detail = span_detail(text, start, end)
-                items.append(new_finding(cat, start, end, acts[cat], detail=detail))
-        allowed = [group[3] for group in groups].count(0)  # ALLOW: 0 (no payload is)
+                items.append(new_finding(hit, start, end, acts[hit], detail=detail))
+        allowed = [group[3] for group in groups].count(0)  # ALLOW: 0
+        count = spans_read + sum(rest_counts)
+        if act is Action.ALLOW and members is not None:
+            # a payload is allowed unless a member is more severe (1 + ALLOW's 0: at most 1),
+            # counted in C-level passes over the spans, not one Python step each
+            counts = itertools.chain(itertools.repeat(1, spans_read), rest_counts)
+            allowed += sum(itertools.compress(counts, map((1).__ge__, members[0::2])))
         listed.add_unlisted(count + len(groups) + more_groups, allowed + more_allowed)
         listed.final()  # in input order: sets the bar past which nothing more is listed
-        self.rejected = True
-        if not is_latin1:  # no combining marks below U+0300
-            self._combining_runs(text)
-        return True, iter(())
+        if refused:
+            self.rejected = True
+            if not is_latin1:  # no combining marks below U+0300
+                self._combining_runs(text)
+            return True, None, iter(())
+        assert out is not None
+        return True, self._final_checks(out), iter(())
 
     def _listed_tail(
         self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool

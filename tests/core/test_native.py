@@ -387,7 +387,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
         "groups_outside": (
-            ("abc", *scan_args[:3], -1, bytes(256), array.array("q", [0, 1]).tobytes()),
+            ("abc", *scan_args[:3], -1, bytes(256), array.array("q", [0, 1]).tobytes(), False),
             {},
         ),
         "payload_spans": (
@@ -400,6 +400,10 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
                 scan_args[2],
                 0,
             ),
+            {},
+        ),
+        "span_members": (
+            ("abc", *scan_args[:3], bytes(256), array.array("q", [0, 1]).tobytes()),
             {},
         ),
         "index_code_points": (("ab",), {}),

@@ -98,7 +98,8 @@ POLICIES = [
     profiles.PROMPT.replace(allow_sequences=False),
     profiles.PROMPT.with_actions(INVISIBLE=A.REJECT, JOINER=A.IGNORE, CONTROL=A.STRIP),
     profiles.FILENAME.with_actions(HIDDEN_PAYLOAD=A.REJECT),  # RFC 5892 joiner contexts
-    profiles.PROMPT.with_actions(HIDDEN_PAYLOAD=A.ALLOW, TAG=A.ALLOW),  # the engine's
+    profiles.PROMPT.with_actions(HIDDEN_PAYLOAD=A.ALLOW),  # members' actions, the edits
+    profiles.PROMPT.with_actions(HIDDEN_PAYLOAD=A.ALLOW, TAG=A.ALLOW, CONTROL=A.STRIP),
 ]
 
 
@@ -190,9 +191,29 @@ def test_groups_outside_matches_reference() -> None:
         spans = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=True) if a < b]
         bounds = array("q", [x for span in spans for x in span]).tobytes()
         limit = rng.choice([-1, 0, 1, 3])
-        got = speedups.groups_outside(text, stage1, stage2, tables, limit, groups, bounds)
-        want = groups_reference(text, stage1, stage2, tables, limit, groups, False, 0, spans)
+        matter = rng.random() < 0.5
+        got = speedups.groups_outside(text, stage1, stage2, tables, limit, groups, bounds, matter)
+        want = groups_reference(text, stage1, stage2, tables, limit, groups, matter, 0, spans)
         assert got == want, (text, spans, limit)
+
+
+@needs_c
+def test_span_members_matches_reference() -> None:
+    rng = random.Random(4)
+    for _ in range(400):
+        policy = rng.choice(POLICIES[:3] + POLICIES[4:])
+        scan = scanner(compile_policy(policy).scanned, policy.allow_sequences)
+        assert scan.c_args is not None
+        groups = _group_table(policy, scan.cats, False)
+        text = "".join(rng.choice(REGULAR) for _ in range(rng.randint(0, 40)))
+        cuts = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 2 * rng.randint(0, 5))))
+        cuts = cuts[: len(cuts) // 2 * 2]
+        bounds = array(
+            "q", [x for a, b in zip(cuts[::2], cuts[1::2], strict=True) if a < b for x in (a, b)]
+        )
+        args = scan.c_args[:3]
+        got = _carrier_runs.span_members(text, args, groups, bounds)
+        assert got == _carrier_runs.span_members_reference(text, args, groups, bounds), text
 
 
 @needs_c
@@ -203,11 +224,13 @@ def test_groups_outside_refuses_malformed_spans() -> None:
     args = ("abc", *scan.c_args[:3], -1, bytes(256))
     for bad in ([1, 1], [2, 3, 1, 2], [0, 1, 1]):
         with pytest.raises(ValueError, match="malformed spans"):
-            speedups.groups_outside(*args, array("q", bad).tobytes()[: 8 * len(bad)])
+            speedups.groups_outside(*args, array("q", bad).tobytes()[: 8 * len(bad)], False)
 
 
-def _spans(found: tuple[array[int], int] | None) -> tuple[list[int], int] | None:
-    return None if found is None else (list(found[0]), found[1])
+def _spans(
+    found: tuple[array[int], array[int], int] | None,
+) -> tuple[list[int], list[int], int] | None:
+    return None if found is None else (list(found[0]), list(found[1]), found[2])
 
 
 def test_payload_spans_agree_with_reveal() -> None:
@@ -230,9 +253,10 @@ def test_payload_spans_agree_with_reveal() -> None:
         found = list(_reveal.iter_find(text))
         b = list(got[0])
         spans = list(zip(b[::2], b[1::2], strict=True))
-        assert got[1] == len(found), (text, found, spans)
+        assert got[2] == len(found) == sum(got[1]), (text, found, spans)
+        held = [sum(s <= h.start < h.end <= e for h in found) for s, e in spans]
+        assert held == list(got[1]), (text, found, spans)
         assert all(any(s <= h.start < h.end <= e for s, e in spans) for h in found), text
-        assert all(any(s <= h.start < h.end <= e for h in found) for s, e in spans), text
     assert told > 100
 
 
