@@ -160,6 +160,42 @@ class Speedups(Protocol):
     ) -> (
         tuple[list[Any], list[tuple[Any, int, int]], int, int, int, tuple[int, int] | None] | None
     ): ...
+    def groups_outside(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        limit: int,
+        groups: bytes,
+        spans: bytes,
+        edits_matter: bool,
+        /,
+    ) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None: ...
+    def payload_spans(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        kinds: bytes,
+        ivd: bytes,
+        vs: bytes,
+        ends: bytes,
+        policy: bytes,
+        start: int,
+        /,
+    ) -> tuple[bytes, bytes, int] | None: ...
+    def span_members(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        groups: bytes,
+        spans: bytes,
+        /,
+    ) -> bytes | None: ...
     def word_marks(
         self,
         text: str,

@@ -104,6 +104,50 @@ def list_findings(
     (ill-formed subparts: their text indices, their lengths in bytes); the
     multi-character ones also as (finding, start, end), their detail unset; None when
     only the engine can tell (_listing.findings_reference)."""
+def groups_outside(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    limit: int,
+    groups: bytes,
+    spans: bytes,
+    edits_matter: bool,
+    /,
+) -> tuple[list[tuple[int, int, int, int]], int, int, int] | None:
+    """list_groups (edits not mattering) of the flagged characters outside ``spans``
+    (int64 bounds of sorted, disjoint [start, end) spans: hidden payloads' carrier runs),
+    a run cut at each span's ends (groups_reference with skip)."""
+
+def payload_spans(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    kinds: bytes,
+    ivd: bytes,
+    vs: bytes,
+    ends: bytes,
+    policy: bytes,
+    start: int,
+    /,
+) -> tuple[bytes, bytes, int] | None:
+    """(spans, held, count): the carrier runs reveal reads from ``start`` on that hold
+    payloads, as int64 bounds, how many each holds (int64) and in all; None where only
+    reading tells (payload_spans_reference)."""
+
+def span_members(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    groups: bytes,
+    spans: bytes,
+    /,
+) -> bytes | None:
+    """Two bytes a span: 1 + the severity of its most severe flagged character (0: none)
+    and the class of the first of that severity; None when only the engine can tell
+    (span_members_reference)."""
 
 def word_marks(
     text: str,

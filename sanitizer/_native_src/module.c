@@ -95,6 +95,25 @@ static PyMethodDef speedups_methods[] = {
      "(findings, pending, more, allowed, worst, bar): list_groups' groups as Findings at\n"
      "their final offsets (text indices, or byte offsets with anchors); None when only\n"
      "the engine can tell (see sanitizer._policy._listing.findings_reference)."},
+    {"groups_outside", (PyCFunction)(void (*)(void))speedups_groups_outside, METH_FASTCALL,
+     "groups_outside($module, text, stage1, stage2, tables, limit, groups, spans,\n"
+     "edits_matter, /)\n"
+     "--\n\n"
+     "list_groups of the flagged characters outside spans (int64 [start, end) bounds:\n"
+     "hidden payloads' carrier runs), a run cut at each span's ends (see\n"
+     "sanitizer._policy._classtable.groups_reference with skip)."},
+    {"payload_spans", (PyCFunction)(void (*)(void))speedups_payload_spans, METH_FASTCALL,
+     "payload_spans($module, text, stage1, stage2, tables, kinds, ivd, vs, ends, policy,\n"
+     "start, /)\n--\n\n"
+     "(spans, held, count): the carrier runs reveal reads from start on that hold\n"
+     "payloads, as int64 bounds, how many each holds and in all; None where only Python\n"
+     "tells (see\n"
+     "sanitizer._policy._carrier_runs.payload_spans_reference)."},
+    {"span_members", (PyCFunction)(void (*)(void))speedups_span_members, METH_FASTCALL,
+     "span_members($module, text, stage1, stage2, tables, groups, spans, /)\n--\n\n"
+     "Two bytes a span: 1 + the severity of its most severe flagged character (0: none)\n"
+     "and the class of the first of that severity; None when only the engine can tell\n"
+     "(see sanitizer._policy._carrier_runs.span_members_reference)."},
     {"word_marks", (PyCFunction)(void (*)(void))speedups_word_marks, METH_FASTCALL,
      "word_marks($module, text, stage1, stage2, tables, kinds, start, near, max_gap, /)\n"
      "--\n\n"

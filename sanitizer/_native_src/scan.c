@@ -455,10 +455,53 @@ next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
  * sequence rule whose `before` set holds it (its exemption may depend on what was
  * removed: the engine re-judges it); 0 when done, -1 on error.
  * The pure-Python statement is sanitizer._policy._classtable.groups_reference. */
+/* Characters read one at a time from where a scan resumes close behind a candidate it
+ * stopped at (carriers, payloads, ideographic variation sequences come a few characters
+ * apart where they come at all), before the vector scan's 32-character steps resume. */
+#define SCAN_NEAR 16
+
+/* scan_kind from i, the first SCAN_NEAR characters of a wide string read one at a time. */
+static Py_ssize_t
+scan_near(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+          run_state_t *rs)
+{
+    if (kind != PyUnicode_1BYTE_KIND && n - i > SCAN_NEAR) {
+        Py_ssize_t j = kind == PyUnicode_2BYTE_KIND
+                           ? scan_ucs2_part(t, (const Py_UCS2 *)data, n, i, i + SCAN_NEAR, rs)
+                           : scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, i + SCAN_NEAR, rs);
+        if (j < i + SCAN_NEAR) return j;
+        i += SCAN_NEAR;
+    }
+    return scan_kind(t, kind, data, n, i, rs);
+}
+
+/* Spans of the text whose flagged characters walk_groups passes over (the carrier runs
+ * of hidden payloads, each one finding of its own: groups_outside): sorted, disjoint
+ * [bounds[2k], bounds[2k + 1]); `at` the first not wholly before the walk. */
+typedef struct {
+    const int64_t *bounds;
+    Py_ssize_t count, at;
+} skip_t;
+
+/* The first flagged character from i on that no span of `sk` (NULL: none) holds, or n. */
+static Py_ssize_t
+scan_outside(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
+             run_state_t *rs, skip_t *sk)
+{
+    for (int near = 0;; near = 1) {
+        i = near ? scan_near(t, kind, data, n, i, rs) : scan_kind(t, kind, data, n, i, rs);
+        if (sk == NULL || i >= n) return i;
+        while (sk->at < sk->count && sk->bounds[2 * sk->at + 1] <= i) sk->at++;
+        if (sk->at == sk->count || i < sk->bounds[2 * sk->at]) return i;
+        i = (Py_ssize_t)sk->bounds[2 * sk->at + 1];  /* inside a span: on from its end */
+    }
+}
+
 static int
 walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             const unsigned char *groups, int edits_matter, Py_ssize_t limit,
-            const lister_t *lister, Py_ssize_t *total, Py_ssize_t *allowed, int *worst)
+            const lister_t *lister, Py_ssize_t *total, Py_ssize_t *allowed, int *worst,
+            skip_t *sk)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -469,7 +512,9 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     unsigned int strong = 0;
     *total = *allowed = 0;
     *worst = -1;
-    for (Py_ssize_t i = scan_kind(t, kind, data, n, 0, &rs);; i = next_flagged(t, kind, data, n, i + 1, &rs)) {
+    for (Py_ssize_t i = scan_outside(t, kind, data, n, 0, &rs, sk);;
+         i = sk == NULL ? next_flagged(t, kind, data, n, i + 1, &rs)
+                        : scan_outside(t, kind, data, n, i + 1, &rs, sk)) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;
         if (i < n) {
@@ -576,7 +621,7 @@ speedups_count_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t total, allowed;
     int worst;
     int r = walk_groups(&t, args[0], start, groups, edits_matter, 0, NULL, &total, &allowed,
-                        &worst);
+                        &worst, NULL);
     if (r < 0) return NULL;
     if (r > 0) Py_RETURN_NONE;
     return Py_BuildValue("(nn)", total, allowed);
@@ -616,7 +661,64 @@ speedups_list_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int worst;
     lister_t lister = {emit_tuple, listed};
     int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, &lister, &total,
-                        &allowed, &worst);
+                        &allowed, &worst, NULL);
+    if (r != 0) {
+        Py_DECREF(listed);
+        if (r < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(Nnni)", listed, total, allowed, worst);
+}
+
+/*
+ * groups_outside(text, stage1, stage2, tables, limit, groups, spans, edits_matter) ->
+ * (listed, more, more_allowed, worst) | None: list_groups of the flagged
+ * characters outside `spans` (int64 bounds in native order: sorted, disjoint
+ * [start, end) pairs, the carrier runs of hidden payloads, each its own finding), a run
+ * cut where a span begins or ends.  The pure-Python statement is
+ * sanitizer._policy._classtable.groups_reference with `skip`.
+ */
+PyObject *
+speedups_groups_outside(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "groups_outside(text, stage1, stage2, tables, limit, groups, "
+                        "spans, edits_matter) takes 8 arguments");
+        return NULL;
+    }
+    int edits_matter = PyObject_IsTrue(args[7]);
+    if (edits_matter < 0) return NULL;
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (text_and_tables(self, args, "groups_outside", &t, 5, "groups", &groups) < 0)
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "groups_outside() limit must be >= -1");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[6]) || PyBytes_GET_SIZE(args[6]) % 16) {
+        PyErr_SetString(PyExc_ValueError, "malformed spans");
+        return NULL;
+    }
+    skip_t sk = {(const int64_t *)PyBytes_AS_STRING(args[6]), PyBytes_GET_SIZE(args[6]) / 16, 0};
+    int64_t last = 0;
+    for (Py_ssize_t k = 0; k < 2 * sk.count; k++) {
+        if (sk.bounds[k] < last || (k % 2 && sk.bounds[k] == last)) {
+            PyErr_SetString(PyExc_ValueError, "malformed spans");
+            return NULL;
+        }
+        last = sk.bounds[k];
+    }
+    PyObject *listed = PyList_New(0);
+    if (listed == NULL) return NULL;
+    Py_ssize_t total, allowed;
+    int worst;
+    lister_t lister = {emit_tuple, listed};
+    int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, &lister, &total, &allowed,
+                        &worst, &sk);
     if (r != 0) {
         Py_DECREF(listed);
         if (r < 0) return NULL;
@@ -829,7 +931,7 @@ speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t total, allowed;
     int worst;
     int r = walk_groups(&t, args[0], 0, groups, edits_matter, limit, &lister, &total,
-                        &allowed, &worst);
+                        &allowed, &worst, NULL);
     if (r < 0) goto done;
     if (r > 0) {
         result = Py_None;
@@ -1042,34 +1144,46 @@ selector_listed(const ivd_t *v, Py_UCS4 base, Py_UCS4 ch)
     return (lo - start) % 2 == 1;
 }
 
+/* Pairs (base, selector) whose registration a reveal_next call remembers: a text that
+ * uses ideographic variation sequences repeats its few (the names it writes). */
+#define IVD_SEEN 64
+
 /* The first candidate of reveal's scan from i on that is no lone registered VS17..VS256,
- * or n (reveal_scan).  Past a registered one, the next 16 characters are scanned one by
- * one before a vector pass is set up again: such sequences come a few characters apart
- * (Japanese names). */
+ * or n (reveal_scan).  Past a registered one, the next characters are scanned one by one
+ * (scan_near) before a vector pass is set up again, and the pair is remembered: such
+ * sequences come a few characters apart, and a text repeats its few (Japanese names). */
 static Py_ssize_t
 reveal_next(const scan_tables_t *t, const unsigned char *kinds, const ivd_t *v, int kind,
             const void *data, Py_ssize_t n, Py_ssize_t i)
 {
     run_state_t rs = {-1, -1, -1};
-    int past = 0; /* just past a registered one (UCS4 text) */
+    uint32_t seen[IVD_SEEN]; /* base << 8 | selector - first: registered (lazily zeroed) */
+    int seen_ready = 0;
     for (;;) {
-        Py_ssize_t j;
-        if (past) {
-            Py_ssize_t stop = n - i > 16 ? i + 16 : n;
-            j = scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, stop, &rs);
-            if (j == stop && stop < n) j = scan_kind(t, kind, data, n, stop, &rs);
-        }
-        else {
-            j = scan_kind(t, kind, data, n, i, &rs);
-        }
+        /* (from 0: the whole text ahead; else just past a run or a selector) */
+        Py_ssize_t j = i ? scan_near(t, kind, data, n, i, &rs) : scan_kind(t, kind, data, n, i, &rs);
         if (j >= n || j == 0) return j;
         Py_UCS4 ch = PyUnicode_READ(kind, data, j);
         if (ch < v->first || ch - v->first >= v->m) return j;
         if (WM_KIND(t, kinds, kind, data, j - 1) & WM_SELECTOR) return j;
         if (j + 1 < n && (WM_KIND(t, kinds, kind, data, j + 1) & WM_SELECTOR)) return j;
-        if (!selector_listed(v, PyUnicode_READ(kind, data, j - 1), ch)) return j;
+        Py_UCS4 base = PyUnicode_READ(kind, data, j - 1);
+        /* (base <= 0x10FFFF: 21 bits; selector - first < 256: the key is one uint32) */
+        uint32_t key = (uint32_t)base << 8 | (ch - v->first), *slot = NULL;
+        if (base > 0) {
+            if (!seen_ready) {
+                memset(seen, 0, sizeof seen);
+                seen_ready = 1;
+            }
+            slot = &seen[(key * 2654435761u) >> 26]; /* (64 slots: the top 6 bits) */
+            if (*slot == key) {
+                i = j + 1;
+                continue;
+            }
+        }
+        if (!selector_listed(v, base, ch)) return j;
+        if (slot != NULL) *slot = key;
         i = j + 1;
-        past = kind == PyUnicode_4BYTE_KIND;
     }
 }
 
@@ -1395,4 +1509,244 @@ speedups_reveal_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 error:
     Py_DECREF(items);
     return NULL;
+}
+
+/* payload_spans's byte per class: a bit symbol that a reading may leave out at a run's
+ * end where it stands legitimately (a joiner, a bidi mark: _reveal._legitimate_here),
+ * and an emoji (a base of VS15/VS16 presentation sequences). */
+#define PS_END_SYMBOL 1
+#define PS_EMOJI 2
+#define PS_RUN_CAP ((Py_ssize_t)1 << 16) /* _reveal.RUN_CAP */
+#define PS_CANCEL_TAG 0xE007F
+#define PS_VS15 0xFE0E
+#define PS_VS16 0xFE0F
+
+/* Whether `sel` after `base` is registered in `v` (bisect_right lands at an odd index);
+ * 0 when `sel` is not one of v's selectors. */
+static int
+ps_registered(const ivd_t *v, Py_UCS4 base, Py_UCS4 sel)
+{
+    if (sel < v->first || sel - v->first >= v->m) return 0;
+    uint32_t lo = v->offsets[sel - v->first], hi = v->offsets[sel - v->first + 1], start = lo;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (base < v->bounds[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return (lo - start) % 2 == 1;
+}
+
+/* Whether the scan of `t` stops at character i (one of 2 or 4 bytes: a selector). */
+static int
+ps_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i)
+{
+    run_state_t rs = {-1, -1, -1};
+    if (kind == PyUnicode_2BYTE_KIND)
+        return scan_ucs2_part(t, (const Py_UCS2 *)data, n, i, i + 1, &rs) == i;
+    return scan_ucs4_part(t, (const Py_UCS4 *)data, n, i, i + 1, &rs) == i;
+}
+
+/*
+ * payload_spans(text, stage1, stage2, tables, kinds, ivd, vs, ends, policy, start) ->
+ * (spans, held, count) | None: the carrier runs _reveal.iter_find reads from `start` on
+ * (a run read before it ends at or before it), as sorted int64 [start, end) bounds of
+ * the runs that hold payloads, how many payloads each holds (int64) and in all, without
+ * reading one: a tag
+ * run holds one a piece (cut after each CANCEL TAG; no tag base in the text, so none is
+ * an RGI tag sequence), a selector run one (one selector: unless it makes a registered
+ * sequence: `ivd` for VS17..VS256, `vs` in the same layout for VS1..VS16, VS15/VS16 after
+ * an emoji), a run of 8 or more bit symbols of two or more symbols one.  None where only
+ * Python tells a payload's span or whether there is one: an annotation, a lone bit
+ * symbol (maybe marks after words), a run longer than RUN_CAP, a bit run whose end
+ * symbol a reading may leave out (`ends`), a selector run whose first selector may make
+ * a legitimate sequence and is flagged by `policy` (the policy's scan tables: the
+ * payload's span then decides whether that hit is a finding of its own).  The
+ * pure-Python statement is sanitizer._policy._carrier_runs.payload_spans_reference.
+ */
+PyObject *
+speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "payload_spans(text, stage1, stage2, tables, kinds, "
+                                         "ivd, vs, ends, policy, start) takes 10 arguments");
+        return NULL;
+    }
+    scan_tables_t t, pt;
+    const unsigned char *kinds;
+    if (text_and_tables(self, args, "payload_spans", &t, 4, "kinds", &kinds) < 0) return NULL;
+    ivd_t v, vs;
+    if (load_ivd(args[5], &v) < 0 || load_ivd(args[6], &vs) < 0) return NULL;
+    if (!PyBytes_CheckExact(args[7]) || PyBytes_GET_SIZE(args[7]) != 256) {
+        PyErr_SetString(PyExc_ValueError, "malformed ends table");
+        return NULL;
+    }
+    const unsigned char *ends = (const unsigned char *)PyBytes_AS_STRING(args[7]);
+    if (load_scan_tables(state_of(self), args[1], args[2], args[8], &pt) < 0) return NULL;
+    Py_ssize_t j = PyLong_AsSsize_t(args[9]);
+    if (j == -1 && PyErr_Occurred()) return NULL;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (j < 0 || j > n) {
+        PyErr_SetString(PyExc_ValueError, "payload_spans() start out of range");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, 0);
+    if (out == NULL) return NULL;
+    Py_ssize_t count = 0, used = 0, room = 0, done = j;
+    int64_t *bounds = NULL;
+    j = reveal_next(&t, kinds, &v, kind, data, n, j);
+    while (j < n) {
+        int k = CHANNEL_AT(j);
+        if (k < 0) { /* no carrier (the scan's rules stop at nothing else) */
+            done = j + 1;
+            j = reveal_next(&t, kinds, &v, kind, data, n, j + 1);
+            continue;
+        }
+        if (k == 3) goto python;
+        Py_ssize_t s = j, e = j + 1;
+        while (s > done && CHANNEL_AT(s - 1) == k) s--;
+        while (e < n && CHANNEL_AT(e) == k) e++;
+        if (e - s > PS_RUN_CAP) goto python;
+        Py_ssize_t held = 0;
+        if (k == 0) { /* tags: a piece a CANCEL TAG, and the rest */
+            for (Py_ssize_t i = s; i < e; i++)
+                held += PyUnicode_READ(kind, data, i) == PS_CANCEL_TAG;
+            held += PyUnicode_READ(kind, data, e - 1) != PS_CANCEL_TAG;
+        } else if (k == 1) { /* selectors */
+            Py_UCS4 sel = PyUnicode_READ(kind, data, s);
+            int ok = 0; /* the first makes a legitimate sequence with its base */
+            if (s > 0) {
+                Py_UCS4 base = PyUnicode_READ(kind, data, s - 1);
+                ok = sel >= v.first ? ps_registered(&v, base, sel)
+                                    : ps_registered(&vs, base, sel) ||
+                                          ((sel == PS_VS15 || sel == PS_VS16) &&
+                                           (ends[CLASS_OF(&t, base)] & PS_EMOJI));
+            }
+            if (e - s == 1) held = !ok;
+            else if (ok && ps_flagged(&pt, kind, data, n, s)) goto python;
+            else held = 1;
+        } else { /* bit symbols */
+            if (e - s == 1) goto python;
+            if (e - s >= 8) {
+                Py_UCS4 first = PyUnicode_READ(kind, data, s);
+                for (Py_ssize_t i = s + 1; i < e && !held; i++)
+                    held = PyUnicode_READ(kind, data, i) != first;
+            }
+            if (held && ((s > 0 && (WM_KIND(&t, ends, kind, data, s) & PS_END_SYMBOL)) ||
+                         (e < n && (WM_KIND(&t, ends, kind, data, e - 1) & PS_END_SYMBOL))))
+                goto python;
+        }
+        if (held) {
+            if (used + 3 > room) { /* (doubling: amortized constant a span) */
+                room = 2 * room + 96;
+                if (PyByteArray_Resize(out, room * 8) < 0) goto error;
+                bounds = (int64_t *)PyByteArray_AS_STRING(out);
+            }
+            bounds[used++] = s;
+            bounds[used++] = e;
+            bounds[used++] = held;
+            count += held;
+        }
+        done = e;
+        j = reveal_next(&t, kinds, &v, kind, data, n, e);
+    }
+    Py_ssize_t nspans = used / 3;
+    PyObject *spans = PyBytes_FromStringAndSize(NULL, nspans * 16);
+    PyObject *held_by = PyBytes_FromStringAndSize(NULL, nspans * 8);
+    if (spans == NULL || held_by == NULL) {
+        Py_XDECREF(spans);
+        Py_XDECREF(held_by);
+        goto error;
+    }
+    int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans), *hb = (int64_t *)PyBytes_AS_STRING(held_by);
+    for (Py_ssize_t k = 0; k < nspans; k++) {
+        sp[2 * k] = bounds[3 * k];
+        sp[2 * k + 1] = bounds[3 * k + 1];
+        hb[k] = bounds[3 * k + 2];
+    }
+    Py_DECREF(out);
+    return Py_BuildValue("(NNn)", spans, held_by, count);
+python:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/*
+ * span_members(text, stage1, stage2, tables, groups, spans) -> bytes | None: for each
+ * span (int64 bounds as groups_outside takes them), two bytes: 1 + the severity of the
+ * most severe flagged character it holds (0: none), and the class of the first of that
+ * severity (what a hidden payload's finding takes from its members when one is more
+ * severe than the payload's own action); None when one is a character only the engine
+ * may judge, or one the policy strips or replaces before a character whose sequence rule
+ * may then judge it otherwise (walk_groups' edits_matter).  The pure-Python statement is
+ * sanitizer._policy._carrier_runs.span_members_reference.
+ */
+PyObject *
+speedups_span_members(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "span_members(text, stage1, stage2, tables, groups, spans) takes 6 "
+                        "arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    const unsigned char *groups;
+    if (text_and_tables(self, args, "span_members", &t, 4, "groups", &groups) < 0)
+        return NULL;
+    if (!PyBytes_CheckExact(args[5]) || PyBytes_GET_SIZE(args[5]) % 16) {
+        PyErr_SetString(PyExc_ValueError, "malformed spans");
+        return NULL;
+    }
+    const int64_t *bounds = (const int64_t *)PyBytes_AS_STRING(args[5]);
+    Py_ssize_t count = PyBytes_GET_SIZE(args[5]) / 16;
+    PyObject *text = args[0];
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int64_t last = 0;
+    for (Py_ssize_t k = 0; k < 2 * count; k++) {
+        if (bounds[k] < last || (k % 2 && bounds[k] == last) || bounds[k] > n) {
+            PyErr_SetString(PyExc_ValueError, "malformed spans");
+            return NULL;
+        }
+        last = bounds[k];
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, 2 * count);
+    if (out == NULL) return NULL;
+    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(o, 0, (size_t)(2 * count));
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    run_state_t rs = {-1, -1, -1};
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t e = (Py_ssize_t)bounds[2 * k + 1];
+        for (Py_ssize_t i = scan_kind(&t, kind, data, n, (Py_ssize_t)bounds[2 * k], &rs); i < e;
+             i = scan_near(&t, kind, data, n, i + 1, &rs)) {
+            unsigned int c = CLASS_OF(&t, PyUnicode_READ(kind, data, i));
+            if (groups[c] & GROUP_ENGINE) {
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            int sev = 1 + (groups[c] & GROUP_SEVERITY);
+            if ((sev == 2 || sev == 3) && i + 1 < n) {
+                /* stripped or replaced: the next character's exemption may depend on it
+                 * (walk_groups' edits_matter): the engine re-judges it */
+                unsigned int c2 = CLASS_OF(&t, PyUnicode_READ(kind, data, i + 1));
+                unsigned int r = (t.flags[c2] & 1) ? t.rule[c2] : 0;
+                if ((groups[c2] & GROUP_ENGINE) || (r && t.rules[(size_t)(r - 1) * RULE_SIZE + c])) {
+                    Py_DECREF(out);
+                    Py_RETURN_NONE;
+                }
+            }
+            if (sev > o[2 * k]) {
+                o[2 * k] = (unsigned char)sev;
+                o[2 * k + 1] = (unsigned char)c;
+            }
+        }
+    }
+    return out;
 }

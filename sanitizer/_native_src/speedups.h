@@ -103,6 +103,12 @@ SPEEDUPS_INTERNAL PyObject *speedups_list_groups(PyObject *self, PyObject *const
                                                  Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_list_findings(PyObject *self, PyObject *const *args,
                                                    Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_groups_outside(PyObject *self, PyObject *const *args,
+                                                    Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_payload_spans(PyObject *self, PyObject *const *args,
+                                                   Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_span_members(PyObject *self, PyObject *const *args,
+                                                  Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_word_marks(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_reveal_scan(PyObject *self, PyObject *const *args,

@@ -128,7 +128,7 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
         and not is_valid(data)
     ):
         return False  # RFC 3629 §4: refused whatever else it holds (one validator pass)
-    return Run(data, compiled, verdict=True).report().ok
+    return Run(data, compiled, verdict=True).accepted()
 
 
 def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:

@@ -25,12 +25,17 @@ from __future__ import annotations
 
 import functools
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from .._categories import Category, category_of, char_class
+from .._native import speedups
+from . import _classtable as ct
+from . import _reveal
 from ._hidden import Hidden
 from ._model import Action
 from ._reveal import BIT_CATEGORIES, carrier_run
+from ._sequences import TAG_SEQUENCE
 
 _C = Category
 # Carrier family of each category whose adjacent hits form one run.
@@ -187,3 +192,178 @@ def grouped(
     while payload is not None:
         yield _hidden_group(payload, [], acts)
         payload = next(payloads, None)
+
+
+# -- payloads counted, not read ----------------------------------------------------------
+
+_END_SYMBOL, _EMOJI = 1, 2  # ``_ends_table`` bits
+_CANCEL = chr(TAG_SEQUENCE.end)
+
+
+@functools.cache
+def _vs_table() -> bytes:
+    """VS1..VS16's registered bases (``_reveal``'s standardized and emoji variation
+    sequences) in the layout of ``_reveal.ivd_table``."""
+    offsets, bounds = array("I", [0]), array("I")
+    registered = _reveal._registered()
+    for selector in range(0xFE00, 0xFE10):
+        bounds.extend(b for lo, hi in registered[selector] for b in (lo, hi + 1))
+        offsets.append(len(bounds))
+    return array("I", [0xFE00, 16]).tobytes() + offsets.tobytes() + bounds.tobytes()
+
+
+@functools.cache
+def _ends_table() -> bytes:
+    """``_speedups.payload_spans``' byte per class: a bit symbol a reading may leave out
+    at a run's end, where it stands legitimately (a joiner, a bidi mark:
+    ``_reveal._legitimate_here``), and an emoji (VS15/VS16 make a sequence after one)."""
+    out = bytearray(256)
+    for c, (cat, fl) in enumerate(ct.class_table().info):
+        out[c] = (cat in (_C.JOINER, _C.BIDI_MARK)) * _END_SYMBOL | (ct.EMOJI in fl) * _EMOJI
+    return bytes(out)
+
+
+def payload_spans(
+    text: str, policy_tables: bytes | None, start: int
+) -> tuple[array[int], array[int], int] | None:
+    """The carrier runs ``_reveal.iter_find`` reads from ``start`` on (no run it read
+    before ends after it) that hold payloads, as flat (start, end) bounds, how many
+    payloads each holds and in all, none read: one C pass (``_speedups.payload_spans``), or None
+    where only reading tells (``payload_spans_reference``).  ``text`` holds no tag base
+    (U+1F3F4: no tag run is an RGI tag sequence); ``policy_tables``: the policy scan's
+    tables (``_scan.Scanner.c_args``), None without the C extension."""
+    if speedups is None or policy_tables is None:
+        return payload_spans_reference(text, None, start)
+    stage1, stage2, tables = _reveal._c_tables()
+    found = speedups.payload_spans(
+        text,
+        stage1,
+        stage2,
+        tables,
+        _reveal.c_kinds(),
+        _reveal.ivd_table(),
+        _vs_table(),
+        _ends_table(),
+        policy_tables,
+        start,
+    )
+    if found is None:
+        return None
+    spans, held, count = found
+    return array("q", spans), array("q", held), count
+
+
+def payload_spans_reference(
+    text: str, policy_tables: bytes | None, start: int
+) -> tuple[array[int], array[int], int] | None:
+    """The statement ``_speedups.payload_spans`` follows: ``_reveal.iter_find``'s walk
+    (``reveal_runs_reference``) from ``start``, each run's payloads counted, not read: a
+    tag run holds one a piece (cut after each CANCEL TAG), a selector run one (one
+    selector: unless it makes a legitimate sequence, ``_reveal._selector_ok``), a run of
+    ``MIN_BITS`` or more bit symbols of two or more symbols one.  None where only reading
+    tells: an annotation, a lone bit symbol (marks after words), a run longer than
+    ``RUN_CAP``, a bit run whose end symbol a reading may leave out (a joiner or bidi
+    mark with a neighbour outside the run), a selector run whose first makes a
+    legitimate sequence and is flagged by ``policy_tables`` (None: by any policy)."""
+    table = ct.class_table()
+    ends = _ends_table()
+    n = len(text)
+    bounds: array[int] = array("q")
+    held_by: array[int] = array("q")
+    count = 0
+    done = j = start
+    j = _reveal.reveal_scan_reference(text, j)
+    while j < n:
+        k = _reveal.channel_of(ord(text[j]))
+        if k is None:
+            done = j + 1
+            j = _reveal.reveal_scan_reference(text, j + 1)
+            continue
+        if k == 3:
+            return None
+        s, e = j, j + 1
+        while s > done and _reveal.channel_of(ord(text[s - 1])) == k:
+            s -= 1
+        while e < n and _reveal.channel_of(ord(text[e])) == k:
+            e += 1
+        if e - s > _reveal.RUN_CAP:
+            return None
+        held = 0
+        if k == 0:
+            held = text.count(_CANCEL, s, e) + (text[e - 1] != _CANCEL)
+        elif k == 1:
+            ok = _reveal._selector_ok(text, s)
+            if e - s == 1:
+                held = not ok
+            elif ok and (
+                policy_tables is None
+                or ct.scan_reference(text, table.stage1, table.stage2, policy_tables, -1, s) == s
+            ):
+                return None
+            else:
+                held = 1
+        else:
+            if e - s == 1:
+                return None
+            held = e - s >= _reveal.MIN_BITS and len(set(text[s:e])) > 1
+            if held and (
+                (s > 0 and ends[table.class_of(ord(text[s]))] & _END_SYMBOL)
+                or (e < n and ends[table.class_of(ord(text[e - 1]))] & _END_SYMBOL)
+            ):
+                return None
+        if held:
+            bounds.extend((s, e))
+            held_by.append(held)
+            count += held
+        done = e
+        j = _reveal.reveal_scan_reference(text, e)
+    return bounds, held_by, count
+
+
+def span_members(
+    text: str, scan_args: tuple[bytes, bytes, bytes] | None, groups: bytes, bounds: array[int]
+) -> bytes | None:
+    """For each span of ``bounds`` (flat (start, end) pairs: hidden payloads' carrier
+    runs), two bytes: 1 + the severity (``_classtable`` group byte) of the most severe hit
+    it holds, 0 when none, and the class of the first hit of that severity; None when
+    one is a hit only the engine judges, or a removal may change a sequence.  One C pass
+    (``_speedups.span_members``; its statement: ``span_members_reference``); None
+    without the C extension (``scan_args`` None): the engine judges."""
+    if speedups is None or scan_args is None:
+        return None
+    found: bytes | None = speedups.span_members(text, *scan_args, groups, bounds.tobytes())
+    return found
+
+
+def span_members_reference(
+    text: str, scan_args: tuple[bytes, bytes, bytes], groups: bytes, bounds: array[int]
+) -> bytes | None:
+    """The statement ``_speedups.span_members`` follows, from ``_classtable.scan_reference``
+    (the policy scan's stops are its hits): None also at a hit the policy strips or
+    replaces before a character whose sequence rule may then judge it otherwise (as
+    ``groups_reference`` with ``edits_matter``)."""
+    stage1, stage2, tables = scan_args
+    table = ct.class_table()
+    out = bytearray()
+    for k in range(0, len(bounds), 2):
+        start, end = bounds[k], bounds[k + 1]
+        best = [0, 0]
+        i = ct.scan_reference(text, stage1, stage2, tables, -1, start)
+        while i < end:
+            c = table.class_of(ord(text[i]))
+            if groups[c] & ct.GROUP_ENGINE:
+                return None
+            severity = 1 + (groups[c] & ct.GROUP_SEVERITY)
+            if severity in (2, 3) and i + 1 < len(text):  # stripped, replaced: as
+                c2 = table.class_of(ord(text[i + 1]))  # groups_reference's edits_matter
+                flagged = tables[ct.FLAGS_OFFSET + c2] & 1
+                r = tables[ct.RULE_IDS_OFFSET + c2] if flagged else 0
+                if groups[c2] & ct.GROUP_ENGINE or (
+                    r and tables[ct.RULES_OFFSET + (r - 1) * ct.RULE_SIZE + c]
+                ):
+                    return None
+            if severity > best[0]:
+                best = [severity, c]
+            i = ct.scan_reference(text, stage1, stage2, tables, -1, i + 1)
+        out += bytes(best)
+    return bytes(out)

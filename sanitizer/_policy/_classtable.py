@@ -28,6 +28,7 @@ import itertools
 import sys
 import zlib
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._categories import (
@@ -396,9 +397,12 @@ def groups_reference(
     groups: bytes,
     edits_matter: bool,
     start: int = 0,
+    skip: Sequence[tuple[int, int]] = (),
 ) -> tuple[list[ListedGroup], int, int, int] | None:
     """Pure-Python statement of ``_speedups.list_groups`` (with ``start``: of its
-    ``walk_groups``).  The engine's groups (``_carrier_runs``) of the characters
+    ``walk_groups``; with ``skip``, sorted disjoint (start, end) spans, of
+    ``_speedups.groups_outside``: the flagged characters inside a span are passed over,
+    so a run is cut at its ends).  The engine's groups (``_carrier_runs``) of the characters
     ``scan_reference`` stops at (no run limit): adjacent ones of one carrier family
     (``groups``) are one group of their most severe action, whose class is that of its
     first member of that action.  Of those starting at or after ``start``, the first
@@ -430,7 +434,20 @@ def groups_reference(
                 allowed += severity == 0
         worst = max(worst, severity)
 
-    i = scan_reference(text, stage1, stage2, tables, -1, 0)
+    spans = iter(skip)
+    span = next(spans, None)
+
+    def outside(i: int) -> int:  # the first flagged character from i on outside ``skip``
+        nonlocal span
+        while True:
+            i = scan_reference(text, stage1, stage2, tables, -1, i)
+            while span is not None and span[1] <= i:
+                span = next(spans, None)
+            if i >= n or span is None or i < span[0]:
+                return i
+            i = span[1]
+
+    i = outside(0)
     while i < n:
         c = cls(i)
         g = groups[c]
@@ -451,6 +468,6 @@ def groups_reference(
             r = tables[RULE_IDS_OFFSET + c2] if tables[FLAGS_OFFSET + c2] & 1 else 0
             if r and tables[RULES_OFFSET + (r - 1) * RULE_SIZE + c]:  # prev_ok
                 return None
-        i = scan_reference(text, stage1, stage2, tables, -1, i + 1)
+        i = outside(i + 1)
     close()
     return listed, total, allowed, worst

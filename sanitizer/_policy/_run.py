@@ -18,7 +18,8 @@ import heapq
 import itertools
 import operator
 import re
-from collections.abc import Iterator, Mapping
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .._categories import (
@@ -35,11 +36,20 @@ from .._errors import Utf8Error
 from .._native import speedups
 from . import _classtable as ct
 from . import _listing
-from ._carrier_runs import FAMILY, SEVERITY, Group, grouped, run_detail
+from ._carrier_runs import (
+    FAMILY,
+    SEVERITY,
+    Group,
+    grouped,
+    payload_spans,
+    run_detail,
+    span_detail,
+    span_members,
+)
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
-from ._reveal import CARRIER_CATEGORIES
+from ._reveal import CARRIER_CATEGORIES, channel_of
 from ._reveal import iter_find as find_hidden
 from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
@@ -48,6 +58,7 @@ from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
 _c_normalize = None if speedups is None else speedups.normalize_runs
+_c_outside = None if speedups is None else speedups.groups_outside
 
 if TYPE_CHECKING:
     from typing import Any
@@ -314,6 +325,15 @@ class Run:
         """A problem no single input character accounts for: the input is refused."""
         self._note(cat, 0, self._input_len(), Action.REJECT, is_index=False, form=form)
 
+    def accepted(self) -> bool:
+        """``report().ok`` without the Report: no finding placed, no offset worked out
+        (accepts)."""
+        try:
+            self._run()
+        except _Refused:
+            pass
+        return not self.rejected
+
     def report(self) -> Report:
         try:
             text = self._run()
@@ -354,6 +374,12 @@ class Run:
             first = next(found_hidden, None)
             if first is not None:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
+                if self.verdict and acts[_C.HIDDEN_PAYLOAD] is Action.REJECT:
+                    self._refuse_first(text, scan, first)  # (raises _Refused when it can tell)
+                if not self.verdict:
+                    done, out, hidden = self._payloads_in_c(text, scan, hidden, is_ascii, is_latin1)
+                    if done:
+                        return out  # every finding listed and counted
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -374,9 +400,11 @@ class Run:
             self._note_group(g)
             if self.rejected:  # no edit matters any more: once nothing more is listed,
                 if listed.bar is not None and listed.bar <= (g.start, g.end):  # only count
-                    counted = self._count(text, scan, g.end, False)
+                    # (the C count and the Latin-1 patterns group runs, not payloads)
+                    counted = None if payloads else self._count(text, scan, g.end, False)
                     if counted is None:
-                        counted = _count_rest(groups, scan, text, g.end, is_latin1, acts)
+                        latin1 = is_latin1 and not payloads
+                        counted = _count_rest(groups, scan, text, g.end, latin1, acts)
                     listed.add_unlisted(*counted)
                     break
                 continue
@@ -405,6 +433,28 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _refuse_first(self, text: str, scan: Scanner, payload: Hidden) -> None:
+        """A verdict run that found ``payload``, the first, under a policy refusing it:
+        the first refusal is the group of the first character refused (one C scan) when
+        it comes before the payload, else the payload (``grouped``'s order).  Raises
+        ``_Refused`` with it noted, without a Python step per character before it; returns
+        (nothing noted) when a run of carriers holds that character: the engine groups it."""
+        acts = self.acts
+        refusing = frozenset(c for c in scan.cats if acts[c] is Action.REJECT)
+        sequences = self.policy.allow_sequences
+        contexts = self.policy.joiner_contexts
+        first: tuple[Category, int] | None = None
+        if refusing:
+            found = hits(text, scanner(refusing, sequences), sequences, None, contexts)
+            first = next(iter(found), None)
+        if first is not None and first[1] < payload.start:
+            cat, i = first
+            if cat in FAMILY:
+                return  # its group is a carrier run: the engine finds its extent
+            self._note(cat, i, i + 1, Action.REJECT, codepoint=ord(text[i]))
+        detail = f"{payload.end - payload.start} {payload.describe()}"
+        self._note(_C.HIDDEN_PAYLOAD, payload.start, payload.end, Action.REJECT, detail=detail)
 
     def _refused_at(self, text: str, scan: Scanner) -> int:
         """Where a verdict run (sanitize, accepts) meets the first character it refuses
@@ -494,6 +544,141 @@ class Run:
             return True, None
         assert out is not None
         return True, self._final_checks(out)
+
+    def _payloads_in_c(
+        self,
+        text: str,
+        scan: Scanner,
+        hidden: Iterator[Hidden],
+        is_ascii: bool,
+        is_latin1: bool,
+    ) -> tuple[bool, str | None, Iterator[Hidden]]:
+        """A run that finds the payloads ``hidden`` (in order): each is one finding over the
+        hits it holds (``_carrier_runs.grouped``), of HIDDEN_PAYLOAD and its action unless
+        a member's action is more severe (then that member's, the first of them).  Only
+        the first ``max_findings`` payloads are read; the spans and number of the others
+        come from one C pass where it can tell them without reading (``payload_spans``),
+        their members' severities from another (``span_members``, unless the policy
+        refuses payloads), and the other hits' groups are listed and counted in one C pass
+        that passes over every payload's span (``_speedups.groups_outside``); the edits
+        are those of the run without payloads (``_bulk``: a payload's members are edited
+        by their own actions).  Python work per listed finding, none per character.
+        (True, what ``_run`` returns, ()) when done; (False, None, the payloads) when only
+        the engine can tell (then nothing was noted)."""
+        p = self.policy
+        if _c_outside is None or scan.c_args is None or _TAG_BASE in text:
+            return False, None, hidden  # (a tag base: tags are the engine's to judge)
+        if p.joiner_contexts and _C.JOINER in scan.cats:
+            return False, None, hidden  # RFC 5892 contexts are judged in Python (_scan.hits)
+        cap = p.max_findings
+        read = list(hidden if cap is None else itertools.islice(hidden, cap))
+        more = None if cap is None else next(hidden, None)
+        left: Iterator[Hidden] = itertools.chain(() if more is None else (more,), hidden)
+        bounds = array("q")
+        for h in read:  # grouped() closes a payload at the next one's start
+            if h.end <= h.start or (bounds and h.start < bounds[-1]):
+                return False, None, itertools.chain(read, left)
+            bounds.extend((h.start, h.end))
+        stage1, stage2, tables, _ = scan.c_args
+        # unread payloads: a span a carrier run, and how many payloads each holds
+        spans_read = len(read)
+        rest_counts: Sequence[int] = array("q")
+        if more is not None:
+            resume = bounds[-1] if bounds else 0
+            rest = None
+            if 0 < resume < len(text) and channel_of(ord(text[resume])) == channel_of(
+                ord(text[resume - 1])
+            ):
+                pass  # the run of the last payload read goes on: reveal reads the rest
+            else:
+                rest = payload_spans(text, tables, resume)
+            if rest is None:
+                unread = [more, *hidden]
+                left = iter(unread)
+                for h in unread:
+                    if h.end <= h.start or (bounds and h.start < bounds[-1]):
+                        return False, None, itertools.chain(read, left)
+                    bounds.extend((h.start, h.end))
+                rest_counts = array("q", itertools.repeat(1, len(unread)))
+            else:
+                bounds.extend(rest[0])
+                rest_counts = rest[1]
+        groups_table = _group_table(p, scan.cats, False)
+        act = self.acts[_C.HIDDEN_PAYLOAD]
+        members = None  # a refusing payload's finding is its own whatever its members
+        if act is not Action.REJECT:
+            members = span_members(text, (stage1, stage2, tables), groups_table, bounds)
+        if members is None and act is not Action.REJECT:
+            return False, None, itertools.chain(read, left)
+        limit = -1 if cap is None else cap
+        matter = act is not Action.REJECT  # (a refused run makes no edit)
+        spans = bounds.tobytes()
+        walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, spans, matter)
+        if walked is None:  # a removal may change a sequence: the engine judges it
+            return False, None, itertools.chain(read, left)
+        groups, more_groups, more_allowed, worst = walked
+        acts, info = self.acts, ct.class_table().info
+        payload_severity = SEVERITY[act]
+
+        def judged(k: int) -> tuple[Category, Action]:
+            """The category and action of the finding of the payload(s) of span k."""
+            if members is not None and members[2 * k] - 1 > payload_severity:
+                cat = info[members[2 * k + 1]][0]
+                assert cat is not None
+                return cat, acts[cat]
+            return _C.HIDDEN_PAYLOAD, act
+
+        verdicts = [judged(k) for k in range(spans_read)]  # (the listed ones only)
+        strongest = max(members[0::2], default=0) - 1 if members is not None else -1
+        worst = max(worst, payload_severity, strongest)
+        refused = self.rejected or worst == SEVERITY[Action.REJECT]
+        out = None
+        if not refused:
+            try:
+                out = self._bulk(text, is_ascii, is_latin1)
+            except _Redo:
+                out = None
+            if out is None:
+                return False, None, itertools.chain(read, left)
+        listed = self.index_findings
+        items = listed.items
+        # the first ``cap`` of the payloads read and the groups listed, in input order
+        k = g = 0
+        room = len(read) + len(groups) if cap is None else cap
+        while room and (k < len(read) or g < len(groups)):
+            room -= 1
+            if g == len(groups) or (k < len(read) and (read[k].start, read[k].end) < groups[g][:2]):
+                payload = read[k]
+                cat, cat_act = verdicts[k]
+                k += 1
+                detail = f"{payload.end - payload.start} {payload.describe()}"
+                items.append(new_finding(cat, payload.start, payload.end, cat_act, detail=detail))
+                continue
+            start, end, c, _ = groups[g]
+            g += 1
+            hit = info[c][0]
+            assert hit is not None
+            if end - start == 1:
+                items.append(new_finding(hit, start, end, acts[hit], ord(text[start])))
+            else:
+                detail = span_detail(text, start, end)
+                items.append(new_finding(hit, start, end, acts[hit], detail=detail))
+        allowed = [group[3] for group in groups].count(0)  # ALLOW: 0
+        count = spans_read + sum(rest_counts)
+        if act is Action.ALLOW and members is not None:
+            # a payload is allowed unless a member is more severe (1 + ALLOW's 0: at most 1),
+            # counted in C-level passes over the spans, not one Python step each
+            counts = itertools.chain(itertools.repeat(1, spans_read), rest_counts)
+            allowed += sum(itertools.compress(counts, map((1).__ge__, members[0::2])))
+        listed.add_unlisted(count + len(groups) + more_groups, allowed + more_allowed)
+        listed.final()  # in input order: sets the bar past which nothing more is listed
+        if refused:
+            self.rejected = True
+            if not is_latin1:  # no combining marks below U+0300
+                self._combining_runs(text)
+            return True, None, iter(())
+        assert out is not None
+        return True, self._final_checks(out), iter(())
 
     def _listed_tail(
         self, text: str, scan: Scanner, start: int, is_ascii: bool, is_latin1: bool

@@ -339,7 +339,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
     arguments (its tables), so that calls which register something register the same."""
     from sanitizer import Category
     from sanitizer._lookalike import scripts, skeletons
-    from sanitizer._policy import _reveal
+    from sanitizer._policy import _carrier_runs, _reveal
     from sanitizer._policy._scan import scanner
     from sanitizer._source_gate import _BidiJudge
     from sanitizer.precis import PROFILE_NAMES, get_profile
@@ -390,6 +390,26 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
         "list_findings": (
             ("abc", *scan_args[:3], -1, bytes(256), True, (object, ()), None, 3),
+            {},
+        ),
+        "groups_outside": (
+            ("abc", *scan_args[:3], -1, bytes(256), array.array("q", [0, 1]).tobytes(), False),
+            {},
+        ),
+        "payload_spans": (
+            (
+                "abc",
+                *reveal_tables,
+                _reveal.ivd_table(),
+                _carrier_runs._vs_table(),
+                _carrier_runs._ends_table(),
+                scan_args[2],
+                0,
+            ),
+            {},
+        ),
+        "span_members": (
+            ("abc", *scan_args[:3], bytes(256), array.array("q", [0, 1]).tobytes()),
             {},
         ),
         "index_code_points": (("ab",), {}),

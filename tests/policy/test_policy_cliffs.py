@@ -315,22 +315,19 @@ APIS = {
 }
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
-# Cells whose Python work still grows with the text: PROMPT's payload search runs per
-# carrier run in Python where there are payloads (a text with none leaves the engine's
-# work to the C passes), and so does the engine on runs of characters with a sequence
-# rule (zero-width bits mixing ZWJ), whose findings it judges one by one; below 1,000
-# findings at 64 KiB (overlong mark runs: 809) the listed findings themselves grow with
-# the text, each mark run noted in Python (a listed carrier run costs no Python call:
-# ``_listing``, each distinct run's detail said once).
+# Cells whose Python work still grows with the text: the engine on runs of characters
+# with a sequence rule (zero-width bits mixing ZWJ) judges their findings one by one;
+# below 1,000 findings at 64 KiB (overlong mark runs: 809) the listed findings
+# themselves grow with the text, each mark run noted in Python (PROMPT: each listed
+# payload read in Python; the others are counted in C, ``_carrier_runs.payload_spans``;
+# a listed carrier run costs no Python call: ``_listing``, each distinct run's detail
+# said once).
 _ALL = tuple(APIS)
 _INSPECT = ("inspect",)
 KNOWN = {
     *(
         (k, "PROMPT", api)
         for k, apis in {
-            # the marks after words are one payload, whose members the engine gathers
-            "Arabic/Hebrew with LRM/RLM": _INSPECT,
-            "tag runs": _INSPECT,  # (refusals stop at the first payload)
             "zero-width bits": _INSPECT,
             "combining-mark floods": _INSPECT,
         }.items()
@@ -435,12 +432,23 @@ def test_python_work_is_bounded_on_hostile_text(kind: str, name: str, api: str) 
 
 
 # Cells whose listed findings still cost Python work per finding: ill-formed bytes
-# (each listed error is found, decoded around and noted in Python) and mark runs (each
-# run, listed or counted, is found in a C scan but noted in Python).
+# (each listed error is found, decoded around and noted in Python), mark runs (each run,
+# listed or counted, is found in a C scan but noted in Python) and, under PROMPT, each
+# listed payload, read for what it spells (a dozen calls).
 KNOWN_LISTING = {
     (k, p)
     for k in ("combining-mark floods", "ill-formed bytes")
     for p in ("TEXT", "SINGLE_LINE", "SOURCE")
+} | {
+    (k, "PROMPT")
+    for k in (
+        "tag runs",
+        "selector runs",
+        "zero-width bits",
+        "one-character payloads",
+        "combining-mark floods",
+        "ill-formed bytes",
+    )
 }
 
 
@@ -450,7 +458,7 @@ KNOWN_LISTING = {
     [
         pytest.param(k, p, marks=pytest.mark.xfail(strict=True) if (k, p) in KNOWN_LISTING else ())
         for k in (*LEGITIMATE, *HOSTILE)
-        for p in ("TEXT", "SINGLE_LINE", "SOURCE")
+        for p in ("TEXT", "SINGLE_LINE", "SOURCE", "PROMPT")
     ],
 )
 def test_listed_findings_cost_no_python_call_each(kind: str, name: str) -> None:
