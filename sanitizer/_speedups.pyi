@@ -104,6 +104,7 @@ def list_findings(
     (ill-formed subparts: their text indices, their lengths in bytes); the
     multi-character ones also as (finding, start, end), their detail unset; None when
     only the engine can tell (_listing.findings_reference)."""
+
 def groups_outside(
     text: str,
     stage1: bytes,
