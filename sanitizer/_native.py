@@ -109,6 +109,9 @@ class Speedups(Protocol):
     def scan(
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
     ) -> int: ...
+    def count_mark_runs(
+        self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
+    ) -> int: ...
     def clean(
         self, data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /
     ) -> str | None: ...

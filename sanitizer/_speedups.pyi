@@ -54,6 +54,12 @@ def scan(
 ) -> int:
     """Index of the first character the policy tables flag, or len(text)."""
 
+def count_mark_runs(
+    text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
+) -> int:
+    """How many runs of more than max_run marks scan() with the mark tables finds from
+    start on, each read to its last mark (reference: sum over _scan.mark_runs from there)."""
+
 def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /) -> str | None:
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
     (also for any type other than bytes and str)."""

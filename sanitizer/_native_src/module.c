@@ -68,6 +68,9 @@ static PyMethodDef speedups_methods[] = {
      "set_is_valid_fallback($module, fn, /)\n--\n\n"
      "The Python is_valid() non-trivial calls go to."},
     /* scan.c, edit.c */
+    {"count_mark_runs", (PyCFunction)(void (*)(void))speedups_count_mark_runs, METH_FASTCALL,
+     "count_mark_runs($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
+     "How many runs of marks over max_run scan() finds from start on (see scan.c)."},
     {"scan", (PyCFunction)(void (*)(void))speedups_scan, METH_FASTCALL,
      "scan($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
      "Index of the first character the policy tables flag (see\n"

@@ -343,6 +343,48 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromSsize_t(scan_text(&t, args[0], start, max_run));
 }
 
+/*
+ * count_mark_runs(text, stage1, stage2, tables, max_run, start) -> int: how many runs of
+ * more than max_run marks scan() with the mark tables (_scan._c_mark_tables: counted
+ * marks flagged 2) finds from start on, each run read to its last mark before the scan
+ * goes on after it: what sanitizer._policy._scan.mark_runs yields from there, counted
+ * without a Python step a run (the engine counts the runs past its last listed one).
+ */
+PyObject *
+speedups_count_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "count_mark_runs(text, stage1, stage2, tables, "
+                                         "max_run, start) takes 6 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "count_mark_runs() text must be str");
+        return NULL;
+    }
+    scan_tables_t t;
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
+    if (max_run == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[5]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (READY(args[0]) < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
+    if (start < 0 || start > n || max_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "count_mark_runs: start or max_run out of range");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(args[0]);
+    const void *data = PyUnicode_DATA(args[0]);
+    Py_ssize_t count = 0, i = start;
+    while ((i = scan_text(&t, args[0], i, max_run)) < n) {
+        count++;
+        for (i++; i < n && (t.flags[CLASS_OF(&t, PyUnicode_READ(kind, data, i))] & 2); i++)
+            ;
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 /* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
  * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
  * for bytes that do not decode and for every other type, subclasses of bytes and str

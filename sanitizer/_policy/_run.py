@@ -51,7 +51,15 @@ from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, n
 from ._offsets import ByteOffsets, utf8_length
 from ._reveal import CARRIER_CATEGORIES, channel_of
 from ._reveal import iter_find as find_hidden
-from ._scan import Scanner, fits_latin1, has_astral, hits, mark_runs, scanner
+from ._scan import (
+    Scanner,
+    count_mark_runs,
+    fits_latin1,
+    has_astral,
+    hits,
+    mark_runs,
+    scanner,
+)
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
 from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
 
@@ -797,7 +805,8 @@ class Run:
                 _coalesce(removed, start + limit, end, "" if act is Action.STRIP else "\ufffd")
             elif listed.bar is not None and listed.bar <= (start, end):
                 # Nothing later is listed, and nothing is removed: the rest only counted.
-                rest = sum(1 for _ in runs)
+                counted = count_mark_runs(text, limit, end)
+                rest = sum(1 for _ in runs) if counted is None else counted
                 listed.add_unlisted(rest, rest if act is Action.ALLOW else 0)
                 break
         return removed

@@ -240,6 +240,15 @@ def _c_mark_tables() -> tuple[bytes, bytes, bytes]:
     return table.stage1, table.stage2, flags + bytes(256) + ct.prefilter([])
 
 
+def count_mark_runs(text: str, limit: int, start: int) -> int | None:
+    """How many runs ``mark_runs`` yields from ``start`` on (a place it goes on from: the
+    text's start or the end of a run), counted in one C pass; None without the C
+    extension (the caller counts what ``mark_runs`` yields)."""
+    if speedups is None or limit < 0:
+        return None
+    return speedups.count_mark_runs(text, *_c_mark_tables(), limit, start)
+
+
 def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int, int]]:
     """(start, end) of every run of more than ``limit`` combining marks (UAX #15 §13).
     With the C extension its scan counts the runs (it stops at a run's ``limit + 1``-th

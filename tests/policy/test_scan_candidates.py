@@ -66,3 +66,15 @@ def test_c_mark_runs_are_the_patterns_runs(text: str, limit: int) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_scan, "speedups", None)
         assert by_c == list(_scan.mark_runs(text, limit))
+
+
+@settings(deadline=None)
+@given(text=marks, limit=st.integers(0, 5))
+def test_c_count_of_mark_runs_is_what_mark_runs_yields_from_there(text: str, limit: int) -> None:
+    """``count_mark_runs`` from the text's start, and from the end of each run, counts
+    the runs ``mark_runs`` yields after it (the engine counts those past its last listed
+    run in one C pass)."""
+    runs = list(_scan.mark_runs(text, limit))
+    assert _scan.count_mark_runs(text, limit, 0) == len(runs)
+    for k, (_, end) in enumerate(runs):
+        assert _scan.count_mark_runs(text, limit, end) == len(runs) - k - 1
