@@ -317,29 +317,40 @@ other:
     return NULL;
 }
 
+/* The arguments scan() and count_mark_runs() share: (text, stage1, stage2, tables,
+ * max_run, start), checked; -1 with an exception when they do not hold. */
+static int
+scan_call_args(PyObject *self, PyObject *const *args, Py_ssize_t nargs, const char *name,
+               scan_tables_t *t, Py_ssize_t *max_run, Py_ssize_t *start)
+{
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(text, stage1, stage2, tables, max_run, start) takes 6 arguments", name);
+        return -1;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError, "%s() text must be str", name);
+        return -1;
+    }
+    if (load_scan_tables(state_of(self), args[1], args[2], args[3], t) < 0) return -1;
+    *max_run = PyLong_AsSsize_t(args[4]);
+    if (*max_run == -1 && PyErr_Occurred()) return -1;
+    *start = PyLong_AsSsize_t(args[5]);
+    if (*start == -1 && PyErr_Occurred()) return -1;
+    if (READY(args[0]) < 0) return -1;
+    if (*start < 0 || *start > PyUnicode_GET_LENGTH(args[0])) {
+        PyErr_SetString(PyExc_ValueError, "start out of range");
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *
 speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError,
-                        "scan(text, stage1, stage2, tables, max_run, start) takes 6 arguments");
-        return NULL;
-    }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "scan() text must be str");
-        return NULL;
-    }
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
-    Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
-    if (max_run == -1 && PyErr_Occurred()) return NULL;
-    Py_ssize_t start = PyLong_AsSsize_t(args[5]);
-    if (start == -1 && PyErr_Occurred()) return NULL;
-    if (READY(args[0]) < 0) return NULL;
-    if (start < 0 || start > PyUnicode_GET_LENGTH(args[0])) {
-        PyErr_SetString(PyExc_ValueError, "start out of range");
-        return NULL;
-    }
+    Py_ssize_t max_run, start;
+    if (scan_call_args(self, args, nargs, "scan", &t, &max_run, &start) < 0) return NULL;
     return PyLong_FromSsize_t(scan_text(&t, args[0], start, max_run));
 }
 
@@ -353,27 +364,15 @@ speedups_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 speedups_count_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "count_mark_runs(text, stage1, stage2, tables, "
-                                         "max_run, start) takes 6 arguments");
-        return NULL;
-    }
-    if (!PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "count_mark_runs() text must be str");
-        return NULL;
-    }
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
-    Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
-    if (max_run == -1 && PyErr_Occurred()) return NULL;
-    Py_ssize_t start = PyLong_AsSsize_t(args[5]);
-    if (start == -1 && PyErr_Occurred()) return NULL;
-    if (READY(args[0]) < 0) return NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
-    if (start < 0 || start > n || max_run < 0) {
-        PyErr_SetString(PyExc_ValueError, "count_mark_runs: start or max_run out of range");
+    Py_ssize_t max_run, start;
+    if (scan_call_args(self, args, nargs, "count_mark_runs", &t, &max_run, &start) < 0)
+        return NULL;
+    if (max_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "count_mark_runs() max_run must be >= 0");
         return NULL;
     }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
     int kind = PyUnicode_KIND(args[0]);
     const void *data = PyUnicode_DATA(args[0]);
     Py_ssize_t count = 0, i = start;
