@@ -411,9 +411,10 @@ class _Check:
         cap's bar moves as they are kept), the rest counted in bulk."""
         found, start = self.found, 0
         while start >= 0:
-            room = -1 if found.cap is None else 2 * found.cap - len(found.items)
+            # (no cap: no bound, -1; else what ``_Found.keep`` holds before it trims)
+            room = -1 if found.cap is None else max(2 * found.cap - len(found.items), 0)
             verdicts, start, counted, allowed, refused = judge.feed(
-                body, at, start, found.bar, max(room, 0)
+                body, at, start, found.bar, room
             )
             self.bidi_verdicts(verdicts)
             if counted:  # past what can be listed: counted, never built

@@ -215,6 +215,28 @@ def test_nesting_past_max_depth_is_refused_and_bounded() -> None:
     assert allowed == 0
 
 
+def test_a_bidi_flood_is_paired_in_a_few_feeds_with_or_without_a_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gate hands the judge a whole piece: one feed gives every verdict when nothing
+    caps the findings, and a capped run asks again only as its cap's bar moves (a
+    feed a control would be Python work a control)."""
+    calls = [0]
+    real = source_gate._BidiJudge.feed
+
+    def feed(self: object, *args: object) -> object:
+        calls[0] += 1
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(source_gate._BidiJudge, "feed", feed)
+    flood = "\u2066\u2069" * 20_000
+    for cap in (None, 1000):
+        calls[0] = 0
+        report = check_source(flood, profiles.SOURCE.replace(max_findings=cap), code=False)
+        assert report.ok and len(report.findings) + report.more_findings == len(flood)
+        assert calls[0] <= 4, (cap, calls[0])
+
+
 BIDI_VOCABULARY = [*"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069", "x", " ", "'",
                    "//", "/", "*", "*/", "#", "\n", "\r", "\u2028"]  # fmt: skip
 bidi_texts = st.lists(st.sampled_from(BIDI_VOCABULARY), max_size=80).map("".join)
