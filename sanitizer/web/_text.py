@@ -13,7 +13,7 @@ import functools
 import unicodedata2
 
 from .._categories import Category, category_of
-from .._policy import Policy, accepts, sanitize
+from .._policy import Policy, PolicyError, accepts, sanitize
 from .._policy.compiled import compiled_for, open_start
 from ._body import GATHER, BodyCheck
 from ._problems import Problem, cut_sequence, first_rejection, from_finding, too_long
@@ -124,14 +124,22 @@ class TextStream:
             return too_long(self.part, self.where)
         if not piece:
             return None
-        if accepts(piece, self._piece_policy):
-            if policy.max_code_points is not None:
+        if policy.max_code_points is None:
+            if accepts(piece, self._piece_policy):
+                return None
+        else:  # the output's length is counted: one run makes it, or refuses
+            try:
                 self._points += len(sanitize(piece, self._piece_policy))
-                if self._points > policy.max_code_points:
-                    return too_long(self.part, self.where)
-            return None
+            except PolicyError:
+                pass  # refused: named below
+            else:
+                return (
+                    too_long(self.part, self.where)
+                    if self._points > policy.max_code_points
+                    else None
+                )
         first = first_rejection(piece, self._piece_policy)
-        assert first is not None  # (accepts refused it)
+        assert first is not None  # (the policy refused it)
         if following and first.error is not None and first.end == len(piece):
             # the whole stream reads the open sequence with the byte after it
             first = first_rejection(piece + following, self._piece_policy)

@@ -774,3 +774,27 @@ def test_a_run_of_marks_cut_where_no_place_is_safe_is_refused_in_every_chunking(
             found = found or check.feed(body[i : i + size])
         found = found or check.close()
         assert found is not None and found.kind in ("too-long", "combining-run"), (size, found)
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 1000])
+def test_a_text_body_counts_its_output_against_max_code_points(size: int) -> None:
+    """Under a policy with ``max_code_points``, a text body's output (what the policy
+    strips is not counted) is summed piece by piece, whatever the chunking: at the limit
+    it passes, one more is too long, and a refused character is named as such."""
+    policy = replace(DEFAULT, text=profiles.TEXT.replace(max_code_points=12))
+    head = check_head(policy, b"/", b"", [(b"content-type", b"text/plain")])[1]
+
+    def problem(body: bytes) -> object:
+        check = body_check(policy, head)
+        found = None
+        for i in range(0, len(body), size):
+            found = found or check.feed(body[i : i + size])
+        return found or check.close()
+
+    at_limit = "caf\u00e9 \u00e9t\u00e9\u00ad ok!".encode()  # 12 code points once the SHY goes
+    assert len(inspect(at_limit, policy.text).text or "") == 12
+    assert problem(at_limit) is None
+    over = problem(at_limit + b"x")
+    assert over is not None and over.kind == "too-long"  # type: ignore[attr-defined]
+    refused = problem(b"ok \x1b[2J")
+    assert refused is not None and refused.kind == "control"  # type: ignore[attr-defined]
