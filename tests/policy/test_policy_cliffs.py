@@ -51,6 +51,7 @@ from sanitizer._policy._scan import scanner
 from sanitizer._policy.compiled import CompiledPolicy, compile_policy
 from tests.policy.test_policy_edits import FILLERS, SPECIALS, _text
 from tests.policy.text_classes import HOSTILE, LEGITIMATE, sample
+from tests.support.counted_calls import python_calls as _python_calls
 from tests.support.instructions import instructions, needs_callgrind
 
 needs_c = pytest.mark.skipif(speedups is None, reason="needs the C extension")
@@ -358,25 +359,6 @@ NOT_COUNTED = (
         for p in ("TEXT", "SOURCE")
     }
 )
-
-
-def _python_calls(call: object) -> int:
-    """Python functions entered during ``call()`` (sys.setprofile): the engine's work per
-    character or finding is Python; the C passes count as one call."""
-    count = 0
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        count += event == "call"
-
-    sys.setprofile(profile)
-    try:
-        call()  # type: ignore[operator]
-    except Exception:
-        pass
-    finally:
-        sys.setprofile(None)
-    return count
 
 
 def _cells(kinds: tuple[str, ...]) -> list[object]:

@@ -164,8 +164,8 @@ def test_reports_listed_in_c_are_the_engines_property(
 def test_listing_makes_no_python_call_a_finding() -> None:
     """1,000 single-character findings (German soft hyphens, C0/C1 controls): a fixed
     few Python calls for all of them, str and bytes."""
-    from tests.policy.test_policy_cliffs import _python_calls
     from tests.policy.text_classes import sample
+    from tests.support.counted_calls import python_calls as _python_calls
 
     for kind in ("German with soft hyphens", "C0/C1 floods"):
         data = sample(kind, 64 * 1024)

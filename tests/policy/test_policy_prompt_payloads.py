@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import sys
 from array import array
 
 import pytest
@@ -37,6 +36,7 @@ from sanitizer._policy._scan import scanner
 from sanitizer._policy.compiled import CompiledPolicy, compile_policy
 from tests.policy.reveal_samples import CANCEL_TAG, bits, selectors, tags
 from tests.policy.text_classes import sample
+from tests.support.counted_calls import python_calls as _python_calls
 from tests.support.settings import examples
 
 needs_c = pytest.mark.skipif(speedups is None, reason="needs the C extension")
@@ -258,23 +258,6 @@ def test_payload_spans_agree_with_reveal() -> None:
         assert held == list(got[1]), (text, found, spans)
         assert all(any(s <= h.start < h.end <= e for s, e in spans) for h in found), text
     assert told > 100
-
-
-def _python_calls(call: object) -> int:
-    count = 0
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        count += event == "call"
-
-    sys.setprofile(profile)
-    try:
-        call()  # type: ignore[operator]
-    except Exception:
-        pass
-    finally:
-        sys.setprofile(None)
-    return count
 
 
 @pytest.mark.parametrize("api", [accepts, sanitize])

@@ -21,7 +21,6 @@ per finding.
 from __future__ import annotations
 
 import json
-import sys
 from array import array
 from collections.abc import Callable
 from urllib.parse import quote_from_bytes
@@ -39,6 +38,7 @@ from sanitizer.web._compiled_web import compile_web_policy
 from sanitizer.web._problems import first_rejection
 from sanitizer.web._value_checks import _RUNS_FROM, fields_problem, pairs_problem
 from tests.policy.text_classes import HOSTILE, LEGITIMATE, sample
+from tests.support.counted_calls import python_calls
 from tests.web.sans_io import body_verdict
 
 FORM = b"application/x-www-form-urlencoded"
@@ -264,20 +264,8 @@ def test_a_rejection_after_max_findings_others_is_named() -> None:
 
 
 def _python_calls(call: Callable[[], object]) -> int:
-    """Functions called from Python during ``call()``, Python's and builtins alike
-    (sys.setprofile): a C pass counts as one call, a Python loop as one a turn."""
-    count = 0
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        count += event == "call" or event == "c_call"
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return count
+    """Functions called from Python during ``call()``, Python's and builtins alike."""
+    return python_calls(call, builtins=True, quiet=False)
 
 
 def _as_form(data: bytes) -> bytes:
