@@ -184,6 +184,11 @@ def test_validity_matches_the_scalar_functions(backend: str, case: Any) -> None:
         assert to_list(columns.decode(col)) == [None if v is None else v.decode() for v in expected]
 
 
+def walk_args(chunk: Any) -> tuple[Any, ...]:
+    """The six leading arguments of every C walk over ``chunk`` (and of its twin)."""
+    return (chunk.layout, chunk.length, chunk.offset, chunk.validity, chunk.values, chunk.data)
+
+
 @given(raw_columns(), st.sampled_from(TYPES), st.integers(0, 9))
 @settings(max_examples=60)
 def test_c_walk_equals_its_twin(case: Any, kind: str, cut: int) -> None:
@@ -194,14 +199,7 @@ def test_c_walk_equals_its_twin(case: Any, kind: str, cut: int) -> None:
     arr = arr.slice(min(cut, len(arr)))
     with _arrow.read_column(arr, "test") as col:
         for chunk in col.chunks():
-            args = (
-                chunk.layout,
-                chunk.length,
-                chunk.offset,
-                chunk.validity,
-                chunk.values,
-                chunk.data,
-            )
+            args = walk_args(chunk)
             assert _native.speedups.column_check(*args) == _arrow.column_check_py(*args)
             rows = list(range(0, chunk.length, 3))
             pieces = [None if i % 2 else b"x" * i for i in range(len(rows))]
@@ -238,14 +236,7 @@ def test_c_walk_equals_its_twin_across_stretches(
     arr = make_column(values, nulls, kind)
     with _arrow.read_column(arr, "test") as col:
         for chunk in col.chunks():
-            args = (
-                chunk.layout,
-                chunk.length,
-                chunk.offset,
-                chunk.validity,
-                chunk.values,
-                chunk.data,
-            )
+            args = walk_args(chunk)
             assert _native.speedups.column_check(*args) == _arrow.column_check_py(*args)
 
 
