@@ -15,6 +15,8 @@ checked here before they are written:
   Quick_Check Yes and ccc 0 alone is not enough since Unicode 16, see ``_starts``), and
   its full canonical and compatibility decompositions (Hangul syllables aside: Unicode
   §3.12 decomposes them arithmetically);
+* its Quick_Check: Yes for NFC, for NFKC (UAX #15 §9: text whose code points are all
+  Yes, the non-starters of each run in canonical order, is in that form already);
 * whether it is a mark a combining run counts (``COUNTED_MARKS`` of the policy layer:
   General Category M, carriers of hidden payloads aside), so that the pass that
   normalizes can count the runs (UAX #15 §13) where it reads the records anyway;
@@ -39,7 +41,7 @@ from sanitizer._policy._scan import COUNTED_MARKS
 TARGET = Path("sanitizer/_native_src/normalize_data.h")
 BLOCK = 128  # code points a stage-2 block
 HANGUL = range(0xAC00, 0xAC00 + 11172)
-NFC_BOUNDARY, NFKC_BOUNDARY, COUNTED_MARK = 1, 2, 4
+NFC_BOUNDARY, NFKC_BOUNDARY, COUNTED_MARK, NFC_YES, NFKC_YES = 1, 2, 4, 8, 16
 
 
 def _in(ranges: tuple[tuple[int, int], ...]) -> set[int]:
@@ -127,6 +129,8 @@ def records() -> tuple[list[int], list[Record], list[int]]:
                 (NFC_BOUNDARY if nfc_yes and _starts(nfd, seconds) else 0)
                 | (NFKC_BOUNDARY if nfkc_yes and _starts(nfkd, seconds) else 0)
                 | (COUNTED_MARK if cp in counted else 0)
+                | (NFC_YES if nfc_yes else 0)
+                | (NFKC_YES if nfkc_yes else 0)
             )
             if cp not in HANGUL:
                 canon = put(nfd) if nfd != ch else (0, 0)
@@ -189,6 +193,8 @@ def render() -> str:
 #define NORM_NFC_BOUNDARY {NFC_BOUNDARY}
 #define NORM_NFKC_BOUNDARY {NFKC_BOUNDARY}
 #define NORM_COUNTED_MARK {COUNTED_MARK} /* a mark a combining run counts */
+#define NORM_NFC_YES {NFC_YES} /* NFC_Quick_Check=Yes */
+#define NORM_NFKC_YES {NFKC_YES} /* NFKC_Quick_Check=Yes */
 /* the lowest code point that is no boundary, for NFC and NFKC */
 #define NORM_NFC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFC_BOUNDARY):04X}
 #define NORM_NFKC_LOWEST_UNSTABLE 0x{lowest(table, recs, NFKC_BOUNDARY):04X}
@@ -197,7 +203,7 @@ def render() -> str:
 typedef struct {{
     uint8_t ccc;
     uint8_t flags;        /* NORM_*_BOUNDARY: a segment starts here (see the generator);
-                           * NORM_COUNTED_MARK */
+                           * NORM_COUNTED_MARK, NORM_*_YES */
     uint16_t canon;       /* full canonical decomposition: norm_pool[canon..+canon_len] */
     uint8_t canon_len;    /* 0: none */
     uint16_t compat;      /* full compatibility decomposition */

@@ -41,6 +41,11 @@ static PyMethodDef speedups_methods[] = {
      "replace($module, data, table, nclasses, pos, out_spans, /)\n--\n\n"
      "Text of data[pos:] with U+FFFD per maximal subpart; spans appended to out_spans."},
     /* validate.c */
+    {"decode_valid", speedups_decode_valid_method, METH_O,
+     "decode_valid($module, data, /)\n--\n\n"
+     "bytes decoded (strict) when the SIMD validator proves them well-formed UTF-8 (RFC\n"
+     "3629 section 4), else None, without an exception: bytes.decode('utf-8'), a few\n"
+     "times faster on text outside ASCII."},
     {"valid_prefix", speedups_valid_prefix, METH_O,
      "valid_prefix($module, data, /)\n--\n\n"
      "Length of a prefix of data proven well-formed UTF-8 (RFC 3629), ending on a\n"
@@ -218,6 +223,7 @@ static int
 speedups_exec(PyObject *m)
 {
     speedups_validate_init(); /* the kernel this CPU runs best, once per process */
+    speedups_normalize_init(); /* the quick-check bitmaps (normalize.c), once */
     speedups_state *st = state_of(m);
     st->tables = classtable_cache_new();
     if (st->tables == NULL) return -1;

@@ -28,6 +28,9 @@
  */
 #include "speedups.h"
 #include "normalize_data.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define S_BASE 0xAC00
 #define L_BASE 0x1100
@@ -361,73 +364,106 @@ segment(ubuf *seg, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
     return 0;
 }
 
-/* The first i >= from whose code point is no boundary (flag stable), or n; the counted
- * marks before it counted (rs->over: it stops at the one over the limit). */
-#define NEXT_UNSTABLE(T)                                                                   \
-    static Py_ssize_t next_unstable_##T(const T *p, Py_ssize_t i, Py_ssize_t n,             \
-                                        unsigned int stable, Py_UCS4 lowest, runs_t *rs)   \
-    {                                                                                      \
-        for (; i < n; i++) {                                                               \
-            if (p[i] < lowest) continue;                                                   \
-            unsigned int f = record_of(p[i])->flags;                                       \
-            if (!(f & stable)) break;                                                      \
-            if (f & rs->counted) {                                                         \
-                count_mark(rs, i);                                                         \
-                if (rs->over) break;                                                       \
-            }                                                                              \
-        }                                                                                  \
-        return i;                                                                          \
-    }
-NEXT_UNSTABLE(Py_UCS1)
-NEXT_UNSTABLE(Py_UCS4)
-#if defined(__SSE2__)
-#include <emmintrin.h>
-/* The same for 2-byte text, passing over 8 code points below `lowest` an instruction or
- * three (most of text with marks: Latin letters between them). */
-static Py_ssize_t
-next_unstable_Py_UCS2(const Py_UCS2 *p, Py_ssize_t i, Py_ssize_t n, unsigned int stable,
-                      Py_UCS4 lowest, runs_t *rs)
+/* The quick check (UAX #15 §9): text whose code points are all Quick_Check Yes, each run
+ * of non-starters in canonical order, is in the form already; here a starter must be a
+ * boundary too (see quick_scan).  quick_bmp[form]: bit c for
+ * a BMP code point that is a boundary of the form (ccc 0, Yes) and no counted mark, so
+ * that the scan passes it with no record read; derived from the records once, at import
+ * (speedups_normalize_init). */
+static uint64_t quick_bmp[2][0x10000 / 64];
+
+SPEEDUPS_INTERNAL void
+speedups_normalize_init(void)
 {
-    const __m128i below = _mm_set1_epi16((short)(lowest - 1));
+    for (Py_UCS4 c = 0; c < 0x10000; c++) {
+        unsigned int f = record_of(c)->flags;
+        if (f & NORM_COUNTED_MARK) continue;
+        if (f & NORM_NFC_BOUNDARY) quick_bmp[0][c >> 6] |= (uint64_t)1 << (c & 63);
+        if (f & NORM_NFKC_BOUNDARY) quick_bmp[1][c >> 6] |= (uint64_t)1 << (c & 63);
+    }
+}
+
+/* What the quick check needs of one form: its boundary and Yes flags, its bitmap and
+ * the lowest code point that is no boundary. */
+typedef struct {
+    unsigned int stable, yes;
+    const uint64_t *bmp;
+    Py_UCS4 lowest;
+} quick_t;
+
+static quick_t
+quick_of(int compat)
+{
+    quick_t q = {NORM_NFC_BOUNDARY, NORM_NFC_YES, quick_bmp[0], NORM_NFC_LOWEST_UNSTABLE};
+    if (compat) {
+        q.stable = NORM_NFKC_BOUNDARY;
+        q.yes = NORM_NFKC_YES;
+        q.bmp = quick_bmp[1];
+        q.lowest = NORM_NFKC_LOWEST_UNSTABLE;
+    }
+    return q;
+}
+
+/* The first i >= from where the quick check fails (a code point not Yes, or a non-starter
+ * after one of a higher ccc in its run, or a starter that is no boundary), or n: the text
+ * before it is in the form.  The counted marks before it are counted (rs->over: it stops
+ * at the one over the limit). */
+NORM_INLINE Py_ssize_t
+quick_scan(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, const quick_t *q,
+           runs_t *rs)
+{
+    unsigned int last = 0; /* the ccc of the code point before i (a boundary's is 0) */
     while (i < n) {
-        if (n - i >= 8) { /* the first of 8 at or above lowest (saturating: 0 below it) */
-            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-            __m128i over = _mm_subs_epu16(v, below);
-            unsigned int m = (unsigned int)_mm_movemask_epi8(
-                                 _mm_cmpeq_epi16(over, _mm_setzero_si128())) ^ 0xFFFFu;
+        Py_ssize_t stop = n;
+#if defined(__SSE2__)
+        if (kind == PyUnicode_2BYTE_KIND && n - i >= 8) { /* 8 below lowest passed at once */
+            const __m128i below = _mm_set1_epi16((short)(q->lowest - 1));
+            __m128i v = _mm_loadu_si128((const __m128i *)((const Py_UCS2 *)data + i));
+            unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi16(
+                                 _mm_subs_epu16(v, below), _mm_setzero_si128())) ^ 0xFFFFu;
             if (!m) {
                 i += 8;
+                last = 0;
                 continue;
             }
-            i += __builtin_ctz(m) / 2;
-        } else if (p[i] < lowest) {
-            i++;
-            continue;
+            stop = i + 8; /* else these 8 one by one, from the first at or over lowest */
+            if (!(m & 3)) {
+                i += __builtin_ctz(m) / 2;
+                last = 0;
+            }
         }
-        unsigned int f = record_of(p[i])->flags;
-        if (!(f & stable)) break;
-        if (f & rs->counted) {
-            count_mark(rs, i);
-            if (rs->over) break;
+#endif
+        for (; i < stop; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c < q->lowest || (kind != PyUnicode_1BYTE_KIND && c < 0x10000 &&
+                                  (q->bmp[c >> 6] >> (c & 63)) & 1)) {
+                last = 0;
+                continue;
+            }
+            const norm_record *r = record_of(c);
+            unsigned int k = r->ccc;
+            /* no boundary: a non-starter Yes in order passes; a starter that is none
+             * (Yes since Unicode 16 though its decomposition may compose with what is
+             * before it: U+16D63 U+16D68 is U+16D6A in NFC) goes to its segment */
+            if (!(r->flags & q->stable) && (!(r->flags & q->yes) || !k || last > k)) return i;
+            last = k;
+            if (r->flags & rs->counted) {
+                count_mark(rs, i);
+                if (rs->over) return i;
+            }
         }
-        i++;
     }
     return i;
 }
-#else
-NEXT_UNSTABLE(Py_UCS2)
-#endif
 
 static Py_ssize_t
-next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, unsigned int stable,
+next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, const quick_t *q,
               runs_t *rs)
 {
-    Py_UCS4 lowest =
-        stable == NORM_NFKC_BOUNDARY ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
     switch (kind) {
-    case PyUnicode_1BYTE_KIND: return next_unstable_Py_UCS1(data, i, n, stable, lowest, rs);
-    case PyUnicode_2BYTE_KIND: return next_unstable_Py_UCS2(data, i, n, stable, lowest, rs);
-    default: return next_unstable_Py_UCS4(data, i, n, stable, lowest, rs);
+    case PyUnicode_1BYTE_KIND: return quick_scan(data, PyUnicode_1BYTE_KIND, i, n, q, rs);
+    case PyUnicode_2BYTE_KIND: return quick_scan(data, PyUnicode_2BYTE_KIND, i, n, q, rs);
+    default: return quick_scan(data, PyUnicode_4BYTE_KIND, i, n, q, rs);
     }
 }
 
@@ -446,25 +482,31 @@ copy_stable(obuf *out, int ok, int kind, const void *data, Py_ssize_t from, Py_s
     }
 }
 
-/* The normalized text from text[i], the first code point that is no boundary, into out
- * (characters of ok bytes): 0, -1 on error, NORM_WIDEN when a code point is over what ok
- * bytes hold.  kind and ok are constants in each call, so that each pair's loops are
- * compiled apart.  Out has room for the rest of the text before each segment (copying
+/* The normalized text from text[i], the first code point where the quick check fails,
+ * into out (characters of ok bytes): 0, -1 on error, NORM_WIDEN when a code point is over
+ * what ok bytes hold.  kind and ok are constants in each call, so that each pair's loops
+ * are compiled apart.  Out has room for the rest of the text before each segment (copying
  * and composing never lengthen it), so that only decomposed segments reserve more. */
 NORM_INLINE int
 drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py_ssize_t n,
-      int compat, unsigned int stable, runs_t *rs)
+      int compat, const quick_t *q, runs_t *rs)
 {
     Py_UCS4 limit = ok == PyUnicode_2BYTE_KIND ? 0xFFFF : 0x10FFFF;
-    Py_UCS4 lowest = compat ? NORM_NFKC_LOWEST_UNSTABLE : NORM_NFC_LOWEST_UNSTABLE;
+    const unsigned int stable = q->stable;
     Py_ssize_t copied = 0; /* text[..copied) is in out */
     if (ob_reserve(out, n + 16, ok) < 0) return -1;
     while (i < n) {
-        /* text[i] is no boundary; its segment starts at the boundary before it */
+        /* text[i]'s segment starts at the last boundary before it (what lies between
+         * passed the quick check: non-starters in order, each read again once) */
         Py_ssize_t start = i > copied ? i - 1 : copied, end;
+        while (start > copied) {
+            Py_UCS4 b = PyUnicode_READ(kind, data, start);
+            if (b < q->lowest || (record_of(b)->flags & stable)) break;
+            start--;
+        }
         copy_stable(out, ok, kind, data, copied, start);
-        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, lowest, limit, rs,
-                                &end);
+        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, q->lowest, limit,
+                                rs, &end);
         if (done < 0) return done;
         if (!done) {
             if (end <= start) end = start + 1;
@@ -485,7 +527,7 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
         }
         copied = end;
         if (rs->over) return NORM_OVER;
-        i = next_unstable(kind, data, end, n, stable, rs);
+        i = next_unstable(kind, data, end, n, q, rs);
         if (rs->over) return NORM_OVER;
     }
     copy_stable(out, ok, kind, data, copied, n);
@@ -500,10 +542,10 @@ normalized(PyObject *text, int compat, runs_t rs)
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    unsigned int stable = compat ? NORM_NFKC_BOUNDARY : NORM_NFC_BOUNDARY;
+    const quick_t q = quick_of(compat);
     Py_ssize_t i = 0;
     /* ASCII: all boundaries (UAX #15 §1.1) */
-    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, stable, &rs);
+    i = PyUnicode_IS_ASCII(text) ? n : next_unstable(kind, data, 0, n, &q, &rs);
     if (rs.over) Py_RETURN_NONE;
     if (i == n) return Py_NewRef(text);
     runs_t counted_before = rs; /* (a pass started again 4 bytes wide starts from here) */
@@ -516,23 +558,23 @@ normalized(PyObject *text, int compat, runs_t rs)
         switch (kind * 8 + ok) {
         case PyUnicode_1BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
-                      stable, &rs);
+                      &q, &rs);
             break;
         case PyUnicode_2BYTE_KIND * 8 + PyUnicode_2BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_2BYTE_KIND, i, n, compat,
-                      stable, &rs);
+                      &q, &rs);
             break;
         case PyUnicode_1BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_1BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable, &rs);
+                      &q, &rs);
             break;
         case PyUnicode_2BYTE_KIND * 8 + PyUnicode_4BYTE_KIND:
             r = drive(&out, &seg, data, PyUnicode_2BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable, &rs);
+                      &q, &rs);
             break;
         default:
             r = drive(&out, &seg, data, PyUnicode_4BYTE_KIND, PyUnicode_4BYTE_KIND, i, n, compat,
-                      stable, &rs);
+                      &q, &rs);
         }
         if (r != NORM_WIDEN) break;
         ok = PyUnicode_4BYTE_KIND; /* from the start, into a new str */

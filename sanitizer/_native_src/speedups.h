@@ -123,6 +123,7 @@ SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const 
 /* decode_valid.c: s[0:n] decoded (strict) to a new str when it is valid UTF-8, else None
  * (a new reference) without raising; NULL on error. */
 SPEEDUPS_INTERNAL PyObject *speedups_decode_valid(const unsigned char *s, Py_ssize_t n);
+SPEEDUPS_INTERNAL PyObject *speedups_decode_valid_method(PyObject *self, PyObject *data);
 
 /* lookalike.c */
 SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,
@@ -137,7 +138,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_skeleton(PyObject *self, PyObject *const *a
                                               Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_confusable(PyObject *self, PyObject *const *args,
                                                 Py_ssize_t nargs);
-/* normalize.c: NFC and NFKC (tables: normalize_data.h) */
+/* normalize.c: NFC and NFKC (tables: normalize_data.h); its quick-check bitmaps, once */
+SPEEDUPS_INTERNAL void speedups_normalize_init(void);
 SPEEDUPS_INTERNAL PyObject *speedups_normalize(PyObject *self, PyObject *const *args,
                                                Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_normalize_runs(PyObject *self, PyObject *const *args,

@@ -136,8 +136,53 @@ def test_long_runs_out_of_order() -> None:
 @native
 def test_text_already_normal_is_returned_as_is() -> None:
     assert speedups is not None
-    text = "Tiếng Việt 中文 café"
-    assert speedups.normalize(text, False) is text
+    for text in (
+        "Tiếng Việt 中文 café",
+        "בְּרֵאשִׁית בָּרָא",  # Hebrew points: non-starters of several classes, in order
+        "नमस्ते दुनिया",  # Devanagari virama and vowel signs
+        "สวัสดี ครับ",  # Thai vowels and tone marks
+        "بِسْمِ ٱللَّهِ",  # Arabic harakat
+    ):
+        for compat in (False, True):
+            assert speedups.normalize(text, compat) is text, text
+
+
+def _quick_check_yes(form: str, text: str) -> bool:
+    """UAX #15 §9's quick check, written here from the spec (an independent copy of the
+    C scan's test, which asks more of a starter): every code point Quick_Check Yes, no
+    non-starter after one of a higher class."""
+    not_yes = _categories.NFC_QC_NOT_YES if form == "NFC" else _categories.NFKC_QC_NOT_YES
+    last = 0
+    for ch in text:
+        ccc = unicodedata2.combining(ch)
+        if (ccc and last > ccc) or any(lo <= ord(ch) <= hi for lo, hi in not_yes):
+            return False
+        last = ccc
+    return True
+
+
+@native
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(MARKS), st.sampled_from(OTHERS), st.characters()),
+        max_size=40,
+    ),
+    st.sampled_from(FORMS),
+)
+def test_the_quick_check_decides_what_is_returned_as_is(chars: list[str], form: str) -> None:
+    """The normal form; the text itself only where the quick check says Yes, and always
+    when its non-starters are Yes and in order between letters of the samples (Yes
+    starters such as U+16D68, whose decomposition composes with what is before it since
+    Unicode 16, are no proof: NormalizationTest's U+16D63 U+16D68 is U+16D6A in NFC)."""
+    assert speedups is not None
+    text = "".join(chars)
+    got = speedups.normalize(text, form == "NFKC")
+    assert got == unicodedata2.normalize(form, text)
+    if got is text:
+        assert _quick_check_yes(form, text)
+    plain = "".join(c for c in text if c in "aeouAEOUnsz" or unicodedata2.combining(c))
+    if _quick_check_yes(form, plain):
+        assert speedups.normalize(plain, form == "NFKC") is plain
 
 
 def test_other_forms_are_unicodedata2s() -> None:
