@@ -264,6 +264,10 @@ def normalize_runs(text: str, compat: bool, max_run: int, /) -> str | None:
 
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
 
+def decode_valid(data: bytes, /) -> str | None:
+    """``data.decode("utf-8")`` when it is well-formed (RFC 3629 §4: proven by the SIMD
+    validator, then decoded with no checks left), else None, without an exception."""
+
 def valid_prefix(data: ReadableBuffer, /) -> int:
     """Length of a prefix of data proven well-formed UTF-8 (RFC 3629 §4), ending on a
     character boundary: len(data) iff all of it is; on an error, the start of the 64-byte

@@ -1,5 +1,6 @@
 /*
- * Bytes proven valid UTF-8, decoded: speedups_decode_valid(s, n) -> str | None.
+ * Bytes proven valid UTF-8, decoded: speedups_decode_valid(s, n) -> str | None (for
+ * Python: decode_valid(data, /), bytes only).
  *
  * Why it exists: clean() and clean_edit() take bytes, and decoding them was most of
  * sanitize's cost.  This is the extension's second UTF-8 decoder, beside the RFC 3629
@@ -305,5 +306,18 @@ speedups_decode_valid(const unsigned char *s, Py_ssize_t n)
     }
 #endif
     return PyUnicode_DecodeUTF8((const char *)s, n, "strict");
+}
+
+/* decode_valid(data, /) -> str | None: the method for Python (bytes only). */
+PyObject *
+speedups_decode_valid_method(PyObject *self, PyObject *data)
+{
+    (void)self;
+    if (!PyBytes_CheckExact(data)) {
+        PyErr_SetString(PyExc_TypeError, "decode_valid(data, /): data must be bytes");
+        return NULL;
+    }
+    return speedups_decode_valid((const unsigned char *)PyBytes_AS_STRING(data),
+                                 PyBytes_GET_SIZE(data));
 }
 

@@ -66,6 +66,7 @@ from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
 _c_normalize = None if speedups is None else speedups.normalize_runs
+_c_decode = None if speedups is None else speedups.decode_valid  # (twin: bytes.decode)
 _c_outside = None if speedups is None else speedups.groups_outside
 
 if TYPE_CHECKING:
@@ -737,11 +738,17 @@ class Run:
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
         objects only for the listed errors, the rest counted (bounded memory)."""
-        try:
-            self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
-            return
-        except UnicodeDecodeError:
-            pass
+        if _c_decode is not None and type(raw) is bytes:
+            text = _c_decode(raw)  # SIMD-validated, then decoded with no checks left
+            if text is not None:
+                self.text = text
+                return
+        else:
+            try:
+                self.text = raw.decode("utf-8")  # CPython's codec accepts exactly RFC 3629 §4
+                return
+            except UnicodeDecodeError:
+                pass
         self.ill_formed = True
         act = self.acts[_C.ILL_FORMED]
         if self.verdict and act is Action.REJECT:  # a verdict needs the first error only

@@ -420,6 +420,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "confusable": ((tables, "abc", "abd"), {}),
         "normalize": (("a\u0301", False), {}),
         "normalize_runs": (("a\u0301", False, 1), {}),
+        "decode_valid": ((b"ab",), {}),
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "count_mark_runs": (("a\u0301", *scan_args[:3], 0, 0), {}),

@@ -9,6 +9,7 @@
 - ill-formed bytes (every RFC 3629 §4 failure: lone continuation, overlong, surrogate,
   above U+10FFFF, bytes that never appear, a sequence cut short, also at the very end)
   are answered ``None`` without an exception, whatever their size, so the engine decides;
+  ``decode_valid``, the decoder alone (the engine's), answers as ``bytes.decode`` or None;
 - the vector edit loop's fast path (an edit with no candidate beside it) agrees with
   ``_classtable.edit_reference`` when the edit, or a neighbour with a rule or a mark, is
   at a block edge (offsets 0, 31, 32, 63, 64, the end), for all three str kinds.
@@ -128,6 +129,11 @@ texts = st.text(st.characters(codec="utf-8"), max_size=700)
 def test_bytes_answer_as_their_str(text: str, pad: str) -> None:
     _same_as_str(text.encode())
     _same_as_str((pad + text).encode())  # past a few vectors of mostly ASCII
+    assert speedups is not None
+    for data in (text.encode(), (pad + text).encode()):  # the decoder alone, kind included
+        got = speedups.decode_valid(data)
+        assert got == data.decode() and got is not None
+        assert len(got) < 2 or sys.getsizeof(got) == sys.getsizeof(data.decode())
 
 
 @needs_c
@@ -140,6 +146,7 @@ def test_ill_formed_bytes_are_none(size: int) -> None:
             for data in (b"a" * at + bad + b"b" * (size - at), "é".encode() * size + bad):
                 assert speedups.clean(data, *verdict) is None, data[:40]
                 assert speedups.clean_edit(data, *edit) is None, data[:40]
+                assert speedups.decode_valid(data) is None, data[:40]
 
 
 def _kernel_run(seed: int) -> None:
