@@ -60,9 +60,18 @@ def count_mark_runs(
     """How many runs of more than max_run marks scan() with the mark tables finds from
     start on, each read to its last mark (reference: sum over _scan.mark_runs from there)."""
 
-def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /) -> str | None:
+def clean(
+    data: object,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    max_run: int,
+    kept: list[str] | None = None,
+    /,
+) -> str | None:
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
-    (also for any type other than bytes and str)."""
+    (also for any type other than bytes and str); bytes that decode but are not clean
+    have their text appended to ``kept`` (a list), for the engine that judges them."""
 
 def count_groups(
     text: str,
@@ -263,6 +272,10 @@ def normalize_runs(text: str, compat: bool, max_run: int, /) -> str | None:
     combining run counts (UAX #15 §13), counted in the same pass."""
 
 # -- validate.c: the SIMD UTF-8 validator (Keiser & Lemire's lookup algorithm) -------------
+
+def str_kind(text: str, /) -> int:
+    """1, 2 or 4: the bytes a character of ``text`` takes (PEP 393); 1 exactly when every
+    character is below U+0100."""
 
 def decode_valid(data: bytes, /) -> str | None:
     """``data.decode("utf-8")`` when it is well-formed (RFC 3629 §4: proven by the SIMD

@@ -80,9 +80,13 @@ static PyMethodDef speedups_methods[] = {
      "scan($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
      "Index of the first character the policy tables flag (see\n"
      "sanitizer._policy._classtable.scan_reference), or len(text)."},
+    {"str_kind", speedups_str_kind, METH_O,
+     "str_kind($module, text, /)\n--\n\n"
+     "1, 2 or 4: the bytes a character of text takes (PEP 393); 1 iff text fits Latin-1."},
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
-     "clean($module, data, stage1, stage2, tables, max_run, /)\n--\n\n"
-     "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None."},
+     "clean($module, data, stage1, stage2, tables, max_run, kept=None, /)\n--\n\n"
+     "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None;\n"
+     "bytes that decode but are not clean have their text appended to kept (a list)."},
     {"count_groups", (PyCFunction)(void (*)(void))speedups_count_groups, METH_FASTCALL,
      "count_groups($module, text, stage1, stage2, tables, start, groups, edits_matter, /)\n"
      "--\n\n"

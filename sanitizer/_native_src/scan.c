@@ -410,12 +410,32 @@ input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
     return 0;
 }
 
+/* str_kind(text, /) -> 1, 2 or 4: the bytes a character of text takes (PEP 393), so that
+ * the engine tells in O(1) whether text fits in Latin-1 (1) without encoding it. */
+PyObject *
+speedups_str_kind(PyObject *self, PyObject *text)
+{
+    (void)self;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "str_kind(text, /): text must be a str");
+        return NULL;
+    }
+    if (READY(text) < 0) return NULL;
+    return PyLong_FromLong((long)PyUnicode_KIND(text));
+}
+
 PyObject *
 speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
+    if (nargs != 5 && nargs != 6) {
         PyErr_SetString(PyExc_TypeError,
-                        "clean(data, stage1, stage2, tables, max_run) takes 5 arguments");
+                        "clean(data, stage1, stage2, tables, max_run[, kept]) takes 5 or 6 "
+                        "arguments");
+        return NULL;
+    }
+    PyObject *kept = nargs == 6 && args[5] != Py_None ? args[5] : NULL;
+    if (kept != NULL && !PyList_CheckExact(kept)) {
+        PyErr_SetString(PyExc_TypeError, "clean(): kept must be a list or None");
         return NULL;
     }
     scan_tables_t t;
@@ -426,7 +446,10 @@ speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int to_scan = input_text(&t, args[0], &text);
     if (to_scan <= 0) return to_scan < 0 ? NULL : text;
     if (scan_text(&t, text, 0, max_run) != PyUnicode_GET_LENGTH(text)) {
+        /* bytes decoded for nothing: kept for the caller's engine, which needs them */
+        int r = kept != NULL && text != args[0] ? PyList_Append(kept, text) : 0;
         Py_DECREF(text);
+        if (r < 0) return NULL;
         Py_RETURN_NONE;
     }
     return text;
@@ -481,6 +504,98 @@ next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
         if (f && flagged(t, kind, data, n, i, c, f, rs)) return i;
     }
     return i < n ? scan_kind(t, kind, data, n, i, rs) : n;
+}
+
+#if defined(SCAN_AVX2)
+/* The flagged characters of a str, one after another, with each 32-character
+ * window's candidates (avx2_candidates_*) computed once: in text dense in flagged
+ * characters (a run, a control or a mark every few letters), one vector test a window,
+ * not a scan restarted a character.  base: the window s[base..base+32) (-1: none); mask:
+ * its candidates not yet passed. */
+typedef struct {
+    Py_ssize_t base;
+    uint32_t mask;
+} window_t;
+
+#define WINDOW_NEXT(NAME, TYPE, KIND, CANDIDATES)                                        \
+    SCAN_AVX2_TARGET static Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s,       \
+                                            Py_ssize_t n, Py_ssize_t i, run_state_t *rs, \
+                                            window_t *w)                                 \
+    {                                                                                    \
+        const derived_t *d = t->derived;                                                 \
+        for (;;) {                                                                       \
+            if (w->base < 0 || i < w->base || i >= w->base + 32) {                       \
+                if (n - i < 32) {                                                        \
+                    w->base = -1;                                                        \
+                    return i < n ? scan_kind(t, KIND, s, n, i, rs) : n;                  \
+                }                                                                        \
+                w->base = i;                                                             \
+                w->mask = CANDIDATES;                                                    \
+            }                                                                            \
+            uint32_t m = w->mask & (0xFFFFFFFFu << (i - w->base));                       \
+            while (m) {                                                                  \
+                Py_ssize_t j = w->base + __builtin_ctz(m);                               \
+                m &= m - 1;                                                              \
+                Py_UCS4 ch = s[j];                                                       \
+                if (KIND != PyUnicode_1BYTE_KIND && ch < 0x10000 && !BMP_FLAGGED(d, ch))   \
+                    continue;                                                            \
+                unsigned int c = CLASS_OF(t, ch), f = t->flags[c];                       \
+                if (f && flagged(t, KIND, s, n, j, c, f, rs)) {                          \
+                    w->mask = m;                                                         \
+                    return j;                                                            \
+                }                                                                        \
+            }                                                                            \
+            i = w->base + 32;                                                            \
+            w->base = -1;                                                                \
+        }                                                                                \
+    }
+
+/* A window's candidates: of a 1-byte str, exact (avx2_members); of a wider one, those
+ * avx2_candidates_* pick, each then tested exactly. */
+SCAN_AVX2_TARGET static inline uint32_t
+window_candidates_ucs1(const Py_UCS1 *s, const derived_t *d)
+{
+    return avx2_members(_mm256_loadu_si256((const __m256i *)s), avx2_bcast(d->lo_ascii),
+                        avx2_bcast(d->lo_latin), avx2_bcast(ROW_BITS));
+}
+
+SCAN_AVX2_TARGET static inline uint32_t
+window_candidates_ucs2(const Py_UCS2 *s, const derived_t *d)
+{
+    const avx2_sets_t sets = avx2_sets(d);
+    return avx2_candidates_ucs2(_mm256_loadu_si256((const __m256i *)s),
+                                _mm256_loadu_si256((const __m256i *)(s + 16)), &sets);
+}
+
+SCAN_AVX2_TARGET static inline uint32_t
+window_candidates_ucs4(const Py_UCS4 *s, const derived_t *d)
+{
+    const avx2_sets_t sets = avx2_sets(d);
+    __m256i v[4];
+    avx2_load_ucs4(v, s);
+    return avx2_candidates_ucs4(v, s, &sets, d);
+}
+
+WINDOW_NEXT(window_next_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND, window_candidates_ucs1(s + i, d))
+WINDOW_NEXT(window_next_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND, window_candidates_ucs2(s + i, d))
+WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_ucs4(s + i, d))
+#endif
+
+/* next_flagged, through the window `w` when the AVX2 loops run. */
+static inline Py_ssize_t
+next_flagged_in(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n,
+                Py_ssize_t i, run_state_t *rs, void *w)
+{
+#if defined(SCAN_AVX2)
+    if (use_avx2() && kind == PyUnicode_1BYTE_KIND)
+        return window_next_ucs1(t, (const Py_UCS1 *)data, n, i, rs, (window_t *)w);
+    if (use_avx2() && kind == PyUnicode_2BYTE_KIND)
+        return window_next_ucs2(t, (const Py_UCS2 *)data, n, i, rs, (window_t *)w);
+    if (use_avx2() && kind == PyUnicode_4BYTE_KIND)
+        return window_next_ucs4(t, (const Py_UCS4 *)data, n, i, rs, (window_t *)w);
+#endif
+    (void)w;
+    return next_flagged(t, kind, data, n, i, rs);
 }
 
 /* The groups the engine makes of the characters the tables flag (its scanner's: exactly
@@ -548,13 +663,18 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     run_state_t rs = {-1, -1, -1};
+#if defined(SCAN_AVX2)
+    window_t window = {-1, 0};
+#else
+    char window = 0;
+#endif
     Py_ssize_t run_end = -1, run_start = -1, nlisted = 0;
     int family = 0, severity = -1;
     unsigned int strong = 0;
     *total = *allowed = 0;
     *worst = -1;
     for (Py_ssize_t i = scan_outside(t, kind, data, n, 0, &rs, sk);;
-         i = sk == NULL ? next_flagged(t, kind, data, n, i + 1, &rs)
+         i = sk == NULL ? next_flagged_in(t, kind, data, n, i + 1, &rs, &window)
                         : scan_outside(t, kind, data, n, i + 1, &rs, sk)) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;

@@ -124,6 +124,7 @@ SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const 
  * (a new reference) without raising; NULL on error. */
 SPEEDUPS_INTERNAL PyObject *speedups_decode_valid(const unsigned char *s, Py_ssize_t n);
 SPEEDUPS_INTERNAL PyObject *speedups_decode_valid_method(PyObject *self, PyObject *data);
+SPEEDUPS_INTERNAL PyObject *speedups_str_kind(PyObject *self, PyObject *text);
 
 /* lookalike.c */
 SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,

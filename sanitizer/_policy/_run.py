@@ -256,7 +256,15 @@ class Run:
 
     error_bytes: list[int]  # ill-formed input: the length of each listed error (_decode)
 
-    def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
+    def __init__(
+        self,
+        data: object,
+        compiled: CompiledPolicy,
+        verdict: bool = False,
+        decoded: str | None = None,
+    ) -> None:
+        """``decoded``: ``data`` (bytes) decoded already, strictly (the fast path's)."""
+        self.decoded = decoded
         if isinstance(data, str):
             self.raw: bytes | None = None
             self.text = data
@@ -738,6 +746,9 @@ class Run:
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
         objects only for the listed errors, the rest counted (bounded memory)."""
+        if self.decoded is not None:
+            self.text = self.decoded
+            return
         if _c_decode is not None and type(raw) is bytes:
             text = _c_decode(raw)  # SIMD-validated, then decoded with no checks left
             if text is not None:

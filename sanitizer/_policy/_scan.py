@@ -47,6 +47,7 @@ from ._sequences import (
 )
 
 _LEADS_4 = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")  # RFC 3629 §4: 4-byte leads
+_str_kind = None if speedups is None else speedups.str_kind
 _NEIGHBOUR_CATEGORIES = frozenset(rule.category for rule in NEIGHBOUR_RULES)
 
 
@@ -115,6 +116,10 @@ def has_astral(utf8: bytes) -> bool:
 
 
 def fits_latin1(text: str) -> bool:
+    """Whether every character of ``text`` is below U+0100: the str's kind in C (O(1)),
+    else whether it encodes to Latin-1."""
+    if _str_kind is not None:
+        return _str_kind(text) == 1
     try:
         text.encode("latin-1")
     except UnicodeEncodeError:

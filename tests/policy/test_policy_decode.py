@@ -193,3 +193,36 @@ def test_edits_and_neighbours_at_block_edges(filler: str) -> None:
                 want = edit_reference(text, *edit)
                 assert speedups.clean_edit(text, *edit) == want, (at, snippet)
                 assert speedups.clean_edit(text.encode(), *edit) == want, (at, snippet)
+
+
+@needs_c
+def test_clean_keeps_the_text_it_decoded_for_nothing() -> None:
+    """``clean``'s ``kept``: bytes that decode but are not clean leave their text there
+    (inspect and accepts hand it to the engine instead of decoding again); clean bytes,
+    ill-formed bytes and a str leave nothing; and the reports are those of the str."""
+    from sanitizer import _policy as policy
+
+    assert speedups is not None
+    verdict, _ = _args(profiles.TEXT)
+    unclean = "Silben\u00adtren\u00adnung \u05e9\u05dc\u05d5\u05dd\u200f ".encode() * 400
+    for data, want in (
+        (unclean, [unclean.decode()]),
+        (b"clean text " * 400, []),
+        (unclean + b"\xff", []),
+    ):
+        kept: list[str] = []
+        speedups.clean(data, *verdict, kept)
+        assert kept == want
+    kept = []
+    speedups.clean(unclean.decode(), *verdict, kept)
+    assert kept == []
+    for data in (unclean, unclean[: len(unclean) // 400 * 3]):  # above and below the size kept
+        text = data.decode()
+        for p in (profiles.TEXT, profiles.PROMPT, profiles.IDENTIFIER):
+            got, want_report = policy.inspect(data, p), policy.inspect(text, p)
+            assert (got.ok, got.text, len(got.findings)) == (
+                want_report.ok,
+                want_report.text,
+                len(want_report.findings),
+            )
+            assert policy.accepts(data, p) == policy.accepts(text, p)
