@@ -456,7 +456,7 @@ quick_scan(const void *data, int kind, Py_ssize_t i, Py_ssize_t n, const quick_t
     return i;
 }
 
-static Py_ssize_t
+NORM_INLINE Py_ssize_t
 next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, const quick_t *q,
               runs_t *rs)
 {
@@ -471,7 +471,7 @@ next_unstable(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, const quic
 NORM_INLINE void
 copy_stable(obuf *out, int ok, int kind, const void *data, Py_ssize_t from, Py_ssize_t to)
 {
-    if (ok == kind) {
+    if (ok == kind && to - from > 8) { /* (a few: the loop, no call) */
         memcpy(out->p + out->n * ok, (const char *)data + from * kind, (size_t)(to - from) * ok);
         out->n += to - from;
         return;
