@@ -4,7 +4,8 @@ the rows of the cost matrix (bench/bench_cost_matrix.py) and of its guard
 
 Legitimate kinds carry what real writing carries (soft hyphens in German, ZWSP between
 Thai words, ZWNJ in Persian, LRM/RLM in mixed-direction text, ideographic variation
-sequences in Japanese names, NFD Vietnamese, invisible operators in mathematics);
+sequences in Japanese names, NFD Vietnamese, points and harakat already in NFC (non-starters
+of several classes in canonical order), invisible operators in mathematics);
 hostile kinds are floods of what an attacker sends (tag runs, selector runs, zero-width
 bit runs, one-character payloads, bidi controls, combining marks, noncharacters, C0/C1
 controls, ill-formed bytes).
@@ -26,6 +27,8 @@ _LEGITIMATE: dict[str, str] = {
     "Thai/Khmer with ZWSP": "สวัสดี\u200bครับ\u200bวันนี้\u200bភាសា\u200bខ្មែរ ",
     "Japanese with IVS": "葛\U000e0100城市 辻\U000e0101 邊\U000e0102 ",
     "Vietnamese NFD": unicodedata.normalize("NFD", "Tiếng Việt có dấu rất nhiều. "),
+    "Hebrew with points": "בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם ",
+    "Arabic with harakat": "بِسْمِ ٱللَّهِ ٱلرَّحْمَٰنِ ٱلرَّحِيمِ ",
     "math, invisible operators": "f\u2061(x)\u2062y\u2063z + a\u2064b ",
 }
 
