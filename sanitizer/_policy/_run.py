@@ -286,6 +286,9 @@ class Run:
         # Findings of index_findings' count made in C at input offsets (_listed_in_c):
         # noted before any other of it, in input order.
         self.placed = _NOTHING_PLACED
+        # The output whose runs of marks the pass that normalized counted, none over the
+        # limit (it was that pass's input, unchanged): _final_checks need not count them.
+        self.runs_counted: str | None = None
         self.findings = _Listed(cap)  # start/end are input offsets
         self.ill_formed = False  # bytes input that is not UTF-8
         self.errors: list[Utf8Error] = []  # the listed ones: at most max_findings
@@ -732,8 +735,13 @@ class Run:
         counted = args[3] >= 0  # the C pass counted the runs (and gave up at a long one)
         max_run = -1
         if limit is not None and not is_latin1 and act is not Action.IGNORE and not counted:
-            if act in DROPPING and p.normalization in NORMALIZES_COUNTING:
-                max_run = limit  # counted by the pass that normalizes (bulk_edit_args)
+            if p.normalization in NORMALIZES_COUNTING and not (
+                self.verdict and act is Action.ALLOW
+            ):
+                # counted by the pass that normalizes (bulk_edit_args), on the edited text:
+                # a strip only joins runs (no mark is edited), so a run over the limit in
+                # the input is one there, and the engine decides (it lists it)
+                max_run = limit
             elif not (self.verdict and act is Action.ALLOW):
                 astral = self.raw is None or self.ill_formed or has_astral(self.raw)
                 if next(iter(mark_runs(text, limit, astral)), None) is not None:
@@ -908,6 +916,8 @@ class Run:
                     made = _c_normalize(edited, form == "NFKC", max_run)
                     if made is None:
                         return None  # a run of marks over the limit: the engine decides
+                    if made is edited:
+                        self.runs_counted = made
                     value = values[form] = made
                     max_run = -1
                 else:
@@ -922,6 +932,7 @@ class Run:
             if not pending:
                 return values[p.normalization] if p.normalization else edited
             if bulk:
+                self.runs_counted = None  # (the engine makes its own output)
                 raise _Redo
             fresh: list[Span] = []
             for form, cats in pending.items():
@@ -972,7 +983,12 @@ class Run:
         p = self.policy
         limit = p.max_combining
         checks_runs = limit is not None and self.acts[_C.COMBINING_RUN] in DROPPING
-        if checks_runs and out != self.text and not fits_latin1(out):
+        if (
+            checks_runs
+            and out is not self.runs_counted
+            and out != self.text
+            and not fits_latin1(out)
+        ):
             if any(mark_runs(out, limit or 0)):  # a run that stripping or normalizing made
                 self._refuse_whole(_C.COMBINING_RUN, p.normalization)
         if out in (".", ".."):

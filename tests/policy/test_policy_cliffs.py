@@ -67,8 +67,16 @@ POLICIES = [
     profiles.TEXT.with_actions(NUL=A.STRIP, CONTROL=A.REPLACE, TAG=A.STRIP),
     profiles.TEXT.with_actions(VARIATION_SELECTOR=A.REPLACE, PRIVATE_USE=A.STRIP),
     Policy(actions={C.INVISIBLE: A.STRIP, C.NONCHARACTER: A.REPLACE, C.JOINER: A.ALLOW}),
+    # runs of marks counted by the pass that normalizes, whatever their action
+    *(
+        profiles.TEXT.replace(normalization=form, max_combining=2).with_actions(COMBINING_RUN=a)
+        for form in ("NFC", "NFKC")
+        for a in (A.ALLOW, A.REJECT, A.REPLACE)
+    ),
 ]
+# (U+0344 and U+0F73 decompose to two marks that NFC leaves apart: a run normalizing made)
 EXTRA = "\u0e49\u0e35\u200b\u00ad\u200c\u200d\u200e\u200f\u2061\u2062\u0301\u0323"
+EXTRA += "\u0344\u0f73\u05b0\u05bc"
 # carrier marks (selectors, U+034F, U+17B4): stripped like a format character, their
 # neighbours' mark runs joined
 EXTRA += "\ufe00\ufe01\U000e0110\u034f\u17b4"
