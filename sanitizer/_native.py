@@ -134,6 +134,7 @@ class Speedups(Protocol):
         tables: bytes,
         max_run: int,
         edits: bytes,
+        kept: list[str] | None = ...,
         /,
     ) -> str | None: ...
     def count_groups(

@@ -207,11 +207,20 @@ def reveal_runs(
     ``at_byte`` >= 0 (_reveal.reveal_runs_reference)."""
 
 def clean_edit(
-    data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
+    data: object,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    max_run: int,
+    edits: bytes,
+    kept: list[str] | None = None,
+    /,
 ) -> str | None:
     """clean(), but flagged characters whose class ``edits`` (256 bytes) marks 1 are
     stripped and 2 replaced by U+FFFD (adjacent ones by one) when no neighbour's judgement
-    can depend on them; None when anything else is flagged (_classtable.edit_reference)."""
+    can depend on them; None when anything else is flagged (_classtable.edit_reference),
+    and then, for bytes, their decoded text appended to ``kept`` (a list) when nothing was
+    edited before (for the engine that judges them)."""
 
 # The table layout scan.c reads (sanitizer._policy._classtable writes the same; see
 # speedups.h).

@@ -329,7 +329,10 @@ copy_small(char *dst, const char *src, size_t len)
                 continue;                                                               \
             copy_small(o + olen * KIND, (const char *)(s + from), (size_t)(j - from) * KIND); \
             olen += j - from;                                                           \
-            if (edit_one(&e, KIND, s, j, ch, c, o, &olen, rs) < 0) return -1;               \
+            if (edit_one(&e, KIND, s, j, ch, c, o, &olen, rs) < 0) {                        \
+                es->edited_end = e.edited_end; /* (whether anything was edited) */          \
+                return -1;                                                              \
+            }                                                                           \
             from = j + 1;                                                               \
         }                                                                               \
         if (from == i) { /* no stop: the block whole */                                \
@@ -393,11 +396,13 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
  * may be overwritten, and only when that one was replaced (a vector block is stored only
  * when all of it is copied).  When stripping removed characters that only that kind
  * holds, and none is left, the output is copied into the narrower kind a str must have
- * (`narrowed`).  When `in_place`, the caller's reference to text is taken over.
+ * (`narrowed`).  When `in_place`, the caller's reference to text is taken over; when
+ * the engine must decide before anything was edited, text (the input's, decoded) is
+ * appended to `kept` (if not NULL) for it.
  */
 static PyObject *
 edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject *edits_obj,
-          PyObject *text, Py_ssize_t i, run_state_t *rs, int in_place)
+          PyObject *text, Py_ssize_t i, run_state_t *rs, int in_place, PyObject *kept)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -440,6 +445,11 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     if (out.len < n && PyUnicode_Resize(&result, out.len) < 0) return NULL;
     return result;
 bail:
+    if (kept != NULL && in_place && es.edited_end < 0 && !PyErr_Occurred() &&
+        PyList_Append(kept, result) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
     Py_DECREF(result);
     return NULL;
 }
@@ -447,10 +457,15 @@ bail:
 PyObject *
 speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
+    if (nargs != 6 && nargs != 7) {
         PyErr_SetString(PyExc_TypeError,
-                        "clean_edit(data, stage1, stage2, tables, max_run, edits) takes 6 "
-                        "arguments");
+                        "clean_edit(data, stage1, stage2, tables, max_run, edits[, kept]) "
+                        "takes 6 or 7 arguments");
+        return NULL;
+    }
+    PyObject *kept = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
+    if (kept != NULL && !PyList_CheckExact(kept)) {
+        PyErr_SetString(PyExc_TypeError, "clean_edit(): kept must be a list or None");
         return NULL;
     }
     scan_tables_t t;
@@ -472,7 +487,7 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     /* A str just decoded from bytes, that only this call holds, is edited in place. */
     int in_place = text != args[0] && Py_REFCNT(text) == 1 && PyUnicode_CheckExact(text) &&
                    !PyUnicode_CHECK_INTERNED(text);
-    PyObject *edited = edit_text(st, &t, args[3], args[5], text, i, &rs, in_place);
+    PyObject *edited = edit_text(st, &t, args[3], args[5], text, i, &rs, in_place, kept);
     if (!in_place) Py_DECREF(text);
     if (edited == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return edited;

@@ -143,10 +143,12 @@ static PyMethodDef speedups_methods[] = {
      "candidate start, up to one only Python reads, as runs or (reader) the payloads of\n"
      "those read in C (see sanitizer._policy._reveal.reveal_runs_reference)."},
     {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
-     "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
+     "clean_edit($module, data, stage1, stage2, tables, max_run, edits, kept=None, /)\n"
+     "--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"
      "replaced by U+FFFD (adjacent ones by one), when no neighbour's judgement can depend\n"
-     "on them; else None (see sanitizer._policy._classtable.edit_reference)."},
+     "on them; else None (see sanitizer._policy._classtable.edit_reference), the text\n"
+     "decoded from bytes appended to kept (a list) when nothing was edited before."},
     /* lookalike.c */
     {"index_code_points", (PyCFunction)(void (*)(void))speedups_index_code_points,
      METH_FASTCALL,

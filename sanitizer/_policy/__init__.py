@@ -150,8 +150,11 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
         policy = _DEFAULT
     compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
     edit_args = compiled.direct_edit_args
+    kept: list[str] | None = None
     if edit_args is not None:  # one C call: clean text, or cleaned by strips and replacements
-        text = c_clean_edit(data, *edit_args)  # type: ignore[misc]  # (exact bytes, str only)
+        if type(data) is bytes and len(data) >= _KEEP_DECODED:
+            kept = []  # the text decoded, for the engine when nothing was edited before
+        text = c_clean_edit(data, *edit_args, kept)  # type: ignore[misc]  # (bytes, str only)
     elif (args := compiled.direct_verdict_args) is not None:  # compiled.fast_sanitize(data)
         text = c_clean(data, *args)  # type: ignore[misc]
     else:
@@ -161,7 +164,8 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
         return text
     data = exact_data(data)
     _check_data(data, "sanitize")
-    report = Run(data, compiled, verdict=True).report()  # stops at the first refusal
+    decoded = kept[0] if kept else None  # (the engine stops at the first refusal)
+    report = Run(data, compiled, verdict=True, decoded=decoded).report()
     if report.text is None:
         raise PolicyError(report)
     return report.text

@@ -385,7 +385,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "set_is_valid_fallback": ((decoder.is_valid_py,), {}),
         "scan": (("abc", *verdict, 0), {}),
         "clean": ((b"abc", *verdict, []), {}),
-        "clean_edit": ((b"abc", *edits), {}),
+        "clean_edit": ((b"abc", *edits, []), {}),
         "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
         "list_findings": (

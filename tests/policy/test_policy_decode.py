@@ -216,7 +216,8 @@ def test_clean_keeps_the_text_it_decoded_for_nothing() -> None:
     kept = []
     speedups.clean(unclean.decode(), *verdict, kept)
     assert kept == []
-    for data in (unclean, unclean[: len(unclean) // 400 * 3]):  # above and below the size kept
+    # above and below the size kept; a mark first: clean_edit gives up before any edit
+    for data in (unclean, unclean[: len(unclean) // 400 * 3], "e\u0301 ".encode() + unclean):
         text = data.decode()
         for p in (profiles.TEXT, profiles.PROMPT, profiles.IDENTIFIER):
             got, want_report = policy.inspect(data, p), policy.inspect(text, p)
@@ -226,3 +227,34 @@ def test_clean_keeps_the_text_it_decoded_for_nothing() -> None:
                 len(want_report.findings),
             )
             assert policy.accepts(data, p) == policy.accepts(text, p)
+            assert _sanitized(policy.sanitize, data, p) == _sanitized(policy.sanitize, text, p)
+
+
+def _sanitized(sanitize: object, data: bytes | str, p: Policy) -> str | None:
+    try:
+        return sanitize(data, p)  # type: ignore[operator,no-any-return]
+    except ValueError:  # PolicyError
+        return None
+
+
+@needs_c
+def test_clean_edit_keeps_the_text_only_when_nothing_was_edited() -> None:
+    """``clean_edit``'s ``kept``: bytes it gives up on before editing anything leave their
+    text there (sanitize hands it to the engine); once it has stripped or replaced in
+    place, nothing (that text is no longer the input's), whatever the str kind and
+    wherever the vector loops stop."""
+    assert speedups is not None
+    _, edit = _args(profiles.TEXT)
+    first_mark = "e\u0301 " + "Text mit \u00adWeich " * 50  # a mark NFC composes: gives up
+    for filler in ("ab", "\u05d0\u05d1", "\U0001f600x"):
+        gives_up = (first_mark + filler * 40).encode()
+        kept: list[str] = []
+        assert speedups.clean_edit(gives_up, *edit, kept) is None
+        assert kept == [gives_up.decode()]
+        edited_first = ("Text\u00ad mit " * 50 + filler * 40 + "e\u0301").encode()
+        kept = []
+        assert speedups.clean_edit(edited_first, *edit, kept) is None
+        assert kept == []
+    kept = []
+    assert speedups.clean_edit(b"clean text " * 40, *edit, kept) is not None
+    assert kept == []
