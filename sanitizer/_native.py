@@ -117,15 +117,9 @@ class Speedups(Protocol):
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
     ) -> int: ...
     def clean(
-        self,
-        data: object,
-        stage1: bytes,
-        stage2: bytes,
-        tables: bytes,
-        max_run: int,
-        kept: list[str] | None = ...,
-        /,
+        self, data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /
     ) -> str | None: ...
+    def take_decoded(self, data: bytes, /) -> str | None: ...
     def clean_edit(
         self,
         data: object,
@@ -134,7 +128,6 @@ class Speedups(Protocol):
         tables: bytes,
         max_run: int,
         edits: bytes,
-        kept: list[str] | None = ...,
         /,
     ) -> str | None: ...
     def count_groups(

@@ -60,18 +60,15 @@ def count_mark_runs(
     """How many runs of more than max_run marks scan() with the mark tables finds from
     start on, each read to its last mark (reference: sum over _scan.mark_runs from there)."""
 
-def clean(
-    data: object,
-    stage1: bytes,
-    stage2: bytes,
-    tables: bytes,
-    max_run: int,
-    kept: list[str] | None = None,
-    /,
-) -> str | None:
+def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /) -> str | None:
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
-    (also for any type other than bytes and str); bytes that decode but are not clean
-    have their text appended to ``kept`` (a list), for the engine that judges them."""
+    (also for any type other than bytes and str); the text of bytes (4 KiB or more) that
+    decode but are not clean is kept for ``take_decoded``."""
+
+def take_decoded(data: bytes, /) -> str | None:
+    """The text the last ``clean`` or ``clean_edit`` decoded from the bytes object
+    ``data`` and gave up on unchanged (kept so that the engine judging them need not
+    decode them again), or None; nothing is kept after."""
 
 def count_groups(
     text: str,
@@ -207,20 +204,12 @@ def reveal_runs(
     ``at_byte`` >= 0 (_reveal.reveal_runs_reference)."""
 
 def clean_edit(
-    data: object,
-    stage1: bytes,
-    stage2: bytes,
-    tables: bytes,
-    max_run: int,
-    edits: bytes,
-    kept: list[str] | None = None,
-    /,
+    data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, edits: bytes, /
 ) -> str | None:
     """clean(), but flagged characters whose class ``edits`` (256 bytes) marks 1 are
     stripped and 2 replaced by U+FFFD (adjacent ones by one) when no neighbour's judgement
     can depend on them; None when anything else is flagged (_classtable.edit_reference),
-    and then, for bytes, their decoded text appended to ``kept`` (a list) when nothing was
-    edited before (for the engine that judges them)."""
+    and then the text of bytes kept for ``take_decoded`` when nothing was edited before."""
 
 # The table layout scan.c reads (sanitizer._policy._classtable writes the same; see
 # speedups.h).

@@ -397,12 +397,12 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
  * when all of it is copied).  When stripping removed characters that only that kind
  * holds, and none is left, the output is copied into the narrower kind a str must have
  * (`narrowed`).  When `in_place`, the caller's reference to text is taken over; when
- * the engine must decide before anything was edited, text (the input's, decoded) is
- * appended to `kept` (if not NULL) for it.
+ * the engine must decide before anything was edited, text (the input's, decoded from
+ * `input`, the bytes) is kept for it (keep_decoded).
  */
 static PyObject *
 edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject *edits_obj,
-          PyObject *text, Py_ssize_t i, run_state_t *rs, int in_place, PyObject *kept)
+          PyObject *text, Py_ssize_t i, run_state_t *rs, int in_place, PyObject *input)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
@@ -445,9 +445,8 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     if (out.len < n && PyUnicode_Resize(&result, out.len) < 0) return NULL;
     return result;
 bail:
-    if (kept != NULL && in_place && es.edited_end < 0 && !PyErr_Occurred() &&
-        PyList_Append(kept, result) < 0) {
-        Py_DECREF(result);
+    if (in_place && es.edited_end < 0 && !PyErr_Occurred()) {
+        keep_decoded(st, input, result);
         return NULL;
     }
     Py_DECREF(result);
@@ -457,15 +456,10 @@ bail:
 PyObject *
 speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6 && nargs != 7) {
+    if (nargs != 6) {
         PyErr_SetString(PyExc_TypeError,
-                        "clean_edit(data, stage1, stage2, tables, max_run, edits[, kept]) "
-                        "takes 6 or 7 arguments");
-        return NULL;
-    }
-    PyObject *kept = nargs == 7 && args[6] != Py_None ? args[6] : NULL;
-    if (kept != NULL && !PyList_CheckExact(kept)) {
-        PyErr_SetString(PyExc_TypeError, "clean_edit(): kept must be a list or None");
+                        "clean_edit(data, stage1, stage2, tables, max_run, edits) takes 6 "
+                        "arguments");
         return NULL;
     }
     scan_tables_t t;
@@ -478,7 +472,7 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *text;
-    int to_scan = input_text(&t, args[0], &text);
+    int to_scan = input_text(st, &t, args[0], &text);
     if (to_scan <= 0) return to_scan < 0 ? NULL : text;
     run_state_t rs = {-1, -1, max_run};
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -487,7 +481,7 @@ speedups_clean_edit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     /* A str just decoded from bytes, that only this call holds, is edited in place. */
     int in_place = text != args[0] && Py_REFCNT(text) == 1 && PyUnicode_CheckExact(text) &&
                    !PyUnicode_CHECK_INTERNED(text);
-    PyObject *edited = edit_text(st, &t, args[3], args[5], text, i, &rs, in_place, kept);
+    PyObject *edited = edit_text(st, &t, args[3], args[5], text, i, &rs, in_place, args[0]);
     if (!in_place) Py_DECREF(text);
     if (edited == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return edited;

@@ -84,9 +84,13 @@ static PyMethodDef speedups_methods[] = {
      "str_kind($module, text, /)\n--\n\n"
      "1, 2 or 4: the bytes a character of text takes (PEP 393); 1 iff text fits Latin-1."},
     {"clean", (PyCFunction)(void (*)(void))speedups_clean, METH_FASTCALL,
-     "clean($module, data, stage1, stage2, tables, max_run, kept=None, /)\n--\n\n"
-     "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None;\n"
-     "bytes that decode but are not clean have their text appended to kept (a list)."},
+     "clean($module, data, stage1, stage2, tables, max_run, /)\n--\n\n"
+     "data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None\n"
+     "(the text of bytes that decode kept for take_decoded)."},
+    {"take_decoded", speedups_take_decoded, METH_O,
+     "take_decoded($module, data, /)\n--\n\n"
+     "The text the last clean() or clean_edit() decoded from the bytes object data (4 KiB\n"
+     "or more) and gave up on unchanged, or None; nothing is kept after."},
     {"count_groups", (PyCFunction)(void (*)(void))speedups_count_groups, METH_FASTCALL,
      "count_groups($module, text, stage1, stage2, tables, start, groups, edits_matter, /)\n"
      "--\n\n"
@@ -143,12 +147,11 @@ static PyMethodDef speedups_methods[] = {
      "candidate start, up to one only Python reads, as runs or (reader) the payloads of\n"
      "those read in C (see sanitizer._policy._reveal.reveal_runs_reference)."},
     {"clean_edit", (PyCFunction)(void (*)(void))speedups_clean_edit, METH_FASTCALL,
-     "clean_edit($module, data, stage1, stage2, tables, max_run, edits, kept=None, /)\n"
-     "--\n\n"
+     "clean_edit($module, data, stage1, stage2, tables, max_run, edits, /)\n--\n\n"
      "clean(), but flagged characters whose class edits[] marks 1 are stripped and 2\n"
      "replaced by U+FFFD (adjacent ones by one), when no neighbour's judgement can depend\n"
-     "on them; else None (see sanitizer._policy._classtable.edit_reference), the text\n"
-     "decoded from bytes appended to kept (a list) when nothing was edited before."},
+     "on them; else None (see sanitizer._policy._classtable.edit_reference; the text of\n"
+     "bytes kept for take_decoded when nothing was edited before)."},
     /* lookalike.c */
     {"index_code_points", (PyCFunction)(void (*)(void))speedups_index_code_points,
      METH_FASTCALL,
@@ -265,6 +268,8 @@ speedups_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->is_valid_fallback);
     Py_VISIT(st->act_tables);
     Py_VISIT(st->act_edits);
+    Py_VISIT(st->kept_data);
+    Py_VISIT(st->kept_text);
     return st->tables != NULL ? classtable_cache_traverse(st->tables, visit, arg) : 0;
 }
 
@@ -279,6 +284,8 @@ speedups_clear(PyObject *m)
     Py_CLEAR(st->is_valid_fallback);
     Py_CLEAR(st->act_tables);
     Py_CLEAR(st->act_edits);
+    Py_CLEAR(st->kept_data);
+    Py_CLEAR(st->kept_text);
     if (st->tables != NULL) classtable_cache_clear(st->tables);
     return 0;
 }

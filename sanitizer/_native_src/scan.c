@@ -387,10 +387,22 @@ speedups_count_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 /* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
  * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
  * for bytes that do not decode and for every other type, subclasses of bytes and str
- * included: the caller copies those to exact ones and takes its full path); -1 on error. */
+ * included: the caller copies those to exact ones and takes its full path); -1 on error.
+ * Bytes whose text the last call kept (keep_decoded) are not decoded again. */
 int
-input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
+input_text(speedups_state *st, const scan_tables_t *t, PyObject *data, PyObject **text)
 {
+    if (st->kept_data != NULL) { /* kept for this call, or dropped */
+        PyObject *kept = st->kept_text;
+        int same = st->kept_data == data;
+        st->kept_text = NULL;
+        Py_CLEAR(st->kept_data);
+        if (same) {
+            *text = kept;
+            return 1;
+        }
+        Py_DECREF(kept);
+    }
     if (PyBytes_CheckExact(data)) {
         const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
         Py_ssize_t n = PyBytes_GET_SIZE(data);
@@ -410,6 +422,34 @@ input_text(const scan_tables_t *t, PyObject *data, PyObject **text)
     return 0;
 }
 
+void
+keep_decoded(speedups_state *st, PyObject *data, PyObject *text)
+{
+    if (PyBytes_GET_SIZE(data) < KEEP_DECODED) {
+        Py_DECREF(text);
+        return;
+    }
+    Py_XSETREF(st->kept_text, text);
+    Py_XSETREF(st->kept_data, Py_NewRef(data));
+}
+
+/* take_decoded(data, /) -> str | None: the text the last clean() or clean_edit() decoded
+ * from the bytes object data and gave up on unchanged (kept for the engine, which would
+ * decode it again), or None; either way nothing is kept after. */
+PyObject *
+speedups_take_decoded(PyObject *self, PyObject *data)
+{
+    speedups_state *st = state_of(self);
+    PyObject *text = NULL;
+    if (st->kept_data != NULL) {
+        text = st->kept_text;
+        st->kept_text = NULL;
+        if (st->kept_data != data) Py_CLEAR(text);
+        Py_CLEAR(st->kept_data);
+    }
+    return text != NULL ? text : Py_NewRef(Py_None);
+}
+
 /* str_kind(text, /) -> 1, 2 or 4: the bytes a character of text takes (PEP 393), so that
  * the engine tells in O(1) whether text fits in Latin-1 (1) without encoding it. */
 PyObject *
@@ -427,29 +467,25 @@ speedups_str_kind(PyObject *self, PyObject *text)
 PyObject *
 speedups_clean(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 && nargs != 6) {
+    if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError,
-                        "clean(data, stage1, stage2, tables, max_run[, kept]) takes 5 or 6 "
-                        "arguments");
+                        "clean(data, stage1, stage2, tables, max_run) takes 5 arguments");
         return NULL;
     }
-    PyObject *kept = nargs == 6 && args[5] != Py_None ? args[5] : NULL;
-    if (kept != NULL && !PyList_CheckExact(kept)) {
-        PyErr_SetString(PyExc_TypeError, "clean(): kept must be a list or None");
-        return NULL;
-    }
+    speedups_state *st = state_of(self);
     scan_tables_t t;
-    if (load_scan_tables(state_of(self), args[1], args[2], args[3], &t) < 0) return NULL;
+    if (load_scan_tables(st, args[1], args[2], args[3], &t) < 0) return NULL;
     Py_ssize_t max_run = PyLong_AsSsize_t(args[4]);
     if (max_run == -1 && PyErr_Occurred()) return NULL;
     PyObject *text;
-    int to_scan = input_text(&t, args[0], &text);
+    int to_scan = input_text(st, &t, args[0], &text);
     if (to_scan <= 0) return to_scan < 0 ? NULL : text;
     if (scan_text(&t, text, 0, max_run) != PyUnicode_GET_LENGTH(text)) {
-        /* bytes decoded for nothing: kept for the caller's engine, which needs them */
-        int r = kept != NULL && text != args[0] ? PyList_Append(kept, text) : 0;
-        Py_DECREF(text);
-        if (r < 0) return NULL;
+        if (text != args[0]) { /* bytes decoded for nothing: kept for the engine */
+            keep_decoded(st, args[0], text);
+        } else {
+            Py_DECREF(text);
+        }
         Py_RETURN_NONE;
     }
     return text;

@@ -154,6 +154,12 @@ SPEEDUPS_INTERNAL int load_scan_tables(speedups_state *st, PyObject *stage1,
  * and clean_edit() judge, from their data argument (see scan.c). */
 SPEEDUPS_INTERNAL Py_ssize_t scan_kind(const scan_tables_t *t, int kind, const void *data,
                                        Py_ssize_t n, Py_ssize_t i, run_state_t *rs);
-SPEEDUPS_INTERNAL int input_text(const scan_tables_t *t, PyObject *data, PyObject **text);
+SPEEDUPS_INTERNAL int input_text(speedups_state *st, const scan_tables_t *t, PyObject *data,
+                                  PyObject **text);
+/* scan.c: text (a new reference, taken over), decoded from the bytes `data` and given up
+ * on unchanged, kept for the next call on data (input_text, take_decoded); bytes shorter
+ * than KEEP_DECODED are not kept (decoding them again costs less). */
+#define KEEP_DECODED 4096
+SPEEDUPS_INTERNAL void keep_decoded(speedups_state *st, PyObject *data, PyObject *text);
 
 #endif /* SANITIZER_SCAN_H */

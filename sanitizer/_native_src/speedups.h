@@ -72,6 +72,10 @@ typedef struct {
     /* edit.c: the ACT_* table of the last (tables, edits) pair, both held */
     PyObject *act_tables, *act_edits;
     unsigned char act_table[256];
+    /* scan.c: the text clean() or clean_edit() decoded from kept_data (bytes) and gave
+     * up on unchanged, for the next call on the same object (take_decoded, or either
+     * of them again) instead of a second decode; dropped by the next call either way */
+    PyObject *kept_data, *kept_text;
 } speedups_state;
 
 static inline speedups_state *
@@ -125,6 +129,7 @@ SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const 
 SPEEDUPS_INTERNAL PyObject *speedups_decode_valid(const unsigned char *s, Py_ssize_t n);
 SPEEDUPS_INTERNAL PyObject *speedups_decode_valid_method(PyObject *self, PyObject *data);
 SPEEDUPS_INTERNAL PyObject *speedups_str_kind(PyObject *self, PyObject *text);
+SPEEDUPS_INTERNAL PyObject *speedups_take_decoded(PyObject *self, PyObject *data);
 
 /* lookalike.c */
 SPEEDUPS_INTERNAL PyObject *speedups_index_code_points(PyObject *self, PyObject *const *args,

@@ -44,10 +44,6 @@ __all__ = [
 ]
 
 _DEFAULT = profiles.TEXT
-# Bytes from this size on that the fast path decodes but cannot answer keep their text for
-# the engine (decoding again would cost a third of the engine's time on text outside
-# ASCII); below it, the list costs more than decoding again.
-_KEEP_DECODED = 1 << 12
 _compiled = by_identity.lookup  # id(policy) -> CompiledPolicy (see compiled.compiled_for)
 
 
@@ -95,11 +91,8 @@ def inspect(
             return inspect_encoded(data, policy, encoding, inspect)
     compiled = _compiled(id(policy)) or _compile(policy, "inspect")
     args = compiled.direct_report_args
-    kept: list[str] | None = None
     if args is not None:  # one C call decides: compiled.fast_inspect(data), inlined (hot path)
-        if type(data) is bytes and len(data) >= _KEEP_DECODED:
-            kept = []  # the text decoded, for the engine when the bytes are not clean
-        text = c_clean(data, *args, kept)  # type: ignore[misc]  # (exact bytes and str: else None)
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only: else None)
     else:
         data = exact_data(data)
         text = compiled.fast_text(data, compiled.report_args)
@@ -107,7 +100,7 @@ def inspect(
         return clean_report(text, policy)
     data = exact_data(data)
     _check_data(data, "inspect")
-    return Run(data, compiled, decoded=kept[0] if kept else None).report()
+    return Run(data, compiled).report()  # (the text clean decoded: Run takes it)
 
 
 def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> bool:
@@ -117,31 +110,25 @@ def accepts(data: bytes | bytearray | memoryview | str, policy: Policy | None = 
         policy = _DEFAULT
     compiled = _compiled(id(policy)) or _compile(policy, "accepts")
     args = compiled.direct_verdict_args
-    kept: list[str] | None = None
     if args is not None:  # one C call decides: compiled.fast_sanitize(data), inlined (hot path)
-        if type(data) is bytes and len(data) >= _KEEP_DECODED:
-            kept = []  # the text decoded, for the passes below when the bytes are not clean
-        text = c_clean(data, *args, kept)  # type: ignore[misc]  # (exact bytes and str: else None)
+        text = c_clean(data, *args)  # type: ignore[misc]  # (exact bytes and str only: else None)
     else:
         data = exact_data(data)
         text = compiled.fast_text(data, compiled.verdict_args)
     if text is not None:
         return True  # nothing to refuse, strip or replace
-    decoded = kept[0] if kept else None
-    edit_args = compiled.direct_edit_args
-    if edit_args is not None:  # sanitize's one C pass strips or replaces, refusing nothing
-        if c_clean_edit(data if decoded is None else decoded, *edit_args) is not None:  # type: ignore[misc]
-            return True
+    edit_args = compiled.direct_edit_args  # (clean_edit takes the text clean decoded)
+    if edit_args is not None and c_clean_edit(data, *edit_args) is not None:  # type: ignore[misc]
+        return True  # sanitize's one C pass strips or replaces, refusing nothing
     data = exact_data(data)
     _check_data(data, "accepts")
     if (
-        decoded is None
-        and not isinstance(data, str)
+        not isinstance(data, str)
         and compiled.policy.actions[Category.ILL_FORMED] is Action.REJECT
         and not is_valid(data)
     ):
         return False  # RFC 3629 §4: refused whatever else it holds (one validator pass)
-    return Run(data, compiled, verdict=True, decoded=decoded).accepted()
+    return Run(data, compiled, verdict=True).accepted()
 
 
 def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None = None) -> str:
@@ -150,11 +137,8 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
         policy = _DEFAULT
     compiled = _compiled(id(policy)) or _compile(policy, "sanitize")
     edit_args = compiled.direct_edit_args
-    kept: list[str] | None = None
     if edit_args is not None:  # one C call: clean text, or cleaned by strips and replacements
-        if type(data) is bytes and len(data) >= _KEEP_DECODED:
-            kept = []  # the text decoded, for the engine when nothing was edited before
-        text = c_clean_edit(data, *edit_args, kept)  # type: ignore[misc]  # (bytes, str only)
+        text = c_clean_edit(data, *edit_args)  # type: ignore[misc]  # (exact bytes, str only)
     elif (args := compiled.direct_verdict_args) is not None:  # compiled.fast_sanitize(data)
         text = c_clean(data, *args)  # type: ignore[misc]
     else:
@@ -164,8 +148,7 @@ def sanitize(data: bytes | bytearray | memoryview | str, policy: Policy | None =
         return text
     data = exact_data(data)
     _check_data(data, "sanitize")
-    decoded = kept[0] if kept else None  # (the engine stops at the first refusal)
-    report = Run(data, compiled, verdict=True, decoded=decoded).report()
+    report = Run(data, compiled, verdict=True).report()  # stops at the first refusal
     if report.text is None:
         raise PolicyError(report)
     return report.text

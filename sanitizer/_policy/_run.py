@@ -67,6 +67,7 @@ _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
 _c_normalize = None if speedups is None else speedups.normalize_runs
 _c_decode = None if speedups is None else speedups.decode_valid  # (twin: bytes.decode)
+_c_take = None if speedups is None else speedups.take_decoded
 _c_outside = None if speedups is None else speedups.groups_outside
 
 if TYPE_CHECKING:
@@ -256,15 +257,7 @@ class Run:
 
     error_bytes: list[int]  # ill-formed input: the length of each listed error (_decode)
 
-    def __init__(
-        self,
-        data: object,
-        compiled: CompiledPolicy,
-        verdict: bool = False,
-        decoded: str | None = None,
-    ) -> None:
-        """``decoded``: ``data`` (bytes) decoded already, strictly (the fast path's)."""
-        self.decoded = decoded
+    def __init__(self, data: object, compiled: CompiledPolicy, verdict: bool = False) -> None:
         if isinstance(data, str):
             self.raw: bytes | None = None
             self.text = data
@@ -754,11 +747,12 @@ class Run:
     def _decode(self, raw: bytes) -> None:
         """The text, one U+FFFD per maximal subpart (Unicode §3.9), and ILL_FORMED findings:
         objects only for the listed errors, the rest counted (bounded memory)."""
-        if self.decoded is not None:
-            self.text = self.decoded
-            return
-        if _c_decode is not None and type(raw) is bytes:
-            text = _c_decode(raw)  # SIMD-validated, then decoded with no checks left
+        if _c_decode is not None and _c_take is not None and type(raw) is bytes:
+            # the text the fast path decoded and gave up on (clean, clean_edit: the bytes
+            # object is the caller's, not a copy), else SIMD-validated, then decoded
+            text = _c_take(raw)
+            if text is None:
+                text = _c_decode(raw)
             if text is not None:
                 self.text = text
                 return

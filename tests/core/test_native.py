@@ -384,8 +384,9 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "is_valid": ((b"abc",), {"allow_overlong_nul": True}),
         "set_is_valid_fallback": ((decoder.is_valid_py,), {}),
         "scan": (("abc", *verdict, 0), {}),
-        "clean": ((b"abc", *verdict, []), {}),
-        "clean_edit": ((b"abc", *edits, []), {}),
+        "clean": ((b"abc", *verdict), {}),
+        "take_decoded": ((b"abc",), {}),
+        "clean_edit": ((b"abc", *edits), {}),
         "count_groups": (("abc", *scan_args[:3], 0, bytes(256), True), {}),
         "list_groups": (("abc", *scan_args[:3], -1, bytes(256), True), {}),
         "list_findings": (

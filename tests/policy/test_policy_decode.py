@@ -196,26 +196,44 @@ def test_edits_and_neighbours_at_block_edges(filler: str) -> None:
 
 
 @needs_c
-def test_clean_keeps_the_text_it_decoded_for_nothing() -> None:
-    """``clean``'s ``kept``: bytes that decode but are not clean leave their text there
-    (inspect and accepts hand it to the engine instead of decoding again); clean bytes,
-    ill-formed bytes and a str leave nothing; and the reports are those of the str."""
+def test_the_text_decoded_for_nothing_is_kept_for_the_engine() -> None:
+    """``clean`` and ``clean_edit`` keep the text they decoded from bytes (4 KiB or more)
+    and gave up on unchanged, for ``take_decoded`` on the same object (the engine, which
+    would decode it again) or for the next of them on it; clean bytes, ill-formed or short
+    bytes, a str, and text clean_edit edited before giving up leave nothing, a call on
+    other data drops it; and the reports are those of the str."""
     from sanitizer import _policy as policy
 
     assert speedups is not None
-    verdict, _ = _args(profiles.TEXT)
+    verdict, edit = _args(profiles.TEXT)
     unclean = "Silben\u00adtren\u00adnung \u05e9\u05dc\u05d5\u05dd\u200f ".encode() * 400
-    for data, want in (
-        (unclean, [unclean.decode()]),
-        (b"clean text " * 400, []),
-        (unclean + b"\xff", []),
+    for data, kept in (
+        (unclean, unclean.decode()),
+        (b"clean text " * 400, None),
+        (unclean + b"\xff", None),
+        (unclean[:200], None),
     ):
-        kept: list[str] = []
-        speedups.clean(data, *verdict, kept)
-        assert kept == want
-    kept = []
-    speedups.clean(unclean.decode(), *verdict, kept)
-    assert kept == []
+        speedups.clean(data, *verdict)
+        assert speedups.take_decoded(data) == kept
+        assert speedups.take_decoded(data) is None  # taken: nothing kept after
+    speedups.clean(unclean.decode(), *verdict)
+    assert speedups.take_decoded(unclean) is None
+    speedups.clean(unclean, *verdict)
+    speedups.clean(b"x" * 5000, *verdict)  # another call drops it
+    assert speedups.take_decoded(unclean) is None
+    speedups.clean(unclean, *verdict)
+    assert speedups.take_decoded(bytes(bytearray(unclean))) is None  # (an equal copy: another)
+    first_mark = "e\u0301 " + "Text mit \u00adWeich " * 300  # a mark NFC composes: gives up
+    for filler in ("ab", "\u05d0\u05d1", "\U0001f600x"):
+        gives_up = (first_mark + filler * 40).encode()
+        assert speedups.clean_edit(gives_up, *edit) is None
+        assert speedups.take_decoded(gives_up) == gives_up.decode()
+        speedups.clean(gives_up, *verdict)  # kept by clean, taken by clean_edit
+        assert speedups.clean_edit(gives_up, *edit) is None
+        assert speedups.take_decoded(gives_up) == gives_up.decode()
+        edited_first = ("Text\u00ad mit " * 300 + filler * 40 + "e\u0301").encode()
+        assert speedups.clean_edit(edited_first, *edit) is None
+        assert speedups.take_decoded(edited_first) is None  # stripped in place first
     # above and below the size kept; a mark first: clean_edit gives up before any edit
     for data in (unclean, unclean[: len(unclean) // 400 * 3], "e\u0301 ".encode() + unclean):
         text = data.decode()
@@ -235,26 +253,3 @@ def _sanitized(sanitize: object, data: bytes | str, p: Policy) -> str | None:
         return sanitize(data, p)  # type: ignore[operator,no-any-return]
     except ValueError:  # PolicyError
         return None
-
-
-@needs_c
-def test_clean_edit_keeps_the_text_only_when_nothing_was_edited() -> None:
-    """``clean_edit``'s ``kept``: bytes it gives up on before editing anything leave their
-    text there (sanitize hands it to the engine); once it has stripped or replaced in
-    place, nothing (that text is no longer the input's), whatever the str kind and
-    wherever the vector loops stop."""
-    assert speedups is not None
-    _, edit = _args(profiles.TEXT)
-    first_mark = "e\u0301 " + "Text mit \u00adWeich " * 50  # a mark NFC composes: gives up
-    for filler in ("ab", "\u05d0\u05d1", "\U0001f600x"):
-        gives_up = (first_mark + filler * 40).encode()
-        kept: list[str] = []
-        assert speedups.clean_edit(gives_up, *edit, kept) is None
-        assert kept == [gives_up.decode()]
-        edited_first = ("Text\u00ad mit " * 50 + filler * 40 + "e\u0301").encode()
-        kept = []
-        assert speedups.clean_edit(edited_first, *edit, kept) is None
-        assert kept == []
-    kept = []
-    assert speedups.clean_edit(b"clean text " * 40, *edit, kept) is not None
-    assert kept == []
