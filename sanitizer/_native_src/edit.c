@@ -285,7 +285,8 @@ copy_small(char *dst, const char *src, size_t len)
  * than a block remain (all before it in out), or -1 when the engine must decide. */
 #define AVX2_EDIT_LOOP(KIND, STEP, CANDIDATES, STORE)                                       \
     const derived_t *d = t->derived;                                                    \
-    const avx2_sets_t sets = avx2_sets(d);                                              \
+    const avx2_sets_t sets = avx2_sets(d); /* (1 byte: the lo_* sets alone, exact) */   \
+    (void)sets;                                                                         \
     edits_t e = *es;                                                                    \
     Py_ssize_t i = *at, n = e.n, olen = out->len;                                       \
     char *o = out->at;                                                                  \
@@ -307,9 +308,10 @@ copy_small(char *dst, const char *src, size_t len)
             Py_UCS4 ch = s[j];                                                          \
             unsigned int c = CLASS_OF(&e, ch), a = e.act[c];                            \
             if (a == ACT_CLEAN) continue;                                               \
-            if (a != ACT_OTHER && !((near >> k) & 1)) {                                 \
+            if (a != ACT_OTHER && !((near >> k) & 1) &&                                 \
+                (KIND != PyUnicode_1BYTE_KIND || a == EDIT_STRIP)) {                    \
                 /* an edit between two characters no policy flags (so the one before   \
-                 * was not replaced: a U+FFFD of its own) */                            \
+                 * was not replaced: a U+FFFD of its own; none fits 1 byte: edit_one) */ \
                 copy_small(o + olen * KIND, (const char *)(s + from),                   \
                            (size_t)(j - from) * KIND);                                  \
                 olen += j - from;                                                       \
@@ -348,6 +350,20 @@ copy_small(char *dst, const char *src, size_t len)
     *es = e;                                                                            \
     *at = i;                                                                            \
     return 0;
+
+SCAN_AVX2_TARGET static int
+avx2_edit_ucs1(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void *data,
+               Py_ssize_t *at, out_t *out)
+{
+    const Py_UCS1 *s = (const Py_UCS1 *)data;
+    const __m256i lo_a = avx2_bcast(t->derived->lo_ascii), lo_l = avx2_bcast(t->derived->lo_latin);
+    const __m256i bits = avx2_bcast(ROW_BITS);
+    __m256i a;
+    AVX2_EDIT_LOOP(PyUnicode_1BYTE_KIND, 32,
+                   (a = _mm256_loadu_si256((const __m256i *)(s + i)),
+                    avx2_members(a, lo_a, lo_l, bits)),
+                   _mm256_storeu_si256((__m256i *)(o + olen), a))
+}
 
 SCAN_AVX2_TARGET static int
 avx2_edit_ucs2(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void *data,
@@ -427,6 +443,8 @@ edit_text(speedups_state *st, const scan_tables_t *t, PyObject *tables, PyObject
     i++;
 #if defined(SCAN_AVX2)
     if (use_avx2()) { /* whole vector blocks, edits included; then fewer than a block left */
+        if (kind == PyUnicode_1BYTE_KIND && avx2_edit_ucs1(t, rs, &es, data, &i, &out) < 0)
+            goto bail;
         if (kind == PyUnicode_2BYTE_KIND && avx2_edit_ucs2(t, rs, &es, data, &i, &out) < 0)
             goto bail;
         if (kind == PyUnicode_4BYTE_KIND && avx2_edit_ucs4(t, rs, &es, data, &i, &out) < 0)
