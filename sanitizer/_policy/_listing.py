@@ -12,7 +12,9 @@ so a Finding made in C is the Finding made in Python (equality, repr, pickle,
 ``dataclasses.replace``).  What a carrier run spells (its ``detail``) is said in Python,
 only for the findings kept (``pending``), once per distinct run in its context
 (``details``: a flood repeats one run a thousand times).  ``findings_reference`` is its
-pure-Python statement, which the tests hold it to.
+pure-Python statement, which the tests hold it to.  Runs of marks over the limit are
+listed the same way (``_speedups.list_mark_runs``, stated by ``mark_runs_reference``):
+a flood of them costs no Python step a run either.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable
 
-from .._categories import char_class
+from .._categories import Category, char_class
 from . import _classtable as ct
 from ._carrier_runs import span_detail
-from ._model import Finding, Policy, new_finding
+from ._model import Action, Finding, Policy, new_finding
 from ._reveal import BITS, SELECTORS, TAGS
+from ._scan import mark_runs
 
 # A Finding's fields, in order: the keys of each template (one fact: the dataclass).
 FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
@@ -78,14 +82,7 @@ def findings_reference(
     listed = [g for g in every if g[0] <= last]
     if limit >= 0:
         listed = listed[:limit]
-    subparts = list(zip(*anchors, strict=True)) if anchors else []
-
-    def place(i: int) -> int:
-        if anchors is None:
-            return i
-        size = len(text[:i].encode("utf-8", "surrogatepass"))
-        return size + sum(n - 3 for at, n in subparts if at < i)  # U+FFFD: 3 bytes
-
+    place = _placer(text, anchors)
     kind, by_class = made
     assert kind is Finding
     findings: list[Finding] = []
@@ -103,6 +100,59 @@ def findings_reference(
     allowed = sum(g[3] == 0 for g in every)
     bar = (listed[-1][0], listed[-1][1]) if listed else None
     return findings, pending, len(every) - len(listed), allowed, worst, bar
+
+
+def _placer(text: str, anchors: tuple[list[int], list[int]] | None) -> Callable[[int], int]:
+    """Text index to place (reference only: a pass over the text a call): the index itself
+    without ``anchors``, else the byte offset into the input (``list_findings``')."""
+    subparts = list(zip(*anchors, strict=True)) if anchors else []
+
+    def place(i: int) -> int:
+        if anchors is None:
+            return i
+        size = len(text[:i].encode("utf-8", "surrogatepass"))
+        return size + sum(n - 3 for at, n in subparts if at < i)  # U+FFFD: 3 bytes
+
+    return place
+
+
+@functools.lru_cache(maxsize=8)
+def run_template(action: Action) -> tuple[type[Finding], dict[str, object]]:
+    """``list_mark_runs``' ``made``: Finding and the fields of a COMBINING_RUN finding of
+    ``action`` (as ``new_finding`` sets them), start and end to be set."""
+    fields: dict[str, object] = dict.fromkeys(FIELDS)
+    fields.update(category=Category.COMBINING_RUN, start=0, end=0, action=action)
+    return Finding, fields
+
+
+def mark_runs_reference(
+    text: str,
+    limit: int,
+    start: int,
+    cap: int,
+    made: tuple[type[Finding], dict[str, object]],
+    anchors: tuple[list[int], list[int]] | None,
+    last: int,
+) -> tuple[list[Finding], int]:
+    """Pure-Python statement of ``_speedups.list_mark_runs`` (with ``_scan``'s mark tables):
+    of the runs ``_scan.mark_runs`` yields from ``start`` on (a place it goes on from),
+    the first ``cap`` (-1: all) that start at or before text index ``last``, as the
+    COMBINING_RUN findings ``new_finding`` makes, at text indices or (``anchors``) byte
+    offsets; and how many others."""
+    kind, fields = made
+    assert kind is Finding
+    place = _placer(text, anchors)
+    findings: list[Finding] = []
+    more = 0
+    for s, e in mark_runs(text, limit):
+        if s < start:
+            continue
+        if (cap < 0 or len(findings) < cap) and s <= last:
+            act = fields["action"]
+            findings.append(new_finding(Category.COMBINING_RUN, place(s), place(e), act))  # type: ignore[arg-type]
+        else:
+            more += 1
+    return findings, more
 
 
 # The characters ``_reveal.carrier_run`` reads a run through (its ``_is_carrier``), and

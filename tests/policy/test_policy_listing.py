@@ -126,6 +126,71 @@ def test_list_findings_matches_reference() -> None:
         assert tuple(rest) == want[2:], (trial, text, form)
 
 
+def _marked(rng: random.Random, n: int) -> str:
+    """Texts of runs of marks of every length around a limit, between dense findings."""
+    marks = ["\u0301", "\u0323", "\u0e49", "\U0001d167", "\u05b0"]
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.6:
+            out.append(rng.choice("aé\u0915") + "".join(rng.choices(marks, k=rng.randint(0, 7))))
+        else:
+            out.append(_dense(rng, 2, 0.5))
+    return "".join(out)
+
+
+@needs_c
+def test_list_mark_runs_matches_reference() -> None:
+    """``list_mark_runs`` is ``_listing.mark_runs_reference``: every field of every run's
+    Finding in its dict's order, at text indices and at byte offsets (ill-formed
+    subparts), from any run's end, over and under the limit, before and after ``last``."""
+    assert speedups is not None
+    from sanitizer._policy._scan import _c_mark_tables, mark_runs
+
+    rng = random.Random(15)
+    for trial in range(400):
+        max_run = rng.choice([0, 1, 2, 3, 5])
+        form = rng.choice(["str", "utf8", "ill"])
+        data = _as_input(rng, _marked(rng, rng.choice([1, 10, 40])), form)
+        run = Run(data, compile_policy(profiles.TEXT))
+        anchors: tuple[list[int], list[int]] | None = None
+        if form == "str":
+            text = run.text
+        else:
+            assert run.raw is not None
+            run._decode(run.raw)
+            text = run.text
+            anchors = (run.error_index, run.error_bytes) if run.ill_formed else ([], [])
+        runs = list(mark_runs(text, max_run))
+        start = rng.choice([0, *(e for _, e in runs)])
+        last = rng.choice([len(text), *(s for s, _ in runs), *(s - 1 for s, _ in runs)])
+        cap = rng.choice([-1, 0, 1, 2, 1000])
+        made = _listing.run_template(rng.choice([Action.REJECT, Action.ALLOW]))
+        args = (text, max_run, start, cap, made, anchors, last)
+        got, more = speedups.list_mark_runs(
+            text, *_c_mark_tables(), max_run, start, cap, made, anchors, last
+        )
+        want, want_more = _listing.mark_runs_reference(*args)
+        where = (trial, text, form, max_run, start, cap, last)
+        assert _fields(got) == _fields(want), where
+        assert more == want_more, where
+        assert all(type(f) is Finding for f in got)
+
+
+@needs_c
+@pytest.mark.parametrize("act", [Action.REJECT, Action.ALLOW, Action.STRIP])
+@pytest.mark.parametrize("cap", [0, 1, 4, None])
+def test_mark_runs_listed_in_c_are_the_engines(act: Action, cap: int | None) -> None:
+    """Runs of marks over the limit between dense findings, str and bytes (well-formed or
+    not): the report listed in C (the runs made by ``list_mark_runs``, at input offsets
+    when the scan's groups were listed in C) is the engine's alone."""
+    rng = random.Random(f"{act.value}{cap}")
+    for _ in range(40):
+        policy = rng.choice(POLICIES).replace(max_findings=cap, max_combining=rng.choice([1, 3]))
+        policy = policy.with_actions(COMBINING_RUN=act)
+        text = _marked(rng, rng.choice([5, 30]))
+        _reports_agree(_as_input(rng, text, rng.choice(["str", "utf8", "ill"])), policy)
+
+
 @needs_c
 @pytest.mark.parametrize("cap", [0, 1, 5, 40, None])
 def test_reports_listed_in_c_are_the_engines(cap: int | None) -> None:
