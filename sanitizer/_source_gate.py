@@ -862,50 +862,55 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
     Punctuation in prose ("1–10", "well‐known", a Greek question mark after a Greek
     word) is none of these."""
     in_words = _LineWords(text)
-    for k in range(0, len(lines), 2):
-        for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
-            lo, hi = lines[k] + lo, lines[k] + hi
-            twins = text[lo:hi].translate(_TWINS)  # in C: the run's look-alikes alone
-            if not twins:
+    # A block of a line at a time, sifted in C (one translate: its look-alikes alone; a
+    # look-alike is not ASCII, so an ASCII block has none), not a run of non-ASCII
+    # characters at a time: text dense in short runs (math with invisible operators)
+    # costs no Python step a run.
+    blocks = (
+        (lo, min(lo + _BLOCK, lines[k + 1]))
+        for k in range(0, len(lines), 2)
+        for lo in range(lines[k], lines[k + 1], _BLOCK)
+    )
+    for lo, hi in blocks:
+        block = text[lo:hi]
+        if block.isascii():
+            continue
+        twins = block.translate(_TWINS)
+        if not twins:
+            continue
+        for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
+            i = m.start()
+            ch = text[i]
+            looks = _syntax_twin(ch)
+            if not looks:
                 continue
-            for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
-                i = m.start()
-                ch = text[i]
-                looks = _syntax_twin(ch)
-                if not looks:
-                    continue
-                before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
-                near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
-                if len(looks) > 1 or looks in _BRACKETS or in_words(i):
-                    continue  # "…", "（", or punctuation of a sentence in another script
-                if before in _QUOTES and after in _QUOTES:
-                    continue  # the character itself, quoted: a table's entry
-                if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
-                    how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
-                elif (
-                    looks in _STATEMENT
-                    and unicodedata2.normalize("NFKC", ch) == looks
-                    and near_before.isascii()
-                    and near_after.isascii()
-                    and (near_before or near_after)
-                ):
-                    how = "between ASCII code"
-                elif (
-                    looks == "-"
-                    and before in ("", " ", "\t")
-                    and after.isascii()
-                    and after.isalpha()
-                ):
-                    how = "before an option's name"
-                else:
-                    continue
-                yield (
-                    i,
-                    (
-                        f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
-                        "punctuation and is not (UTS #39 §4 skeleton)"
-                    ),
-                )
+            before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
+            near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
+            if len(looks) > 1 or looks in _BRACKETS or in_words(i):
+                continue  # "…", "（", or punctuation of a sentence in another script
+            if before in _QUOTES and after in _QUOTES:
+                continue  # the character itself, quoted: a table's entry
+            if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
+                how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
+            elif (
+                looks in _STATEMENT
+                and unicodedata2.normalize("NFKC", ch) == looks
+                and near_before.isascii()
+                and near_after.isascii()
+                and (near_before or near_after)
+            ):
+                how = "between ASCII code"
+            elif looks == "-" and before in ("", " ", "\t") and after.isascii() and after.isalpha():
+                how = "before an option's name"
+            else:
+                continue
+            yield (
+                i,
+                (
+                    f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
+                    "punctuation and is not (UTS #39 §4 skeleton)"
+                ),
+            )
 
 
 # -- words written without spaces (UAX #14 class SA) ---------------------------------------

@@ -192,6 +192,37 @@ def test_mark_runs_listed_in_c_are_the_engines(act: Action, cap: int | None) -> 
 
 
 @needs_c
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 64])
+def test_character_groups_listed_in_c_are_the_engines(
+    window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``character_groups`` listed by the C walk a window at a time (runs across a
+    window's end, longer than a window) is the engine's walk (``grouped`` over ``hits``):
+    every group's category, place, action, code point, detail and members."""
+    from sanitizer._policy import compiled
+    from sanitizer._policy._carrier_runs import grouped
+    from sanitizer._policy._scan import hits, scanner
+
+    monkeypatch.setattr(compiled, "GROUPS_WINDOW", window)
+    rng = random.Random(window)
+    every_cat = sorted({c for c in map(category_of, map(ord, "".join(DENSE))) if c}, key=str)
+    for trial in range(150):
+        policy = rng.choice(POLICIES)
+        cats = frozenset(rng.sample(every_cat, rng.randint(1, len(every_cat))))
+        text = _dense(rng, rng.choice([1, 10, 60]), rng.choice([0.3, 0.8]))
+        got = list(compiled.character_groups(text, policy, cats))
+        scan = scanner(cats, policy.allow_sequences)
+        found = hits(text, scan, policy.allow_sequences, None, policy.joiner_contexts)
+        want = list(grouped(found, text, policy.actions))
+        where = (trial, text, policy.name, sorted(c.name for c in cats))
+        assert [
+            (g.category, g.start, g.end, g.action, g.codepoint, g.detail, g.members) for g in got
+        ] == [
+            (g.category, g.start, g.end, g.action, g.codepoint, g.detail, g.members) for g in want
+        ], where
+
+
+@needs_c
 @pytest.mark.parametrize("cap", [0, 1, 5, 40, None])
 def test_reports_listed_in_c_are_the_engines(cap: int | None) -> None:
     """Dense texts, str and bytes (well-formed or not), under and over the cap."""
