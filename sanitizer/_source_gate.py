@@ -805,6 +805,30 @@ _TWINS_MOST = 1 << 14
 _TWINS = _Twins()
 
 
+@functools.cache
+def _twin_candidates() -> re.Pattern[str]:
+    """A pattern matching every character that may have a syntax twin (``_syntax_twin``:
+    a punctuation mark or symbol that is not ASCII), and fewer others than the non-ASCII
+    characters: none that is ASCII, a word character (``\\w``: letters and digits), or a
+    mark or invisible character (checked here: none of General Category P or S).  A block
+    with none of them is passed over by one search in C (runs of marks, of selectors, of
+    invisible operators between letters)."""
+    others = [
+        (cp, cp)
+        for cat in (Category.INVISIBLE, Category.JOINER)
+        for lo, hi in cat.ranges
+        for cp in range(lo, hi + 1)
+        if unicodedata2.category(chr(cp))[0] not in "PS"
+    ]
+    marks = [
+        (cp, cp)
+        for lo, hi in MARKS
+        for cp in range(lo, hi + 1)
+        if unicodedata2.category(chr(cp))[0] not in "PS"
+    ]
+    return re.compile(f"[^\\w\\x00-\\x7f{char_class(sorted(marks + others))}]")
+
+
 @functools.lru_cache(maxsize=256)
 def _twins_pattern(chars: frozenset[str]) -> re.Pattern[str]:
     """A pattern matching any of ``chars``."""
@@ -871,9 +895,10 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
         for k in range(0, len(lines), 2)
         for lo in range(lines[k], lines[k + 1], _BLOCK)
     )
+    maybe = _twin_candidates().search
     for lo, hi in blocks:
         block = text[lo:hi]
-        if block.isascii():
+        if block.isascii() or maybe(block) is None:
             continue
         twins = block.translate(_TWINS)
         if not twins:
@@ -1493,11 +1518,29 @@ def _problems(
         else:
             action, why = Action.ALLOW, f"{why}: reads as no ASCII word"
         yield "mixed-script", 0, len(identifier), action, why, None
-    for offset, ch in enumerate(identifier):
-        if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
-            continue
-        if not _beside_ascii_name(identifier, offset):
-            continue  # alone or among other letters: it reads as no operator between names
+    # The Restricted characters (UTS #39 §3.1) beside an ASCII letter, digit or '_'
+    # (``_beside_ascii_name``; alone or among other letters one reads as no operator
+    # between names): a status a distinct character, and in a long identifier one
+    # search in C, no Python step a character.
+    restricted = frozenset(
+        ch
+        for ch in set(identifier)
+        if not ch.isascii() and identifier_status(ch) is IdentifierStatus.RESTRICTED
+    )
+    if not restricted:
+        return
+    if len(identifier) > _LONG_IDENTIFIER:
+        found = (
+            (m.start(), m.group())
+            for m in _beside_ascii_name_pattern(restricted).finditer(identifier)
+        )
+    else:
+        found = (
+            (offset, ch)
+            for offset, ch in enumerate(identifier)
+            if ch in restricted and _beside_ascii_name(identifier, offset)
+        )
+    for offset, ch in found:
         looks = skeleton(ch)
         if looks and all(c in _SYNTAX for c in looks):
             why = (
@@ -1559,6 +1602,16 @@ def _beside_ascii_letter(identifier: str, i: int) -> bool:
     """Whether ``identifier[i]`` touches an ASCII letter or digit of the same word."""
     near = identifier[max(i - 1, 0) : i] + identifier[i + 1 : i + 2]
     return any(c.isascii() and c.isalnum() for c in near)
+
+
+_LONG_IDENTIFIER = 64  # characters: longer, its Restricted ones are found by a pattern
+
+
+@functools.lru_cache(maxsize=256)
+def _beside_ascii_name_pattern(chars: frozenset[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``chars`` where ``_beside_ascii_name`` holds."""
+    one = "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+    return re.compile(f"(?<=[A-Za-z0-9_]){one}|{one}(?=[A-Za-z0-9_])")
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:

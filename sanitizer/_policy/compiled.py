@@ -438,9 +438,9 @@ def _groups_in_c(
     where it does.  No Python step per character or hit, one a group (a run's members
     and detail worked out when asked).  ``every``: the Python walk, for the rest of the
     text from where only the engine can tell."""
+    from .._categories import category_of
     from ._carrier_runs import span_detail
     from ._run import _TAG_BASE, _group_table
-    from .._categories import category_of
 
     assert speedups is not None
     outside = speedups.groups_outside
