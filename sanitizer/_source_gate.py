@@ -794,7 +794,7 @@ class _Twins(dict[int, "str | None"]):
 
     def __missing__(self, cp: int) -> str | None:
         ch = chr(cp)
-        twin = ch if _syntax_twin(ch) else None
+        twin = ch if cp >= 0x80 and _syntax_twin(ch) else None  # (ASCII has no twin)
         if len(self) >= _TWINS_MOST:
             self.clear()
         self[cp] = twin
