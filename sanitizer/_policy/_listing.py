@@ -167,6 +167,12 @@ def _carrier_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"[{body}]"), re.compile(f"[{body}]*")
 
 
+@functools.cache
+def _carrier_set() -> frozenset[str]:
+    """``CARRIERS``' characters (what ``_carrier_patterns``' first pattern matches)."""
+    return frozenset(chr(cp) for lo, hi in CARRIERS for cp in range(lo, hi + 1))
+
+
 def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
     """Set the detail of each (finding, start, end) of ``pending`` (text indices, in
     order): ``span_detail(text, start, end)``, worked out once per distinct run in its
@@ -177,13 +183,18 @@ def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
     symbol's neighbour); so those characters and the run's place among them are its key.
     A stretch longer than ``_REACH`` on either side is not remembered (no key is longer
     than the run and twice that)."""
-    one, stretch = _carrier_patterns()
+    stretch = _carrier_patterns()[1]
+    carrier = _carrier_set()
     memo: dict[tuple[str, int, int], str] = {}
+    n = len(text)
     for finding, start, end in pending:
         a = start
-        while a > 0 and start - a <= _REACH and one.match(text, a - 1):
+        while a > 0 and start - a <= _REACH and text[a - 1] in carrier:
             a -= 1
-        b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
+        if end == n or text[end] not in carrier:
+            b = end  # (a flood's runs: one lookup)
+        else:
+            b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
         if start - a > _REACH or b - end > _REACH:
             finding.__dict__["detail"] = span_detail(text, start, end)
             continue

@@ -273,13 +273,15 @@ def test_listing_makes_no_python_call_a_finding() -> None:
 
 
 def test_carriers_are_the_characters_carrier_run_reads_through() -> None:
-    """``_listing.CARRIERS`` is ``_reveal._is_carrier`` (at every range's edges)."""
+    """``_listing.CARRIERS`` (its pattern, its set) is ``_reveal._is_carrier`` (at every
+    range's edges)."""
     pattern = _listing._carrier_patterns()[0]
     edges = {cp + d for lo, hi in _listing.CARRIERS for cp in (lo, hi) for d in (-1, 0, 1)}
     edges |= {cp for lo, hi in _listing.CARRIERS for cp in range(lo, min(hi, lo + 300) + 1)}
     for cp in sorted(edges):
         if 0 <= cp < 0x110000:
             assert bool(pattern.match(chr(cp))) == _reveal._is_carrier(cp), hex(cp)
+            assert (chr(cp) in _listing._carrier_set()) == _reveal._is_carrier(cp), hex(cp)
 
 
 # Runs of one carrier family, repeated with different characters around them: the same
