@@ -281,7 +281,10 @@ class _Check:
         if not allowed and action is not Action.IGNORE:
             self.ok = False
         key = (int(allowed), start, end, order)
-        if self.found.wants(key, allowed):
+        found = self.found  # (``_Found.wants``, inlined: a call a finding of a flood)
+        found.count += 1
+        found.allowed += allowed
+        if found.bar is None or key < found.bar:
             why = reason if isinstance(reason, str) else _because(*reason)
             self.found.keep(
                 key, SourceFinding(kind, start, end, action, why, codepoint, identifier, other)
@@ -354,7 +357,7 @@ class _Check:
                     else:
                         action, because = _text_joiner_verdict(body, start, end)
                     self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
-                elif _separates_words(body, start, end):
+                elif body[start] == _ZWSP and _separates_words(body, start, end):
                     pass  # ordinary writing (UAX #14 class SA)
                 elif not code and cp in _TEXT_BREAKS:
                     why = _TEXT_BREAKS[cp]

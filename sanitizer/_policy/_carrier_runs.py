@@ -64,7 +64,7 @@ class Group:
         action: Action,
         codepoint: int | None,
         detail: str | Callable[[], str] | None,
-        members: list[Hit] | Callable[[], list[Hit]],
+        members: list[Hit] | Callable[[], list[Hit]] | None,
     ) -> None:
         self.category = category
         self.start = start
@@ -72,12 +72,14 @@ class Group:
         self.action = action
         self.codepoint = codepoint
         self._detail = detail  # a callable: worked out when asked (most are only counted)
-        self._members = members  # (likewise)
+        self._members = members  # (likewise; None: the one character's own hit)
 
     @property
     def members(self) -> list[Hit]:
         members = self._members
-        if callable(members):
+        if members is None:
+            members = self._members = [(self.category, self.start)]
+        elif callable(members):
             members = self._members = members()
         return members
 

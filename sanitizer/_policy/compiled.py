@@ -470,7 +470,7 @@ def _groups_in_c(
             cat = info[c][0]
             assert cat is not None
             if end - start == 1:
-                yield Group(cat, start, end, acts[cat], ord(text[start]), None, [(cat, start)])
+                yield Group(cat, start, end, acts[cat], ord(text[start]), None, None)
             else:
                 detail = functools.partial(span_detail, text, start, end)
                 run = functools.partial(members, start, end)
