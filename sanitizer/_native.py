@@ -116,6 +116,20 @@ class Speedups(Protocol):
     def count_mark_runs(
         self, text: str, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, start: int, /
     ) -> int: ...
+    def list_mark_runs(
+        self,
+        text: str,
+        stage1: bytes,
+        stage2: bytes,
+        tables: bytes,
+        max_run: int,
+        start: int,
+        limit: int,
+        made: tuple[type[Any], dict[str, object]],
+        anchors: tuple[list[int], list[int]] | None,
+        last: int,
+        /,
+    ) -> tuple[list[Any], int]: ...
     def clean(
         self, data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /
     ) -> str | None: ...

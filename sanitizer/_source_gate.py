@@ -281,7 +281,10 @@ class _Check:
         if not allowed and action is not Action.IGNORE:
             self.ok = False
         key = (int(allowed), start, end, order)
-        if self.found.wants(key, allowed):
+        found = self.found  # (``_Found.wants``, inlined: a call a finding of a flood)
+        found.count += 1
+        found.allowed += allowed
+        if found.bar is None or key < found.bar:
             why = reason if isinstance(reason, str) else _because(*reason)
             self.found.keep(
                 key, SourceFinding(kind, start, end, action, why, codepoint, identifier, other)
@@ -354,7 +357,7 @@ class _Check:
                     else:
                         action, because = _text_joiner_verdict(body, start, end)
                     self.add(0, at + start, at + end, action, "joiner", (cp, because), cp)
-                elif _separates_words(body, start, end):
+                elif body[start] == _ZWSP and _separates_words(body, start, end):
                     pass  # ordinary writing (UAX #14 class SA)
                 elif not code and cp in _TEXT_BREAKS:
                     why = _TEXT_BREAKS[cp]
@@ -794,7 +797,7 @@ class _Twins(dict[int, "str | None"]):
 
     def __missing__(self, cp: int) -> str | None:
         ch = chr(cp)
-        twin = ch if _syntax_twin(ch) else None
+        twin = ch if cp >= 0x80 and _syntax_twin(ch) else None  # (ASCII has no twin)
         if len(self) >= _TWINS_MOST:
             self.clear()
         self[cp] = twin
@@ -803,6 +806,30 @@ class _Twins(dict[int, "str | None"]):
 
 _TWINS_MOST = 1 << 14
 _TWINS = _Twins()
+
+
+@functools.cache
+def _twin_candidates() -> re.Pattern[str]:
+    """A pattern matching every character that may have a syntax twin (``_syntax_twin``:
+    a punctuation mark or symbol that is not ASCII), and fewer others than the non-ASCII
+    characters: none that is ASCII, a word character (``\\w``: letters and digits), or a
+    mark or invisible character (checked here: none of General Category P or S).  A block
+    with none of them is passed over by one search in C (runs of marks, of selectors, of
+    invisible operators between letters)."""
+    others = [
+        (cp, cp)
+        for cat in (Category.INVISIBLE, Category.JOINER)
+        for lo, hi in cat.ranges
+        for cp in range(lo, hi + 1)
+        if unicodedata2.category(chr(cp))[0] not in "PS"
+    ]
+    marks = [
+        (cp, cp)
+        for lo, hi in MARKS
+        for cp in range(lo, hi + 1)
+        if unicodedata2.category(chr(cp))[0] not in "PS"
+    ]
+    return re.compile(f"[^\\w\\x00-\\x7f{char_class(sorted(marks + others))}]")
 
 
 @functools.lru_cache(maxsize=256)
@@ -862,50 +889,56 @@ def _syntax_twins(text: str, lines: list[int]) -> Iterator[tuple[int, str]]:
     Punctuation in prose ("1–10", "well‐known", a Greek question mark after a Greek
     word) is none of these."""
     in_words = _LineWords(text)
-    for k in range(0, len(lines), 2):
-        for lo, hi in _non_ascii_runs(text[lines[k] : lines[k + 1]]):
-            lo, hi = lines[k] + lo, lines[k] + hi
-            twins = text[lo:hi].translate(_TWINS)  # in C: the run's look-alikes alone
-            if not twins:
+    # A block of a line at a time, sifted in C (one translate: its look-alikes alone; a
+    # look-alike is not ASCII, so an ASCII block has none), not a run of non-ASCII
+    # characters at a time: text dense in short runs (math with invisible operators)
+    # costs no Python step a run.
+    blocks = (
+        (lo, min(lo + _BLOCK, lines[k + 1]))
+        for k in range(0, len(lines), 2)
+        for lo in range(lines[k], lines[k + 1], _BLOCK)
+    )
+    maybe = _twin_candidates().search
+    for lo, hi in blocks:
+        block = text[lo:hi]
+        if block.isascii() or maybe(block) is None:
+            continue
+        twins = block.translate(_TWINS)
+        if not twins:
+            continue
+        for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
+            i = m.start()
+            ch = text[i]
+            looks = _syntax_twin(ch)
+            if not looks:
                 continue
-            for m in _twins_pattern(frozenset(twins)).finditer(text, lo, hi):
-                i = m.start()
-                ch = text[i]
-                looks = _syntax_twin(ch)
-                if not looks:
-                    continue
-                before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
-                near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
-                if len(looks) > 1 or looks in _BRACKETS or in_words(i):
-                    continue  # "…", "（", or punctuation of a sentence in another script
-                if before in _QUOTES and after in _QUOTES:
-                    continue  # the character itself, quoted: a table's entry
-                if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
-                    how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
-                elif (
-                    looks in _STATEMENT
-                    and unicodedata2.normalize("NFKC", ch) == looks
-                    and near_before.isascii()
-                    and near_after.isascii()
-                    and (near_before or near_after)
-                ):
-                    how = "between ASCII code"
-                elif (
-                    looks == "-"
-                    and before in ("", " ", "\t")
-                    and after.isascii()
-                    and after.isalpha()
-                ):
-                    how = "before an option's name"
-                else:
-                    continue
-                yield (
-                    i,
-                    (
-                        f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
-                        "punctuation and is not (UTS #39 §4 skeleton)"
-                    ),
-                )
+            before, after = text[i - 1] if i else "", text[i + 1 : i + 2]
+            near_before, near_after = _next_to(text, i, -1), _next_to(text, i, 1)
+            if len(looks) > 1 or looks in _BRACKETS or in_words(i):
+                continue  # "…", "（", or punctuation of a sentence in another script
+            if before in _QUOTES and after in _QUOTES:
+                continue  # the character itself, quoted: a table's entry
+            if looks in _COMMENT and (before in _COMMENT_NEAR or after in _COMMENT_NEAR):
+                how = f"beside {(before if before in _COMMENT_NEAR else after)!r}"
+            elif (
+                looks in _STATEMENT
+                and unicodedata2.normalize("NFKC", ch) == looks
+                and near_before.isascii()
+                and near_after.isascii()
+                and (near_before or near_after)
+            ):
+                how = "between ASCII code"
+            elif looks == "-" and before in ("", " ", "\t") and after.isascii() and after.isalpha():
+                how = "before an option's name"
+            else:
+                continue
+            yield (
+                i,
+                (
+                    f"{describe(ord(ch))} looks like {looks!r} {how}: it reads as code's "
+                    "punctuation and is not (UTS #39 §4 skeleton)"
+                ),
+            )
 
 
 # -- words written without spaces (UAX #14 class SA) ---------------------------------------
@@ -1488,11 +1521,29 @@ def _problems(
         else:
             action, why = Action.ALLOW, f"{why}: reads as no ASCII word"
         yield "mixed-script", 0, len(identifier), action, why, None
-    for offset, ch in enumerate(identifier):
-        if ch.isascii() or identifier_status(ch) is not IdentifierStatus.RESTRICTED:
-            continue
-        if not _beside_ascii_name(identifier, offset):
-            continue  # alone or among other letters: it reads as no operator between names
+    # The Restricted characters (UTS #39 §3.1) beside an ASCII letter, digit or '_'
+    # (``_beside_ascii_name``; alone or among other letters one reads as no operator
+    # between names): a status a distinct character, and in a long identifier one
+    # search in C, no Python step a character.
+    restricted = frozenset(
+        ch
+        for ch in set(identifier)
+        if not ch.isascii() and identifier_status(ch) is IdentifierStatus.RESTRICTED
+    )
+    if not restricted:
+        return
+    if len(identifier) > _LONG_IDENTIFIER:
+        found = (
+            (m.start(), m.group())
+            for m in _beside_ascii_name_pattern(restricted).finditer(identifier)
+        )
+    else:
+        found = (
+            (offset, ch)
+            for offset, ch in enumerate(identifier)
+            if ch in restricted and _beside_ascii_name(identifier, offset)
+        )
+    for offset, ch in found:
         looks = skeleton(ch)
         if looks and all(c in _SYNTAX for c in looks):
             why = (
@@ -1554,6 +1605,16 @@ def _beside_ascii_letter(identifier: str, i: int) -> bool:
     """Whether ``identifier[i]`` touches an ASCII letter or digit of the same word."""
     near = identifier[max(i - 1, 0) : i] + identifier[i + 1 : i + 2]
     return any(c.isascii() and c.isalnum() for c in near)
+
+
+_LONG_IDENTIFIER = 64  # characters: longer, its Restricted ones are found by a pattern
+
+
+@functools.lru_cache(maxsize=256)
+def _beside_ascii_name_pattern(chars: frozenset[str]) -> re.Pattern[str]:
+    """A pattern matching any of ``chars`` where ``_beside_ascii_name`` holds."""
+    one = "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+    return re.compile(f"(?<=[A-Za-z0-9_]){one}|{one}(?=[A-Za-z0-9_])")
 
 
 def _beside_ascii_name(identifier: str, i: int) -> bool:

@@ -60,6 +60,24 @@ def count_mark_runs(
     """How many runs of more than max_run marks scan() with the mark tables finds from
     start on, each read to its last mark (reference: sum over _scan.mark_runs from there)."""
 
+def list_mark_runs(
+    text: str,
+    stage1: bytes,
+    stage2: bytes,
+    tables: bytes,
+    max_run: int,
+    start: int,
+    limit: int,
+    made: tuple[type[Any], dict[str, object]],
+    anchors: tuple[list[int], list[int]] | None,
+    last: int,
+    /,
+) -> tuple[list[Any], int]:
+    """(findings, more): the first ``limit`` (-1: all) of the runs count_mark_runs counts
+    that start at or before text index ``last``, as COMBINING_RUN Findings made from
+    ``made`` (Finding, its template) at text indices, or at byte offsets with ``anchors``
+    (as list_findings'); how many others (_listing.mark_runs_reference)."""
+
 def clean(data: object, stage1: bytes, stage2: bytes, tables: bytes, max_run: int, /) -> str | None:
     """data (bytes: strictly decoded) when it decodes and scan() flags nothing, else None
     (also for any type other than bytes and str); the text of bytes (4 KiB or more) that

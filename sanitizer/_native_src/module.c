@@ -76,6 +76,11 @@ static PyMethodDef speedups_methods[] = {
     {"count_mark_runs", (PyCFunction)(void (*)(void))speedups_count_mark_runs, METH_FASTCALL,
      "count_mark_runs($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
      "How many runs of marks over max_run scan() finds from start on (see scan.c)."},
+    {"list_mark_runs", (PyCFunction)(void (*)(void))speedups_list_mark_runs, METH_FASTCALL,
+     "list_mark_runs($module, text, stage1, stage2, tables, max_run, start, limit, made,\n"
+     "               anchors, last, /)\n--\n\n"
+     "The first limit runs count_mark_runs counts as Findings, and how many more (see\n"
+     "scan.c)."},
     {"scan", (PyCFunction)(void (*)(void))speedups_scan, METH_FASTCALL,
      "scan($module, text, stage1, stage2, tables, max_run, start, /)\n--\n\n"
      "Index of the first character the policy tables flag (see\n"

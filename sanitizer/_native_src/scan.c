@@ -939,7 +939,7 @@ typedef struct {
     const void *data;
     PyTypeObject *type;
     PyObject *templates, *empty, *k_start, *k_end, *k_codepoint, *findings, *pending;
-    int utf8;
+    int utf8, runs; /* runs: list_mark_runs' (no codepoint, nothing pending) */
     Py_ssize_t *anchors; /* at[0], bytes[0], at[1], bytes[1], ... (copied from two lists) */
     Py_ssize_t nanchors, next, t, b, last, listed_allowed, bar_start, bar_end;
 } finding_lister_t;
@@ -1010,13 +1010,13 @@ emit_finding(void *ctx, Py_ssize_t start, Py_ssize_t end, unsigned int c, int se
     if (PyDict_Update(d, PyTuple_GET_ITEM(L->templates, c)) < 0 ||
         set_offset(d, L->k_start, s) < 0 || set_offset(d, L->k_end, e) < 0)
         goto fail;
-    if (end - start == 1) {
+    if (end - start == 1 && !L->runs) {
         PyObject *cp = PyLong_FromUnsignedLong(PyUnicode_READ(L->kind, L->data, start));
         if (cp == NULL) goto fail;
         int r = PyDict_SetItem(d, L->k_codepoint, cp);
         Py_DECREF(cp);
         if (r < 0) goto fail;
-    } else {
+    } else if (L->pending != NULL) {
         PyObject *item = Py_BuildValue("(Onn)", f, start, end);
         if (item == NULL || PyList_Append(L->pending, item) < 0) {
             Py_XDECREF(item);
@@ -1035,6 +1035,44 @@ fail:
     Py_XDECREF(d);
     Py_DECREF(f);
     return -1;
+}
+
+/* The lister's anchors from `anchors` (None, or two lists of one length: see
+ * finding_lister_t), copied; -1 with an exception when they do not hold. */
+static int
+load_anchors(finding_lister_t *L, PyObject *anchors, const char *name)
+{
+    if (anchors == Py_None) return 0;
+    if (!PyTuple_CheckExact(anchors) || PyTuple_GET_SIZE(anchors) != 2 ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 0)) ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 1)) ||
+        PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) !=
+            PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 1))) {
+        PyErr_Format(PyExc_TypeError, "%s() anchors must be None or two lists of one length",
+                     name);
+        return -1;
+    }
+    L->utf8 = 1;
+    PyObject *at = PyTuple_GET_ITEM(anchors, 0), *size = PyTuple_GET_ITEM(anchors, 1);
+    Py_ssize_t m = PyList_GET_SIZE(at);
+    if (m == 0) return 0;
+    L->anchors = PyMem_New(Py_ssize_t, 2 * m);
+    if (L->anchors == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        L->anchors[2 * k] = PyLong_AsSsize_t(PyList_GET_ITEM(at, k));
+        if (L->anchors[2 * k] == -1 && PyErr_Occurred()) return -1;
+        L->anchors[2 * k + 1] = PyLong_AsSsize_t(PyList_GET_ITEM(size, k));
+        if (L->anchors[2 * k + 1] == -1 && PyErr_Occurred()) return -1;
+        if (k > 0 && L->anchors[2 * k] <= L->anchors[2 * k - 2]) {
+            PyErr_Format(PyExc_ValueError, "%s() anchors must increase", name);
+            return -1;
+        }
+    }
+    L->nanchors = m;
+    return 0;
 }
 
 /*
@@ -1077,16 +1115,6 @@ speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "list_findings() made must be (type, tuple)");
         return NULL;
     }
-    if (anchors != Py_None &&
-        (!PyTuple_CheckExact(anchors) || PyTuple_GET_SIZE(anchors) != 2 ||
-         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 0)) ||
-         !PyList_CheckExact(PyTuple_GET_ITEM(anchors, 1)) ||
-         PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) !=
-             PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 1)))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "list_findings() anchors must be None or two lists of one length");
-        return NULL;
-    }
     Py_ssize_t last = PyLong_AsSsize_t(args[9]);
     if (last == -1 && PyErr_Occurred()) return NULL;
     finding_lister_t L = {0};
@@ -1094,27 +1122,10 @@ speedups_list_findings(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     L.data = PyUnicode_DATA(args[0]);
     L.type = (PyTypeObject *)PyTuple_GET_ITEM(made, 0);
     L.templates = PyTuple_GET_ITEM(made, 1);
-    L.utf8 = anchors != Py_None;
     L.last = last;
     L.bar_start = -1;
     PyObject *result = NULL;
-    if (L.utf8 && PyList_GET_SIZE(PyTuple_GET_ITEM(anchors, 0)) > 0) {
-        PyObject *at = PyTuple_GET_ITEM(anchors, 0), *size = PyTuple_GET_ITEM(anchors, 1);
-        Py_ssize_t m = PyList_GET_SIZE(at);
-        L.anchors = PyMem_New(Py_ssize_t, 2 * m);
-        if (L.anchors == NULL) return PyErr_NoMemory();
-        for (Py_ssize_t k = 0; k < m; k++) {
-            L.anchors[2 * k] = PyLong_AsSsize_t(PyList_GET_ITEM(at, k));
-            if (L.anchors[2 * k] == -1 && PyErr_Occurred()) goto done;
-            L.anchors[2 * k + 1] = PyLong_AsSsize_t(PyList_GET_ITEM(size, k));
-            if (L.anchors[2 * k + 1] == -1 && PyErr_Occurred()) goto done;
-            if (k > 0 && L.anchors[2 * k] <= L.anchors[2 * k - 2]) {
-                PyErr_SetString(PyExc_ValueError, "list_findings() anchors must increase");
-                goto done;
-            }
-        }
-        L.nanchors = m;
-    }
+    if (load_anchors(&L, anchors, "list_findings") < 0) goto done;
     L.empty = PyTuple_New(0);
     L.k_start = PyUnicode_InternFromString("start");
     L.k_end = PyUnicode_InternFromString("end");
@@ -1149,6 +1160,89 @@ done:
     Py_XDECREF(L.k_codepoint);
     Py_XDECREF(L.findings);
     Py_XDECREF(L.pending);
+    return result;
+}
+
+/*
+ * list_mark_runs(text, stage1, stage2, tables, max_run, start, limit, made, anchors, last)
+ * -> (findings, more): the runs count_mark_runs counts from start on (each from its first
+ * mark, the max_run+1-th one found by scan() less max_run, to its last), the first `limit`
+ * of them (-1: all) that start at or before text index `last` as Findings made from
+ * made = (Finding, the template dict of a COMBINING_RUN finding), at text indices (anchors
+ * None) or at byte offsets into the input (anchors: as list_findings'); how many others
+ * there are.  The engine lists the runs of marks over the limit without a Python step
+ * a run; the pure-Python statement is sanitizer._policy._listing.mark_runs_reference.
+ */
+PyObject *
+speedups_list_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError,
+                        "list_mark_runs(text, stage1, stage2, tables, max_run, start, limit, "
+                        "made, anchors, last) takes 10 arguments");
+        return NULL;
+    }
+    scan_tables_t t;
+    Py_ssize_t max_run, start;
+    if (scan_call_args(self, args, 6, "list_mark_runs", &t, &max_run, &start) < 0) return NULL;
+    if (max_run < 0) {
+        PyErr_SetString(PyExc_ValueError, "list_mark_runs() max_run must be >= 0");
+        return NULL;
+    }
+    Py_ssize_t limit = PyLong_AsSsize_t(args[6]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < -1) {
+        PyErr_SetString(PyExc_ValueError, "list_mark_runs() limit must be >= -1");
+        return NULL;
+    }
+    PyObject *made = args[7];
+    if (!PyTuple_CheckExact(made) || PyTuple_GET_SIZE(made) != 2 ||
+        !PyType_Check(PyTuple_GET_ITEM(made, 0)) ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(made, 1))) {
+        PyErr_SetString(PyExc_TypeError, "list_mark_runs() made must be (type, dict)");
+        return NULL;
+    }
+    Py_ssize_t last = PyLong_AsSsize_t(args[9]);
+    if (last == -1 && PyErr_Occurred()) return NULL;
+    PyObject *text = args[0];
+    finding_lister_t L = {0};
+    L.kind = PyUnicode_KIND(text);
+    L.data = PyUnicode_DATA(text);
+    L.type = (PyTypeObject *)PyTuple_GET_ITEM(made, 0);
+    L.last = last;
+    L.runs = 1;
+    PyObject *result = NULL;
+    if (load_anchors(&L, args[8], "list_mark_runs") < 0) goto done;
+    L.templates = PyTuple_Pack(1, PyTuple_GET_ITEM(made, 1));
+    L.empty = PyTuple_New(0);
+    L.k_start = PyUnicode_InternFromString("start");
+    L.k_end = PyUnicode_InternFromString("end");
+    L.k_codepoint = PyUnicode_InternFromString("codepoint");
+    L.findings = PyList_New(0);
+    if (L.templates == NULL || L.empty == NULL || L.k_start == NULL || L.k_end == NULL ||
+        L.k_codepoint == NULL || L.findings == NULL)
+        goto done;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), listed = 0, more = 0, i = start;
+    while ((i = scan_text(&t, text, i, max_run)) < n) {
+        Py_ssize_t first = i - max_run;
+        for (i++; i < n && (t.flags[CLASS_OF(&t, PyUnicode_READ(L.kind, L.data, i))] & 2); i++)
+            ;
+        if ((limit < 0 || listed < limit) && first <= last) {
+            if (emit_finding(&L, first, i, 0, -1) < 0) goto done;
+            listed++;
+        } else {
+            more++;
+        }
+    }
+    result = Py_BuildValue("(On)", L.findings, more);
+done:
+    PyMem_Free(L.anchors);
+    Py_XDECREF(L.templates);
+    Py_XDECREF(L.empty);
+    Py_XDECREF(L.k_start);
+    Py_XDECREF(L.k_end);
+    Py_XDECREF(L.k_codepoint);
+    Py_XDECREF(L.findings);
     return result;
 }
 

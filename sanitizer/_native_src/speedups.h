@@ -197,6 +197,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_column_keys(PyObject *self, PyObject *const
 SPEEDUPS_INTERNAL PyObject *speedups_source_lines(PyObject *self, PyObject *text);
 SPEEDUPS_INTERNAL PyObject *speedups_count_mark_runs(PyObject *self, PyObject *const *args,
                                                      Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_list_mark_runs(PyObject *self, PyObject *const *args,
+                                                    Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_bidi_feed(PyObject *self, PyObject *const *args,
                                               Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_identifiers(PyObject *self, PyObject *const *args,

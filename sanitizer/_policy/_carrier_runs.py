@@ -54,7 +54,7 @@ class Group:
     ``codepoint`` for a single character, else None and ``detail`` says what the run
     is; ``members`` the hits it covers (each with its own category)."""
 
-    __slots__ = ("_detail", "action", "category", "codepoint", "end", "members", "start")
+    __slots__ = ("_detail", "_members", "action", "category", "codepoint", "end", "start")
 
     def __init__(
         self,
@@ -64,7 +64,7 @@ class Group:
         action: Action,
         codepoint: int | None,
         detail: str | Callable[[], str] | None,
-        members: list[Hit],
+        members: list[Hit] | Callable[[], list[Hit]] | None,
     ) -> None:
         self.category = category
         self.start = start
@@ -72,7 +72,16 @@ class Group:
         self.action = action
         self.codepoint = codepoint
         self._detail = detail  # a callable: worked out when asked (most are only counted)
-        self.members = members
+        self._members = members  # (likewise; None: the one character's own hit)
+
+    @property
+    def members(self) -> list[Hit]:
+        members = self._members
+        if members is None:
+            members = self._members = [(self.category, self.start)]
+        elif callable(members):
+            members = self._members = members()
+        return members
 
     @property
     def detail(self) -> str | None:

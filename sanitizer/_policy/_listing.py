@@ -12,7 +12,9 @@ so a Finding made in C is the Finding made in Python (equality, repr, pickle,
 ``dataclasses.replace``).  What a carrier run spells (its ``detail``) is said in Python,
 only for the findings kept (``pending``), once per distinct run in its context
 (``details``: a flood repeats one run a thousand times).  ``findings_reference`` is its
-pure-Python statement, which the tests hold it to.
+pure-Python statement, which the tests hold it to.  Runs of marks over the limit are
+listed the same way (``_speedups.list_mark_runs``, stated by ``mark_runs_reference``):
+a flood of them costs no Python step a run either.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable
 
-from .._categories import char_class
+from .._categories import Category, char_class
 from . import _classtable as ct
 from ._carrier_runs import span_detail
-from ._model import Finding, Policy, new_finding
+from ._model import Action, Finding, Policy, new_finding
 from ._reveal import BITS, SELECTORS, TAGS
+from ._scan import mark_runs
 
 # A Finding's fields, in order: the keys of each template (one fact: the dataclass).
 FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
@@ -78,14 +82,7 @@ def findings_reference(
     listed = [g for g in every if g[0] <= last]
     if limit >= 0:
         listed = listed[:limit]
-    subparts = list(zip(*anchors, strict=True)) if anchors else []
-
-    def place(i: int) -> int:
-        if anchors is None:
-            return i
-        size = len(text[:i].encode("utf-8", "surrogatepass"))
-        return size + sum(n - 3 for at, n in subparts if at < i)  # U+FFFD: 3 bytes
-
+    place = _placer(text, anchors)
     kind, by_class = made
     assert kind is Finding
     findings: list[Finding] = []
@@ -105,6 +102,59 @@ def findings_reference(
     return findings, pending, len(every) - len(listed), allowed, worst, bar
 
 
+def _placer(text: str, anchors: tuple[list[int], list[int]] | None) -> Callable[[int], int]:
+    """Text index to place (reference only: a pass over the text a call): the index itself
+    without ``anchors``, else the byte offset into the input (``list_findings``')."""
+    subparts = list(zip(*anchors, strict=True)) if anchors else []
+
+    def place(i: int) -> int:
+        if anchors is None:
+            return i
+        size = len(text[:i].encode("utf-8", "surrogatepass"))
+        return size + sum(n - 3 for at, n in subparts if at < i)  # U+FFFD: 3 bytes
+
+    return place
+
+
+@functools.lru_cache(maxsize=8)
+def run_template(action: Action) -> tuple[type[Finding], dict[str, object]]:
+    """``list_mark_runs``' ``made``: Finding and the fields of a COMBINING_RUN finding of
+    ``action`` (as ``new_finding`` sets them), start and end to be set."""
+    fields: dict[str, object] = dict.fromkeys(FIELDS)
+    fields.update(category=Category.COMBINING_RUN, start=0, end=0, action=action)
+    return Finding, fields
+
+
+def mark_runs_reference(
+    text: str,
+    limit: int,
+    start: int,
+    cap: int,
+    made: tuple[type[Finding], dict[str, object]],
+    anchors: tuple[list[int], list[int]] | None,
+    last: int,
+) -> tuple[list[Finding], int]:
+    """Pure-Python statement of ``_speedups.list_mark_runs`` (with ``_scan``'s mark tables):
+    of the runs ``_scan.mark_runs`` yields from ``start`` on (a place it goes on from),
+    the first ``cap`` (-1: all) that start at or before text index ``last``, as the
+    COMBINING_RUN findings ``new_finding`` makes, at text indices or (``anchors``) byte
+    offsets; and how many others."""
+    kind, fields = made
+    assert kind is Finding
+    place = _placer(text, anchors)
+    findings: list[Finding] = []
+    more = 0
+    for s, e in mark_runs(text, limit):
+        if s < start:
+            continue
+        if (cap < 0 or len(findings) < cap) and s <= last:
+            act = fields["action"]
+            findings.append(new_finding(Category.COMBINING_RUN, place(s), place(e), act))  # type: ignore[arg-type]
+        else:
+            more += 1
+    return findings, more
+
+
 # The characters ``_reveal.carrier_run`` reads a run through (its ``_is_carrier``), and
 # the longest stretch of them around a run that ``details`` remembers it by.
 CARRIERS = (*TAGS, *SELECTORS, *BITS)
@@ -117,6 +167,12 @@ def _carrier_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"[{body}]"), re.compile(f"[{body}]*")
 
 
+@functools.cache
+def _carrier_set() -> frozenset[str]:
+    """``CARRIERS``' characters (what ``_carrier_patterns``' first pattern matches)."""
+    return frozenset(chr(cp) for lo, hi in CARRIERS for cp in range(lo, hi + 1))
+
+
 def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
     """Set the detail of each (finding, start, end) of ``pending`` (text indices, in
     order): ``span_detail(text, start, end)``, worked out once per distinct run in its
@@ -127,13 +183,18 @@ def details(text: str, pending: list[tuple[Finding, int, int]]) -> None:
     symbol's neighbour); so those characters and the run's place among them are its key.
     A stretch longer than ``_REACH`` on either side is not remembered (no key is longer
     than the run and twice that)."""
-    one, stretch = _carrier_patterns()
+    stretch = _carrier_patterns()[1]
+    carrier = _carrier_set()
     memo: dict[tuple[str, int, int], str] = {}
+    n = len(text)
     for finding, start, end in pending:
         a = start
-        while a > 0 and start - a <= _REACH and one.match(text, a - 1):
+        while a > 0 and start - a <= _REACH and text[a - 1] in carrier:
             a -= 1
-        b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
+        if end == n or text[end] not in carrier:
+            b = end  # (a flood's runs: one lookup)
+        else:
+            b = stretch.match(text, end, end + _REACH + 1).end()  # type: ignore[union-attr]
         if start - a > _REACH or b - end > _REACH:
             finding.__dict__["detail"] = span_detail(text, start, end)
             continue

@@ -53,6 +53,7 @@ from ._reveal import CARRIER_CATEGORIES, channel_of
 from ._reveal import iter_find as find_hidden
 from ._scan import (
     Scanner,
+    _c_mark_tables,
     count_mark_runs,
     fits_latin1,
     has_astral,
@@ -69,6 +70,7 @@ _c_normalize = None if speedups is None else speedups.normalize_runs
 _c_decode = None if speedups is None else speedups.decode_valid  # (twin: bytes.decode)
 _c_take = None if speedups is None else speedups.take_decoded
 _c_outside = None if speedups is None else speedups.groups_outside
+_c_mark_runs = None if speedups is None else speedups.list_mark_runs
 
 if TYPE_CHECKING:
     from typing import Any
@@ -519,14 +521,7 @@ class Run:
         cap = p.max_findings
         groups_table = _group_table(p, scan.cats, _TAG_BASE in text)
         limit = -1 if cap is None else cap
-        anchors: tuple[list[int], list[int]] | None = None
-        last = len(text)
-        if self.raw is not None:  # byte offsets; an ill-formed subpart is an anchor
-            anchors = (self.error_index, self.error_bytes) if self.ill_formed else _NO_ANCHORS
-            if not self.errors_listed:
-                # Text past the last listed error's U+FFFD lies after max_findings listed
-                # errors in the input: nothing there is listed (as in _finish).
-                last = self.error_index[-1] if self.error_index else -1
+        anchors, last = self._anchors(text)  # byte offsets; an ill-formed subpart anchors
         made = _listing.templates(p)
         walked = _c_list(
             text, stage1, stage2, tables, limit, groups_table, True, made, anchors, last
@@ -540,9 +535,11 @@ class Run:
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
             except _Redo:
-                return False, None
+                out = None
             if out is None:
-                return False, None
+                if not self._refuses_marks(text, is_latin1):
+                    return False, None
+                refused = True  # the engine's verdict: its groups are these, and the runs
         _listing.details(text, pending)  # the carrier runs: what each spells
         listed = self.index_findings
         assert not listed.items and not self.placed
@@ -553,10 +550,20 @@ class Run:
         if refused:
             self.rejected = True
             if not is_latin1:  # no combining marks below U+0300
-                self._combining_runs(text)
+                self._combining_runs(text, placed=True)
             return True, None
         assert out is not None
         return True, self._final_checks(out)
+
+    def _refuses_marks(self, text: str, is_latin1: bool) -> bool:
+        """True if the policy refuses a run of marks over its limit and ``text`` has one:
+        then the engine refuses the input whatever else it finds, and lists the scan's
+        groups and the runs, nothing more (its checks after them need an output)."""
+        limit = self.policy.max_combining
+        if limit is None or is_latin1 or self.acts[_C.COMBINING_RUN] is not Action.REJECT:
+            return False
+        astral = self.raw is None or self.ill_formed or has_astral(self.raw)
+        return next(iter(mark_runs(text, limit, astral)), None) is not None
 
     def _payloads_in_c(
         self,
@@ -807,12 +814,16 @@ class Run:
         if act is Action.REJECT:
             self.rejected = True
 
-    def _combining_runs(self, text: str) -> list[Span]:
-        """Runs of marks over the limit; what STRIP or REPLACE removes of them."""
+    def _combining_runs(self, text: str, placed: bool = False) -> list[Span]:
+        """Runs of marks over the limit; what STRIP or REPLACE removes of them.
+        ``placed``: the findings so far are ``self.placed`` only (``_listed_in_c``)."""
         limit = self.policy.max_combining
         act = self.acts[_C.COMBINING_RUN]
         removed: list[Span] = []
         if limit is None or act is Action.IGNORE or (self.verdict and act is Action.ALLOW):
+            return removed
+        if _c_mark_runs is not None and not self.verdict and act not in _REMOVING:
+            self._listed_runs(text, limit, act, placed)
             return removed
         astral = self.raw is None or self.ill_formed or has_astral(self.raw)
         listed, cap = self.index_findings, self.policy.max_findings
@@ -830,6 +841,51 @@ class Run:
                 listed.add_unlisted(rest, rest if act is Action.ALLOW else 0)
                 break
         return removed
+
+    def _listed_runs(self, text: str, limit: int, act: Action, placed: bool) -> None:
+        """``_combining_runs`` for an action that removes nothing: the first
+        ``max_findings`` runs made in one C pass (``_speedups.list_mark_runs``), the rest
+        counted in it, no Python step a run.  ``placed``: at input offsets into
+        ``self.placed``, as ``_listed_in_c`` lists; else at text indices into the list."""
+        cap = self.policy.max_findings
+        anchors: tuple[list[int], list[int]] | None = None
+        last = len(text)
+        if placed:
+            anchors, last = self._anchors(text)
+        assert _c_mark_runs is not None
+        made = _listing.run_template(act)
+        runs, more = _c_mark_runs(
+            text, *_c_mark_tables(), limit, 0, -1 if cap is None else cap, made, anchors, last
+        )
+        total = len(runs) + more
+        if not total:
+            return
+        if act is Action.REJECT:
+            self.rejected = True
+        listed = self.index_findings
+        listed.add_unlisted(total, total if act is Action.ALLOW else 0)
+        if placed:  # after the ones noted before at equal places, as the sort keeps them
+            assert not listed.items
+            self.placed = self.placed + runs if self.placed else runs
+            if len(self.placed) > len(runs):
+                self.placed.sort(key=_PLACE)
+            return
+        listed.items += runs
+        if cap is not None and len(listed.items) >= cap:
+            listed.final()
+
+    def _anchors(self, text: str) -> tuple[tuple[list[int], list[int]] | None, int]:
+        """``list_findings``' anchors and last listed text index: None (text indices) for
+        str input; for bytes, the ill-formed subparts (byte offsets) and, when not every
+        error is listed, the last listed one's U+FFFD (nothing after it is listed)."""
+        if self.raw is None:
+            return None, len(text)
+        if not self.ill_formed:
+            return _NO_ANCHORS, len(text)
+        last = len(text)
+        if not self.errors_listed:
+            last = self.error_index[-1] if self.error_index else -1
+        return (self.error_index, self.error_bytes), last
 
     def _remove(self, fresh: list[Span]) -> None:
         """Remove ``fresh`` (sorted, disjoint from what is already removed), then what only

@@ -263,9 +263,8 @@ def mark_runs(text: str, limit: int, astral: bool = True) -> Iterator[tuple[int,
         stage1, stage2, tables = _c_mark_tables()
         n = len(text)
         i = c_scan(text, stage1, stage2, tables, limit, 0)
-        rest = _marks().match  # the run's end: found by ``re`` in C, not a mark at a time
         while i < n:
-            run = rest(text, i + 1)
+            run = _marks().match(text, i + 1)  # its end: by ``re`` in C, not a mark a step
             assert run is not None  # (any number of marks: it always matches)
             end = run.end()
             yield i - limit, end

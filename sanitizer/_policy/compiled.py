@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from array import array
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -405,12 +406,76 @@ def character_groups(text: str, policy: Policy, categories: frozenset[Category])
     ``policy.allow_sequences`` says; in order and one at a time, for a caller that
     judges them itself, all of them, in memory that does not grow with them
     (``sanitizer._source_gate``: joiners and invisibles by their context)."""
-    from ._carrier_runs import grouped
+    from ._carrier_runs import SEVERITY, grouped
     from ._scan import hits, scanner
 
     scan = scanner(categories, policy.allow_sequences)
     found = hits(text, scan, policy.allow_sequences, None, policy.joiner_contexts)
-    return grouped(found, text, policy.actions)
+    every = grouped(found, text, policy.actions)
+    contexts = policy.joiner_contexts and Category.JOINER in scan.cats  # (judged in Python)
+    ignored = any(policy.actions[c] not in SEVERITY for c in scan.cats)  # (no severity)
+    if speedups is None or scan.c_args is None or contexts or ignored:
+        return every
+    stage1, stage2, tables, _ = scan.c_args
+    return _groups_in_c(text, policy, scan.cats, (stage1, stage2, tables), every)
+
+
+# Characters a C listing of ``character_groups`` covers at a time (bounded memory).
+GROUPS_WINDOW = 1 << 15
+
+
+def _groups_in_c(
+    text: str,
+    policy: Policy,
+    cats: frozenset[Category],
+    tables: tuple[bytes, bytes, bytes],
+    every: Iterator[Group],
+) -> Iterator[Group]:
+    """``character_groups`` listed by the C walk of the engine's groups
+    (``_speedups.groups_outside``, what ``inspect`` lists from), a window of the text at
+    a time: the text outside it passed over, a run cut at its ends, so a group that ends
+    at a window's end (it may go on) is listed again by the next window, which starts
+    where it does.  No Python step per character or hit, one a group (a run's members
+    and detail worked out when asked).  ``every``: the Python walk, for the rest of the
+    text from where only the engine can tell."""
+    from .._categories import category_of
+    from ._carrier_runs import span_detail
+    from ._run import _TAG_BASE, _group_table
+
+    assert speedups is not None
+    outside = speedups.groups_outside
+    table = _group_table(policy, cats, _TAG_BASE in text)
+    info, acts = ct.class_table().info, policy.actions
+
+    def members(start: int, end: int) -> list[tuple[Category, int]]:
+        return [(category_of(ord(text[k])), k) for k in range(start, end)]  # type: ignore[misc]
+
+    n, a, window = len(text), 0, GROUPS_WINDOW
+    while a < n:
+        b = min(n, a + window)
+        spans = array("q", (0, a) if a else ())
+        if b < n:
+            spans.extend((b, n))
+        walked = outside(text, *tables, -1, table, spans.tobytes(), False)
+        if walked is None:  # only the engine can tell: its groups from here on
+            yield from (g for g in every if g.start >= a)
+            return
+        listed, nxt = walked[0], b
+        if b < n and listed and listed[-1][1] == b:  # it may go on past the window
+            nxt = listed.pop()[0]
+            if nxt == a:  # one run fills the window: a larger one
+                window *= 2
+                continue
+        for start, end, c, _ in listed:
+            cat = info[c][0]
+            assert cat is not None
+            if end - start == 1:
+                yield Group(cat, start, end, acts[cat], ord(text[start]), None, None)
+            else:
+                detail = functools.partial(span_detail, text, start, end)
+                run = functools.partial(members, start, end)
+                yield Group(cat, start, end, acts[cat], None, detail, run)
+        a, window = nxt, GROUPS_WINDOW
 
 
 def reveal_args() -> tuple[bytes, bytes, bytes, int] | None:

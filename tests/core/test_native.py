@@ -426,6 +426,10 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "source_lines": (("x = 1\n",), {}),
         "identifiers": (("x = 1\n", [0, 5], bytes(8), False), {}),
         "count_mark_runs": (("a\u0301", *scan_args[:3], 0, 0), {}),
+        "list_mark_runs": (
+            ("abc", *scan_args[:3], 0, 0, -1, (object, {}), None, 3),
+            {},
+        ),
         "bidi_feed": ((_BidiJudge(), "a\u202eb\u202c", 0, 0, None, -1), {}),
         "precis_enforce": ((*enforce.args, "abc"), {}),  # type: ignore[attr-defined]
         "column_check": ((0, 1, 0, None, bytes(8), b""), {}),

@@ -87,12 +87,14 @@ def _without_c_passes(compiled: CompiledPolicy) -> CompiledPolicy:
 
 
 def _engine_report(data: bytes | str, compiled: CompiledPolicy, verdict: bool) -> Report:
-    """The report of the engine alone: no C edit pass, no C listing (``list_findings``)."""
-    saved, run_module._c_list = run_module._c_list, None
+    """The report of the engine alone: no C edit pass, no C listing (``list_findings``,
+    ``list_mark_runs``)."""
+    saved = run_module._c_list, run_module._c_mark_runs
+    run_module._c_list = run_module._c_mark_runs = None
     try:
         return Run(data, _without_c_passes(compiled), verdict).report()
     finally:
-        run_module._c_list = saved
+        run_module._c_list, run_module._c_mark_runs = saved
 
 
 def _same_reports(data: bytes | str, policy: Policy) -> None:
@@ -325,12 +327,11 @@ APIS = {
 # every profile but FILENAME (IDENTIFIER's rules, for one path segment)
 PROFILES = tuple(n.upper().replace("-", "_") for n in profiles.NAMES if n != "filename")
 # Cells whose Python work still grows with the text: the engine on runs of characters
-# with a sequence rule (zero-width bits mixing ZWJ) judges their findings one by one;
-# below 1,000 findings at 64 KiB (overlong mark runs: 809) the listed findings
-# themselves grow with the text, each mark run noted in Python (PROMPT: each listed
-# payload read in Python; the others are counted in C, ``_carrier_runs.payload_spans``;
-# a listed carrier run costs no Python call: ``_listing``, each distinct run's detail
-# said once).
+# with a sequence rule (zero-width bits mixing ZWJ) judges their findings one by one
+# (PROMPT: each listed payload read in Python; the others are counted in C,
+# ``_carrier_runs.payload_spans``; a listed carrier run costs no Python call:
+# ``_listing``, each distinct run's detail said once; a listed mark run neither:
+# ``_speedups.list_mark_runs``).
 _ALL = tuple(APIS)
 _INSPECT = ("inspect",)
 KNOWN = {
@@ -338,14 +339,8 @@ KNOWN = {
         (k, "PROMPT", api)
         for k, apis in {
             "zero-width bits": _INSPECT,
-            "combining-mark floods": _INSPECT,
         }.items()
         for api in apis
-    ),
-    *(
-        (k, p, "inspect")
-        for k in ("combining-mark floods",)
-        for p in ("TEXT", "SINGLE_LINE", "SOURCE")
     ),
 }
 
@@ -425,21 +420,15 @@ def test_python_work_is_bounded_on_hostile_text(kind: str, name: str, api: str) 
 # The profiles that list what they find (IDENTIFIER refuses at its first finding).
 LISTING = tuple(p for p in PROFILES if p != "IDENTIFIER")
 # Cells whose listed findings still cost Python work per finding: ill-formed bytes
-# (each listed error is found, decoded around and noted in Python), mark runs (each run,
-# listed or counted, is found in a C scan but noted in Python) and, under PROMPT, each
-# listed payload, read for what it spells (a dozen calls).
-KNOWN_LISTING = {
-    (k, p)
-    for k in ("combining-mark floods", "ill-formed bytes")
-    for p in ("TEXT", "SINGLE_LINE", "SOURCE")
-} | {
+# (each listed error is found, decoded around and noted in Python) and, under PROMPT,
+# each listed payload, read for what it spells (a dozen calls).
+KNOWN_LISTING = {("ill-formed bytes", p) for p in ("TEXT", "SINGLE_LINE", "SOURCE")} | {
     (k, "PROMPT")
     for k in (
         "tag runs",
         "selector runs",
         "zero-width bits",
         "one-character payloads",
-        "combining-mark floods",
         "ill-formed bytes",
     )
 }

@@ -126,6 +126,102 @@ def test_list_findings_matches_reference() -> None:
         assert tuple(rest) == want[2:], (trial, text, form)
 
 
+def _marked(rng: random.Random, n: int) -> str:
+    """Texts of runs of marks of every length around a limit, between dense findings."""
+    marks = ["\u0301", "\u0323", "\u0e49", "\U0001d167", "\u05b0"]
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.6:
+            out.append(rng.choice("aé\u0915") + "".join(rng.choices(marks, k=rng.randint(0, 7))))
+        else:
+            out.append(_dense(rng, 2, 0.5))
+    return "".join(out)
+
+
+@needs_c
+def test_list_mark_runs_matches_reference() -> None:
+    """``list_mark_runs`` is ``_listing.mark_runs_reference``: every field of every run's
+    Finding in its dict's order, at text indices and at byte offsets (ill-formed
+    subparts), from any run's end, over and under the limit, before and after ``last``."""
+    assert speedups is not None
+    from sanitizer._policy._scan import _c_mark_tables, mark_runs
+
+    rng = random.Random(15)
+    for trial in range(400):
+        max_run = rng.choice([0, 1, 2, 3, 5])
+        form = rng.choice(["str", "utf8", "ill"])
+        data = _as_input(rng, _marked(rng, rng.choice([1, 10, 40])), form)
+        run = Run(data, compile_policy(profiles.TEXT))
+        anchors: tuple[list[int], list[int]] | None = None
+        if form == "str":
+            text = run.text
+        else:
+            assert run.raw is not None
+            run._decode(run.raw)
+            text = run.text
+            anchors = (run.error_index, run.error_bytes) if run.ill_formed else ([], [])
+        runs = list(mark_runs(text, max_run))
+        start = rng.choice([0, *(e for _, e in runs)])
+        last = rng.choice([len(text), *(s for s, _ in runs), *(s - 1 for s, _ in runs)])
+        cap = rng.choice([-1, 0, 1, 2, 1000])
+        made = _listing.run_template(rng.choice([Action.REJECT, Action.ALLOW]))
+        args = (text, max_run, start, cap, made, anchors, last)
+        got, more = speedups.list_mark_runs(
+            text, *_c_mark_tables(), max_run, start, cap, made, anchors, last
+        )
+        want, want_more = _listing.mark_runs_reference(*args)
+        where = (trial, text, form, max_run, start, cap, last)
+        assert _fields(got) == _fields(want), where
+        assert more == want_more, where
+        assert all(type(f) is Finding for f in got)
+
+
+@needs_c
+@pytest.mark.parametrize("act", [Action.REJECT, Action.ALLOW, Action.STRIP])
+@pytest.mark.parametrize("cap", [0, 1, 4, None])
+def test_mark_runs_listed_in_c_are_the_engines(act: Action, cap: int | None) -> None:
+    """Runs of marks over the limit between dense findings, str and bytes (well-formed or
+    not): the report listed in C (the runs made by ``list_mark_runs``, at input offsets
+    when the scan's groups were listed in C) is the engine's alone."""
+    rng = random.Random(f"{act.value}{cap}")
+    for _ in range(40):
+        policy = rng.choice(POLICIES).replace(max_findings=cap, max_combining=rng.choice([1, 3]))
+        policy = policy.with_actions(COMBINING_RUN=act)
+        text = _marked(rng, rng.choice([5, 30]))
+        _reports_agree(_as_input(rng, text, rng.choice(["str", "utf8", "ill"])), policy)
+
+
+@needs_c
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 64])
+def test_character_groups_listed_in_c_are_the_engines(
+    window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``character_groups`` listed by the C walk a window at a time (runs across a
+    window's end, longer than a window) is the engine's walk (``grouped`` over ``hits``):
+    every group's category, place, action, code point, detail and members."""
+    from sanitizer._policy import compiled
+    from sanitizer._policy._carrier_runs import grouped
+    from sanitizer._policy._scan import hits, scanner
+
+    monkeypatch.setattr(compiled, "GROUPS_WINDOW", window)
+    rng = random.Random(window)
+    every_cat = sorted({c for c in map(category_of, map(ord, "".join(DENSE))) if c}, key=str)
+    for trial in range(150):
+        policy = rng.choice(POLICIES)
+        cats = frozenset(rng.sample(every_cat, rng.randint(1, len(every_cat))))
+        text = _dense(rng, rng.choice([1, 10, 60]), rng.choice([0.3, 0.8]))
+        got = list(compiled.character_groups(text, policy, cats))
+        scan = scanner(cats, policy.allow_sequences)
+        found = hits(text, scan, policy.allow_sequences, None, policy.joiner_contexts)
+        want = list(grouped(found, text, policy.actions))
+        where = (trial, text, policy.name, sorted(c.name for c in cats))
+        assert [
+            (g.category, g.start, g.end, g.action, g.codepoint, g.detail, g.members) for g in got
+        ] == [
+            (g.category, g.start, g.end, g.action, g.codepoint, g.detail, g.members) for g in want
+        ], where
+
+
 @needs_c
 @pytest.mark.parametrize("cap", [0, 1, 5, 40, None])
 def test_reports_listed_in_c_are_the_engines(cap: int | None) -> None:
@@ -177,13 +273,15 @@ def test_listing_makes_no_python_call_a_finding() -> None:
 
 
 def test_carriers_are_the_characters_carrier_run_reads_through() -> None:
-    """``_listing.CARRIERS`` is ``_reveal._is_carrier`` (at every range's edges)."""
+    """``_listing.CARRIERS`` (its pattern, its set) is ``_reveal._is_carrier`` (at every
+    range's edges)."""
     pattern = _listing._carrier_patterns()[0]
     edges = {cp + d for lo, hi in _listing.CARRIERS for cp in (lo, hi) for d in (-1, 0, 1)}
     edges |= {cp for lo, hi in _listing.CARRIERS for cp in range(lo, min(hi, lo + 300) + 1)}
     for cp in sorted(edges):
         if 0 <= cp < 0x110000:
             assert bool(pattern.match(chr(cp))) == _reveal._is_carrier(cp), hex(cp)
+            assert (chr(cp) in _listing._carrier_set()) == _reveal._is_carrier(cp), hex(cp)
 
 
 # Runs of one carrier family, repeated with different characters around them: the same

@@ -536,3 +536,52 @@ def test_a_confusable_is_reported_at_every_use() -> None:
     assert [f.start for f in report.findings if f.kind == "confusable"] == uses
     lines = text.splitlines(keepends=True)
     assert check_source_pieces(lambda: lines) == report
+
+
+# -- the searches in C that stand for a Python step a character ----------------------------
+
+
+def test_twin_candidates_hold_every_character_with_a_syntax_twin() -> None:
+    """``_twin_candidates`` (what ``_syntax_twins`` searches a block for before sifting
+    it) matches every non-ASCII punctuation mark and symbol: all ``_syntax_twin`` may
+    answer for, so no block with a look-alike is passed over."""
+    import unicodedata2
+
+    from sanitizer import _source_gate as gate
+
+    candidates = gate._twin_candidates()
+    missed = [
+        cp
+        for cp in range(0x80, 0x110000)
+        if unicodedata2.category(chr(cp))[0] in "PS" and not candidates.match(chr(cp))
+    ]
+    assert missed == []
+    assert not candidates.search("a\u0301\ufe00\u2061\u200db1_")  # marks, invisibles, words
+
+
+@given(
+    st.text(st.sampled_from("ab_1 \u0430\u01c3\u0251\uff41\ufe00\u2061\u0301\u2215"), max_size=90)
+)
+def test_restricted_characters_found_by_pattern_as_one_by_one(identifier: str) -> None:
+    """The identifier rules of a long identifier (its Restricted characters beside an
+    ASCII name found by a pattern) are those found a character at a time."""
+    from sanitizer import _source_gate as gate
+    from sanitizer._lookalike import RestrictionLevel
+
+    level = RestrictionLevel.MODERATELY_RESTRICTIVE
+    by_pattern = list(_problems_with(gate, identifier, level, long=0))
+    one_by_one = list(_problems_with(gate, identifier, level, long=1 << 30))
+    assert by_pattern == one_by_one
+    pattern = gate._beside_ascii_name_pattern(frozenset(identifier) or frozenset("x"))
+    assert [m.start() for m in pattern.finditer(identifier)] == [
+        i for i in range(len(identifier)) if gate._beside_ascii_name(identifier, i)
+    ]
+
+
+def _problems_with(gate: Any, identifier: str, level: Any, long: int) -> list[object]:
+    saved = gate._LONG_IDENTIFIER
+    gate._LONG_IDENTIFIER = long
+    try:
+        return list(gate._problems(identifier, level))
+    finally:
+        gate._LONG_IDENTIFIER = saved
