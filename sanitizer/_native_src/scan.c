@@ -1124,34 +1124,54 @@ done:
 
 #define WM_KIND(t, kinds, kind, data, i) ((kinds)[CLASS_OF(t, PyUnicode_READ(kind, data, i))])
 
-/* The first j in [from, stop) where a bit symbol follows a character that is neither one
- * nor blank and is followed by a blank or by `stop` (the end the search sees: the
- * pattern _reveal._word_end_pattern searched with endpos `stop`), or -1. */
-static Py_ssize_t
-wm_marked(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
-          Py_ssize_t from, Py_ssize_t stop)
-{
-    for (Py_ssize_t j = from; j < stop; j++) {
-        if (!(WM_KIND(t, kinds, kind, data, j) & WM_BIT) || j == 0) continue;
-        if (WM_KIND(t, kinds, kind, data, j - 1) & (WM_BIT | WM_BLANK)) continue;
-        if (j + 1 == stop || (WM_KIND(t, kinds, kind, data, j + 1) & WM_BLANK)) return j;
+/* The first j in [from, stop) (from >= 1) where a bit symbol follows a character that is
+ * neither one nor blank and is followed by a blank or by `stop` (the end the search sees:
+ * the pattern _reveal._word_end_pattern searched with endpos `stop`), or -1; *gap: the
+ * runs of blanks in [from, j) (in [from, stop) when none), a run cut at `from` counted
+ * (re's findall there).  One pass, each character's kind read once. */
+#define WM_NEXT(NAME, TYPE)                                                              \
+    static Py_ssize_t NAME(const scan_tables_t *t, const unsigned char *kinds,            \
+                           const TYPE *s, Py_ssize_t from, Py_ssize_t stop, Py_ssize_t *gap) \
+    {                                                                                    \
+        Py_ssize_t runs = 0;                                                             \
+        if (from >= stop) {                                                              \
+            *gap = 0;                                                                    \
+            return -1;                                                                   \
+        }                                                                                \
+        unsigned int prev = kinds[CLASS_OF(t, s[from - 1])], cur = kinds[CLASS_OF(t, s[from])]; \
+        int blank_before = 0; /* (a run cut at `from` is counted) */                      \
+        for (Py_ssize_t j = from; j < stop; j++) {                                       \
+            unsigned int next = j + 1 < stop ? kinds[CLASS_OF(t, s[j + 1])] : WM_BLANK;  \
+            if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK)) && (next & WM_BLANK)) {   \
+                *gap = runs;                                                             \
+                return j;                                                                \
+            }                                                                            \
+            int blank = (cur & WM_BLANK) != 0;                                           \
+            runs += blank && !blank_before;                                              \
+            blank_before = blank;                                                        \
+            prev = cur;                                                                  \
+            cur = next;                                                                  \
+        }                                                                                \
+        *gap = runs;                                                                     \
+        return -1;                                                                       \
     }
-    return -1;
-}
 
-/* Runs of blanks in [from, stop), a run cut at `from` counted (re's findall there). */
+WM_NEXT(wm_next_ucs1, Py_UCS1)
+WM_NEXT(wm_next_ucs2, Py_UCS2)
+WM_NEXT(wm_next_ucs4, Py_UCS4)
+
 static Py_ssize_t
-wm_blank_runs(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
-              Py_ssize_t from, Py_ssize_t stop)
+wm_next(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
+        Py_ssize_t from, Py_ssize_t stop, Py_ssize_t *gap)
 {
-    Py_ssize_t runs = 0;
-    int prev = 0;
-    for (Py_ssize_t k = from; k < stop; k++) {
-        int blank = (WM_KIND(t, kinds, kind, data, k) & WM_BLANK) != 0;
-        runs += blank && !prev;
-        prev = blank;
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        return wm_next_ucs1(t, kinds, (const Py_UCS1 *)data, from, stop, gap);
+    case PyUnicode_2BYTE_KIND:
+        return wm_next_ucs2(t, kinds, (const Py_UCS2 *)data, from, stop, gap);
+    default:
+        return wm_next_ucs4(t, kinds, (const Py_UCS4 *)data, from, stop, gap);
     }
-    return runs;
 }
 
 /*
@@ -1196,8 +1216,9 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     marks[count++] = PyUnicode_READ(kind, data, start);
     for (;;) {
         Py_ssize_t lim = pos + near < n ? pos + near : n;
-        Py_ssize_t j = wm_marked(&t, kinds, kind, data, pos + 1, lim);
-        Py_ssize_t gap = j < 0 ? 0 : wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
+        Py_ssize_t gap;
+        Py_ssize_t j = wm_next(&t, kinds, kind, data, pos + 1, lim, &gap);
+        if (j < 0) gap = 0;
         int joiner = j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
                      (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK);
         if (joiner) goto engine;
@@ -1215,7 +1236,7 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
             }
             Py_ssize_t stop = k + 1 < n ? k + 1 : n;
-            j = wm_marked(&t, kinds, kind, data, pos + 1, stop);
+            j = wm_next(&t, kinds, kind, data, pos + 1, stop, &gap);
             if (j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
                 (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK))
                 goto engine;
@@ -1223,7 +1244,6 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 end = k;
                 break;
             }
-            gap = wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
         }
         words += gap;
         every_word = every_word && gap == 1;
@@ -1381,6 +1401,38 @@ speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     return PyLong_FromSsize_t(
         reveal_next(&t, kinds, &v, PyUnicode_KIND(text), PyUnicode_DATA(text), n, i));
+}
+
+/*
+ * utf8_length(text, start, end) -> int: the UTF-8 length of text[start:end] (a lone
+ * surrogate: 3 bytes, as "surrogatepass"), with no bytes made: where the engine places a
+ * finding that spans much of a text (a payload) at byte offsets.  The pure-Python
+ * statement is len(text[start:end].encode("utf-8", "surrogatepass")).
+ */
+PyObject *
+speedups_utf8_length(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length(text, start, end) takes 3 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length() text must be str");
+        return NULL;
+    }
+    if (READY(args[0]) < 0) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
+    if (start < 0 || end > n || start > end) {
+        PyErr_SetString(PyExc_ValueError, "utf8_length() span out of range");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(
+        utf8_span(PyUnicode_KIND(args[0]), PyUnicode_DATA(args[0]), start, end));
 }
 
 /* The index of the channel of a carrier character's kinds in _reveal.CHANNEL_RANGES (0
