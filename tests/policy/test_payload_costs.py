@@ -9,6 +9,8 @@ character over a stretch of marks after words) changes no answer.
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,7 +58,7 @@ def test_byte_offsets_are_those_of_the_encoding(text: str, places: list[int]) ->
     want = [len(text[:i].encode("utf-8", "surrogatepass")) for i in places]
     to_byte = ByteOffsets(text)
     assert [to_byte(i) for i in places] == want
-    pairs = [(min(a, b), max(a, b)) for a, b in zip(places, places[1:], strict=False)]
+    pairs = [(min(a, b), max(a, b)) for a, b in itertools.pairwise(places)]
     got = ByteOffsets(text).spans(pairs)
     assert got == [(want_of(text, a), want_of(text, b)) for a, b in pairs]
 
