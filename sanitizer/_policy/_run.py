@@ -61,7 +61,7 @@ from ._scan import (
     scanner,
 )
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
-from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
+from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean, c_clean_edit, compile_policy
 
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
@@ -245,6 +245,23 @@ def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = 
     return bytes(out)
 
 
+# A compiled policy that scans HIDDEN_PAYLOAD -> that of its policy with HIDDEN_PAYLOAD
+# ignored (by the identity of the first, kept alive here; bounded like their cache).
+_NO_SEARCH: dict[int, tuple[CompiledPolicy, CompiledPolicy]] = {}
+
+
+def _without_search(compiled: CompiledPolicy) -> CompiledPolicy:
+    """``compiled``'s policy with HIDDEN_PAYLOAD ignored, compiled (remembered)."""
+    known = _NO_SEARCH.get(id(compiled))
+    if known is not None and known[0] is compiled:
+        return known[1]
+    base = compile_policy(compiled.policy.with_actions({_C.HIDDEN_PAYLOAD: Action.IGNORE}))
+    if len(_NO_SEARCH) >= 256:
+        _NO_SEARCH.clear()
+    _NO_SEARCH[id(compiled)] = (compiled, base)
+    return base
+
+
 # list_findings' anchors of well-formed bytes input: no ill-formed subpart; and a Run's
 # findings made in C before there are any (both only read, never changed: no list a Run).
 _NO_ANCHORS: tuple[list[int], list[int]] = ([], [])
@@ -397,6 +414,10 @@ class Run:
                     done, out, hidden = self._payloads_in_c(text, scan, hidden, is_ascii, is_latin1)
                     if done:
                         return out  # every finding listed and counted
+            elif not self.ill_formed and not self.rejected:
+                out = self._clean_without_search(text)
+                if out is not None:
+                    return out  # nothing hidden, nothing else found or refused
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -450,6 +471,21 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _clean_without_search(self, text: str) -> str | None:
+        """The answer for ``text``, in which no payload is hidden, when the one C pass of
+        the policy without the search (HIDDEN_PAYLOAD ignored: then the run is that
+        policy's) tells it, nothing noted: the text, clean (inspect), or its strips and
+        replacements made (a verdict); else None.  The policy's own fast path stopped at
+        the first carrier (each is a candidate for the search); without the search a
+        carrier is one only where its category says so (an ideographic variation
+        sequence, a joiner in a word: none)."""
+        base = _without_search(self.compiled)
+        if self.verdict:
+            edit_args = base.direct_edit_args
+            return None if edit_args is None else c_clean_edit(text, *edit_args)  # type: ignore[misc]
+        args = base.direct_report_args
+        return None if args is None or c_clean is None else c_clean(text, *args)  # type: ignore[misc]
 
     def _refuse_first(self, text: str, scan: Scanner, payload: Hidden) -> None:
         """A verdict run that found ``payload``, the first, under a policy refusing it:
