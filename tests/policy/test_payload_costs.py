@@ -4,7 +4,8 @@ character over a stretch of marks after words) changes no answer.
 
 - ``_speedups.utf8_length`` is the length of the span's "surrogatepass" encoding, for
   every string width, and ``ByteOffsets`` places indices at the offsets of that encoding
-  on both backends.
+  on both backends;
+- a payload's spelling escapes what ``_hidden._escaped``'s per-character statement does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanitizer._native import speedups
+from sanitizer._policy import _hidden
 from sanitizer._policy._offsets import ByteOffsets, utf8_span
 
 from .test_policy_cliffs import needs_c
@@ -65,3 +67,22 @@ def test_byte_offsets_are_those_of_the_encoding(text: str, places: list[int]) ->
 
 def want_of(text: str, i: int) -> int:
     return len(text[:i].encode("utf-8", "surrogatepass"))
+
+
+def _escaped_reference(text: str) -> str:
+    """``_hidden._escaped``'s statement: a Python step a character."""
+    return "".join(
+        "\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden._hidden_char(c) else c for c in text
+    )
+
+
+@given(st.text(st.characters(max_codepoint=0x7F)) | st.text())
+def test_escaped_payloads_read_as_the_reference_says(text: str) -> None:
+    """A payload's spelling (``Hidden.describe``), ASCII made in one ``str.translate``."""
+    assert _hidden._escaped(text) == _escaped_reference(text)
+
+
+def test_every_ascii_character_is_escaped_as_the_reference_says() -> None:
+    for c in map(chr, range(0x80)):
+        assert _hidden._escaped(c) == _escaped_reference(c)
+        assert _hidden._escaped(f"a{c}\\b") == _escaped_reference(f"a{c}\\b")
