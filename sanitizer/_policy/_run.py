@@ -636,6 +636,7 @@ class Run:
         # unread payloads: a span a carrier run, and how many payloads each holds
         spans_read = len(read)
         rest_counts: Sequence[int] = array("q")
+        rest_total = 0  # sum(rest_counts): the C pass counts it
         if more is not None:
             resume = bounds[-1] if bounds else 0
             rest = None
@@ -653,9 +654,10 @@ class Run:
                         return False, None, itertools.chain(read, left)
                     bounds.extend((h.start, h.end))
                 rest_counts = array("q", itertools.repeat(1, len(unread)))
+                rest_total = len(unread)
             else:
                 bounds.extend(rest[0])
-                rest_counts = rest[1]
+                rest_counts, rest_total = rest[1], rest[2]
         groups_table = _group_table(p, scan.cats, False)
         act = self.acts[_C.HIDDEN_PAYLOAD]
         members = None  # a refusing payload's finding is its own whatever its members
@@ -717,7 +719,7 @@ class Run:
                 detail = span_detail(text, start, end)
                 items.append(new_finding(hit, start, end, acts[hit], detail=detail))
         allowed = [group[3] for group in groups].count(0)  # ALLOW: 0
-        count = spans_read + sum(rest_counts)
+        count = spans_read + rest_total
         if act is Action.ALLOW and members is not None:
             # a payload is allowed unless a member is more severe (1 + ALLOW's 0: at most 1),
             # counted in C-level passes over the spans, not one Python step each
