@@ -1139,19 +1139,27 @@ done:
             return -1;                                                                   \
         }                                                                                \
         unsigned int prev = kinds[CLASS_OF(t, s[from - 1])], cur = kinds[CLASS_OF(t, s[from])]; \
-        int blank_before = 0; /* (a run cut at `from` is counted) */                      \
-        for (Py_ssize_t j = from; j < stop; j++) {                                       \
-            unsigned int next = j + 1 < stop ? kinds[CLASS_OF(t, s[j + 1])] : WM_BLANK;  \
-            if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK)) && (next & WM_BLANK)) {   \
+        unsigned int blank_before = 0; /* (a run cut at `from` is counted) */             \
+        Py_ssize_t last = stop - 1;                                                      \
+        for (Py_ssize_t j = from; j < last; j++) {                                       \
+            unsigned int next = kinds[CLASS_OF(t, s[j + 1])];                            \
+            if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK)) &&                     \
+                (next & WM_BLANK)) {                                                     \
                 *gap = runs;                                                             \
                 return j;                                                                \
             }                                                                            \
-            int blank = (cur & WM_BLANK) != 0;                                           \
-            runs += blank && !blank_before;                                              \
+            unsigned int blank = (cur / WM_BLANK) & 1; /* (no branch a blank) */          \
+            runs += blank & (blank_before ^ 1);                                          \
             blank_before = blank;                                                        \
             prev = cur;                                                                  \
             cur = next;                                                                  \
         }                                                                                \
+        /* the last character: followed by the end the search sees */                   \
+        if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK))) {                           \
+            *gap = runs;                                                                 \
+            return last;                                                                 \
+        }                                                                                \
+        runs += ((cur / WM_BLANK) & 1) & (blank_before ^ 1);                             \
         *gap = runs;                                                                     \
         return -1;                                                                       \
     }
