@@ -485,7 +485,7 @@ class Run:
             edit_args = base.direct_edit_args
             return None if edit_args is None else c_clean_edit(text, *edit_args)  # type: ignore[misc]
         args = base.direct_report_args
-        return None if args is None or c_clean is None else c_clean(text, *args)  # type: ignore[misc]
+        return None if args is None or c_clean is None else c_clean(text, *args)
 
     def _refuse_first(self, text: str, scan: Scanner, payload: Hidden) -> None:
         """A verdict run that found ``payload``, the first, under a policy refusing it:
