@@ -1813,10 +1813,13 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, 0);
-    if (out == NULL) return NULL;
-    Py_ssize_t count = 0, used = 0, room = 0, done = j;
-    int64_t *bounds = NULL;
+    /* the results, written where they are returned (grown by doubling: a flood of
+     * payloads makes its bounds once, no copy of them made) */
+    Py_ssize_t room = 32;
+    PyObject *spans = PyBytes_FromStringAndSize(NULL, room * 16);
+    PyObject *held_by = PyBytes_FromStringAndSize(NULL, room * 8);
+    if (spans == NULL || held_by == NULL) goto error;
+    Py_ssize_t count = 0, nspans = 0, done = j;
     j = reveal_next(&t, kinds, &v, kind, data, n, j);
     while (j < n) {
         int k = CHANNEL_AT(j);
@@ -1860,40 +1863,31 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 goto python;
         }
         if (held) {
-            if (used + 3 > room) { /* (doubling: amortized constant a span) */
-                room = 2 * room + 96;
-                if (PyByteArray_Resize(out, room * 8) < 0) goto error;
-                bounds = (int64_t *)PyByteArray_AS_STRING(out);
+            if (nspans == room) { /* (doubling: amortized constant a span) */
+                room *= 2;
+                if (_PyBytes_Resize(&spans, room * 16) < 0 ||
+                    _PyBytes_Resize(&held_by, room * 8) < 0)
+                    goto error;
             }
-            bounds[used++] = s;
-            bounds[used++] = e;
-            bounds[used++] = held;
+            int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans);
+            sp[2 * nspans] = s;
+            sp[2 * nspans + 1] = e;
+            ((int64_t *)PyBytes_AS_STRING(held_by))[nspans++] = held;
             count += held;
         }
         done = e;
         j = reveal_next(&t, kinds, &v, kind, data, n, e);
     }
-    Py_ssize_t nspans = used / 3;
-    PyObject *spans = PyBytes_FromStringAndSize(NULL, nspans * 16);
-    PyObject *held_by = PyBytes_FromStringAndSize(NULL, nspans * 8);
-    if (spans == NULL || held_by == NULL) {
-        Py_XDECREF(spans);
-        Py_XDECREF(held_by);
+    if (_PyBytes_Resize(&spans, nspans * 16) < 0 || _PyBytes_Resize(&held_by, nspans * 8) < 0)
         goto error;
-    }
-    int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans), *hb = (int64_t *)PyBytes_AS_STRING(held_by);
-    for (Py_ssize_t k = 0; k < nspans; k++) {
-        sp[2 * k] = bounds[3 * k];
-        sp[2 * k + 1] = bounds[3 * k + 1];
-        hb[k] = bounds[3 * k + 2];
-    }
-    Py_DECREF(out);
     return Py_BuildValue("(NNn)", spans, held_by, count);
 python:
-    Py_DECREF(out);
+    Py_DECREF(spans);
+    Py_DECREF(held_by);
     Py_RETURN_NONE;
 error:
-    Py_DECREF(out);
+    Py_XDECREF(spans);
+    Py_XDECREF(held_by);
     return NULL;
 }
 

@@ -41,7 +41,7 @@ from ._carrier_runs import (
     SEVERITY,
     Group,
     grouped,
-    payload_spans,
+    payload_span_bytes,
     run_detail,
     span_detail,
     span_members,
@@ -637,6 +637,7 @@ class Run:
         spans_read = len(read)
         rest_counts: Sequence[int] = array("q")
         rest_total = 0  # sum(rest_counts): the C pass counts it
+        rest_spans = b""  # their bounds, as made by that pass (int64 bytes)
         if more is not None:
             resume = bounds[-1] if bounds else 0
             rest = None
@@ -645,7 +646,7 @@ class Run:
             ):
                 pass  # the run of the last payload read goes on: reveal reads the rest
             else:
-                rest = payload_spans(text, tables, resume)
+                rest = payload_span_bytes(text, tables, resume)
             if rest is None:
                 unread = [more, *hidden]
                 left = iter(unread)
@@ -656,18 +657,17 @@ class Run:
                 rest_counts = array("q", itertools.repeat(1, len(unread)))
                 rest_total = len(unread)
             else:
-                bounds.extend(rest[0])
-                rest_counts, rest_total = rest[1], rest[2]
+                rest_spans, rest_counts, rest_total = rest
+        spans = bounds.tobytes() + rest_spans  # (one copy of the unread ones' bounds)
         groups_table = _group_table(p, scan.cats, False)
         act = self.acts[_C.HIDDEN_PAYLOAD]
         members = None  # a refusing payload's finding is its own whatever its members
         if act is not Action.REJECT:
-            members = span_members(text, (stage1, stage2, tables), groups_table, bounds)
+            members = span_members(text, (stage1, stage2, tables), groups_table, spans)
         if members is None and act is not Action.REJECT:
             return False, None, itertools.chain(read, left)
         limit = -1 if cap is None else cap
         matter = act is not Action.REJECT  # (a refused run makes no edit)
-        spans = bounds.tobytes()
         walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, spans, matter)
         if walked is None:  # a removal may change a sequence: the engine judges it
             return False, None, itertools.chain(read, left)
