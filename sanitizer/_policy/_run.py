@@ -404,7 +404,8 @@ class Run:
         hidden: Iterator[Hidden] = iter(())
         payloads = False
         if _C.HIDDEN_PAYLOAD in scanned:
-            found_hidden = find_hidden(text[: self._refused_at(text, scan)])
+            refused_at = self._refused_at(text, scan)
+            found_hidden = find_hidden(text[:refused_at])
             first = next(found_hidden, None)
             if first is not None:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
@@ -414,8 +415,8 @@ class Run:
                     done, out, hidden = self._payloads_in_c(text, scan, hidden, is_ascii, is_latin1)
                     if done:
                         return out  # every finding listed and counted
-            elif not self.ill_formed and not self.rejected:
-                out = self._clean_without_search(text)
+            elif refused_at == len(text) and not self.ill_formed and not self.rejected:
+                out = self._clean_without_search(text)  # (a refusal: no pass would tell)
                 if out is not None:
                     return out  # nothing hidden, nothing else found or refused
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
