@@ -230,6 +230,7 @@ class Speedups(Protocol):
         max_gap: int,
         /,
     ) -> tuple[str, int, int, bool, int] | None: ...
+    def utf8_length(self, text: str, start: int, end: int, /) -> int: ...
     def reveal_scan(
         self,
         text: str,

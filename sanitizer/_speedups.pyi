@@ -194,6 +194,9 @@ def word_marks(
     """(symbols, last, words, every_word, end) of the stretch of marks after words from
     the mark at ``start``; None at a joiner after a mark (_reveal._stretch_reference)."""
 
+def utf8_length(text: str, start: int, end: int, /) -> int:
+    """The UTF-8 length of text[start:end] (lone surrogates: 3 bytes), no bytes made."""
+
 def reveal_scan(
     text: str, stage1: bytes, stage2: bytes, tables: bytes, kinds: bytes, ivd: bytes, start: int, /
 ) -> int:

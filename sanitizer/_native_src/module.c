@@ -141,6 +141,9 @@ static PyMethodDef speedups_methods[] = {
      "(symbols, last, words, every_word, end) of the stretch of marks put after words from\n"
      "start; None when only Python can tell (see\n"
      "sanitizer._policy._reveal._stretch_reference)."},
+    {"utf8_length", (PyCFunction)(void (*)(void))speedups_utf8_length, METH_FASTCALL,
+     "utf8_length($module, text, start, end, /)\n--\n\n"
+     "The UTF-8 length of text[start:end] (lone surrogates: 3 bytes), no bytes made."},
     {"reveal_scan", (PyCFunction)(void (*)(void))speedups_reveal_scan, METH_FASTCALL,
      "reveal_scan($module, text, stage1, stage2, tables, kinds, ivd, start, /)\n--\n\n"
      "scan() past lone registered ideographic variation sequences (see\n"

@@ -1254,34 +1254,62 @@ done:
 
 #define WM_KIND(t, kinds, kind, data, i) ((kinds)[CLASS_OF(t, PyUnicode_READ(kind, data, i))])
 
-/* The first j in [from, stop) where a bit symbol follows a character that is neither one
- * nor blank and is followed by a blank or by `stop` (the end the search sees: the
- * pattern _reveal._word_end_pattern searched with endpos `stop`), or -1. */
-static Py_ssize_t
-wm_marked(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
-          Py_ssize_t from, Py_ssize_t stop)
-{
-    for (Py_ssize_t j = from; j < stop; j++) {
-        if (!(WM_KIND(t, kinds, kind, data, j) & WM_BIT) || j == 0) continue;
-        if (WM_KIND(t, kinds, kind, data, j - 1) & (WM_BIT | WM_BLANK)) continue;
-        if (j + 1 == stop || (WM_KIND(t, kinds, kind, data, j + 1) & WM_BLANK)) return j;
+/* The first j in [from, stop) (from >= 1) where a bit symbol follows a character that is
+ * neither one nor blank and is followed by a blank or by `stop` (the end the search sees:
+ * the pattern _reveal._word_end_pattern searched with endpos `stop`), or -1; *gap: the
+ * runs of blanks in [from, j) (in [from, stop) when none), a run cut at `from` counted
+ * (re's findall there).  One pass, each character's kind read once. */
+#define WM_NEXT(NAME, TYPE)                                                              \
+    static Py_ssize_t NAME(const scan_tables_t *t, const unsigned char *kinds,            \
+                           const TYPE *s, Py_ssize_t from, Py_ssize_t stop, Py_ssize_t *gap) \
+    {                                                                                    \
+        Py_ssize_t runs = 0;                                                             \
+        if (from >= stop) {                                                              \
+            *gap = 0;                                                                    \
+            return -1;                                                                   \
+        }                                                                                \
+        unsigned int prev = kinds[CLASS_OF(t, s[from - 1])], cur = kinds[CLASS_OF(t, s[from])]; \
+        unsigned int blank_before = 0; /* (a run cut at `from` is counted) */             \
+        Py_ssize_t last = stop - 1;                                                      \
+        for (Py_ssize_t j = from; j < last; j++) {                                       \
+            unsigned int next = kinds[CLASS_OF(t, s[j + 1])];                            \
+            if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK)) &&                     \
+                (next & WM_BLANK)) {                                                     \
+                *gap = runs;                                                             \
+                return j;                                                                \
+            }                                                                            \
+            unsigned int blank = (cur / WM_BLANK) & 1; /* (no branch a blank) */          \
+            runs += blank & (blank_before ^ 1);                                          \
+            blank_before = blank;                                                        \
+            prev = cur;                                                                  \
+            cur = next;                                                                  \
+        }                                                                                \
+        /* the last character: followed by the end the search sees */                   \
+        if ((cur & WM_BIT) && !(prev & (WM_BIT | WM_BLANK))) {                           \
+            *gap = runs;                                                                 \
+            return last;                                                                 \
+        }                                                                                \
+        runs += ((cur / WM_BLANK) & 1) & (blank_before ^ 1);                             \
+        *gap = runs;                                                                     \
+        return -1;                                                                       \
     }
-    return -1;
-}
 
-/* Runs of blanks in [from, stop), a run cut at `from` counted (re's findall there). */
+WM_NEXT(wm_next_ucs1, Py_UCS1)
+WM_NEXT(wm_next_ucs2, Py_UCS2)
+WM_NEXT(wm_next_ucs4, Py_UCS4)
+
 static Py_ssize_t
-wm_blank_runs(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
-              Py_ssize_t from, Py_ssize_t stop)
+wm_next(const scan_tables_t *t, const unsigned char *kinds, int kind, const void *data,
+        Py_ssize_t from, Py_ssize_t stop, Py_ssize_t *gap)
 {
-    Py_ssize_t runs = 0;
-    int prev = 0;
-    for (Py_ssize_t k = from; k < stop; k++) {
-        int blank = (WM_KIND(t, kinds, kind, data, k) & WM_BLANK) != 0;
-        runs += blank && !prev;
-        prev = blank;
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        return wm_next_ucs1(t, kinds, (const Py_UCS1 *)data, from, stop, gap);
+    case PyUnicode_2BYTE_KIND:
+        return wm_next_ucs2(t, kinds, (const Py_UCS2 *)data, from, stop, gap);
+    default:
+        return wm_next_ucs4(t, kinds, (const Py_UCS4 *)data, from, stop, gap);
     }
-    return runs;
 }
 
 /*
@@ -1326,8 +1354,9 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     marks[count++] = PyUnicode_READ(kind, data, start);
     for (;;) {
         Py_ssize_t lim = pos + near < n ? pos + near : n;
-        Py_ssize_t j = wm_marked(&t, kinds, kind, data, pos + 1, lim);
-        Py_ssize_t gap = j < 0 ? 0 : wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
+        Py_ssize_t gap;
+        Py_ssize_t j = wm_next(&t, kinds, kind, data, pos + 1, lim, &gap);
+        if (j < 0) gap = 0;
         int joiner = j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
                      (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK);
         if (joiner) goto engine;
@@ -1345,7 +1374,7 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
             }
             Py_ssize_t stop = k + 1 < n ? k + 1 : n;
-            j = wm_marked(&t, kinds, kind, data, pos + 1, stop);
+            j = wm_next(&t, kinds, kind, data, pos + 1, stop, &gap);
             if (j >= 0 && (WM_KIND(&t, kinds, kind, data, j) & WM_JOINER) &&
                 (WM_KIND(&t, kinds, kind, data, j - 1) & WM_MARK))
                 goto engine;
@@ -1353,7 +1382,6 @@ speedups_word_marks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 end = k;
                 break;
             }
-            gap = wm_blank_runs(&t, kinds, kind, data, pos + 1, j);
         }
         words += gap;
         every_word = every_word && gap == 1;
@@ -1511,6 +1539,38 @@ speedups_reveal_scan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     return PyLong_FromSsize_t(
         reveal_next(&t, kinds, &v, PyUnicode_KIND(text), PyUnicode_DATA(text), n, i));
+}
+
+/*
+ * utf8_length(text, start, end) -> int: the UTF-8 length of text[start:end] (a lone
+ * surrogate: 3 bytes, as "surrogatepass"), with no bytes made: where the engine places a
+ * finding that spans much of a text (a payload) at byte offsets.  The pure-Python
+ * statement is len(text[start:end].encode("utf-8", "surrogatepass")).
+ */
+PyObject *
+speedups_utf8_length(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length(text, start, end) takes 3 arguments");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "utf8_length() text must be str");
+        return NULL;
+    }
+    if (READY(args[0]) < 0) return NULL;
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
+    if (start < 0 || end > n || start > end) {
+        PyErr_SetString(PyExc_ValueError, "utf8_length() span out of range");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(
+        utf8_span(PyUnicode_KIND(args[0]), PyUnicode_DATA(args[0]), start, end));
 }
 
 /* The index of the channel of a carrier character's kinds in _reveal.CHANNEL_RANGES (0
@@ -1883,10 +1943,13 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, 0);
-    if (out == NULL) return NULL;
-    Py_ssize_t count = 0, used = 0, room = 0, done = j;
-    int64_t *bounds = NULL;
+    /* the results, written where they are returned (grown by doubling: a flood of
+     * payloads makes its bounds once, no copy of them made) */
+    Py_ssize_t room = 32;
+    PyObject *spans = PyBytes_FromStringAndSize(NULL, room * 16);
+    PyObject *held_by = PyBytes_FromStringAndSize(NULL, room * 8);
+    if (spans == NULL || held_by == NULL) goto error;
+    Py_ssize_t count = 0, nspans = 0, done = j;
     j = reveal_next(&t, kinds, &v, kind, data, n, j);
     while (j < n) {
         int k = CHANNEL_AT(j);
@@ -1930,40 +1993,31 @@ speedups_payload_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 goto python;
         }
         if (held) {
-            if (used + 3 > room) { /* (doubling: amortized constant a span) */
-                room = 2 * room + 96;
-                if (PyByteArray_Resize(out, room * 8) < 0) goto error;
-                bounds = (int64_t *)PyByteArray_AS_STRING(out);
+            if (nspans == room) { /* (doubling: amortized constant a span) */
+                room *= 2;
+                if (_PyBytes_Resize(&spans, room * 16) < 0 ||
+                    _PyBytes_Resize(&held_by, room * 8) < 0)
+                    goto error;
             }
-            bounds[used++] = s;
-            bounds[used++] = e;
-            bounds[used++] = held;
+            int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans);
+            sp[2 * nspans] = s;
+            sp[2 * nspans + 1] = e;
+            ((int64_t *)PyBytes_AS_STRING(held_by))[nspans++] = held;
             count += held;
         }
         done = e;
         j = reveal_next(&t, kinds, &v, kind, data, n, e);
     }
-    Py_ssize_t nspans = used / 3;
-    PyObject *spans = PyBytes_FromStringAndSize(NULL, nspans * 16);
-    PyObject *held_by = PyBytes_FromStringAndSize(NULL, nspans * 8);
-    if (spans == NULL || held_by == NULL) {
-        Py_XDECREF(spans);
-        Py_XDECREF(held_by);
+    if (_PyBytes_Resize(&spans, nspans * 16) < 0 || _PyBytes_Resize(&held_by, nspans * 8) < 0)
         goto error;
-    }
-    int64_t *sp = (int64_t *)PyBytes_AS_STRING(spans), *hb = (int64_t *)PyBytes_AS_STRING(held_by);
-    for (Py_ssize_t k = 0; k < nspans; k++) {
-        sp[2 * k] = bounds[3 * k];
-        sp[2 * k + 1] = bounds[3 * k + 1];
-        hb[k] = bounds[3 * k + 2];
-    }
-    Py_DECREF(out);
     return Py_BuildValue("(NNn)", spans, held_by, count);
 python:
-    Py_DECREF(out);
+    Py_DECREF(spans);
+    Py_DECREF(held_by);
     Py_RETURN_NONE;
 error:
-    Py_DECREF(out);
+    Py_XDECREF(spans);
+    Py_XDECREF(held_by);
     return NULL;
 }
 

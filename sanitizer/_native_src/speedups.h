@@ -119,6 +119,8 @@ SPEEDUPS_INTERNAL PyObject *speedups_reveal_scan(PyObject *self, PyObject *const
                                                  Py_ssize_t nargs);
 SPEEDUPS_INTERNAL PyObject *speedups_reveal_runs(PyObject *self, PyObject *const *args,
                                                  Py_ssize_t nargs);
+SPEEDUPS_INTERNAL PyObject *speedups_utf8_length(PyObject *self, PyObject *const *args,
+                                                 Py_ssize_t nargs);
 
 /* edit.c */
 SPEEDUPS_INTERNAL PyObject *speedups_clean_edit(PyObject *self, PyObject *const *args,

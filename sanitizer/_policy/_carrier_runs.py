@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .._categories import Category, category_of, char_class
 from .._native import speedups
@@ -241,8 +241,21 @@ def payload_spans(
     where only reading tells (``payload_spans_reference``).  ``text`` holds no tag base
     (U+1F3F4: no tag run is an RGI tag sequence); ``policy_tables``: the policy scan's
     tables (``_scan.Scanner.c_args``), None without the C extension."""
+    found = payload_span_bytes(text, policy_tables, start)
+    if found is None:
+        return None
+    spans, held, count = found
+    return array("q", spans), array("q", held), count
+
+
+def payload_span_bytes(
+    text: str, policy_tables: bytes | None, start: int
+) -> tuple[bytes, Sequence[int], int] | None:
+    """``payload_spans`` with the bounds as the C passes take them (int64 bytes, as made:
+    a flood of payloads copied no further) and the numbers held as a sequence."""
     if speedups is None or policy_tables is None:
-        return payload_spans_reference(text, None, start)
+        ref = payload_spans_reference(text, None, start)
+        return None if ref is None else (ref[0].tobytes(), ref[1], ref[2])
     stage1, stage2, tables = _reveal._c_tables()
     found = speedups.payload_spans(
         text,
@@ -259,7 +272,7 @@ def payload_spans(
     if found is None:
         return None
     spans, held, count = found
-    return array("q", spans), array("q", held), count
+    return spans, memoryview(held).cast("q"), count
 
 
 def payload_spans_reference(
@@ -330,17 +343,22 @@ def payload_spans_reference(
 
 
 def span_members(
-    text: str, scan_args: tuple[bytes, bytes, bytes] | None, groups: bytes, bounds: array[int]
+    text: str,
+    scan_args: tuple[bytes, bytes, bytes] | None,
+    groups: bytes,
+    bounds: array[int] | bytes,
 ) -> bytes | None:
     """For each span of ``bounds`` (flat (start, end) pairs: hidden payloads' carrier
     runs), two bytes: 1 + the severity (``_classtable`` group byte) of the most severe hit
     it holds, 0 when none, and the class of the first hit of that severity; None when
     one is a hit only the engine judges, or a removal may change a sequence.  One C pass
     (``_speedups.span_members``; its statement: ``span_members_reference``); None
-    without the C extension (``scan_args`` None): the engine judges."""
+    without the C extension (``scan_args`` None): the engine judges.  ``bounds`` may be
+    their int64 bytes (as the C passes take them)."""
     if speedups is None or scan_args is None:
         return None
-    found: bytes | None = speedups.span_members(text, *scan_args, groups, bounds.tobytes())
+    raw = bounds if isinstance(bounds, bytes) else bounds.tobytes()
+    found: bytes | None = speedups.span_members(text, *scan_args, groups, raw)
     return found
 
 

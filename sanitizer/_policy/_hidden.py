@@ -164,10 +164,22 @@ def _hidden_char(c: str) -> bool:
 
 
 def _escaped(text: str) -> str:
-    """``text`` as it reads, '\\' doubled, what ``_hidden_char`` names as a Python escape."""
-    if text.isascii() and text.isprintable() and "\\" not in text:
-        return text
+    """``text`` as it reads, '\\' doubled, what ``_hidden_char`` names as a Python escape
+    (ASCII: one ``str.translate``, no Python step a character)."""
+    if text.isascii():
+        if text.isprintable() and "\\" not in text:
+            return text
+        return text.translate(_ASCII_ESCAPES)
     return "".join("\\\\" if c == "\\" else ascii(c)[1:-1] if _hidden_char(c) else c for c in text)
+
+
+# What ``_escaped`` makes of an ASCII character that is not itself: '\\' doubled, and
+# the controls (the ASCII characters ``_hidden_char`` names: none is a default ignorable)
+_ASCII_ESCAPES = {
+    c: "\\\\" if c == 0x5C else ascii(chr(c))[1:-1]
+    for c in range(0x80)
+    if c == 0x5C or _hidden_char(chr(c))
+}
 
 
 def _escaped_bytes(data: bytes) -> str:

@@ -13,6 +13,7 @@ import bisect
 from collections.abc import Sequence
 
 from .._errors import Utf8Error
+from .._native import speedups
 
 
 class IndexOfByte:
@@ -61,7 +62,7 @@ class ByteOffsets:
             k = bisect.bisect_right(self.anchors_t, i) - 1
             if not self.anchors_t[k] <= t <= i:
                 t, b = self.anchors_t[k], self.anchors_b[k]
-        b += len(self.text[t:i].encode("utf-8", "surrogatepass"))
+        b += utf8_span(self.text, t, i)
         self.last = (i, b)
         return b
 
@@ -76,13 +77,22 @@ class ByteOffsets:
         for start, end in places:
             if start < t:  # back to the only anchor, the start
                 t = b = 0
-            b += len(text[t:start].encode("utf-8", "surrogatepass"))
+            b += utf8_span(text, t, start)
             begin = b
-            b += len(text[start:end].encode("utf-8", "surrogatepass"))  # end >= start
+            b += utf8_span(text, start, end)  # end >= start
             t = end
             out.append((begin, b))
         self.last = (t, b)
         return out
+
+
+def utf8_span(text: str, start: int, end: int) -> int:
+    """The UTF-8 length of ``text[start:end]`` (0 <= start <= end <= len(text); a lone
+    surrogate: 3 bytes): counted in C with no bytes made (a finding may span most of
+    a text: a payload), else the length of its encoding."""
+    if speedups is not None:
+        return speedups.utf8_length(text, start, end)
+    return len(text[start:end].encode("utf-8", "surrogatepass"))
 
 
 def utf8_length(text: str, limit: int) -> int:
@@ -91,4 +101,4 @@ def utf8_length(text: str, limit: int) -> int:
         return len(text)
     if len(text) * 4 <= limit:
         return len(text)  # cannot exceed: a lower bound is enough
-    return len(text.encode("utf-8", "surrogatepass"))
+    return utf8_span(text, 0, len(text))

@@ -41,7 +41,7 @@ from ._carrier_runs import (
     SEVERITY,
     Group,
     grouped,
-    payload_spans,
+    payload_span_bytes,
     run_detail,
     span_detail,
     span_members,
@@ -62,7 +62,7 @@ from ._scan import (
     scanner,
 )
 from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
-from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean_edit
+from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean, c_clean_edit, compile_policy
 
 _c_count = None if speedups is None else speedups.count_groups
 _c_list = None if speedups is None else speedups.list_findings
@@ -248,6 +248,23 @@ def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = 
     return bytes(out)
 
 
+# A compiled policy that scans HIDDEN_PAYLOAD -> that of its policy with HIDDEN_PAYLOAD
+# ignored (by the identity of the first, kept alive here; bounded like their cache).
+_NO_SEARCH: dict[int, tuple[CompiledPolicy, CompiledPolicy]] = {}
+
+
+def _without_search(compiled: CompiledPolicy) -> CompiledPolicy:
+    """``compiled``'s policy with HIDDEN_PAYLOAD ignored, compiled (remembered)."""
+    known = _NO_SEARCH.get(id(compiled))
+    if known is not None and known[0] is compiled:
+        return known[1]
+    base = compile_policy(compiled.policy.with_actions({_C.HIDDEN_PAYLOAD: Action.IGNORE}))
+    if len(_NO_SEARCH) >= 256:
+        _NO_SEARCH.clear()
+    _NO_SEARCH[id(compiled)] = (compiled, base)
+    return base
+
+
 # list_findings' anchors of well-formed bytes input: no ill-formed subpart; and a Run's
 # findings made in C before there are any (both only read, never changed: no list a Run).
 _NO_ANCHORS: tuple[list[int], list[int]] = ([], [])
@@ -385,7 +402,8 @@ class Run:
         hidden: Iterator[Hidden] = iter(())
         payloads = False
         if _C.HIDDEN_PAYLOAD in scanned:
-            found_hidden = find_hidden(text[: self._refused_at(text, scan)])
+            refused_at = self._refused_at(text, scan)
+            found_hidden = find_hidden(text[:refused_at])
             first = next(found_hidden, None)
             if first is not None:
                 hidden, payloads = itertools.chain((first,), found_hidden), True
@@ -395,6 +413,10 @@ class Run:
                     done, out, hidden = self._payloads_in_c(text, scan, hidden, is_ascii, is_latin1)
                     if done:
                         return out  # every finding listed and counted
+            elif refused_at == len(text) and not self.ill_formed and not self.rejected:
+                out = self._clean_without_search(text)  # (a refusal: no pass would tell)
+                if out is not None:
+                    return out  # nothing hidden, nothing else found or refused
         if self.verdict and not payloads:  # the edits in one C pass, when it can tell
             try:
                 out = self._bulk(text, is_ascii, is_latin1)
@@ -448,6 +470,21 @@ class Run:
         if out is None:
             return None
         return self._final_checks(out)
+
+    def _clean_without_search(self, text: str) -> str | None:
+        """The answer for ``text``, in which no payload is hidden, when the one C pass of
+        the policy without the search (HIDDEN_PAYLOAD ignored: then the run is that
+        policy's) tells it, nothing noted: the text, clean (inspect), or its strips and
+        replacements made (a verdict); else None.  The policy's own fast path stopped at
+        the first carrier (each is a candidate for the search); without the search a
+        carrier is one only where its category says so (an ideographic variation
+        sequence, a joiner in a word: none)."""
+        base = _without_search(self.compiled)
+        if self.verdict:
+            edit_args = base.direct_edit_args
+            return None if edit_args is None else c_clean_edit(text, *edit_args)  # type: ignore[misc]
+        args = base.direct_report_args
+        return None if args is None or c_clean is None else c_clean(text, *args)
 
     def _refuse_first(self, text: str, scan: Scanner, payload: Hidden) -> None:
         """A verdict run that found ``payload``, the first, under a policy refusing it:
@@ -603,6 +640,8 @@ class Run:
         # unread payloads: a span a carrier run, and how many payloads each holds
         spans_read = len(read)
         rest_counts: Sequence[int] = array("q")
+        rest_total = 0  # sum(rest_counts): the C pass counts it
+        rest_spans = b""  # their bounds, as made by that pass (int64 bytes)
         if more is not None:
             resume = bounds[-1] if bounds else 0
             rest = None
@@ -611,7 +650,7 @@ class Run:
             ):
                 pass  # the run of the last payload read goes on: reveal reads the rest
             else:
-                rest = payload_spans(text, tables, resume)
+                rest = payload_span_bytes(text, tables, resume)
             if rest is None:
                 unread = [more, *hidden]
                 left = iter(unread)
@@ -620,19 +659,19 @@ class Run:
                         return False, None, itertools.chain(read, left)
                     bounds.extend((h.start, h.end))
                 rest_counts = array("q", itertools.repeat(1, len(unread)))
+                rest_total = len(unread)
             else:
-                bounds.extend(rest[0])
-                rest_counts = rest[1]
+                rest_spans, rest_counts, rest_total = rest
+        spans = bounds.tobytes() + rest_spans  # (one copy of the unread ones' bounds)
         groups_table = _group_table(p, scan.cats, False)
         act = self.acts[_C.HIDDEN_PAYLOAD]
         members = None  # a refusing payload's finding is its own whatever its members
         if act is not Action.REJECT:
-            members = span_members(text, (stage1, stage2, tables), groups_table, bounds)
+            members = span_members(text, (stage1, stage2, tables), groups_table, spans)
         if members is None and act is not Action.REJECT:
             return False, None, itertools.chain(read, left)
         limit = -1 if cap is None else cap
         matter = act is not Action.REJECT  # (a refused run makes no edit)
-        spans = bounds.tobytes()
         walked = _c_outside(text, stage1, stage2, tables, limit, groups_table, spans, matter)
         if walked is None:  # a removal may change a sequence: the engine judges it
             return False, None, itertools.chain(read, left)
@@ -684,7 +723,7 @@ class Run:
                 detail = span_detail(text, start, end)
                 items.append(new_finding(hit, start, end, acts[hit], detail=detail))
         allowed = [group[3] for group in groups].count(0)  # ALLOW: 0
-        count = spans_read + sum(rest_counts)
+        count = spans_read + rest_total
         if act is Action.ALLOW and members is not None:
             # a payload is allowed unless a member is more severe (1 + ALLOW's 0: at most 1),
             # counted in C-level passes over the spans, not one Python step each

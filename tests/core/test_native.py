@@ -440,6 +440,7 @@ def _samples(ext: ModuleType) -> dict[str, tuple[tuple[object, ...], dict[str, o
         "precis_layout": ((), {}),
         "word_marks": (("a\u200e b", *reveal_tables, 1, 8, 2), {}),
         "reveal_scan": (("abc", *reveal_tables, _reveal.ivd_table(), 0), {}),
+        "utf8_length": (("a\u00e9\u20ac\U0001f600", 0, 4), {}),
         "reveal_runs": (("abc", *reveal_tables, *runs_from, _reveal._c_reader(), 0, -1), {}),
     }
 

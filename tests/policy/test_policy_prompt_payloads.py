@@ -105,15 +105,18 @@ POLICIES = [
 
 def _reference(data: bytes | str, compiled: CompiledPolicy, verdict: bool) -> Report:
     """The engine's Report: every hit grouped by ``_carrier_runs.grouped``, no C listing,
-    no C edit pass, no verdict shortcut."""
+    no C edit pass, no verdict shortcut, no fast path of the policy without the search."""
     saved = run_module._c_outside, run_module._c_list, Run._refuse_first
+    without = Run._clean_without_search
     run_module._c_outside = run_module._c_list = None
     Run._refuse_first = lambda *args: None  # type: ignore[method-assign]
+    Run._clean_without_search = lambda *args: None  # type: ignore[method-assign]
     try:
         return Run(data, dataclasses.replace(compiled, bulk_edit_args=None), verdict).report()
     finally:
         run_module._c_outside, run_module._c_list = saved[:2]
         Run._refuse_first = saved[2]  # type: ignore[method-assign]
+        Run._clean_without_search = without  # type: ignore[method-assign]
 
 
 def _same_reports(data: bytes | str, policy: Policy) -> None:
@@ -151,6 +154,68 @@ def test_reports_equal_the_engines_on_many_texts() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 80)))
         policy = rng.choice(POLICIES).replace(max_findings=rng.choice([0, 1, 3, None]))
         _same_reports(text.encode() if rng.random() < 0.5 else text, policy)
+
+
+# What legitimate text puts beside carriers that hides nothing: registered ideographic
+# variation sequences, joiners and ZWNJ in words, soft hyphens, bidi marks after words,
+# invisible operators, ZWSP between words, emoji presentation and ZWJ sequences; and
+# what a policy refuses, strips or normalizes (a control, a noncharacter, a bidi control,
+# a decomposed letter).
+LEGITIMATE = [
+    "葛\U000e0100",
+    "辻\U000e0101",
+    "邊\U000e0102",
+    "می\u200cخ",
+    "क\u094d\u200dष",
+    "Silben\u00adtren",
+    "שלום\u200f ",
+    "f\u2061(x)\u2062y",
+    "ส\u200bค",
+    "❤\ufe0f",
+    "👨\u200d👩",
+    "e\u0301",
+    "\U000e0110",
+    *"ab x\n1",
+    "\x01",
+    "\ufdd0",
+    "\u202e",
+]
+
+
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_texts(LEGITIMATE), st.sampled_from(POLICIES), st.booleans())
+def test_text_hiding_nothing_gets_the_answer_of_the_policy_without_the_search(
+    text: str, policy: Policy, as_bytes: bool
+) -> None:
+    """Where the search finds nothing, the run may end in the one C pass of the policy
+    with HIDDEN_PAYLOAD ignored (``Run._clean_without_search``): the same Report as
+    the engine's, on both backends."""
+    _same_reports(text.encode() if as_bytes else text, policy)
+
+
+def test_the_policy_without_the_search_answers_legitimate_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Japanese with registered ideographic variation sequences, clean under TEXT, is
+    answered by the fast path of PROMPT without the search: no engine pass after it
+    (no C listing, no edit pass of the engine's)."""
+    data = sample("Japanese with IVS", 4096)
+    compiled = compile_policy(profiles.PROMPT)
+    for verdict in (False, True):
+        run = Run(data, compiled, verdict)
+        assert run._clean_without_search(data.decode()) == (
+            None if speedups is None else data.decode()
+        )
+    if speedups is not None:
+
+        def engine(*args: object) -> None:
+            raise AssertionError("an engine pass ran")
+
+        monkeypatch.setattr(run_module, "_c_list", engine)
+        monkeypatch.setattr(Run, "_bulk", engine)
+    assert inspect(data, profiles.PROMPT) == Report(True, data.decode(), (), profiles.PROMPT)
+    assert sanitize(data, profiles.PROMPT) == data.decode()
+    assert accepts(data, profiles.PROMPT)
 
 
 @pytest.mark.parametrize(
