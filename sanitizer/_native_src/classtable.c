@@ -125,6 +125,7 @@ derive(const scan_tables_t *t, Py_ssize_t nblocks, derived_t *d)
     }
     nibble_set(d->blk_ascii, d->blk_latin, HOT_BLOCK_1, -1);
     nibble_set(d->blk_ascii, d->blk_latin, HOT_BLOCK_2, -1);
+    d->text_block = 0; /* (text_sets: made when first asked) */
     memset(d->sb_ascii, 0, 16);
     memset(d->sb_latin, 0, 16);
     for (int k = 0x100; k < STAGE1_ENTRIES; k++) {

@@ -283,9 +283,10 @@ copy_small(char *dst, const char *src, size_t len)
  * them are copied (copy_small: in place, nothing the scan has yet to read is written) and
  * each stop edited (edit_one) there, without leaving the loop.  0 with *at = where fewer
  * than a block remain (all before it in out), or -1 when the engine must decide. */
-#define AVX2_EDIT_LOOP(KIND, STEP, CANDIDATES, STORE)                                       \
+#define AVX2_EDIT_LOOP(KIND, STEP, BLOCK, CANDIDATES, STORE)                                \
     const derived_t *d = t->derived;                                                    \
-    const avx2_sets_t sets = avx2_sets(d); /* (1 byte: the lo_* sets alone, exact) */   \
+    /* (1 byte: the lo_* sets alone, exact; 2: with the text's own block) */            \
+    const avx2_sets_t sets = avx2_sets_for(d, BLOCK);                                   \
     (void)sets;                                                                         \
     edits_t e = *es;                                                                    \
     Py_ssize_t i = *at, n = e.n, olen = out->len;                                       \
@@ -359,7 +360,7 @@ avx2_edit_ucs1(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
     const __m256i lo_a = avx2_bcast(t->derived->lo_ascii), lo_l = avx2_bcast(t->derived->lo_latin);
     const __m256i bits = avx2_bcast(ROW_BITS);
     __m256i a;
-    AVX2_EDIT_LOOP(PyUnicode_1BYTE_KIND, 32,
+    AVX2_EDIT_LOOP(PyUnicode_1BYTE_KIND, 32, 0,
                    (a = _mm256_loadu_si256((const __m256i *)(s + i)),
                     avx2_members(a, lo_a, lo_l, bits)),
                    _mm256_storeu_si256((__m256i *)(o + olen), a))
@@ -372,6 +373,7 @@ avx2_edit_ucs2(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
     const Py_UCS2 *s = (const Py_UCS2 *)data;
     __m256i a, b;
     AVX2_EDIT_LOOP(PyUnicode_2BYTE_KIND, 32,
+                   es->n - *at >= 1024 ? text_block_of(t->derived, s, es->n) : 0,
                    (a = _mm256_loadu_si256((const __m256i *)(s + i)),
                     b = _mm256_loadu_si256((const __m256i *)(s + i + 16)),
                     avx2_candidates_ucs2(a, b, &sets)),
@@ -385,7 +387,7 @@ avx2_edit_ucs4(const scan_tables_t *t, run_state_t *rs, edits_t *es, const void 
 {
     const Py_UCS4 *s = (const Py_UCS4 *)data;
     __m256i v[4];
-    AVX2_EDIT_LOOP(PyUnicode_4BYTE_KIND, 32,
+    AVX2_EDIT_LOOP(PyUnicode_4BYTE_KIND, 32, 0,
                    (avx2_load_ucs4(v, s + i), avx2_candidates_ucs4(v, s + i, &sets, d)),
                    for (int k = 0; k < 4; k++)
                        _mm256_storeu_si256((__m256i *)(o + olen * 4 + 32 * k), v[k]))

@@ -68,7 +68,7 @@ avx2_scan_ucs2(const scan_tables_t *t, const Py_UCS2 *s, Py_ssize_t n, Py_ssize_
                run_state_t *rs, Py_ssize_t *at)
 {
     const derived_t *d = t->derived;
-    const avx2_sets_t sets = avx2_sets(d);
+    const avx2_sets_t sets = avx2_sets_for(d, n - i >= 1024 ? text_block_of(d, s, n) : 0);
     for (; i + 32 <= n; i += 32) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 16));
@@ -547,10 +547,12 @@ next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
  * window's candidates (avx2_candidates_*) computed once: in text dense in flagged
  * characters (a run, a control or a mark every few letters), one vector test a window,
  * not a scan restarted a character.  base: the window s[base..base+32) (-1: none); mask:
- * its candidates not yet passed. */
+ * its candidates not yet passed; block: the text's own block (text_block_of; -1: not
+ * asked yet). */
 typedef struct {
     Py_ssize_t base;
     uint32_t mask;
+    int block;
 } window_t;
 
 #define WINDOW_NEXT(NAME, TYPE, KIND, CANDIDATES)                                        \
@@ -596,11 +598,13 @@ window_candidates_ucs1(const Py_UCS1 *s, const derived_t *d)
 }
 
 SCAN_AVX2_TARGET static inline uint32_t
-window_candidates_ucs2(const Py_UCS2 *s, const derived_t *d)
+window_candidates_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, const derived_t *d,
+                       window_t *w)
 {
-    const avx2_sets_t sets = avx2_sets(d);
-    return avx2_candidates_ucs2(_mm256_loadu_si256((const __m256i *)s),
-                                _mm256_loadu_si256((const __m256i *)(s + 16)), &sets);
+    if (w->block < 0) w->block = text_block_of(d, s, n);
+    const avx2_sets_t sets = avx2_sets_for(d, w->block);
+    return avx2_candidates_ucs2(_mm256_loadu_si256((const __m256i *)(s + i)),
+                                _mm256_loadu_si256((const __m256i *)(s + i + 16)), &sets);
 }
 
 SCAN_AVX2_TARGET static inline uint32_t
@@ -613,7 +617,8 @@ window_candidates_ucs4(const Py_UCS4 *s, const derived_t *d)
 }
 
 WINDOW_NEXT(window_next_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND, window_candidates_ucs1(s + i, d))
-WINDOW_NEXT(window_next_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND, window_candidates_ucs2(s + i, d))
+WINDOW_NEXT(window_next_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND,
+            window_candidates_ucs2(s, i, n, d, w))
 WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_ucs4(s + i, d))
 #endif
 
@@ -700,7 +705,7 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
     const void *data = PyUnicode_DATA(text);
     run_state_t rs = {-1, -1, -1};
 #if defined(SCAN_AVX2)
-    window_t window = {-1, 0};
+    window_t window = {-1, 0, -1};
 #else
     char window = 0;
 #endif

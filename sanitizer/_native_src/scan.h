@@ -49,6 +49,12 @@ typedef struct {
      * of it is edited), NB_MARK (a mark: its run is counted through strips), NB_SELF
      * (a rule or a mark: not edited itself). */
     unsigned char nb[256];
+    /* The text's own block (text_block_of): a BMP block holding a flagged character
+     * makes each of its characters a candidate of the vector test by block, so the
+     * block most of a long text is written in is tested exactly too, by low byte, like
+     * the hot blocks; its sets are made from bmp when first asked (0: none yet). */
+    int text_block;
+    unsigned char text_ascii[16], text_latin[16];
 } derived_t;
 
 #define NB_RULE 1

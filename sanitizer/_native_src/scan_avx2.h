@@ -66,22 +66,78 @@ avx2_find_ucs1(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, const derived
 }
 
 /* The sets the wide-string loops test, in registers, as nibble bitmaps (derived_t):
- * characters below U+0100 (lo_*), in the two hot blocks (h1_*, h2_*), the other BMP
- * blocks (blk_*) and the supplementary super-blocks (sb_*). */
+ * characters below U+0100 (lo_*), in the two hot blocks (h1_*, h2_*) and in the text's
+ * own block (tb_*, block tb: 0 for none), the other BMP blocks (blk_*) and the
+ * supplementary super-blocks (sb_*). */
 typedef struct {
     __m256i lo_a, lo_l, h1_a, h1_l, h2_a, h2_l, blk_a, blk_l, sb_a, sb_l, bits;
+    __m256i tb_a, tb_l, tb;
 } avx2_sets_t;
 
-SCAN_AVX2_TARGET static inline avx2_sets_t
-avx2_sets(const derived_t *d)
+/* The text block's sets in d (made from bmp when the block changes): exactly the
+ * flagged characters of the block, as BMP_FLAGGED says. */
+static inline void
+text_sets(derived_t *d, int block)
 {
+    if (d->text_block == block) return;
+    memset(d->text_ascii, 0, 16);
+    memset(d->text_latin, 0, 16);
+    for (int b = 0; b < 256; b++) {
+        if (!BMP_FLAGGED(d, (unsigned int)(block << 8 | b))) continue;
+        if (b < 0x80) d->text_ascii[b & 15] |= (unsigned char)(1u << (b >> 4));
+        else d->text_latin[b & 15] |= (unsigned char)(1u << ((b >> 4) - 8));
+    }
+    d->text_block = block;
+}
+
+/* The sets, with `block` (text_block_of; 0: none) as the text's own block. */
+SCAN_AVX2_TARGET static inline avx2_sets_t
+avx2_sets_for(const derived_t *d, int block)
+{
+    const __m256i none = _mm256_setzero_si256();
     avx2_sets_t v = {avx2_bcast(d->lo_ascii),   avx2_bcast(d->lo_latin),
                      avx2_bcast(d->hot1_ascii), avx2_bcast(d->hot1_latin),
                      avx2_bcast(d->hot2_ascii), avx2_bcast(d->hot2_latin),
                      avx2_bcast(d->blk_ascii),  avx2_bcast(d->blk_latin),
                      avx2_bcast(d->sb_ascii),   avx2_bcast(d->sb_latin),
-                     avx2_bcast(ROW_BITS)};
+                     avx2_bcast(ROW_BITS),      none,
+                     none,                      none};
+    if (block) { /* (the caller's derived_t is the module's, written under the GIL) */
+        text_sets((derived_t *)d, block);
+        v.tb_a = avx2_bcast(d->text_ascii);
+        v.tb_l = avx2_bcast(d->text_latin);
+        v.tb = _mm256_set1_epi8((char)block);
+    }
     return v;
+}
+
+SCAN_AVX2_TARGET static inline avx2_sets_t
+avx2_sets(const derived_t *d)
+{
+    return avx2_sets_for(d, 0);
+}
+
+/* The block most of a long str of 2 bytes a character is written in, when the vector
+ * test would take each of its characters for a candidate (a flagged character in it,
+ * neither U+00xx nor a hot block), else 0: sampled at 16 places spread over the whole
+ * str, so that every scan of one str picks the same. */
+static inline int
+text_block_of(const derived_t *d, const Py_UCS2 *s, Py_ssize_t n)
+{
+    if (n < 1024) return 0; /* (short: the scalar checks cost less than the sets) */
+    int count[16] = {0}, blocks[16], kinds = 0, best = 0, most = 0;
+    for (int k = 0; k < 16; k++) {
+        int b = s[(n / 16) * k] >> 8;
+        if (!b || b == HOT_BLOCK_1 || b == HOT_BLOCK_2 || !d->dirty[b]) continue;
+        int j = 0;
+        while (j < kinds && blocks[j] != b) j++;
+        if (j == kinds) blocks[kinds++] = b;
+        if (++count[j] > most) {
+            most = count[j];
+            best = b;
+        }
+    }
+    return best;
 }
 
 /* Per byte of v: nonzero when it is in the set (a, l); `sel` is the bit its high nibble
@@ -119,13 +175,16 @@ avx2_candidates_ucs2(__m256i a, __m256i b, const avx2_sets_t *v)
         _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8)), 0xD8);
     __m256i lo = _mm256_permute4x64_epi64(
         _mm256_packus_epi16(_mm256_and_si256(a, ff), _mm256_and_si256(b, ff)), 0xD8);
+    __m256i in_tb = _mm256_cmpeq_epi8(hi, v->tb); /* (tb 0: U+00xx, never in blk_*) */
     __m256i in_lo = _mm256_or_si256(
-        avx2_in_block(lo, hi, 0, v->lo_a, v->lo_l),
+        _mm256_or_si256(avx2_in_block(lo, hi, 0, v->lo_a, v->lo_l),
+                        _mm256_and_si256(avx2_rows(lo, v->tb_a, v->tb_l), in_tb)),
         _mm256_or_si256(avx2_in_block(lo, hi, HOT_BLOCK_1, v->h1_a, v->h1_l),
                         avx2_in_block(lo, hi, HOT_BLOCK_2, v->h2_a, v->h2_l)));
     __m256i hit = _mm256_or_si256(
         _mm256_and_si256(in_lo, avx2_bitsel(lo, v->bits)),
-        _mm256_and_si256(avx2_rows(hi, v->blk_a, v->blk_l), avx2_bitsel(hi, v->bits)));
+        _mm256_andnot_si256(in_tb, _mm256_and_si256(avx2_rows(hi, v->blk_a, v->blk_l),
+                                                     avx2_bitsel(hi, v->bits))));
     return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hit, _mm256_setzero_si256()));
 }
 

@@ -138,6 +138,71 @@ def test_c_passes_report_what_the_engine_reports_on_many_texts() -> None:
         _same_reports(text.encode() if rng.random() < 0.5 else text, policy)
 
 
+def _block_texts(stage1: bytes, stage2: bytes, tables: bytes) -> list[tuple[str, int]]:
+    """For each BMP block (not U+00xx, not a hot one, not surrogates) holding characters
+    the tables flag and others: 2,300 of its unflagged characters (enough for the vector
+    loops to take it for the text's own block and test it exactly) with one flagged
+    character at an edge of a 32-character vector or within one, and where it is."""
+    from sanitizer._policy._classtable import class_table
+
+    t = class_table()
+    flagged = [tables[c] != 0 for c in range(256)]
+    out = []
+    for block in range(1, 0x100):
+        if block in (0x20, 0x30) or 0xD8 <= block <= 0xDF:
+            continue
+        cps = range(block << 8, (block + 1) << 8)
+        hits = [cp for cp in cps if flagged[t.class_of(cp)]]
+        clean = [chr(cp) for cp in cps if not flagged[t.class_of(cp)]][:16]
+        if not hits or not clean:
+            continue
+        filler = "".join(clean[k % len(clean)] for k in range(2300))
+        for k, cp in enumerate(hits[:: max(1, len(hits) // 4)]):
+            for at in (31, 32, 33 + k, 1099):
+                out.append((filler[:at] + chr(cp) + filler[at + 1 :], at))
+    return out
+
+
+@needs_c
+def test_the_texts_own_block_is_tested_exactly() -> None:
+    """A long text written in one block holding a flagged character has that block tested
+    exactly, by low byte (``text_block_of``): the scan, the walk that counts groups and
+    the edit pass answer as they answer the 7 characters around the flagged one (too few
+    for a vector: the scalar loop, the oracle), for every such block under the tables of
+    each profile (scanned and dropped categories); only that character can stop them."""
+    assert speedups is not None
+    checked = 0
+    for name in ("TEXT", "SOURCE", "PROMPT", "IDENTIFIER"):
+        policy = getattr(profiles, name)
+        compiled = compile_policy(policy)
+        for cats in (compiled.scanned, compiled.dropping):
+            scan = scanner(cats, policy.allow_sequences)
+            assert scan.c_args is not None
+            stage1, stage2, tables, _ = scan.c_args
+            groups = _group_table(policy, cats)
+            for text, at in _block_texts(stage1, stage2, tables):
+                near = text[at - 3 : at + 4]
+                start = at - 3  # (still over 1,024 characters to scan: the vector loop)
+                alone = speedups.scan(near, stage1, stage2, tables, -1, 0)
+                want = at if alone == 3 else len(text)
+                got = speedups.scan(text, stage1, stage2, tables, -1, start)
+                assert got == want, (name, hex(ord(text[at])), at)
+                counted = speedups.count_groups(text, stage1, stage2, tables, 0, groups, False)
+                assert counted == speedups.count_groups(
+                    near, stage1, stage2, tables, 0, groups, False
+                )
+                checked += 1
+        edit = compiled.bulk_edit_args
+        if edit is not None:
+            for text, at in _block_texts(*edit[:3]):
+                alone_edited = speedups.clean_edit(text[at - 3 : at + 4], *edit)
+                want_edited = (
+                    None if alone_edited is None else text[: at - 3] + alone_edited + text[at + 4 :]
+                )
+                assert speedups.clean_edit(text, *edit) == want_edited, (name, at)
+    assert checked > 500
+
+
 @needs_c
 def test_count_groups_matches_reference() -> None:
     assert speedups is not None
