@@ -61,6 +61,41 @@ avx2_copy_ascii(const unsigned char *s, unsigned char *dst, Py_ssize_t n, const 
         }                                                                                \
     } while (0)
 
+/* UCS1 characters from i on, 64 then 32 at a time, every candidate of a block (exact:
+ * avx2_members) judged before the next block is read, not a search restarted after each
+ * (text dense in exempt characters: lone bit symbols, soft hyphens between letters).  1
+ * with *at = the first flagged index, or 0 with *at = where fewer than 32 remain. */
+SCAN_AVX2_TARGET static int
+avx2_scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
+               run_state_t *rs, Py_ssize_t *at)
+{
+    const derived_t *d = t->derived;
+    const unsigned char *flags = t->flags, *blk0 = t->blk0;
+    const __m256i lo_a = avx2_bcast(d->lo_ascii), lo_l = avx2_bcast(d->lo_latin);
+    const __m256i bits = avx2_bcast(ROW_BITS);
+    for (int step = 64; step >= 32; step -= 32) {
+        for (; i + step <= n; i += step) {
+            uint64_t m = avx2_members(_mm256_loadu_si256((const __m256i *)(s + i)), lo_a, lo_l,
+                                      bits);
+            if (step == 64)
+                m |= (uint64_t)avx2_members(_mm256_loadu_si256((const __m256i *)(s + i + 32)),
+                                            lo_a, lo_l, bits)
+                     << 32;
+            while (m) {
+                Py_ssize_t j = i + __builtin_ctzll(m);
+                m &= m - 1;
+                unsigned int c = blk0[s[j]], f = flags[c];
+                if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) {
+                    *at = j;
+                    return 1;
+                }
+            }
+        }
+    }
+    *at = i;
+    return 0;
+}
+
 /* UCS2 characters from i on, 32 at a time (candidates: avx2_candidates_ucs2).  1 with
  * *at = the first flagged index, or 0 with *at = where fewer than 32 remain. */
 SCAN_AVX2_TARGET static int
@@ -216,14 +251,7 @@ scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
     const unsigned char *flags = t->flags, *blk0 = t->blk0;
 #if defined(SCAN_AVX2)
     if (use_avx2()) {
-        while (n - i >= 32) {
-            i = avx2_find_ucs1(s, i, n, t->derived, NULL);
-            if (i == n) return n;
-            unsigned int c = blk0[s[i]], f = flags[c];
-            if (!f) break; /* fewer than 32 left: the scalar loop below */
-            if (flagged(t, PyUnicode_1BYTE_KIND, s, n, i, c, f, rs)) return i;
-            i++;
-        }
+        if (avx2_scan_ucs1(t, s, n, i, rs, &i)) return i; /* (then fewer than 32 left) */
     }
     else
 #endif
