@@ -73,25 +73,29 @@ avx2_scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_
     const unsigned char *flags = t->flags, *blk0 = t->blk0;
     const __m256i lo_a = avx2_bcast(d->lo_ascii), lo_l = avx2_bcast(d->lo_latin);
     const __m256i bits = avx2_bcast(ROW_BITS);
-    for (int step = 64; step >= 32; step -= 32) {
-        for (; i + step <= n; i += step) {
-            uint64_t m = avx2_members(_mm256_loadu_si256((const __m256i *)(s + i)), lo_a, lo_l,
-                                      bits);
-            if (step == 64)
-                m |= (uint64_t)avx2_members(_mm256_loadu_si256((const __m256i *)(s + i + 32)),
-                                            lo_a, lo_l, bits)
-                     << 32;
-            while (m) {
-                Py_ssize_t j = i + __builtin_ctzll(m);
-                m &= m - 1;
-                unsigned int c = blk0[s[j]], f = flags[c];
-                if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) {
-                    *at = j;
-                    return 1;
-                }
-            }
-        }
+    uint64_t m;
+#define UCS1_CANDIDATES(STEP)                                                            \
+    while (m) {                                                                          \
+        Py_ssize_t j = i + __builtin_ctzll(m);                                           \
+        m &= m - 1;                                                                      \
+        unsigned int c = blk0[s[j]], f = flags[c];                                       \
+        if (f && flagged(t, PyUnicode_1BYTE_KIND, s, n, j, c, f, rs)) {                  \
+            *at = j;                                                                     \
+            return 1;                                                                    \
+        }                                                                                \
     }
+    for (; i + 64 <= n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        m = (uint64_t)avx2_members(a, lo_a, lo_l, bits) |
+            ((uint64_t)avx2_members(b, lo_a, lo_l, bits) << 32);
+        if (m) UCS1_CANDIDATES(64)
+    }
+    for (; i + 32 <= n; i += 32) {
+        m = avx2_members(_mm256_loadu_si256((const __m256i *)(s + i)), lo_a, lo_l, bits);
+        if (m) UCS1_CANDIDATES(32)
+    }
+#undef UCS1_CANDIDATES
     *at = i;
     return 0;
 }
@@ -251,7 +255,7 @@ scan_ucs1(const scan_tables_t *t, const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t i,
     const unsigned char *flags = t->flags, *blk0 = t->blk0;
 #if defined(SCAN_AVX2)
     if (use_avx2()) {
-        if (avx2_scan_ucs1(t, s, n, i, rs, &i)) return i; /* (then fewer than 32 left) */
+        if (n - i >= 32 && avx2_scan_ucs1(t, s, n, i, rs, &i)) return i; /* (then < 32 left) */
     }
     else
 #endif
