@@ -33,7 +33,7 @@ from .._native import speedups
 from . import _classtable as ct
 from . import _reveal
 from ._hidden import Hidden
-from ._model import Action
+from ._model import Action, Policy
 from ._reveal import BIT_CATEGORIES, carrier_run
 from ._sequences import TAG_SEQUENCE
 
@@ -45,6 +45,7 @@ FAMILY: dict[Category, str] = {
     **dict.fromkeys(BIT_CATEGORIES, "zero-width characters"),
 }
 SEVERITY = {Action.ALLOW: 0, Action.STRIP: 1, Action.REPLACE: 2, Action.REJECT: 3}
+TAG_BASE = chr(TAG_SEQUENCE.base)  # what starts an emoji tag sequence (UTS #51 §2.3)
 
 Hit = tuple[Category, int]
 
@@ -393,4 +394,27 @@ def span_members_reference(
                 best = [severity, c]
             i = ct.scan_reference(text, stage1, stage2, tables, -1, i + 1)
         out += bytes(best)
+    return bytes(out)
+
+
+@functools.lru_cache(maxsize=64)
+def group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = True) -> bytes:
+    """``count_groups``' byte per class (``_classtable.GROUP_*``) for the categories
+    ``scanned`` under ``policy``: the severity of its action, its carrier family
+    (``_carrier_runs.FAMILY``), and whether only the engine may judge it (tag characters
+    of a policy that allows sequences: their rule has no table).  ``tag_base``: whether
+    the text holds a tag base (``TAG_SEQUENCE.base``); without one no tag character is
+    in an emoji tag sequence (UTS #51: the base comes first) nor earns an exemption
+    (``earned_by_previous``), so every one is a finding the C passes may judge."""
+    families = {name: k + 1 for k, name in enumerate(sorted(set(FAMILY.values())))}
+    assert len(families) <= 3
+    out = bytearray(256)
+    for c, (cat, _) in enumerate(ct.class_table().info):
+        if cat is None or cat not in scanned:
+            continue
+        byte = SEVERITY[policy.actions[cat]]
+        byte |= families.get(FAMILY.get(cat, ""), 0) << ct.GROUP_FAMILY_SHIFT
+        if cat is Category.TAG and policy.allow_sequences and tag_base:
+            byte |= ct.GROUP_ENGINE
+        out[c] = byte
     return bytes(out)

@@ -46,6 +46,8 @@ from ._carrier_runs import (
     span_detail,
     span_members,
 )
+from ._carrier_runs import TAG_BASE as _TAG_BASE
+from ._carrier_runs import group_table as _group_table  # (count_groups' table, by class)
 from ._hidden import Hidden
 from ._model import DROPPING, Action, Finding, Policy, Report, moved_findings, new_finding
 from ._offsets import ByteOffsets, utf8_length
@@ -61,7 +63,7 @@ from ._scan import (
     mark_runs,
     scanner,
 )
-from ._sequences import TAG_SEQUENCE, SequenceCache, earned_by_previous
+from ._sequences import SequenceCache, earned_by_previous
 from .compiled import NORMALIZES_COUNTING, CompiledPolicy, c_clean, c_clean_edit, compile_policy
 
 _c_count = None if speedups is None else speedups.count_groups
@@ -81,7 +83,6 @@ _C = Category
 _NON_ASCII = re.compile("[^\\x00-\\x7f]")
 _ANY = re.compile(".", re.DOTALL)
 _REMOVING = frozenset({Action.STRIP, Action.REPLACE})
-_TAG_BASE = chr(TAG_SEQUENCE.base)  # what starts an emoji tag sequence (UTS #51 §2.3)
 _PLACE = operator.attrgetter("start", "end")  # a finding's place: the list's order
 # A removed stretch of the input text: (start, end, replacement), "" strips.
 Span = tuple[int, int, str]
@@ -223,29 +224,6 @@ def _count_rest(
         if acts[Category.INVISIBLE] is Action.ALLOW:  # the one Latin-1 carrier family
             allowed += runs
     return total, allowed
-
-
-@functools.lru_cache(maxsize=64)
-def _group_table(policy: Policy, scanned: frozenset[Category], tag_base: bool = True) -> bytes:
-    """``count_groups``' byte per class (``_classtable.GROUP_*``) for the categories
-    ``scanned`` under ``policy``: the severity of its action, its carrier family
-    (``_carrier_runs.FAMILY``), and whether only the engine may judge it (tag characters
-    of a policy that allows sequences: their rule has no table).  ``tag_base``: whether
-    the text holds a tag base (``TAG_SEQUENCE.base``); without one no tag character is
-    in an emoji tag sequence (UTS #51: the base comes first) nor earns an exemption
-    (``earned_by_previous``), so every one is a finding the C passes may judge."""
-    families = {name: k + 1 for k, name in enumerate(sorted(set(FAMILY.values())))}
-    assert len(families) <= 3
-    out = bytearray(256)
-    for c, (cat, _) in enumerate(ct.class_table().info):
-        if cat is None or cat not in scanned:
-            continue
-        byte = SEVERITY[policy.actions[cat]]
-        byte |= families.get(FAMILY.get(cat, ""), 0) << ct.GROUP_FAMILY_SHIFT
-        if cat is _C.TAG and policy.allow_sequences and tag_base:
-            byte |= ct.GROUP_ENGINE
-        out[c] = byte
-    return bytes(out)
 
 
 # A compiled policy that scans HIDDEN_PAYLOAD -> that of its policy with HIDDEN_PAYLOAD

@@ -439,12 +439,11 @@ def _groups_in_c(
     and detail worked out when asked).  ``every``: the Python walk, for the rest of the
     text from where only the engine can tell."""
     from .._categories import category_of
-    from ._carrier_runs import span_detail
-    from ._run import _TAG_BASE, _group_table
+    from ._carrier_runs import TAG_BASE, group_table, span_detail
 
     assert speedups is not None
     outside = speedups.groups_outside
-    table = _group_table(policy, cats, _TAG_BASE in text)
+    table = group_table(policy, cats, TAG_BASE in text)
     info, acts = ct.class_table().info, policy.actions
 
     def members(start: int, end: int) -> list[tuple[Category, int]]:

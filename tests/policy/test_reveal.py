@@ -190,7 +190,9 @@ _UNITS = (
     ", ",
     ".",
 )
-_words = st.lists(st.sampled_from(_UNITS), max_size=6)
+# At most 3 units either side: MIN_BITS (8) units each with a mark after a word, which
+# SPECIAL_UNITS hold, are a payload of their own (marks after words), by design.
+_words = st.lists(st.sampled_from(_UNITS), max_size=3)
 # Text a payload would be: words of any script (letters and digits), separated by spaces
 # or punctuation.  The reading of bits prefers what reads as text; a short string of
 # symbols and punctuation may read as well two ways (docs/reveal.md), so it is not used.
