@@ -253,3 +253,17 @@ def _sanitized(sanitize: object, data: bytes | str, p: Policy) -> str | None:
         return sanitize(data, p)  # type: ignore[operator,no-any-return]
     except ValueError:  # PolicyError
         return None
+
+
+@given(texts)
+def test_fits_latin1_is_the_latin1_encoding(text: str) -> None:
+    """``_scan.fits_latin1`` (the str's kind in C, ``str_kind``) says what encoding to
+    Latin-1 says: whether every character is below U+0100."""
+    from sanitizer._policy._scan import fits_latin1
+
+    for t in (text, text + "\u00e9", text + "\u0100", text + "\U0001f600"):
+        assert fits_latin1(t) == all(ord(c) < 0x100 for c in t)
+        if speedups is not None:
+            assert speedups.str_kind(t) == (
+                1 if max(t, default="\0") < "\u0100" else 2 if max(t) < "\U00010000" else 4
+            )
