@@ -4,9 +4,9 @@ point is a cost ratio (linear, not quadratic), without a clock.
 Wall time on a shared 2-core machine is noise; instruction counts are repeatable for the
 same interpreter and inputs whatever else the machine is doing.  One valgrind process
 runs the set-up once (interpreter start-up, imports, warming every path), then forks one
-child per workload and one that does nothing: callgrind counts each child on its own,
-from the fork on top of what the parent had counted, so a child's count less the idle
-child's is its workload's cost.  bench/bench_instructions.py measures per-call costs
+child per workload (two at a time) and one that does nothing: callgrind counts each child
+on its own, from the fork on top of what the parent had counted, so a child's count less
+the idle child's is its workload's cost.  bench/bench_instructions.py measures per-call costs
 against another checkout; this module only serves the tests.
 """
 
@@ -32,7 +32,13 @@ _DRIVER = """
 import os, sys, traceback
 {setup}
 WORKLOADS = {workloads!r}
+running = {{}}
+def reap():
+    pid, status = os.wait()
+    print(running.pop(pid), pid, status, flush=True)
 for name, code in [("", "pass"), *WORKLOADS.items()]:
+    if len(running) >= {jobs}:
+        reap()
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
@@ -42,9 +48,14 @@ for name, code in [("", "pass"), *WORKLOADS.items()]:
             traceback.print_exc()
             os._exit(1)
         os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    print(name, pid, status, flush=True)
+    running[pid] = name
+while running:
+    reap()
 """
+
+# Children counted at once: each is a valgrind process of its own, counted on its own, so
+# running two side by side changes no count, and the second core shortens the wait.
+JOBS = max(1, min(2, os.cpu_count() or 1))
 
 
 def instructions(
@@ -53,7 +64,7 @@ def instructions(
     """Instructions each of ``workloads`` (name: Python statements) costs after ``setup``
     (Python statements whose names the workloads use), counted by callgrind."""
     assert VALGRIND is not None
-    script = _DRIVER.format(setup=textwrap.dedent(setup), workloads=workloads)
+    script = _DRIVER.format(setup=textwrap.dedent(setup), workloads=workloads, jobs=JOBS)
     proc = subprocess.run(
         [
             VALGRIND,
