@@ -119,16 +119,24 @@ avx2_sets(const derived_t *d)
 
 /* The block most of a long str of 2 bytes a character is written in, when the vector
  * test would take each of its characters for a candidate (a flagged character in it,
- * neither U+00xx nor a hot block), else 0: sampled at 16 places spread over the whole
- * str, so that every scan of one str picks the same. */
+ * neither U+00xx nor a hot block), else 0: at 16 places spread over the whole str, the
+ * first such character of the next 16 (text mostly ASCII, its marks or letters of
+ * another block between, is sampled by those), so that every scan of one str picks the
+ * same. */
 static inline int
 text_block_of(const derived_t *d, const Py_UCS2 *s, Py_ssize_t n)
 {
     if (n < 1024) return 0; /* (short: the scalar checks cost less than the sets) */
     int count[16] = {0}, blocks[16], kinds = 0, best = 0, most = 0;
     for (int k = 0; k < 16; k++) {
-        int b = s[(n / 16) * k] >> 8;
-        if (!b || b == HOT_BLOCK_1 || b == HOT_BLOCK_2 || !d->dirty[b]) continue;
+        const Py_UCS2 *p = s + (n / 16) * k;
+        int b = 0;
+        for (int j = 0; j < 16; j++) {
+            b = p[j] >> 8;
+            if (b && b != HOT_BLOCK_1 && b != HOT_BLOCK_2 && d->dirty[b]) break;
+            b = 0;
+        }
+        if (!b) continue;
         int j = 0;
         while (j < kinds && blocks[j] != b) j++;
         if (j == kinds) blocks[kinds++] = b;

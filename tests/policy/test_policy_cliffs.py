@@ -141,8 +141,9 @@ def test_c_passes_report_what_the_engine_reports_on_many_texts() -> None:
 def _block_texts(stage1: bytes, stage2: bytes, tables: bytes) -> list[tuple[str, int]]:
     """For each BMP block (not U+00xx, not a hot one, not surrogates) holding characters
     the tables flag and others: 2,300 of its unflagged characters (enough for the vector
-    loops to take it for the text's own block and test it exactly) with one flagged
-    character at an edge of a 32-character vector or within one, and where it is."""
+    loops to take it for the text's own block and test it exactly), or 800 of them each
+    after two ASCII letters, with one flagged character at an edge of a 32-character
+    vector or within one, and where it is."""
     from array import array
 
     blocks = array("H", stage1)
@@ -156,9 +157,12 @@ def _block_texts(stage1: bytes, stage2: bytes, tables: bytes) -> list[tuple[str,
         if not hits or not clean:
             continue
         filler = "".join(clean[k % len(clean)] for k in range(2300))
+        # the block between ASCII letters (marks after letters, as in text in NFD)
+        sparse = "".join("ab" + clean[k % len(clean)] for k in range(800))
         for k, cp in enumerate(hits[:: max(1, len(hits) // 3)]):
             for at in (31, 33 + k, 1099):
                 out.append((filler[:at] + chr(cp) + filler[at + 1 :], at))
+            out.append((sparse[:1100] + chr(cp) + sparse[1101:], 1100))
     return out
 
 
