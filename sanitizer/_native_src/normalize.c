@@ -235,31 +235,112 @@ count_mark(runs_t *rs, Py_ssize_t i)
 #define NORM_INLINE static inline
 #endif
 
-/* Append the normalized segment that starts at text[start] and ends before the next
- * boundary after it (*end: there) when no code point in it decomposes and its marks are
- * in canonical order, composing as it copies: 1; 0 when it cannot (out unchanged, *end
- * the code point that stopped it), NORM_WIDEN when a composite is over `limit`.  The
- * caller has made room for the rest of the text (composing only shortens it).  A Hangul
- * syllable can only begin a segment (it is a boundary) and composes as its decomposition
- * would. */
+/* Of U+0000..02FF, below both forms' lowest code point that is no boundary: the
+ * composition row (norm_record.first) and LOW_DECOMPOSES (a canonical decomposition: é
+ * then U+0323 is e U+0323 U+0301, reordered), what a letter before a mark needs in one
+ * read. */
+static uint16_t low_first[NORM_NFC_LOWEST_UNSTABLE];
+#define LOW_DECOMPOSES 0x8000
+/* The records of the Combining Diacritical Marks (U+0300..036F, the marks of text in
+ * NFD written in Latin, Greek or Cyrillic), one read each: norm_records indices. */
+#define MARKS_BASE 0x300
+#define MARKS_COUNT 0x70
+static uint16_t mark_records[MARKS_COUNT];
+
+/* Boundaries in a row, with nothing between them to compose, after which the pass that
+ * composes as it copies hands back to the quick check (whose scan and copy are faster
+ * on text that needs nothing). */
+#define NORM_QUIET 32
+
+/* Append the normalized text from text[start], a segment's start, composing as it copies
+ * through this segment and the next ones while no code point in them decomposes and
+ * their marks are in canonical order, until NORM_QUIET boundaries in a row had nothing
+ * to compose, or n: 1, *end there (a boundary, or n).  0 when a segment needs the full
+ * algorithm: out holds the text before it, *seg is its start, *end the code point that
+ * stopped it.  NORM_WIDEN when a composite is over `limit`.  The caller has made room
+ * for the rest of the text and 16 more (composing only shortens it).  A Hangul syllable
+ * can only begin a segment (it is a boundary) and composes as its decomposition would.
+ * Text dense in marks (Vietnamese in NFD: a segment every few characters) is read once,
+ * the letters between its marks copied 8 at a time, not scanned by the quick check and
+ * read again from each segment's start. */
 NORM_INLINE int
 segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
              int compat, unsigned int stable, Py_UCS4 lowest, Py_UCS4 limit, runs_t *rs,
-             Py_ssize_t *end)
+             Py_ssize_t *seg, Py_ssize_t *end)
 {
-    Py_ssize_t starter = -1, w = 0, i;
-    unsigned int row = 0; /* the starter's row in norm_compose */
+    Py_ssize_t starter = -1, w = 0, i, seg_in = start, seg_out = 0, quiet = 0;
+    unsigned int row = 0;      /* the starter's row in norm_compose */
+    int row_known = 1;         /* 0: a boundary below `lowest`, its row not read yet */
+    Py_UCS4 low = 0;           /* that boundary (read from the text, not from out) */
     unsigned int last = 0, prev = 0; /* ccc of the last written, of the last read */
     void *s = out->p + out->n * ok;
     /* count_mark on locals (registers), a run's length checked when it ends and here */
     const unsigned int counted = rs->counted;
     Py_ssize_t run_start = rs->run_start, mark_end = rs->mark_end;
     int result = 1;
+#if defined(__SSE2__)
+    const __m128i below = _mm_set1_epi16((short)(lowest - 1));
+#endif
     for (i = start; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (i > start && c < lowest) break; /* a boundary, without a look-up */
-        const norm_record *r = record_of(c);
-        if (i > start && (r->flags & stable)) break;
+        const norm_record *r = NULL;
+        if (i > start) {
+#if defined(__SSE2__)
+            if (kind == PyUnicode_2BYTE_KIND && ok == PyUnicode_2BYTE_KIND && c < lowest &&
+                n - i >= 8) {
+                /* the boundaries below `lowest` from i on, up to 8, stored at once */
+                __m128i v = _mm_loadu_si128((const __m128i *)((const Py_UCS2 *)data + i));
+                unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi16(
+                                     _mm_subs_epu16(v, below), _mm_setzero_si128())) ^ 0xFFFFu;
+                Py_ssize_t run = m ? __builtin_ctz(m) / 2 : 8;
+                _mm_storeu_si128((__m128i *)((Py_UCS2 *)s + w), v);
+                quiet += run;
+                if (quiet > NORM_QUIET) break;
+                w += run;
+                i += run - 1;
+                low = ((const Py_UCS2 *)data)[i];
+                seg_in = i;
+                seg_out = starter = w - 1;
+                row_known = 0;
+                last = prev = 0;
+                continue;
+            }
+#endif
+            int boundary = c < lowest; /* without a look-up */
+            if (!boundary) {
+                r = c - MARKS_BASE < MARKS_COUNT ? &norm_records[mark_records[c - MARKS_BASE]]
+                                                 : record_of(c);
+                boundary = (r->flags & stable) != 0;
+            }
+            if (boundary) { /* a new segment: what is before it is final */
+                if (++quiet > NORM_QUIET) break;
+                if (r != NULL && (compat ? r->compat_len : r->canon_len)) {
+                    seg_in = i; /* (U+1F80 then U+0301 is U+1F84: decomposed first) */
+                    seg_out = w;
+                    result = 0;
+                    break;
+                }
+                if (r != NULL && (r->flags & counted) && i >= mark_end) {
+                    if (i != mark_end) {
+                        if (mark_end - run_start > rs->max_run) rs->over = 1;
+                        run_start = i;
+                    }
+                    mark_end = i + 1;
+                }
+                seg_in = i;
+                seg_out = starter = w;
+                row_known = r != NULL;
+                row = r != NULL ? r->first : 0;
+                low = c;
+                last = prev = 0;
+                PyUnicode_WRITE(ok, s, w, c);
+                w++;
+                continue;
+            }
+        } else {
+            r = record_of(c);
+        }
+        quiet = 0;
         if ((r->flags & counted) && i >= mark_end) {
             if (i != mark_end) {
                 if (mark_end - run_start > rs->max_run) rs->over = 1;
@@ -271,6 +352,14 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
         if ((compat ? r->compat_len : r->canon_len) || (k && prev > k)) {
             result = 0;
             break;
+        }
+        if (!row_known) { /* the segment began below `lowest`, on `low` */
+            row = low_first[low];
+            row_known = 1;
+            if (row & LOW_DECOMPOSES) { /* (seg_in, seg_out: low's) */
+                result = 0;
+                break;
+            }
         }
         prev = k;
         if (starter >= 0 && (w - 1 == starter || (last != 0 && last < k))) {
@@ -284,6 +373,7 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
         if (k == 0) {
             starter = w;
             row = r->first;
+            row_known = 1;
         }
         last = k;
         PyUnicode_WRITE(ok, s, w, c);
@@ -294,7 +384,8 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
         rs->mark_end = mark_end;
         if (mark_end - run_start > rs->max_run) rs->over = 1;
     }
-    if (result) out->n += w;
+    out->n += result ? w : seg_out;
+    *seg = seg_in;
     *end = i;
     return result;
 }
@@ -380,6 +471,10 @@ speedups_normalize_init(void)
     enum { WORDS = NORM_BLOCK / 64, BLOCKS = sizeof norm_stage2 / sizeof norm_stage2[0] /
                                               NORM_BLOCK };
     int16_t first[BLOCKS] = {0}; /* the first BMP block of each stage-2 block, 0: none */
+    for (Py_UCS4 c = 0; c < NORM_NFC_LOWEST_UNSTABLE; c++)
+        low_first[c] = (uint16_t)(record_of(c)->first | (record_of(c)->canon_len ? LOW_DECOMPOSES : 0));
+    for (Py_UCS4 c = 0; c < MARKS_COUNT; c++)
+        mark_records[c] = (uint16_t)(record_of(MARKS_BASE + c) - norm_records);
     for (Py_UCS4 b = 0; b < 0x10000 / NORM_BLOCK; b++) {
         unsigned int id = norm_stage1[b];
         if (first[id]) {
@@ -521,7 +616,7 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
         }
         copy_stable(out, ok, kind, data, copied, start);
         int done = segment_fast(out, ok, kind, data, start, n, compat, stable, q->lowest, limit,
-                                rs, &end);
+                                rs, &start, &end);
         if (done < 0) return done;
         if (!done) {
             if (end <= start) end = start + 1;
