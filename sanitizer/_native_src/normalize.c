@@ -687,6 +687,11 @@ normalized(PyObject *text, int compat, runs_t rs)
                       &q, &rs);
         }
         if (r != NORM_WIDEN) break;
+        if (ok == PyUnicode_4BYTE_KIND) { /* (the tables hold no such composite) */
+            PyErr_SetString(PyExc_SystemError, "normalize(): a code point over U+10FFFF");
+            r = -1;
+            break;
+        }
         ok = PyUnicode_4BYTE_KIND; /* from the start, into a new str */
         rs = counted_before;
         Py_CLEAR(out.str);

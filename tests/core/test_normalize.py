@@ -4,7 +4,7 @@ unicodedata2 is the reference and the pure-Python twin (``_categories.unicode_no
 is it under SANITIZER_PURE_PYTHON=1).  Every code point is compared in the contexts where
 normalization differs (alone, after a starter that composes, before marks out of
 canonical order, after a Hangul leading consonant or LV syllable, doubled, after the start
-of its own decomposition), each piece followed by a newline: a boundary (UAX #15 §9), so
+of its own decomposition, after a segment that composed), each piece followed by a newline: a boundary (UAX #15 §9), so
 the whole text normalizes as the pieces do and one call covers many (the BMP in the fast
 tier, the other planes slow).  Hypothesis mixes starters that compose, composites,
 singletons, compatibility characters and marks of many classes in runs long enough for
@@ -42,6 +42,9 @@ CONTEXTS = (
     "\uac00{0}",
     "\u0308{0}\u0301",
     "{0}{0}",
+    # after a segment that composed, so met by the pass composing as it copies, then a
+    # mark it may have to come after (e-acute then U+0316: e U+0316 U+0301)
+    "e\u0301{0}\u0316",
 )
 
 native = pytest.mark.skipif(speedups is None, reason="the C extension is off")
@@ -223,6 +226,32 @@ def test_widths_and_expansions(text: str, form: str) -> None:
     long expansions: the C pass answers as unicodedata2."""
     if speedups is not None:
         assert speedups.normalize(text, form == "NFKC") == unicodedata2.normalize(form, text)
+
+
+# What text in NFD is made of: stretches of letters (copied 8 at a time by the pass that
+# composes as it copies, or handed back to the quick check after 32), letters that
+# decompose (e-acute then U+0323 is reordered), the diacritics and marks of other blocks.
+STRETCH_PIECES = st.one_of(
+    st.text(st.sampled_from("aeoAEO nt.\n"), min_size=1, max_size=40),
+    st.sampled_from("\u00e9\u00c5\u00f1\u00e0\u01a1\u1ea1\u1eb9\u0111"),
+    st.sampled_from("\u0300\u0301\u0302\u0303\u0309\u0323\u031b\u0306\u0308\u0345"),
+    st.sampled_from(MARKS + OTHERS),
+)
+
+
+@native
+@given(st.lists(STRETCH_PIECES, max_size=40), st.sampled_from(FORMS), st.integers(0, 3))
+def test_text_in_nfd_with_stretches_between_marks(
+    pieces: list[str], form: str, limit: int
+) -> None:
+    """Marks among stretches of letters of every length, letters that decompose before
+    marks out of order, runs over a limit: the C pass answers as unicodedata2 (and
+    normalize_runs refuses exactly the runs over the limit)."""
+    assert speedups is not None
+    text = "".join(pieces)
+    _same(text, form)
+    want = None if _over(text, limit) else unicodedata2.normalize(form, text)
+    assert speedups.normalize_runs(text, form == "NFKC", limit) == want
 
 
 # marks a combining run counts (of ccc 0 too: U+0903, U+093E, U+20DD; U+0F73 decomposes),
