@@ -588,9 +588,10 @@ typedef struct {
 } window_t;
 
 #define WINDOW_NEXT(NAME, TYPE, KIND, CANDIDATES)                                        \
-    SCAN_AVX2_TARGET static Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s,       \
-                                            Py_ssize_t n, Py_ssize_t i, run_state_t *rs, \
-                                            window_t *w)                                 \
+    SCAN_AVX2_TARGET static inline Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s, \
+                                                   Py_ssize_t n, Py_ssize_t i,           \
+                                                   run_state_t *rs, window_t *w,         \
+                                                   unsigned int *cls)                    \
     {                                                                                    \
         const derived_t *d = t->derived;                                                 \
         for (;;) {                                                                       \
@@ -612,6 +613,7 @@ typedef struct {
                 unsigned int c = CLASS_OF(t, ch), f = t->flags[c];                       \
                 if (f && flagged(t, KIND, s, n, j, c, f, rs)) {                          \
                     w->mask = m;                                                         \
+                    *cls = c;                                                            \
                     return j;                                                            \
                 }                                                                        \
             }                                                                            \
@@ -654,22 +656,6 @@ WINDOW_NEXT(window_next_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND,
 WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_ucs4(s + i, d))
 #endif
 
-/* next_flagged, through the window `w` when the AVX2 loops run. */
-static inline Py_ssize_t
-next_flagged_in(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n,
-                Py_ssize_t i, run_state_t *rs, void *w)
-{
-#if defined(SCAN_AVX2)
-    if (use_avx2() && kind == PyUnicode_1BYTE_KIND)
-        return window_next_ucs1(t, (const Py_UCS1 *)data, n, i, rs, (window_t *)w);
-    if (use_avx2() && kind == PyUnicode_2BYTE_KIND)
-        return window_next_ucs2(t, (const Py_UCS2 *)data, n, i, rs, (window_t *)w);
-    if (use_avx2() && kind == PyUnicode_4BYTE_KIND)
-        return window_next_ucs4(t, (const Py_UCS4 *)data, n, i, rs, (window_t *)w);
-#endif
-    (void)w;
-    return next_flagged(t, kind, data, n, i, rs);
-}
 
 /* The groups the engine makes of the characters the tables flag (its scanner's: exactly
  * the scanned categories, with their sequence rules): adjacent flagged characters of one
@@ -688,6 +674,9 @@ next_flagged_in(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n
  * stopped at (carriers, payloads, ideographic variation sequences come a few characters
  * apart where they come at all), before the vector scan's 32-character steps resume. */
 #define SCAN_NEAR 16
+
+/* walk_core: no class known for the flagged character at i (it reads it). */
+#define WALK_UNKNOWN 0xFFFFFFFFu
 
 /* scan_kind from i, the first SCAN_NEAR characters of a wide string read one at a time. */
 static Py_ssize_t
@@ -726,35 +715,33 @@ scan_outside(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
     }
 }
 
-static int
-walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
-            const unsigned char *groups, int edits_matter, Py_ssize_t limit,
-            const lister_t *lister, Py_ssize_t *total, Py_ssize_t *allowed, int *worst,
-            skip_t *sk)
+/* walk_groups with `kind` and `avx2` (the window's vector loops) constants: each
+ * instance has its reads and its window inlined, and the class of a flagged character
+ * the window found is not read again (text dense in flagged characters: one every few). */
+static ALWAYS_INLINE int
+walk_core(const scan_tables_t *t, int kind, int avx2, const void *data, Py_ssize_t n,
+          Py_ssize_t start, const unsigned char *groups, int edits_matter, Py_ssize_t limit,
+          const lister_t *lister, Py_ssize_t *total_out, Py_ssize_t *allowed_out,
+          int *worst_out, skip_t *sk)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
     run_state_t rs = {-1, -1, -1};
 #if defined(SCAN_AVX2)
     window_t window = {-1, 0, -1};
-#else
-    char window = 0;
 #endif
-    Py_ssize_t run_end = -1, run_start = -1, nlisted = 0;
-    int family = 0, severity = -1;
-    unsigned int strong = 0;
-    *total = *allowed = 0;
-    *worst = -1;
-    for (Py_ssize_t i = scan_outside(t, kind, data, n, 0, &rs, sk);;
-         i = sk == NULL ? next_flagged_in(t, kind, data, n, i + 1, &rs, &window)
-                        : scan_outside(t, kind, data, n, i + 1, &rs, sk)) {
+    Py_ssize_t run_end = -1, run_start = -1, nlisted = 0, total = 0, allowed = 0;
+    int family = 0, severity = -1, worst = -1, r = 0;
+    unsigned int strong = 0, known = WALK_UNKNOWN; /* the class at i when the window read it */
+    (void)avx2;
+    for (Py_ssize_t i = scan_outside(t, kind, data, n, 0, &rs, sk);;) {
         unsigned int c = 0, g = 0;
         int fam = 0, sev = -1;
         if (i < n) {
-            c = CLASS_OF(t, PyUnicode_READ(kind, data, i));
+            c = known != WALK_UNKNOWN ? known : CLASS_OF(t, PyUnicode_READ(kind, data, i));
             g = groups[c];
-            if (g & GROUP_ENGINE) return 1;
+            if (g & GROUP_ENGINE) {
+                r = 1;
+                break;
+            }
             fam = (int)(g >> GROUP_FAMILY_SHIFT) & 3;
             sev = (int)(g & GROUP_SEVERITY);
             if (fam && fam == family && run_end == i) {
@@ -765,20 +752,21 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
                 goto next;
             }
         }
-        if (severity >= 0 && run_start >= start) {  /* the group before i is complete */
+        if (severity >= 0 && run_start >= start) { /* the group before i is complete */
             int counted = 1;
             if (lister != NULL && (limit < 0 || nlisted < limit)) {
                 counted = lister->emit(lister->ctx, run_start, run_end, strong, severity);
-                if (counted < 0) return -1;
+                if (counted < 0) {
+                    r = -1;
+                    break;
+                }
                 nlisted += !counted;
             }
-            if (counted) {
-                (*total)++;
-                *allowed += severity == 0;
-            }
+            total += counted;
+            allowed += counted & (severity == 0);
         }
-        if (severity > *worst) *worst = severity;
-        if (i >= n) return 0;
+        if (severity > worst) worst = severity;
+        if (i >= n) break;
         family = fam;
         severity = sev;
         strong = c;
@@ -789,10 +777,80 @@ walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
             /* the next character's exemption depends on this one only if this one is of
              * its rule's `before` set (prev_ok): then the engine re-judges it */
             unsigned int c2 = CLASS_OF(t, PyUnicode_READ(kind, data, i + 1));
-            unsigned int r = (t->flags[c2] & 1) ? t->rule[c2] : 0;
-            if (groups[c2] & GROUP_ENGINE) return 1;
-            if (r && t->rules[(size_t)(r - 1) * RULE_SIZE + c]) return 1;
+            unsigned int r2 = (t->flags[c2] & 1) ? t->rule[c2] : 0;
+            if ((groups[c2] & GROUP_ENGINE) || (r2 && t->rules[(size_t)(r2 - 1) * RULE_SIZE + c])) {
+                r = 1;
+                break;
+            }
         }
+        known = WALK_UNKNOWN;
+        if (sk != NULL) {
+            i = scan_outside(t, kind, data, n, i + 1, &rs, sk);
+#if defined(SCAN_AVX2)
+        } else if (avx2 && kind == PyUnicode_1BYTE_KIND) {
+            i = window_next_ucs1(t, (const Py_UCS1 *)data, n, i + 1, &rs, &window, &known);
+        } else if (avx2 && kind == PyUnicode_2BYTE_KIND) {
+            i = window_next_ucs2(t, (const Py_UCS2 *)data, n, i + 1, &rs, &window, &known);
+        } else if (avx2) {
+            i = window_next_ucs4(t, (const Py_UCS4 *)data, n, i + 1, &rs, &window, &known);
+#endif
+        } else {
+            i = next_flagged(t, kind, data, n, i + 1, &rs);
+        }
+    }
+    *total_out = total;
+    *allowed_out = allowed;
+    *worst_out = worst;
+    return r;
+}
+
+#if defined(SCAN_AVX2)
+#define WALK_AVX2(NAME, KIND)                                                             \
+    SCAN_AVX2_TARGET static int NAME(const scan_tables_t *t, const void *data, Py_ssize_t n, \
+                                     Py_ssize_t start, const unsigned char *groups,         \
+                                     int edits_matter, Py_ssize_t limit,                    \
+                                     const lister_t *lister, Py_ssize_t *total,             \
+                                     Py_ssize_t *allowed, int *worst, skip_t *sk)           \
+    {                                                                                     \
+        return walk_core(t, KIND, 1, data, n, start, groups, edits_matter, limit, lister,  \
+                         total, allowed, worst, sk);                                      \
+    }
+WALK_AVX2(walk_avx2_ucs1, PyUnicode_1BYTE_KIND)
+WALK_AVX2(walk_avx2_ucs2, PyUnicode_2BYTE_KIND)
+WALK_AVX2(walk_avx2_ucs4, PyUnicode_4BYTE_KIND)
+#endif
+
+static int
+walk_groups(const scan_tables_t *t, PyObject *text, Py_ssize_t start,
+            const unsigned char *groups, int edits_matter, Py_ssize_t limit,
+            const lister_t *lister, Py_ssize_t *total, Py_ssize_t *allowed, int *worst,
+            skip_t *sk)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+#if defined(SCAN_AVX2)
+    if (use_avx2()) {
+        if (kind == PyUnicode_1BYTE_KIND)
+            return walk_avx2_ucs1(t, data, n, start, groups, edits_matter, limit, lister,
+                                  total, allowed, worst, sk);
+        if (kind == PyUnicode_2BYTE_KIND)
+            return walk_avx2_ucs2(t, data, n, start, groups, edits_matter, limit, lister,
+                                  total, allowed, worst, sk);
+        return walk_avx2_ucs4(t, data, n, start, groups, edits_matter, limit, lister, total,
+                              allowed, worst, sk);
+    }
+#endif
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        return walk_core(t, PyUnicode_1BYTE_KIND, 0, data, n, start, groups, edits_matter,
+                         limit, lister, total, allowed, worst, sk);
+    case PyUnicode_2BYTE_KIND:
+        return walk_core(t, PyUnicode_2BYTE_KIND, 0, data, n, start, groups, edits_matter,
+                         limit, lister, total, allowed, worst, sk);
+    default:
+        return walk_core(t, PyUnicode_4BYTE_KIND, 0, data, n, start, groups, edits_matter,
+                         limit, lister, total, allowed, worst, sk);
     }
 }
 
