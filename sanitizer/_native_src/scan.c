@@ -580,11 +580,13 @@ next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
  * characters (a run, a control or a mark every few letters), one vector test a window,
  * not a scan restarted a character.  base: the window s[base..base+32) (-1: none); mask:
  * its candidates not yet passed; block: the text's own block (text_block_of; -1: not
- * asked yet). */
+ * asked yet); sets: what the wide windows test, made once (ready). */
 typedef struct {
     Py_ssize_t base;
     uint32_t mask;
     int block;
+    int ready; /* sets made (the text's block asked first): once a walk, not a window */
+    avx2_sets_t sets;
 } window_t;
 
 #define WINDOW_NEXT(NAME, TYPE, KIND, CANDIDATES)                                        \
@@ -635,25 +637,31 @@ SCAN_AVX2_TARGET static inline uint32_t
 window_candidates_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, const derived_t *d,
                        window_t *w)
 {
-    if (w->block < 0) w->block = text_block_of(d, s, n);
-    const avx2_sets_t sets = avx2_sets_for(d, w->block);
+    if (!w->ready) {
+        w->block = text_block_of(d, s, n);
+        w->sets = avx2_sets_for(d, w->block);
+        w->ready = 1;
+    }
     return avx2_candidates_ucs2(_mm256_loadu_si256((const __m256i *)(s + i)),
-                                _mm256_loadu_si256((const __m256i *)(s + i + 16)), &sets);
+                                _mm256_loadu_si256((const __m256i *)(s + i + 16)), &w->sets);
 }
 
 SCAN_AVX2_TARGET static inline uint32_t
-window_candidates_ucs4(const Py_UCS4 *s, const derived_t *d)
+window_candidates_ucs4(const Py_UCS4 *s, const derived_t *d, window_t *w)
 {
-    const avx2_sets_t sets = avx2_sets(d);
+    if (!w->ready) {
+        w->sets = avx2_sets(d);
+        w->ready = 1;
+    }
     __m256i v[4];
     avx2_load_ucs4(v, s);
-    return avx2_candidates_ucs4(v, s, &sets, d);
+    return avx2_candidates_ucs4(v, s, &w->sets, d);
 }
 
 WINDOW_NEXT(window_next_ucs1, Py_UCS1, PyUnicode_1BYTE_KIND, window_candidates_ucs1(s + i, d))
 WINDOW_NEXT(window_next_ucs2, Py_UCS2, PyUnicode_2BYTE_KIND,
             window_candidates_ucs2(s, i, n, d, w))
-WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_ucs4(s + i, d))
+WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_ucs4(s + i, d, w))
 #endif
 
 
@@ -726,7 +734,7 @@ walk_core(const scan_tables_t *t, int kind, int avx2, const void *data, Py_ssize
 {
     run_state_t rs = {-1, -1, -1};
 #if defined(SCAN_AVX2)
-    window_t window = {-1, 0, -1};
+    window_t window = {-1, 0, -1, 0};
 #endif
     Py_ssize_t run_end = -1, run_start = -1, nlisted = 0, total = 0, allowed = 0;
     int family = 0, severity = -1, worst = -1, r = 0;
