@@ -4,11 +4,12 @@ unicodedata2 is the reference and the pure-Python twin (``_categories.unicode_no
 is it under SANITIZER_PURE_PYTHON=1).  Every code point is compared in the contexts where
 normalization differs (alone, after a starter that composes, before marks out of
 canonical order, after a Hangul leading consonant or LV syllable, doubled, after the start
-of its own decomposition, after a segment that composed), each piece followed by a newline: a boundary (UAX #15 §9), so
-the whole text normalizes as the pieces do and one call covers many (the BMP in the fast
-tier, the other planes slow).  Hypothesis mixes starters that compose, composites,
-singletons, compatibility characters and marks of many classes in runs long enough for
-the counting sort.
+of its own decomposition, after a segment that composed), each piece followed by a
+newline: a boundary (UAX #15 §9), so the whole text normalizes as the pieces do and one
+call covers many (the BMP in the fast tier, the other planes slow).  Hypothesis mixes
+starters that compose, composites, singletons, compatibility characters and marks of
+many classes in runs long enough for the counting sort, and text in NFD: stretches of
+letters between marks.
 """
 
 from __future__ import annotations
