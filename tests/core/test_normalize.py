@@ -242,9 +242,7 @@ STRETCH_PIECES = st.one_of(
 
 @native
 @given(st.lists(STRETCH_PIECES, max_size=40), st.sampled_from(FORMS), st.integers(0, 3))
-def test_text_in_nfd_with_stretches_between_marks(
-    pieces: list[str], form: str, limit: int
-) -> None:
+def test_text_in_nfd_with_stretches_between_marks(pieces: list[str], form: str, limit: int) -> None:
     """Marks among stretches of letters of every length, letters that decompose before
     marks out of order, runs over a limit: the C pass answers as unicodedata2 (and
     normalize_runs refuses exactly the runs over the limit)."""
