@@ -147,8 +147,8 @@ avx2_scan_ucs4(const scan_tables_t *t, const Py_UCS4 *s, Py_ssize_t n, Py_ssize_
 
 /* Characters i..stop-1 of s (n long): the first one flagged, or stop. */
 #define SCAN_WIDE(NAME, TYPE, KIND)                                                     \
-    static Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s, Py_ssize_t n,          \
-                           Py_ssize_t i, Py_ssize_t stop, run_state_t *rs)               \
+    static inline Py_ssize_t NAME(const scan_tables_t *t, const TYPE *s, Py_ssize_t n,   \
+                                  Py_ssize_t i, Py_ssize_t stop, run_state_t *rs)        \
     {                                                                                    \
         const unsigned char *flags = t->flags, *dirty = t->derived->dirty;               \
         for (; i < stop; i++) {                                                          \
@@ -687,7 +687,7 @@ WINDOW_NEXT(window_next_ucs4, Py_UCS4, PyUnicode_4BYTE_KIND, window_candidates_u
 #define WALK_UNKNOWN 0xFFFFFFFFu
 
 /* scan_kind from i, the first SCAN_NEAR characters of a wide string read one at a time. */
-static Py_ssize_t
+static inline Py_ssize_t
 scan_near(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
           run_state_t *rs)
 {
