@@ -187,9 +187,22 @@ ob_finish(obuf *b, int ok)
     const char *p = b->p;
     Py_ssize_t n = b->n;
     Py_UCS4 need = ok == PyUnicode_2BYTE_KIND ? 0x100 : 0x10000, acc = 0;
-    /* the OR of the characters, until it shows the kind is needed (most text: at once) */
+    /* the OR of the characters, until it shows the kind is needed (most text: at once;
+     * Latin in NFD composes to Latin-1 and is read to its end, 64 characters a step) */
     if (ok == PyUnicode_2BYTE_KIND) {
-        for (Py_ssize_t k = 0; k < n && acc < need; k++) acc |= ((const Py_UCS2 *)p)[k];
+        Py_ssize_t k = 0;
+#if defined(__SSE2__)
+        for (; k + 64 <= n && acc < need; k += 64) {
+            __m128i v = _mm_setzero_si128();
+            for (int j = 0; j < 64; j += 8)
+                v = _mm_or_si128(v, _mm_loadu_si128((const __m128i *)((const Py_UCS2 *)p + k + j)));
+            /* any bit of the high bytes: a character over U+00FF */
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi16((short)0xFF00)),
+                                                 _mm_setzero_si128())) != 0xFFFF)
+                acc = need;
+        }
+#endif
+        for (; k < n && acc < need; k++) acc |= ((const Py_UCS2 *)p)[k];
     } else {
         for (Py_ssize_t k = 0; k < n && acc < need; k++) acc |= ((const Py_UCS4 *)p)[k];
     }
