@@ -278,12 +278,12 @@ static uint16_t mark_records[MARKS_COUNT];
  * read again from each segment's start. */
 NORM_INLINE int
 segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py_ssize_t n,
-             int compat, unsigned int stable, Py_UCS4 lowest, Py_UCS4 limit, runs_t *rs,
-             Py_ssize_t *seg, Py_ssize_t *end)
+             int compat, unsigned int stable, Py_UCS4 lowest, const uint64_t *bmp,
+             Py_UCS4 limit, runs_t *rs, Py_ssize_t *seg, Py_ssize_t *end)
 {
     Py_ssize_t starter = -1, w = 0, i, seg_in = start, seg_out = 0, quiet = 0;
     unsigned int row = 0;      /* the starter's row in norm_compose */
-    int row_known = 1;         /* 0: a boundary below `lowest`, its row not read yet */
+    int row_known = 1;         /* 0: a boundary told without its record, row not read yet */
     Py_UCS4 low = 0;           /* that boundary (read from the text, not from out) */
     unsigned int last = 0, prev = 0; /* ccc of the last written, of the last read */
     void *s = out->p + out->n * ok;
@@ -319,11 +319,19 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
                 continue;
             }
 #endif
-            int boundary = c < lowest; /* without a look-up */
+            /* without a record: below `lowest`, or past the diacritics in the BMP's
+             * bitmap of boundaries (quick_bmp: no counted mark); a diacritic's record in
+             * one read */
+            int boundary = c < lowest;
             if (!boundary) {
-                r = c - MARKS_BASE < MARKS_COUNT ? &norm_records[mark_records[c - MARKS_BASE]]
-                                                 : record_of(c);
-                boundary = (r->flags & stable) != 0;
+                if (c >= MARKS_BASE + MARKS_COUNT && kind != PyUnicode_1BYTE_KIND &&
+                    c < 0x10000 && ((bmp[c >> 6] >> (c & 63)) & 1)) {
+                    boundary = 1;
+                } else {
+                    r = c - MARKS_BASE < MARKS_COUNT ? &norm_records[mark_records[c - MARKS_BASE]]
+                                                     : record_of(c);
+                    boundary = (r->flags & stable) != 0;
+                }
             }
             if (boundary) { /* a new segment: what is before it is final */
                 if (++quiet > NORM_QUIET) break;
@@ -366,8 +374,13 @@ segment_fast(obuf *out, int ok, int kind, const void *data, Py_ssize_t start, Py
             result = 0;
             break;
         }
-        if (!row_known) { /* the segment began below `lowest`, on `low` */
-            row = low_first[low];
+        if (!row_known) { /* the segment began on `low`, a boundary without its record */
+            if (low < NORM_NFC_LOWEST_UNSTABLE) {
+                row = low_first[low];
+            } else {
+                const norm_record *lr = record_of(low);
+                row = lr->first | ((compat ? lr->compat_len : lr->canon_len) ? LOW_DECOMPOSES : 0);
+            }
             row_known = 1;
             if (row & LOW_DECOMPOSES) { /* (seg_in, seg_out: low's) */
                 result = 0;
@@ -628,8 +641,8 @@ drive(obuf *out, ubuf *seg, const void *data, int kind, int ok, Py_ssize_t i, Py
             start--;
         }
         copy_stable(out, ok, kind, data, copied, start);
-        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, q->lowest, limit,
-                                rs, &start, &end);
+        int done = segment_fast(out, ok, kind, data, start, n, compat, stable, q->lowest, q->bmp,
+                                limit, rs, &start, &end);
         if (done < 0) return done;
         if (!done) {
             if (end <= start) end = start + 1;
