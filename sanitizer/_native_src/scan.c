@@ -416,6 +416,19 @@ speedups_count_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return PyLong_FromSsize_t(count);
 }
 
+/* The text kept for the bytes object `data` (a new reference), or NULL; whichever
+ * object it was kept for, nothing is kept after. */
+static PyObject *
+take_kept(speedups_state *st, PyObject *data)
+{
+    if (st->kept_data == NULL) return NULL;
+    PyObject *text = st->kept_text;
+    st->kept_text = NULL;
+    if (st->kept_data != data) Py_CLEAR(text);
+    Py_CLEAR(st->kept_data);
+    return text;
+}
+
 /* The text clean() and clean_edit() judge, from their data argument: 1 and *text (a new
  * reference) to scan; 0 and *text already the answer (clean ASCII bytes as a str, or None
  * for bytes that do not decode and for every other type, subclasses of bytes and str
@@ -424,16 +437,10 @@ speedups_count_mark_runs(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 int
 input_text(speedups_state *st, const scan_tables_t *t, PyObject *data, PyObject **text)
 {
-    if (st->kept_data != NULL) { /* kept for this call, or dropped */
-        PyObject *kept = st->kept_text;
-        int same = st->kept_data == data;
-        st->kept_text = NULL;
-        Py_CLEAR(st->kept_data);
-        if (same) {
-            *text = kept;
-            return 1;
-        }
-        Py_DECREF(kept);
+    PyObject *kept = take_kept(st, data);
+    if (kept != NULL) {
+        *text = kept;
+        return 1;
     }
     if (PyBytes_CheckExact(data)) {
         const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data);
@@ -471,16 +478,10 @@ keep_decoded(speedups_state *st, PyObject *data, PyObject *text)
 PyObject *
 speedups_take_decoded(PyObject *self, PyObject *data)
 {
-    speedups_state *st = state_of(self);
-    PyObject *text = NULL;
-    if (st->kept_data != NULL) {
-        text = st->kept_text;
-        st->kept_text = NULL;
-        if (st->kept_data != data) Py_CLEAR(text);
-        Py_CLEAR(st->kept_data);
-    }
+    PyObject *text = take_kept(state_of(self), data);
     return text != NULL ? text : Py_NewRef(Py_None);
 }
+
 
 /* str_kind(text, /) -> 1, 2 or 4: the bytes a character of text takes (PEP 393), so that
  * the engine tells in O(1) whether text fits in Latin-1 (1) without encoding it. */
@@ -579,13 +580,12 @@ next_flagged(const scan_tables_t *t, int kind, const void *data, Py_ssize_t n, P
  * window's candidates (avx2_candidates_*) computed once: in text dense in flagged
  * characters (a run, a control or a mark every few letters), one vector test a window,
  * not a scan restarted a character.  base: the window s[base..base+32) (-1: none); mask:
- * its candidates not yet passed; block: the text's own block (text_block_of; -1: not
- * asked yet); sets: what the wide windows test, made once (ready). */
+ * its candidates not yet passed; sets: what the wide windows test (with the text's own
+ * block, text_block_of), made once a walk, not once a window (ready). */
 typedef struct {
     Py_ssize_t base;
     uint32_t mask;
-    int block;
-    int ready; /* sets made (the text's block asked first): once a walk, not a window */
+    int ready;
     avx2_sets_t sets;
 } window_t;
 
@@ -638,8 +638,7 @@ window_candidates_ucs2(const Py_UCS2 *s, Py_ssize_t i, Py_ssize_t n, const deriv
                        window_t *w)
 {
     if (!w->ready) {
-        w->block = text_block_of(d, s, n);
-        w->sets = avx2_sets_for(d, w->block);
+        w->sets = avx2_sets_for(d, text_block_of(d, s, n));
         w->ready = 1;
     }
     return avx2_candidates_ucs2(_mm256_loadu_si256((const __m256i *)(s + i)),
@@ -734,7 +733,7 @@ walk_core(const scan_tables_t *t, int kind, int avx2, const void *data, Py_ssize
 {
     run_state_t rs = {-1, -1, -1};
 #if defined(SCAN_AVX2)
-    window_t window = {-1, 0, -1, 0};
+    window_t window = {-1, 0, 0};
 #endif
     Py_ssize_t run_end = -1, run_start = -1, nlisted = 0, total = 0, allowed = 0;
     int family = 0, severity = -1, worst = -1, r = 0;
@@ -1703,26 +1702,14 @@ typedef struct {
 #define CANCEL_TAG 0xE007F
 #define BLACK_FLAG 0x1F3F4
 
-/* The UTF-8 length of text[lo:hi]. */
-static Py_ssize_t
-utf8_length(int kind, const void *data, Py_ssize_t lo, Py_ssize_t hi)
-{
-    Py_ssize_t out = hi - lo;
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        out += (c >= 0x80) + (c >= 0x800) + (c >= 0x10000);
-    }
-    return out;
-}
-
 /* The offset the Hidden objects give for the index i: i, or its byte offset (the anchor
  * moves forward; an index before it is counted back from it). */
 static Py_ssize_t
 offset_of(reader_t *r, int kind, const void *data, Py_ssize_t i)
 {
     if (r->at_byte < 0) return i;
-    if (i < r->at_index) return r->at_byte - utf8_length(kind, data, i, r->at_index);
-    r->at_byte += utf8_length(kind, data, r->at_index, i);
+    if (i < r->at_index) return r->at_byte - utf8_span(kind, data, i, r->at_index);
+    r->at_byte += utf8_span(kind, data, r->at_index, i);
     r->at_index = i;
     return r->at_byte;
 }

@@ -33,6 +33,7 @@ from .._categories import (
 from .._charnames import describe
 from .._decoder import find_errors
 from .._errors import Utf8Error
+from .._identity_cache import IdentityCache
 from .._native import speedups
 from . import _classtable as ct
 from . import _listing
@@ -227,20 +228,16 @@ def _count_rest(
 
 
 # A compiled policy that scans HIDDEN_PAYLOAD -> that of its policy with HIDDEN_PAYLOAD
-# ignored (by the identity of the first, kept alive here; bounded like their cache).
-_NO_SEARCH: dict[int, tuple[CompiledPolicy, CompiledPolicy]] = {}
+# ignored (by the identity of the first; bounded like their cache).
+_NO_SEARCH: IdentityCache[CompiledPolicy] = IdentityCache(256)
 
 
 def _without_search(compiled: CompiledPolicy) -> CompiledPolicy:
     """``compiled``'s policy with HIDDEN_PAYLOAD ignored, compiled (remembered)."""
-    known = _NO_SEARCH.get(id(compiled))
-    if known is not None and known[0] is compiled:
-        return known[1]
-    base = compile_policy(compiled.policy.with_actions({_C.HIDDEN_PAYLOAD: Action.IGNORE}))
-    if len(_NO_SEARCH) >= 256:
-        _NO_SEARCH.clear()
-    _NO_SEARCH[id(compiled)] = (compiled, base)
-    return base
+    return _NO_SEARCH.lookup(id(compiled)) or _NO_SEARCH.store(
+        compiled,
+        compile_policy(compiled.policy.with_actions({_C.HIDDEN_PAYLOAD: Action.IGNORE})),
+    )
 
 
 # list_findings' anchors of well-formed bytes input: no ill-formed subpart; and a Run's
